@@ -1,0 +1,57 @@
+package registry
+
+import "slices"
+
+// Active is the list of tools a conversation sends to the model: the core
+// tools, then each loaded group's tools appended in the order the groups were
+// loaded. Tools are only ever appended, never reordered, so a provider's
+// prompt cache on the list's prefix survives a load.
+type Active struct {
+	r      *Registry
+	tools  []Tool
+	has    map[string]bool
+	groups []string
+}
+
+// NewActive returns an active list holding the core tools.
+func (r *Registry) NewActive() *Active {
+	a := &Active{r: r, has: map[string]bool{}}
+	for _, t := range r.CoreTools() {
+		a.add(t)
+	}
+	return a
+}
+
+func (a *Active) add(t Tool) {
+	a.has[t.Name] = true
+	a.tools = append(a.tools, t)
+}
+
+// LoadGroup appends a group's enabled tools. It reports whether the group was
+// added: loading a group already loaded, an unknown group or a group without
+// an enabled tool changes nothing.
+func (a *Active) LoadGroup(name string) bool {
+	if slices.Contains(a.groups, name) {
+		return false
+	}
+	tools := a.r.GroupTools(name)
+	if len(tools) == 0 {
+		return false
+	}
+	a.groups = append(a.groups, name)
+	for _, t := range tools {
+		if !a.has[t.Name] {
+			a.add(t)
+		}
+	}
+	return true
+}
+
+// Tools returns the active tools in the order they are sent.
+func (a *Active) Tools() []Tool { return slices.Clone(a.tools) }
+
+// Has reports whether a tool is active.
+func (a *Active) Has(name string) bool { return a.has[name] }
+
+// Groups returns the loaded groups in load order.
+func (a *Active) Groups() []string { return slices.Clone(a.groups) }

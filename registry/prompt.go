@@ -1,0 +1,71 @@
+package registry
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxListedDescription is the longest description, in characters (runes),
+// that the system prompt lists for a group or a skill; a longer one is cut to
+// MaxListedDescription-1 characters followed by "…". Line breaks and runs of
+// spaces become single spaces, so each entry stays one line.
+const MaxListedDescription = 200
+
+// sectionSeparator joins the base prompt and each section.
+const sectionSeparator = "\n\n---\n\n"
+
+// SystemPrompt assembles the system prompt: the base prompt, then the skills
+// section when there are skills, then the tool group listing when any group
+// has an enabled tool, joined by "\n\n---\n\n":
+//
+//	## Available Tool Groups
+//
+//	Use `load_tool_group` to load tools from a group before using them.
+//
+//	- name: description
+//
+// Nothing is added when there are no skills and no groups. A blank base prompt
+// is left out.
+func (r *Registry) SystemPrompt(base string) string {
+	var sections []string
+	if strings.TrimSpace(base) != "" {
+		sections = append(sections, base)
+	}
+	if len(r.skills) > 0 {
+		var b strings.Builder
+		b.WriteString("## Available Skills\n\nUse `load_skill` to load a skill's instructions before following them.\n\n")
+		for i, s := range r.skills {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("- " + s.Name + ": " + listedDescription(s.Description))
+		}
+		sections = append(sections, b.String())
+	}
+	if groups := r.AvailableGroups(); len(groups) > 0 {
+		var b strings.Builder
+		b.WriteString("## Available Tool Groups\n\nUse `load_tool_group` to load tools from a group before using them.\n\n")
+		for i, g := range groups {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("- " + g.Name + ": " + listedDescription(g.Description))
+		}
+		sections = append(sections, b.String())
+	}
+	if len(sections) == 0 {
+		return base
+	}
+	return strings.Join(sections, sectionSeparator)
+}
+
+// listedDescription puts a description on one line and cuts it at
+// MaxListedDescription characters.
+func listedDescription(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+	runes := []rune(s)
+	if len(runes) <= MaxListedDescription {
+		return s
+	}
+	return strings.TrimRightFunc(string(runes[:MaxListedDescription-1]), unicode.IsSpace) + "…"
+}

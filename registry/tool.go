@@ -1,0 +1,148 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// DefaultTimeoutSeconds is a tool's timeout when its definition sets none.
+const DefaultTimeoutSeconds = 30
+
+// MaxTimeoutSeconds is the longest timeout a tool may ask for.
+const MaxTimeoutSeconds = 3600
+
+var (
+	toolNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	functionNameRE = regexp.MustCompile(`^[a-zA-Z_$][a-zA-Z0-9_$]*$`)
+	envNameRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// ValidToolName reports whether name is a valid tool name (^[a-z][a-z0-9_]*$).
+// Group names follow the same rule.
+func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+
+// ValidFunctionName reports whether name may be called as a JS tool function
+// (^[a-zA-Z_$][a-zA-Z0-9_$]*$). The pattern keeps manifest text out of the
+// code a host builds to call the function.
+func ValidFunctionName(name string) bool { return functionNameRE.MatchString(name) }
+
+// OriginKind says where a tool or group comes from.
+type OriginKind string
+
+const (
+	// OriginJS is a tool defined by a JS manifest and run in the JS sandbox.
+	OriginJS OriginKind = "js"
+	// OriginHost is a tool the host implements natively.
+	OriginHost OriginKind = "host"
+	// OriginMeta is one of the registry's own meta-tools, run by the engine.
+	OriginMeta OriginKind = "meta"
+)
+
+// Origin says where a tool or group comes from and, for JS tools, how to run it.
+type Origin struct {
+	Kind OriginKind `json:"kind"`
+	// File is the manifest's file name for JS tools and groups.
+	File string `json:"file,omitempty"`
+	// Source is the host's reference to the JS source shared by every tool of
+	// the manifest; the registry never reads it.
+	Source string `json:"source,omitempty"`
+	// Function is the JS function a call invokes: the entry's "function", or
+	// "execute" for a single-tool manifest without one.
+	Function string `json:"function,omitempty"`
+}
+
+// Tool is one tool the model may call.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is the JSON Schema of the tool's arguments, compacted, with
+	// "type":"object" added in front when the definition gave no type.
+	Parameters          json.RawMessage `json:"parameters"`
+	RequiredPermissions []string        `json:"required_permissions,omitempty"`
+	TimeoutSeconds      int             `json:"timeout_seconds"`
+	// Env lists the environment variables the tool may read.
+	Env    []string `json:"env,omitempty"`
+	Group  string   `json:"group,omitempty"`
+	Origin Origin   `json:"origin"`
+	// Required lists the parameters the schema marks as required, as given.
+	Required []string `json:"-"`
+}
+
+// Group is a tool group: tools the model loads together with load_tool_group.
+type Group struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	Description string `json:"description"`
+	Origin      Origin `json:"origin"`
+}
+
+// Skill is a block of instructions the model loads with load_skill.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Content     string `json:"content"`
+}
+
+// emptySchema is the parameter schema of a tool that defines none.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// NormalizeSchema checks a tool's parameter schema and returns it compacted,
+// with "type":"object" added in front when absent, and the names it marks as
+// required. An empty schema becomes {"type":"object","properties":{}}.
+//
+// The schema is kept as given otherwise: key order, keywords the registry does
+// not know and nested schemas pass through untouched. It must be an object
+// whose "type", when present, is "object", whose "properties", when present,
+// is an object of objects, and whose "required", when present, is an array of
+// strings.
+func NormalizeSchema(raw json.RawMessage) (json.RawMessage, []string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return emptySchema, nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, nil, fmt.Errorf("'parameters' must be a JSON Schema object, like {\"type\":\"object\",\"properties\":{...}}")
+	}
+	if t, ok := fields["type"]; ok {
+		var s string
+		if json.Unmarshal(t, &s) != nil || s != "object" {
+			return nil, nil, fmt.Errorf("'parameters.type' must be \"object\": a tool takes named arguments")
+		}
+	}
+	if p, ok := fields["properties"]; ok {
+		var props map[string]json.RawMessage
+		if json.Unmarshal(p, &props) != nil || props == nil {
+			return nil, nil, fmt.Errorf("'parameters.properties' must be an object mapping each parameter name to its schema")
+		}
+		for _, name := range sortedKeys(props) {
+			var prop map[string]json.RawMessage
+			if json.Unmarshal(props[name], &prop) != nil || prop == nil {
+				return nil, nil, fmt.Errorf("'parameters.properties.%s' must be a schema object, like {\"type\":\"string\"}", name)
+			}
+		}
+	}
+	var required []string
+	if r, ok := fields["required"]; ok {
+		if json.Unmarshal(r, &required) != nil {
+			return nil, nil, fmt.Errorf("'parameters.required' must be an array of parameter names")
+		}
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, nil, fmt.Errorf("'parameters' is not valid JSON: %v", err)
+	}
+	out := buf.Bytes()
+	if _, ok := fields["type"]; !ok {
+		inner := out[1 : len(out)-1]
+		withType := make([]byte, 0, len(out)+16)
+		withType = append(withType, `{"type":"object"`...)
+		if len(inner) > 0 {
+			withType = append(withType, ',')
+			withType = append(withType, inner...)
+		}
+		out = append(withType, '}')
+	}
+	return out, required, nil
+}
