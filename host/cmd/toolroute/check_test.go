@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/registry"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/NAME, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", name, diff)
+	}
+}
+
+// runIn runs the program from the repository root, so reports name files as
+// a user in that folder would see them.
+func runIn(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("../../..")
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	t.Chdir(wd)
+	return out.String(), errOut.String(), code
+}
+
+func TestCheckMixedFolder(t *testing.T) {
+	out, stderr, code := runIn(t, "check", "testdata/manifests/mixed")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1; stderr %s", code, stderr)
+	}
+	golden(t, "check_mixed.txt", []byte(out))
+}
+
+func TestCheckMixedFolderJSON(t *testing.T) {
+	out, _, code := runIn(t, "check", "testdata/manifests/mixed", "--json")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	golden(t, "check_mixed.json", []byte(out))
+
+	var res checkResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	// The JSON holds the same problems the text shows, as data.
+	var problems []registry.Problem
+	for _, rep := range res.Reports {
+		problems = append(problems, rep.Skipped...)
+	}
+	want := []registry.Problem{
+		{File: "testdata/manifests/mixed/broken_json.json", Entry: -1, Reason: `invalid JSON at line 3, column 36: invalid character '"' after object key:value pair`},
+		{File: "testdata/manifests/mixed/no_source.json", Entry: -1, Reason: "Missing corresponding .js file: no_source.js"},
+		{File: "testdata/manifests/mixed/renamed.json", Entry: -1, Tool: "old_name", Reason: "Tool name 'old_name' does not match filename 'renamed'"},
+		{File: "testdata/manifests/mixed/text_utils.json", Entry: 2, Tool: "regex_extract", Reason: "Tool 'regex_extract' in group 'text_utils.json' missing required 'function' field"},
+		{File: "testdata/manifests/mixed/text_utils.json", Entry: 3, Tool: "word_count", Reason: "Duplicate tool name 'word_count' in group 'text_utils.json'"},
+		{File: "testdata/manifests/mixed/text_utils.json", Entry: 4, Tool: "Base64", Reason: "Tool name 'Base64' must be snake_case (lowercase letters, digits, underscores)"},
+	}
+	if diff := cmp.Diff(want, problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if res.Tools != 3 || res.Groups != 1 || res.Errors != 6 || res.Warnings != 2 {
+		t.Errorf("counts = %d tools, %d groups, %d errors, %d warnings", res.Tools, res.Groups, res.Errors, res.Warnings)
+	}
+}
+
+func TestCheckBuiltins(t *testing.T) {
+	out, stderr, code := runIn(t, "check")
+	if code != 0 {
+		t.Fatalf("built-in manifests fail the check (exit %d):\n%s%s", code, out, stderr)
+	}
+	if strings.Contains(out, "warning:") {
+		t.Errorf("built-in manifests have warnings:\n%s", out)
+	}
+	for _, tool := range []string{"get_current_time", "read_file", "write_file", "http_request"} {
+		if !strings.Contains(out, tool) {
+			t.Errorf("%s not reported:\n%s", tool, out)
+		}
+	}
+}
+
+// A user folder checked against the built-ins: a clash is an error unless the
+// folder may override.
+func TestCheckWithBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("read_file.json", `{"name":"read_file","description":"My own reader"}`)
+	write("read_file.js", `function execute(p) { return "mine"; }`)
+
+	out, _, code := runIn(t, "check", "--with-builtin", dir)
+	if code != 1 || !strings.Contains(out, "Name conflict with existing tool 'read_file' from 'builtin/read_file.json' (skipped)") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	out, _, code = runIn(t, "check", "--with-builtin", "--override", dir)
+	if code != 0 || !strings.Contains(out, "read_file (replaces the one from 'builtin/read_file.json')") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestCheckBadArguments(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"missing folder", []string{"check", "no/such/folder"}, 1, "no such file or directory"},
+		{"a file, not a folder", []string{"check", "go.mod"}, 1, "go.mod is not a folder"},
+		{"unknown flag", []string{"check", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"no command", nil, 2, "Usage:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runIn(t, tt.args...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,1 @@
+// a helper file with no manifest is ignored

@@ -1,0 +1,1 @@
+function execute() { return "x"; }
