@@ -1,0 +1,353 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The Anthropic Messages request and response, as far as toolroute uses them
+// (docs.anthropic.com/en/api/messages and .../messages-streaming).
+
+// AnthropicVersion is the anthropic-version header sent with every request.
+const AnthropicVersion = "2023-06-01"
+
+type anRequest struct {
+	Model       string      `json:"model"`
+	MaxTokens   int         `json:"max_tokens"`
+	System      []anBlock   `json:"system,omitempty"`
+	Messages    []anMessage `json:"messages"`
+	Tools       []anTool    `json:"tools,omitempty"`
+	Stream      bool        `json:"stream,omitempty"`
+	Temperature *float64    `json:"temperature,omitempty"`
+}
+
+type anMessage struct {
+	Role    string    `json:"role"`
+	Content []anBlock `json:"content"`
+}
+
+// anBlock is a request content block: text, tool_use or tool_result.
+type anBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   []anBlock       `json:"content,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+}
+
+type anTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+func encodeAnthropic(r Request) (HTTPRequest, error) {
+	// The system prompt and tool results go as text blocks, the form the
+	// official SDK's types use (the API also takes plain strings).
+	req := anRequest{Model: r.Model, MaxTokens: r.MaxTokens, Stream: r.Stream, Temperature: r.Temperature}
+	if r.System != "" {
+		req.System = []anBlock{{Type: "text", Text: r.System}}
+	}
+	if req.MaxTokens == 0 {
+		req.MaxTokens = DefaultMaxTokens
+	}
+	// Anthropic wants strictly alternating user and assistant turns, starting
+	// with the user: a message of the same role as the one before is merged
+	// into it, tool results first as the API requires.
+	add := func(role string, blocks []anBlock) {
+		if len(blocks) == 0 {
+			return
+		}
+		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == role {
+			last := &req.Messages[n-1]
+			if role == "user" && blocks[0].Type == "tool_result" {
+				last.Content = append(blocks, last.Content...)
+			} else {
+				last.Content = append(last.Content, blocks...)
+			}
+			return
+		}
+		if len(req.Messages) == 0 && role != "user" {
+			return
+		}
+		req.Messages = append(req.Messages, anMessage{Role: role, Content: blocks})
+	}
+	for _, m := range r.Messages {
+		switch m.Role {
+		case RoleUser:
+			if m.Text != "" {
+				add("user", []anBlock{{Type: "text", Text: m.Text}})
+			}
+		case RoleAssistant:
+			var blocks []anBlock
+			if strings.TrimSpace(m.Text) != "" {
+				blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
+			}
+			for _, c := range m.Calls {
+				blocks = append(blocks, anBlock{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: inputObject(c.Input)})
+			}
+			add("assistant", blocks)
+		case RoleTool:
+			var blocks []anBlock
+			for _, res := range m.Results {
+				b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
+				if res.Content != "" {
+					b.Content = []anBlock{{Type: "text", Text: res.Content}}
+				}
+				blocks = append(blocks, b)
+			}
+			add("user", blocks)
+		default:
+			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		}
+	}
+	for _, t := range r.Tools {
+		req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+	}
+	body, err := marshal(req)
+	if err != nil {
+		return HTTPRequest{}, err
+	}
+	return HTTPRequest{
+		Path:    "/v1/messages",
+		Headers: map[string]string{"anthropic-version": AnthropicVersion, "content-type": "application/json"},
+		Body:    body,
+	}, nil
+}
+
+// inputObject is a call's input as the JSON object Anthropic requires: the
+// model's arguments when they are one, else {} (arguments another format's
+// model sent malformed).
+func inputObject(input string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(input), &obj) != nil || obj == nil {
+		return json.RawMessage(`{}`)
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, []byte(input)) != nil {
+		return json.RawMessage(`{}`)
+	}
+	return buf.Bytes()
+}
+
+// toolUseID makes a call id fit Anthropic's ^[a-zA-Z0-9_-]+$, for ids another
+// format's model made.
+func toolUseID(id string) string {
+	if id == "" {
+		return "_"
+	}
+	b := []byte(id)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+type anResponseBlock struct {
+	Type  string          `json:"type"`
+	Text  string          `json:"text"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type anUsage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+type anResponse struct {
+	Type       string            `json:"type"`
+	Content    []anResponseBlock `json:"content"`
+	StopReason string            `json:"stop_reason"`
+	Usage      anUsage           `json:"usage"`
+}
+
+func decodeAnthropic(body []byte) (Response, error) {
+	var r anResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	if r.Type == "error" {
+		return Response{}, fmt.Errorf("%w: %s", ErrProvider, providerMessage(body))
+	}
+	if r.Type != "message" {
+		return Response{}, fmt.Errorf("%w: response type is %q, not \"message\"", ErrBadResponse, r.Type)
+	}
+	out := Response{StopReason: r.StopReason, Usage: Usage(r.Usage)}
+	var text strings.Builder
+	for _, b := range r.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			out.Calls = append(out.Calls, Call{ID: b.ID, Name: b.Name, Input: compactInput(b.Input)})
+		}
+	}
+	out.Text = text.String()
+	return out, nil
+}
+
+func compactInput(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if len(raw) == 0 || json.Compact(&buf, raw) != nil {
+		return "{}"
+	}
+	return buf.String()
+}
+
+// anEvent is one streamed event's data.
+type anEvent struct {
+	Type         string          `json:"type"`
+	Index        int             `json:"index"`
+	ContentBlock anResponseBlock `json:"content_block"`
+	Delta        struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Message struct {
+		Usage anUsage `json:"usage"`
+	} `json:"message"`
+	Usage *anUsage `json:"usage"`
+}
+
+type anStreamBlock struct {
+	kind    string
+	call    Call
+	json    strings.Builder
+	started json.RawMessage
+}
+
+// anStream assembles a streamed Anthropic response from its content blocks.
+type anStream struct {
+	resp    Response
+	text    strings.Builder
+	blocks  []*anStreamBlock
+	byIndex map[int]*anStreamBlock
+	stopped bool
+}
+
+func (s *anStream) event(name, data string) ([]string, error) {
+	var e anEvent
+	if err := json.Unmarshal([]byte(data), &e); err != nil {
+		return nil, fmt.Errorf("%w: stream event %q is not JSON: %v", ErrBadResponse, name, err)
+	}
+	if e.Type == "" {
+		e.Type = name
+	}
+	if s.byIndex == nil {
+		s.byIndex = map[int]*anStreamBlock{}
+	}
+	switch e.Type {
+	case "error":
+		return nil, fmt.Errorf("%w: %s", ErrProvider, providerMessage([]byte(data)))
+	case "message_start":
+		s.resp.Usage.InputTokens = e.Message.Usage.InputTokens
+		s.resp.Usage.OutputTokens = e.Message.Usage.OutputTokens
+	case "content_block_start":
+		b := &anStreamBlock{kind: e.ContentBlock.Type}
+		if b.kind == "tool_use" {
+			b.call = Call{ID: e.ContentBlock.ID, Name: e.ContentBlock.Name}
+			b.started = e.ContentBlock.Input
+		}
+		if b.kind == "text" && e.ContentBlock.Text != "" {
+			s.text.WriteString(e.ContentBlock.Text)
+			s.byIndex[e.Index] = b
+			s.blocks = append(s.blocks, b)
+			return []string{e.ContentBlock.Text}, nil
+		}
+		s.byIndex[e.Index] = b
+		s.blocks = append(s.blocks, b)
+	case "content_block_delta":
+		b, ok := s.byIndex[e.Index]
+		if !ok {
+			return nil, fmt.Errorf("%w: content_block_delta for block %d, which never started", ErrBadResponse, e.Index)
+		}
+		switch e.Delta.Type {
+		case "text_delta":
+			if e.Delta.Text != "" {
+				s.text.WriteString(e.Delta.Text)
+				return []string{e.Delta.Text}, nil
+			}
+		case "input_json_delta":
+			b.json.WriteString(e.Delta.PartialJSON)
+		}
+	case "message_delta":
+		if e.Delta.StopReason != "" {
+			s.resp.StopReason = e.Delta.StopReason
+			s.stopped = true
+		}
+		if e.Usage != nil {
+			s.resp.Usage.OutputTokens = e.Usage.OutputTokens
+			if e.Usage.InputTokens > 0 {
+				s.resp.Usage.InputTokens = e.Usage.InputTokens
+			}
+		}
+	case "message_stop":
+		s.stopped = true
+	}
+	return nil, nil
+}
+
+func (s *anStream) close() (Response, error) {
+	if !s.stopped {
+		return Response{}, fmt.Errorf("%w: the stream ended before the message did (no message_stop)", ErrBadResponse)
+	}
+	for _, b := range s.blocks {
+		if b.kind != "tool_use" {
+			continue
+		}
+		// The first input_json_delta may be empty, and a call without
+		// arguments may have none at all: then the input is the one the block
+		// started with, {}.
+		if s := strings.TrimSpace(b.json.String()); s != "" {
+			b.call.Input = s
+		} else {
+			b.call.Input = compactInput(b.started)
+		}
+		s.resp.Calls = append(s.resp.Calls, b.call)
+	}
+	s.resp.Text = s.text.String()
+	return s.resp, nil
+}
+
+// providerMessage digs the error message out of a provider's error body:
+// OpenAI's {"error":{"message":...}}, Anthropic's {"type":"error","error":
+// {"type":...,"message":...}}, Ollama's {"error":"..."}; or the start of a
+// body that is not JSON.
+func providerMessage(body []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
+		var s string
+		if json.Unmarshal(e.Error, &s) == nil {
+			return s
+		}
+		var obj struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		}
+		if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
+			if obj.Type != "" {
+				return fmt.Sprintf("%s (%s)", obj.Message, obj.Type)
+			}
+			return obj.Message
+		}
+	}
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if r := []rune(text); len(r) > 300 {
+		text = string(r[:300]) + "…"
+	}
+	return text
+}

@@ -1,0 +1,302 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The OpenAI Chat Completions request and response, as far as toolroute uses
+// them (platform.openai.com/docs/api-reference/chat).
+
+type oaRequest struct {
+	Model               string      `json:"model"`
+	Messages            []oaMessage `json:"messages"`
+	Tools               []oaTool    `json:"tools,omitempty"`
+	Stream              bool        `json:"stream,omitempty"`
+	MaxCompletionTokens int         `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64    `json:"temperature,omitempty"`
+}
+
+type oaMessage struct {
+	Role       string       `json:"role"`
+	Content    *string      `json:"content,omitempty"`
+	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string       `json:"tool_call_id,omitempty"`
+}
+
+type oaToolCall struct {
+	ID       string     `json:"id"`
+	Type     string     `json:"type"`
+	Function oaFunction `json:"function"`
+}
+
+type oaFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type oaTool struct {
+	Type     string        `json:"type"`
+	Function oaFunctionDef `json:"function"`
+}
+
+type oaFunctionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+func encodeOpenAI(r Request) (HTTPRequest, error) {
+	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
+	if r.System != "" {
+		req.Messages = append(req.Messages, oaMessage{Role: "system", Content: ptr(r.System)})
+	}
+	for _, m := range r.Messages {
+		switch m.Role {
+		case RoleUser:
+			req.Messages = append(req.Messages, oaMessage{Role: "user", Content: ptr(m.Text)})
+		case RoleAssistant:
+			msg := oaMessage{Role: "assistant"}
+			if m.Text != "" || len(m.Calls) == 0 {
+				msg.Content = ptr(m.Text)
+			}
+			for _, c := range m.Calls {
+				args := c.Input
+				if strings.TrimSpace(args) == "" {
+					args = "{}"
+				}
+				msg.ToolCalls = append(msg.ToolCalls, oaToolCall{ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name, Arguments: args}})
+			}
+			req.Messages = append(req.Messages, msg)
+		case RoleTool:
+			for _, res := range m.Results {
+				req.Messages = append(req.Messages, oaMessage{Role: "tool", ToolCallID: res.CallID, Content: ptr(res.Content)})
+			}
+		default:
+			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		}
+	}
+	for _, t := range r.Tools {
+		req.Tools = append(req.Tools, oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	body, err := marshal(req)
+	if err != nil {
+		return HTTPRequest{}, err
+	}
+	return HTTPRequest{
+		Path:    "/chat/completions",
+		Headers: map[string]string{"content-type": "application/json"},
+		Body:    body,
+	}, nil
+}
+
+type oaResponse struct {
+	Choices []struct {
+		Message struct {
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+func decodeOpenAI(body []byte) (Response, error) {
+	var r oaResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return Response{}, fmt.Errorf("%w: %s", ErrProvider, providerMessage(body))
+	}
+	if len(r.Choices) == 0 {
+		return Response{}, fmt.Errorf("%w: no choices in the response", ErrBadResponse)
+	}
+	c := r.Choices[0]
+	text, err := contentText(c.Message.Content)
+	if err != nil {
+		return Response{}, err
+	}
+	out := Response{Text: text, StopReason: c.FinishReason}
+	for _, tc := range c.Message.ToolCalls {
+		out.Calls = append(out.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Input: argumentsText(tc.Function.Arguments)})
+	}
+	if r.Usage != nil {
+		out.Usage = Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
+	}
+	return out, nil
+}
+
+// contentText reads a message's content: a string, null, or an array of
+// content parts whose text parts are joined.
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("%w: message content is neither text nor content parts", ErrBadResponse)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// argumentsText reads a function call's arguments: the JSON text the format
+// specifies, or, from servers that send a JSON object instead, its encoding.
+func argumentsText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// oaChunk is one streamed chat.completion.chunk.
+type oaChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []struct {
+				Index    *int   `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// oaStream assembles a streamed OpenAI response. Tool call fragments are
+// accumulated by their index.
+type oaStream struct {
+	resp     Response
+	text     strings.Builder
+	byIndex  map[int]int
+	done     bool
+	finished bool
+}
+
+func (s *oaStream) event(_ string, data string) ([]string, error) {
+	if strings.TrimSpace(data) == "[DONE]" {
+		s.done = true
+		return nil, nil
+	}
+	var c oaChunk
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return nil, fmt.Errorf("%w: stream chunk is not JSON: %v", ErrBadResponse, err)
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return nil, fmt.Errorf("%w: %s", ErrProvider, providerMessage([]byte(data)))
+	}
+	if c.Usage != nil {
+		s.resp.Usage = Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+	}
+	var deltas []string
+	for _, ch := range c.Choices {
+		text, err := contentText(ch.Delta.Content)
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			s.text.WriteString(text)
+			deltas = append(deltas, text)
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			i := s.callFor(tc.Index, tc.ID)
+			call := &s.resp.Calls[i]
+			if call.ID == "" {
+				call.ID = tc.ID
+			}
+			if name := tc.Function.Name; name != "" && name != call.Name {
+				call.Name += name
+			}
+			call.Input += argumentsText(tc.Function.Arguments)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			s.resp.StopReason = *ch.FinishReason
+			s.finished = true
+		}
+	}
+	return deltas, nil
+}
+
+// callFor finds the call a fragment belongs to: by index when the server
+// sends one; otherwise a new id starts a new call and anything else continues
+// the last one.
+func (s *oaStream) callFor(index *int, id string) int {
+	if s.byIndex == nil {
+		s.byIndex = map[int]int{}
+	}
+	if index != nil {
+		if i, ok := s.byIndex[*index]; ok {
+			return i
+		}
+		s.byIndex[*index] = len(s.resp.Calls)
+		s.resp.Calls = append(s.resp.Calls, Call{})
+		return len(s.resp.Calls) - 1
+	}
+	if n := len(s.resp.Calls); n > 0 && (id == "" || id == s.resp.Calls[n-1].ID) {
+		return n - 1
+	}
+	s.resp.Calls = append(s.resp.Calls, Call{})
+	return len(s.resp.Calls) - 1
+}
+
+func (s *oaStream) close() (Response, error) {
+	if !s.done && !s.finished {
+		return Response{}, fmt.Errorf("%w: the stream ended before the response did (no finish_reason and no [DONE])", ErrBadResponse)
+	}
+	s.resp.Text = s.text.String()
+	return s.resp, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// marshal encodes without HTML escaping, so "<" and "&" in prompts reach the
+// model as written.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,174 @@
+// Package wire speaks the model providers' HTTP formats: OpenAI Chat
+// Completions (which OpenAI, Ollama, llama.cpp server and vLLM all serve) and
+// Anthropic Messages. It turns a provider-neutral conversation into a request
+// body, and a response body or its streamed chunks back into text and tool
+// calls.
+//
+// The package is pure: no I/O, no clock, standard library only. Its structs
+// are written by hand from the providers' public API references, so the wasm
+// module stays small; host tests check them against the official SDKs.
+package wire
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Format is a provider wire format.
+type Format string
+
+const (
+	// OpenAI is the Chat Completions format at POST {base}/chat/completions.
+	OpenAI Format = "openai"
+	// Anthropic is the Messages format at POST {base}/v1/messages.
+	Anthropic Format = "anthropic"
+)
+
+// ParseFormat checks a format name.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case OpenAI, Anthropic:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("%w: %q: use %q or %q", ErrUnknownFormat, s, OpenAI, Anthropic)
+}
+
+// Errors a caller may branch on.
+var (
+	ErrUnknownFormat = errors.New("wire: unknown format")
+	// ErrBadResponse: the body or stream is not what the format promises.
+	ErrBadResponse = errors.New("wire: malformed model response")
+	// ErrProvider: the provider answered with an error object.
+	ErrProvider = errors.New("wire: provider error")
+)
+
+// Role is who speaks a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries the results of the previous assistant message's calls.
+	RoleTool Role = "tool"
+)
+
+// Message is one message of a provider-neutral conversation.
+type Message struct {
+	Role Role
+	Text string
+	// Calls are an assistant message's tool calls, in the model's order.
+	Calls []Call
+	// Results answer the previous assistant message's calls, in their order.
+	Results []Result
+}
+
+// Call is one tool call the model made.
+type Call struct {
+	ID   string
+	Name string
+	// Input is the arguments as the model sent them: JSON text, which may be
+	// malformed.
+	Input string
+}
+
+// Result is the outcome of one tool call as the model reads it.
+type Result struct {
+	CallID  string
+	Name    string
+	Content string
+	IsError bool
+}
+
+// ToolDef is a tool definition as sent to the model.
+type ToolDef struct {
+	Name        string
+	Description string
+	// Parameters is the tool's JSON Schema, compact.
+	Parameters []byte
+}
+
+// Request is everything one model call sends.
+type Request struct {
+	Model    string
+	System   string
+	Messages []Message
+	// Tools are sent in this order.
+	Tools []ToolDef
+	// MaxTokens caps the reply; 0 leaves it to the provider, except for
+	// Anthropic, which requires it and gets DefaultMaxTokens.
+	MaxTokens   int
+	Temperature *float64
+	Stream      bool
+}
+
+// DefaultMaxTokens is the reply cap sent to Anthropic when none is set.
+const DefaultMaxTokens = 4096
+
+// HTTPRequest is a model call for the host to make: POST Path, relative to
+// the provider's base URL, with Headers (the host adds authentication) and
+// Body.
+type HTTPRequest struct {
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Body    []byte            `json:"-"`
+}
+
+// Response is one model response, whole or assembled from a stream.
+type Response struct {
+	Text  string
+	Calls []Call
+	// StopReason is the provider's reason, such as "stop", "tool_calls",
+	// "end_turn", "tool_use" or "max_tokens".
+	StopReason string
+	Usage      Usage
+}
+
+// Usage is what a response cost in tokens, as the provider reports it.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Encode builds the HTTP request for one model call.
+func Encode(f Format, r Request) (HTTPRequest, error) {
+	switch f {
+	case OpenAI:
+		return encodeOpenAI(r)
+	case Anthropic:
+		return encodeAnthropic(r)
+	}
+	return HTTPRequest{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+}
+
+// Decode parses a whole (non-streamed) response body.
+func Decode(f Format, body []byte) (Response, error) {
+	switch f {
+	case OpenAI:
+		return decodeOpenAI(body)
+	case Anthropic:
+		return decodeAnthropic(body)
+	}
+	return Response{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
+}
+
+// ErrorMessage turns a failed model call's status and body into one line a
+// person can act on, using the provider's own error message when the body has
+// one.
+func ErrorMessage(status int, body []byte) string {
+	msg := providerMessage(body)
+	hint := ""
+	switch {
+	case status == 401 || status == 403:
+		hint = ": check the API key"
+	case status == 404:
+		hint = ": check the model name and the base URL"
+	case status == 429:
+		hint = ": rate limited, try again later"
+	case status >= 500:
+		hint = ": the provider failed, try again later"
+	}
+	if msg == "" {
+		return fmt.Sprintf("HTTP %d%s", status, hint)
+	}
+	return fmt.Sprintf("HTTP %d%s: %s", status, hint, msg)
+}

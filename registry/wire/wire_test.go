@@ -1,0 +1,400 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// conversation exercises every message shape: text, an assistant message
+// with text and two calls, their results (one failed), a call-only message
+// and a last user message.
+var conversation = []Message{
+	{Role: RoleUser, Text: "Read report.pdf <today> & summarise"},
+	{Role: RoleAssistant, Text: "Loading the PDF tools.", Calls: []Call{
+		{ID: "call_1", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
+		{ID: "call_2", Name: "get_current_time", Input: ``},
+	}},
+	{Role: RoleTool, Results: []Result{
+		{CallID: "call_1", Name: "load_tool_group", Content: "Loaded 1 tools from group 'PDF':\n- pdf_info: Info"},
+		{CallID: "call_2", Name: "get_current_time", Content: "Error (timeout): too slow", IsError: true},
+	}},
+	{Role: RoleAssistant, Calls: []Call{{ID: "call.3", Name: "pdf_info", Input: `{"path":`}}},
+	{Role: RoleTool, Results: []Result{{CallID: "call.3", Name: "pdf_info", Content: ""}}},
+	{Role: RoleUser, Text: "Thanks"},
+}
+
+var tools = []ToolDef{
+	{Name: "load_tool_group", Description: "Load a group", Parameters: []byte(`{"type":"object","properties":{"group_name":{"type":"string"}},"required":["group_name"]}`)},
+	{Name: "pdf_info", Description: "PDF info", Parameters: []byte(`{"type":"object","properties":{}}`)},
+}
+
+func TestEncodeOpenAI(t *testing.T) {
+	temp := 0.5
+	got, err := Encode(OpenAI, Request{Model: "gpt-4o-mini", System: "Be brief.", Messages: conversation, Tools: tools, Stream: true, MaxTokens: 1000, Temperature: &temp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"gpt-4o-mini","messages":[` +
+		`{"role":"system","content":"Be brief."},` +
+		`{"role":"user","content":"Read report.pdf <today> & summarise"},` +
+		`{"role":"assistant","content":"Loading the PDF tools.","tool_calls":[` +
+		`{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\": \"pdf\"}"}},` +
+		`{"id":"call_2","type":"function","function":{"name":"get_current_time","arguments":"{}"}}]},` +
+		`{"role":"tool","content":"Loaded 1 tools from group 'PDF':\n- pdf_info: Info","tool_call_id":"call_1"},` +
+		`{"role":"tool","content":"Error (timeout): too slow","tool_call_id":"call_2"},` +
+		`{"role":"assistant","tool_calls":[{"id":"call.3","type":"function","function":{"name":"pdf_info","arguments":"{\"path\":"}}]},` +
+		`{"role":"tool","content":"","tool_call_id":"call.3"},` +
+		`{"role":"user","content":"Thanks"}],` +
+		`"tools":[{"type":"function","function":{"name":"load_tool_group","description":"Load a group","parameters":{"type":"object","properties":{"group_name":{"type":"string"}},"required":["group_name"]}}},` +
+		`{"type":"function","function":{"name":"pdf_info","description":"PDF info","parameters":{"type":"object","properties":{}}}}],` +
+		`"stream":true,"max_completion_tokens":1000,"temperature":0.5}`
+	if diff := cmp.Diff(want, string(got.Body)); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+	if got.Path != "/chat/completions" || got.Headers["content-type"] != "application/json" {
+		t.Errorf("path %q headers %v", got.Path, got.Headers)
+	}
+}
+
+func TestEncodeAnthropic(t *testing.T) {
+	got, err := Encode(Anthropic, Request{Model: "claude-sonnet-4-5", System: "Be brief.", Messages: conversation, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"claude-sonnet-4-5","max_tokens":4096,"system":[{"type":"text","text":"Be brief."}],"messages":[` +
+		`{"role":"user","content":[{"type":"text","text":"Read report.pdf <today> & summarise"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"Loading the PDF tools."},` +
+		`{"type":"tool_use","id":"call_1","name":"load_tool_group","input":{"group_name":"pdf"}},` +
+		`{"type":"tool_use","id":"call_2","name":"get_current_time","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"Loaded 1 tools from group 'PDF':\n- pdf_info: Info"}]},` +
+		`{"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"Error (timeout): too slow"}],"is_error":true}]},` +
+		// The malformed input becomes {}, the id loses its '.'.
+		`{"role":"assistant","content":[{"type":"tool_use","id":"call_3","name":"pdf_info","input":{}}]},` +
+		// The last results and the next user text share one user turn, results first.
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_3"},{"type":"text","text":"Thanks"}]}],` +
+		`"tools":[{"name":"load_tool_group","description":"Load a group","input_schema":{"type":"object","properties":{"group_name":{"type":"string"}},"required":["group_name"]}},` +
+		`{"name":"pdf_info","description":"PDF info","input_schema":{"type":"object","properties":{}}}]}`
+	if diff := cmp.Diff(want, string(got.Body)); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+	wantHeaders := map[string]string{"anthropic-version": "2023-06-01", "content-type": "application/json"}
+	if got.Path != "/v1/messages" || !cmp.Equal(got.Headers, wantHeaders) {
+		t.Errorf("path %q headers %v", got.Path, got.Headers)
+	}
+}
+
+func TestEncodeAnthropicAlternation(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs []Message
+		want string
+	}{
+		{
+			name: "an empty assistant message is dropped and the user turns merge",
+			msgs: []Message{{Role: RoleUser, Text: "a"}, {Role: RoleAssistant, Text: " "}, {Role: RoleUser, Text: "b"}},
+			want: `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`,
+		},
+		{
+			name: "a conversation must start with the user",
+			msgs: []Message{{Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "hi"}},
+			want: `[{"role":"user","content":[{"type":"text","text":"hi"}]}]`,
+		},
+		{
+			name: "empty user text is dropped",
+			msgs: []Message{{Role: RoleUser, Text: ""}, {Role: RoleUser, Text: "x"}},
+			want: `[{"role":"user","content":[{"type":"text","text":"x"}]}]`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Encode(Anthropic, Request{Model: "m", Messages: tt.msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, after, _ := strings.Cut(string(got.Body), `"messages":`)
+			after = strings.TrimSuffix(after, "}")
+			if after != tt.want {
+				t.Errorf("messages:\n got %s\nwant %s", after, tt.want)
+			}
+		})
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	if _, err := Encode("gemini", Request{}); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("unknown format: %v", err)
+	}
+	for _, f := range []Format{OpenAI, Anthropic} {
+		if _, err := Encode(f, Request{Messages: []Message{{Role: "system"}}}); err == nil {
+			t.Errorf("%s: a bad role was accepted", f)
+		}
+	}
+	if _, err := ParseFormat("anthropic"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseFormat("Anthropic"); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("ParseFormat is case-sensitive: %v", err)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name    string
+		format  Format
+		body    string
+		want    Response
+		wantErr error
+	}{
+		{
+			name:   "openai text",
+			format: OpenAI,
+			body:   `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello!","refusal":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}}`,
+			want:   Response{Text: "Hello!", StopReason: "stop", Usage: Usage{InputTokens: 9, OutputTokens: 3}},
+		},
+		{
+			name:   "openai tool calls with null content",
+			format: OpenAI,
+			body: `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` +
+				`{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}},` +
+				`{"id":"call_2","type":"function","function":{"name":"pdf_info","arguments":{"path":"a.pdf"}}}]},"finish_reason":"tool_calls"}]}`,
+			want: Response{StopReason: "tool_calls", Calls: []Call{
+				{ID: "call_1", Name: "load_tool_group", Input: `{"group_name":"pdf"}`},
+				{ID: "call_2", Name: "pdf_info", Input: `{"path":"a.pdf"}`},
+			}},
+		},
+		{
+			name:   "openai content parts",
+			format: OpenAI,
+			body:   `{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]},"finish_reason":"stop"}]}`,
+			want:   Response{Text: "ab", StopReason: "stop"},
+		},
+		{name: "openai error object", format: OpenAI, body: `{"error":{"message":"The model 'x' does not exist","type":"invalid_request_error","code":"model_not_found"}}`, wantErr: ErrProvider},
+		{name: "openai no choices", format: OpenAI, body: `{"choices":[]}`, wantErr: ErrBadResponse},
+		{name: "openai not JSON", format: OpenAI, body: `<html>Bad Gateway</html>`, wantErr: ErrBadResponse},
+		{name: "openai content a number", format: OpenAI, body: `{"choices":[{"message":{"content":5}}]}`, wantErr: ErrBadResponse},
+		{
+			name:   "anthropic text and tool use",
+			format: Anthropic,
+			body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[` +
+				`{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_1","name":"gmail_search","input":{"query": "is:unread"}}],` +
+				`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":100,"output_tokens":20}}`,
+			want: Response{Text: "Let me check.", StopReason: "tool_use", Usage: Usage{InputTokens: 100, OutputTokens: 20},
+				Calls: []Call{{ID: "toolu_1", Name: "gmail_search", Input: `{"query":"is:unread"}`}}},
+		},
+		{
+			name:   "anthropic skips thinking blocks",
+			format: Anthropic,
+			body:   `{"type":"message","content":[{"type":"thinking","thinking":"hmm","signature":"x"},{"type":"text","text":"Done"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`,
+			want:   Response{Text: "Done", StopReason: "end_turn", Usage: Usage{InputTokens: 1, OutputTokens: 1}},
+		},
+		{name: "anthropic error", format: Anthropic, body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, wantErr: ErrProvider},
+		{name: "anthropic wrong type", format: Anthropic, body: `{"type":"completion"}`, wantErr: ErrBadResponse},
+		{name: "anthropic truncated", format: Anthropic, body: `{"type":"message","content":[`, wantErr: ErrBadResponse},
+		{name: "unknown format", format: "x", body: `{}`, wantErr: ErrUnknownFormat},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Decode(tt.format, []byte(tt.body))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeProviderMessage(t *testing.T) {
+	_, err := Decode(OpenAI, []byte(`{"error":{"message":"The model 'x' does not exist","type":"invalid_request_error"}}`))
+	if err == nil || !strings.Contains(err.Error(), "The model 'x' does not exist (invalid_request_error)") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestStreams(t *testing.T) {
+	want := Response{Text: "Loading the PDF tools.", Calls: []Call{
+		{ID: "call_Ab1", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
+		{ID: "call_Cd2", Name: "get_current_time", Input: `{}`},
+	}, StopReason: "tool_calls"}
+	wantAnthropic := Response{Text: "Loading the PDF tools.", Calls: []Call{
+		{ID: "toolu_01A", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
+		{ID: "toolu_01B", Name: "get_current_time", Input: `{}`},
+	}, StopReason: "tool_use", Usage: Usage{InputTokens: 472, OutputTokens: 61}}
+
+	for _, tt := range []struct {
+		format Format
+		file   string
+		want   Response
+	}{
+		{OpenAI, "testdata/openai_stream_tools.sse", want},
+		{Anthropic, "testdata/anthropic_stream_tools.sse", wantAnthropic},
+	} {
+		body, err := os.ReadFile(tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, crlf := range []bool{false, true} {
+			b := body
+			if crlf {
+				b = bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n"))
+			}
+			// Split the body at every size from one byte to all of it: the
+			// result and the text deltas must not depend on where chunks end.
+			for size := 1; size <= len(b); size += max(1, size/3) {
+				s, err := NewStream(tt.format)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var text strings.Builder
+				for off := 0; off < len(b); off += size {
+					deltas, err := s.Write(b[off:min(off+size, len(b))])
+					if err != nil {
+						t.Fatalf("%s crlf=%v size %d: %v", tt.format, crlf, size, err)
+					}
+					text.WriteString(strings.Join(deltas, ""))
+				}
+				got, deltas, err := s.Close()
+				if err != nil {
+					t.Fatalf("%s crlf=%v size %d: close: %v", tt.format, crlf, size, err)
+				}
+				text.WriteString(strings.Join(deltas, ""))
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Fatalf("%s crlf=%v size %d (-want +got):\n%s", tt.format, crlf, size, diff)
+				}
+				if text.String() != tt.want.Text {
+					t.Fatalf("%s crlf=%v size %d: deltas %q", tt.format, crlf, size, text.String())
+				}
+			}
+		}
+	}
+}
+
+func TestStreamErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		format  Format
+		body    string
+		wantErr error
+	}{
+		{"openai cut before the end", OpenAI, "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n", ErrBadResponse},
+		{"openai error event", OpenAI, "data: {\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\"}}\n\n", ErrProvider},
+		{"openai garbage", OpenAI, "data: {nope\n\n", ErrBadResponse},
+		{"anthropic cut", Anthropic, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n", ErrBadResponse},
+		{"anthropic error event", Anthropic, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n", ErrProvider},
+		{"anthropic delta before start", Anthropic, "data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n", ErrBadResponse},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := NewStream(tt.format)
+			_, err := s.Write([]byte(tt.body))
+			if err == nil {
+				_, _, err = s.Close()
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if _, again := s.Write([]byte("data: [DONE]\n\n")); !errors.Is(again, tt.wantErr) {
+				t.Errorf("after an error, Write gave %v", again)
+			}
+		})
+	}
+	if _, err := NewStream("x"); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("NewStream(x): %v", err)
+	}
+}
+
+func TestStreamOpenAIWithoutIndexOrDone(t *testing.T) {
+	// Some OpenAI-compatible servers send each call whole, without an index,
+	// and end without [DONE].
+	body := `data: {"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{}"}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"two","arguments":"{\"x\":1}"}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":7}}`
+	s, _ := NewStream(OpenAI)
+	if _, err := s.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Response{StopReason: "tool_calls", Usage: Usage{InputTokens: 5, OutputTokens: 7},
+		Calls: []Call{{ID: "a", Name: "one", Input: "{}"}, {ID: "b", Name: "two", Input: `{"x":1}`}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSSEFraming(t *testing.T) {
+	type ev struct{ name, data string }
+	tests := []struct {
+		name string
+		in   string
+		want []ev
+	}{
+		{"LF", "event: a\ndata: 1\n\n", []ev{{"a", "1"}}},
+		{"CR", "event: a\rdata: 1\r\r", []ev{{"a", "1"}}},
+		{"multi-line data", "data: x\ndata:y\n\n", []ev{{"", "x\ny"}}},
+		{"comments and unknown fields", ": keep-alive\nid: 7\nretry: 10\ndata: z\n\n", []ev{{"", "z"}}},
+		{"event without data is dropped", "event: ping\n\ndata: q\n\n", []ev{{"", "q"}}},
+		{"last event without blank line", "data: tail", []ev{{"", "tail"}}},
+		{"field without colon", "data\n\n", []ev{{"", ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []ev
+			var d sseDecoder
+			emit := func(name, data string) error { got = append(got, ev{name, data}); return nil }
+			for i := 0; i < len(tt.in); i++ {
+				if err := d.feed([]byte{tt.in[i]}, emit); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.flush(emit); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ev{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSSEEventLimit(t *testing.T) {
+	s, _ := NewStream(OpenAI)
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		_, err = s.Write(chunk)
+	}
+	if !errors.Is(err, ErrBadResponse) {
+		t.Errorf("a 10 MB line gave %v", err)
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	tests := []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{401, `{"error":{"message":"Incorrect API key provided: sk-xx.","type":"invalid_request_error","code":"invalid_api_key"}}`,
+			"HTTP 401: check the API key: Incorrect API key provided: sk-xx. (invalid_request_error)"},
+		{404, `{"error":"model \"llama9\" not found, try pulling it first"}`,
+			`HTTP 404: check the model name and the base URL: model "llama9" not found, try pulling it first`},
+		{429, `{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}`,
+			"HTTP 429: rate limited, try again later: Number of requests has exceeded your rate limit (rate_limit_error)"},
+		{502, "<html>\n<body>Bad   Gateway</body></html>", "HTTP 502: the provider failed, try again later: <html> <body>Bad Gateway</body></html>"},
+		{400, ``, "HTTP 400"},
+	}
+	for _, tt := range tests {
+		if got := ErrorMessage(tt.status, []byte(tt.body)); got != tt.want {
+			t.Errorf("ErrorMessage(%d):\n got %q\nwant %q", tt.status, got, tt.want)
+		}
+	}
+}
