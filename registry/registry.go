@@ -198,9 +198,20 @@ func (r *Registry) GroupOf(name string) (string, bool) {
 }
 
 // CoreTools returns the enabled tools that belong to no group, in
-// registration order: the tools sent to the model on every call.
+// registration order: the tools sent to the model on every call. A meta-tool
+// is among them only when it has something to load: load_tool_group when a
+// group has an enabled tool, load_skill when there is a skill.
 func (r *Registry) CoreTools() []Tool {
-	return r.filter(func(t Tool) bool { return t.Group == "" })
+	hasGroups := len(r.AvailableGroups()) > 0
+	return r.filter(func(t Tool) bool {
+		switch t.Name {
+		case LoadToolGroupName:
+			return hasGroups
+		case LoadSkillName:
+			return len(r.skills) > 0
+		}
+		return t.Group == ""
+	})
 }
 
 // GroupTools returns the enabled tools of a group in manifest order, or none

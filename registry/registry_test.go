@@ -52,7 +52,7 @@ func seedCatalogue(t *testing.T) *Registry {
 func TestQueries(t *testing.T) {
 	r := seedCatalogue(t)
 	t.Run("core tools", func(t *testing.T) {
-		want := []string{"load_tool_group", "load_skill", "get_current_time", "read_file", "js_eval"}
+		want := []string{"load_tool_group", "get_current_time", "read_file", "js_eval"}
 		if diff := cmp.Diff(want, names(r.CoreTools())); diff != "" {
 			t.Errorf("core (-want +got):\n%s", diff)
 		}
@@ -107,6 +107,35 @@ func TestQueries(t *testing.T) {
 			t.Errorf("meta tool = %+v", meta)
 		}
 	})
+}
+
+// A meta-tool is offered only when it has something to load.
+func TestMetaToolsOfferedWhenUseful(t *testing.T) {
+	r := New()
+	mustNil(t, r.AddTool(Tool{Name: "js_eval", Description: "Run JavaScript"}))
+	if got := names(r.CoreTools()); !cmp.Equal(got, []string{"js_eval"}) {
+		t.Errorf("no groups, no skills: core = %v", got)
+	}
+	mustNil(t, r.AddSkill(Skill{Name: "pdf-forms", Description: "Fill PDF forms"}))
+	if got := names(r.CoreTools()); !cmp.Equal(got, []string{"load_skill", "js_eval"}) {
+		t.Errorf("a skill: core = %v", got)
+	}
+	mustNil(t, r.AddGroup(Group{Name: "pdf", Description: "PDF"}))
+	if got := names(r.CoreTools()); contains(got, "load_tool_group") {
+		t.Errorf("a group without tools offers load_tool_group: %v", got)
+	}
+	mustNil(t, r.AddTool(Tool{Name: "pdf_info", Description: "Info", Group: "pdf"}))
+	if got := names(r.CoreTools()); !cmp.Equal(got, []string{"load_tool_group", "load_skill", "js_eval"}) {
+		t.Errorf("a group and a skill: core = %v", got)
+	}
+	mustNil(t, r.SetToolEnabled("pdf_info", false))
+	if got := names(r.CoreTools()); contains(got, "load_tool_group") {
+		t.Errorf("every group tool disabled, load_tool_group still offered: %v", got)
+	}
+	// Either way the meta-tools stay registered and callable.
+	if _, ok := r.Tool(LoadToolGroupName); !ok {
+		t.Error("load_tool_group is not registered")
+	}
 }
 
 func TestAddErrors(t *testing.T) {
@@ -419,7 +448,7 @@ func TestCoreOnlyAtStart(t *testing.T) {
 	if n := len(r.Tools()); n < 110 {
 		t.Fatalf("only %d tools registered", n)
 	}
-	want := []string{"load_tool_group", "load_skill", "get_current_time", "read_file", "write_file", "http_request",
+	want := []string{"load_tool_group", "get_current_time", "read_file", "write_file", "http_request",
 		"save_memory", "search_history", "js_eval", "webfetch"}
 	active := r.NewActive()
 	if diff := cmp.Diff(want, names(active.Tools())); diff != "" {
