@@ -5,7 +5,11 @@ FUZZTIME ?= 10s
 # Fuzz targets as package:Target, each run for FUZZTIME by `make fuzz`.
 FUZZ_TARGETS = \
 	registry:FuzzLoadManifest \
-	registry:FuzzNormalizeSchema
+	registry:FuzzNormalizeSchema \
+	registry/wire:FuzzDecode \
+	registry/wire:FuzzStream \
+	registry/session:FuzzHistory \
+	registry/session:FuzzEvents
 
 .PHONY: run test check fuzz
 

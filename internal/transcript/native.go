@@ -1,0 +1,50 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// Native runs the engine in this process, without the wasm module.
+type Native struct {
+	reg  *registry.Registry
+	turn *session.Turn
+}
+
+// Build registers the catalogue; a catalogue with problems is refused, so a
+// transcript's set-up is always what it says.
+func (n *Native) Build(catalogue []byte) error {
+	var c registry.Catalogue
+	if err := json.Unmarshal(catalogue, &c); err != nil {
+		return err
+	}
+	reg, rep := registry.Build(c)
+	if !rep.OK() {
+		b, _ := json.Marshal(rep)
+		return fmt.Errorf("catalogue has problems: %s", b)
+	}
+	n.reg = reg
+	return nil
+}
+
+// NewTurn starts a turn.
+func (n *Native) NewTurn() error {
+	n.turn = session.NewTurn(n.reg)
+	return nil
+}
+
+// Handle feeds one event.
+func (n *Native) Handle(event []byte) ([]byte, error) {
+	var e session.Event
+	if err := json.Unmarshal(event, &e); err != nil {
+		return nil, fmt.Errorf("%w: %v", session.ErrEvent, err)
+	}
+	actions, err := n.turn.Handle(e)
+	if err != nil {
+		return nil, err
+	}
+	return session.MarshalActions(actions)
+}

@@ -1,0 +1,97 @@
+package session
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// conversation turns a message log into the conversation sent to the model.
+// An assistant message and the tool calls after it are one model response;
+// its calls are sent in the model's order (their Index), each with its
+// result. A call with no result (a turn cut off while it ran) or a result with
+// no call is left out, as is a response with neither text nor calls: the
+// providers refuse them.
+func conversation(log []Message) []wire.Message {
+	var out []wire.Message
+	var cur *response
+	flush := func() {
+		if cur != nil {
+			out = cur.appendTo(out)
+			cur = nil
+		}
+	}
+	for _, m := range log {
+		switch m.Type {
+		case User:
+			flush()
+			out = append(out, wire.Message{Role: wire.RoleUser, Text: m.Content})
+		case Assistant:
+			flush()
+			cur = &response{text: m.Content}
+		case ToolCall:
+			if cur == nil {
+				cur = &response{}
+			}
+			cur.addCall(m)
+		case ToolResult:
+			if cur != nil {
+				cur.addResult(m)
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+type loggedCall struct {
+	index int
+	call  wire.Call
+}
+
+// response gathers one model response from the log.
+type response struct {
+	text    string
+	calls   []loggedCall
+	results map[string]wire.Result
+}
+
+func (r *response) addCall(m Message) {
+	for _, c := range r.calls {
+		if c.call.ID == m.ToolCallID {
+			return
+		}
+	}
+	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}})
+}
+
+func (r *response) addResult(m Message) {
+	if r.results == nil {
+		r.results = map[string]wire.Result{}
+	}
+	if _, ok := r.results[m.ToolCallID]; !ok {
+		r.results[m.ToolCallID] = wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.Status == registry.StatusError}
+	}
+}
+
+func (r *response) appendTo(out []wire.Message) []wire.Message {
+	slices.SortStableFunc(r.calls, func(a, b loggedCall) int { return cmp.Compare(a.index, b.index) })
+	msg := wire.Message{Role: wire.RoleAssistant, Text: r.text}
+	var results []wire.Result
+	for _, c := range r.calls {
+		if res, ok := r.results[c.call.ID]; ok {
+			msg.Calls = append(msg.Calls, c.call)
+			results = append(results, res)
+		}
+	}
+	if msg.Text == "" && len(msg.Calls) == 0 {
+		return out
+	}
+	out = append(out, msg)
+	if len(results) > 0 {
+		out = append(out, wire.Message{Role: wire.RoleTool, Results: results})
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// DefaultMaxModelCalls is the limit of model calls in one turn.
+const DefaultMaxModelCalls = 25
+
+// Settings are the agent's settings for one turn.
+type Settings struct {
+	// SystemPrompt is the base system prompt; the skills and the tool group
+	// listing are added to it.
+	SystemPrompt string      `json:"system_prompt,omitempty"`
+	Format       wire.Format `json:"format"`
+	Model        string      `json:"model"`
+	// MaxModelCalls ends the turn after this many model calls; 0 means
+	// DefaultMaxModelCalls.
+	MaxModelCalls int `json:"max_model_calls,omitempty"`
+	// MaxTokens caps each reply; 0 leaves it to the provider (Anthropic gets
+	// wire.DefaultMaxTokens).
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+	// Stream asks the provider to stream its responses.
+	Stream bool `json:"stream,omitempty"`
+}
+
+// EventType says what an event is.
+type EventType string
+
+const (
+	// EventStart starts the turn: History, User, Settings, Now.
+	EventStart EventType = "start"
+	// EventResponse is the model's whole response body: Body.
+	EventResponse EventType = "response"
+	// EventChunk is the next bytes of a streamed response body, cut anywhere:
+	// Data.
+	EventChunk EventType = "chunk"
+	// EventStreamEnd is the end of a streamed response body.
+	EventStreamEnd EventType = "stream_end"
+	// EventModelError is a model call that failed: Status and Body for an HTTP
+	// error, Error for a call that got no response at all.
+	EventModelError EventType = "model_error"
+	// EventToolResults are the results of some or all of the calls a run_tools
+	// action asked for: Results.
+	EventToolResults EventType = "tool_results"
+)
+
+// Event is something that happened, fed to Turn.Handle.
+type Event struct {
+	Type EventType `json:"type"`
+	// Now is the current time; messages are stamped with the latest given.
+	Now time.Time `json:"now,omitzero"`
+
+	History  []Message `json:"history,omitempty"`
+	User     string    `json:"user,omitempty"`
+	Settings Settings  `json:"settings,omitzero"`
+
+	Body Bytes `json:"body,omitempty"`
+	Data Bytes `json:"data,omitempty"`
+
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+
+	Results []Result `json:"results,omitempty"`
+}
+
+// Result is the outcome of one tool call the host ran.
+type Result struct {
+	ID string `json:"id"`
+	registry.Result
+}
+
+// Bytes is a body or chunk of bytes. In JSON it is a string holding the
+// bytes, or, for a body that is itself JSON, that JSON value as it stands.
+type Bytes []byte
+
+// UnmarshalJSON reads a string as its bytes and any other value as its JSON.
+func (b *Bytes) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*b = Bytes(s)
+		return nil
+	}
+	*b = append((*b)[:0], data...)
+	return nil
+}
+
+// MarshalJSON writes a JSON object or array as it stands and anything else as
+// a string.
+func (b Bytes) MarshalJSON() ([]byte, error) {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, t); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	return json.Marshal(string(b))
+}
+
+// ActionType says what an action asks of the host.
+type ActionType string
+
+const (
+	// ActionCallModel: make the model call in Request, then feed its response
+	// (EventResponse, or EventChunk and EventStreamEnd) or its failure
+	// (EventModelError).
+	ActionCallModel ActionType = "call_model"
+	// ActionRunTools: run every call in Calls, in parallel if you like, and
+	// feed their results (EventToolResults), all at once or as they finish.
+	ActionRunTools ActionType = "run_tools"
+	// ActionAppend: append Messages to the session's log, in order, before
+	// performing any later action.
+	ActionAppend ActionType = "append"
+	// ActionTextDelta: the model streamed Text.
+	ActionTextDelta ActionType = "text_delta"
+	// ActionGroupLoaded: a tool group was loaded; Group says which tools it
+	// added and which are now active.
+	ActionGroupLoaded ActionType = "group_loaded"
+	// ActionDone: the turn is over; Text is the model's final answer.
+	ActionDone ActionType = "done"
+	// ActionFailed: the turn is over without an answer; Error says why. Every
+	// message appended so far stays in the log.
+	ActionFailed ActionType = "failed"
+)
+
+// Action is something the host must do.
+type Action struct {
+	Type     ActionType    `json:"type"`
+	Request  *ModelRequest `json:"request,omitempty"`
+	Calls    []Call        `json:"calls,omitempty"`
+	Messages []Message     `json:"messages,omitempty"`
+	Text     string        `json:"text,omitempty"`
+	Group    *GroupLoad    `json:"group,omitempty"`
+	Error    *Failure      `json:"error,omitempty"`
+	// Usage is the tokens the turn's model calls used, on done and failed.
+	Usage *wire.Usage `json:"usage,omitempty"`
+}
+
+// ModelRequest is one model call: POST Path, relative to the provider's base
+// URL, with Headers and Body; the host adds authentication.
+type ModelRequest struct {
+	Format  wire.Format       `json:"format"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Body    json.RawMessage   `json:"body"`
+	Stream  bool              `json:"stream,omitempty"`
+	// Tools names the tools the request sends, in order.
+	Tools []string `json:"tools"`
+}
+
+// Call is one tool call for the host to run.
+type Call struct {
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Input is the arguments, a JSON object checked against the tool's
+	// required parameters.
+	Input json.RawMessage `json:"input"`
+	// Origin says how to run the tool: a JS tool's source reference and
+	// function, or a host-native tool.
+	Origin              registry.Origin `json:"origin"`
+	TimeoutSeconds      int             `json:"timeout_seconds"`
+	Env                 []string        `json:"env,omitempty"`
+	RequiredPermissions []string        `json:"required_permissions,omitempty"`
+}
+
+// GroupLoad reports a tool group loaded during the turn.
+type GroupLoad struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	// Added are the group's tools, appended to the active list.
+	Added []string `json:"added"`
+	// Active is the whole active list the next model call sends.
+	Active []string `json:"active"`
+}
+
+// Failure says why a turn ended without an answer.
+type Failure struct {
+	// Code is "model_error" (the provider refused or could not be reached),
+	// "bad_response" (its response could not be read) or "iteration_limit".
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// MarshalActions encodes actions as a JSON array without HTML escaping, so
+// request bodies and texts keep "<", ">" and "&" as the model wrote them.
+// Every host that moves actions as JSON uses it, so all give the same bytes.
+func MarshalActions(actions []Action) ([]byte, error) {
+	if actions == nil {
+		actions = []Action{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(actions); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,80 @@
+package session
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/toolroute/toolroute/registry"
+)
+
+func fuzzRegistry(t testing.TB) *registry.Registry {
+	reg, rep := registry.Build(registry.Catalogue{
+		Groups: []registry.Group{{Name: "pdf", Description: "PDF"}},
+		Tools: []registry.Tool{
+			{Name: "pdf_info", Description: "Info", Group: "pdf", Parameters: json.RawMessage(`{"properties":{"path":{"type":"string"}},"required":["path"]}`)},
+			{Name: "search_history", Description: "Search"},
+		},
+		Skills: []registry.Skill{{Name: "s", Description: "S", Content: "do it"}},
+	})
+	if !rep.OK() {
+		t.Fatal(rep)
+	}
+	return reg
+}
+
+// FuzzHistory: any stored history, however broken, starts a turn: the scan
+// and the request building never panic.
+func FuzzHistory(f *testing.F) {
+	f.Add(`[{"type":"tool_call","tool_name":"load_tool_group","tool_input":"{\"group_name\":\"pdf\"}","status":"success"}]`, "openai")
+	f.Add(`[{"type":"assistant"},{"type":"tool_call","tool_call_id":"a","tool_name":"x","tool_input":"{","index":-5},{"type":"tool_result","tool_call_id":"a"}]`, "anthropic")
+	f.Add(`[{"type":"tool_result"},{"type":"user","content":""},{"type":"tool_call","tool_call_id":"é\u0000"}]`, "anthropic")
+	f.Fuzz(func(t *testing.T, history, format string) {
+		var msgs []Message
+		if json.Unmarshal([]byte(history), &msgs) != nil {
+			return
+		}
+		_ = LoadedGroups(msgs)
+		turn := NewTurn(fuzzRegistry(t))
+		acts, err := turn.Handle(Event{Type: EventStart, History: msgs, User: "hi", Settings: Settings{Format: "openai", Model: "m"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acts[len(acts)-1].Type != ActionCallModel || !json.Valid(acts[len(acts)-1].Request.Body) {
+			t.Fatalf("no valid model call: %+v", acts)
+		}
+	})
+}
+
+// FuzzEvents: any sequence of events, as JSON lines, gives actions or errors,
+// never a panic; an event refused leaves the turn able to go on.
+func FuzzEvents(f *testing.F) {
+	f.Add(`{"type":"start","user":"hi","settings":{"format":"openai","model":"m"}}`,
+		`{"type":"response","body":{"choices":[{"message":{"tool_calls":[{"id":"1","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}},{"id":"2","function":{"name":"pdf_info","arguments":"{}"}}]}}]}}`,
+		`{"type":"response","body":{"choices":[{"message":{"tool_calls":[{"id":"3","function":{"name":"pdf_info","arguments":"{\"path\":\"a\"}"}}]}}]}}`)
+	f.Add(`{"type":"start","user":"hi","settings":{"format":"anthropic","model":"m","stream":true}}`,
+		`{"type":"chunk","data":"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"search_history\",\"input\":{}}}\n\n"}`,
+		`{"type":"chunk","data":"data: {\"type\":\"message_stop\"}\n\n"}`)
+	f.Add(`{"type":"start","user":"x","settings":{"format":"openai","model":"m","max_model_calls":1}}`,
+		`{"type":"tool_results","results":[{"id":"1","status":"success"}]}`, `{"type":"stream_end"}`)
+	f.Fuzz(func(t *testing.T, e1, e2, e3 string) {
+		turn := NewTurn(fuzzRegistry(t))
+		for _, line := range []string{e1, e2, e3, `{"type":"stream_end"}`, `{"type":"tool_results","results":[{"id":"3","status":"success","output":"ok"}]}`} {
+			var e Event
+			if json.Unmarshal([]byte(line), &e) != nil {
+				continue
+			}
+			acts, err := turn.Handle(e)
+			if err != nil {
+				continue
+			}
+			for _, a := range acts {
+				if a.Type == ActionCallModel && !json.Valid(a.Request.Body) {
+					t.Fatalf("invalid request body: %s", a.Request.Body)
+				}
+			}
+			if _, err := MarshalActions(acts); err != nil {
+				t.Fatalf("actions do not encode: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,97 @@
+// Package session is the turn engine: the agent loop of one user turn as a
+// state machine that does no I/O. A host feeds it events (the turn's start
+// with the session's history, the model's response, the results of tool
+// calls) and performs the actions it returns (call the model with this
+// request, run these tools, append these messages to the log, the turn is
+// done).
+//
+// The message log is the session's only state. The tool groups loaded in
+// earlier turns are found again by scanning it (RFC-044), so a turn needs
+// nothing but the log to continue a conversation, in any host and in any
+// process. The log is provider-neutral: a session may switch between the
+// OpenAI and Anthropic formats from one turn to the next.
+//
+// The package keeps no clock, no randomness and no map order: the same events
+// give the same actions, byte for byte.
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/toolroute/toolroute/registry"
+)
+
+// MessageType says what a log message is.
+type MessageType string
+
+const (
+	// User is the user's message.
+	User MessageType = "user"
+	// Assistant is the text of one model response, "" when the response only
+	// called tools. The tool calls that follow it belong to that response.
+	Assistant MessageType = "assistant"
+	// ToolCall is one tool call of the response before it, logged once its
+	// outcome is known, with that outcome's status.
+	ToolCall MessageType = "tool_call"
+	// ToolResult is what the model reads for a tool call.
+	ToolResult MessageType = "tool_result"
+)
+
+// Message is one entry of a session's message log.
+type Message struct {
+	Type MessageType `json:"type"`
+	// Content is the user's or the model's text, or the text the model reads
+	// for a tool result.
+	Content    string `json:"content,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// ToolInput is a tool call's arguments exactly as the model sent them:
+	// JSON text, possibly malformed.
+	ToolInput string `json:"tool_input,omitempty"`
+	// Status is a tool call's or a tool result's outcome.
+	Status registry.Status `json:"status,omitempty"`
+	// ErrorType is a failed tool result's error type, such as "not_found".
+	ErrorType string `json:"error_type,omitempty"`
+	// Index is a tool call's position among its response's calls, so the
+	// calls are sent back in the model's order whatever order they finished in.
+	Index int       `json:"index,omitempty"`
+	Time  time.Time `json:"time,omitzero"`
+}
+
+// LoadedGroups scans a session's history for the tool groups loaded in it
+// (RFC-044): the group_name of every load_tool_group call that succeeded, in
+// the order first loaded, each once. Failed calls and calls whose input is not
+// a JSON object with a string group_name are skipped. Whether each group still
+// exists is for the caller to decide.
+func LoadedGroups(history []Message) []string {
+	var groups []string
+	seen := map[string]bool{}
+	for _, m := range history {
+		if m.Type != ToolCall || m.ToolName != registry.LoadToolGroupName || m.Status != registry.StatusSuccess {
+			continue
+		}
+		var input struct {
+			GroupName *string `json:"group_name"`
+		}
+		if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
+			continue
+		}
+		if name := *input.GroupName; !seen[name] {
+			seen[name] = true
+			groups = append(groups, name)
+		}
+	}
+	return groups
+}
+
+// ActiveTools returns the tools a session's next model call starts with: the
+// core tools and the tools of every group its history loaded that still
+// exists, in load order.
+func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
+	active := reg.NewActive()
+	for _, g := range LoadedGroups(history) {
+		active.LoadGroup(g)
+	}
+	return active
+}

@@ -1,0 +1,447 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// ErrEvent is wrapped by every error Handle returns: an event that is
+// malformed or does not fit the turn's state. The turn is unchanged by it.
+var ErrEvent = errors.New("session: bad event")
+
+// MaxModelCallsLimit is the highest MaxModelCalls a turn accepts.
+const MaxModelCallsLimit = 1000
+
+type state int
+
+const (
+	idle          state = iota // waiting for EventStart
+	awaitingModel              // a model call is out
+	streaming                  // its response is arriving in chunks
+	awaitingTools              // tool calls are out
+	finished                   // done or failed
+)
+
+func (s state) String() string {
+	return [...]string{"waiting for the start event", "waiting for the model's response",
+		"reading the model's streamed response", "waiting for tool results", "over"}[s]
+}
+
+// Turn is one user turn: a state machine fed events by Handle. A Turn is not
+// safe for concurrent use.
+type Turn struct {
+	reg    *registry.Registry
+	set    Settings
+	system string
+	log    []Message
+	active *registry.Active
+
+	state      state
+	now        time.Time
+	modelCalls int
+	usage      wire.Usage
+	stream     *wire.Stream
+	// sent holds the tools the current model call offered: only those may
+	// be called in its response.
+	sent map[string]bool
+	// pending are the calls sent to the host, in the model's order.
+	pending []pendingCall
+}
+
+type pendingCall struct {
+	index int
+	call  wire.Call
+}
+
+// NewTurn returns a turn that will route tools from reg. Feed it EventStart.
+func NewTurn(reg *registry.Registry) *Turn {
+	return &Turn{reg: reg}
+}
+
+// Over reports whether the turn has ended, done or failed.
+func (t *Turn) Over() bool { return t.state == finished }
+
+// Handle feeds one event and returns the actions the host must perform, in
+// order. An event that is malformed or does not fit the turn's state returns
+// an error wrapping ErrEvent and changes nothing.
+func (t *Turn) Handle(e Event) ([]Action, error) {
+	if err := t.check(e); err != nil {
+		return nil, err
+	}
+	if !e.Now.IsZero() {
+		t.now = e.Now
+	}
+	switch e.Type {
+	case EventStart:
+		return t.start(e), nil
+	case EventResponse:
+		t.stream = nil
+		resp, err := wire.Decode(t.set.Format, e.Body)
+		if err != nil {
+			return t.fail(responseFailure(err)), nil
+		}
+		return t.respond(resp), nil
+	case EventChunk:
+		if t.stream == nil {
+			t.stream, _ = wire.NewStream(t.set.Format)
+		}
+		t.state = streaming
+		deltas, err := t.stream.Write(e.Data)
+		acts := textDelta(deltas)
+		if err != nil {
+			return append(acts, t.fail(responseFailure(err))...), nil
+		}
+		return acts, nil
+	case EventStreamEnd:
+		resp, deltas, err := t.stream.Close()
+		t.stream = nil
+		acts := textDelta(deltas)
+		if err != nil {
+			return append(acts, t.fail(responseFailure(err))...), nil
+		}
+		return append(acts, t.respond(resp)...), nil
+	case EventModelError:
+		msg := "the model could not be reached: " + e.Error
+		if e.Status != 0 {
+			msg = "the model call failed: " + wire.ErrorMessage(e.Status, e.Body)
+		}
+		return t.fail(Failure{Code: "model_error", Message: msg}), nil
+	case EventToolResults:
+		return t.results(e.Results), nil
+	}
+	return nil, nil
+}
+
+// acceptedIn lists the states each event may arrive in.
+var acceptedIn = map[EventType][]state{
+	EventStart:       {idle},
+	EventResponse:    {awaitingModel},
+	EventChunk:       {awaitingModel, streaming},
+	EventStreamEnd:   {streaming},
+	EventModelError:  {awaitingModel, streaming},
+	EventToolResults: {awaitingTools},
+}
+
+// check refuses events that are malformed or out of place, before anything
+// changes.
+func (t *Turn) check(e Event) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrEvent, e.Type, fmt.Sprintf(format, args...))
+	}
+	states, known := acceptedIn[e.Type]
+	if !known {
+		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error or tool_results", ErrEvent, e.Type)
+	}
+	ok := false
+	for _, s := range states {
+		ok = ok || s == t.state
+	}
+	if !ok {
+		return bad("the turn is %s", t.state)
+	}
+	switch e.Type {
+	case EventStart:
+		if strings.TrimSpace(e.User) == "" {
+			return bad("the user message is empty")
+		}
+		if _, err := wire.ParseFormat(string(e.Settings.Format)); err != nil {
+			return bad("settings.format: %v", err)
+		}
+		if strings.TrimSpace(e.Settings.Model) == "" {
+			return bad("settings.model is empty: name the model to call")
+		}
+		if n := e.Settings.MaxModelCalls; n < 0 || n > MaxModelCallsLimit {
+			return bad("settings.max_model_calls must be from 1 to %d, or 0 for the default %d", MaxModelCallsLimit, DefaultMaxModelCalls)
+		}
+		if e.Settings.MaxTokens < 0 {
+			return bad("settings.max_tokens must not be negative")
+		}
+	case EventModelError:
+		if e.Status == 0 && e.Error == "" {
+			return bad("give the HTTP status and body, or the error for a call that got no response")
+		}
+	case EventToolResults:
+		if len(e.Results) == 0 {
+			return bad("no results")
+		}
+		seen := map[string]bool{}
+		for _, r := range e.Results {
+			if seen[r.ID] {
+				return bad("result %q is given twice", r.ID)
+			}
+			seen[r.ID] = true
+			if !t.isPending(r.ID) {
+				return bad("no tool call %q is waiting for a result; waiting: %s", r.ID, t.pendingIDs())
+			}
+			if r.Status != registry.StatusSuccess && r.Status != registry.StatusError {
+				return bad("result %q has status %q: use \"success\" or \"error\"", r.ID, r.Status)
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Turn) start(e Event) []Action {
+	t.set = e.Settings
+	if t.set.MaxModelCalls == 0 {
+		t.set.MaxModelCalls = DefaultMaxModelCalls
+	}
+	t.system = t.reg.SystemPrompt(t.set.SystemPrompt)
+	t.log = append([]Message(nil), e.History...)
+	t.active = ActiveTools(t.reg, t.log)
+	user := Message{Type: User, Content: e.User, Time: t.now}
+	t.log = append(t.log, user)
+	return append([]Action{{Type: ActionAppend, Messages: []Message{user}}}, t.callModel()...)
+}
+
+// callModel builds the next model call, or ends the turn at the limit.
+func (t *Turn) callModel() []Action {
+	if t.modelCalls >= t.set.MaxModelCalls {
+		return t.fail(Failure{Code: "iteration_limit", Message: fmt.Sprintf(
+			"The turn stopped after %d model calls, the limit for one turn. Every message so far is kept: send another message to let the model continue, or raise the limit.",
+			t.set.MaxModelCalls)})
+	}
+	tools := t.active.Tools()
+	defs := make([]wire.ToolDef, len(tools))
+	names := make([]string, len(tools))
+	t.sent = make(map[string]bool, len(tools))
+	for i, tool := range tools {
+		defs[i] = wire.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
+		names[i] = tool.Name
+		t.sent[tool.Name] = true
+	}
+	req, err := wire.Encode(t.set.Format, wire.Request{
+		Model: t.set.Model, System: t.system, Messages: conversation(t.log), Tools: defs,
+		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
+	})
+	if err != nil {
+		// The log and settings were checked; an encoding failure is a bug.
+		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
+	}
+	t.modelCalls++
+	t.state = awaitingModel
+	return []Action{{Type: ActionCallModel, Request: &ModelRequest{
+		Format: t.set.Format, Path: req.Path, Headers: req.Headers, Body: req.Body, Stream: t.set.Stream, Tools: names,
+	}}}
+}
+
+// respond handles one whole model response.
+func (t *Turn) respond(resp wire.Response) []Action {
+	t.usage.InputTokens += resp.Usage.InputTokens
+	t.usage.OutputTokens += resp.Usage.OutputTokens
+	logged := []Message{{Type: Assistant, Content: resp.Text, Time: t.now}}
+	t.log = append(t.log, logged[0])
+	if len(resp.Calls) == 0 {
+		t.state = finished
+		return []Action{
+			{Type: ActionAppend, Messages: logged},
+			{Type: ActionDone, Text: resp.Text, Usage: t.usageCopy()},
+		}
+	}
+
+	calls := t.uniqueIDs(resp.Calls)
+	var run []Call
+	var loads []GroupLoad
+	loadedNow := map[string]bool{}
+	t.pending = nil
+	for i, c := range calls {
+		res, call, load := t.dispatch(c, loadedNow)
+		if load != nil {
+			loadedNow[load.Name] = true
+			loads = append(loads, *load)
+		}
+		if call != nil {
+			run = append(run, *call)
+			t.pending = append(t.pending, pendingCall{index: i, call: c})
+			continue
+		}
+		logged = append(logged, t.record(i, c, res)...)
+	}
+	t.log = append(t.log, logged[1:]...)
+
+	acts := []Action{{Type: ActionAppend, Messages: logged}}
+	for i := range loads {
+		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})
+	}
+	if len(run) > 0 {
+		t.state = awaitingTools
+		return append(acts, Action{Type: ActionRunTools, Calls: run})
+	}
+	return append(acts, t.callModel()...)
+}
+
+// dispatch decides one call: a result now (a meta-tool the engine runs, or a
+// call refused), or a call for the host to run.
+func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result, *Call, *GroupLoad) {
+	tool, enabled := t.reg.Tool(c.Name)
+	switch {
+	case !t.reg.Has(c.Name):
+		return registry.Failure("unknown_tool", fmt.Sprintf(
+			"Tool '%s' does not exist. Call one of the tools you were given, or load a tool group listed in the system prompt with load_tool_group.", c.Name)), nil, nil
+	case !enabled:
+		return registry.Failure("tool_disabled", fmt.Sprintf(
+			"Tool '%s' is disabled. Use another tool, or ask the user to enable it.", c.Name)), nil, nil
+	case !t.sent[c.Name] && tool.Origin.Kind != registry.OriginMeta:
+		if loadedNow[tool.Group] {
+			return registry.Failure("tool_not_loaded", fmt.Sprintf(
+				"Tool '%s' was not available when you called it: its group '%s' was loaded by this same response. Call '%s' again now.", c.Name, tool.Group, c.Name)), nil, nil
+		}
+		return registry.Failure("tool_not_loaded", fmt.Sprintf(
+			"Tool '%s' is not loaded: it belongs to tool group '%s'. Call load_tool_group with group_name '%s' first, then call '%s' again.", c.Name, tool.Group, tool.Group, c.Name)), nil, nil
+	}
+
+	switch c.Name {
+	case registry.LoadToolGroupName:
+		res, group := t.reg.LoadToolGroup(json.RawMessage(c.Input))
+		if res.Status != registry.StatusSuccess || !t.active.LoadGroup(group) {
+			return res, nil, nil
+		}
+		g, _ := t.reg.Group(group)
+		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Active: toolNames(t.active.Tools())}
+		for _, tool := range t.reg.GroupTools(group) {
+			load.Added = append(load.Added, tool.Name)
+		}
+		return res, nil, load
+	case registry.LoadSkillName:
+		return t.reg.LoadSkill(json.RawMessage(c.Input)), nil, nil
+	}
+
+	input, problem := checkArguments(tool, c.Input)
+	if problem != "" {
+		return registry.Failure("invalid_arguments", problem), nil, nil
+	}
+	return registry.Result{}, &Call{
+		ID: c.ID, Tool: tool.Name, Input: input, Origin: tool.Origin, TimeoutSeconds: tool.TimeoutSeconds,
+		Env: tool.Env, RequiredPermissions: tool.RequiredPermissions,
+	}, nil
+}
+
+// checkArguments checks a call's arguments: one JSON object ("" counts as
+// {}) holding every required parameter.
+func checkArguments(tool registry.Tool, input string) (json.RawMessage, string) {
+	if strings.TrimSpace(input) == "" {
+		input = "{}"
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(input), &args); err != nil || args == nil {
+		return nil, fmt.Sprintf("The arguments for '%s' are not a JSON object: send one JSON object matching the tool's parameters.", tool.Name)
+	}
+	var missing []string
+	for _, name := range tool.Required {
+		if v, ok := args[name]; !ok || string(v) == "null" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Sprintf("The arguments for '%s' miss the required parameter(s): %s. Call it again with them.", tool.Name, strings.Join(missing, ", "))
+	}
+	return json.RawMessage(input), ""
+}
+
+// record logs a call with its result: the tool_call message, with the
+// outcome's status, and the tool_result message the model reads.
+func (t *Turn) record(index int, c wire.Call, res registry.Result) []Message {
+	return []Message{
+		{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: res.Status, Index: index, Time: t.now},
+		{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now},
+	}
+}
+
+// results logs tool results as they come; when none is pending, the next
+// model call goes out.
+func (t *Turn) results(results []Result) []Action {
+	var logged []Message
+	for _, r := range results {
+		for i, p := range t.pending {
+			if p.call.ID == r.ID {
+				logged = append(logged, t.record(p.index, p.call, r.Result)...)
+				t.pending = append(t.pending[:i], t.pending[i+1:]...)
+				break
+			}
+		}
+	}
+	t.log = append(t.log, logged...)
+	acts := []Action{{Type: ActionAppend, Messages: logged}}
+	if len(t.pending) > 0 {
+		return acts
+	}
+	return append(acts, t.callModel()...)
+}
+
+// uniqueIDs gives every call an id unique in the session: the model's, or,
+// where it sent none or repeated one, call_R_I for the Rth response's Ith
+// call.
+func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
+	responses := 0
+	for _, m := range t.log {
+		if m.Type == Assistant {
+			responses++
+		}
+	}
+	out := make([]wire.Call, len(calls))
+	seen := map[string]bool{}
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", responses, i)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
+
+func (t *Turn) fail(f Failure) []Action {
+	t.state = finished
+	t.stream = nil
+	return []Action{{Type: ActionFailed, Error: &f, Usage: t.usageCopy()}}
+}
+
+func (t *Turn) usageCopy() *wire.Usage {
+	u := t.usage
+	return &u
+}
+
+func (t *Turn) isPending(id string) bool {
+	for _, p := range t.pending {
+		if p.call.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Turn) pendingIDs() string {
+	ids := make([]string, len(t.pending))
+	for i, p := range t.pending {
+		ids[i] = p.call.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func responseFailure(err error) Failure {
+	if errors.Is(err, wire.ErrProvider) {
+		return Failure{Code: "model_error", Message: "the provider answered with an error: " + strings.TrimPrefix(err.Error(), wire.ErrProvider.Error()+": ")}
+	}
+	return Failure{Code: "bad_response", Message: "the model's response could not be read: " + strings.TrimPrefix(err.Error(), wire.ErrBadResponse.Error()+": ")}
+}
+
+func textDelta(deltas []string) []Action {
+	if text := strings.Join(deltas, ""); text != "" {
+		return []Action{{Type: ActionTextDelta, Text: text}}
+	}
+	return nil
+}
+
+func toolNames(tools []registry.Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
