@@ -441,7 +441,7 @@ func parseEntry(obj map[string]json.RawMessage, requireName, groupFile string) (
 			return t, "Field 'env' must be an array of environment variable names", warnings
 		}
 		for _, v := range t.Env {
-			if !envNameRE.MatchString(v) {
+			if !validEnvName(v) {
 				return t, fmt.Sprintf("Field 'env' holds '%s', which is not an environment variable name (letters, digits, '_')", v), warnings
 			}
 		}

@@ -181,6 +181,16 @@ func (r *Registry) Tool(name string) (Tool, bool) {
 	return r.tools[i], true
 }
 
+// Definition returns a registered tool by name, enabled or not, for display
+// and tool management; calls use Tool.
+func (r *Registry) Definition(name string) (Tool, bool) {
+	i, ok := r.toolIdx[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return r.tools[i], true
+}
+
 // Has reports whether a tool of that name is registered, enabled or not.
 func (r *Registry) Has(name string) bool {
 	_, ok := r.toolIdx[name]

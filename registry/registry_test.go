@@ -185,6 +185,9 @@ func TestSetToolEnabled(t *testing.T) {
 	if !r.Has("pdf_info") || r.Enabled("pdf_info") {
 		t.Error("Has/Enabled wrong for a disabled tool")
 	}
+	if def, ok := r.Definition("pdf_info"); !ok || def.Description != "PDF metadata" {
+		t.Errorf("Definition of a disabled tool = %+v, %v", def, ok)
+	}
 	if contains(names(r.GroupTools("pdf")), "pdf_info") || contains(names(r.Tools()), "pdf_info") {
 		t.Error("disabled tool is listed")
 	}

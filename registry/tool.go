@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 )
 
 // DefaultTimeoutSeconds is a tool's timeout when its definition sets none.
@@ -13,20 +12,46 @@ const DefaultTimeoutSeconds = 30
 // MaxTimeoutSeconds is the longest timeout a tool may ask for.
 const MaxTimeoutSeconds = 3600
 
-var (
-	toolNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	functionNameRE = regexp.MustCompile(`^[a-zA-Z_$][a-zA-Z0-9_$]*$`)
-	envNameRE      = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// The name patterns are checked by hand rather than with regexp, which would
+// add a fifth to the wasm module's size.
 
 // ValidToolName reports whether name is a valid tool name (^[a-z][a-z0-9_]*$).
 // Group names follow the same rule.
-func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+func ValidToolName(name string) bool {
+	return matchName(name, func(c byte) bool { return c >= 'a' && c <= 'z' },
+		func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' })
+}
 
 // ValidFunctionName reports whether name may be called as a JS tool function
 // (^[a-zA-Z_$][a-zA-Z0-9_$]*$). The pattern keeps manifest text out of the
 // code a host builds to call the function.
-func ValidFunctionName(name string) bool { return functionNameRE.MatchString(name) }
+func ValidFunctionName(name string) bool {
+	return matchName(name, func(c byte) bool { return isLetter(c) || c == '_' || c == '$' },
+		func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '$' })
+}
+
+// validEnvName reports whether name is an environment variable name
+// (^[A-Za-z_][A-Za-z0-9_]*$).
+func validEnvName(name string) bool {
+	return matchName(name, func(c byte) bool { return isLetter(c) || c == '_' },
+		func(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '_' })
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// matchName checks a name of ASCII bytes: its first against first, the rest
+// against rest.
+func matchName(name string, first, rest func(byte) bool) bool {
+	if name == "" || !first(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !rest(name[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // OriginKind says where a tool or group comes from.
 type OriginKind string

@@ -55,3 +55,36 @@ func TestNormalizeSchema(t *testing.T) {
 		})
 	}
 }
+
+func TestNamePatterns(t *testing.T) {
+	tests := []struct {
+		name                   string
+		tool, function, envVar bool
+	}{
+		{"gmail_search", true, true, true},
+		{"a", true, true, true},
+		{"a1_b2", true, true, true},
+		{"", false, false, false},
+		{"1abc", false, false, false},
+		{"_private", false, true, true},
+		{"camelCase", false, true, true},
+		{"$jq", false, true, false},
+		{"API_KEY", false, true, true},
+		{"with-dash", false, false, false},
+		{"dot.name", false, false, false},
+		{"naïve", false, false, false},
+		{"x y", false, false, false},
+		{"tab\t", false, false, false},
+	}
+	for _, tt := range tests {
+		if got := ValidToolName(tt.name); got != tt.tool {
+			t.Errorf("ValidToolName(%q) = %v", tt.name, got)
+		}
+		if got := ValidFunctionName(tt.name); got != tt.function {
+			t.Errorf("ValidFunctionName(%q) = %v", tt.name, got)
+		}
+		if got := validEnvName(tt.name); got != tt.envVar {
+			t.Errorf("validEnvName(%q) = %v", tt.name, got)
+		}
+	}
+}
