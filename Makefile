@@ -11,13 +11,35 @@ FUZZ_TARGETS = \
 	registry/session:FuzzHistory \
 	registry/session:FuzzEvents
 
-.PHONY: run test check fuzz
+# The wasm module: committed, rebuilt here when its sources change.
+WASM       = wasm/toolroute.wasm
+WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
+WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod
+
+.PHONY: run test check fuzz wasm check-wasm
 
 run:
 	$(GO) run ./host/cmd/toolroute check
 
-test:
+test: $(WASM)
 	$(GO) test ./...
+	cd web && node --test test/*.test.js
+
+wasm: $(WASM)
+
+$(WASM): $(WASM_SRCS)
+	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./wasm/cmd/toolroute-wasm
+	$(GO) env GOVERSION > $@.goversion
+	@echo "$@: $$(wc -c < $@) bytes, $$(gzip -9 -c $@ | wc -c) gzipped"
+
+# check-wasm: the committed module is what its sources build, byte for byte.
+check-wasm:
+	@tmp=$$(mktemp); \
+	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $$tmp ./wasm/cmd/toolroute-wasm || exit 1; \
+	if ! cmp -s $$tmp $(WASM); then \
+		echo "$(WASM) is not what its sources build with $$($(GO) env GOVERSION) (it was built with $$(cat $(WASM).goversion)): run make wasm and commit it"; \
+		rm -f $$tmp; exit 1; \
+	fi; rm -f $$tmp; echo "$(WASM) rebuilds byte for byte"
 
 # check: formatting, vet, registry/ building for wasip1 with nothing outside
 # the standard library, and a tidy go.mod.
@@ -32,6 +54,7 @@ check:
 	if [ -n "$$deps" ]; then echo "registry/ must use only the standard library; it reaches:"; echo "$$deps"; exit 1; fi
 	$(GO) mod tidy
 	git diff --exit-code -- go.mod go.sum
+	$(MAKE) check-wasm
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -1,0 +1,134 @@
+// Package abi is the boundary between toolroute's wasm module and its hosts:
+// the ABI version, the export names, the JSON envelope every export answers
+// with, the payloads, and Guest, the module's side of each export, which the
+// module wraps in //go:wasmexport functions and tests run natively.
+//
+// wasm/ABI.md is the normative specification; this package and that document
+// change together. Only the standard library and registry/ are imported here,
+// so the module stays small.
+package abi
+
+import (
+	"encoding/json"
+
+	"github.com/toolroute/toolroute/registry"
+)
+
+// Version is the ABI version the module speaks, answered by
+// toolroute_abi_version. A host refuses a module whose version it does not
+// speak. It changes when an export is removed or changes meaning; adding an
+// export or an optional JSON field does not change it.
+const Version = 1
+
+// The module's exports.
+const (
+	ExportVersion   = "toolroute_abi_version"
+	ExportAlloc     = "toolroute_alloc"
+	ExportFree      = "toolroute_free"
+	ExportLoad      = "toolroute_load"
+	ExportDescribe  = "toolroute_describe"
+	ExportTurnNew   = "toolroute_turn_new"
+	ExportTurnEvent = "toolroute_turn_event"
+	ExportTurnChunk = "toolroute_turn_chunk"
+	ExportTurnFree  = "toolroute_turn_free"
+)
+
+// MaxTurns is how many turns may be open at once in one instance.
+const MaxTurns = 256
+
+// Envelope is the JSON every export that returns a result answers with:
+// exactly one of OK and Error is present.
+type Envelope struct {
+	OK    json.RawMessage `json:"ok,omitempty"`
+	Error *Error          `json:"error,omitempty"`
+}
+
+// Error is a refusal: the request was bad, or the module could not serve it.
+// The instance stays usable.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return "toolroute module: " + e.Code + ": " + e.Message }
+
+// Error codes.
+const (
+	// CodeBadJSON: the request is not the JSON the export takes.
+	CodeBadJSON = "bad_json"
+	// CodeNoCatalogue: toolroute_load has not been called yet.
+	CodeNoCatalogue = "no_catalogue"
+	// CodeUnknownTurn: no open turn has that handle.
+	CodeUnknownTurn = "unknown_turn"
+	// CodeTooManyTurns: MaxTurns turns are open; free finished ones.
+	CodeTooManyTurns = "too_many_turns"
+	// CodeBadEvent: the turn refused the event (session.ErrEvent); the turn
+	// is unchanged.
+	CodeBadEvent = "bad_event"
+	// CodeInternal: the module failed (a recovered panic); the message says
+	// where. The instance may be kept, but a host may prefer to replace it.
+	CodeInternal = "internal"
+)
+
+// TurnHandle is toolroute_turn_new's answer.
+type TurnHandle struct {
+	Turn uint32 `json:"turn"`
+}
+
+// DescribeRequest asks toolroute_describe about the catalogue, and about one
+// session when History is given.
+type DescribeRequest struct {
+	// SystemPrompt is the base prompt to assemble the full one from.
+	SystemPrompt string `json:"system_prompt,omitempty"`
+	// History is a session's log, to say which groups it has loaded.
+	History json.RawMessage `json:"history,omitempty"`
+}
+
+// Description is the catalogue for display: what a chat UI, `toolroute
+// tokens` or a catalogue endpoint shows.
+type Description struct {
+	// SystemPrompt is the assembled prompt, as the next model call sends it.
+	SystemPrompt string      `json:"system_prompt"`
+	Groups       []GroupInfo `json:"groups"`
+	// Tools lists every registered tool, disabled ones included, in
+	// registration order.
+	Tools []ToolInfo `json:"tools"`
+	// Files groups the JS tools by the manifest that defined them, in the
+	// order the files were loaded (FEAT-018's display).
+	Files  []FileInfo  `json:"files"`
+	Skills []SkillInfo `json:"skills"`
+	// Active is the tools the session's next model call sends, in order.
+	Active []string `json:"active"`
+	// LoadedGroups is the groups the session's history loaded, that exist.
+	LoadedGroups []string `json:"loaded_groups"`
+}
+
+// GroupInfo is one group for display.
+type GroupInfo struct {
+	registry.Group
+	// Tools are its enabled tools, in order.
+	Tools []string `json:"tools"`
+	// Available is false for a group with no enabled tool, which the model is
+	// not offered.
+	Available bool `json:"available"`
+}
+
+// ToolInfo is one tool for display.
+type ToolInfo struct {
+	registry.Tool
+	Enabled bool `json:"enabled"`
+}
+
+// SkillInfo is one skill for display, without its content.
+type SkillInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// FileInfo is one manifest file and the tools it defines.
+type FileInfo struct {
+	File   string   `json:"file"`
+	Source string   `json:"source"`
+	Group  string   `json:"group,omitempty"`
+	Tools  []string `json:"tools"`
+}

@@ -1,0 +1,219 @@
+package abi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// Guest is the module's state and its side of every export: the registry
+// loaded last, and the open turns. Every method answers with an Envelope,
+// never panics, and leaves the Guest usable after any input.
+type Guest struct {
+	reg   *registry.Registry
+	turns map[uint32]*session.Turn
+	next  uint32
+}
+
+// Load builds the registry from a catalogue (a registry.Catalogue as JSON)
+// and answers with its registry.BuildReport. Open turns keep the registry
+// they started with.
+func (g *Guest) Load(req []byte) (out []byte) {
+	defer recoverInto(&out)
+	var c registry.Catalogue
+	if err := json.Unmarshal(req, &c); err != nil {
+		return fail(CodeBadJSON, "the catalogue is not a JSON catalogue object: "+err.Error())
+	}
+	reg, rep := registry.Build(c)
+	g.reg = reg
+	return ok(rep)
+}
+
+// Describe answers with a Description of the catalogue and, when the request
+// has a history, of that session's active tools.
+func (g *Guest) Describe(req []byte) (out []byte) {
+	defer recoverInto(&out)
+	if g.reg == nil {
+		return noCatalogue()
+	}
+	var r DescribeRequest
+	if len(bytes.TrimSpace(req)) > 0 {
+		if err := json.Unmarshal(req, &r); err != nil {
+			return fail(CodeBadJSON, "the request is not a JSON describe request: "+err.Error())
+		}
+	}
+	var history []session.Message
+	if len(r.History) > 0 && string(r.History) != "null" {
+		if err := json.Unmarshal(r.History, &history); err != nil {
+			return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
+		}
+	}
+	return ok(Describe(g.reg, r.SystemPrompt, history))
+}
+
+// TurnNew opens a turn and answers with its handle.
+func (g *Guest) TurnNew() (out []byte) {
+	defer recoverInto(&out)
+	if g.reg == nil {
+		return noCatalogue()
+	}
+	if len(g.turns) >= MaxTurns {
+		return fail(CodeTooManyTurns, fmt.Sprintf("%d turns are open: free finished turns with %s", MaxTurns, ExportTurnFree))
+	}
+	if g.turns == nil {
+		g.turns = map[uint32]*session.Turn{}
+	}
+	for {
+		g.next++
+		if g.next != 0 && g.turns[g.next] == nil {
+			break
+		}
+	}
+	g.turns[g.next] = session.NewTurn(g.reg)
+	return ok(TurnHandle{Turn: g.next})
+}
+
+// TurnEvent feeds a turn one event (a session.Event as JSON) and answers with
+// the actions, a JSON array of session.Action.
+func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
+	defer recoverInto(&out)
+	t, found := g.turns[h]
+	if !found {
+		return unknownTurn(h)
+	}
+	var e session.Event
+	if err := json.Unmarshal(req, &e); err != nil {
+		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
+	}
+	if e.Type == session.EventChunk {
+		return fail(CodeBadJSON, fmt.Sprintf("send chunks as raw bytes with %s, not as JSON", ExportTurnChunk))
+	}
+	return handle(t, e)
+}
+
+// TurnChunk feeds a turn the next raw bytes of a streamed response body.
+func (g *Guest) TurnChunk(h uint32, data []byte) (out []byte) {
+	defer recoverInto(&out)
+	t, found := g.turns[h]
+	if !found {
+		return unknownTurn(h)
+	}
+	return handle(t, session.Event{Type: session.EventChunk, Data: data})
+}
+
+// TurnFree closes a turn; freeing an unknown handle does nothing.
+func (g *Guest) TurnFree(h uint32) {
+	delete(g.turns, h)
+}
+
+// OpenTurns is how many turns are open.
+func (g *Guest) OpenTurns() int { return len(g.turns) }
+
+func handle(t *session.Turn, e session.Event) []byte {
+	acts, err := t.Handle(e)
+	if err != nil {
+		code := CodeInternal
+		if errors.Is(err, session.ErrEvent) {
+			code = CodeBadEvent
+		}
+		return fail(code, err.Error())
+	}
+	b, err := session.MarshalActions(acts)
+	if err != nil {
+		return fail(CodeInternal, "encoding the actions: "+err.Error())
+	}
+	return envelope(b)
+}
+
+// Describe builds a Description natively; the module's toolroute_describe
+// answers with the same.
+func Describe(reg *registry.Registry, systemPrompt string, history []session.Message) Description {
+	d := Description{
+		SystemPrompt: reg.SystemPrompt(systemPrompt),
+		Groups:       []GroupInfo{}, Tools: []ToolInfo{}, Files: []FileInfo{}, Skills: []SkillInfo{},
+		Active: []string{}, LoadedGroups: []string{},
+	}
+	available := map[string]bool{}
+	for _, g := range reg.AvailableGroups() {
+		available[g.Name] = true
+	}
+	for _, g := range reg.Groups() {
+		info := GroupInfo{Group: g, Tools: []string{}, Available: available[g.Name]}
+		for _, t := range reg.GroupTools(g.Name) {
+			info.Tools = append(info.Tools, t.Name)
+		}
+		d.Groups = append(d.Groups, info)
+	}
+	for _, st := range reg.ToolStates() {
+		t, _ := reg.Definition(st.Name)
+		d.Tools = append(d.Tools, ToolInfo{Tool: t, Enabled: st.Enabled})
+		if st.Origin.Kind != registry.OriginJS {
+			continue
+		}
+		i := len(d.Files) - 1
+		if i < 0 || d.Files[i].File != st.Origin.File {
+			d.Files = append(d.Files, FileInfo{File: st.Origin.File, Source: st.Origin.Source, Group: st.Group, Tools: []string{}})
+			i++
+		}
+		d.Files[i].Tools = append(d.Files[i].Tools, st.Name)
+	}
+	for _, s := range reg.Skills() {
+		d.Skills = append(d.Skills, SkillInfo{Name: s.Name, Description: s.Description})
+	}
+	active := session.ActiveTools(reg, history)
+	for _, t := range active.Tools() {
+		d.Active = append(d.Active, t.Name)
+	}
+	d.LoadedGroups = append(d.LoadedGroups, active.Groups()...)
+	return d
+}
+
+func ok(v any) []byte {
+	b, err := marshal(v)
+	if err != nil {
+		return fail(CodeInternal, "encoding the answer: "+err.Error())
+	}
+	return envelope(b)
+}
+
+func envelope(payload []byte) []byte {
+	out := make([]byte, 0, len(payload)+7)
+	out = append(out, `{"ok":`...)
+	out = append(out, payload...)
+	return append(out, '}')
+}
+
+func fail(code, message string) []byte {
+	b, _ := marshal(Envelope{Error: &Error{Code: code, Message: message}})
+	return b
+}
+
+func noCatalogue() []byte {
+	return fail(CodeNoCatalogue, "no catalogue is loaded: call "+ExportLoad+" first")
+}
+
+func unknownTurn(h uint32) []byte {
+	return fail(CodeUnknownTurn, fmt.Sprintf("no open turn has handle %d: open one with %s", h, ExportTurnNew))
+}
+
+// recoverInto turns a panic into a CodeInternal envelope.
+func recoverInto(out *[]byte) {
+	if r := recover(); r != nil {
+		*out = fail(CodeInternal, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
+	}
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

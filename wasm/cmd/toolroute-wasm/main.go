@@ -1,0 +1,114 @@
+//go:build wasip1
+
+// Command toolroute-wasm is toolroute's wasm module: registry/ and the turn
+// engine behind the exports wasm/ABI.md specifies. Build it with `make wasm`:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared
+//
+// It is a reactor: the host calls _initialize once, then the exports, one at
+// a time. Nothing here waits on the host.
+package main
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/toolroute/toolroute/wasm/abi"
+)
+
+func main() {}
+
+var guest abi.Guest
+
+// pinned keeps every buffer the host may touch alive until it frees it: the
+// host's inputs (from toolroute_alloc) and the module's results. Go's garbage
+// collector does not move objects, so a pointer stays valid while pinned.
+var pinned = map[uint32][]byte{}
+
+func pin(b []byte) uint32 {
+	p := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	pinned[p] = b
+	return p
+}
+
+// result pins an answer and packs its address and length: (ptr << 32) | len.
+func result(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(pin(b))<<32 | uint64(len(b))
+}
+
+// input finds the bytes the host wrote at ptr, which toolroute_alloc gave it.
+func input(ptr, size uint32) ([]byte, []byte) {
+	if size == 0 {
+		return nil, nil
+	}
+	b, ok := pinned[ptr]
+	if !ok || uint64(size) > uint64(cap(b)) {
+		return nil, []byte(fmt.Sprintf(`{"error":{"code":"bad_json","message":"the input at %d (%d bytes) was not allocated with %s: write requests into memory it gives"}}`, ptr, size, abi.ExportAlloc))
+	}
+	return b[:size], nil
+}
+
+//go:wasmexport toolroute_abi_version
+func abiVersion() uint32 { return abi.Version }
+
+//go:wasmexport toolroute_alloc
+func alloc(size uint32) uint32 {
+	if size == 0 {
+		return 0
+	}
+	return pin(make([]byte, size))
+}
+
+//go:wasmexport toolroute_free
+func free(ptr uint32) {
+	delete(pinned, ptr)
+}
+
+//go:wasmexport toolroute_load
+func load(ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.Load(in))
+}
+
+//go:wasmexport toolroute_describe
+func describe(ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.Describe(in))
+}
+
+//go:wasmexport toolroute_turn_new
+func turnNew() uint64 {
+	return result(guest.TurnNew())
+}
+
+//go:wasmexport toolroute_turn_event
+func turnEvent(turn, ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.TurnEvent(turn, in))
+}
+
+//go:wasmexport toolroute_turn_chunk
+func turnChunk(turn, ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.TurnChunk(turn, in))
+}
+
+//go:wasmexport toolroute_turn_free
+func turnFree(turn uint32) {
+	guest.TurnFree(turn)
+}
