@@ -1,0 +1,304 @@
+// Package module runs toolroute's wasm module in wazero: it compiles the
+// module once, instantiates it, speaks its ABI (wasm/ABI.md) with typed
+// calls, and keeps a pool of instances so each turn runs on an instance no
+// other goroutine touches.
+package module
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/wasm"
+	"github.com/toolroute/toolroute/wasm/abi"
+)
+
+// ErrTrapped is wrapped by the error of a call that trapped, or that ran out
+// of time: the instance is broken and must be closed, never called again.
+var ErrTrapped = errors.New("module: instance trapped")
+
+// ErrNotToolroute is returned for a binary that is not a toolroute module of
+// the ABI version this host speaks.
+var ErrNotToolroute = errors.New("module: not a toolroute module this host can run")
+
+// MaxInput is the largest request a host hands the module in one call.
+const MaxInput = 256 << 20
+
+// DefaultMaxMemory is the hard limit of an instance's linear memory.
+const DefaultMaxMemory = 1 << 30
+
+// Config configures a Runtime.
+type Config struct {
+	// Binary is the module; nil means wasm.Binary.
+	Binary []byte
+	// CacheDir, when set, keeps compiled code on disk between processes.
+	CacheDir string
+	// MaxMemory is the hard limit of an instance's memory in bytes, rounded
+	// down to 64 KiB pages; 0 means DefaultMaxMemory. An instance that needs
+	// more traps.
+	MaxMemory uint64
+	// Stderr receives what the module writes to standard error (the Go
+	// runtime's reports when it fails); nil discards it.
+	Stderr io.Writer
+	// Interruptible makes a call stop when its context is done, breaking the
+	// instance. It costs: the compiled code checks the context at every call
+	// and loop, which made a turn about four times slower when measured
+	// (BenchmarkTurn). The module never waits on the host and returns from
+	// every export, so hosts leave it off unless they distrust the binary.
+	Interruptible bool
+}
+
+// Runtime is the compiled module, ready to instantiate. It is safe for
+// concurrent use.
+type Runtime struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	stderr   io.Writer
+}
+
+// New compiles the module. It refuses a binary without the toolroute exports
+// with an error wrapping ErrNotToolroute.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	bin := cfg.Binary
+	if bin == nil {
+		bin = wasm.Binary
+	}
+	maxMem := cfg.MaxMemory
+	if maxMem == 0 {
+		maxMem = DefaultMaxMemory
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(cfg.Interruptible).
+		WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
+	if cfg.CacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("module: WASI: %w", err)
+	}
+	compiled, err := rt.CompileModule(ctx, bin)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("%w: %v", ErrNotToolroute, err)
+	}
+	exports := compiled.ExportedFunctions()
+	var missing []string
+	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, "_initialize"} {
+		if _, ok := exports[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
+	}
+	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr}
+	// Check the version once, on a first instance.
+	inst, err := r.Instantiate(ctx)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	inst.Close(ctx)
+	return r, nil
+}
+
+// Close releases the runtime and every instance.
+func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+
+// Instance is one instance of the module. It must not be used by two
+// goroutines at once.
+type Instance struct {
+	mod    api.Module
+	fns    map[string]api.Function
+	broken error
+}
+
+// Instantiate makes a new instance, runs _initialize and checks its ABI
+// version.
+func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
+	stderr := r.stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithStderr(stderr).
+		WithRandSource(rand.Reader).
+		WithSysNanotime().
+		WithSysWalltime()
+	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	if err != nil {
+		return nil, fmt.Errorf("module: instantiate: %w", err)
+	}
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
+	for name := range r.compiled.ExportedFunctions() {
+		inst.fns[name] = mod.ExportedFunction(name)
+	}
+	res, err := inst.call(ctx, abi.ExportVersion)
+	if err != nil {
+		mod.Close(ctx)
+		return nil, err
+	}
+	if v := uint32(res[0]); v != abi.Version {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("%w: it speaks ABI version %d; this host speaks version %d (use a module and host of the same release)", ErrNotToolroute, v, abi.Version)
+	}
+	return inst, nil
+}
+
+// Close releases the instance.
+func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+
+// Broken reports why the instance can no longer be used, or nil.
+func (i *Instance) Broken() error { return i.broken }
+
+// MemorySize is the instance's linear memory in bytes.
+func (i *Instance) MemorySize() uint32 { return i.mod.Memory().Size() }
+
+func (i *Instance) call(ctx context.Context, name string, params ...uint64) ([]uint64, error) {
+	if i.broken != nil {
+		return nil, i.broken
+	}
+	res, err := i.fns[name].Call(ctx, params...)
+	if err != nil {
+		i.broken = fmt.Errorf("%w: %s: %v", ErrTrapped, name, err)
+		return nil, i.broken
+	}
+	return res, nil
+}
+
+// write copies data into memory the module allocates; the caller frees it.
+func (i *Instance) write(ctx context.Context, data []byte) (uint32, error) {
+	if len(data) == 0 {
+		return 0, nil
+	}
+	if len(data) > MaxInput {
+		return 0, fmt.Errorf("module: an input of %d bytes is over the %d-byte limit", len(data), MaxInput)
+	}
+	res, err := i.call(ctx, abi.ExportAlloc, uint64(len(data)))
+	if err != nil {
+		return 0, err
+	}
+	ptr := uint32(res[0])
+	if !i.mod.Memory().Write(ptr, data) {
+		i.broken = fmt.Errorf("%w: %s gave %d, outside memory", ErrTrapped, abi.ExportAlloc, ptr)
+		return 0, i.broken
+	}
+	return ptr, nil
+}
+
+// request calls an export that takes (ptr, len) after the given leading
+// parameters and answers with a packed envelope; it returns the envelope's
+// ok payload, or its error as an *abi.Error.
+func (i *Instance) request(ctx context.Context, name string, lead []uint64, data []byte) (json.RawMessage, error) {
+	ptr, err := i.write(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	res, err := i.call(ctx, name, append(lead, uint64(ptr), uint64(len(data)))...)
+	if ptr != 0 {
+		if _, ferr := i.call(ctx, abi.ExportFree, uint64(ptr)); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return i.envelope(ctx, name, res[0])
+}
+
+// envelope reads and frees a packed (ptr << 32 | len) result.
+func (i *Instance) envelope(ctx context.Context, name string, packed uint64) (json.RawMessage, error) {
+	ptr, size := uint32(packed>>32), uint32(packed)
+	view, ok := i.mod.Memory().Read(ptr, size)
+	if !ok || size == 0 {
+		i.broken = fmt.Errorf("%w: %s answered %d, outside memory", ErrTrapped, name, packed)
+		return nil, i.broken
+	}
+	data := append([]byte(nil), view...)
+	if _, err := i.call(ctx, abi.ExportFree, uint64(ptr)); err != nil {
+		return nil, err
+	}
+	var env abi.Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		i.broken = fmt.Errorf("%w: %s answered with something that is not an envelope: %v", ErrTrapped, name, err)
+		return nil, i.broken
+	}
+	if env.Error != nil {
+		return nil, env.Error
+	}
+	return env.OK, nil
+}
+
+// Load builds the instance's registry from a catalogue (registry.Catalogue as
+// JSON).
+func (i *Instance) Load(ctx context.Context, catalogue []byte) (registry.BuildReport, error) {
+	var rep registry.BuildReport
+	out, err := i.request(ctx, abi.ExportLoad, nil, catalogue)
+	if err != nil {
+		return rep, err
+	}
+	return rep, json.Unmarshal(out, &rep)
+}
+
+// Describe describes the catalogue, and a session's active tools.
+func (i *Instance) Describe(ctx context.Context, req abi.DescribeRequest) (abi.Description, error) {
+	var d abi.Description
+	in, err := json.Marshal(req)
+	if err != nil {
+		return d, err
+	}
+	out, err := i.request(ctx, abi.ExportDescribe, nil, in)
+	if err != nil {
+		return d, err
+	}
+	return d, json.Unmarshal(out, &d)
+}
+
+// TurnNew opens a turn.
+func (i *Instance) TurnNew(ctx context.Context) (uint32, error) {
+	res, err := i.call(ctx, abi.ExportTurnNew)
+	if err != nil {
+		return 0, err
+	}
+	out, err := i.envelope(ctx, abi.ExportTurnNew, res[0])
+	if err != nil {
+		return 0, err
+	}
+	var h abi.TurnHandle
+	return h.Turn, json.Unmarshal(out, &h)
+}
+
+// TurnEvent feeds a turn one event (session.Event as JSON) and returns the
+// actions (a JSON array of session.Action).
+func (i *Instance) TurnEvent(ctx context.Context, turn uint32, event []byte) (json.RawMessage, error) {
+	return i.request(ctx, abi.ExportTurnEvent, []uint64{uint64(turn)}, event)
+}
+
+// TurnChunk feeds a turn raw bytes of a streamed response.
+func (i *Instance) TurnChunk(ctx context.Context, turn uint32, data []byte) (json.RawMessage, error) {
+	return i.request(ctx, abi.ExportTurnChunk, []uint64{uint64(turn)}, data)
+}
+
+// TurnFree closes a turn.
+func (i *Instance) TurnFree(ctx context.Context, turn uint32) error {
+	_, err := i.call(ctx, abi.ExportTurnFree, uint64(turn))
+	return err
+}

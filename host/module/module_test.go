@@ -1,0 +1,490 @@
+package module
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/internal/transcript"
+	"github.com/toolroute/toolroute/wasm/abi"
+)
+
+var (
+	sharedOnce sync.Once
+	shared     *Runtime
+	sharedErr  error
+)
+
+// runtime compiles the embedded module once for the package's tests.
+func runtime(t testing.TB) *Runtime {
+	t.Helper()
+	sharedOnce.Do(func() { shared, sharedErr = New(context.Background(), Config{Stderr: os.Stderr}) })
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return shared
+}
+
+func instance(t testing.TB) *Instance {
+	t.Helper()
+	inst, err := runtime(t).Instantiate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	return inst
+}
+
+// wasmDriver replays transcripts through one instance of the module.
+type wasmDriver struct {
+	inst *Instance
+	turn uint32
+}
+
+func (d *wasmDriver) Build(catalogue []byte) error {
+	rep, err := d.inst.Load(context.Background(), catalogue)
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return fmt.Errorf("catalogue has problems: %+v", rep)
+	}
+	return nil
+}
+
+func (d *wasmDriver) NewTurn() error {
+	if d.turn != 0 {
+		if err := d.inst.TurnFree(context.Background(), d.turn); err != nil {
+			return err
+		}
+	}
+	h, err := d.inst.TurnNew(context.Background())
+	d.turn = h
+	return err
+}
+
+func (d *wasmDriver) Handle(event []byte) ([]byte, error) {
+	var e struct {
+		Type string `json:"type"`
+		Data json.RawMessage
+	}
+	_ = json.Unmarshal(event, &e)
+	if e.Type == "chunk" {
+		var data string
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			return nil, err
+		}
+		out, err := d.inst.TurnChunk(context.Background(), d.turn, []byte(data))
+		return out, unwrap(err)
+	}
+	out, err := d.inst.TurnEvent(context.Background(), d.turn, event)
+	return out, unwrap(err)
+}
+
+// unwrap gives the engine's own message for a refused event, as the native
+// driver does.
+func unwrap(err error) error {
+	var e *abi.Error
+	if errors.As(err, &e) && e.Code == abi.CodeBadEvent {
+		return errors.New(e.Message)
+	}
+	return err
+}
+
+// TestTranscripts replays every golden transcript through the module: the
+// actions must be the native engine's, byte for byte.
+func TestTranscripts(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/transcripts/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	inst := instance(t)
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := transcript.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.Replay(&wasmDriver{inst: inst})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(f.Actions), string(got)); diff != "" {
+				t.Errorf("actions through wasm differ from the golden ones (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGarbageNeverTraps(t *testing.T) {
+	ctx := context.Background()
+	inst := instance(t)
+	inputs := [][]byte{
+		nil, {}, []byte("not json"), []byte("{"), []byte(`[]`), []byte(`"x"`), []byte(`{"type":5}`),
+		[]byte(strings.Repeat("[", 100000)), {0xff, 0xfe, 0x00, 0x80}, []byte(`{"groups":[{"name":7}]}`),
+		[]byte(`{"type":"start","user":"hi","settings":{"format":"openai","model":"m"},"history":"nope"}`),
+	}
+	expectError := func(what string, err error) {
+		t.Helper()
+		var e *abi.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%s: want an ABI error, got %v", what, err)
+		}
+	}
+	// Before any catalogue.
+	expectError("describe before load", func() error { _, err := inst.Describe(ctx, abi.DescribeRequest{}); return err }())
+	_, err := inst.TurnNew(ctx)
+	expectError("turn_new before load", err)
+
+	for i, in := range inputs {
+		if _, err := inst.Load(ctx, in); err != nil {
+			expectError(fmt.Sprintf("load %d", i), err)
+		}
+	}
+	if _, err := inst.Load(ctx, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := inst.TurnNew(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range inputs {
+		_, err := inst.request(ctx, abi.ExportDescribe, nil, in)
+		if err != nil {
+			expectError(fmt.Sprintf("describe %d", i), err)
+		}
+		_, err = inst.TurnEvent(ctx, h, in)
+		expectError(fmt.Sprintf("turn_event %d", i), err)
+		_, err = inst.TurnEvent(ctx, 9999, in)
+		expectError(fmt.Sprintf("turn_event on an unknown turn %d", i), err)
+		_, err = inst.TurnChunk(ctx, 9999, in)
+		expectError(fmt.Sprintf("turn_chunk on an unknown turn %d", i), err)
+	}
+	// A chunk before the start is refused by the turn.
+	_, err = inst.TurnChunk(ctx, h, []byte("data: x\n\n"))
+	expectError("chunk before start", err)
+
+	// Pointers the module never gave out are refused, not followed.
+	for _, p := range [][2]uint64{{0, 10}, {1 << 31, 100}, {12345, 1}, {0xffffffff, 0xffffffff}} {
+		res, err := inst.call(ctx, abi.ExportLoad, p[0], p[1])
+		if err != nil {
+			t.Fatalf("load(%d, %d) trapped: %v", p[0], p[1], err)
+		}
+		_, err = inst.envelope(ctx, abi.ExportLoad, res[0])
+		expectError(fmt.Sprintf("load(%d, %d)", p[0], p[1]), err)
+	}
+	for _, p := range []uint64{0, 12345, 0xffffffff} {
+		if _, err := inst.call(ctx, abi.ExportFree, p); err != nil {
+			t.Fatalf("free(%d) trapped: %v", p, err)
+		}
+		if _, err := inst.call(ctx, abi.ExportTurnFree, p); err != nil {
+			t.Fatalf("turn_free(%d) trapped: %v", p, err)
+		}
+	}
+
+	// After all that, the instance still serves a turn.
+	if inst.Broken() != nil {
+		t.Fatalf("instance broken: %v", inst.Broken())
+	}
+	h, err = inst.TurnNew(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := inst.TurnEvent(ctx, h, []byte(`{"type":"start","user":"hi","settings":{"format":"openai","model":"m"}}`))
+	if err != nil || !strings.Contains(string(out), `"call_model"`) {
+		t.Fatalf("after garbage: %s, %v", out, err)
+	}
+}
+
+func TestTooManyTurns(t *testing.T) {
+	ctx := context.Background()
+	inst := instance(t)
+	if _, err := inst.Load(ctx, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	var handles []uint32
+	for range abi.MaxTurns {
+		h, err := inst.TurnNew(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles = append(handles, h)
+	}
+	var e *abi.Error
+	if _, err := inst.TurnNew(ctx); !errors.As(err, &e) || e.Code != abi.CodeTooManyTurns {
+		t.Fatalf("turn %d: %v", abi.MaxTurns+1, err)
+	}
+	if err := inst.TurnFree(ctx, handles[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.TurnNew(ctx); err != nil {
+		t.Fatalf("after freeing one: %v", err)
+	}
+}
+
+// turnEvents is one complete turn with a tool call, as a host would drive it.
+var turnEvents = []string{
+	`{"type":"response","body":{"choices":[{"message":{"tool_calls":[{"id":"c1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}}]},"finish_reason":"tool_calls"}]}}`,
+	`{"type":"response","body":{"choices":[{"message":{"tool_calls":[{"id":"c2","type":"function","function":{"name":"pdf_info","arguments":"{\"path\":\"a.pdf\"}"}}]},"finish_reason":"tool_calls"}]}}`,
+	`{"type":"tool_results","results":[{"id":"c2","status":"success","output":"` + strings.Repeat("x", 4000) + `"}]}`,
+	`{"type":"response","body":{"choices":[{"message":{"content":"It has 3 pages."},"finish_reason":"stop"}]}}`,
+}
+
+const memCatalogue = `{"groups":[{"name":"pdf","description":"PDF tools"}],"tools":[{"name":"pdf_info","description":"PDF info","group":"pdf","parameters":{"properties":{"path":{"type":"string"}},"required":["path"]}}]}`
+
+// MemoryBound1000Turns is the bound TestMemoryAfter1000Turns holds an
+// instance to.
+const MemoryBound1000Turns = 64 << 20
+
+// TestMemoryAfter1000Turns: one instance serves 1,000 turns, each with a
+// growing 20-message history, and its memory stays under the bound.
+func TestMemoryAfter1000Turns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 turns")
+	}
+	ctx := context.Background()
+	inst := instance(t)
+	if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+		t.Fatal(err)
+	}
+	history := json.RawMessage(`[]`)
+	var peak uint32
+	for n := range 1000 {
+		h, err := inst.TurnNew(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := fmt.Sprintf(`{"type":"start","user":"turn %d","settings":{"format":"openai","model":"m"},"history":%s}`, n, history)
+		var log []json.RawMessage
+		for _, ev := range append([]string{start}, turnEvents...) {
+			out, err := inst.TurnEvent(ctx, h, []byte(ev))
+			if err != nil {
+				t.Fatalf("turn %d: %v", n, err)
+			}
+			var acts []struct {
+				Type     string            `json:"type"`
+				Messages []json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(out, &acts); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range acts {
+				log = append(log, a.Messages...)
+			}
+		}
+		if err := inst.TurnFree(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		// user; assistant, load call and result; assistant; pdf_info call
+		// and result; the final assistant message.
+		if len(log) != 8 {
+			t.Fatalf("turn %d logged %d messages, want 8", n, len(log))
+		}
+		history, _ = json.Marshal(log) // each turn starts from the last turn's log
+		peak = max(peak, inst.MemorySize())
+	}
+	t.Logf("memory after 1,000 turns: %d MiB (peak %d MiB)", inst.MemorySize()>>20, peak>>20)
+	if peak > MemoryBound1000Turns {
+		t.Errorf("memory grew to %d bytes, over the %d-byte bound", peak, MemoryBound1000Turns)
+	}
+}
+
+func TestRefusesOtherModules(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		bin  []byte
+		want string
+	}{
+		{"not wasm", []byte("hello"), "not a toolroute module"},
+		{"wasm without the exports", []byte("\x00asm\x01\x00\x00\x00"), "it does not export toolroute_abi_version"},
+		{"another ABI version", fakeModule(42), "it speaks ABI version 42; this host speaks version 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(ctx, Config{Binary: tt.bin})
+			if !errors.Is(err, ErrNotToolroute) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrNotToolroute containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// fakeModule encodes a wasm module with every toolroute export, whose
+// toolroute_abi_version answers version and whose other exports do nothing.
+func fakeModule(version uint32) []byte {
+	names := []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, "_initialize"}
+	section := func(id byte, body []byte) []byte {
+		out := []byte{id}
+		for n := uint(len(body)); ; n >>= 7 { // LEB128 size
+			if n < 0x80 {
+				out = append(out, byte(n))
+				break
+			}
+			out = append(out, byte(n&0x7f|0x80))
+		}
+		return append(out, body...)
+	}
+	// One type: () -> i32. Every function uses it; only the version is called.
+	types := section(1, []byte{1, 0x60, 0, 1, 0x7f})
+	funcs := []byte{byte(len(names))}
+	for range names {
+		funcs = append(funcs, 0)
+	}
+	exports := []byte{byte(len(names))}
+	for i, n := range names {
+		exports = append(exports, byte(len(n)))
+		exports = append(exports, n...)
+		exports = append(exports, 0, byte(i))
+	}
+	code := []byte{byte(len(names))}
+	for range names {
+		body := []byte{0, 0x41, byte(version & 0x7f), 0x0b} // i32.const version; end
+		code = append(code, byte(len(body)))
+		code = append(code, body...)
+	}
+	mod := []byte("\x00asm\x01\x00\x00\x00")
+	mod = append(mod, types...)
+	mod = append(mod, section(3, funcs)...)
+	mod = append(mod, section(7, exports)...)
+	mod = append(mod, section(10, code)...)
+	return mod
+}
+
+func TestPoolReplacesBrokenInstances(t *testing.T) {
+	ctx := context.Background()
+	// A small memory limit, and a catalogue too big for it: the Go runtime in
+	// the module runs out of memory and aborts, a real trap.
+	rt, err := New(ctx, Config{MaxMemory: 48 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	p := NewPool(rt, PoolConfig{MaxInstances: 1})
+	defer p.Close(ctx)
+	if _, err := p.SetCatalogue(ctx, []byte(memCatalogue)); err != nil {
+		t.Fatal(err)
+	}
+	first, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := []byte(`{"skills":[{"name":"big","description":"d","content":"` + strings.Repeat("x", 40<<20) + `"}]}`)
+	if _, err := first.Load(ctx, huge); !errors.Is(err, ErrTrapped) {
+		t.Fatalf("loading a catalogue over the memory limit: %v", err)
+	}
+	if first.Broken() == nil {
+		t.Fatal("instance not marked broken")
+	}
+	if _, err := first.TurnNew(ctx); !errors.Is(err, ErrTrapped) {
+		t.Fatalf("a broken instance answered: %v", err)
+	}
+	p.Release(ctx, first)
+
+	second, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(ctx, second)
+	if second.Instance == first.Instance {
+		t.Fatal("the broken instance was lent again")
+	}
+	if _, err := second.TurnNew(ctx); err != nil {
+		t.Fatalf("replacement does not work: %v", err)
+	}
+}
+
+func TestInterruptible(t *testing.T) {
+	ctx := context.Background()
+	rt, err := New(ctx, Config{Interruptible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	inst, err := rt.Instantiate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := inst.TurnNew(dead); !errors.Is(err, ErrTrapped) {
+		t.Fatalf("a call on a cancelled context: %v", err)
+	}
+}
+
+func TestPoolReloadsNewCatalogue(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 1})
+	defer p.Close(ctx)
+	if _, err := p.Acquire(ctx); err == nil {
+		t.Fatal("acquired without a catalogue")
+	}
+	if _, err := p.SetCatalogue(ctx, []byte(memCatalogue)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.SetCatalogue(ctx, []byte(`{"manifests":[{"file":"bad.json","text":"[","source":"bad.js"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || len(rep.Manifests) != 1 {
+		t.Fatalf("report = %+v", rep)
+	}
+	l, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(ctx, l)
+	d, err := l.Describe(ctx, abi.DescribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Groups) != 0 {
+		t.Errorf("the old catalogue is still loaded: %+v", d.Groups)
+	}
+}
+
+func TestPoolRecyclesGrownInstances(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 1, RecycleMemory: 1})
+	defer p.Close(ctx)
+	if _, err := p.SetCatalogue(ctx, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Release(ctx, a)
+	b, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(ctx, b)
+	if a.Instance == b.Instance {
+		t.Error("an instance over the memory limit was reused")
+	}
+}
+
+func TestCompilationCache(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for range 2 {
+		rt, err := New(ctx, Config{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Close(ctx)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("cache dir is empty: %v", err)
+	}
+}
