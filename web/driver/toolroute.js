@@ -1,0 +1,140 @@
+// The JS driver of toolroute.wasm's ABI (wasm/ABI.md), shared by the Node
+// tests, the browser chat UI and the edge worker. It moves JSON and bytes in
+// and out of the module's memory and turns error envelopes into exceptions.
+
+import { WASI, ProcExit } from "./wasi.js";
+
+export const ABI_VERSION = 1;
+
+// ToolrouteError is a refusal from the module: the request was bad, the
+// instance is still usable. code is one of the ABI's error codes.
+export class ToolrouteError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "ToolrouteError";
+    this.code = code;
+  }
+}
+
+// TrapError: the instance trapped or exited and must be thrown away.
+export class TrapError extends Error {
+  constructor(cause) {
+    super(`toolroute module trapped: ${cause?.message ?? cause}`, { cause });
+    this.name = "TrapError";
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class Toolroute {
+  // instantiate makes an instance from a WebAssembly.Module or the module's
+  // bytes. options.stderr receives the module's standard error, line by line.
+  static async instantiate(source, options = {}) {
+    const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
+    const wasi = new WASI({ stderr: options.stderr, stdout: options.stdout });
+    const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.imports });
+    const t = new Toolroute(instance, wasi);
+    const version = t.#call("toolroute_abi_version");
+    if (version !== ABI_VERSION) {
+      throw new Error(`this module speaks ABI version ${version}; this driver speaks version ${ABI_VERSION}`);
+    }
+    return t;
+  }
+
+  #exports;
+  #broken = null;
+
+  constructor(instance, wasi) {
+    this.#exports = instance.exports;
+    wasi.initialize(instance);
+  }
+
+  // broken is the trap that killed the instance, or null.
+  get broken() {
+    return this.#broken;
+  }
+
+  // memorySize is the instance's linear memory in bytes.
+  get memorySize() {
+    return this.#exports.memory.buffer.byteLength;
+  }
+
+  #call(name, ...args) {
+    if (this.#broken) throw this.#broken;
+    try {
+      return this.#exports[name](...args);
+    } catch (err) {
+      if (err instanceof WebAssembly.RuntimeError || err instanceof ProcExit || err instanceof RangeError) {
+        this.#broken = new TrapError(err);
+        throw this.#broken;
+      }
+      throw err;
+    }
+  }
+
+  // #request writes bytes into the module, calls an export taking (lead...,
+  // ptr, len), frees the input and returns the envelope's ok value.
+  #request(name, lead, data) {
+    let ptr = 0;
+    if (data.length > 0) {
+      ptr = this.#call("toolroute_alloc", data.length);
+      new Uint8Array(this.#exports.memory.buffer, ptr, data.length).set(data);
+    }
+    let packed;
+    try {
+      packed = this.#call(name, ...lead, ptr, data.length);
+    } finally {
+      if (ptr !== 0 && !this.#broken) this.#call("toolroute_free", ptr);
+    }
+    return this.#envelope(packed);
+  }
+
+  #envelope(packed) {
+    const ptr = Number(BigInt.asUintN(64, packed) >> 32n);
+    const len = Number(BigInt.asUintN(64, packed) & 0xffffffffn);
+    const text = decoder.decode(new Uint8Array(this.#exports.memory.buffer, ptr, len));
+    this.#call("toolroute_free", ptr);
+    const env = JSON.parse(text);
+    if (env.error) throw new ToolrouteError(env.error.code, env.error.message);
+    return env.ok;
+  }
+
+  #json(name, lead, value) {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    return this.#request(name, lead, encoder.encode(text));
+  }
+
+  // load builds the registry from a catalogue and returns the build report.
+  load(catalogue) {
+    return this.#json("toolroute_load", [], catalogue);
+  }
+
+  // describe returns the catalogue for display, and a session's active tools
+  // when request.history is given.
+  describe(request = {}) {
+    return this.#json("toolroute_describe", [], request);
+  }
+
+  // turnNew opens a turn and returns its handle.
+  turnNew() {
+    return this.#envelope(this.#call("toolroute_turn_new")).turn;
+  }
+
+  // turnEvent feeds a turn one event and returns its actions.
+  turnEvent(turn, event) {
+    return this.#json("toolroute_turn_event", [turn], event);
+  }
+
+  // turnChunk feeds a turn raw bytes (a Uint8Array or a string) of a streamed
+  // response and returns its actions.
+  turnChunk(turn, chunk) {
+    const data = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    return this.#request("toolroute_turn_chunk", [turn], data);
+  }
+
+  // turnFree closes a turn.
+  turnFree(turn) {
+    this.#call("toolroute_turn_free", turn);
+  }
+}

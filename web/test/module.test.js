@@ -1,0 +1,88 @@
+// The module in Node through the JS driver and our WASI shim: every golden
+// transcript gives the same actions as the native engine, and garbage never
+// traps.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile, readdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { Toolroute, ToolrouteError } from "../driver/toolroute.js";
+import { loadTranscript, replay } from "./transcript.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
+
+function driverFor(t) {
+  let turn = 0;
+  return {
+    build(catalogue) {
+      const rep = t.load(catalogue);
+      assert.equal(rep.errors.length, 0, JSON.stringify(rep));
+    },
+    newTurn() {
+      if (turn) t.turnFree(turn);
+      turn = t.turnNew();
+    },
+    event: (ev) => t.turnEvent(turn, ev),
+    chunk: (data) => t.turnChunk(turn, data),
+  };
+}
+
+const dir = path.join(root, "testdata/transcripts");
+const files = (await readdir(dir)).filter((f) => f.endsWith(".txtar")).sort();
+
+test("there are transcripts", () => assert.ok(files.length > 10));
+
+for (const file of files) {
+  test(`transcript ${file}`, async () => {
+    const t = loadTranscript(await readFile(path.join(dir, file), "utf8"));
+    const tr = await Toolroute.instantiate(wasm);
+    const got = await replay(t, driverFor(tr));
+    assert.equal(got.length, t.golden.length, "number of output lines");
+    for (const [i, line] of got.entries()) {
+      assert.deepStrictEqual(line, t.golden[i], `line ${i + 1}`);
+    }
+  });
+}
+
+test("garbage to every export gives an error, never a trap", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  const garbage = ["", "not json", "{", "[]", '"x"', "[".repeat(100000), '{"type":5}', "\u0000\uffff"];
+  assert.throws(() => tr.turnNew(), { code: "no_catalogue" });
+  assert.throws(() => tr.describe({}), { code: "no_catalogue" });
+  for (const g of garbage) {
+    try {
+      tr.load(g);
+    } catch (err) {
+      assert.ok(err instanceof ToolrouteError, `load(${JSON.stringify(g.slice(0, 20))}) threw ${err}`);
+    }
+  }
+  tr.load({});
+  const turn = tr.turnNew();
+  for (const g of garbage) {
+    assert.throws(() => tr.turnEvent(turn, g), ToolrouteError);
+    assert.throws(() => tr.turnEvent(turn + 1000, g), { code: "unknown_turn" });
+    assert.throws(() => tr.turnChunk(turn + 1000, g), { code: "unknown_turn" });
+  }
+  assert.throws(() => tr.turnChunk(turn, new Uint8Array([0xff, 0x00, 0x80])), { code: "bad_event" });
+  tr.turnFree(123456);
+  assert.equal(tr.broken, null);
+  const actions = tr.turnEvent(turn, { type: "start", user: "hi", settings: { format: "openai", model: "m" } });
+  assert.equal(actions.at(-1).type, "call_model");
+});
+
+test("describe lists groups, files and a session's active tools", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  tr.load({
+    groups: [{ name: "pdf", description: "PDF tools" }],
+    tools: [{ name: "pdf_info", description: "Info", group: "pdf" }],
+    manifests: [{ file: "solo.json", source: "solo.js", text: '{"name":"solo","description":"Solo"}' }],
+  });
+  const d = tr.describe({
+    history: [{ type: "tool_call", tool_name: "load_tool_group", tool_input: '{"group_name":"pdf"}', status: "success" }],
+  });
+  assert.deepStrictEqual(d.active, ["load_tool_group", "solo", "pdf_info"]);
+  assert.deepStrictEqual(d.loaded_groups, ["pdf"]);
+  assert.deepStrictEqual(d.files, [{ file: "solo.json", source: "solo.js", tools: ["solo"] }]);
+  assert.match(d.system_prompt, /## Available Tool Groups/);
+});
