@@ -1,0 +1,68 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// A conversation against a local scripted OpenAI-compatible server: the
+// model loads the "clock" group, calls its tool, and answers. In a real
+// program the provider points at OpenAI, Ollama, llama.cpp or vLLM.
+func Example() {
+	ctx := context.Background()
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"clock"}`),
+		fakemodel.ToolCall("clock_now", `{"city":"Paris"}`),
+		fakemodel.Text("It is 09:00 in Paris."),
+	)
+	defer model.Close()
+
+	h, err := host.New(ctx, host.Options{
+		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.BaseURL(), ModelName: "demo"},
+		NoBuiltins: true,
+		Groups:     []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+				Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			Run: func(ctx context.Context, input json.RawMessage) (string, error) { return "09:00", nil },
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	for ev, err := range h.Session("demo").Send(ctx, "What time is it in Paris?") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev.Type {
+		case host.EventModelCall:
+			fmt.Println("model call with", ev.Tools)
+		case host.EventGroupLoaded:
+			fmt.Println("loaded group", ev.Group.Name, ev.Group.Added)
+		case host.EventMessage:
+			if m := ev.Message; m.Type == session.ToolCall {
+				fmt.Println("called", m.ToolName, m.ToolInput, m.Status)
+			}
+		case host.EventDone:
+			fmt.Println("answer:", ev.Text)
+		}
+	}
+	// Output:
+	// model call with [load_tool_group]
+	// called load_tool_group {"group_name":"clock"} success
+	// loaded group clock [clock_now]
+	// model call with [load_tool_group clock_now]
+	// called clock_now {"city":"Paris"} success
+	// model call with [load_tool_group clock_now]
+	// answer: It is 09:00 in Paris.
+}

@@ -1,0 +1,234 @@
+// Package host runs toolroute in a Go program: the wasm module in wazero,
+// a pool of instances, and everything the module leaves to its host: the
+// model's HTTP calls, running tools (host-native Go functions and JS tools),
+// and storing each session's message log.
+//
+// A Host is built once and serves any number of sessions:
+//
+//	h, err := host.New(ctx, host.Options{
+//		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "https://api.openai.com/v1", APIKey: key, ModelName: "gpt-4o-mini"},
+//	})
+//	defer h.Close(ctx)
+//	for ev, err := range h.Session("demo").Send(ctx, "What time is it?") {
+//		...
+//	}
+//
+// The log is the only state: a Session is just a name for a log in the
+// Store, and the tool groups it loaded are found again in that log on every
+// turn, in this process or the next.
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/toolroute/toolroute/host/catalog"
+	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/manifests"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm/abi"
+)
+
+// Options configure a Host. Only Provider is required.
+type Options struct {
+	// Provider makes the model calls.
+	Provider Provider
+	// Store keeps the message logs; nil means a new MemoryStore.
+	Store Store
+	// SystemPrompt is the base system prompt; the skills and the tool group
+	// listing are added to it.
+	SystemPrompt string
+	// MaxModelCalls ends a turn after this many model calls; 0 means 25.
+	MaxModelCalls int
+	// MaxTokens caps each reply; 0 leaves it to the provider.
+	MaxTokens int
+	// Stream asks the provider to stream its replies.
+	Stream bool
+
+	// NoBuiltins leaves out the built-in JS tools of manifests/.
+	NoBuiltins bool
+	// ToolFolders are folders of user JS tools (NAME.json with NAME.js),
+	// loaded after the built-ins, in order.
+	ToolFolders []ToolFolder
+	// Groups and Tools are the host-native groups and tools.
+	Groups []registry.Group
+	Tools  []NativeTool
+	// Skills are listed in the system prompt and loaded with load_skill.
+	Skills []registry.Skill
+	// Disabled names tools the model must not see or call.
+	Disabled []string
+
+	// JS runs JS tools; nil makes every JS tool call fail with a clear error.
+	JS JSRunner
+	// Env gives the environment variables JS tools may read (each only those
+	// its manifest declares); nil means the process's environment.
+	Env func(name string) (string, bool)
+
+	// Module configures the wasm runtime: the binary, a compilation cache.
+	Module module.Config
+	// MaxInstances bounds the module instances, and so the turns running at
+	// once; 0 means 8.
+	MaxInstances int
+}
+
+// ToolFolder is a folder of user JS tools.
+type ToolFolder struct {
+	// FS holds NAME.json and NAME.js files at its root.
+	FS fs.FS
+	// Label names the folder in reports and source references.
+	Label string
+	// Override lets its tools replace built-in ones of the same name.
+	Override bool
+}
+
+// Host runs sessions. It is safe for concurrent use.
+type Host struct {
+	opts    Options
+	store   Store
+	rt      *module.Runtime
+	pool    *module.Pool
+	js      JSRunner
+	env     func(string) (string, bool)
+	native  map[string]NativeTool
+	locks   sync.Map // session id -> *sync.Mutex
+	mu      sync.RWMutex
+	sources map[string][]byte
+	report  registry.BuildReport
+}
+
+// New compiles the module, registers the catalogue and returns a Host. The
+// catalogue's problems (a bad manifest, say) do not stop it: Report has
+// them.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("host: Options.Provider is required: it makes the model calls")
+	}
+	h := &Host{opts: opts, store: opts.Store, js: opts.JS, env: opts.Env, native: map[string]NativeTool{}}
+	if h.store == nil {
+		h.store = NewMemoryStore()
+	}
+	if h.env == nil {
+		h.env = os.LookupEnv
+	}
+	for _, t := range opts.Tools {
+		if t.Run == nil {
+			return nil, fmt.Errorf("host: native tool %q has no Run function", t.Tool.Name)
+		}
+		h.native[t.Tool.Name] = t
+	}
+	rt, err := module.New(ctx, opts.Module)
+	if err != nil {
+		return nil, err
+	}
+	h.rt = rt
+	h.pool = module.NewPool(rt, module.PoolConfig{MaxInstances: opts.MaxInstances})
+	if err := h.Reload(ctx); err != nil {
+		h.Close(ctx)
+		return nil, err
+	}
+	return h, nil
+}
+
+// Reload reads the tool folders again and hands the new catalogue to the
+// module. Turns already running finish with the old one.
+func (h *Host) Reload(ctx context.Context) error {
+	cat := registry.Catalogue{Groups: h.opts.Groups, Skills: h.opts.Skills, Disabled: h.opts.Disabled}
+	for _, t := range h.opts.Tools {
+		cat.Tools = append(cat.Tools, t.Tool)
+	}
+	sources := map[string][]byte{}
+	// order holds every manifest file in load order: a refused file's report,
+	// or nil where the module's report goes.
+	var order []*registry.Report
+	var folders []ToolFolder
+	if !h.opts.NoBuiltins {
+		folders = append(folders, ToolFolder{FS: manifests.FS, Label: "builtin"})
+	}
+	folders = append(folders, h.opts.ToolFolders...)
+	for _, tf := range folders {
+		f, err := catalog.ReadFolder(tf.FS, tf.Label, tf.Override)
+		if err != nil {
+			return fmt.Errorf("host: %w", err)
+		}
+		for ref, src := range f.Sources {
+			sources[ref] = src
+		}
+		for _, file := range f.Files {
+			if file.Refused != "" {
+				order = append(order, &registry.Report{File: file.Manifest.File, Loaded: []registry.Loaded{},
+					Skipped:  []registry.Problem{{File: file.Manifest.File, Entry: -1, Reason: file.Refused}},
+					Warnings: []registry.Problem{}})
+				continue
+			}
+			order = append(order, nil)
+			m := file.Manifest
+			cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override})
+		}
+	}
+	data, err := json.Marshal(cat)
+	if err != nil {
+		return fmt.Errorf("host: catalogue: %w", err)
+	}
+	rep, err := h.pool.SetCatalogue(ctx, data)
+	if err != nil {
+		return err
+	}
+	loaded := rep.Manifests
+	rep.Manifests = make([]registry.Report, 0, len(order))
+	for _, refused := range order {
+		if refused != nil {
+			rep.Manifests = append(rep.Manifests, *refused)
+		} else if len(loaded) > 0 {
+			rep.Manifests, loaded = append(rep.Manifests, loaded[0]), loaded[1:]
+		}
+	}
+	h.mu.Lock()
+	h.sources, h.report = sources, rep
+	h.mu.Unlock()
+	return nil
+}
+
+// Report is what registering the catalogue did: every manifest's report and
+// every host definition refused.
+func (h *Host) Report() registry.BuildReport {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.report
+}
+
+// Describe returns the catalogue for display, with the tools a session's
+// next model call would send.
+func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description, error) {
+	var history []session.Message
+	if sessionID != "" {
+		var err error
+		if history, err = h.store.Messages(ctx, sessionID); err != nil {
+			return abi.Description{}, err
+		}
+	}
+	raw, err := json.Marshal(history)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	inst, err := h.pool.Acquire(ctx)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	defer h.pool.Release(ctx, inst)
+	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: h.opts.SystemPrompt, History: raw})
+}
+
+// Store is the host's message store.
+func (h *Host) Store() Store { return h.store }
+
+// Close releases the module and its instances.
+func (h *Host) Close(ctx context.Context) error {
+	h.pool.Close(ctx)
+	return h.rt.Close(ctx)
+}

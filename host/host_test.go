@@ -1,0 +1,391 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolroute-host-test")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// pdfTools is a host-native group with two tools that record their calls.
+func pdfTools(calls *[]string, mu *sync.Mutex) ([]registry.Group, []host.NativeTool) {
+	tool := func(name, desc string) host.NativeTool {
+		return host.NativeTool{
+			Tool: registry.Tool{Name: name, Description: desc, Group: "pdf",
+				Parameters: json.RawMessage(`{"properties":{"path":{"type":"string"}},"required":["path"]}`)},
+			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
+				mu.Lock()
+				*calls = append(*calls, name+" "+string(in))
+				mu.Unlock()
+				return `{"pages":3}`, nil
+			},
+		}
+	}
+	return []registry.Group{{Name: "pdf", DisplayName: "PDF Tools", Description: "Read PDF files"}},
+		[]host.NativeTool{tool("pdf_info", "PDF page count"), tool("pdf_text", "PDF text")}
+}
+
+func newHost(t *testing.T, model *fakemodel.Server, format wire.Format, opts host.Options) *host.Host {
+	t.Helper()
+	opts.Provider = &host.HTTPProvider{Wire: format, BaseURL: model.BaseURL(), APIKey: "test-key", ModelName: "fake-model"}
+	opts.Module.CacheDir = cacheDir
+	h, err := host.New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// send runs a turn and returns its events, failing the test on a host error.
+func send(t *testing.T, s *host.Session, text string) []host.Event {
+	t.Helper()
+	var evs []host.Event
+	for ev, err := range s.Send(context.Background(), text) {
+		if err != nil {
+			t.Fatalf("send %q: %v", text, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func last(evs []host.Event) host.Event { return evs[len(evs)-1] }
+
+// RFC-044 across processes: a second Host on the same store (a restarted
+// program) restores the group the first loaded, and its first model call
+// already sends the group's schemas.
+func TestGroupsRestoredAcrossHosts(t *testing.T) {
+	for _, format := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		t.Run(string(format), func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			store := host.NewMemoryStore()
+			model := fakemodel.New(fakemodel.Format(format),
+				fakemodel.ToolCall("load_tool_group", `{"group_name":"pdf"}`),
+				fakemodel.ToolCall("pdf_info", `{"path":"a.pdf"}`),
+				fakemodel.Text("a.pdf has 3 pages."),
+				fakemodel.ToolCall("pdf_text", `{"path":"a.pdf"}`),
+				fakemodel.Text("It says hello."),
+			)
+			defer model.Close()
+
+			first := newHost(t, model, format, host.Options{Store: store, Groups: groups, Tools: tools})
+			if ev := last(send(t, first.Session("s1"), "How long is a.pdf?")); ev.Type != host.EventDone || ev.Text != "a.pdf has 3 pages." {
+				t.Fatalf("turn 1 ended with %+v", ev)
+			}
+			first.Close(context.Background())
+
+			second := newHost(t, model, format, host.Options{Store: store, Groups: groups, Tools: tools})
+			if ev := last(send(t, second.Session("s1"), "What does it say?")); ev.Type != host.EventDone || ev.Text != "It says hello." {
+				t.Fatalf("turn 2 ended with %+v", ev)
+			}
+			reqs := model.Requests()
+			if len(reqs) != 5 {
+				t.Fatalf("%d model calls, want 5", len(reqs))
+			}
+			core := []string{"load_tool_group", "get_current_time", "http_request", "read_file", "write_file"}
+			withPDF := append(append([]string{}, core...), "pdf_info", "pdf_text")
+			wantTools := [][]string{core, withPDF, withPDF, withPDF, withPDF}
+			for i, r := range reqs {
+				if diff := cmp.Diff(wantTools[i], r.ToolNames()); diff != "" {
+					t.Errorf("request %d tools (-want +got):\n%s", i, diff)
+				}
+			}
+			if !cmp.Equal(calls, []string{`pdf_info {"path":"a.pdf"}`, `pdf_text {"path":"a.pdf"}`}) {
+				t.Errorf("native calls = %v", calls)
+			}
+			// Authentication went the provider's way.
+			h := reqs[0].Header
+			if format == wire.OpenAI && h.Get("Authorization") != "Bearer test-key" ||
+				format == wire.Anthropic && (h.Get("x-api-key") != "test-key" || h.Get("anthropic-version") != wire.AnthropicVersion) {
+				t.Errorf("headers = %v", h)
+			}
+		})
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	for _, format := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		t.Run(string(format), func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			model := fakemodel.New(fakemodel.Format(format),
+				fakemodel.Reply{Text: "Loading PDF tools.", Calls: []fakemodel.Call{{Name: "load_tool_group", Args: `{"group_name":"pdf"}`}}},
+				fakemodel.ToolCall("pdf_info", `{"path":"b.pdf"}`),
+				fakemodel.Text("b.pdf has 3 pages."),
+			)
+			defer model.Close()
+			h := newHost(t, model, format, host.Options{Groups: groups, Tools: tools, Stream: true})
+			evs := send(t, h.Session("s"), "Pages of b.pdf?")
+			var text strings.Builder
+			for _, ev := range evs {
+				if ev.Type == host.EventText {
+					text.WriteString(ev.Text)
+				}
+			}
+			if got := text.String(); got != "Loading PDF tools.b.pdf has 3 pages." {
+				t.Errorf("streamed text = %q", got)
+			}
+			if ev := last(evs); ev.Type != host.EventDone || ev.Text != "b.pdf has 3 pages." {
+				t.Errorf("last event = %+v", ev)
+			}
+			if len(calls) != 1 {
+				t.Errorf("calls = %v", calls)
+			}
+			if body := model.Requests()[0].JSON(); body["stream"] != true {
+				t.Errorf("request did not ask to stream: %v", body["stream"])
+			}
+		})
+	}
+}
+
+// fakeJS is a JSRunner that records its calls.
+type fakeJS struct {
+	mu    sync.Mutex
+	calls []host.JSCall
+}
+
+func (f *fakeJS) Run(ctx context.Context, c host.JSCall) registry.Result {
+	f.mu.Lock()
+	f.calls = append(f.calls, c)
+	f.mu.Unlock()
+	return registry.Success("ran " + c.Function)
+}
+
+func TestJSToolsGoToTheRunner(t *testing.T) {
+	folder := fstest.MapFS{
+		"weather.json": {Data: []byte(`{"name":"weather","description":"Weather for a city","env":["WEATHER_KEY","MISSING"],"timeoutSeconds":7,
+			"parameters":{"properties":{"city":{"type":"string"}},"required":["city"]}}`)},
+		"weather.js": {Data: []byte(`async function execute(p) { return "sunny"; }`)},
+	}
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("weather", `{"city":"Lyon"}`),
+		fakemodel.Text("Sunny in Lyon."),
+	)
+	defer model.Close()
+	js := &fakeJS{}
+	env := map[string]string{"WEATHER_KEY": "k-123", "OTHER_SECRET": "no"}
+	h := newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins:  true,
+		ToolFolders: []host.ToolFolder{{FS: folder, Label: "user"}},
+		JS:          js,
+		Env:         func(name string) (string, bool) { v, ok := env[name]; return v, ok },
+	})
+	send(t, h.Session("s"), "Weather in Lyon?")
+	if len(js.calls) != 1 {
+		t.Fatalf("runner calls = %d", len(js.calls))
+	}
+	c := js.calls[0]
+	want := host.JSCall{Tool: "weather", SourceRef: "user/weather.js", Source: []byte(`async function execute(p) { return "sunny"; }`),
+		Function: "execute", Params: json.RawMessage(`{"city":"Lyon"}`), Env: map[string]string{"WEATHER_KEY": "k-123"}, Timeout: 7 * time.Second}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("JS call (-want +got):\n%s", diff)
+	}
+	msgs, _ := h.Session("s").Messages(context.Background())
+	if got := msgs[3].Content; got != "ran execute" {
+		t.Errorf("tool result = %q", got)
+	}
+}
+
+func TestToolFailuresAreResults(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCalls(
+			fakemodel.Call{Name: "boom", Args: `{}`},
+			fakemodel.Call{Name: "typed", Args: `{}`},
+			fakemodel.Call{Name: "slow", Args: `{}`},
+			fakemodel.Call{Name: "js_tool", Args: `{}`},
+		),
+		fakemodel.Text("All failed."),
+	)
+	defer model.Close()
+	tool := func(name string, timeout int, run func(context.Context, json.RawMessage) (string, error)) host.NativeTool {
+		return host.NativeTool{Tool: registry.Tool{Name: name, Description: name, TimeoutSeconds: timeout}, Run: run}
+	}
+	h := newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins:  true,
+		ToolFolders: []host.ToolFolder{{FS: fstest.MapFS{"js_tool.json": {Data: []byte(`{"name":"js_tool","description":"JS"}`)}, "js_tool.js": {Data: []byte(``)}}, Label: "user"}},
+		Tools: []host.NativeTool{
+			tool("boom", 0, func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }),
+			tool("typed", 0, func(context.Context, json.RawMessage) (string, error) {
+				return "", &host.ToolError{Type: "not_found", Message: "no such file: x.pdf"}
+			}),
+			tool("slow", 1, func(ctx context.Context, _ json.RawMessage) (string, error) { <-ctx.Done(); return "", ctx.Err() }),
+		},
+	})
+	send(t, h.Session("s"), "Try them")
+	msgs, _ := h.Session("s").Messages(context.Background())
+	got := map[string]string{}
+	for _, m := range msgs {
+		if m.Type == session.ToolResult {
+			got[m.ToolName] = m.Content
+		}
+	}
+	want := map[string]string{
+		"boom":    "Error (execution_error): tool 'boom' panicked: kaboom",
+		"typed":   "Error (not_found): no such file: x.pdf",
+		"slow":    "Error (timeout): tool 'slow' timed out after 1s",
+		"js_tool": "Error (execution_error): JS tools cannot run here: no JS runner is configured (tool 'js_tool')",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestModelErrorsEndTheTurn(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.Error(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`))
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true})
+	ev := last(send(t, h.Session("s"), "hi"))
+	if ev.Type != host.EventFailed || ev.Failure.Code != "model_error" || !strings.Contains(ev.Failure.Message, "HTTP 401: check the API key: Incorrect API key provided") {
+		t.Errorf("last event = %+v %+v", ev, ev.Failure)
+	}
+	// Nothing listens on this port: the call gets no response at all.
+	dead := &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:1/v1", ModelName: "m"}
+	h2, err := host.New(context.Background(), host.Options{Provider: dead, NoBuiltins: true, Module: module.Config{CacheDir: cacheDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close(context.Background())
+	ev = last(send(t, h2.Session("s"), "hi"))
+	if ev.Type != host.EventFailed || !strings.Contains(ev.Failure.Message, "the model could not be reached") {
+		t.Errorf("unreachable: %+v %+v", ev, ev.Failure)
+	}
+	msgs, _ := h2.Session("s").Messages(context.Background())
+	if len(msgs) != 1 || msgs[0].Content != "hi" {
+		t.Errorf("the user's message was not kept: %+v", msgs)
+	}
+}
+
+// A caller that stops reading mid-turn stops the turn; what was committed
+// stays committed and the session goes on.
+func TestStopReading(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	groups, tools := pdfTools(&calls, &mu)
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"pdf"}`),
+		fakemodel.Text("Ready."),
+	)
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Groups: groups, Tools: tools})
+	s := h.Session("s")
+	for ev, err := range s.Send(context.Background(), "load pdf") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == host.EventGroupLoaded {
+			break
+		}
+	}
+	msgs, _ := s.Messages(context.Background())
+	if len(msgs) != 4 {
+		t.Fatalf("committed %d messages, want 4 (user, assistant, call, result)", len(msgs))
+	}
+	d, err := h.Describe(context.Background(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(d.LoadedGroups, []string{"pdf"}) {
+		t.Errorf("loaded groups = %v", d.LoadedGroups)
+	}
+}
+
+func TestManySessionsAtOnce(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	const n = 24
+	for range n {
+		model.Add(fakemodel.Text("hello"))
+	}
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, MaxInstances: 3})
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev, err := range h.Session(fmt.Sprint("s", i)).Send(context.Background(), "hi") {
+				if err != nil {
+					errs <- err
+					return
+				}
+				if ev.Type == host.EventFailed {
+					errs <- errors.New(ev.Failure.Message)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := len(model.Requests()); got != n {
+		t.Errorf("%d model calls, want %d", got, n)
+	}
+}
+
+func TestCatalogueProblemsDoNotStopTheHost(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("ok"))
+	defer model.Close()
+	folder := fstest.MapFS{
+		"broken.json": {Data: []byte(`[{"name":"x"`)},
+		"broken.js":   {Data: []byte(``)},
+		"orphan.json": {Data: []byte(`{"name":"orphan","description":"no source"}`)},
+	}
+	h := newHost(t, model, wire.OpenAI, host.Options{ToolFolders: []host.ToolFolder{{FS: folder, Label: "user"}}})
+	rep := h.Report()
+	var problems []string
+	for _, r := range rep.Manifests {
+		for _, p := range r.Skipped {
+			problems = append(problems, p.Error())
+		}
+	}
+	want := []string{
+		"user/broken.json: invalid JSON at line 1, column 12: unexpected end of JSON input",
+		"user/orphan.json: Missing corresponding .js file: orphan.js",
+	}
+	if diff := cmp.Diff(want, problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if ev := last(send(t, h.Session("s"), "hi")); ev.Type != host.EventDone {
+		t.Errorf("turn ended with %+v", ev)
+	}
+}
+
+func TestNewNeedsAProvider(t *testing.T) {
+	if _, err := host.New(context.Background(), host.Options{}); err == nil || !strings.Contains(err.Error(), "Provider is required") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,309 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// MaxResponseBody bounds a model response body the host reads whole.
+const MaxResponseBody = 64 << 20
+
+// EventType says what an Event reports.
+type EventType string
+
+const (
+	// EventText is text the model streamed: Text.
+	EventText EventType = "text"
+	// EventMessage is a message committed to the log: Message. Tool calls
+	// come as a tool_call message, with their input and status, followed by
+	// their tool_result message.
+	EventMessage EventType = "message"
+	// EventModelCall is a model call going out, offering Tools.
+	EventModelCall EventType = "model_call"
+	// EventToolCalls are tool calls starting to run: Calls.
+	EventToolCalls EventType = "tool_calls"
+	// EventGroupLoaded is a tool group loaded: Group.
+	EventGroupLoaded EventType = "group_loaded"
+	// EventDone ends the turn with the model's answer: Text, Usage.
+	EventDone EventType = "done"
+	// EventFailed ends the turn without one: Failure, Usage. Every message
+	// committed stays in the log.
+	EventFailed EventType = "failed"
+)
+
+// Event is something that happened during a turn.
+type Event struct {
+	Type    EventType          `json:"type"`
+	Text    string             `json:"text,omitempty"`
+	Message *session.Message   `json:"message,omitempty"`
+	Tools   []string           `json:"tools,omitempty"`
+	Calls   []session.Call     `json:"calls,omitempty"`
+	Group   *session.GroupLoad `json:"group,omitempty"`
+	Failure *session.Failure   `json:"failure,omitempty"`
+	Usage   *wire.Usage        `json:"usage,omitempty"`
+}
+
+// Session is one conversation: a name for a message log in the Store.
+type Session struct {
+	h  *Host
+	id string
+}
+
+// Session returns the session with this id; a new id is a new, empty
+// session. /clear is a new id.
+func (h *Host) Session(id string) *Session { return &Session{h: h, id: id} }
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Messages returns the session's log.
+func (s *Session) Messages(ctx context.Context) ([]session.Message, error) {
+	return s.h.store.Messages(ctx, s.id)
+}
+
+// Send runs one turn: the user's message, the model calls and tool calls
+// that follow, until the model answers or the turn fails. It yields the
+// turn's events as they happen, ending with EventDone or EventFailed; an
+// error is a host failure (the store, the module), yielded last. Each message
+// is committed to the Store before the turn goes on, so a turn cut short
+// loses nothing it did. Turns of one session run one at a time.
+func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		stopped := false
+		emit := func(ev Event) bool {
+			if stopped {
+				return false
+			}
+			stopped = !yield(ev, nil)
+			return !stopped
+		}
+		if err := s.send(ctx, text, emit); err != nil && !stopped {
+			yield(Event{}, err)
+		}
+	}
+}
+
+// errStopped ends a turn whose caller stopped reading its events.
+var errStopped = errors.New("host: the caller stopped reading")
+
+func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) error {
+	lock, _ := s.h.locks.LoadOrStore(s.id, &sync.Mutex{})
+	lock.(*sync.Mutex).Lock()
+	defer lock.(*sync.Mutex).Unlock()
+
+	history, err := s.h.store.Messages(ctx, s.id)
+	if err != nil {
+		return fmt.Errorf("host: reading session %q: %w", s.id, err)
+	}
+	inst, err := s.h.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.h.pool.Release(context.WithoutCancel(ctx), inst)
+	handle, err := inst.TurnNew(ctx)
+	if err != nil {
+		return err
+	}
+	defer inst.TurnFree(context.WithoutCancel(ctx), handle)
+
+	t := &turn{s: s, inst: inst.Instance, handle: handle, emit: emit}
+	o := s.h.opts
+	acts, err := t.event(ctx, session.Event{
+		Type: session.EventStart, Now: time.Now(), History: history, User: text,
+		Settings: session.Settings{
+			SystemPrompt: o.SystemPrompt, Format: o.Provider.Format(), Model: o.Provider.Model(),
+			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream,
+		},
+	})
+	for err == nil {
+		var next *session.Action
+		next, err = t.perform(ctx, acts)
+		if err != nil || next == nil {
+			break
+		}
+		switch next.Type {
+		case session.ActionCallModel:
+			acts, err = t.callModel(ctx, next.Request)
+		case session.ActionRunTools:
+			acts, err = t.runTools(ctx, next.Calls)
+		}
+	}
+	if errors.Is(err, errStopped) {
+		return nil
+	}
+	return err
+}
+
+// turn is one turn in progress on a module instance.
+type turn struct {
+	s      *Session
+	inst   *module.Instance
+	handle uint32
+	emit   func(Event) bool
+	over   bool
+}
+
+func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.inst.TurnEvent(ctx, t.handle, data)
+	if err != nil {
+		return nil, fmt.Errorf("host: the module refused a %s event: %w", e.Type, err)
+	}
+	return decodeActions(out)
+}
+
+func decodeActions(out []byte) ([]session.Action, error) {
+	var acts []session.Action
+	if err := json.Unmarshal(out, &acts); err != nil {
+		return nil, fmt.Errorf("host: the module's actions are not JSON: %w", err)
+	}
+	return acts, nil
+}
+
+// perform carries out every action but the last call_model or run_tools,
+// which it returns for the caller to perform.
+func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Action, error) {
+	for i := range acts {
+		a := &acts[i]
+		ev := Event{}
+		switch a.Type {
+		case session.ActionAppend:
+			if err := t.s.h.store.Append(ctx, t.s.id, a.Messages...); err != nil {
+				return nil, fmt.Errorf("host: storing messages of session %q: %w", t.s.id, err)
+			}
+			for j := range a.Messages {
+				if !t.emit(Event{Type: EventMessage, Message: &a.Messages[j]}) {
+					return nil, errStopped
+				}
+			}
+			continue
+		case session.ActionTextDelta:
+			ev = Event{Type: EventText, Text: a.Text}
+		case session.ActionGroupLoaded:
+			ev = Event{Type: EventGroupLoaded, Group: a.Group}
+		case session.ActionDone:
+			t.over = true
+			ev = Event{Type: EventDone, Text: a.Text, Usage: a.Usage}
+		case session.ActionFailed:
+			t.over = true
+			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage}
+		case session.ActionCallModel, session.ActionRunTools:
+			return a, nil
+		default:
+			continue // ABI.md: hosts ignore actions they do not know
+		}
+		if !t.emit(ev) {
+			return nil, errStopped
+		}
+	}
+	return nil, nil
+}
+
+// callModel makes a model call and feeds the module its response: streamed
+// bodies chunk by chunk, as they arrive.
+func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]session.Action, error) {
+	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools}) {
+		return nil, errStopped
+	}
+	resp, err := t.s.h.opts.Provider.Call(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: err.Error()})
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Status: resp.StatusCode, Body: body})
+	}
+	if !isEventStream(resp) {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
+		if err != nil {
+			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: "reading the response: " + err.Error()})
+		}
+		return t.event(ctx, session.Event{Type: session.EventResponse, Now: time.Now(), Body: body})
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			out, err := t.inst.TurnChunk(ctx, t.handle, buf[:n])
+			if err != nil {
+				return nil, fmt.Errorf("host: the module refused a chunk: %w", err)
+			}
+			acts, err := decodeActions(out)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := t.perform(ctx, acts); err != nil {
+				return nil, err
+			}
+			if t.over {
+				return nil, nil
+			}
+		}
+		if rerr == io.EOF {
+			return t.event(ctx, session.Event{Type: session.EventStreamEnd, Now: time.Now()})
+		}
+		if rerr != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: "the stream broke: " + rerr.Error()})
+		}
+	}
+}
+
+func isEventStream(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// runTools runs a response's calls in parallel and feeds each result as it
+// finishes, so each is committed as soon as it is known.
+func (t *turn) runTools(ctx context.Context, calls []session.Call) ([]session.Action, error) {
+	if !t.emit(Event{Type: EventToolCalls, Calls: calls}) {
+		return nil, errStopped
+	}
+	results := make(chan session.Result, len(calls))
+	for _, c := range calls {
+		go func() { results <- t.s.h.run(ctx, c) }()
+	}
+	var acts []session.Action
+	for range calls {
+		var r session.Result
+		select {
+		case r = <-results:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		out, err := t.event(ctx, session.Event{Type: session.EventToolResults, Now: time.Now(), Results: []session.Result{r}})
+		if err != nil {
+			return nil, err
+		}
+		next, err := t.perform(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		if next != nil {
+			acts = []session.Action{*next}
+		}
+	}
+	return acts, nil
+}

@@ -1,0 +1,114 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// NativeTool is a tool the host implements in Go.
+type NativeTool struct {
+	// Tool is the definition the model sees: name, description, parameters,
+	// group and timeout. Its Origin is set by the host.
+	Tool registry.Tool
+	// Run runs a call with the arguments the model sent, already checked for
+	// the required parameters. Its string is the result; its error, the
+	// failure the model reads (a *ToolError sets the error type).
+	Run func(ctx context.Context, input json.RawMessage) (string, error)
+}
+
+// ToolError is a tool failure with an error type, such as "not_found".
+type ToolError struct {
+	Type    string
+	Message string
+}
+
+func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
+
+// JSCall is one call of a JS tool.
+type JSCall struct {
+	// Tool is the tool's name, for messages.
+	Tool string
+	// SourceRef names the JS source; Source is its text.
+	SourceRef string
+	Source    []byte
+	// Function is the function to call: the manifest's, or "execute".
+	Function string
+	// Params is the model's arguments, a JSON object; the runner adds _env.
+	Params json.RawMessage
+	// Env holds the environment variables the tool may read.
+	Env map[string]string
+	// Timeout bounds the call.
+	Timeout time.Duration
+}
+
+// JSRunner runs JS tools. toolroute's QuickJS runner implements it.
+type JSRunner interface {
+	Run(ctx context.Context, call JSCall) registry.Result
+}
+
+// run performs one call the engine asked for and returns its result.
+func (h *Host) run(ctx context.Context, c session.Call) session.Result {
+	timeout := time.Duration(c.TimeoutSeconds) * time.Second
+	res := session.Result{ID: c.ID}
+	switch c.Origin.Kind {
+	case registry.OriginHost:
+		tool, ok := h.native[c.Tool]
+		if !ok {
+			res.Result = registry.Failure("execution_error", fmt.Sprintf("the host has no implementation of tool '%s'", c.Tool))
+			return res
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out, err := runNative(ctx, tool, c.Input)
+		switch {
+		case err == nil:
+			res.Result = registry.Success(out)
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			res.Result = registry.Failure("timeout", fmt.Sprintf("tool '%s' timed out after %s", c.Tool, timeout))
+		default:
+			var te *ToolError
+			if errors.As(err, &te) {
+				res.Result = registry.Failure(te.Type, te.Message)
+			} else {
+				res.Result = registry.Failure("execution_error", err.Error())
+			}
+		}
+	case registry.OriginJS:
+		if h.js == nil {
+			res.Result = registry.Failure("execution_error", fmt.Sprintf("JS tools cannot run here: no JS runner is configured (tool '%s')", c.Tool))
+			return res
+		}
+		h.mu.RLock()
+		src := h.sources[c.Origin.Source]
+		h.mu.RUnlock()
+		env := map[string]string{}
+		for _, name := range c.Env {
+			if v, ok := h.env(name); ok {
+				env[name] = v
+			}
+		}
+		res.Result = h.js.Run(ctx, JSCall{
+			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
+			Params: c.Input, Env: env, Timeout: timeout,
+		})
+	default:
+		res.Result = registry.Failure("execution_error", fmt.Sprintf("tool '%s' has origin %q, which the host cannot run", c.Tool, c.Origin.Kind))
+	}
+	return res
+}
+
+// runNative runs a native tool, turning a panic into a failure.
+func runNative(ctx context.Context, tool NativeTool, input json.RawMessage) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool '%s' panicked: %v", tool.Tool.Name, r)
+		}
+	}()
+	return tool.Run(ctx, input)
+}
