@@ -66,6 +66,9 @@ type Options struct {
 
 	// JS runs JS tools; nil makes every JS tool call fail with a clear error.
 	JS JSRunner
+	// ShowConsole adds JS tools' console output to what the model reads for
+	// successful calls too; failed calls always include it.
+	ShowConsole bool
 	// Env gives the environment variables JS tools may read (each only those
 	// its manifest declares); nil means the process's environment.
 	Env func(name string) (string, bool)

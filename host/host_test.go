@@ -175,11 +175,11 @@ type fakeJS struct {
 	calls []host.JSCall
 }
 
-func (f *fakeJS) Run(ctx context.Context, c host.JSCall) registry.Result {
+func (f *fakeJS) Run(ctx context.Context, c host.JSCall) host.JSResult {
 	f.mu.Lock()
 	f.calls = append(f.calls, c)
 	f.mu.Unlock()
-	return registry.Success("ran " + c.Function)
+	return host.JSResult{Result: registry.Success("ran " + c.Function), Logs: []string{"log: hidden from the model"}}
 }
 
 func TestJSToolsGoToTheRunner(t *testing.T) {

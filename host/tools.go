@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
@@ -47,9 +48,17 @@ type JSCall struct {
 	Timeout time.Duration
 }
 
-// JSRunner runs JS tools. toolroute's QuickJS runner implements it.
+// JSResult is a JS call's outcome and the console lines it wrote, each as
+// "level: text".
+type JSResult struct {
+	registry.Result
+	Logs []string
+}
+
+// JSRunner runs JS tools. toolroute's QuickJS runner (host/jsrun)
+// implements it.
 type JSRunner interface {
-	Run(ctx context.Context, call JSCall) registry.Result
+	Run(ctx context.Context, call JSCall) JSResult
 }
 
 // run performs one call the engine asked for and returns its result.
@@ -93,14 +102,30 @@ func (h *Host) run(ctx context.Context, c session.Call) session.Result {
 				env[name] = v
 			}
 		}
-		res.Result = h.js.Run(ctx, JSCall{
+		out := h.js.Run(ctx, JSCall{
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
 			Params: c.Input, Env: env, Timeout: timeout,
 		})
+		res.Result = withConsole(out, h.opts.ShowConsole)
 	default:
 		res.Result = registry.Failure("execution_error", fmt.Sprintf("tool '%s' has origin %q, which the host cannot run", c.Tool, c.Origin.Kind))
 	}
 	return res
+}
+
+// withConsole adds a call's console output to what the model reads: always
+// when show is set, and for failures, where it usually says why.
+func withConsole(out JSResult, show bool) registry.Result {
+	if len(out.Logs) == 0 || (!show && out.Status == registry.StatusSuccess) {
+		return out.Result
+	}
+	note := "\n\nConsole output:\n" + strings.Join(out.Logs, "\n")
+	if out.Status == registry.StatusSuccess {
+		out.Output += note
+	} else {
+		out.Message += note
+	}
+	return out.Result
 }
 
 // runNative runs a native tool, turning a panic into a failure.

@@ -1,7 +1,11 @@
 // read_file: a text file from the sandbox folder through the fs bridge.
 function execute(params) {
-  if (!fs.exists(params.path)) {
-    throw new Error("File not found: " + params.path + ". Use write_file to create it, or check the path.");
+  try {
+    return fs.readFile(params.path);
+  } catch (e) {
+    if (/file not found/.test(e.message)) {
+      throw new Error(e.message + ": use write_file to create it, or check the path");
+    }
+    throw e;
   }
-  return fs.readFile(params.path);
 }
