@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
+	github.com/fastschema/qjs v0.0.6
 	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go/v3 v3.44.0
 	github.com/tetratelabs/wazero v1.11.0

@@ -1,0 +1,44 @@
+// Package jsrun runs JS tools in QuickJS (github.com/fastschema/qjs v0.0.6,
+// QuickJS compiled to wasm, run by wazero) with the bridges the original
+// system's tools use: fetch, fs, console, _time, lib and google.
+//
+// # One fresh runtime per call
+//
+// Every call runs in a QuickJS runtime no other call has used, so no state
+// leaks between calls or sessions, and a runtime a call broke (a trap, a
+// stack overflow) is simply never used again. Making a runtime takes a few
+// milliseconds, so the Runner keeps some ready, made in the background. A
+// tool's source is compiled to bytecode once and loaded from it per call.
+//
+// # The sandbox
+//
+// qjs v0.0.6 leaves the sandbox to its user. jsrun patches qjs's QuickJS
+// module when it loads it (patch.go; the module's SHA-256 is checked first,
+// and any other build is refused):
+//
+//   - std, os and bjson: registered under 40 random characters per process
+//     and imported by nobody, they cannot be named, as globals or by dynamic
+//     import. With os go its timers: bridges are synchronous, so a pending
+//     promise with no job to run will never settle.
+//   - The working folder qjs mounts at / is a new empty folder per runtime,
+//     removed after it.
+//   - The C stack grows from 64 KiB to 1.9 MiB (recursion 500 deep overran the
+//     original into static data, QuickJS's own check being compiled out), and
+//     a guard at its bottom, checked after each call, catches an overflow.
+//   - Memory: the module's memory gets a maximum, the call's limit (64 MB by
+//     default); QuickJS's own limit was not enforced.
+//   - Timeouts: QuickJS's interrupt handler, polled every 10,000 operations,
+//     is pointed at a function the patch adds, which compares WASI's clock
+//     with the call's deadline. It costs about 1.2 times on CPU-bound code;
+//     wazero's close-on-context-done, the other way, cost 5.4 times
+//     (BenchmarkTimeoutMechanism). A call awaiting a promise that cannot
+//     settle waits for its deadline without using the CPU.
+//
+// fetch refuses loopback, private and link-local addresses at dial time
+// (after DNS), unless FetchOptions.AllowPrivate; FetchOptions.Rewrites send a
+// URL prefix elsewhere. fs reaches only Options.SandboxRoot, through an
+// os.Root. A tool's environment values never appear in its errors or logs.
+//
+// The conformance cases in testdata/js are the specification every host
+// replays; TestConformance replays them here.
+package jsrun

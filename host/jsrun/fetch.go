@@ -1,0 +1,211 @@
+package jsrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FetchOptions configure the fetch bridge.
+type FetchOptions struct {
+	// AllowPrivate lets tools reach loopback, private and link-local
+	// addresses, which are refused by default (SSRF).
+	AllowPrivate bool
+	// Rewrites send URLs starting with From to To instead, such as
+	// https://www.googleapis.com to a local test server. The host chose
+	// those targets, so they are not checked for private addresses.
+	Rewrites []Rewrite
+	// Timeout bounds one request; 0 means 30 seconds. A call's own timeout
+	// bounds it too.
+	Timeout time.Duration
+	// MaxBody is the most body bytes a response keeps; 0 means 100 KB.
+	MaxBody int
+}
+
+// Rewrite sends URLs with a prefix elsewhere.
+type Rewrite struct {
+	From string
+	To   string
+}
+
+const defaultMaxBody = 100 << 10
+
+var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+type fetcher struct {
+	opts FetchOptions
+	// checked refuses private addresses at dial time, after DNS, so a name
+	// that resolves to one is refused too; trusted serves rewritten URLs.
+	// They never share connections.
+	checked, trusted *http.Client
+}
+
+func newFetcher(o FetchOptions) *fetcher {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = defaultMaxBody
+	}
+	client := func(check bool) *http.Client {
+		d := &net.Dialer{Timeout: 10 * time.Second}
+		if check && !o.AllowPrivate {
+			d.ControlContext = func(_ context.Context, _, address string, _ syscall.RawConn) error {
+				host, _, err := net.SplitHostPort(address)
+				if err != nil {
+					return err
+				}
+				if ip, err := netip.ParseAddr(host); err != nil || blockedAddr(ip) {
+					return errPrivate
+				}
+				return nil
+			}
+		}
+		return &http.Client{
+			Transport: &http.Transport{
+				DialContext:           d.DialContext,
+				TLSHandshakeTimeout:   10 * time.Second,
+				ResponseHeaderTimeout: o.Timeout,
+				MaxIdleConnsPerHost:   4,
+				IdleConnTimeout:       30 * time.Second,
+			},
+			CheckRedirect: func(req *http.Request, via []*http.Request) error {
+				if len(via) >= 5 {
+					return errors.New("more than 5 redirects")
+				}
+				if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+					return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
+				}
+				return nil
+			},
+		}
+	}
+	return &fetcher{opts: o, checked: client(true), trusted: client(false)}
+}
+
+var errPrivate = errors.New("private address")
+
+// blockedAddr reports loopback, private, link-local, unspecified, multicast
+// and shared (CGNAT) addresses.
+func blockedAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || netip.MustParsePrefix("0.0.0.0/8").Contains(ip)
+}
+
+type fetchRequest struct {
+	Method  string            `json:"method"`
+	Headers map[string]string `json:"headers"`
+	Body    *string           `json:"body"`
+}
+
+type fetchResponse struct {
+	Status     int               `json:"status"`
+	StatusText string            `json:"statusText"`
+	Headers    map[string]string `json:"headers"`
+	URL        string            `json:"url"`
+	Body       string            `json:"body"`
+	Truncated  bool              `json:"truncated,omitempty"`
+	Kept       int               `json:"kept,omitempty"`
+}
+
+// fetch performs a tool's fetch and returns the response as JSON for the
+// prelude.
+func (s *callState) fetch(rawURL, options string) (string, error) {
+	f := s.runner.client
+	var req fetchRequest
+	if err := json.Unmarshal([]byte(options), &req); err != nil {
+		return "", fmt.Errorf("fetch: bad options: %v", err)
+	}
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = "GET"
+	}
+	if !slices.Contains(fetchMethods, method) {
+		return "", fmt.Errorf("fetch: method '%s' is not allowed: use GET, POST, PUT, PATCH or DELETE", req.Method)
+	}
+	target, client := rawURL, f.checked
+	for _, rw := range f.opts.Rewrites {
+		if rest, ok := strings.CutPrefix(rawURL, rw.From); ok {
+			target, client = rw.To+rest, f.trusted
+			break
+		}
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("fetch: invalid URL '%s': give a full http:// or https:// URL", rawURL)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("fetch: '%s' is not an http or https URL", rawURL)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, f.opts.Timeout)
+	defer cancel()
+	var body io.Reader
+	if req.Body != nil {
+		body = strings.NewReader(*req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return "", fmt.Errorf("fetch: %v", err)
+	}
+	for _, k := range sortedKeys(req.Headers) {
+		hreq.Header.Set(k, req.Headers[k])
+	}
+	if hreq.Header.Get("User-Agent") == "" {
+		hreq.Header.Set("User-Agent", "toolroute")
+	}
+	resp, err := client.Do(hreq)
+	if err != nil {
+		if errors.Is(err, errPrivate) {
+			return "", fmt.Errorf("fetch: %s is refused: loopback, private and link-local addresses cannot be reached from tools", rawURL)
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("fetch: %s timed out", rawURL)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("fetch: %s failed: %v", rawURL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.opts.MaxBody)+1))
+	if err != nil {
+		return "", fmt.Errorf("fetch: reading the response from %s: %v", rawURL, err)
+	}
+	out := fetchResponse{
+		Status:     resp.StatusCode,
+		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
+		Headers:    map[string]string{},
+		URL:        resp.Request.URL.String(),
+		Body:       string(data),
+	}
+	if out.StatusText == "" {
+		out.StatusText = http.StatusText(resp.StatusCode)
+	}
+	for k, v := range resp.Header {
+		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	if len(data) > f.opts.MaxBody {
+		out.Truncated, out.Kept = true, f.opts.MaxBody
+		total := "more"
+		if resp.ContentLength > 0 {
+			total = strconv.FormatInt(resp.ContentLength, 10)
+		}
+		out.Body = string(data[:f.opts.MaxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %d KB: kept %d of %s bytes]", f.opts.MaxBody>>10, f.opts.MaxBody, total)
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}

@@ -1,0 +1,380 @@
+package jsrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+	_ "time/tzdata" // _time works on machines without a zoneinfo database
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
+)
+
+// DefaultMemoryLimit is a call's JS heap limit when Options sets none.
+const DefaultMemoryLimit = 64 << 20
+
+// Options configure a Runner.
+type Options struct {
+	// SandboxRoot is the folder fs reads and writes, the user's: created if
+	// missing. Nothing outside it can be reached.
+	SandboxRoot string
+	// Libraries are the folders lib(name) loads NAME.js from, built-in
+	// first, then the user's.
+	Libraries []fs.FS
+	// Fetch configures the fetch bridge.
+	Fetch FetchOptions
+	// Google serves google.getAccessToken and getAccountEmail; nil means
+	// no account is connected.
+	Google CredentialProvider
+	// MemoryLimit bounds a call's JS heap, in bytes; 0 means 64 MB.
+	MemoryLimit int
+	// Warm is how many fresh runtimes are kept ready, made in the
+	// background; 0 means 2.
+	Warm int
+	// Now is the clock of _time; nil means time.Now.
+	Now func() time.Time
+}
+
+// CredentialProvider gives the Google credentials of the user.
+type CredentialProvider interface {
+	AccessToken(ctx context.Context) (string, error)
+	AccountEmail(ctx context.Context) (string, error)
+}
+
+// ErrNotConnected is what a CredentialProvider returns when no Google account
+// is connected; the tool's error then says how to connect one.
+var ErrNotConnected = errors.New("no Google account is connected")
+
+// Runner runs JS tools, each call in a fresh QuickJS runtime. It is safe for
+// concurrent use: every call gets its own runtime.
+type Runner struct {
+	opts    Options
+	sandbox *sandbox
+	client  *fetcher
+	warm    chan *runtime
+	stop    chan struct{}
+	wg      sync.WaitGroup
+
+	mu        sync.Mutex
+	bytecode  map[[32]byte][]byte
+	closeOnce sync.Once
+}
+
+// New returns a Runner. It patches and compiles QuickJS once per process.
+func New(opts Options) (*Runner, error) {
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	if opts.Warm <= 0 {
+		opts.Warm = 2
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	sb, err := newSandbox(opts.SandboxRoot)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{
+		opts: opts, sandbox: sb, client: newFetcher(opts.Fetch),
+		warm: make(chan *runtime, opts.Warm), stop: make(chan struct{}),
+		bytecode: map[[32]byte][]byte{},
+	}
+	// Make one runtime now, so a broken setup fails here, not in a call.
+	rt, err := newRuntime(opts.MemoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	r.warm <- rt
+	r.wg.Add(1)
+	go r.keepWarm()
+	return r, nil
+}
+
+// keepWarm refills the warm runtimes as calls take them.
+func (r *Runner) keepWarm() {
+	defer r.wg.Done()
+	for {
+		rt, err := newRuntime(r.opts.MemoryLimit)
+		if err != nil {
+			select {
+			case <-r.stop:
+				return
+			case <-time.After(time.Second):
+				continue
+			}
+		}
+		select {
+		case r.warm <- rt:
+		case <-r.stop:
+			rt.close()
+			return
+		}
+	}
+}
+
+// take returns a fresh runtime: a warm one, or a new one.
+func (r *Runner) take() (*runtime, error) {
+	select {
+	case rt := <-r.warm:
+		return rt, nil
+	default:
+		return newRuntime(r.opts.MemoryLimit)
+	}
+}
+
+// Close stops the warming and releases the warm runtimes.
+func (r *Runner) Close() {
+	r.closeOnce.Do(func() {
+		close(r.stop)
+		r.wg.Wait()
+		for {
+			select {
+			case rt := <-r.warm:
+				rt.close()
+			default:
+				return
+			}
+		}
+	})
+}
+
+// LogLine is one console line a call wrote.
+type LogLine struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// Result is a call's outcome and its console output.
+type Result struct {
+	registry.Result
+	Logs []LogLine `json:"logs,omitempty"`
+}
+
+// Run implements host.JSRunner.
+func (r *Runner) Run(ctx context.Context, c host.JSCall) host.JSResult {
+	res := r.Call(ctx, c)
+	out := host.JSResult{Result: res.Result}
+	for _, l := range res.Logs {
+		out.Logs = append(out.Logs, l.Level+": "+l.Text)
+	}
+	return out
+}
+
+var functionRE = regexp.MustCompile(`^[a-zA-Z_$][a-zA-Z0-9_$]*$`)
+
+// Call runs one call of a JS tool in a fresh runtime, bounded by the call's
+// timeout, and returns its result: a returned string as is, any other value
+// as JSON, "" for null or undefined; or an error the model can act on.
+func (r *Runner) Call(ctx context.Context, c host.JSCall) (res Result) {
+	if c.Timeout <= 0 {
+		c.Timeout = registry.DefaultTimeoutSeconds * time.Second
+	}
+	fail := func(typ, msg string) Result {
+		return Result{Result: registry.Failure(typ, scrub(msg, c.Env))}
+	}
+	if !functionRE.MatchString(c.Function) {
+		return fail("execution_error", fmt.Sprintf("Function name '%s' is not a JS identifier", c.Function))
+	}
+	params, err := withEnv(c.Params, c.Env)
+	if err != nil {
+		return fail("invalid_arguments", err.Error())
+	}
+	rt, err := r.take()
+	if err != nil {
+		return fail("execution_error", err.Error())
+	}
+	defer rt.close()
+	return r.callOn(ctx, rt, c, params)
+}
+
+// callOn runs a call on a fresh runtime.
+func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params string) (res Result) {
+	fail := func(typ, msg string) Result {
+		return Result{Result: registry.Failure(typ, scrub(msg, c.Env))}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	state := &callState{runner: r, ctx: ctx, env: c.Env}
+	rt.call = state
+	deadline, _ := ctx.Deadline()
+
+	out, err := r.run(ctx, rt, c, params, deadline)
+	logs := state.logs
+	for i := range logs {
+		logs[i].Text = scrub(logs[i].Text, c.Env)
+	}
+	switch {
+	case err == nil && rt.guardIntact():
+		return Result{Result: registry.Success(out), Logs: logs}
+	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
+		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
+		if errors.Is(err, errPending) {
+			msg += ": it awaits a promise that never settles"
+		}
+		res = fail("timeout", msg)
+	case ctx.Err() != nil:
+		res = fail("canceled", fmt.Sprintf("JS tool '%s' was canceled", c.Tool))
+	case strings.Contains(err.Error(), "out of memory") || (isTrap(err) && rt.memoryFull()):
+		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
+	case !rt.guardIntact() || isTrap(err):
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	default:
+		res = fail("execution_error", withoutGlue(err.Error()))
+	}
+	res.Logs = logs
+	return res
+}
+
+// withoutGlue drops the stack frames of the runner's own scripts, which say
+// nothing to the model or the tool's author.
+func withoutGlue(msg string) string {
+	lines := strings.Split(msg, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.Contains(l, "(<toolroute ") && !strings.Contains(l, "(<proxy_factory>") && !strings.Contains(l, "(native)") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.TrimRight(strings.Join(kept, "\n"), "\n")
+}
+
+// isTrap reports an error from a runtime whose module trapped or closed.
+func isTrap(err error) bool {
+	return err != nil && (isClosed(err.Error()) || strings.Contains(err.Error(), "wasm error"))
+}
+
+// errPending: the call's promise is pending with nothing left to run, so it
+// will never settle.
+var errPending = errors.New("the promise never settles")
+
+// run loads the source and calls the function, turning panics from a dead
+// runtime into errors. The interrupt handler stops JS past the deadline; a
+// promise left pending with no job to run waits for the deadline.
+func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string, deadline time.Time) (out string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	if err := rt.setDeadline(deadline); err != nil {
+		return "", err
+	}
+	bc, err := r.compiled(rt, c.SourceRef, c.Source)
+	if err != nil {
+		return "", err
+	}
+	if err := rt.load(c.SourceRef, bc); err != nil {
+		return "", err
+	}
+	// Each evaluation runs the jobs it leaves: after the start, the promise
+	// has settled, or it waits on nothing that can happen (bridges are
+	// synchronous and there are no timers).
+	if _, err := rt.eval("<toolroute call>", fmt.Sprintf("__tr_start(%q, %s)", c.Function, jsString(params))); err != nil {
+		return "", err
+	}
+	raw, err := rt.eval("<toolroute outcome>", "__tr_outcome")
+	if err != nil {
+		return "", err
+	}
+	if raw == "" {
+		<-ctx.Done()
+		return "", errPending
+	}
+	var o struct {
+		OK    bool            `json:"ok"`
+		Value json.RawMessage `json:"value"`
+		Error string          `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &o); err != nil {
+		return "", fmt.Errorf("reading the outcome: %v", err)
+	}
+	if !o.OK {
+		return "", errors.New(o.Error)
+	}
+	var s string
+	if err := json.Unmarshal(o.Value, &s); err != nil {
+		return "", fmt.Errorf("reading the result: %v", err)
+	}
+	return s, nil
+}
+
+// compiled returns a source's bytecode, compiling it in rt the first time.
+func (r *Runner) compiled(rt *runtime, ref string, source []byte) ([]byte, error) {
+	key := sha256.Sum256(append([]byte(ref+"\x00"), source...))
+	r.mu.Lock()
+	bc, ok := r.bytecode[key]
+	r.mu.Unlock()
+	if ok {
+		return bc, nil
+	}
+	bc, err := rt.compile(ref, string(source))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.bytecode[key] = bc
+	r.mu.Unlock()
+	return bc, nil
+}
+
+// Precompile compiles sources to bytecode ahead of their first call, so the
+// first call does not pay for parsing. Sources that do not compile are
+// skipped; their calls report the error.
+func (r *Runner) Precompile(sources map[string][]byte) {
+	rt, err := newRuntime(r.opts.MemoryLimit)
+	if err != nil {
+		return
+	}
+	defer rt.close()
+	for _, ref := range sortedRefs(sources) {
+		func() {
+			defer func() { _ = recover() }()
+			_, _ = r.compiled(rt, ref, sources[ref])
+		}()
+	}
+}
+
+// withEnv adds _env to the call's parameters.
+func withEnv(params json.RawMessage, env map[string]string) (string, error) {
+	var obj map[string]json.RawMessage
+	if len(strings.TrimSpace(string(params))) == 0 {
+		obj = map[string]json.RawMessage{}
+	} else if err := json.Unmarshal(params, &obj); err != nil || obj == nil {
+		return "", errors.New("the parameters are not a JSON object")
+	}
+	if env == nil {
+		env = map[string]string{}
+	}
+	e, err := json.Marshal(env)
+	if err != nil {
+		return "", err
+	}
+	obj["_env"] = e
+	b, err := json.Marshal(obj)
+	return string(b), err
+}
+
+// jsString quotes s as a JS string literal (JSON's rules are JS's).
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// scrub removes the values of the tool's environment variables from text
+// leaving the model's sight: secrets never appear in errors or logs.
+func scrub(text string, env map[string]string) string {
+	for _, k := range sortedKeys(env) {
+		if v := env[k]; len(v) >= 4 {
+			text = strings.ReplaceAll(text, v, "[redacted "+k+"]")
+		}
+	}
+	return text
+}

@@ -1,0 +1,218 @@
+package jsrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
+)
+
+func newRunner(t testing.TB, opts Options) *Runner {
+	t.Helper()
+	r, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+func call(r *Runner, source string, timeout time.Duration) Result {
+	return r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(source), Function: "execute", Timeout: timeout})
+}
+
+// qjs mounts its working folder at /: it must be an empty folder of its own,
+// never the process's, and gone after the call.
+func TestWorkingFolderIsEmptyAndPrivate(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(wd, "cwd_probe.json")
+	if err := os.WriteFile(probe, []byte(`{"secret":"from the process's folder"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(probe)
+	r := newRunner(t, Options{})
+	res := call(r, `async function execute() {
+		const out = [];
+		for (const p of ["./cwd_probe.json", "/cwd_probe.json", "cwd_probe.json", "../jsrun/cwd_probe.json"]) {
+			out.push(await import(p).then(m => "read " + JSON.stringify(m.default), e => "no"));
+		}
+		return out.join(" ");
+	}`, 5*time.Second)
+	if res.Status != registry.StatusSuccess || res.Output != "no no no no" {
+		t.Fatalf("result = %+v", res)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "toolroute-qjs-*"))
+	call(r, `function execute() { return "x" }`, 5*time.Second)
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "toolroute-qjs-*"))
+	if len(after) > len(before)+1 { // the warm runtime made meanwhile may have one
+		t.Errorf("working folders pile up: %d before, %d after", len(before), len(after))
+	}
+}
+
+// After a timeout, a crash or running out of memory, the host is fine and the
+// next call works.
+func TestHostSurvivesBrokenCalls(t *testing.T) {
+	r := newRunner(t, Options{})
+	for _, src := range []string{
+		`function execute() { while (true) {} }`,
+		`function f(n) { return 1 + f(n + 1) } function execute() { return f(0) }`,
+		`function execute() { const k = []; for (;;) k.push(new Uint8Array(1 << 20)); }`,
+	} {
+		if res := call(r, src, time.Second); res.Status != registry.StatusError {
+			t.Fatalf("%s: %+v", src, res)
+		}
+		if res := call(r, `function execute() { return "still fine" }`, 5*time.Second); res.Output != "still fine" {
+			t.Fatalf("after %s: %+v", src, res)
+		}
+	}
+}
+
+// Concurrent calls each get their own runtime; state never leaks between
+// them.
+func TestConcurrentCalls(t *testing.T) {
+	r := newRunner(t, Options{Warm: 2})
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := fmt.Sprintf(`function execute(p) { if (globalThis.seen) return "leak"; globalThis.seen = %d; let s = 0; for (let k = 0; k < 20000; k++) s += k; return String(p.i) + ":" + s; }`, i)
+			res := r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "c.js", Source: []byte(src), Function: "execute",
+				Params: []byte(fmt.Sprintf(`{"i":%d}`, i)), Timeout: 20 * time.Second})
+			if want := fmt.Sprintf("%d:199990000", i); res.Output != want {
+				errs <- fmt.Errorf("call %d: %+v, want %s", i, res, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// A slow call does not hold up others.
+func TestTimeoutDoesNotBlockOthers(t *testing.T) {
+	r := newRunner(t, Options{})
+	done := make(chan Result)
+	go func() { done <- call(r, `function execute() { while (true) {} }`, 2*time.Second) }()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	if res := call(r, `function execute() { return "quick" }`, 5*time.Second); res.Output != "quick" {
+		t.Fatalf("%+v", res)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a quick call waited %s behind a stuck one", d)
+	}
+	if res := <-done; res.ErrorType != "timeout" {
+		t.Errorf("stuck call: %+v", res)
+	}
+}
+
+func TestPrecompile(t *testing.T) {
+	r := newRunner(t, Options{})
+	r.Precompile(map[string][]byte{"a.js": []byte(`function execute() { return "a" }`), "bad.js": []byte(`function (`)})
+	r.mu.Lock()
+	n := len(r.bytecode)
+	r.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d sources compiled, want 1", n)
+	}
+	res := r.Call(context.Background(), host.JSCall{Tool: "a", SourceRef: "a.js", Source: []byte(`function execute() { return "a" }`), Function: "execute", Timeout: time.Second})
+	if res.Output != "a" {
+		t.Fatalf("%+v", res)
+	}
+	res = r.Call(context.Background(), host.JSCall{Tool: "b", SourceRef: "bad.js", Source: []byte(`function (`), Function: "execute", Timeout: time.Second})
+	if res.Status != registry.StatusError || !strings.Contains(res.Message, "SyntaxError") || !strings.Contains(res.Message, "bad.js:1") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestBadCalls(t *testing.T) {
+	r := newRunner(t, Options{})
+	tests := []struct {
+		name string
+		call host.JSCall
+		want string
+	}{
+		{"function name with code", host.JSCall{Tool: "t", Source: []byte(`function execute(){}`), Function: "execute();evil"}, "is not a JS identifier"},
+		{"parameters not an object", host.JSCall{Tool: "t", Source: []byte(`function execute(){}`), Function: "execute", Params: []byte(`[1]`)}, "not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := r.Call(context.Background(), tt.call)
+			if res.Status != registry.StatusError || !strings.Contains(res.Message, tt.want) {
+				t.Errorf("%+v, want an error containing %q", res, tt.want)
+			}
+		})
+	}
+}
+
+func TestGoogleProviderErrors(t *testing.T) {
+	r := newRunner(t, Options{Google: failingGoogle{}})
+	res := call(r, `async function execute() { return await google.getAccessToken() }`, 5*time.Second)
+	if res.Status != registry.StatusError || !strings.Contains(res.Message, "token endpoint said invalid_grant") {
+		t.Errorf("%+v", res)
+	}
+}
+
+type failingGoogle struct{}
+
+func (failingGoogle) AccessToken(context.Context) (string, error) {
+	return "", errors.New("token endpoint said invalid_grant: reconnect the account")
+}
+func (failingGoogle) AccountEmail(context.Context) (string, error) { return "", ErrNotConnected }
+
+func TestPatchRefusesOtherBinaries(t *testing.T) {
+	other := append([]byte(nil), qjsWasm...)
+	other[len(other)-1] ^= 1
+	if _, err := patchQuickJS(other, 64<<20); !errors.Is(err, errWrongQuickJS) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := patchQuickJS([]byte("not wasm"), 64<<20); !errors.Is(err, errWrongQuickJS) {
+		t.Fatalf("err = %v", err)
+	}
+	a, err := patchQuickJS(qjsWasm, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := patchQuickJS(qjsWasm, 64<<20)
+	if string(a) == string(b) {
+		t.Error("two patches chose the same module names")
+	}
+}
+
+func TestBlockedAddresses(t *testing.T) {
+	for addr, blocked := range map[string]bool{
+		"127.0.0.1": true, "::1": true, "10.0.0.8": true, "192.168.1.1": true, "172.16.4.4": true,
+		"169.254.169.254": true, "fe80::1": true, "0.0.0.0": true, "100.64.1.1": true, "fd00::1": true,
+		"::ffff:127.0.0.1": true, "224.0.0.1": true,
+		"8.8.8.8": false, "142.250.74.46": false, "2606:4700::1111": false,
+	} {
+		if got := blockedAddr(netip.MustParseAddr(addr)); got != blocked {
+			t.Errorf("blockedAddr(%s) = %v, want %v", addr, got, blocked)
+		}
+	}
+}
+
+func TestScrub(t *testing.T) {
+	env := map[string]string{"KEY": "abcd1234", "SHORT": "ab", "OTHER": "zzzzz"}
+	got := scrub("key abcd1234 and ab and zzzzz", env)
+	if got != "key [redacted KEY] and ab and [redacted OTHER]" {
+		t.Errorf("scrub = %q", got)
+	}
+}

@@ -1,0 +1,257 @@
+package jsrun
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fastschema/qjs"
+)
+
+//go:embed prelude.js
+var preludeJS string
+
+var (
+	patchMu      sync.Mutex
+	patched      = map[int][]byte{}
+	guardPattern = bytes.Repeat([]byte{0xa5, 0x5a, 0xc3, 0x3c}, guardSize/4)
+)
+
+// quickJS returns the patched QuickJS module for a memory limit, made once
+// per process and limit. qjs keeps one compiled module per process: runners
+// with different limits in one process make it compile again when they
+// alternate.
+func quickJS(memoryLimit int) ([]byte, error) {
+	patchMu.Lock()
+	defer patchMu.Unlock()
+	if b, ok := patched[memoryLimit]; ok {
+		return b, nil
+	}
+	b, err := patchQuickJS(qjsWasm, memoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	patched[memoryLimit] = b
+	return b, nil
+}
+
+// runtime is one QuickJS runtime, used for one call and thrown away.
+type runtime struct {
+	q        *qjs.Runtime
+	cwd      string
+	maxBytes uint32 // its memory's maximum
+	// call is the call the bridges serve; set when the runtime is taken.
+	call *callState
+}
+
+// newRuntime makes a runtime with the bridges and the prelude, ready for a
+// call. Its working directory, mounted at / by qjs, is a new empty folder.
+func newRuntime(memoryLimit int) (*runtime, error) {
+	bin, err := quickJS(memoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.MkdirTemp("", "toolroute-qjs-")
+	if err != nil {
+		return nil, fmt.Errorf("jsrun: working folder: %w", err)
+	}
+	rt := &runtime{cwd: cwd, maxBytes: uint32(min((memoryPages+(memoryLimit+65535)/65536)*65536, 1<<32-1))}
+	q, err := qjs.New(qjs.Option{
+		CWD:                cwd,
+		CloseOnContextDone: false, // the interrupt handler stops calls; see patch.go
+		QuickJSWasmBytes:   bin,
+		Stdout:             io.Discard,
+		Stderr:             io.Discard,
+	})
+	if err != nil {
+		os.RemoveAll(cwd)
+		return nil, fmt.Errorf("jsrun: new QuickJS runtime: %w", err)
+	}
+	rt.q = q
+	if err := rt.installInterrupts(); err != nil {
+		rt.close()
+		return nil, err
+	}
+	if err := q.Mem().Write(stackLow, guardPattern); err != nil {
+		rt.close()
+		return nil, fmt.Errorf("jsrun: stack guard: %w", err)
+	}
+	rt.bind()
+	if _, err := rt.eval("<toolroute prelude>", preludeJS); err != nil {
+		rt.close()
+		return nil, fmt.Errorf("jsrun: prelude: %w", err)
+	}
+	return rt, nil
+}
+
+// close releases the runtime and its working folder. A runtime whose module
+// was closed by its context, or that trapped, cannot free its QuickJS state;
+// closing it must not fail.
+func (rt *runtime) close() {
+	func() {
+		defer func() { _ = recover() }()
+		rt.q.Close()
+	}()
+	os.RemoveAll(rt.cwd)
+}
+
+// installInterrupts points QuickJS's interrupt handler at the patch's, with
+// no deadline yet.
+func (rt *runtime) installInterrupts() error {
+	mem := rt.q.Mem()
+	if err := rt.setDeadline(time.Time{}); err != nil {
+		return err
+	}
+	jsrt, err := mem.ReadUint32(uint32(rt.q.Raw())) // QJSRuntime.runtime
+	if err != nil {
+		return fmt.Errorf("jsrun: interrupt handler: %w", err)
+	}
+	if cur, err := mem.ReadUint32(jsrt + rtHandlerOffset); err != nil || cur != 0 {
+		return fmt.Errorf("jsrun: interrupt handler: the runtime already has one (%d, %v)", cur, err)
+	}
+	return mem.Write(jsrt+rtHandlerOffset, binary.LittleEndian.AppendUint32(nil, handlerSlot))
+}
+
+// setDeadline arms the interrupt handler: past t, JS stops with an
+// uncatchable "interrupted" error. The zero time means never.
+func (rt *runtime) setDeadline(t time.Time) error {
+	ns := uint64(math.MaxUint64)
+	if !t.IsZero() {
+		ns = uint64(t.UnixNano())
+	}
+	return rt.q.Mem().Write(deadlineAddr, binary.LittleEndian.AppendUint64(nil, ns))
+}
+
+// memoryFull reports whether the memory reached its maximum: a trap then is
+// most likely an allocation that failed.
+func (rt *runtime) memoryFull() bool {
+	return rt.q.Mem().Size()+(1<<20) >= rt.maxBytes
+}
+
+// guardIntact reports whether the stack never reached its guard.
+func (rt *runtime) guardIntact() bool {
+	b, err := rt.q.Mem().Read(stackLow, guardSize)
+	return err == nil && bytes.Equal(b, guardPattern)
+}
+
+// eval runs code as a global script (strict, as qjs evaluates) and returns
+// its value as a string.
+func (rt *runtime) eval(file, code string) (string, error) {
+	v, err := rt.q.Eval(file, qjs.Code(code))
+	if err != nil {
+		return "", err
+	}
+	defer v.Free()
+	return v.String(), nil
+}
+
+// compile compiles a tool's source to bytecode as a non-strict global script,
+// as tools were written for, keeping the file name for error positions.
+func (rt *runtime) compile(file, source string) ([]byte, error) {
+	c := rt.q.Context()
+	name := c.NewStringHandle(file)
+	code := c.NewStringHandle(source)
+	defer c.FreeHandle(name.Raw())
+	defer c.FreeHandle(code.Raw())
+	opts := c.Call("QJS_CreateEvalOption", code.Raw(), 0, 0, name.Raw(), qjs.JsEvalTypeGlobal|qjs.JsEvalFlagCompileOnly)
+	defer c.FreeHandle(opts.Raw())
+	res := c.Call("QJS_Compile2", c.Raw(), opts.Raw())
+	if c.HasException() {
+		res.Free()
+		return nil, c.Exception()
+	}
+	defer res.Free()
+	if res.IsError() {
+		return nil, res.Exception()
+	}
+	return bytes.Clone(res.Bytes()), nil
+}
+
+// load runs compiled bytecode, defining the tool's functions.
+func (rt *runtime) load(file string, bytecode []byte) error {
+	v, err := rt.q.Eval(file, qjs.Bytecode(bytecode))
+	if err != nil {
+		return err
+	}
+	v.Free()
+	return nil
+}
+
+// bind registers the host functions the prelude wraps.
+func (rt *runtime) bind() {
+	c := rt.q.Context()
+	fn := func(name string, f func(args []*qjs.Value) (*qjs.Value, error)) {
+		c.SetFunc(name, func(this *qjs.This) (*qjs.Value, error) {
+			if rt.call == nil {
+				return nil, errors.New("no call is running")
+			}
+			return f(this.Args())
+		})
+	}
+	str := func(args []*qjs.Value, i int) string {
+		if i >= len(args) || args[i].IsUndefined() || args[i].IsNull() {
+			return ""
+		}
+		return args[i].String()
+	}
+	fn("__tr_console", func(args []*qjs.Value) (*qjs.Value, error) {
+		rt.call.log(str(args, 0), str(args, 1))
+		return nil, nil
+	})
+	fn("__tr_time", func(args []*qjs.Value) (*qjs.Value, error) {
+		s, err := rt.call.time(str(args, 0), str(args, 1))
+		if err != nil {
+			return nil, err
+		}
+		return c.NewString(s), nil
+	})
+	fn("__tr_fs_read", func(args []*qjs.Value) (*qjs.Value, error) {
+		s, err := rt.call.runner.sandbox.read(str(args, 0))
+		if err != nil {
+			return nil, err
+		}
+		return c.NewString(s), nil
+	})
+	fn("__tr_fs_write", func(args []*qjs.Value) (*qjs.Value, error) {
+		appendTo := len(args) > 2 && args[2].Bool()
+		return nil, rt.call.runner.sandbox.write(str(args, 0), str(args, 1), appendTo)
+	})
+	fn("__tr_fs_exists", func(args []*qjs.Value) (*qjs.Value, error) {
+		return c.NewBool(rt.call.runner.sandbox.exists(str(args, 0))), nil
+	})
+	fn("__tr_fetch", func(args []*qjs.Value) (*qjs.Value, error) {
+		s, err := rt.call.fetch(str(args, 0), str(args, 1))
+		if err != nil {
+			return nil, err
+		}
+		return c.NewString(s), nil
+	})
+	fn("__tr_lib", func(args []*qjs.Value) (*qjs.Value, error) {
+		s, err := rt.call.runner.library(str(args, 0))
+		if err != nil {
+			return nil, err
+		}
+		return c.NewString(s), nil
+	})
+	fn("__tr_google", func(args []*qjs.Value) (*qjs.Value, error) {
+		s, err := rt.call.google(str(args, 0))
+		if err != nil {
+			return nil, err
+		}
+		return c.NewString(s), nil
+	})
+}
+
+// isClosed reports whether an error or panic came from the module being
+// closed: by its context (a timeout) or by a trap.
+func isClosed(msg string) bool {
+	return strings.Contains(msg, "module closed")
+}
