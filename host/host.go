@@ -139,7 +139,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 }
 
 // Reload reads the tool folders again and hands the new catalogue to the
-// module. Turns already running finish with the old one.
+// module. A running turn uses it from its next model call after a tool
+// call; others, from their next turn.
 func (h *Host) Reload(ctx context.Context) error {
 	cat := registry.Catalogue{Groups: h.opts.Groups, Skills: h.opts.Skills, Disabled: h.opts.Disabled}
 	for _, t := range h.opts.Tools {
@@ -178,10 +179,10 @@ func (h *Host) Reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("host: catalogue: %w", err)
 	}
-	rep, err := h.pool.SetCatalogue(ctx, data)
-	if err != nil {
-		return err
-	}
+	// The module builds the same registry from the same catalogue: the
+	// report is computed here, without waiting for an instance.
+	_, rep := registry.Build(cat)
+	h.pool.SetCatalogue(data)
 	loaded := rep.Manifests
 	rep.Manifests = make([]registry.Report, 0, len(order))
 	for _, refused := range order {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -387,5 +388,42 @@ func TestCatalogueProblemsDoNotStopTheHost(t *testing.T) {
 func TestNewNeedsAProvider(t *testing.T) {
 	if _, err := host.New(context.Background(), host.Options{}); err == nil || !strings.Contains(err.Error(), "Provider is required") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A tool that adds a tool (as create_js_tool does) makes it callable from the
+// next model call of the same turn.
+func TestToolCreatedMidTurn(t *testing.T) {
+	dir := t.TempDir()
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("make_tool", `{}`),
+		fakemodel.ToolCall("fresh_tool", `{}`),
+		fakemodel.Text("Made and used it."),
+	)
+	defer model.Close()
+	var h *host.Host
+	js := &fakeJS{}
+	h = newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins:  true,
+		ToolFolders: []host.ToolFolder{{FS: os.DirFS(dir), Label: "user"}},
+		JS:          js,
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "make_tool", Description: "Make a tool"},
+			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				os.WriteFile(filepath.Join(dir, "fresh_tool.json"), []byte(`{"name":"fresh_tool","description":"Just made"}`), 0o644)
+				os.WriteFile(filepath.Join(dir, "fresh_tool.js"), []byte(`function execute() { return "fresh" }`), 0o644)
+				return "made", h.Reload(ctx)
+			},
+		}},
+	})
+	if ev := last(send(t, h.Session("s"), "make a tool and use it")); ev.Type != host.EventDone {
+		t.Fatalf("turn ended with %+v %+v", ev, ev.Failure)
+	}
+	reqs := model.Requests()
+	if got := reqs[1].ToolNames(); !cmp.Equal(got, []string{"make_tool", "fresh_tool"}) {
+		t.Errorf("the call after make_tool offered %v", got)
+	}
+	if len(js.calls) != 1 || js.calls[0].Tool != "fresh_tool" {
+		t.Errorf("fresh_tool did not run: %+v", js.calls)
 	}
 }

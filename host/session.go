@@ -118,7 +118,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 	}
 	defer inst.TurnFree(context.WithoutCancel(ctx), handle)
 
-	t := &turn{s: s, inst: inst.Instance, handle: handle, emit: emit}
+	t := &turn{s: s, inst: inst, handle: handle, emit: emit}
 	o := s.h.opts
 	acts, err := t.event(ctx, session.Event{
 		Type: session.EventStart, Now: time.Now(), History: history, User: text,
@@ -149,7 +149,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 // turn is one turn in progress on a module instance.
 type turn struct {
 	s      *Session
-	inst   *module.Instance
+	inst   *module.Lent
 	handle uint32
 	emit   func(Event) bool
 	over   bool
@@ -292,6 +292,15 @@ func (t *turn) runTools(ctx context.Context, calls []session.Call) ([]session.Ac
 		case r = <-results:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		// A tool that changed the catalogue (create_js_tool, say) makes
+		// the next model call offer the new tools.
+		if changed, err := t.inst.Refresh(ctx); err != nil {
+			return nil, err
+		} else if changed {
+			if _, err := t.event(ctx, session.Event{Type: session.EventReload}); err != nil {
+				return nil, err
+			}
 		}
 		out, err := t.event(ctx, session.Event{Type: session.EventToolResults, Now: time.Now(), Results: []session.Result{r}})
 		if err != nil {

@@ -370,9 +370,7 @@ func TestPoolReplacesBrokenInstances(t *testing.T) {
 	defer rt.Close(ctx)
 	p := NewPool(rt, PoolConfig{MaxInstances: 1})
 	defer p.Close(ctx)
-	if _, err := p.SetCatalogue(ctx, []byte(memCatalogue)); err != nil {
-		t.Fatal(err)
-	}
+	p.SetCatalogue([]byte(memCatalogue))
 	first, err := p.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -427,27 +425,26 @@ func TestPoolReloadsNewCatalogue(t *testing.T) {
 	if _, err := p.Acquire(ctx); err == nil {
 		t.Fatal("acquired without a catalogue")
 	}
-	if _, err := p.SetCatalogue(ctx, []byte(memCatalogue)); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := p.SetCatalogue(ctx, []byte(`{"manifests":[{"file":"bad.json","text":"[","source":"bad.js"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.OK() || len(rep.Manifests) != 1 {
-		t.Fatalf("report = %+v", rep)
-	}
+	p.SetCatalogue([]byte(memCatalogue))
 	l, err := p.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Release(ctx, l)
+	if changed, err := l.Refresh(ctx); err != nil || changed {
+		t.Fatalf("refresh of a current instance: %v %v", changed, err)
+	}
+	// A new catalogue while the instance is lent: Refresh loads it.
+	p.SetCatalogue([]byte(`{"manifests":[{"file":"solo.json","text":"{\"name\":\"solo\",\"description\":\"d\"}","source":"solo.js"}]}`))
+	if changed, err := l.Refresh(ctx); err != nil || !changed {
+		t.Fatalf("refresh: %v %v", changed, err)
+	}
 	d, err := l.Describe(ctx, abi.DescribeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Groups) != 0 {
-		t.Errorf("the old catalogue is still loaded: %+v", d.Groups)
+	if len(d.Groups) != 0 || len(d.Files) != 1 {
+		t.Errorf("the old catalogue is still loaded: %+v %+v", d.Groups, d.Files)
 	}
 }
 
@@ -455,9 +452,7 @@ func TestPoolRecyclesGrownInstances(t *testing.T) {
 	ctx := context.Background()
 	p := NewPool(runtime(t), PoolConfig{MaxInstances: 1, RecycleMemory: 1})
 	defer p.Close(ctx)
-	if _, err := p.SetCatalogue(ctx, []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
+	p.SetCatalogue([]byte(`{}`))
 	a, err := p.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/toolroute/toolroute/registry"
 )
 
 // DefaultRecycleMemory is the memory past which an instance is closed rather
@@ -55,26 +53,36 @@ func NewPool(rt *Runtime, cfg PoolConfig) *Pool {
 }
 
 // SetCatalogue makes catalogue (registry.Catalogue as JSON) the one every
-// instance serves from now on: it is loaded into an instance at once, to
-// return its report, and into the others when next acquired.
-func (p *Pool) SetCatalogue(ctx context.Context, catalogue []byte) (registry.BuildReport, error) {
+// instance serves from now on: each instance loads it when next acquired, or
+// when Refresh is called on it. It does not wait for an instance.
+func (p *Pool) SetCatalogue(catalogue []byte) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.catalogue = append([]byte(nil), catalogue...)
 	p.generation++
-	p.mu.Unlock()
-	inst, err := p.Acquire(ctx)
-	if err != nil {
-		return registry.BuildReport{}, err
-	}
-	defer p.Release(ctx, inst)
-	return inst.report, inst.reportErr
 }
 
 // Lent is an instance lent by a Pool.
 type Lent struct {
 	*pooled
-	report    registry.BuildReport
-	reportErr error
+	pool *Pool
+}
+
+// Refresh loads the pool's current catalogue into the instance if it has an
+// older one, and reports whether it did. A turn open on the instance keeps
+// its catalogue until it is sent a reload event.
+func (l *Lent) Refresh(ctx context.Context) (bool, error) {
+	l.pool.mu.Lock()
+	catalogue, generation := l.pool.catalogue, l.pool.generation
+	l.pool.mu.Unlock()
+	if l.generation == generation {
+		return false, nil
+	}
+	if _, err := l.Load(ctx, catalogue); err != nil {
+		return false, fmt.Errorf("module: loading the catalogue: %w", err)
+	}
+	l.generation = generation
+	return true, nil
 }
 
 // Acquire lends an instance with the current catalogue loaded, waiting while
@@ -110,13 +118,12 @@ func (p *Pool) Acquire(ctx context.Context) (*Lent, error) {
 		}
 		inst = &pooled{Instance: i}
 	}
-	lent := &Lent{pooled: inst}
+	lent := &Lent{pooled: inst, pool: p}
 	if inst.generation != generation {
-		lent.report, lent.reportErr = inst.Load(ctx, catalogue)
-		if lent.reportErr != nil {
+		if _, err := inst.Load(ctx, catalogue); err != nil {
 			inst.Close(ctx)
 			<-p.slots
-			return nil, fmt.Errorf("module: loading the catalogue: %w", lent.reportErr)
+			return nil, fmt.Errorf("module: loading the catalogue: %w", err)
 		}
 		inst.generation = generation
 	}

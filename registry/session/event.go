@@ -49,6 +49,9 @@ const (
 	// EventToolResults are the results of some or all of the calls a run_tools
 	// action asked for: Results.
 	EventToolResults EventType = "tool_results"
+	// EventReload makes the turn use the catalogue loaded last from its next
+	// model call: see Turn.Reload.
+	EventReload EventType = "reload"
 )
 
 // Event is something that happened, fed to Turn.Handle.

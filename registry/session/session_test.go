@@ -171,3 +171,45 @@ func TestBytesJSON(t *testing.T) {
 		}
 	}
 }
+
+// A tool registered mid-turn is offered from the next model call after
+// Reload, with the groups loaded earlier in the turn still active.
+func TestReload(t *testing.T) {
+	build := func(extra ...registry.Tool) *registry.Registry {
+		reg, rep := registry.Build(registry.Catalogue{
+			Groups: []registry.Group{{Name: "pdf", Description: "PDF"}},
+			Tools: append([]registry.Tool{
+				{Name: "pdf_info", Description: "Info", Group: "pdf"},
+				{Name: "create_tool", Description: "Create a tool"},
+			}, extra...),
+		})
+		if !rep.OK() {
+			t.Fatal(rep)
+		}
+		return reg
+	}
+	turn := NewTurn(build())
+	if err := turn.Reload(build()); err == nil {
+		t.Error("Reload before the start was accepted")
+	}
+	mustActions(t, turn, Event{Type: EventStart, User: "make a tool", Settings: Settings{Format: "openai", Model: "m"}})
+	mustActions(t, turn, Event{Type: EventResponse, Body: Bytes(`{"choices":[{"message":{"tool_calls":[{"id":"a","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}},{"id":"b","function":{"name":"create_tool","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`)})
+	if err := turn.Reload(build(registry.Tool{Name: "new_tool", Description: "Made just now"})); err != nil {
+		t.Fatal(err)
+	}
+	acts := mustActions(t, turn, Event{Type: EventToolResults, Results: []Result{{ID: "b", Result: registry.Success("created")}}})
+	req := acts[len(acts)-1].Request
+	want := []string{"load_tool_group", "create_tool", "new_tool", "pdf_info"}
+	if req == nil || !cmp.Equal(req.Tools, want) {
+		t.Fatalf("next call offers %v, want %v", req, want)
+	}
+}
+
+func mustActions(t *testing.T, turn *Turn, e Event) []Action {
+	t.Helper()
+	acts, err := turn.Handle(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acts
+}

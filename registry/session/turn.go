@@ -64,6 +64,21 @@ func NewTurn(reg *registry.Registry) *Turn {
 	return &Turn{reg: reg}
 }
 
+// Reload makes the turn use reg from its next model call: the tools and
+// groups a host just changed (a tool created, updated or deleted) reach the
+// model without waiting for the next turn. The active list is rebuilt from
+// the log, which holds the groups loaded so far in this turn too. It is the
+// native side of EventReload.
+func (t *Turn) Reload(reg *registry.Registry) error {
+	if t.state == idle || t.state == finished {
+		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
+	}
+	t.reg = reg
+	t.system = reg.SystemPrompt(t.set.SystemPrompt)
+	t.active = ActiveTools(reg, t.log)
+	return nil
+}
+
 // Over reports whether the turn has ended, done or failed.
 func (t *Turn) Over() bool { return t.state == finished }
 
@@ -114,6 +129,8 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.fail(Failure{Code: "model_error", Message: msg}), nil
 	case EventToolResults:
 		return t.results(e.Results), nil
+	case EventReload:
+		return nil, fmt.Errorf("%w: reload: the host must use the registry it loaded: call Turn.Reload (the module does it for toolroute_turn_event)", ErrEvent)
 	}
 	return nil, nil
 }
@@ -126,6 +143,7 @@ var acceptedIn = map[EventType][]state{
 	EventStreamEnd:   {streaming},
 	EventModelError:  {awaitingModel, streaming},
 	EventToolResults: {awaitingTools},
+	EventReload:      {awaitingModel, streaming, awaitingTools},
 }
 
 // check refuses events that are malformed or out of place, before anything
@@ -136,7 +154,7 @@ func (t *Turn) check(e Event) error {
 	}
 	states, known := acceptedIn[e.Type]
 	if !known {
-		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error or tool_results", ErrEvent, e.Type)
+		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results or reload", ErrEvent, e.Type)
 	}
 	ok := false
 	for _, s := range states {

@@ -93,6 +93,12 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	if e.Type == session.EventChunk {
 		return fail(CodeBadJSON, fmt.Sprintf("send chunks as raw bytes with %s, not as JSON", ExportTurnChunk))
 	}
+	if e.Type == session.EventReload {
+		if err := t.Reload(g.reg); err != nil {
+			return fail(CodeBadEvent, err.Error())
+		}
+		return ok([]session.Action{})
+	}
 	return handle(t, e)
 }
 
