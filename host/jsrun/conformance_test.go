@@ -1,7 +1,6 @@
 package jsrun
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -232,15 +231,11 @@ func TestConformance(t *testing.T) {
 			}
 			params := json.RawMessage(sub(string(c.Params)))
 			for range max(1, c.Repeat) {
-				start := time.Now()
 				res := r.Call(context.Background(), host.JSCall{
 					Tool: "case_tool", SourceRef: "tool.js", Source: []byte(source), Function: c.Function,
 					Params: params, Env: c.Env, Timeout: timeout,
 				})
 				check(t, c.Expect, res)
-				if c.TimeoutSeconds > 0 && time.Since(start) > timeout+3*time.Second {
-					t.Errorf("the call took %s, past its %s timeout", time.Since(start), timeout)
-				}
 			}
 			for name, want := range c.ExpectFiles {
 				got, err := os.ReadFile(filepath.Join(sandboxDir, name))
@@ -327,5 +322,3 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
-
-var _ = bytes.Equal

@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/toolroute/toolroute/host/safehttp"
 )
 
 // FetchOptions configure the fetch bridge.
@@ -44,11 +43,8 @@ const defaultMaxBody = 100 << 10
 var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
 type fetcher struct {
-	opts FetchOptions
-	// checked refuses private addresses at dial time, after DNS, so a name
-	// that resolves to one is refused too; trusted serves rewritten URLs.
-	// They never share connections.
-	checked, trusted *http.Client
+	opts   FetchOptions
+	client *safehttp.Client
 }
 
 func newFetcher(o FetchOptions) *fetcher {
@@ -58,51 +54,11 @@ func newFetcher(o FetchOptions) *fetcher {
 	if o.MaxBody <= 0 {
 		o.MaxBody = defaultMaxBody
 	}
-	client := func(check bool) *http.Client {
-		d := &net.Dialer{Timeout: 10 * time.Second}
-		if check && !o.AllowPrivate {
-			d.ControlContext = func(_ context.Context, _, address string, _ syscall.RawConn) error {
-				host, _, err := net.SplitHostPort(address)
-				if err != nil {
-					return err
-				}
-				if ip, err := netip.ParseAddr(host); err != nil || blockedAddr(ip) {
-					return errPrivate
-				}
-				return nil
-			}
-		}
-		return &http.Client{
-			Transport: &http.Transport{
-				DialContext:           d.DialContext,
-				TLSHandshakeTimeout:   10 * time.Second,
-				ResponseHeaderTimeout: o.Timeout,
-				MaxIdleConnsPerHost:   4,
-				IdleConnTimeout:       30 * time.Second,
-			},
-			CheckRedirect: func(req *http.Request, via []*http.Request) error {
-				if len(via) >= 5 {
-					return errors.New("more than 5 redirects")
-				}
-				if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-					return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
-				}
-				return nil
-			},
-		}
+	so := safehttp.Options{AllowPrivate: o.AllowPrivate, Timeout: o.Timeout}
+	for _, rw := range o.Rewrites {
+		so.Rewrites = append(so.Rewrites, safehttp.Rewrite(rw))
 	}
-	return &fetcher{opts: o, checked: client(true), trusted: client(false)}
-}
-
-var errPrivate = errors.New("private address")
-
-// blockedAddr reports loopback, private, link-local, unspecified, multicast
-// and shared (CGNAT) addresses.
-func blockedAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || netip.MustParsePrefix("0.0.0.0/8").Contains(ip)
+	return &fetcher{opts: o, client: safehttp.New(so)}
 }
 
 type fetchRequest struct {
@@ -136,19 +92,9 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	if !slices.Contains(fetchMethods, method) {
 		return "", fmt.Errorf("fetch: method '%s' is not allowed: use GET, POST, PUT, PATCH or DELETE", req.Method)
 	}
-	target, client := rawURL, f.checked
-	for _, rw := range f.opts.Rewrites {
-		if rest, ok := strings.CutPrefix(rawURL, rw.From); ok {
-			target, client = rw.To+rest, f.trusted
-			break
-		}
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("fetch: invalid URL '%s': give a full http:// or https:// URL", rawURL)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("fetch: '%s' is not an http or https URL", rawURL)
+	u, rewritten, err := f.client.Target(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("fetch: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, f.opts.Timeout)
 	defer cancel()
@@ -166,9 +112,9 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	if hreq.Header.Get("User-Agent") == "" {
 		hreq.Header.Set("User-Agent", "toolroute")
 	}
-	resp, err := client.Do(hreq)
+	resp, err := f.client.Do(hreq, rewritten)
 	if err != nil {
-		if errors.Is(err, errPrivate) {
+		if errors.Is(err, safehttp.ErrPrivate) {
 			return "", fmt.Errorf("fetch: %s is refused: loopback, private and link-local addresses cannot be reached from tools", rawURL)
 		}
 		if ctx.Err() != nil {
