@@ -1,0 +1,154 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// The environment variables that make TestHelperProcess the child of
+// TestKillDuringAppend.
+const (
+	helperDBEnv    = "TOOLROUTE_STORE_HELPER_DB"
+	helperBatchEnv = "TOOLROUTE_STORE_HELPER_BATCH"
+)
+
+// killedSession is the session the child appends to.
+const killedSession = "killed"
+
+// killedMessages returns the messages of the child's Append number n: batch
+// messages, long enough that the kill often lands inside a transaction.
+func killedMessages(n, batch int) []session.Message {
+	msgs := make([]session.Message, batch)
+	for i := range msgs {
+		msgs[i] = session.Message{
+			Type:    session.User,
+			Content: fmt.Sprintf("append %d message %d %s", n, i, strings.Repeat("padding ", 500+n%7*100)),
+			Index:   i,
+		}
+	}
+	return msgs
+}
+
+// TestHelperProcess is not a test: run by TestKillDuringAppend, it appends
+// to a database until it is killed, printing each Append's number once
+// Append has returned.
+func TestHelperProcess(t *testing.T) {
+	path := os.Getenv(helperDBEnv)
+	if path == "" {
+		t.Skip("the child process of TestKillDuringAppend")
+	}
+	batch, err := strconv.Atoi(os.Getenv(helperBatchEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	for n := 0; ; n++ {
+		if err := db.Append(t.Context(), killedSession, killedMessages(n, batch)...); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println(n)
+	}
+}
+
+func TestKillDuringAppend(t *testing.T) {
+	tests := []struct {
+		name  string
+		batch int // messages per Append
+	}{
+		{"one message per append", 1},
+		{"three messages per append", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "toolroute.db")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+			cmd.Env = append(os.Environ(), helperDBEnv+"="+path, helperBatchEnv+"="+strconv.Itoa(tt.batch))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+
+			// Read a few lines, kill the child while it appends, then read
+			// what it printed before dying: those Appends had returned.
+			lines := bufio.NewScanner(stdout)
+			reported := 0
+			for lines.Scan() {
+				if n, err := strconv.Atoi(lines.Text()); err != nil || n != reported {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("child printed %q, want %d; stderr:\n%s", lines.Text(), reported, &stderr)
+				}
+				reported++
+				if reported == 20 {
+					if err := cmd.Process.Kill(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			waitErr := cmd.Wait()
+			if reported < 20 {
+				t.Fatalf("child stopped after %d appends: %v; stderr:\n%s", reported, waitErr, &stderr)
+			}
+			if exitErr, ok := waitErr.(*exec.ExitError); !ok || exitErr.Exited() {
+				t.Fatalf("child ended with %v, want killed; stderr:\n%s", waitErr, &stderr)
+			}
+
+			db, err := Open(t.Context(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			checkIntegrity(t, db)
+			got, err := db.Messages(t.Context(), killedSession)
+			if err != nil {
+				t.Fatal(err)
+			}
+			appends := len(got) / tt.batch
+			t.Logf("the child reported %d appends; the database has %d", reported, appends)
+			if len(got)%tt.batch != 0 || appends < reported || appends > reported+1 {
+				t.Fatalf("after the kill: %d messages, want %d or %d (%d appends reported of %d messages)",
+					len(got), reported*tt.batch, (reported+1)*tt.batch, reported, tt.batch)
+			}
+			var want []session.Message
+			for n := range appends {
+				want = append(want, killedMessages(n, tt.batch)...)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("messages after the kill (-want +got):\n%s", diff)
+			}
+			s, ok, err := db.Session(t.Context(), killedSession)
+			if err != nil || !ok || s.Messages != len(got) {
+				t.Errorf("Session(%s) = %+v, %v, %v; want %d messages", killedSession, s, ok, err, len(got))
+			}
+			hits, err := db.Search(t.Context(), fmt.Sprintf("append %d message 0", appends-1), 0)
+			if err != nil || len(hits) == 0 {
+				t.Errorf("Search for the last append = %v, %v; want it found", hits, err)
+			}
+
+			// The database still takes appends after its writer was killed.
+			must(t, db.Append(t.Context(), killedSession, killedMessages(appends, tt.batch)...))
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// Messages returns a session's log in append order; an unknown session has
+// none. It implements host.Store.
+func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
+	rows, err := db.sql.QueryContext(ctx,
+		`SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var msgs []session.Message
+	for rows.Next() {
+		var (
+			seq  int
+			text string
+			m    session.Message
+		)
+		if err := rows.Scan(&seq, &text); err != nil {
+			return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
+		}
+		if err := json.Unmarshal([]byte(text), &m); err != nil {
+			return nil, fmt.Errorf("store: read session %q: message %d: %w", sessionID, seq, err)
+		}
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+// Append adds msgs to the end of a session's log in one transaction,
+// creating the session if needed and setting its updated time to now. It
+// returns once the transaction is committed to disk: the messages are then
+// all kept, and if it fails or the process dies first none of them are.
+// Appending no messages does nothing. It implements host.Store.
+func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	if sessionID == "" {
+		return errors.New("store: append: empty session id")
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("store: append to session %q: message %d: %w", sessionID, i, err)
+		}
+		texts[i] = string(b)
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixNano()
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO sessions (id, created, updated) VALUES (?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated`,
+			sessionID, now, now); err != nil {
+			return err
+		}
+		var next int
+		if err := tx.QueryRowContext(ctx,
+			`SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?`,
+			sessionID).Scan(&next); err != nil {
+			return err
+		}
+		insert, err := tx.PrepareContext(ctx, `
+			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		for i, m := range msgs {
+			var at sql.NullInt64
+			if !m.Time.IsZero() {
+				at = sql.NullInt64{Int64: m.Time.UnixNano(), Valid: true}
+			}
+			if _, err := insert.ExecContext(ctx,
+				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
+	}
+	return nil
+}

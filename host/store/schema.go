@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are the schema's versions: migrations[i] takes a database from
+// version i to i+1, the version being kept in PRAGMA user_version. Never edit
+// a migration once released; add a new one.
+var migrations = []string{
+	// 1: sessions, messages and their search index, memories, settings.
+	`
+CREATE TABLE sessions (
+	id      TEXT PRIMARY KEY,
+	title   TEXT NOT NULL DEFAULT '',
+	created INTEGER NOT NULL, -- Unix nanoseconds
+	updated INTEGER NOT NULL  -- Unix nanoseconds
+) STRICT;
+CREATE INDEX sessions_by_updated ON sessions (updated DESC, id);
+
+-- messages is append-only: rows are inserted and deleted, never updated.
+CREATE TABLE messages (
+	id         INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL, -- position in the session's log, from 0
+	type       TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	tool_name  TEXT NOT NULL,
+	time       INTEGER,          -- Unix nanoseconds, NULL for the zero time
+	json       TEXT NOT NULL,    -- the session.Message
+	UNIQUE (session_id, seq)
+) STRICT;
+CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages BEGIN
+	SELECT RAISE(ABORT, 'messages are append-only');
+END;
+
+CREATE VIRTUAL TABLE messages_fts USING fts5 (
+	content,
+	content = 'messages',
+	content_rowid = 'id',
+	tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+WHEN new.type IN ('user', 'assistant', 'tool_result') BEGIN
+	INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+WHEN old.type IN ('user', 'assistant', 'tool_result') BEGIN
+	INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+
+CREATE TABLE memories (
+	id      INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused
+	text    TEXT NOT NULL,
+	created INTEGER NOT NULL -- Unix nanoseconds
+) STRICT;
+
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+`,
+}
+
+// migrate brings the schema up to the latest version in one transaction.
+func (db *DB) migrate(ctx context.Context) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+			return err
+		}
+		switch {
+		case version > len(migrations):
+			return fmt.Errorf("schema version %d is newer than this toolroute knows (%d); upgrade toolroute", version, len(migrations))
+		case version == len(migrations):
+			return nil
+		case version == 0:
+			var objects int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&objects); err != nil {
+				return err
+			}
+			if objects > 0 {
+				return fmt.Errorf("a SQLite database that is not toolroute's (it has %d schema objects and no version); choose another path", objects)
+			}
+		}
+		for v := version; v < len(migrations); v++ {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
+		}
+		// PRAGMA takes no parameters; the version is our own integer.
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations)))
+		return err
+	})
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// DefaultSearchLimit is the number of hits Search returns when asked for
+// none or fewer.
+const DefaultSearchLimit = 20
+
+// Hit is one message found by Search.
+type Hit struct {
+	SessionID string
+	// Seq is the message's position in its session's log: the index into
+	// what Messages returns.
+	Seq  int
+	Type session.MessageType
+	// Snippet is a short excerpt of the message's content around the
+	// matched words, which are marked **like this**; "…" marks text left
+	// out.
+	Snippet string
+	// Time is the message's own time, zero if it has none.
+	Time time.Time
+}
+
+// Search finds the user, assistant and tool_result messages of all sessions
+// whose content has every word of query, best matches first (FTS5's bm25),
+// then newest first. At most limit hits are returned, DefaultSearchLimit if
+// limit is 0 or less.
+//
+// The query is plain words as a person or a model types them: FTS5 syntax
+// has no meaning in it, and punctuation separates words as it does in the
+// content. Matching ignores case and diacritics (cafe finds café). A query
+// with no letters or digits finds nothing. Words are split at spaces and
+// punctuation, so a word within text written without spaces (Chinese,
+// Japanese) is found only as a whole run.
+func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+	match := ftsQuery(query)
+	if match == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	rows, err := db.sql.QueryContext(ctx, `
+		SELECT m.session_id, m.seq, m.type, m.time,
+			snippet(messages_fts, 0, '**', '**', '…', 16)
+		FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
+		WHERE messages_fts MATCH ?
+		ORDER BY messages_fts.rank, m.id DESC
+		LIMIT ?`, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: search %q: %w", query, err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var (
+			h  Hit
+			at sql.NullInt64
+		)
+		if err := rows.Scan(&h.SessionID, &h.Seq, &h.Type, &at, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("store: search %q: %w", query, err)
+		}
+		if at.Valid {
+			h.Time = fromNanos(at.Int64)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: search %q: %w", query, err)
+	}
+	return hits, nil
+}
+
+// ftsQuery turns plain words into an FTS5 query that matches them all: each
+// word becomes a quoted string, in which FTS5 gives no character a meaning
+// but the doubled quote. Words with no letter or digit, which would be empty
+// strings once tokenized, are dropped; "" means nothing can match.
+func ftsQuery(query string) string {
+	var words []string
+	for _, w := range strings.Fields(query) {
+		if !strings.ContainsFunc(w, isWordRune) {
+			continue
+		}
+		words = append(words, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+	}
+	return strings.Join(words, " ")
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }

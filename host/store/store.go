@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// ErrNotFound is returned, wrapped, by the methods that change or delete a
+// session or a memory that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// maxConns bounds the pool: each connection is a SQLite wasm instance.
+const maxConns = 8
+
+// DB is an open toolroute database. It is safe for concurrent use.
+type DB struct {
+	sql  *sql.DB
+	path string
+	// writing holds a token while a write transaction runs, so the
+	// goroutines of this process queue here rather than in SQLite's busy
+	// handler.
+	writing chan struct{}
+	// now is the clock of the sessions' and memories' times.
+	now func() time.Time
+}
+
+// Open opens the database at path, creating the file and its parent folders
+// if needed, and brings its schema up to date. It refuses a file that is not
+// a SQLite database, or a SQLite database that is not toolroute's.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("store: open: empty path; give the database file's path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("store: open %s: create its folder: %w", abs, err)
+	}
+	sdb, err := sql.Open("sqlite3", dsn(abs))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	sdb.SetMaxOpenConns(maxConns)
+	sdb.SetMaxIdleConns(maxConns)
+	db := &DB{sql: sdb, path: abs, writing: make(chan struct{}, 1), now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		sdb.Close()
+		if errors.Is(err, sqlite3.NOTADB) {
+			return nil, fmt.Errorf("store: %s is not a SQLite database; move it away or choose another path: %w", abs, err)
+		}
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	return db, nil
+}
+
+// dsn returns the driver's file: URI for an absolute path, with the pragmas
+// every connection runs. busy_timeout comes first, as the driver advises.
+func dsn(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:/C:/...
+	}
+	q := url.Values{}
+	q.Set("_txlock", "immediate")
+	q["_pragma"] = []string{
+		"busy_timeout(10000)",
+		"journal_mode(wal)",
+		"synchronous(full)",
+		"foreign_keys(on)",
+	}
+	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
+}
+
+// Close closes the database. Calls made after it return errors.
+func (db *DB) Close() error {
+	if err := db.sql.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// write runs fn in a write transaction and commits it, one at a time per DB.
+func (db *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	select {
+	case db.writing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-db.writing }()
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// fromNanos returns a time stored as Unix nanoseconds.
+func fromNanos(n int64) time.Time { return time.Unix(0, n) }

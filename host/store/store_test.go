@@ -1,0 +1,356 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ncruces/go-sqlite3"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+var _ host.Store = (*DB)(nil)
+
+// openTest opens a new database in a temporary folder, closed at the end of
+// the test.
+func openTest(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "toolroute.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
+}
+
+// fakeClock returns a clock that starts at start and advances by a second at
+// each reading, so the times a test sees are distinct and ordered.
+func fakeClock(start time.Time) func() time.Time {
+	var mu sync.Mutex
+	next := start
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t := next
+		next = next.Add(time.Second)
+		return t
+	}
+}
+
+var clockStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// checkIntegrity checks the database file and the search index.
+func checkIntegrity(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := t.Context()
+	var result string
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&result); err != nil {
+		t.Fatal(err)
+	}
+	if result != "ok" {
+		t.Errorf("integrity_check: %s", result)
+	}
+	if _, err := db.sql.ExecContext(ctx,
+		`INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Errorf("search index integrity-check: %v", err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup prepares the folder and returns the path to open.
+		setup   func(t *testing.T, dir string) string
+		wantErr string // a substring of the error; "" for success
+		notADB  bool   // the error wraps sqlite3.NOTADB
+		// check checks the refused file after Open.
+		check func(t *testing.T, path string)
+	}{
+		{
+			name:  "new file in new folders",
+			setup: func(t *testing.T, dir string) string { return filepath.Join(dir, "a", "b", "c", "toolroute.db") },
+		},
+		{
+			name:  "characters URIs give a meaning",
+			setup: func(t *testing.T, dir string) string { return filepath.Join(dir, "x?y#z%20 é&_pragma=1", "t.db") },
+		},
+		{
+			name: "empty existing file",
+			setup: func(t *testing.T, dir string) string {
+				path := filepath.Join(dir, "empty.db")
+				writeFile(t, path, nil)
+				return path
+			},
+		},
+		{
+			name: "garbage",
+			setup: func(t *testing.T, dir string) string {
+				path := filepath.Join(dir, "garbage.db")
+				writeFile(t, path, []byte(strings.Repeat("this is not a database\n", 500)))
+				return path
+			},
+			wantErr: "is not a SQLite database",
+			notADB:  true,
+			check: func(t *testing.T, path string) {
+				if got, _ := os.ReadFile(path); string(got) != strings.Repeat("this is not a database\n", 500) {
+					t.Error("Open changed the file it refused")
+				}
+			},
+		},
+		{
+			name: "another program's SQLite database",
+			setup: func(t *testing.T, dir string) string {
+				path := filepath.Join(dir, "other.db")
+				db, err := sqlite3.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if err := db.Exec(`CREATE TABLE things (x)`); err != nil {
+					t.Fatal(err)
+				}
+				return path
+			},
+			wantErr: "not toolroute's",
+			check: func(t *testing.T, path string) {
+				// Connecting made it WAL, but the schema is untouched.
+				db, err := sqlite3.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				stmt, _, err := db.Prepare(`SELECT group_concat(name) FROM sqlite_schema`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stmt.Close()
+				if !stmt.Step() {
+					t.Fatal(stmt.Err())
+				}
+				if got := stmt.ColumnText(0); got != "things" {
+					t.Errorf("schema objects after Open: %s, want things", got)
+				}
+			},
+		},
+		{
+			name: "newer schema",
+			setup: func(t *testing.T, dir string) string {
+				path := filepath.Join(dir, "newer.db")
+				db, err := Open(t.Context(), path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if _, err := db.sql.ExecContext(t.Context(), `PRAGMA user_version = 99`); err != nil {
+					t.Fatal(err)
+				}
+				return path
+			},
+			wantErr: "schema version 99 is newer",
+		},
+		{
+			name: "parent is a file",
+			setup: func(t *testing.T, dir string) string {
+				writeFile(t, filepath.Join(dir, "file"), []byte("x"))
+				return filepath.Join(dir, "file", "toolroute.db")
+			},
+			wantErr: "create its folder",
+		},
+		{
+			name:    "empty path",
+			setup:   func(t *testing.T, dir string) string { return "" },
+			wantErr: "empty path",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tt.setup(t, t.TempDir())
+			db, err := Open(t.Context(), path)
+			if tt.wantErr != "" {
+				if err == nil {
+					db.Close()
+					t.Fatalf("Open succeeded, want an error with %q", tt.wantErr)
+				}
+				if !strings.HasPrefix(err.Error(), "store: ") || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("Open error = %q, want it to start with \"store: \" and contain %q", err, tt.wantErr)
+				}
+				if got := errors.Is(err, sqlite3.NOTADB); got != tt.notADB {
+					t.Errorf("errors.Is(err, sqlite3.NOTADB) = %v, want %v", got, tt.notADB)
+				}
+				if tt.check != nil {
+					tt.check(t, path)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			abs, _ := filepath.Abs(path)
+			if db.Path() != abs {
+				t.Errorf("Path() = %q, want %q", db.Path(), abs)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("database file: %v", err)
+			}
+			if err := db.Append(t.Context(), "s", session.Message{Type: session.User, Content: "hello"}); err != nil {
+				t.Fatal(err)
+			}
+			checkIntegrity(t, db)
+		})
+	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPragmas(t *testing.T) {
+	db := openTest(t)
+	// Each connection of the pool must have run the pragmas: hold several
+	// at once.
+	ctx := t.Context()
+	for i := range 3 {
+		conn, err := db.sql.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, p := range []struct{ pragma, want string }{
+			{"journal_mode", "wal"},
+			{"synchronous", "2"}, // FULL
+			{"busy_timeout", "10000"},
+			{"foreign_keys", "1"},
+		} {
+			var got string
+			if err := conn.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != p.want {
+				t.Errorf("connection %d: PRAGMA %s = %s, want %s", i, p.pragma, got, p.want)
+			}
+		}
+	}
+}
+
+func TestReopenKeepsEverything(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	msgs := []session.Message{
+		{Type: session.User, Content: "remember the milk", Time: clockStart},
+		{Type: session.Assistant, Content: "I will remember the milk."},
+	}
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.now = fakeClock(clockStart)
+	if err := db.Append(ctx, "s1", msgs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetTitle(ctx, "s1", "Groceries"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateSession(ctx, "s2", "Empty"); err != nil {
+		t.Fatal(err)
+	}
+	memory, err := db.SaveMemory(ctx, "The user likes milk.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetSetting(ctx, "model", "claude"); err != nil {
+		t.Fatal(err)
+	}
+	wantSessions, err := db.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	checkIntegrity(t, db)
+	gotMsgs, err := db.Messages(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(msgs, gotMsgs); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	gotSessions, err := db.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantSessions, gotSessions); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+	gotMemories, err := db.Memories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Memory{memory}, gotMemories); diff != "" {
+		t.Errorf("memories (-want +got):\n%s", diff)
+	}
+	if v, ok, err := db.Setting(ctx, "model"); err != nil || !ok || v != "claude" {
+		t.Errorf(`Setting("model") = %q, %v, %v; want "claude", true, nil`, v, ok, err)
+	}
+	hits, err := db.Search(ctx, "milk", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Errorf("Search(milk) found %d messages, want 2", len(hits))
+	}
+}
+
+func TestClosed(t *testing.T) {
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "toolroute.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Append(t.Context(), "s", session.Message{Type: session.User, Content: "hi"})
+	if err == nil || !strings.HasPrefix(err.Error(), "store: ") {
+		t.Errorf("Append after Close = %v, want a store: error", err)
+	}
+	if _, err := db.Messages(t.Context(), "s"); err == nil {
+		t.Error("Messages after Close succeeded")
+	}
+}
+
+func TestCanceledContext(t *testing.T) {
+	db := openTest(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := db.Append(ctx, "s", session.Message{Type: session.User, Content: "hi"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Append with a canceled context = %v, want context.Canceled", err)
+	}
+	msgs, err := db.Messages(t.Context(), "s")
+	if err != nil || len(msgs) != 0 {
+		t.Errorf("Messages = %v, %v; want none", msgs, err)
+	}
+}
