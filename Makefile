@@ -6,6 +6,7 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS = \
 	registry:FuzzLoadManifest \
 	registry:FuzzNormalizeSchema \
+	registry:FuzzParseSkill \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
