@@ -10,6 +10,7 @@ require (
 	github.com/openai/openai-go/v3 v3.44.0
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/tiktoken-go/tokenizer v0.7.0
+	golang.org/x/net v0.49.0
 )
 
 require (
