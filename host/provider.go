@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -38,6 +41,30 @@ type HTTPProvider struct {
 	Header http.Header
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
+	// Retries is how many times a call answered 429 or 5xx is tried again;
+	// 0 means 3, a negative number none.
+	Retries int
+	// Backoff is the first wait between tries, doubled each time and never
+	// over MaxBackoff; 0 means one second. A Retry-After header, in seconds
+	// or as a date, is honoured when longer.
+	Backoff time.Duration
+	// MaxBackoff bounds one wait; 0 means 60 seconds. A Retry-After asking
+	// for longer ends the retries.
+	MaxBackoff time.Duration
+}
+
+// Retry describes a model call about to be tried again.
+type Retry struct {
+	Status  int           `json:"status"`
+	Attempt int           `json:"attempt"`
+	Wait    time.Duration `json:"wait"`
+}
+
+type retryNoticeKey struct{}
+
+// withRetryNotice makes a Provider that retries report each retry to notify.
+func withRetryNotice(ctx context.Context, notify func(Retry)) context.Context {
+	return context.WithValue(ctx, retryNoticeKey{}, notify)
 }
 
 // Format implements Provider.
@@ -46,8 +73,67 @@ func (p *HTTPProvider) Format() wire.Format { return p.Wire }
 // Model implements Provider.
 func (p *HTTPProvider) Model() string { return p.ModelName }
 
-// Call implements Provider.
+// Call implements Provider. It tries again on 429 and 5xx, waiting as
+// Backoff and the response's Retry-After say.
 func (p *HTTPProvider) Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
+	retries := p.Retries
+	if retries == 0 {
+		retries = 3
+	}
+	backoff, maxBackoff := p.Backoff, p.MaxBackoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	if maxBackoff <= 0 {
+		maxBackoff = time.Minute
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := p.call(ctx, req)
+		if err != nil || !retryable(resp.StatusCode) || attempt > retries {
+			return resp, err
+		}
+		wait := min(backoff<<(attempt-1), maxBackoff)
+		if after, ok := retryAfter(resp.Header, time.Now()); ok {
+			if after > maxBackoff {
+				return resp, nil // the provider asks for longer than we wait
+			}
+			wait = max(wait, after)
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if notify, ok := ctx.Value(retryNoticeKey{}).(func(Retry)); ok {
+			notify(Retry{Status: resp.StatusCode, Attempt: attempt, Wait: wait})
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// retryable: rate limited, or the provider failed (Anthropic's 529 is
+// "overloaded").
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500 && status <= 599
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func (p *HTTPProvider) call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	url := strings.TrimSuffix(p.BaseURL, "/") + req.Path
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(req.Body))
 	if err != nil {

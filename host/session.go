@@ -41,6 +41,8 @@ const (
 	// EventFailed ends the turn without one: Failure, Usage. Every message
 	// committed stays in the log.
 	EventFailed EventType = "failed"
+	// EventRetry is a model call about to be tried again: Retry.
+	EventRetry EventType = "retry"
 )
 
 // Event is something that happened during a turn.
@@ -53,6 +55,7 @@ type Event struct {
 	Group   *session.GroupLoad `json:"group,omitempty"`
 	Failure *session.Failure   `json:"failure,omitempty"`
 	Usage   *wire.Usage        `json:"usage,omitempty"`
+	Retry   *Retry             `json:"retry,omitempty"`
 }
 
 // Session is one conversation: a name for a message log in the Store.
@@ -220,7 +223,7 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools}) {
 		return nil, errStopped
 	}
-	resp, err := t.s.h.opts.Provider.Call(ctx, req)
+	resp, err := t.s.h.opts.Provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
