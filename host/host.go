@@ -44,6 +44,9 @@ type Options struct {
 	// SystemPrompt is the base system prompt; the skills and the tool group
 	// listing are added to it.
 	SystemPrompt string
+	// Prompt, when set, gives the base system prompt at the start of each
+	// turn instead (to include saved memories, say).
+	Prompt func(ctx context.Context) (string, error)
 	// MaxModelCalls ends a turn after this many model calls; 0 means 25.
 	MaxModelCalls int
 	// MaxTokens caps each reply; 0 leaves it to the provider.
@@ -100,9 +103,11 @@ type Host struct {
 	env     func(string) (string, bool)
 	native  map[string]NativeTool
 	locks   sync.Map // session id -> *sync.Mutex
-	mu      sync.RWMutex
-	sources map[string][]byte
-	report  registry.BuildReport
+	mu       sync.RWMutex
+	sources  map[string][]byte
+	report   registry.BuildReport
+	skills   []registry.Skill
+	disabled []string
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -112,7 +117,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if opts.Provider == nil {
 		return nil, errors.New("host: Options.Provider is required: it makes the model calls")
 	}
-	h := &Host{opts: opts, store: opts.Store, js: opts.JS, env: opts.Env, native: map[string]NativeTool{}}
+	h := &Host{opts: opts, store: opts.Store, js: opts.JS, env: opts.Env, native: map[string]NativeTool{},
+		skills: opts.Skills, disabled: opts.Disabled}
 	if h.store == nil {
 		h.store = NewMemoryStore()
 	}
@@ -142,7 +148,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 // module. A running turn uses it from its next model call after a tool
 // call; others, from their next turn.
 func (h *Host) Reload(ctx context.Context) error {
-	cat := registry.Catalogue{Groups: h.opts.Groups, Skills: h.opts.Skills, Disabled: h.opts.Disabled}
+	h.mu.RLock()
+	cat := registry.Catalogue{Groups: h.opts.Groups, Skills: h.skills, Disabled: h.disabled}
+	h.mu.RUnlock()
 	for _, t := range h.opts.Tools {
 		cat.Tools = append(cat.Tools, t.Tool)
 	}
@@ -198,6 +206,40 @@ func (h *Host) Reload(ctx context.Context) error {
 	return nil
 }
 
+// SetSkills replaces the skills; Reload makes them the model's.
+func (h *Host) SetSkills(skills []registry.Skill) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.skills = skills
+}
+
+// SetDisabled replaces the names of the disabled tools; Reload applies it.
+func (h *Host) SetDisabled(names []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.disabled = names
+}
+
+// Source returns the JS source of a reference, as the runner gets it.
+func (h *Host) Source(ref string) ([]byte, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	src, ok := h.sources[ref]
+	return src, ok
+}
+
+// AllSources returns every JS source of the catalogue by reference, to
+// precompile them.
+func (h *Host) AllSources() map[string][]byte {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make(map[string][]byte, len(h.sources))
+	for k, v := range h.sources {
+		out[k] = v
+	}
+	return out
+}
+
 // Report is what registering the catalogue did: every manifest's report and
 // every host definition refused.
 func (h *Host) Report() registry.BuildReport {
@@ -225,7 +267,19 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 		return abi.Description{}, err
 	}
 	defer h.pool.Release(ctx, inst)
-	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: h.opts.SystemPrompt, History: raw})
+	base, err := h.basePrompt(ctx)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: base, History: raw})
+}
+
+// basePrompt is the turn's base system prompt.
+func (h *Host) basePrompt(ctx context.Context) (string, error) {
+	if h.opts.Prompt != nil {
+		return h.opts.Prompt(ctx)
+	}
+	return h.opts.SystemPrompt, nil
 }
 
 // Store is the host's message store.

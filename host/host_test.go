@@ -427,3 +427,65 @@ func TestToolCreatedMidTurn(t *testing.T) {
 		t.Errorf("fresh_tool did not run: %+v", js.calls)
 	}
 }
+
+// Options.Prompt gives each turn's base prompt, read afresh every turn.
+func TestPromptPerTurn(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("one"), fakemodel.Text("two"))
+	defer model.Close()
+	var mu sync.Mutex
+	base := "first prompt"
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Prompt: func(context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return base, nil
+	}})
+	send(t, h.Session("s"), "hi")
+	mu.Lock()
+	base = "second prompt"
+	mu.Unlock()
+	send(t, h.Session("s"), "again")
+	for i, want := range []string{"first prompt", "second prompt"} {
+		msgs := model.Requests()[i].JSON()["messages"].([]any)
+		sys := msgs[0].(map[string]any)
+		if sys["role"] != "system" || !strings.HasPrefix(sys["content"].(string), want) {
+			t.Errorf("request %d system message = %v, want it to start with %q", i, sys, want)
+		}
+	}
+	d, err := h.Describe(context.Background(), "s")
+	if err != nil || !strings.HasPrefix(d.SystemPrompt, "second prompt") {
+		t.Errorf("Describe prompt = %q, %v", d.SystemPrompt, err)
+	}
+}
+
+// CallTool runs one tool outside a conversation, checking its arguments.
+func TestCallTool(t *testing.T) {
+	var mu sync.Mutex
+	var calls []string
+	groups, tools := pdfTools(&calls, &mu)
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Groups: groups, Tools: tools, Disabled: []string{"pdf_text"}})
+	ctx := context.Background()
+	res, err := h.CallTool(ctx, "pdf_info", json.RawMessage(`{"path":"a.pdf"}`))
+	if err != nil || res.Status != registry.StatusSuccess || res.Output != `{"pages":3}` {
+		t.Errorf("pdf_info = %+v, %v", res, err)
+	}
+	for _, c := range []struct{ name, params, want string }{
+		{"pdf_info", `{}`, "needs the parameters path"},
+		{"pdf_info", `[1]`, "must be a JSON object"},
+		{"pdf_info", `{"path":`, "must be a JSON object"},
+		{"pdf_text", `{"path":"a.pdf"}`, `"pdf_text" is disabled`},
+		{"nope", `{}`, `no tool "nope"`},
+		{"load_tool_group", `{"group_name":"pdf"}`, "only inside a conversation"},
+	} {
+		if _, err := h.CallTool(ctx, c.name, json.RawMessage(c.params)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CallTool(%s, %s) = %v, want %q", c.name, c.params, err, c.want)
+		}
+	}
+	if len(calls) != 1 {
+		t.Errorf("tools ran %v; only the good call should have", calls)
+	}
+	if len(model.Requests()) != 0 {
+		t.Errorf("CallTool called the model")
+	}
+}

@@ -123,10 +123,14 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 
 	t := &turn{s: s, inst: inst, handle: handle, emit: emit}
 	o := s.h.opts
+	base, err := s.h.basePrompt(ctx)
+	if err != nil {
+		return fmt.Errorf("host: the system prompt: %w", err)
+	}
 	acts, err := t.event(ctx, session.Event{
 		Type: session.EventStart, Now: time.Now(), History: history, User: text,
 		Settings: session.Settings{
-			SystemPrompt: o.SystemPrompt, Format: o.Provider.Format(), Model: o.Provider.Model(),
+			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream,
 		},
 	})

@@ -137,3 +137,51 @@ func runNative(ctx context.Context, tool NativeTool, input json.RawMessage) (out
 	}()
 	return tool.Run(ctx, input)
 }
+
+// CallTool runs one tool outside a turn, as `toolroute call` does for tool
+// authors: its arguments must be a JSON object with the tool's required
+// parameters. The meta-tools only work inside a turn.
+func (h *Host) CallTool(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
+	d, err := h.Describe(ctx, "")
+	if err != nil {
+		return registry.Result{}, err
+	}
+	var tool *registry.Tool
+	var enabled bool
+	for i := range d.Tools {
+		if d.Tools[i].Name == name {
+			tool, enabled = &d.Tools[i].Tool, d.Tools[i].Enabled
+		}
+	}
+	switch {
+	case tool == nil:
+		return registry.Result{}, fmt.Errorf("host: no tool %q: `toolroute check` and the catalogue list them", name)
+	case !enabled:
+		return registry.Result{}, fmt.Errorf("host: tool %q is disabled", name)
+	case tool.Origin.Kind == registry.OriginMeta:
+		return registry.Result{}, fmt.Errorf("host: %s works only inside a conversation", name)
+	}
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(input, &args); err != nil || args == nil {
+		return registry.Result{}, fmt.Errorf("host: the parameters must be a JSON object, such as {\"path\":\"notes.md\"}")
+	}
+	var required []string
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(tool.Parameters, &schema)
+	for _, r := range schema.Required {
+		if v, ok := args[r]; !ok || string(v) == "null" {
+			required = append(required, r)
+		}
+	}
+	if len(required) > 0 {
+		return registry.Result{}, fmt.Errorf("host: %s needs the parameters %s", name, strings.Join(required, ", "))
+	}
+	res := h.run(ctx, session.Call{ID: "call", Tool: name, Input: input, Origin: tool.Origin,
+		TimeoutSeconds: tool.TimeoutSeconds, Env: tool.Env, RequiredPermissions: tool.RequiredPermissions})
+	return res.Result, nil
+}

@@ -342,6 +342,27 @@ func (r *Runner) Precompile(sources map[string][]byte) {
 	}
 }
 
+// Check compiles a source as a tool's source is compiled and returns its
+// syntax error, naming the file and line, or nil; the bytecode is kept for
+// the source's first call.
+func (r *Runner) Check(ref string, source []byte) (err error) {
+	rt, err := newRuntime(r.opts.MemoryLimit)
+	if err != nil {
+		return err
+	}
+	defer rt.close()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	_, err = r.compiled(rt, ref, source)
+	if err != nil {
+		return errors.New(withoutGlue(err.Error()))
+	}
+	return nil
+}
+
 // withEnv adds _env to the call's parameters.
 func withEnv(params json.RawMessage, env map[string]string) (string, error) {
 	var obj map[string]json.RawMessage

@@ -214,3 +214,14 @@ func TestScrub(t *testing.T) {
 		t.Errorf("scrub = %q", got)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	r := newRunner(t, Options{})
+	if err := r.Check("ok.js", []byte("function execute(p) { return p.x }")); err != nil {
+		t.Errorf("a good source: %v", err)
+	}
+	err := r.Check("tools/bad.js", []byte("function execute(p) {\n  return p.x +;\n}"))
+	if err == nil || !strings.Contains(err.Error(), "SyntaxError") || !strings.Contains(err.Error(), "tools/bad.js:2") {
+		t.Errorf("a bad source: %v", err)
+	}
+}
