@@ -95,14 +95,14 @@ type ToolFolder struct {
 
 // Host runs sessions. It is safe for concurrent use.
 type Host struct {
-	opts    Options
-	store   Store
-	rt      *module.Runtime
-	pool    *module.Pool
-	js      JSRunner
-	env     func(string) (string, bool)
-	native  map[string]NativeTool
-	locks   sync.Map // session id -> *sync.Mutex
+	opts     Options
+	store    Store
+	rt       *module.Runtime
+	pool     *module.Pool
+	js       JSRunner
+	env      func(string) (string, bool)
+	native   map[string]NativeTool
+	locks    sync.Map // session id -> *sync.Mutex
 	mu       sync.RWMutex
 	sources  map[string][]byte
 	report   registry.BuildReport
