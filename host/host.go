@@ -95,19 +95,20 @@ type ToolFolder struct {
 
 // Host runs sessions. It is safe for concurrent use.
 type Host struct {
-	opts     Options
-	store    Store
-	rt       *module.Runtime
-	pool     *module.Pool
-	js       JSRunner
-	env      func(string) (string, bool)
-	native   map[string]NativeTool
-	locks    sync.Map // session id -> *sync.Mutex
-	mu       sync.RWMutex
-	sources  map[string][]byte
-	report   registry.BuildReport
-	skills   []registry.Skill
-	disabled []string
+	opts      Options
+	store     Store
+	rt        *module.Runtime
+	pool      *module.Pool
+	js        JSRunner
+	env       func(string) (string, bool)
+	native    map[string]NativeTool
+	locks     sync.Map // session id -> *sync.Mutex
+	mu        sync.RWMutex
+	sources   map[string][]byte
+	report    registry.BuildReport
+	skills    []registry.Skill
+	disabled  []string
+	catalogue registry.Catalogue
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -201,9 +202,17 @@ func (h *Host) Reload(ctx context.Context) error {
 		}
 	}
 	h.mu.Lock()
-	h.sources, h.report = sources, rep
+	h.sources, h.report, h.catalogue = sources, rep, cat
 	h.mu.Unlock()
 	return nil
+}
+
+// Catalogue is the catalogue the module was last given: tools, groups,
+// manifests, skills and tool states.
+func (h *Host) Catalogue() registry.Catalogue {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.catalogue
 }
 
 // SetSkills replaces the skills; Reload makes them the model's.
