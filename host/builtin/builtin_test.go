@@ -1,0 +1,348 @@
+package builtin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/builtin"
+	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// fixture is the built-in tools over a real store and JS runner, with a
+// catalogue that the tools' Reload and SetDisabled update.
+type fixture struct {
+	deps     builtin.Deps
+	tools    map[string]host.NativeTool
+	disabled []string
+	reloads  int
+}
+
+func newFixture(t *testing.T, allowPrivate bool) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	js, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Warm: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(js.Close)
+	f := &fixture{tools: map[string]host.NativeTool{}}
+	f.deps = builtin.Deps{
+		Store: db, JS: js, Web: safehttp.New(safehttp.Options{AllowPrivate: allowPrivate}),
+		ToolsDir:    filepath.Join(t.TempDir(), "tools"),
+		Reload:      func(context.Context) error { f.reloads++; return nil },
+		SetDisabled: func(names []string) { f.disabled = names },
+		Tools: func(context.Context) ([]registry.ToolState, error) {
+			states := []registry.ToolState{{Name: "load_tool_group", Origin: registry.Origin{Kind: registry.OriginMeta}, Enabled: true}}
+			for _, name := range []string{"js_eval", "read_file", "list_settings"} {
+				states = append(states, registry.ToolState{Name: name, Enabled: !slices.Contains(f.disabled, name)})
+			}
+			return states, nil
+		},
+		Settings: []builtin.SettingSpec{
+			{Key: "model", Description: "the model to call", Default: "m-default", Check: func(s string) error {
+				if strings.Contains(s, " ") {
+					return errors.New("a model name has no spaces")
+				}
+				return nil
+			}},
+		},
+	}
+	var all []host.NativeTool
+	all = append(all, builtin.Core(f.deps)...)
+	all = append(all, builtin.Config(f.deps)...)
+	all = append(all, builtin.JSTools(f.deps)...)
+	for _, tool := range all {
+		f.tools[tool.Tool.Name] = tool
+	}
+	return f
+}
+
+// call runs a tool with the arguments as JSON text.
+func (f *fixture) call(t *testing.T, name, args string) (string, error) {
+	t.Helper()
+	tool, ok := f.tools[name]
+	if !ok {
+		t.Fatalf("no tool %s", name)
+	}
+	return tool.Run(context.Background(), json.RawMessage(args))
+}
+
+// ok runs a tool that must succeed.
+func (f *fixture) ok(t *testing.T, name, args string) string {
+	t.Helper()
+	out, err := f.call(t, name, args)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	return out
+}
+
+// fails runs a tool that must fail with a ToolError of that type whose
+// message contains want.
+func (f *fixture) fails(t *testing.T, name, args, errType, want string) {
+	t.Helper()
+	_, err := f.call(t, name, args)
+	var te *host.ToolError
+	if !errors.As(err, &te) || te.Type != errType || !strings.Contains(te.Message, want) {
+		t.Errorf("%s %s: err = %v, want a %s error containing %q", name, args, err, errType, want)
+	}
+}
+
+func TestToolDefinitions(t *testing.T) {
+	f := newFixture(t, false)
+	r := registry.New()
+	for _, g := range builtin.Groups() {
+		if err := r.AddGroup(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tool := range f.tools {
+		if err := r.AddTool(tool.Tool); err != nil {
+			t.Errorf("%s is refused by the registry: %v", tool.Tool.Name, err)
+		}
+	}
+	var core []string
+	for _, tool := range builtin.Core(f.deps) {
+		core = append(core, tool.Tool.Name)
+		if tool.Tool.Group != "" {
+			t.Errorf("core tool %s is in group %s", tool.Tool.Name, tool.Tool.Group)
+		}
+	}
+	if want := []string{"js_eval", "webfetch", "save_memory", "search_history"}; !slices.Equal(core, want) {
+		t.Errorf("core = %v, want %v", core, want)
+	}
+	for _, tool := range builtin.JSTools(f.deps) {
+		if tool.Tool.Group != "js_tool_management" {
+			t.Errorf("%s is in group %q", tool.Tool.Name, tool.Tool.Group)
+		}
+	}
+}
+
+func TestJSEval(t *testing.T) {
+	f := newFixture(t, false)
+	if out := f.ok(t, "js_eval", `{"code":"[1, 2, 3].map(x => x * 2)"}`); out != "[2,4,6]" {
+		t.Errorf("map = %q", out)
+	}
+	out := f.ok(t, "js_eval", `{"code":"console.log('hi', 2); 6 * 7"}`)
+	if !strings.HasPrefix(out, "42") || !strings.Contains(out, "Console output:\nlog: hi 2") {
+		t.Errorf("with console = %q", out)
+	}
+	if out := f.ok(t, "js_eval", `{"code":"(async () => { await null; return 'later'; })()"}`); out != "later" {
+		t.Errorf("async = %q", out)
+	}
+	f.fails(t, "js_eval", `{"code":"1 +"}`, "execution_error", "SyntaxError")
+	f.fails(t, "js_eval", `{"code":"throw new Error('boom')"}`, "execution_error", "boom")
+	f.fails(t, "js_eval", `{"code":7}`, "invalid_arguments", "do not match")
+}
+
+func TestWebfetch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/article":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<html><head><title>Bees</title><script>alert(1)</script></head><body>
+				<nav><a href="/">Home</a></nav><article><h1>On bees</h1><p>Bees make <b>honey</b>.</p>
+				<p><a href="/more">More</a></p></article></body></html>`))
+		case "/long":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte(strings.Repeat("b", 100)))
+		case "/image":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte{0x89, 'P', 'N', 'G'})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f := newFixture(t, true)
+	out := f.ok(t, "webfetch", `{"url":"`+srv.URL+`/article"}`)
+	for _, want := range []string{"# Bees\n", "URL: " + srv.URL + "/article", "Bees make **honey**.", "[More](" + srv.URL + "/more)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "alert") {
+		t.Errorf("the page kept a script:\n%s", out)
+	}
+	out = f.ok(t, "webfetch", `{"url":"`+srv.URL+`/long","max_chars":10}`)
+	if !strings.Contains(out, "bbbbbbbbbb\n\n[cut at 10 of 100 characters") {
+		t.Errorf("cut page = %q", out)
+	}
+	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/image"}`, "unsupported", "image/png")
+	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/gone"}`, "http_error", "404")
+	f.fails(t, "webfetch", `{"url":"ftp://example.com/"}`, "invalid_arguments", "")
+
+	// Without AllowPrivate, loopback is refused.
+	strict := newFixture(t, false)
+	strict.fails(t, "webfetch", `{"url":"`+srv.URL+`/article"}`, "refused", "loopback")
+}
+
+func TestMemoryAndHistory(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	if out := f.ok(t, "save_memory", `{"text":"The user's cat is called Ada."}`); !strings.HasPrefix(out, "Saved memory #") {
+		t.Errorf("save_memory = %q", out)
+	}
+	mems, err := f.deps.Store.Memories(ctx)
+	if err != nil || len(mems) != 1 || mems[0].Text != "The user's cat is called Ada." {
+		t.Errorf("memories = %+v, %v", mems, err)
+	}
+	f.fails(t, "save_memory", `{"text":"  "}`, "invalid_arguments", "")
+
+	if err := f.deps.Store.Append(ctx, "old", session.Message{Type: session.User, Content: "what do pelicans eat?"},
+		session.Message{Type: session.Assistant, Content: "Pelicans eat fish."}); err != nil {
+		t.Fatal(err)
+	}
+	out := f.ok(t, "search_history", `{"query":"pelicans"}`)
+	if !strings.HasPrefix(out, `2 matches for "pelicans":`) || !strings.Contains(out, "session old") {
+		t.Errorf("search_history = %q", out)
+	}
+	if out := f.ok(t, "search_history", `{"query":"walrus"}`); out != `No past messages match "walrus".` {
+		t.Errorf("no match = %q", out)
+	}
+}
+
+func TestSettingsAndEnv(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	if out := f.ok(t, "list_settings", `{}`); out != "- model = m-default (default): the model to call" {
+		t.Errorf("list_settings = %q", out)
+	}
+	f.ok(t, "set_setting", `{"key":"model","value":"m-2"}`)
+	if v, ok, _ := f.deps.Store.Setting(ctx, "model"); !ok || v != "m-2" {
+		t.Errorf("model setting = %q, %v", v, ok)
+	}
+	f.fails(t, "set_setting", `{"key":"model","value":"two words"}`, "invalid_arguments", "no spaces")
+	f.fails(t, "set_setting", `{"key":"colour","value":"red"}`, "not_found", "use one of model")
+	f.ok(t, "set_setting", `{"key":"model","value":""}`)
+	if _, ok, _ := f.deps.Store.Setting(ctx, "model"); ok {
+		t.Errorf("an empty value did not restore the default")
+	}
+
+	if out := f.ok(t, "list_env_vars", `{}`); out != "No environment variables are set for tools." {
+		t.Errorf("list_env_vars = %q", out)
+	}
+	f.ok(t, "set_env_var", `{"name":"WEATHER_KEY","value":"s3cret"}`)
+	if out := f.ok(t, "list_env_vars", `{}`); out != "Set: WEATHER_KEY" {
+		t.Errorf("list_env_vars = %q (values must not show)", out)
+	}
+	if v, _, _ := f.deps.Store.Setting(ctx, builtin.EnvPrefix+"WEATHER_KEY"); v != "s3cret" {
+		t.Errorf("stored value = %q", v)
+	}
+	f.fails(t, "set_env_var", `{"name":"1BAD","value":"x"}`, "invalid_arguments", "not a variable name")
+	f.fails(t, "set_env_var", `{"name":"A-B","value":"x"}`, "invalid_arguments", "not a variable name")
+}
+
+func TestToolStates(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	f.ok(t, "set_tool_enabled", `{"name":"read_file","enabled":false}`)
+	if !slices.Equal(f.disabled, []string{"read_file"}) || f.reloads != 1 {
+		t.Errorf("disabled = %v after %d reloads", f.disabled, f.reloads)
+	}
+	if got, _ := builtin.DisabledTools(ctx, f.deps); !slices.Equal(got, []string{"read_file"}) {
+		t.Errorf("stored disabled tools = %v", got)
+	}
+	out := f.ok(t, "list_tool_states", `{}`)
+	if !strings.Contains(out, "- read_file (core): disabled") || !strings.Contains(out, "- js_eval (core): enabled") {
+		t.Errorf("list_tool_states = %q", out)
+	}
+	f.ok(t, "set_tool_enabled", `{"name":"read_file","enabled":true}`)
+	if len(f.disabled) != 0 {
+		t.Errorf("disabled = %v after enabling", f.disabled)
+	}
+	f.fails(t, "set_tool_enabled", `{"name":"load_tool_group","enabled":false}`, "invalid_arguments", "cannot be disabled")
+	f.fails(t, "set_tool_enabled", `{"name":"nope","enabled":false}`, "not_found", "list_tool_states")
+}
+
+func TestJSToolManagement(t *testing.T) {
+	f := newFixture(t, false)
+	dir := f.deps.ToolsDir
+	create := `{"name":"double","description":"Double a number","parameters":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]},` +
+		`"code":"function execute(p) { return p.n * 2 }"}`
+	if out := f.ok(t, "create_js_tool", create); !strings.HasPrefix(out, "Created double") {
+		t.Errorf("create = %q", out)
+	}
+	manifest, err := os.ReadFile(filepath.Join(dir, "double.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(manifest, &m); err != nil || m["name"] != "double" || m["description"] != "Double a number" {
+		t.Errorf("double.json = %s (%v)", manifest, err)
+	}
+	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n * 2 }" {
+		t.Errorf("double.js = %q", code)
+	}
+	if f.reloads != 1 {
+		t.Errorf("%d reloads after create, want 1", f.reloads)
+	}
+	// What the loader reads back is the tool as created.
+	rep := registry.New().LoadManifest(registry.Manifest{File: "double.json", Text: manifest, Source: "double.js"})
+	if !rep.OK() || len(rep.Loaded) != 1 {
+		t.Errorf("the loader's report on double.json: %+v", rep)
+	}
+
+	f.fails(t, "create_js_tool", create, "exists", "update_js_tool")
+	f.fails(t, "create_js_tool", `{"name":"read_file","description":"x","code":"function execute() {}"}`, "exists", "choose another name")
+	f.fails(t, "create_js_tool", `{"name":"Bad Name","description":"x","code":"function execute() {}"}`, "invalid_arguments", "snake_case")
+	f.fails(t, "create_js_tool", `{"name":"broken","description":"x","code":"function execute() { return 1 +; }"}`, "invalid_code", "SyntaxError")
+	f.fails(t, "create_js_tool", `{"name":"noexec","description":"x","code":"function run() {}"}`, "invalid_code", "execute")
+	f.fails(t, "create_js_tool", `{"name":"badparams","description":"x","parameters":{"type":"array"},"code":"function execute() {}"}`, "invalid_manifest", "not saved")
+	f.fails(t, "create_js_tool", `{"name":"nodesc","code":"function execute() {}"}`, "invalid_arguments", "description and code")
+	for _, name := range []string{"broken", "noexec", "badparams"} {
+		if _, err := os.Stat(filepath.Join(dir, name+".json")); err == nil {
+			t.Errorf("a refused tool was saved: %s.json", name)
+		}
+	}
+
+	out := f.ok(t, "list_user_tools", `{}`)
+	if out != "double.json\n  - double: Double a number" {
+		t.Errorf("list_user_tools = %q", out)
+	}
+	// A broken file someone wrote by hand is listed with its problem.
+	os.WriteFile(filepath.Join(dir, "hand.json"), []byte(`{"name":"hand"`), 0o644)
+	if out := f.ok(t, "list_user_tools", `{}`); !strings.Contains(out, "hand.json\n  ! ") {
+		t.Errorf("list_user_tools with a broken file = %q", out)
+	}
+
+	f.ok(t, "update_js_tool", `{"name":"double","code":"function execute(p) { return p.n + p.n }"}`)
+	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n + p.n }" {
+		t.Errorf("double.js after update = %q", code)
+	}
+	if out := f.ok(t, "list_user_tools", `{}`); !strings.Contains(out, "double: Double a number") {
+		t.Errorf("update lost the description: %q", out)
+	}
+	f.fails(t, "update_js_tool", `{"name":"double","code":"function execute( {"}`, "invalid_code", "SyntaxError")
+	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n + p.n }" {
+		t.Errorf("a refused update changed double.js: %q", code)
+	}
+	f.fails(t, "update_js_tool", `{"name":"missing","code":"function execute() {}"}`, "not_found", "create_js_tool")
+
+	f.ok(t, "delete_js_tool", `{"name":"double"}`)
+	for _, file := range []string{"double.json", "double.js"} {
+		if _, err := os.Stat(filepath.Join(dir, file)); err == nil {
+			t.Errorf("%s is still there after delete", file)
+		}
+	}
+	f.fails(t, "delete_js_tool", `{"name":"double"}`, "not_found", "list_user_tools")
+	f.fails(t, "delete_js_tool", `{"name":"../etc"}`, "invalid_arguments", "not a tool name")
+}
