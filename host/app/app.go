@@ -1,0 +1,432 @@
+// Package app assembles the toolroute program: the configuration (folders,
+// provider, model), the SQLite store, the QuickJS runner, the built-in tools,
+// the user's tools and skills, and the host that runs sessions, shared by
+// `toolroute serve`, `chat` and `call`.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/builtin"
+	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry"
+)
+
+// DefaultSystemPrompt is the base system prompt when the system_prompt
+// setting gives none.
+const DefaultSystemPrompt = "You are a helpful assistant with tools. Use a tool when it helps answer; " +
+	"when a task needs tools from a group listed below, load the group first. Say briefly what you did."
+
+// Config configures the program. Empty folders get their defaults.
+type Config struct {
+	// DataDir holds the database and the sandbox folder; default: the
+	// user's data folder/toolroute ($XDG_DATA_HOME or ~/.local/share on
+	// Linux).
+	DataDir string
+	// DBPath is the SQLite database; default DataDir/toolroute.db.
+	DBPath string
+	// ConfigDir holds tools/, skills/ and lib/; default: the user's config
+	// folder/toolroute (~/.config/toolroute on Linux).
+	ConfigDir string
+	// ToolsDir, SkillsDir, LibDir: the user's JS tools, skills and JS
+	// libraries; defaults under ConfigDir.
+	ToolsDir, SkillsDir, LibDir string
+	// SandboxDir is the folder JS tools' fs reaches; default DataDir/files.
+	SandboxDir string
+	// CacheDir keeps compiled wasm between runs; default the user's cache
+	// folder/toolroute; "-" for none.
+	CacheDir string
+	// AllowOverride lets user tools replace built-in ones of the same name.
+	AllowOverride bool
+	// Provider (openai, anthropic, demo) and Model override the environment.
+	Provider, Model string
+	// Stream asks the provider to stream replies.
+	Stream bool
+	// NoModel is for commands that never call a model (tokens, call): no
+	// provider needs to be configured.
+	NoModel bool
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Fetch configures the network access of JS tools and webfetch.
+	Fetch safehttp.Options
+	// Watch is how often the tools and skills folders are checked for
+	// changes; 0 means every 2 seconds, a negative value never.
+	Watch time.Duration
+}
+
+// App is the running program.
+type App struct {
+	Host     *host.Host
+	Store    *store.DB
+	JS       *jsrun.Runner
+	Provider ProviderInfo
+	Config   Config
+
+	model     settingsModel
+	closeOnce sync.Once
+	mu        sync.Mutex
+	problems  []string
+	deps      builtin.Deps
+	stop      chan struct{}
+	done      chan struct{} // closed when the watcher ends; nil without one
+}
+
+// Open starts the program: folders, store, runner, tools, skills, host.
+func Open(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	provider, info, err := resolveProvider(cfg.Provider, cfg.Model, cfg.Getenv)
+	if errors.Is(err, ErrNoProvider) && cfg.NoModel {
+		provider, info, err = noModel{}, ProviderInfo{Name: "none"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range []string{cfg.ToolsDir, cfg.SkillsDir, cfg.LibDir, cfg.SandboxDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("making %s: %w", dir, err)
+		}
+	}
+	db, err := store.Open(ctx, cfg.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Store: db, Provider: info, Config: cfg, stop: make(chan struct{})}
+	runner, err := jsrun.New(jsrun.Options{
+		SandboxRoot: cfg.SandboxDir,
+		Libraries:   []fs.FS{os.DirFS(cfg.LibDir)},
+		Fetch:       jsrun.FetchOptions{AllowPrivate: cfg.Fetch.AllowPrivate, Rewrites: rewrites(cfg.Fetch.Rewrites)},
+		Google:      EnvGoogle(cfg.Getenv, safehttp.New(cfg.Fetch)),
+	})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.JS = runner
+
+	var h *host.Host
+	a.deps = builtin.Deps{
+		Store: db, JS: runner, Web: safehttp.New(cfg.Fetch), ToolsDir: cfg.ToolsDir,
+		Reload:      func(ctx context.Context) error { return a.reload(ctx) },
+		SetDisabled: func(names []string) { h.SetDisabled(names) },
+		Tools: func(ctx context.Context) ([]registry.ToolState, error) {
+			d, err := h.Describe(ctx, "")
+			if err != nil {
+				return nil, err
+			}
+			out := make([]registry.ToolState, len(d.Tools))
+			for i, t := range d.Tools {
+				out[i] = registry.ToolState{Name: t.Name, Group: t.Group, Origin: t.Origin, Enabled: t.Enabled}
+			}
+			return out, nil
+		},
+		Settings: []builtin.SettingSpec{
+			{Key: "model", Description: "the model to call", Default: info.Model, Check: nonEmpty},
+			{Key: "system_prompt", Description: "the base system prompt", Default: "toolroute's default"},
+		},
+	}
+	disabled, err := builtin.DisabledTools(ctx, a.deps)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	var tools []host.NativeTool
+	tools = append(tools, builtin.Core(a.deps)...)
+	tools = append(tools, builtin.Config(a.deps)...)
+	tools = append(tools, builtin.JSTools(a.deps)...)
+	cache := cfg.CacheDir
+	if cache == "-" {
+		cache = ""
+	}
+	a.model = settingsModel{Provider: provider, store: db}
+	fingerprint := a.fingerprint()
+	h, err = host.New(ctx, host.Options{
+		Provider:    a.model,
+		Store:       db,
+		Prompt:      a.prompt,
+		Stream:      cfg.Stream,
+		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
+		Groups:      builtin.Groups(),
+		Tools:       tools,
+		Skills:      a.loadSkills(),
+		Disabled:    disabled,
+		JS:          runner,
+		Env:         a.env,
+		Module:      module.Config{CacheDir: cache},
+	})
+	if err != nil {
+		runner.Close()
+		db.Close()
+		return nil, err
+	}
+	a.Host = h
+	go runner.Precompile(h.AllSources())
+	if cfg.Watch >= 0 {
+		a.done = make(chan struct{})
+		go a.watch(cfg.Watch, fingerprint)
+	}
+	return a, nil
+}
+
+func nonEmpty(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("give a value")
+	}
+	return nil
+}
+
+func rewrites(rs []safehttp.Rewrite) []jsrun.Rewrite {
+	out := make([]jsrun.Rewrite, len(rs))
+	for i, r := range rs {
+		out[i] = jsrun.Rewrite(r)
+	}
+	return out
+}
+
+// Close stops the program. Calling it again does nothing.
+func (a *App) Close() {
+	a.closeOnce.Do(func() {
+		close(a.stop)
+		if a.done != nil {
+			<-a.done
+		}
+		if a.Host != nil {
+			a.Host.Close(context.Background())
+		}
+		if a.JS != nil {
+			a.JS.Close()
+		}
+		a.Store.Close()
+	})
+}
+
+// Hint adds to a failed turn's message what to check, such as the API key
+// variable for HTTP 401 or the model for HTTP 404.
+func (a *App) Hint(msg string) string {
+	info := a.Provider
+	info.Model = a.model.Model()
+	return info.Hint(msg)
+}
+
+// Problems lists what did not load: a malformed skill, a bad manifest.
+func (a *App) Problems() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := slices.Clone(a.problems)
+	for _, r := range a.Host.Report().Manifests {
+		for _, p := range r.Skipped {
+			out = append(out, p.Error())
+		}
+	}
+	for _, e := range a.Host.Report().Errors {
+		out = append(out, e)
+	}
+	return out
+}
+
+// reload reads the skills and the tools folder again.
+func (a *App) reload(ctx context.Context) error {
+	a.Host.SetSkills(a.loadSkills())
+	if err := a.Host.Reload(ctx); err != nil {
+		return err
+	}
+	go a.JS.Precompile(a.Host.AllSources())
+	return nil
+}
+
+// loadSkills reads SkillsDir/NAME/SKILL.md; a malformed skill is reported
+// and skipped.
+func (a *App) loadSkills() []registry.Skill {
+	var skills []registry.Skill
+	var problems []string
+	entries, err := os.ReadDir(a.Config.SkillsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		problems = append(problems, fmt.Sprintf("skills: %v", err))
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(a.Config.SkillsDir, e.Name(), "SKILL.md"))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("skill %s: no SKILL.md (%v)", e.Name(), err))
+			continue
+		}
+		s, err := registry.ParseSkill(e.Name(), text)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		skills = append(skills, s)
+	}
+	a.mu.Lock()
+	a.problems = problems
+	a.mu.Unlock()
+	return skills
+}
+
+// prompt is each turn's base system prompt: the system_prompt setting (or
+// the default) and the saved memories.
+func (a *App) prompt(ctx context.Context) (string, error) {
+	base, ok, err := a.Store.Setting(ctx, "system_prompt")
+	if err != nil {
+		return "", err
+	}
+	if !ok || strings.TrimSpace(base) == "" {
+		base = DefaultSystemPrompt
+	}
+	mems, err := a.Store.Memories(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(mems) == 0 {
+		return base, nil
+	}
+	var b strings.Builder
+	b.WriteString(base + "\n\n## Memories\n\nWhat the user asked you to remember (save_memory adds to it):\n")
+	for _, m := range mems {
+		b.WriteString("\n- " + m.Text)
+	}
+	return b.String(), nil
+}
+
+// env gives JS tools the variables set with set_env_var, then the process's.
+func (a *App) env(name string) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if v, ok, err := a.Store.Setting(ctx, builtin.EnvPrefix+name); err == nil && ok {
+		return v, true
+	}
+	if v := a.Config.Getenv(name); v != "" {
+		return v, true
+	}
+	return "", false
+}
+
+// NewSessionID returns a fresh session id: the time, then random hex.
+func NewSessionID() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// Title makes a session title from its first message.
+func Title(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:59]) + "…"
+	}
+	return t
+}
+
+// watch reloads when the tools or skills folders change.
+func (a *App) watch(every time.Duration, last string) {
+	defer close(a.done)
+	if every == 0 {
+		every = 2 * time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-tick.C:
+			if fp := a.fingerprint(); fp != last {
+				last = fp
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				a.reload(ctx)
+				cancel()
+			}
+		}
+	}
+}
+
+// fingerprint summarizes the names, sizes and times of the files the
+// watcher follows.
+func (a *App) fingerprint() string {
+	var b strings.Builder
+	for _, dir := range []string{a.Config.ToolsDir, a.Config.SkillsDir} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if info, err := d.Info(); err == nil {
+				b.WriteString(path + ":" + strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10) + "\n")
+			}
+			return nil
+		})
+	}
+	return b.String()
+}
+
+func (c *Config) defaults() error {
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	home, _ := os.UserHomeDir()
+	if c.DataDir == "" {
+		if x := c.Getenv("XDG_DATA_HOME"); x != "" {
+			c.DataDir = filepath.Join(x, "toolroute")
+		} else if home != "" {
+			c.DataDir = filepath.Join(home, ".local", "share", "toolroute")
+		} else {
+			return errors.New("no data folder: set --data or HOME")
+		}
+	}
+	if c.ConfigDir == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return fmt.Errorf("no config folder: set --config-dir: %w", err)
+		}
+		c.ConfigDir = filepath.Join(dir, "toolroute")
+	}
+	if c.CacheDir == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			c.CacheDir = filepath.Join(dir, "toolroute")
+		} else {
+			c.CacheDir = "-"
+		}
+	}
+	set := func(p *string, def string) {
+		if *p == "" {
+			*p = def
+		}
+	}
+	set(&c.DBPath, filepath.Join(c.DataDir, "toolroute.db"))
+	set(&c.ToolsDir, filepath.Join(c.ConfigDir, "tools"))
+	set(&c.SkillsDir, filepath.Join(c.ConfigDir, "skills"))
+	set(&c.LibDir, filepath.Join(c.ConfigDir, "lib"))
+	set(&c.SandboxDir, filepath.Join(c.DataDir, "files"))
+	return nil
+}
+
+// Begin readies a session for a turn: it creates the session if it does not
+// exist and gives an untitled one its first message as title.
+func (a *App) Begin(ctx context.Context, id, text string) error {
+	if err := a.Store.CreateSession(ctx, id, ""); err != nil {
+		return err
+	}
+	s, ok, err := a.Store.Session(ctx, id)
+	if err != nil || !ok || s.Title != "" {
+		return err
+	}
+	return a.Store.SetTitle(ctx, id, Title(text))
+}

@@ -1,0 +1,393 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolroute-app-test")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestResolveProvider(t *testing.T) {
+	for _, c := range []struct {
+		name, flagProvider, flagModel string
+		env                           map[string]string
+		want                          ProviderInfo
+		wantErr                       string
+	}{
+		{name: "nothing", wantErr: "no model provider is configured"},
+		{name: "openai key", env: map[string]string{"OPENAI_API_KEY": "k"},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY"}},
+		{name: "local server", env: map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"},
+			want: ProviderInfo{Name: "openai", BaseURL: "http://localhost:11434/v1", Model: DefaultLocalModel, KeyVar: "OPENAI_API_KEY"}},
+		{name: "anthropic key", env: map[string]string{"ANTHROPIC_API_KEY": "k"},
+			want: ProviderInfo{Name: "anthropic", BaseURL: "https://api.anthropic.com", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY"}},
+		{name: "both keys: openai", env: map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY"}},
+		{name: "both keys, flag", flagProvider: "anthropic", env: map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+			want: ProviderInfo{Name: "anthropic", BaseURL: "http://127.0.0.1:9", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY"}},
+		{name: "model from env", env: map[string]string{"OPENAI_API_KEY": "k", "TOOLROUTE_MODEL": "gpt-x"},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-x", KeyVar: "OPENAI_API_KEY"}},
+		{name: "model flag wins", flagModel: "gpt-y", env: map[string]string{"OPENAI_API_KEY": "k", "TOOLROUTE_MODEL": "gpt-x"},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-y", KeyVar: "OPENAI_API_KEY"}},
+		{name: "demo", flagProvider: "demo", want: ProviderInfo{Name: "demo", Model: DemoModel}},
+		{name: "anthropic without key", flagProvider: "anthropic", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: "needs ANTHROPIC_API_KEY"},
+		{name: "openai without key", flagProvider: "openai", wantErr: "needs OPENAI_API_KEY"},
+		{name: "unknown", flagProvider: "gemini", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: `unknown provider "gemini"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, info, err := resolveProvider(c.flagProvider, c.flagModel, env(c.env))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info != c.want {
+				t.Errorf("info = %+v, want %+v", info, c.want)
+			}
+			if p.Model() != c.want.Model {
+				t.Errorf("provider model = %q", p.Model())
+			}
+		})
+	}
+	// With no provider, the message says how to configure one.
+	_, _, err := resolveProvider("", "", env(nil))
+	for _, want := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "--model", "--provider demo"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the no-provider message lacks %s", want)
+		}
+	}
+}
+
+func TestHint(t *testing.T) {
+	p := ProviderInfo{Name: "openai", BaseURL: "http://127.0.0.1:9/v1", Model: "m1", KeyVar: "OPENAI_API_KEY"}
+	for msg, want := range map[string]string{
+		"HTTP 401: check the API key":                     "(check OPENAI_API_KEY)",
+		"HTTP 404: check the model name and the base URL": `(the model is "m1"`,
+		"the model could not be reached: dial tcp":        "is the server at http://127.0.0.1:9/v1 running? set OPENAI_BASE_URL",
+	} {
+		if got := p.Hint(msg); !strings.HasPrefix(got, msg) || !strings.Contains(got, want) {
+			t.Errorf("Hint(%q) = %q, want it to add %q", msg, got, want)
+		}
+	}
+	if got := p.Hint("HTTP 500"); got != "HTTP 500" {
+		t.Errorf("Hint added to %q", got)
+	}
+}
+
+// testConfig is a Config in temporary folders.
+func testConfig(t *testing.T) Config {
+	dir := t.TempDir()
+	return Config{
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		Provider: "demo", Getenv: env(nil), Watch: -1,
+	}
+}
+
+func open(t *testing.T, cfg Config) *App {
+	t.Helper()
+	a, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	return a
+}
+
+// send runs a turn and returns its events.
+func send(t *testing.T, a *App, id, text string) []host.Event {
+	t.Helper()
+	if err := a.Begin(context.Background(), id, text); err != nil {
+		t.Fatal(err)
+	}
+	var evs []host.Event
+	for ev, err := range a.Host.Session(id).Send(context.Background(), text) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// The demo plays its script: load the config group, call one of its tools,
+// explain; on the next turn, and in a new process, the group stays loaded.
+func TestDemo(t *testing.T) {
+	cfg := testConfig(t)
+	a := open(t, cfg)
+	evs := send(t, a, "s", "hello")
+	var calls, loads []string
+	for _, ev := range evs {
+		if m := ev.Message; m != nil && m.Type == session.ToolCall {
+			calls = append(calls, m.ToolName)
+		}
+		if ev.Group != nil {
+			loads = append(loads, ev.Group.Name)
+		}
+	}
+	done := evs[len(evs)-1]
+	if !slices.Equal(calls, []string{"load_tool_group", "list_settings"}) || !slices.Equal(loads, []string{"config"}) ||
+		done.Type != host.EventDone || !strings.HasPrefix(done.Text, "[demo model] That was tool-group routing") {
+		t.Fatalf("calls %v, loads %v, end %+v", calls, loads, done)
+	}
+	a.Close()
+
+	a2, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.Close()
+	calls = nil
+	for _, ev := range send(t, a2, "s", "again") {
+		if m := ev.Message; m != nil && m.Type == session.ToolCall {
+			calls = append(calls, m.ToolName)
+		}
+	}
+	if !slices.Equal(calls, []string{"list_settings"}) {
+		t.Errorf("the second process's calls = %v, want list_settings alone", calls)
+	}
+	s, _, _ := a2.Store.Session(context.Background(), "s")
+	if s.Title != "hello" {
+		t.Errorf("title = %q", s.Title)
+	}
+}
+
+func TestNoModelCommands(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Provider = ""
+	if _, err := Open(context.Background(), cfg); !errors.Is(err, ErrNoProvider) {
+		t.Fatalf("Open without a provider: %v", err)
+	}
+	cfg.NoModel = true
+	a := open(t, cfg)
+	res, err := a.Host.CallTool(context.Background(), "save_memory", json.RawMessage(`{"text":"likes tea"}`))
+	if err != nil || !strings.HasPrefix(res.Output, "Saved memory") {
+		t.Errorf("save_memory = %+v, %v", res, err)
+	}
+	if a.Provider.String() != "no model provider" {
+		t.Errorf("provider = %s", a.Provider)
+	}
+}
+
+// The user's folders: tools, skills (a malformed one reported and skipped),
+// and libraries.
+func TestUserFolders(t *testing.T) {
+	cfg := testConfig(t)
+	write := func(path, text string) {
+		t.Helper()
+		path = filepath.Join(cfg.ConfigDir, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tools/greet.json", `{"name":"greet","description":"Greet someone","parameters":{"properties":{"who":{"type":"string"}},"required":["who"]}}`)
+	write("tools/greet.js", `function execute(p) { return lib("hello").hello(p.who) }`)
+	write("lib/hello.js", `exports.hello = function (who) { return "Hello, " + who + "!" }`)
+	write("tools/broken.json", `{"name":"broken"`)
+	write("skills/haiku/SKILL.md", "---\nname: haiku\ndescription: Write haiku about anything\n---\nThree lines: 5, 7, 5 syllables.\n")
+	write("skills/bad/SKILL.md", "no front matter here\n")
+	a := open(t, cfg)
+
+	res, err := a.Host.CallTool(context.Background(), "greet", json.RawMessage(`{"who":"Ada"}`))
+	if err != nil || res.Output != "Hello, Ada!" {
+		t.Errorf("greet = %+v, %v", res, err)
+	}
+	d, err := a.Host.Describe(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Skills) != 1 || d.Skills[0].Name != "haiku" || !strings.Contains(d.SystemPrompt, "Write haiku about anything") {
+		t.Errorf("skills = %+v", d.Skills)
+	}
+	problems := strings.Join(a.Problems(), "\n")
+	if !strings.Contains(problems, "broken.json") || !strings.Contains(problems, "bad") {
+		t.Errorf("problems = %q, want broken.json and the bad skill", problems)
+	}
+}
+
+// The watcher picks up a tool written into the tools folder.
+func TestWatch(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Watch = 20 * time.Millisecond
+	a := open(t, cfg)
+	tools := filepath.Join(cfg.ConfigDir, "tools")
+	os.WriteFile(filepath.Join(tools, "late.js"), []byte(`function execute() { return "late" }`), 0o644)
+	os.WriteFile(filepath.Join(tools, "late.json"), []byte(`{"name":"late","description":"Arrives late"}`), 0o644)
+	var res any
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		r, err := a.Host.CallTool(context.Background(), "late", nil)
+		if err == nil {
+			res = r.Output
+			break
+		}
+	}
+	if res != "late" {
+		t.Errorf("the watcher did not load late.js: %v", res)
+	}
+}
+
+// Memories and the system_prompt setting make each turn's prompt; the model
+// setting chooses the model; set_env_var reaches a tool that lists the
+// variable.
+func TestSettingsReachTheTurn(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Getenv = env(map[string]string{"FROM_PROCESS": "p"})
+	os.MkdirAll(filepath.Join(cfg.ConfigDir, "tools"), 0o755)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "show_env.json"),
+		[]byte(`{"name":"show_env","description":"Show env","env":["API_KEY","FROM_PROCESS"]}`), 0o644)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "show_env.js"),
+		[]byte(`function execute(p) { return p._env.API_KEY + "," + p._env.FROM_PROCESS }`), 0o644)
+	a := open(t, cfg)
+	ctx := context.Background()
+	for _, c := range []struct{ tool, args string }{
+		{"save_memory", `{"text":"The user is called Ada."}`},
+		{"set_setting", `{"key":"system_prompt","value":"Be terse."}`},
+		{"set_setting", `{"key":"model","value":"other-model"}`},
+		{"set_env_var", `{"name":"API_KEY","value":"k1"}`},
+	} {
+		if _, err := a.Host.CallTool(ctx, c.tool, json.RawMessage(c.args)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := a.Host.Describe(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d.SystemPrompt, "Be terse.\n\n## Memories") || !strings.Contains(d.SystemPrompt, "- The user is called Ada.") {
+		t.Errorf("prompt = %q", d.SystemPrompt)
+	}
+	if m := a.model.Model(); m != "other-model" {
+		t.Errorf("model = %q", m)
+	}
+	if h := a.Hint("HTTP 404: check the model name and the base URL"); !strings.Contains(h, `"other-model"`) {
+		t.Errorf("hint = %q", h)
+	}
+	res, err := a.Host.CallTool(ctx, "show_env", nil)
+	if err != nil || res.Output != "k1,p" {
+		t.Errorf("show_env = %+v, %v", res, err)
+	}
+	// set_tool_enabled applies at once, and in the next process.
+	if _, err := a.Host.CallTool(ctx, "set_tool_enabled", json.RawMessage(`{"name":"show_env","enabled":false}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Host.CallTool(ctx, "show_env", nil); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("a disabled tool ran: %v", err)
+	}
+	a.Close()
+	a2 := open(t, cfg)
+	if _, err := a2.Host.CallTool(ctx, "show_env", nil); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("a disabled tool ran after a restart: %v", err)
+	}
+}
+
+func TestGoogleCredentials(t *testing.T) {
+	var mu sync.Mutex
+	var exchanges int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/token":
+			r.ParseForm()
+			if r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("client_id") != "cid" || r.PostForm.Get("client_secret") != "cs" {
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"error":"invalid_request"}`))
+				return
+			}
+			if r.PostForm.Get("refresh_token") != "good" {
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"error":"invalid_grant","error_description":"Token has been expired or revoked."}`))
+				return
+			}
+			mu.Lock()
+			exchanges++
+			mu.Unlock()
+			w.Write([]byte(`{"access_token":"ya29.fresh","expires_in":3599,"token_type":"Bearer"}`))
+		case "/oauth2/v3/userinfo":
+			if r.Header.Get("Authorization") != "Bearer ya29.fresh" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			w.Write([]byte(`{"sub":"1","email":"ada@example.com","email_verified":true}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	client := safehttp.New(safehttp.Options{AllowPrivate: true, Rewrites: []safehttp.Rewrite{
+		{From: "https://oauth2.googleapis.com/", To: srv.URL + "/"},
+		{From: "https://www.googleapis.com/", To: srv.URL + "/"},
+	}})
+	ctx := context.Background()
+	vars := map[string]string{"GOOGLE_REFRESH_TOKEN": "good", "GOOGLE_CLIENT_ID": "cid", "GOOGLE_CLIENT_SECRET": "cs"}
+	g := EnvGoogle(env(vars), client)
+	for range 2 {
+		if tok, err := g.AccessToken(ctx); err != nil || tok != "ya29.fresh" {
+			t.Fatalf("AccessToken = %q, %v", tok, err)
+		}
+	}
+	if exchanges != 1 {
+		t.Errorf("%d exchanges, want 1 (the token is cached)", exchanges)
+	}
+	if email, err := g.AccountEmail(ctx); err != nil || email != "ada@example.com" {
+		t.Errorf("AccountEmail = %q, %v", email, err)
+	}
+
+	vars["GOOGLE_REFRESH_TOKEN"] = "revoked"
+	if _, err := EnvGoogle(env(vars), client).AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+		t.Errorf("a revoked token: %v", err)
+	}
+	if tok, err := EnvGoogle(env(map[string]string{"GOOGLE_ACCESS_TOKEN": "direct"}), client).AccessToken(ctx); err != nil || tok != "direct" {
+		t.Errorf("GOOGLE_ACCESS_TOKEN = %q, %v", tok, err)
+	}
+	if _, err := EnvGoogle(env(nil), client).AccessToken(ctx); err == nil {
+		t.Errorf("no credentials gave a token")
+	}
+	if _, err := EnvGoogle(env(map[string]string{"GOOGLE_REFRESH_TOKEN": "good"}), client).AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "GOOGLE_CLIENT_ID") {
+		t.Errorf("a refresh token without a client: %v", err)
+	}
+}
+
+func TestTitle(t *testing.T) {
+	if got := Title("  what\n is   this? "); got != "what is this?" {
+		t.Errorf("Title = %q", got)
+	}
+	long := strings.Repeat("é", 100)
+	if got := []rune(Title(long)); len(got) != 60 || got[59] != '…' {
+		t.Errorf("Title of a long text = %q", string(got))
+	}
+}
