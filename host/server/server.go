@@ -1,0 +1,266 @@
+// Package server is `toolroute serve`'s HTTP API: sessions, their messages,
+// turns streamed as server-sent events, and the catalogue, on localhost.
+//
+//	GET  /api/health                      the provider and what did not load
+//	GET  /api/sessions                    sessions, most recent first
+//	POST /api/sessions                    {"title"} -> a new session
+//	GET  /api/sessions/{id}               one session
+//	GET  /api/sessions/{id}/messages      its message log
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	POST /api/sessions/{id}/clear         a new session, as /clear
+//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
+//
+// Every POST takes JSON (Content-Type: application/json): a page on another
+// site cannot send that without a CORS preflight, which the server never
+// grants. Requests whose Host is not a loopback name are refused (DNS
+// rebinding).
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/app"
+)
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// Handler returns the HTTP API of a running app; page, when set, is served
+// at / (the chat UI).
+func Handler(a *app.App, page http.Handler) http.Handler {
+	s := &server{a: a}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/health", s.health)
+	mux.HandleFunc("GET /api/sessions", s.sessions)
+	mux.HandleFunc("POST /api/sessions", s.createSession)
+	mux.HandleFunc("GET /api/sessions/{id}", s.session)
+	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
+	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
+	mux.HandleFunc("GET /api/catalogue", s.catalogue)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
+	})
+	if page == nil {
+		page = http.HandlerFunc(minimalPage)
+	}
+	mux.Handle("/", page)
+	return guard(mux)
+}
+
+type server struct{ a *app.App }
+
+// guard refuses non-loopback Host headers and non-JSON POSTs.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(r.Host); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
+			fail(w, http.StatusForbidden, "toolroute serve answers only on localhost: use http://127.0.0.1 or http://localhost")
+			return
+		}
+		if r.Method == http.MethodPost {
+			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+			if mt != "application/json" {
+				fail(w, http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	problems := s.a.Problems()
+	if problems == nil {
+		problems = []string{}
+	}
+	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "problems": problems})
+}
+
+func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.a.Store.Sessions(r.Context())
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	out := make([]sessionJSON, len(list))
+	for i, x := range list {
+		out[i] = toJSON(x.ID, x.Title, x.Created, x.Updated, x.Messages)
+	}
+	reply(w, out)
+}
+
+func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Title string `json:"title"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	id := app.NewSessionID()
+	if err := s.a.Store.CreateSession(r.Context(), id, req.Title); err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.sessionReply(w, r, id, http.StatusCreated)
+}
+
+func (s *server) session(w http.ResponseWriter, r *http.Request) {
+	s.sessionReply(w, r, r.PathValue("id"), http.StatusOK)
+}
+
+func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string, status int) {
+	x, ok, err := s.a.Store.Session(r.Context(), id)
+	switch {
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+	case !ok:
+		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(toJSON(x.ID, x.Title, x.Created, x.Updated, x.Messages))
+	}
+}
+
+func (s *server) messages(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+		return
+	}
+	msgs, err := s.a.Store.Messages(r.Context(), id)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	reply(w, msgs)
+}
+
+// send runs a turn and streams its events: "event: TYPE" and "data: JSON"
+// per event, the last being done or failed, or error for a host failure.
+func (s *server) send(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var req struct {
+		Text string `json:"text"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
+		return
+	}
+	if err := s.a.Begin(r.Context(), id, req.Text); err != nil {
+		fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	write := func(kind string, v any) bool {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", kind, data); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	for ev, err := range s.a.Host.Session(id).Send(r.Context(), req.Text) {
+		if err != nil {
+			write("error", map[string]string{"message": err.Error()})
+			return
+		}
+		if ev.Type == host.EventFailed && ev.Failure != nil {
+			ev.Failure.Message = s.a.Hint(ev.Failure.Message)
+		}
+		if !write(string(ev.Type), ev) {
+			return // the client went away: the turn stops, what was done stays
+		}
+	}
+}
+
+func (s *server) clear(w http.ResponseWriter, r *http.Request) {
+	if !decode(w, r, &struct{}{}) {
+		return
+	}
+	id := app.NewSessionID()
+	if err := s.a.Store.CreateSession(r.Context(), id, ""); err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.sessionReply(w, r, id, http.StatusCreated)
+}
+
+func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
+	d, err := s.a.Host.Describe(r.Context(), r.URL.Query().Get("session"))
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	reply(w, d)
+}
+
+type sessionJSON struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Created  string `json:"created"`
+	Updated  string `json:"updated"`
+	Messages int    `json:"messages"`
+}
+
+func toJSON(id, title string, created, updated interface{ Format(string) string }, n int) sessionJSON {
+	const layout = "2006-01-02T15:04:05.000Z07:00"
+	return sessionJSON{ID: id, Title: title, Created: created.Format(layout), Updated: updated.Format(layout), Messages: n}
+}
+
+// decode reads a JSON body (an empty body is {}), answering 400 itself.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", MaxBody))
+			return false
+		}
+		fail(w, http.StatusBadRequest, err.Error())
+		return false
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return true
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		fail(w, http.StatusBadRequest, "the body is not the JSON this endpoint takes: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

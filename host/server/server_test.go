@@ -1,0 +1,286 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/server"
+)
+
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolroute-server-test")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// start serves an app whose OpenAI-compatible model is the fake.
+func start(t *testing.T, model *fakemodel.Server) *httptest.Server {
+	t.Helper()
+	dir := t.TempDir()
+	vars := map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "test-key"}
+	a, err := app.Open(context.Background(), app.Config{
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		Model: "fake-model", Getenv: func(k string) string { return vars[k] }, Watch: -1, Stream: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(server.Handler(a, nil))
+	t.Cleanup(func() { srv.Close(); a.Close() })
+	return srv
+}
+
+type event struct {
+	Name string
+	Data map[string]any
+}
+
+// post sends JSON and returns the response.
+func post(t *testing.T, srv *httptest.Server, path, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// turn sends a message and reads the server-sent events.
+func turn(t *testing.T, srv *httptest.Server, session, text string) []event {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"text": text})
+	resp := post(t, srv, "/api/sessions/"+session+"/messages", string(body))
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("HTTP %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	var evs []event
+	sc := bufio.NewScanner(resp.Body)
+	var name string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			var data map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data); err != nil {
+				t.Fatalf("event %s data %q: %v", name, line, err)
+			}
+			evs = append(evs, event{name, data})
+		}
+	}
+	return evs
+}
+
+// get decodes a JSON answer, checking its status.
+func get(t *testing.T, srv *httptest.Server, path string, status int, v any) {
+	t.Helper()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != status {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: HTTP %d, want %d: %s", path, resp.StatusCode, status, b)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+func TestConversation(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
+		fakemodel.ToolCall("list_settings", `{}`),
+		fakemodel.Text("The model is fake-model."),
+		fakemodel.ToolCall("set_setting", `{"key":"model","value":"fake-2"}`),
+		fakemodel.Text("Done."),
+	)
+	defer model.Close()
+	srv := start(t, model)
+
+	var created map[string]any
+	resp := post(t, srv, "/api/sessions", `{"title":"Settings"}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: HTTP %d", resp.StatusCode)
+	}
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	id := created["id"].(string)
+
+	evs := turn(t, srv, id, "Which model is this?")
+	var names []string
+	for _, e := range evs {
+		if !slices.Contains(names, e.Name) {
+			names = append(names, e.Name)
+		}
+	}
+	for _, want := range []string{"message", "model_call", "text", "group_loaded", "tool_calls", "done"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no %s event among %v", want, names)
+		}
+	}
+	last := evs[len(evs)-1]
+	if last.Name != "done" || last.Data["text"] != "The model is fake-model." {
+		t.Errorf("last event = %+v", last)
+	}
+
+	// The catalogue shows the group loaded in this session.
+	var cat struct {
+		Active       []string `json:"active"`
+		LoadedGroups []string `json:"loaded_groups"`
+		Files        []struct {
+			File  string   `json:"file"`
+			Tools []string `json:"tools"`
+		} `json:"files"`
+	}
+	get(t, srv, "/api/catalogue?session="+id, http.StatusOK, &cat)
+	if !slices.Equal(cat.LoadedGroups, []string{"config"}) || !slices.Contains(cat.Active, "list_settings") || len(cat.Files) == 0 {
+		t.Errorf("catalogue = %+v", cat)
+	}
+
+	// The second turn sends the config group without loading it again.
+	turn(t, srv, id, "Switch to fake-2")
+	reqs := model.Requests()
+	if got := reqs[3].ToolNames(); !slices.Contains(got, "set_setting") {
+		t.Errorf("the second turn's first call offered %v", got)
+	}
+
+	var msgs []map[string]any
+	get(t, srv, "/api/sessions/"+id+"/messages", http.StatusOK, &msgs)
+	if len(msgs) < 8 || msgs[0]["type"] != "user" || msgs[0]["content"] != "Which model is this?" {
+		t.Errorf("messages = %v", msgs)
+	}
+	var sessions []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &sessions)
+	if len(sessions) != 1 || sessions[0]["id"] != id || sessions[0]["title"] != "Settings" || sessions[0]["messages"] != float64(len(msgs)) {
+		t.Errorf("sessions = %v", sessions)
+	}
+
+	// clear: a new, empty session.
+	resp = post(t, srv, "/api/sessions/"+id+"/clear", `{}`)
+	var cleared map[string]any
+	json.NewDecoder(resp.Body).Decode(&cleared)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || cleared["id"] == id || cleared["messages"] != float64(0) {
+		t.Errorf("clear = HTTP %d %v", resp.StatusCode, cleared)
+	}
+	get(t, srv, "/api/catalogue?session="+cleared["id"].(string), http.StatusOK, &cat)
+	if len(cat.LoadedGroups) != 0 {
+		t.Errorf("the cleared session has groups %v", cat.LoadedGroups)
+	}
+}
+
+// A message to a session that does not exist yet creates it, titled by the
+// message.
+func TestSendCreatesSession(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Hi."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "mine", "Hello there")
+	var s map[string]any
+	get(t, srv, "/api/sessions/mine", http.StatusOK, &s)
+	if s["title"] != "Hello there" || s["messages"] != float64(2) {
+		t.Errorf("session = %v", s)
+	}
+}
+
+func TestProviderErrorHint(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Error(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`))
+	defer model.Close()
+	srv := start(t, model)
+	evs := turn(t, srv, "s", "hi")
+	last := evs[len(evs)-1]
+	failure, _ := last.Data["failure"].(map[string]any)
+	msg, _ := failure["message"].(string)
+	if last.Name != "failed" || !strings.Contains(msg, "Incorrect API key provided") || !strings.Contains(msg, "check OPENAI_API_KEY") {
+		t.Errorf("last event = %+v", last)
+	}
+	// The user's message is kept.
+	var msgs []map[string]any
+	get(t, srv, "/api/sessions/s/messages", http.StatusOK, &msgs)
+	if len(msgs) != 1 || msgs[0]["content"] != "hi" {
+		t.Errorf("messages = %v", msgs)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	srv := start(t, model)
+	do := func(method, path, contentType, body, host string) (int, string) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e struct {
+			Error string `json:"error"`
+		}
+		json.NewDecoder(resp.Body).Decode(&e)
+		return resp.StatusCode, e.Error
+	}
+	for _, c := range []struct {
+		name, method, path, contentType, body, host string
+		status                                      int
+		want                                        string
+	}{
+		{"form post", "POST", "/api/sessions", "application/x-www-form-urlencoded", "title=x", "", 415, "Content-Type: application/json"},
+		{"bad json", "POST", "/api/sessions", "application/json", "{", "", 400, "not the JSON"},
+		{"no text", "POST", "/api/sessions/s/messages", "application/json", `{"text":"  "}`, "", 400, `{"text": "..."}`},
+		{"too big", "POST", "/api/sessions/s/messages", "application/json", `{"text":"` + strings.Repeat("a", server.MaxBody) + `"}`, "", 413, "over"},
+		{"unknown session", "GET", "/api/sessions/nope/messages", "", "", "", 404, "GET /api/sessions lists them"},
+		{"unknown endpoint", "GET", "/api/nothing", "", "", "", 404, "no such endpoint"},
+		{"rebinding", "GET", "/api/health", "", "", "evil.example:80", 403, "only on localhost"},
+	} {
+		if status, msg := do(c.method, c.path, c.contentType, c.body, c.host); status != c.status || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: HTTP %d %q, want %d with %q", c.name, status, msg, c.status, c.want)
+		}
+	}
+	if len(model.Requests()) != 0 {
+		t.Errorf("a bad request reached the model")
+	}
+	// The page.
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "/api/sessions") {
+		t.Errorf("page: HTTP %d", resp.StatusCode)
+	}
+	var health map[string]any
+	get(t, srv, "/api/health", http.StatusOK, &health)
+	if health["ok"] != true || !strings.Contains(health["provider"].(string), "fake-model") {
+		t.Errorf("health = %v", health)
+	}
+}
