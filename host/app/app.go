@@ -104,6 +104,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return nil, fmt.Errorf("making %s: %w", dir, err)
 		}
 	}
+	cache := cfg.CacheDir
+	if cache == "-" {
+		cache = ""
+	}
+	if cache != "" {
+		// Only the first App of a process sets it; SQLite's code is
+		// compiled once per process anyway.
+		_ = store.SetCacheDir(filepath.Join(cache, "sqlite"))
+	}
 	db, err := store.Open(ctx, cfg.DBPath)
 	if err != nil {
 		return nil, err
@@ -114,6 +123,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Libraries:   []fs.FS{os.DirFS(cfg.LibDir)},
 		Fetch:       jsrun.FetchOptions{AllowPrivate: cfg.Fetch.AllowPrivate, Rewrites: rewrites(cfg.Fetch.Rewrites)},
 		Google:      EnvGoogle(cfg.Getenv, safehttp.New(cfg.Fetch)),
+		CacheDir:    cacheSub(cache, "quickjs"),
 	})
 	if err != nil {
 		db.Close()
@@ -151,10 +161,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	tools = append(tools, builtin.Core(a.deps)...)
 	tools = append(tools, builtin.Config(a.deps)...)
 	tools = append(tools, builtin.JSTools(a.deps)...)
-	cache := cfg.CacheDir
-	if cache == "-" {
-		cache = ""
-	}
 	a.model = settingsModel{Provider: provider, store: db}
 	fingerprint := a.fingerprint()
 	h, err = host.New(ctx, host.Options{
@@ -169,7 +175,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Disabled:    disabled,
 		JS:          runner,
 		Env:         a.env,
-		Module:      module.Config{CacheDir: cache},
+		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
 		runner.Close()
@@ -183,6 +189,14 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		go a.watch(cfg.Watch, fingerprint)
 	}
 	return a, nil
+}
+
+// cacheSub is a folder of the cache, or "" without one.
+func cacheSub(cache, name string) string {
+	if cache == "" {
+		return ""
+	}
+	return filepath.Join(cache, name)
 }
 
 func nonEmpty(s string) error {

@@ -47,7 +47,7 @@ func BenchmarkColdCall(b *testing.B) {
 	params, _ := withEnv(benchCall.Params, nil)
 	for b.Loop() {
 		b.StopTimer()
-		rt, err := newRuntime(r.opts.MemoryLimit)
+		rt, err := newRuntime(r.build())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func BenchmarkColdCall(b *testing.B) {
 // BenchmarkCallItself: only the call of a tool function whose source is
 // loaded: what a call costs once its runtime is ready.
 func BenchmarkCallItself(b *testing.B) {
-	rt, err := newRuntime(DefaultMemoryLimit)
+	rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func BenchmarkCallItself(b *testing.B) {
 // warm pool does in the background.
 func BenchmarkNewRuntime(b *testing.B) {
 	for b.Loop() {
-		rt, err := newRuntime(DefaultMemoryLimit)
+		rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func BenchmarkNewRuntime(b *testing.B) {
 // BenchmarkCompile15KB: compiling the 15 KB source to bytecode, paid once per
 // source (Precompile does it when the catalogue loads).
 func BenchmarkCompile15KB(b *testing.B) {
-	rt, err := newRuntime(DefaultMemoryLimit)
+	rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func BenchmarkFetchCall(b *testing.B) {
 	params, _ := withEnv(c.Params, nil)
 	for b.Loop() {
 		b.StopTimer()
-		rt, err := newRuntime(r.opts.MemoryLimit)
+		rt, err := newRuntime(r.build())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func BenchmarkRuntimeMemory(b *testing.B) {
 		rts := make([]*runtime, n)
 		var wasm uint64
 		for i := range rts {
-			rt, err := newRuntime(DefaultMemoryLimit)
+			rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -183,7 +183,7 @@ const cpuBound = `(() => { let s = 0; for (let i = 0; i < 300000; i++) { s = (s 
 // wazero's close-on-context-done: the ratios to the first are what each
 // mechanism costs.
 func BenchmarkTimeoutMechanism(b *testing.B) {
-	bin, err := quickJS(DefaultMemoryLimit)
+	bin, err := quickJS(build{memoryLimit: DefaultMemoryLimit})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func BenchmarkTimeoutMechanism(b *testing.B) {
 		run(b, rt)
 	})
 	b.Run("interrupt-handler", func(b *testing.B) {
-		rt, err := newRuntime(DefaultMemoryLimit)
+		rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func BenchmarkTimeoutMechanism(b *testing.B) {
 // one trivial export (JS_HasException). qjs looks the export up on every
 // call, and wazero builds a call engine for each lookup.
 func BenchmarkQJSCall(b *testing.B) {
-	rt, err := newRuntime(DefaultMemoryLimit)
+	rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,7 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	_ "unsafe" // for go:linkname
 
 	_ "github.com/fastschema/qjs" // the QuickJS module comes from there
@@ -147,7 +150,7 @@ var errWrongQuickJS = errors.New("jsrun: the QuickJS module is not qjs v0.0.6's;
 
 // patchQuickJS returns the patched module, whose memory may not grow past
 // maxBytes beyond the stack (rounded up to 64 KiB pages).
-func patchQuickJS(orig []byte, maxBytes int) ([]byte, error) {
+func patchQuickJS(orig []byte, maxBytes int, names [3]string) ([]byte, error) {
 	sum := sha256.Sum256(orig)
 	if hex.EncodeToString(sum[:]) != qjsSHA256 {
 		return nil, errWrongQuickJS
@@ -162,10 +165,10 @@ func patchQuickJS(orig []byte, maxBytes int) ([]byte, error) {
 	copy(region, newInit)
 	patches := append([]constPatch(nil), stackPatches...)
 	at := len(newInit) + 1
-	for _, m := range moduleRefs {
-		name, err := randomName(40)
-		if err != nil {
-			return nil, err
+	for i, m := range moduleRefs {
+		name := names[i]
+		if !validName(name) {
+			return nil, fmt.Errorf("jsrun: module name %q is not %d letters and digits", name, nameLen)
 		}
 		copy(region[at:], name)
 		for _, off := range m.offsets {
@@ -328,6 +331,62 @@ func patchCode(orig []byte, s section, patches []constPatch) ([]byte, error) {
 		return nil, fmt.Errorf("%w: applied %d of %d code patches", errWrongQuickJS, applied, len(patches))
 	}
 	return out, nil
+}
+
+// nameLen is the length of the private module names.
+const nameLen = 40
+
+// moduleNames returns the private names of the std, os and bjson modules:
+// random for this process, or, with a cache folder, read from the folder's
+// quickjs-names file, made once with random names, so every process
+// builds the same module and the compiled code can be reused. The file is
+// the user's alone; JS tools cannot reach the folder.
+func moduleNames(cacheDir string) ([3]string, error) {
+	var names [3]string
+	if cacheDir != "" {
+		path := filepath.Join(cacheDir, "quickjs-names")
+		if data, err := os.ReadFile(path); err == nil {
+			if f := strings.Fields(string(data)); len(f) == 3 && validName(f[0]) && validName(f[1]) && validName(f[2]) {
+				copy(names[:], f)
+				return names, nil
+			}
+		}
+		defer func() {
+			// Keep them for the next process; if that fails, this process
+			// still works, without the cache's saving.
+			if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+				return
+			}
+			tmp, err := os.CreateTemp(cacheDir, "quickjs-names-*")
+			if err != nil {
+				return
+			}
+			_, werr := tmp.WriteString(strings.Join(names[:], "\n") + "\n")
+			if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+				os.Remove(tmp.Name())
+			}
+		}()
+	}
+	for i := range names {
+		name, err := randomName(nameLen)
+		if err != nil {
+			return names, err
+		}
+		names[i] = name
+	}
+	return names, nil
+}
+
+func validName(s string) bool {
+	if len(s) != nameLen {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // randomName returns n characters drawn uniformly from [A-Za-z0-9].

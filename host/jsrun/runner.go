@@ -40,6 +40,11 @@ type Options struct {
 	Warm int
 	// Now is the clock of _time; nil means time.Now.
 	Now func() time.Time
+	// CacheDir, when set, keeps the compiled QuickJS module between
+	// processes, which saves most of a second at start. The module's
+	// private names are then drawn once per folder and kept in it, readable
+	// by the user alone, rather than once per process.
+	CacheDir string
 }
 
 // CredentialProvider gives the Google credentials of the user.
@@ -88,7 +93,7 @@ func New(opts Options) (*Runner, error) {
 		bytecode: map[[32]byte][]byte{},
 	}
 	// Make one runtime now, so a broken setup fails here, not in a call.
-	rt, err := newRuntime(opts.MemoryLimit)
+	rt, err := newRuntime(r.build())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +107,7 @@ func New(opts Options) (*Runner, error) {
 func (r *Runner) keepWarm() {
 	defer r.wg.Done()
 	for {
-		rt, err := newRuntime(r.opts.MemoryLimit)
+		rt, err := newRuntime(r.build())
 		if err != nil {
 			select {
 			case <-r.stop:
@@ -126,8 +131,13 @@ func (r *Runner) take() (*runtime, error) {
 	case rt := <-r.warm:
 		return rt, nil
 	default:
-		return newRuntime(r.opts.MemoryLimit)
+		return newRuntime(r.build())
 	}
+}
+
+// build is how this runner's runtimes are made.
+func (r *Runner) build() build {
+	return build{memoryLimit: r.opts.MemoryLimit, cacheDir: r.opts.CacheDir}
 }
 
 // Close stops the warming and releases the warm runtimes.
@@ -329,7 +339,7 @@ func (r *Runner) compiled(rt *runtime, ref string, source []byte) ([]byte, error
 // first call does not pay for parsing. Sources that do not compile are
 // skipped; their calls report the error.
 func (r *Runner) Precompile(sources map[string][]byte) {
-	rt, err := newRuntime(r.opts.MemoryLimit)
+	rt, err := newRuntime(r.build())
 	if err != nil {
 		return
 	}
@@ -346,7 +356,7 @@ func (r *Runner) Precompile(sources map[string][]byte) {
 // syntax error, naming the file and line, or nil; the bytecode is kept for
 // the source's first call.
 func (r *Runner) Check(ref string, source []byte) (err error) {
-	rt, err := newRuntime(r.opts.MemoryLimit)
+	rt, err := newRuntime(r.build())
 	if err != nil {
 		return err
 	}

@@ -189,21 +189,59 @@ func (failingGoogle) AccessToken(context.Context) (string, error) {
 func (failingGoogle) AccountEmail(context.Context) (string, error) { return "", ErrNotConnected }
 
 func TestPatchRefusesOtherBinaries(t *testing.T) {
-	other := append([]byte(nil), qjsWasm...)
-	other[len(other)-1] ^= 1
-	if _, err := patchQuickJS(other, 64<<20); !errors.Is(err, errWrongQuickJS) {
-		t.Fatalf("err = %v", err)
-	}
-	if _, err := patchQuickJS([]byte("not wasm"), 64<<20); !errors.Is(err, errWrongQuickJS) {
-		t.Fatalf("err = %v", err)
-	}
-	a, err := patchQuickJS(qjsWasm, 64<<20)
+	names, err := moduleNames("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := patchQuickJS(qjsWasm, 64<<20)
-	if string(a) == string(b) {
-		t.Error("two patches chose the same module names")
+	other := append([]byte(nil), qjsWasm...)
+	other[len(other)-1] ^= 1
+	if _, err := patchQuickJS(other, 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := patchQuickJS([]byte("not wasm"), 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := patchQuickJS(qjsWasm, 64<<20, [3]string{"qjs:std", names[1], names[2]}); err == nil {
+		t.Error("a guessable module name was accepted")
+	}
+}
+
+// Without a cache folder, every process draws its own module names; with
+// one, they are drawn once, kept for the user alone, and the compiled module
+// is kept there too.
+func TestModuleNames(t *testing.T) {
+	a, _ := moduleNames("")
+	b, _ := moduleNames("")
+	if a == b || a[0] == a[1] {
+		t.Errorf("random names repeat: %v %v", a, b)
+	}
+	dir := t.TempDir()
+	c, err := moduleNames(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := moduleNames(dir)
+	if c != d || c == a {
+		t.Errorf("names in a cache folder: %v then %v", c, d)
+	}
+	info, err := os.Stat(filepath.Join(dir, "quickjs-names"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("quickjs-names: %v, %v", info, err)
+	}
+	// A damaged file is replaced.
+	os.WriteFile(filepath.Join(dir, "quickjs-names"), []byte("qjs:std qjs:os qjs:bjson\n"), 0o600)
+	if e, _ := moduleNames(dir); e == c || !validName(e[0]) {
+		t.Errorf("names from a damaged file: %v", e)
+	}
+
+	cache := t.TempDir()
+	r := newRunner(t, Options{CacheDir: cache})
+	if res := call(r, `function execute() { return typeof std + typeof os }`, 5*time.Second); res.Output != "undefinedundefined" {
+		t.Errorf("with a cache folder: %+v", res)
+	}
+	entries, _ := os.ReadDir(cache)
+	if len(entries) < 2 {
+		t.Errorf("the cache folder holds %d entries, want the names and the compiled module", len(entries))
 	}
 }
 

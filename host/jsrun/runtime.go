@@ -21,26 +21,37 @@ var preludeJS string
 
 var (
 	patchMu      sync.Mutex
-	patched      = map[int][]byte{}
+	patched      = map[build][]byte{}
 	guardPattern = bytes.Repeat([]byte{0xa5, 0x5a, 0xc3, 0x3c}, guardSize/4)
 )
 
-// quickJS returns the patched QuickJS module for a memory limit, made once
-// per process and limit. qjs keeps one compiled module per process: runners
-// with different limits in one process make it compile again when they
+// build says how to make runtimes: the memory limit, and the folder
+// keeping the compiled module ("" for none).
+type build struct {
+	memoryLimit int
+	cacheDir    string
+}
+
+// quickJS returns the patched QuickJS module for a build, made once per
+// process and build. qjs keeps one compiled module per process: runners
+// with different builds in one process make it compile again when they
 // alternate.
-func quickJS(memoryLimit int) ([]byte, error) {
+func quickJS(b build) ([]byte, error) {
 	patchMu.Lock()
 	defer patchMu.Unlock()
-	if b, ok := patched[memoryLimit]; ok {
-		return b, nil
+	if bin, ok := patched[b]; ok {
+		return bin, nil
 	}
-	b, err := patchQuickJS(qjsWasm, memoryLimit)
+	names, err := moduleNames(b.cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	patched[memoryLimit] = b
-	return b, nil
+	bin, err := patchQuickJS(qjsWasm, b.memoryLimit, names)
+	if err != nil {
+		return nil, err
+	}
+	patched[b] = bin
+	return bin, nil
 }
 
 // runtime is one QuickJS runtime, used for one call and thrown away.
@@ -54,8 +65,9 @@ type runtime struct {
 
 // newRuntime makes a runtime with the bridges and the prelude, ready for a
 // call. Its working directory, mounted at / by qjs, is a new empty folder.
-func newRuntime(memoryLimit int) (*runtime, error) {
-	bin, err := quickJS(memoryLimit)
+func newRuntime(b build) (*runtime, error) {
+	memoryLimit := b.memoryLimit
+	bin, err := quickJS(b)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +80,7 @@ func newRuntime(memoryLimit int) (*runtime, error) {
 		CWD:                cwd,
 		CloseOnContextDone: false, // the interrupt handler stops calls; see patch.go
 		QuickJSWasmBytes:   bin,
+		CacheDir:           b.cacheDir,
 		Stdout:             io.Discard,
 		Stderr:             io.Discard,
 	})
