@@ -20,7 +20,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -184,7 +183,7 @@ func (h *Host) Reload(ctx context.Context) error {
 			cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override})
 		}
 	}
-	data, err := json.Marshal(cat)
+	data, err := module.Marshal(cat)
 	if err != nil {
 		return fmt.Errorf("host: catalogue: %w", err)
 	}
@@ -267,7 +266,7 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 			return abi.Description{}, err
 		}
 	}
-	raw, err := json.Marshal(history)
+	raw, err := module.Marshal(history)
 	if err != nil {
 		return abi.Description{}, err
 	}

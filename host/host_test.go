@@ -489,3 +489,23 @@ func TestCallTool(t *testing.T) {
 		t.Errorf("CallTool called the model")
 	}
 }
+
+// A schema reaches the model byte for byte: encoding/json's default escaping
+// of <, > and & would send "x =\u003e y" for "x => y", costing tokens and
+// differing from the JS hosts.
+func TestSchemasSentVerbatim(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("ok"))
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{{
+		Tool: registry.Tool{Name: "compare", Description: "Is a < b && b > c?",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"expr":{"type":"string","description":"such as x => x < 3 && y"}}}`)},
+		Run: func(context.Context, json.RawMessage) (string, error) { return "", nil },
+	}}})
+	send(t, h.Session("s"), "hi")
+	body := string(model.Requests()[0].Body)
+	for _, want := range []string{`"description":"Is a < b && b > c?"`, `"description":"such as x => x < 3 && y"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the request lacks %s:\n%s", want, body)
+		}
+	}
+}

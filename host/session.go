@@ -163,7 +163,7 @@ type turn struct {
 }
 
 func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, error) {
-	data, err := json.Marshal(e)
+	data, err := module.Marshal(e)
 	if err != nil {
 		return nil, err
 	}

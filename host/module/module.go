@@ -5,6 +5,7 @@
 package module
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -261,7 +262,7 @@ func (i *Instance) Load(ctx context.Context, catalogue []byte) (registry.BuildRe
 // Describe describes the catalogue, and a session's active tools.
 func (i *Instance) Describe(ctx context.Context, req abi.DescribeRequest) (abi.Description, error) {
 	var d abi.Description
-	in, err := json.Marshal(req)
+	in, err := Marshal(req)
 	if err != nil {
 		return d, err
 	}
@@ -301,4 +302,18 @@ func (i *Instance) TurnChunk(ctx context.Context, turn uint32, data []byte) (jso
 func (i *Instance) TurnFree(ctx context.Context, turn uint32) error {
 	_, err := i.call(ctx, abi.ExportTurnFree, uint64(turn))
 	return err
+}
+
+// Marshal encodes a value for the module as JSON without escaping <, > and &
+// as encoding/json does by default: raw JSON inside the value, such as a
+// tool's parameter schema, reaches the module, and from there the model,
+// byte for byte, as it does from the browser and worker hosts.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
