@@ -17,14 +17,26 @@ WASM       = wasm/toolroute.wasm
 WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
 WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod
 
+# The web side's npm packages, installed as web/package-lock.json pins them.
+NODE_MODULES = web/node_modules/.package-lock.json
+
 .PHONY: run test check fuzz wasm check-wasm
 
-run:
-	$(GO) run ./host/cmd/toolroute check
+# run serves the chat on http://127.0.0.1:8377; with no provider configured
+# it serves the scripted demo model, which needs none.
+PROVIDER_SET = $(or $(OPENAI_API_KEY),$(OPENAI_BASE_URL),$(ANTHROPIC_API_KEY))
+RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
-test: $(WASM)
+run:
+	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set: serving the scripted demo model.")
+	$(GO) run ./host/cmd/toolroute serve $(RUN_FLAGS)
+
+test: $(WASM) $(NODE_MODULES)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
+
+$(NODE_MODULES): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
 
 wasm: $(WASM)
 

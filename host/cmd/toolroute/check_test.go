@@ -46,7 +46,7 @@ func runIn(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	}
 	t.Chdir("../../..")
 	var out, errOut bytes.Buffer
-	code = run(args, &out, &errOut)
+	code = run(args, strings.NewReader(""), &out, &errOut)
 	t.Chdir(wd)
 	return out.String(), errOut.String(), code
 }

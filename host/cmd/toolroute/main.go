@@ -1,9 +1,14 @@
-// Command toolroute is toolroute's program: it checks tool manifests, and in
-// later versions chats with a model through the tool-group router.
+// Command toolroute is toolroute's program: it chats with a model through
+// the tool-group router, in a terminal or behind a local HTTP server, runs
+// single tools, counts schema tokens and checks tool manifests.
 //
 // Usage:
 //
-//	toolroute check [--json] [--with-builtin] [--override] [DIR...]
+//	toolroute serve  [--port N] [APP FLAGS]
+//	toolroute chat   [--session NAME] [APP FLAGS]
+//	toolroute call   TOOL [--params JSON] [APP FLAGS]
+//	toolroute tokens [--json] [APP FLAGS]
+//	toolroute check  [--json] [--with-builtin] [--override] [DIR...]
 package main
 
 import (
@@ -14,24 +19,50 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 const usage = `toolroute routes tools to language models by group.
 
 Usage:
+  toolroute serve [--port 8377] [APP FLAGS]
+      Serve the chat API and page on http://127.0.0.1:PORT.
+  toolroute chat [--session NAME] [APP FLAGS]
+      Chat in the terminal; --session continues (or starts) a named session.
+      Reads one message per line when standard input is not a terminal.
+  toolroute call TOOL [--params JSON] [APP FLAGS]
+      Run one tool directly and print its result, for tool authors.
+  toolroute tokens [--json] [APP FLAGS]
+      Count the tool schema tokens each model call sends: all tools, core
+      only, core plus each group, all groups loaded.
   toolroute check [--json] [--with-builtin] [--override] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
       the built-in manifests when no folder is given. Exit status 1 on any error.
+
+Models: set OPENAI_API_KEY (and OPENAI_BASE_URL for Ollama, llama.cpp or
+vLLM), or ANTHROPIC_API_KEY; choose the model with --model or TOOLROUTE_MODEL;
+--provider demo plays a scripted demo that needs no model.
+
+APP FLAGS (see toolroute COMMAND -h): --provider, --model, --db, --data,
+--config-dir, --tools-dir, --skills-dir, --allow-override, --no-cache,
+--no-watch.
 `
 
-// run is the program with its arguments and outputs, for tests.
-func run(args []string, stdout, stderr io.Writer) int {
+// run is the program with its arguments and streams, for tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
+	case "chat":
+		return runChat(args[1:], stdin, stdout, stderr)
+	case "call":
+		return runCall(args[1:], stdin, stdout, stderr)
+	case "tokens":
+		return runTokens(args[1:], stdout, stderr)
 	case "check":
 		return runCheck(args[1:], stdout, stderr)
 	case "help", "-h", "--help":

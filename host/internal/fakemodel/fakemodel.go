@@ -34,6 +34,9 @@ type Reply struct {
 	Status     int
 	ErrorBody  string
 	RetryAfter string
+	// Hold, when set, keeps the request waiting until it is closed or the
+	// client goes away, to catch a program in the middle of a turn.
+	Hold <-chan struct{}
 }
 
 // Call is one scripted tool call.
@@ -145,6 +148,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	n := s.calls
 	s.mu.Unlock()
 
+	if reply.Hold != nil {
+		select {
+		case <-reply.Hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	want := "/v1/chat/completions"
 	if s.format == Anthropic {
 		want = "/v1/messages"

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/toolroute/toolroute/host/app"
+)
+
+// appFlags are the flags of the commands that run the program.
+type appFlags struct {
+	cfg     app.Config
+	noCache bool
+	noWatch bool
+}
+
+func (f *appFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.cfg.Provider, "provider", "", "the model provider: openai, anthropic or demo (default: from whichever API key is set)")
+	fs.StringVar(&f.cfg.Model, "model", "", "the model (default: TOOLROUTE_MODEL, the model setting, or the provider's default)")
+	fs.StringVar(&f.cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
+	fs.StringVar(&f.cfg.DataDir, "data", "", "the data folder: database and files JS tools may use")
+	fs.StringVar(&f.cfg.ConfigDir, "config-dir", "", "the folder holding tools/, skills/ and lib/ (default: ~/.config/toolroute)")
+	fs.StringVar(&f.cfg.ToolsDir, "tools-dir", "", "the user's JS tools (default: CONFIG/tools)")
+	fs.StringVar(&f.cfg.SkillsDir, "skills-dir", "", "the user's skills, NAME/SKILL.md (default: CONFIG/skills)")
+	fs.BoolVar(&f.cfg.AllowOverride, "allow-override", false, "let the user's tools replace built-in tools of the same name")
+	fs.BoolVar(&f.noCache, "no-cache", false, "do not keep compiled wasm between runs")
+	fs.BoolVar(&f.noWatch, "no-watch", false, "do not reload when the tools or skills folders change")
+}
+
+// open starts the program, printing what did not load to stderr.
+func (f *appFlags) open(ctx context.Context, stderr io.Writer) (*app.App, error) {
+	cfg := f.cfg
+	cfg.Getenv = os.Getenv
+	cfg.Stream = true
+	if f.noCache {
+		cfg.CacheDir = "-"
+	}
+	if f.noWatch {
+		cfg.Watch = -1
+	}
+	if os.Getenv("TOOLROUTE_ALLOW_PRIVATE") == "1" {
+		cfg.Fetch.AllowPrivate = true // for local test servers
+	}
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range a.Problems() {
+		fmt.Fprintf(stderr, "toolroute: not loaded: %s\n", p)
+	}
+	return a, nil
+}

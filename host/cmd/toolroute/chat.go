@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+const chatHelp = `Commands:
+  /clear    start a new session
+  /tools    the tools the next model call sends, and the others
+  /groups   the tool groups, and which this session loaded
+  /quit     leave (so does the end of input)
+Anything else is a message to the model. Ctrl-C stops a running turn.
+`
+
+func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var af appFlags
+	af.register(fs)
+	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "toolroute chat: unexpected %q: messages come from standard input\n", rest[0])
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	a, err := af.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	defer a.Close()
+
+	c := &chat{a: a, out: stdout, errOut: stderr, interactive: isTerminal(stdin), id: *name}
+	if c.id == "" {
+		c.id = app.NewSessionID()
+	}
+	return c.loop(ctx, stdin)
+}
+
+// chat is one terminal conversation.
+type chat struct {
+	a           *app.App
+	out, errOut io.Writer
+	interactive bool
+	id          string
+	failed      bool
+
+	// Per model call: whether text was streamed, and whether the output
+	// stands at the start of a line.
+	streamed, lineStart bool
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// loop reads messages until /quit or the end of input. Interrupts stop the
+// running turn; at the prompt, they end the chat.
+func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
+	lines := make(chan string)
+	readErr := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 64*1024), 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		readErr <- sc.Err()
+		close(lines)
+	}()
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	if c.interactive {
+		fmt.Fprintf(c.out, "toolroute chat with %s\nsession %s; /help for commands\n", c.a.Provider, c.id)
+	} else {
+		fmt.Fprintf(c.errOut, "toolroute: session %s with %s\n", c.id, c.a.Provider)
+	}
+	for {
+		if c.interactive {
+			fmt.Fprint(c.out, "\nyou> ")
+		}
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-interrupts:
+			fmt.Fprintln(c.out)
+			return c.status()
+		case <-ctx.Done():
+			return c.status()
+		}
+		if !ok {
+			if err := <-readErr; err != nil {
+				fmt.Fprintf(c.errOut, "toolroute: reading input: %v\n", err)
+				return 1
+			}
+			if c.interactive {
+				fmt.Fprintln(c.out)
+			}
+			return c.status()
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			if quit := c.command(ctx, line); quit {
+				return c.status()
+			}
+			continue
+		}
+		if !c.interactive {
+			fmt.Fprintf(c.out, "you> %s\n", line)
+		}
+		turnCtx, cancel := context.WithCancel(ctx)
+		stopped := make(chan struct{})
+		go func() {
+			select {
+			case <-interrupts:
+				cancel()
+			case <-stopped:
+			}
+		}()
+		c.send(turnCtx, line)
+		close(stopped)
+		cancel()
+		if ctx.Err() != nil {
+			return c.status()
+		}
+	}
+}
+
+func (c *chat) status() int {
+	if c.failed {
+		return 1
+	}
+	return 0
+}
+
+// command runs a slash command; it reports whether to quit.
+func (c *chat) command(ctx context.Context, line string) bool {
+	cmd, _, _ := strings.Cut(line, " ")
+	switch cmd {
+	case "/quit", "/exit":
+		return true
+	case "/help":
+		fmt.Fprint(c.out, chatHelp)
+	case "/clear":
+		c.id = app.NewSessionID()
+		fmt.Fprintf(c.out, "[new session %s]\n", c.id)
+	case "/tools":
+		c.tools(ctx)
+	case "/groups":
+		c.groups(ctx)
+	default:
+		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
+	}
+	return false
+}
+
+func (c *chat) tools(ctx context.Context) {
+	d, err := c.a.Host.Describe(ctx, c.id)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	fmt.Fprintf(c.out, "Sent with each model call (%d): %s\n", len(d.Active), strings.Join(d.Active, ", "))
+	for _, g := range d.Groups {
+		if !g.Available || slices.Contains(d.LoadedGroups, g.Name) {
+			continue
+		}
+		fmt.Fprintf(c.out, "In group %s, sent once loaded (%d): %s\n", g.Name, len(g.Tools), strings.Join(g.Tools, ", "))
+	}
+	var disabled []string
+	for _, t := range d.Tools {
+		if !t.Enabled {
+			disabled = append(disabled, t.Name)
+		}
+	}
+	if len(disabled) > 0 {
+		fmt.Fprintf(c.out, "Disabled (%d): %s\n", len(disabled), strings.Join(disabled, ", "))
+	}
+}
+
+func (c *chat) groups(ctx context.Context) {
+	d, err := c.a.Host.Describe(ctx, c.id)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	if len(d.Groups) == 0 {
+		fmt.Fprintln(c.out, "No tool groups.")
+		return
+	}
+	for _, g := range d.Groups {
+		state := fmt.Sprintf("%d tools", len(g.Tools))
+		switch {
+		case slices.Contains(d.LoadedGroups, g.Name):
+			state += ", loaded"
+		case !g.Available:
+			state = "no enabled tools"
+		}
+		fmt.Fprintf(c.out, "%s (%s): %s [%s]\n", g.Name, g.DisplayName, g.Description, state)
+	}
+}
+
+// send runs one turn, printing its events as they happen.
+func (c *chat) send(ctx context.Context, text string) {
+	if err := c.a.Begin(ctx, c.id, text); err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		c.failed = true
+		return
+	}
+	c.lineStart = true
+	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text) {
+		if err != nil {
+			c.newline()
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintln(c.out, "[stopped: what was done is kept]")
+				return
+			}
+			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.failed = true
+			return
+		}
+		c.show(ev)
+	}
+}
+
+func (c *chat) show(ev host.Event) {
+	switch ev.Type {
+	case host.EventModelCall:
+		c.streamed = false
+	case host.EventText:
+		c.streamed = true
+		c.print(ev.Text)
+	case host.EventMessage:
+		c.message(ev.Message)
+	case host.EventGroupLoaded:
+		c.newline()
+		fmt.Fprintf(c.out, "[loaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
+	case host.EventRetry:
+		c.newline()
+		fmt.Fprintf(c.out, "[the provider answered %d: trying again in %s (attempt %d)]\n", ev.Retry.Status, ev.Retry.Wait.Round(time.Millisecond), ev.Retry.Attempt)
+	case host.EventDone:
+		c.newline()
+	case host.EventFailed:
+		c.newline()
+		c.failed = true
+		msg := "the turn failed"
+		if ev.Failure != nil {
+			msg = c.a.Hint(ev.Failure.Message)
+		}
+		fmt.Fprintf(c.out, "error: %s\n", msg)
+	}
+}
+
+// message prints what a committed message adds to what was streamed.
+func (c *chat) message(m *session.Message) {
+	switch m.Type {
+	case session.Assistant:
+		if !c.streamed && m.Content != "" {
+			c.print(m.Content)
+		}
+	case session.ToolCall:
+		c.newline()
+		fmt.Fprintf(c.out, "→ %s %s\n", m.ToolName, shorten(m.ToolInput, 300))
+	case session.ToolResult:
+		c.newline()
+		if m.Status == registry.StatusSuccess {
+			fmt.Fprintf(c.out, "← %s: %s\n", m.ToolName, shorten(m.Content, 500))
+		} else {
+			fmt.Fprintf(c.out, "← %s failed (%s): %s\n", m.ToolName, m.ErrorType, shorten(m.Content, 500))
+		}
+	}
+}
+
+func (c *chat) print(s string) {
+	if s == "" {
+		return
+	}
+	fmt.Fprint(c.out, s)
+	c.lineStart = strings.HasSuffix(s, "\n")
+}
+
+func (c *chat) newline() {
+	if !c.lineStart {
+		fmt.Fprintln(c.out)
+		c.lineStart = true
+	}
+}
+
+// shorten keeps the start of a long text on a few lines.
+func shorten(s string, max int) string {
+	s = strings.TrimSpace(s)
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > 6 {
+		lines, cut = lines[:6], true
+	}
+	s = strings.Join(lines, "\n  ")
+	if r := []rune(s); len(r) > max {
+		s, cut = string(r[:max]), true
+	}
+	if cut {
+		s += " […]"
+	}
+	return s
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/toolroute/toolroute/host/server"
+)
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var af appFlags
+	af.register(fs)
+	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
+	if _, err := parseArgs(fs, args); err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a, err := af.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	defer a.Close()
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v (choose another port with --port)\n", err)
+		return 1
+	}
+	srv := &http.Server{Handler: server.Handler(a, nil), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "toolroute: serving on http://%s with %s (open it in a browser; Ctrl-C stops)\n", ln.Addr(), a.Provider)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}
+	return 0
+}
