@@ -570,3 +570,25 @@ func TestSkillsAndOverride(t *testing.T) {
 		t.Errorf("with --allow-override: exit %d, %q %q", over.code, over.stdout, over.stderr)
 	}
 }
+
+// BenchmarkStart measures a whole `toolroute call` process, from start to
+// exit, with the compiled code cached and without a cache.
+func BenchmarkStart(b *testing.B) {
+	u := newUser(b, nil, "")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"cached", []string{"call", "get_current_time"}},
+		{"no-cache", []string{"call", "get_current_time", "--no-cache"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			u.run("", c.args...) // fill the cache
+			for b.Loop() {
+				if res := u.run("", c.args...); res.code != 0 {
+					b.Fatalf("exit %d: %s", res.code, res.stderr)
+				}
+			}
+		})
+	}
+}
