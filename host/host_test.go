@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -24,16 +25,7 @@ import (
 
 var cacheDir string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolroute-host-test")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
 // pdfTools is a host-native group with two tools that record their calls.
 func pdfTools(calls *[]string, mu *sync.Mutex) ([]registry.Group, []host.NativeTool) {

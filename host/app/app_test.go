@@ -15,22 +15,14 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
 var cacheDir string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolroute-app-test")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }

@@ -15,21 +15,13 @@ import (
 
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/server"
 )
 
 var cacheDir string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolroute-server-test")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
 // start serves an app whose OpenAI-compatible model is the fake.
 func start(t *testing.T, model *fakemodel.Server) *httptest.Server {

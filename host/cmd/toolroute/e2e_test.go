@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/tokens"
@@ -36,16 +37,7 @@ var (
 	buildErr  error
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolroute-e2e")
-	if err != nil {
-		panic(err)
-	}
-	tmpRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &tmpRoot)) }
 
 // binary builds the program once per test run.
 func binary(t testing.TB) string {
