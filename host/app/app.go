@@ -25,6 +25,7 @@ import (
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -89,7 +90,7 @@ type App struct {
 
 // Open starts the program: folders, store, runner, tools, skills, host.
 func Open(ctx context.Context, cfg Config) (*App, error) {
-	if err := cfg.defaults(); err != nil {
+	if err := cfg.Defaults(); err != nil {
 		return nil, err
 	}
 	provider, info, err := resolveProvider(cfg.Provider, cfg.Model, cfg.Getenv)
@@ -120,9 +121,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	a := &App{Store: db, Provider: info, Config: cfg, stop: make(chan struct{})}
 	runner, err := jsrun.New(jsrun.Options{
 		SandboxRoot: cfg.SandboxDir,
-		Libraries:   []fs.FS{os.DirFS(cfg.LibDir)},
+		Libraries:   []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)},
 		Fetch:       jsrun.FetchOptions{AllowPrivate: cfg.Fetch.AllowPrivate, Rewrites: rewrites(cfg.Fetch.Rewrites)},
-		Google:      EnvGoogle(cfg.Getenv, safehttp.New(cfg.Fetch)),
+		Google:      NewGoogle(cfg.Getenv, safehttp.New(cfg.Fetch), filepath.Join(cfg.ConfigDir, GoogleFile)),
 		CacheDir:    cacheSub(cache, "quickjs"),
 	})
 	if err != nil {
@@ -391,7 +392,8 @@ func (a *App) fingerprint() string {
 	return b.String()
 }
 
-func (c *Config) defaults() error {
+// Defaults fills in the empty folders and Getenv with their defaults.
+func (c *Config) Defaults() error {
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
 	}

@@ -4,19 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/testcache"
-	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/internal/fakegoogle"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -308,69 +308,89 @@ func TestSettingsReachTheTurn(t *testing.T) {
 }
 
 func TestGoogleCredentials(t *testing.T) {
-	var mu sync.Mutex
-	var exchanges int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/token":
-			r.ParseForm()
-			if r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("client_id") != "cid" || r.PostForm.Get("client_secret") != "cs" {
-				w.WriteHeader(http.StatusBadRequest)
-				w.Write([]byte(`{"error":"invalid_request"}`))
-				return
-			}
-			if r.PostForm.Get("refresh_token") != "good" {
-				w.WriteHeader(http.StatusBadRequest)
-				w.Write([]byte(`{"error":"invalid_grant","error_description":"Token has been expired or revoked."}`))
-				return
-			}
-			mu.Lock()
-			exchanges++
-			mu.Unlock()
-			w.Write([]byte(`{"access_token":"ya29.fresh","expires_in":3599,"token_type":"Bearer"}`))
-		case "/oauth2/v3/userinfo":
-			if r.Header.Get("Authorization") != "Bearer ya29.fresh" {
-				w.WriteHeader(http.StatusUnauthorized)
-				return
-			}
-			w.Write([]byte(`{"sub":"1","email":"ada@example.com","email_verified":true}`))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	client := safehttp.New(safehttp.Options{AllowPrivate: true, Rewrites: []safehttp.Rewrite{
-		{From: "https://oauth2.googleapis.com/", To: srv.URL + "/"},
-		{From: "https://www.googleapis.com/", To: srv.URL + "/"},
-	}})
+	f := fakegoogle.NewOAuth(t)
 	ctx := context.Background()
-	vars := map[string]string{"GOOGLE_REFRESH_TOKEN": "good", "GOOGLE_CLIENT_ID": "cid", "GOOGLE_CLIENT_SECRET": "cs"}
-	g := EnvGoogle(env(vars), client)
+	vars := map[string]string{"GOOGLE_REFRESH_TOKEN": fakegoogle.OAuthRefresh, "GOOGLE_CLIENT_ID": fakegoogle.OAuthClientID, "GOOGLE_CLIENT_SECRET": fakegoogle.OAuthClientSecret}
+	g := NewGoogle(env(vars), f.Client(), "")
 	for range 2 {
-		if tok, err := g.AccessToken(ctx); err != nil || tok != "ya29.fresh" {
+		if tok, err := g.AccessToken(ctx); err != nil || tok != fakegoogle.OAuthAccess {
 			t.Fatalf("AccessToken = %q, %v", tok, err)
 		}
 	}
-	if exchanges != 1 {
-		t.Errorf("%d exchanges, want 1 (the token is cached)", exchanges)
+	if n := len(f.Exchanges()); n != 1 {
+		t.Errorf("%d exchanges, want 1 (the token is cached)", n)
 	}
-	if email, err := g.AccountEmail(ctx); err != nil || email != "ada@example.com" {
+	if email, err := g.AccountEmail(ctx); err != nil || email != fakegoogle.Email {
 		t.Errorf("AccountEmail = %q, %v", email, err)
 	}
 
-	vars["GOOGLE_REFRESH_TOKEN"] = "revoked"
-	if _, err := EnvGoogle(env(vars), client).AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "invalid_grant") {
+	vars["GOOGLE_REFRESH_TOKEN"] = "1//revoked"
+	if _, err := NewGoogle(env(vars), f.Client(), "").AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "invalid_grant") || !strings.Contains(err.Error(), "toolroute google login") {
 		t.Errorf("a revoked token: %v", err)
 	}
-	if tok, err := EnvGoogle(env(map[string]string{"GOOGLE_ACCESS_TOKEN": "direct"}), client).AccessToken(ctx); err != nil || tok != "direct" {
+	if tok, err := NewGoogle(env(map[string]string{"GOOGLE_ACCESS_TOKEN": "direct"}), f.Client(), "").AccessToken(ctx); err != nil || tok != "direct" {
 		t.Errorf("GOOGLE_ACCESS_TOKEN = %q, %v", tok, err)
 	}
-	if _, err := EnvGoogle(env(nil), client).AccessToken(ctx); err == nil {
-		t.Errorf("no credentials gave a token")
+	if _, err := NewGoogle(env(nil), f.Client(), filepath.Join(t.TempDir(), "none.json")).AccessToken(ctx); !errors.Is(err, jsrun.ErrNotConnected) {
+		t.Errorf("no credentials: %v", err)
 	}
-	if _, err := EnvGoogle(env(map[string]string{"GOOGLE_REFRESH_TOKEN": "good"}), client).AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "GOOGLE_CLIENT_ID") {
+	if _, err := NewGoogle(env(map[string]string{"GOOGLE_REFRESH_TOKEN": "x"}), f.Client(), "").AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "GOOGLE_CLIENT_ID") {
 		t.Errorf("a refresh token without a client: %v", err)
+	}
+
+	// The account file of toolroute google login.
+	file := filepath.Join(t.TempDir(), GoogleFile)
+	if err := WriteGoogleAccount(file, GoogleAccount{ClientID: fakegoogle.OAuthClientID, ClientSecret: fakegoogle.OAuthClientSecret,
+		RefreshToken: fakegoogle.OAuthRefresh, Email: "saved@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the account file: %v, %v", info, err)
+	}
+	g = NewGoogle(env(nil), f.Client(), file)
+	if tok, err := g.AccessToken(ctx); err != nil || tok != fakegoogle.OAuthAccess {
+		t.Errorf("AccessToken from the file = %q, %v", tok, err)
+	}
+	if email, _ := g.AccountEmail(ctx); email != "saved@example.com" {
+		t.Errorf("email from the file = %q", email)
+	}
+	os.WriteFile(file, []byte("{"), 0o600)
+	if _, err := NewGoogle(env(nil), f.Client(), file).AccessToken(ctx); err == nil || !strings.Contains(err.Error(), "google login again") {
+		t.Errorf("a damaged file: %v", err)
+	}
+}
+
+// The loopback flow: the consent page's address carries the client, the
+// scopes, the state and the PKCE challenge; the browser comes back with a
+// code, which is exchanged with the verifier for a refresh token.
+func TestGoogleLogin(t *testing.T) {
+	f := fakegoogle.NewOAuth(t)
+	ctx := context.Background()
+	var consent url.Values
+	login := GoogleLogin{ClientID: fakegoogle.OAuthClientID, ClientSecret: fakegoogle.OAuthClientSecret, Client: f.Client(),
+		Show: func(u string) { consent = f.Consent(t, u, "code="+url.QueryEscape(fakegoogle.OAuthCode)+"&scope=x") }}
+	acct, err := login.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := GoogleAccount{ClientID: fakegoogle.OAuthClientID, ClientSecret: fakegoogle.OAuthClientSecret, RefreshToken: fakegoogle.OAuthRefresh,
+		Email: fakegoogle.Email, Scopes: []string{"openid", "https://www.googleapis.com/auth/tasks"}}
+	if !reflect.DeepEqual(acct, want) {
+		t.Errorf("account = %+v", acct)
+	}
+	if consent.Get("client_id") != fakegoogle.OAuthClientID || consent.Get("code_challenge_method") != "S256" || consent.Get("access_type") != "offline" ||
+		!strings.Contains(consent.Get("scope"), "https://www.googleapis.com/auth/gmail.modify") || !strings.HasPrefix(consent.Get("redirect_uri"), "http://127.0.0.1:") {
+		t.Errorf("consent page query %v", consent)
+	}
+	login.Show = func(u string) { f.Consent(t, u, "error=access_denied") }
+	if _, err := login.Run(ctx); err == nil || !strings.Contains(err.Error(), "access_denied") {
+		t.Errorf("a refusal: %v", err)
+	}
+	if _, err := (GoogleLogin{Client: f.Client()}).Run(ctx); err == nil || !strings.Contains(err.Error(), "Desktop app") {
+		t.Errorf("no client: %v", err)
+	}
+	if err := RevokeGoogle(ctx, f.Client(), fakegoogle.OAuthRefresh); err != nil || !slices.Equal(f.Revoked(), []string{fakegoogle.OAuthRefresh}) {
+		t.Errorf("revoke: %v, %v", err, f.Revoked())
 	}
 }
 

@@ -8,6 +8,7 @@
 //	toolroute chat   [--session NAME] [APP FLAGS]
 //	toolroute call   TOOL [--params JSON] [APP FLAGS]
 //	toolroute tokens [--json] [APP FLAGS]
+//	toolroute google login|logout|status
 //	toolroute check  [--json] [--with-builtin] [--override] [DIR...]
 package main
 
@@ -35,6 +36,8 @@ Usage:
   toolroute tokens [--json] [APP FLAGS]
       Count the tool schema tokens each model call sends: all tools, core
       only, core plus each group, all groups loaded.
+  toolroute google login|logout|status
+      Connect a Google account for the Google Workspace tools.
   toolroute check [--json] [--with-builtin] [--override] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
       the built-in manifests when no folder is given. Exit status 1 on any error.
@@ -65,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTokens(args[1:], stdout, stderr)
 	case "check":
 		return runCheck(args[1:], stdout, stderr)
+	case "google":
+		return runGoogle(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/fakegoogle"
+)
+
+// toolroute google login, status and logout, in process, against the OAuth
+// fake: the test plays the user's browser.
+func TestGoogleCommand(t *testing.T) {
+	f := fakegoogle.NewOAuth(t)
+	saved := googleClient
+	googleClient = func() *safehttp.Client { return f.Client() }
+	defer func() { googleClient = saved }()
+	t.Setenv("GOOGLE_ACCESS_TOKEN", "")
+	t.Setenv("GOOGLE_REFRESH_TOKEN", "")
+	dir := t.TempDir()
+
+	out, in := io.Pipe()
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"google", "login", "--config-dir", dir, "--client-id", fakegoogle.OAuthClientID,
+			"--client-secret", fakegoogle.OAuthClientSecret, "--no-browser"}, strings.NewReader(""), in, &errOut)
+		in.Close()
+	}()
+	sc := bufio.NewScanner(out)
+	var printed strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		printed.WriteString(line + "\n")
+		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "https://accounts.google.com/"); ok {
+			f.Consent(t, "https://accounts.google.com/"+u, "code="+url.QueryEscape(fakegoogle.OAuthCode))
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("login: exit %d\n%s%s", code, printed.String(), errOut.String())
+	}
+	mustContain(t, "login's output", printed.String(), "Open this address in a browser", "Connected "+fakegoogle.Email+"; the Google tools use it from now on")
+	file := filepath.Join(dir, "google.json")
+	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("google.json: %v %v", info, err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"google", "status", "--config-dir", dir}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Connected: "+fakegoogle.Email) {
+		t.Errorf("status: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"google", "logout", "--config-dir", dir}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Disconnected "+fakegoogle.Email) {
+		t.Errorf("logout: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
+	if r := f.Revoked(); len(r) != 1 || r[0] != fakegoogle.OAuthRefresh {
+		t.Errorf("revoked %v", r)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("google.json is still there: %v", err)
+	}
+	stdout.Reset()
+	if code := run([]string{"google", "status", "--config-dir", dir}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stdout.String(), "run toolroute google login") {
+		t.Errorf("status after logout: exit %d, %q", code, stdout.String())
+	}
+	stderr.Reset()
+	t.Setenv("GOOGLE_CLIENT_ID", "")
+	t.Setenv("GOOGLE_CLIENT_SECRET", "")
+	if code := run([]string{"google", "login", "--config-dir", dir, "--no-browser"}, nil, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "Desktop app") {
+		t.Errorf("login without a client: exit %d, %q", code, stderr.String())
+	}
+	if code := run([]string{"google", "dance"}, nil, &stdout, &stderr); code != 2 {
+		t.Errorf("an unknown subcommand: exit %d", code)
+	}
+}
