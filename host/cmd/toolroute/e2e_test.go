@@ -427,8 +427,9 @@ func TestCall(t *testing.T) {
 func TestTokens(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
-		fakemodel.ToolCall("load_tool_group", `{"group_name":"js_tool_management"}`),
-		fakemodel.Text("Both loaded."),
+		fakemodel.Text("Loaded."),
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"google_tasks"}`),
+		fakemodel.Text("Loaded."),
 	)
 	defer model.Close()
 	u := newUser(t, model, fakemodel.OpenAI)
@@ -457,11 +458,11 @@ func TestTokens(t *testing.T) {
 		t.Errorf("all tools = %v", all.Tools)
 	}
 
-	if chat := u.run("Load both groups\n", "chat"); chat.code != 0 {
+	if chat := u.run("Load config\n/clear\nLoad tasks\n", "chat"); chat.code != 0 {
 		t.Fatalf("chat: exit %d\n%s\n%s", chat.code, chat.stdout, chat.stderr)
 	}
 	reqs := model.Requests()
-	for i, name := range []string{"core only", "core + config", "all groups loaded"} {
+	for i, name := range []string{"core only", "core + config", "core only", "core + google_tasks"} {
 		var body struct {
 			Tools json.RawMessage `json:"tools"`
 		}
@@ -481,7 +482,7 @@ func TestTokens(t *testing.T) {
 	}
 
 	text := u.run("", "tokens")
-	mustContain(t, "tokens", text.stdout, "scenario", "o200k_base", "cl100k_base", "core + js_tool_management", "all groups loaded")
+	mustContain(t, "tokens", text.stdout, "scenario", "o200k_base", "cl100k_base", "core + js_tool_management", "core + google_tasks", "all groups loaded")
 }
 
 // serve answers the API until it is stopped.
