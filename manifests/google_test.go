@@ -29,7 +29,7 @@ import (
 )
 
 // googleGroups are the Google Workspace groups written so far.
-var googleGroups = []string{"google_gmail", "google_gmail_settings", "google_drive", "google_calendar", "google_contacts", "google_tasks"}
+var googleGroups = []string{"google_gmail", "google_gmail_settings", "google_drive", "google_calendar", "google_contacts", "google_docs", "google_slides", "google_tasks"}
 
 var (
 	cacheDir string
