@@ -28,8 +28,11 @@ import (
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// googleGroups are the Google Workspace groups written so far.
-var googleGroups = []string{"google_gmail", "google_gmail_settings", "google_drive", "google_calendar", "google_contacts", "google_docs", "google_slides", "google_tasks"}
+// googleGroups are the Google Workspace groups, in the order of RFC-040.
+var googleGroups = []string{
+	"google_gmail", "google_gmail_settings", "google_drive", "google_calendar", "google_contacts",
+	"google_docs", "google_sheets", "google_slides", "google_forms", "google_tasks",
+}
 
 var (
 	cacheDir string
