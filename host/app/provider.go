@@ -152,3 +152,37 @@ func (noModel) Model() string       { return "none" }
 func (noModel) Call(context.Context, *session.ModelRequest) (*http.Response, error) {
 	return nil, ErrNoProvider
 }
+
+// ModelPaths are the request paths a model proxy forwards, by format.
+var ModelPaths = map[wire.Format]string{wire.OpenAI: "/chat/completions", wire.Anthropic: "/v1/messages"}
+
+// ModelCall makes a model call the caller's copy of the module asked for,
+// with this program's provider and key: the browser UI's proxy, so a key
+// can stay on the server. The request must be in the provider's format
+// and to its one model endpoint; of its headers only the ones the wire
+// formats set pass.
+func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
+	format := a.model.Format()
+	if req.Format != format {
+		return nil, fmt.Errorf("the server's provider speaks the %s format, not %q: set the page's provider to \"server\" with that format", format, req.Format)
+	}
+	if want := ModelPaths[format]; req.Path != want {
+		return nil, fmt.Errorf("the proxy forwards only %s requests to %s, not %q", format, want, req.Path)
+	}
+	headers := map[string]string{}
+	for k, v := range req.Headers {
+		switch strings.ToLower(k) {
+		case "content-type", "anthropic-version", "anthropic-beta":
+			headers[strings.ToLower(k)] = v
+		}
+	}
+	fwd := *req
+	fwd.Headers = headers
+	return a.model.Call(ctx, &fwd)
+}
+
+// Format is the wire format of the program's provider.
+func (a *App) Format() wire.Format { return a.model.Format() }
+
+// Model is the model the program's provider calls now.
+func (a *App) Model() string { return a.model.Model() }

@@ -9,6 +9,8 @@
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
+//	POST /api/model                       a model call the page's module made,
+//	                                      sent with the server's provider and key
 //
 // Every POST takes JSON (Content-Type: application/json): a page on another
 // site cannot send that without a CORS preflight, which the server never
@@ -28,10 +30,15 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
-// MaxBody bounds a request body.
-const MaxBody = 1 << 20
+// MaxBody bounds a request body; MaxModelBody a model call's, which
+// carries a whole conversation.
+const (
+	MaxBody      = 1 << 20
+	MaxModelBody = 32 << 20
+)
 
 // Handler returns the HTTP API of a running app; page, when set, is served
 // at / (the chat UI).
@@ -46,6 +53,7 @@ func Handler(a *app.App, page http.Handler) http.Handler {
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
+	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
 	})
@@ -75,7 +83,11 @@ func guard(next http.Handler) http.Handler {
 				fail(w, http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+			limit := int64(MaxBody)
+			if r.URL.Path == "/api/model" {
+				limit = MaxModelBody
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -86,7 +98,7 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if problems == nil {
 		problems = []string{}
 	}
-	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "problems": problems})
+	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems})
 }
 
 func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
@@ -208,6 +220,48 @@ func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.sessionReply(w, r, id, http.StatusCreated)
+}
+
+// model forwards a model call to the provider and streams its answer back
+// as the provider sent it: status, content type and body.
+func (s *server) model(w http.ResponseWriter, r *http.Request) {
+	var req session.ModelRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if len(req.Body) == 0 {
+		fail(w, http.StatusBadRequest, `send the module's model request: {"format", "path", "headers", "body", "stream"}`)
+		return
+	}
+	resp, err := s.a.ModelCall(r.Context(), &req)
+	if err != nil {
+		fail(w, http.StatusBadGateway, s.a.Hint(err.Error()))
+		return
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		w.Header().Set("Content-Type", ct)
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	w.WriteHeader(resp.StatusCode)
+	flusher, _ := w.(http.Flusher)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {

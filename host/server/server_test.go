@@ -276,3 +276,51 @@ func TestBadRequests(t *testing.T) {
 		t.Errorf("health = %v", health)
 	}
 }
+
+// The model proxy: the page's module builds the request; the server sends
+// it with its own key and streams the provider's answer back.
+func TestModelProxy(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Proxied."), fakemodel.Text("Whole."))
+	defer model.Close()
+	srv := start(t, model)
+	var health map[string]any
+	get(t, srv, "/api/health", http.StatusOK, &health)
+	if health["format"] != "openai" || health["model"] != "fake-model" {
+		t.Errorf("health = %v", health)
+	}
+
+	call := func(req string) (*http.Response, string) {
+		resp := post(t, srv, "/api/model", req)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(body)
+	}
+	resp, body := call(`{"format":"openai","path":"/chat/completions","stream":true,
+		"headers":{"content-type":"application/json","authorization":"Bearer from-the-page","x-evil":"1"},
+		"body":{"model":"fake-model","stream":true,"messages":[{"role":"user","content":"hi"}]}}`)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(body, `"content":"Prox"`) || !strings.Contains(body, "data: [DONE]") {
+		t.Errorf("streamed: HTTP %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	got := model.Requests()[0]
+	if got.Header.Get("Authorization") != "Bearer test-key" || got.Header.Get("X-Evil") != "" || got.Path != "/v1/chat/completions" {
+		t.Errorf("the provider got %s with headers %v", got.Path, got.Header)
+	}
+	resp, body = call(`{"format":"openai","path":"/chat/completions","body":{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"Whole."`) {
+		t.Errorf("whole: HTTP %d %s", resp.StatusCode, body)
+	}
+
+	for _, c := range []struct{ req, want string }{
+		{`{"format":"anthropic","path":"/v1/messages","body":{}}`, `speaks the openai format`},
+		{`{"format":"openai","path":"/models","body":{}}`, `forwards only openai requests to /chat/completions`},
+		{`{"format":"openai","path":"/chat/completions"}`, `send the module's model request`},
+	} {
+		resp, body := call(c.req)
+		if resp.StatusCode < 400 || !strings.Contains(body, c.want) {
+			t.Errorf("%s: HTTP %d %s", c.req, resp.StatusCode, body)
+		}
+	}
+	if n := len(model.Requests()); n != 2 {
+		t.Errorf("%d requests reached the provider, want 2", n)
+	}
+}
