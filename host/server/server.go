@@ -158,6 +158,9 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	if msgs == nil {
+		msgs = []session.Message{} // [], not null, for an empty session
+	}
 	reply(w, msgs)
 }
 

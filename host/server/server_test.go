@@ -178,6 +178,12 @@ func TestConversation(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || cleared["id"] == id || cleared["messages"] != float64(0) {
 		t.Errorf("clear = HTTP %d %v", resp.StatusCode, cleared)
 	}
+	// An empty session's log is [], not null.
+	var empty []map[string]any
+	get(t, srv, "/api/sessions/"+cleared["id"].(string)+"/messages", http.StatusOK, &empty)
+	if empty == nil {
+		t.Errorf("an empty session's messages are null, want []")
+	}
 	get(t, srv, "/api/catalogue?session="+cleared["id"].(string), http.StatusOK, &cat)
 	if len(cat.LoadedGroups) != 0 {
 		t.Errorf("the cleared session has groups %v", cat.LoadedGroups)
