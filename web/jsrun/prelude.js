@@ -1,0 +1,154 @@
+// The bridges' API as tools see it (fetch, fs, console, _time, lib, google),
+// the same as host/jsrun/prelude.js on the Go side, built on the host
+// functions named __tr_*, which it captures and removes from the global
+// object. It runs once in each fresh QuickJS context, before the tool's
+// source. Unlike the Go host's, __tr_fetch and __tr_google return promises:
+// in a browser or a worker they cannot block.
+export const PRELUDE = String.raw`(function () {
+  "use strict";
+  const host = {
+    console: globalThis.__tr_console,
+    time: globalThis.__tr_time,
+    fsRead: globalThis.__tr_fs_read,
+    fsWrite: globalThis.__tr_fs_write,
+    fsExists: globalThis.__tr_fs_exists,
+    fetch: globalThis.__tr_fetch,
+    lib: globalThis.__tr_lib,
+    google: globalThis.__tr_google,
+  };
+  for (const name of Object.keys(globalThis)) {
+    if (name.startsWith("__tr_")) delete globalThis[name];
+  }
+  // The QuickJS helpers tools must not use, where a build has them.
+  delete globalThis.print;
+  delete globalThis.scriptArgs;
+
+  function show(v) {
+    if (typeof v === "string") return v;
+    if (v instanceof Error) return v.stack ? v.message + "\n" + v.stack : String(v);
+    if (v === undefined) return "undefined";
+    if (typeof v === "function") return "[Function " + (v.name || "anonymous") + "]";
+    try {
+      const s = JSON.stringify(v);
+      return s === undefined ? String(v) : s;
+    } catch (e) {
+      return String(v);
+    }
+  }
+  function logger(level) {
+    return function (...args) {
+      host.console(level, args.map(show).join(" "));
+    };
+  }
+  globalThis.console = Object.freeze({
+    log: logger("log"),
+    info: logger("info"),
+    debug: logger("debug"),
+    warn: logger("warn"),
+    error: logger("error"),
+  });
+
+  globalThis._time = function (timezone, format) {
+    return host.time(timezone === undefined || timezone === null ? "" : String(timezone),
+      format === undefined || format === null ? "" : String(format));
+  };
+
+  globalThis.fs = Object.freeze({
+    readFile: (path) => host.fsRead(String(path)),
+    writeFile: (path, content) => { host.fsWrite(String(path), String(content), false); },
+    appendFile: (path, content) => { host.fsWrite(String(path), String(content), true); },
+    exists: (path) => host.fsExists(String(path)),
+  });
+
+  globalThis.fetch = async function (url, options) {
+    options = options || {};
+    if (options.body !== undefined && options.body !== null && typeof options.body !== "string") {
+      throw new TypeError("fetch: body must be a string: use JSON.stringify for JSON");
+    }
+    const headers = {};
+    for (const [k, v] of Object.entries(options.headers || {})) headers[k] = String(v);
+    const raw = JSON.parse(await host.fetch(String(url), JSON.stringify({
+      method: options.method === undefined ? "GET" : String(options.method),
+      headers,
+      body: options.body === undefined || options.body === null ? null : options.body,
+    })));
+    return Object.freeze({
+      ok: raw.status >= 200 && raw.status <= 299,
+      status: raw.status,
+      statusText: raw.statusText,
+      headers: Object.freeze(raw.headers),
+      url: raw.url,
+      text: async () => raw.body,
+      json: async () => {
+        if (raw.truncated) {
+          throw new Error("fetch: the response body was cut at " + raw.kept + " bytes and is not valid JSON; fetch something smaller");
+        }
+        return JSON.parse(raw.body);
+      },
+    });
+  };
+
+  const libraries = new Map();
+  globalThis.lib = function (name) {
+    name = String(name);
+    if (libraries.has(name)) return libraries.get(name);
+    const source = host.lib(name);
+    const module = { exports: {} };
+    libraries.set(name, module.exports);
+    const fn = new Function("module", "exports", "lib", source + "\n//# sourceURL=lib/" + name + ".js");
+    fn(module, module.exports, globalThis.lib);
+    libraries.set(name, module.exports);
+    return module.exports;
+  };
+
+  globalThis.google = Object.freeze({
+    getAccessToken: async () => host.google("token"),
+    getAccountEmail: async () => host.google("email"),
+  });
+
+  // __tr_start starts a call; __tr_outcome is "" until its promise settles,
+  // then {"ok":true,"value":...} or {"ok":false,"error":...} as JSON. The host
+  // drives the promise: it runs the pending jobs, and settles its own
+  // promises (fetch, google) as their answers come.
+  let outcome = "";
+  Object.defineProperty(globalThis, "__tr_start", {
+    value: function (fname, params) {
+      outcome = "";
+      globalThis.__tr_call(fname, params).then(
+        (value) => { outcome = JSON.stringify({ ok: true, value }); },
+        (e) => {
+          let error = String(e);
+          if (e && typeof e === "object" && e.stack) error += "\n" + e.stack;
+          outcome = JSON.stringify({ ok: false, error });
+        });
+    },
+  });
+  Object.defineProperty(globalThis, "__tr_outcome", { get: () => outcome });
+
+  // __tr_call runs a tool function: a returned string as is, null or
+  // undefined as "", anything else as JSON.
+  Object.defineProperty(globalThis, "__tr_call", {
+    value: async function (fname, params) {
+      // A function declaration is a property of the global object; an
+      // indirect eval also sees the tool's global lexical bindings, such as
+      // const execute = ...; fname is a checked identifier.
+      let fn = globalThis[fname];
+      if (typeof fn !== "function") {
+        try {
+          fn = (0, eval)("typeof " + fname + " === 'function' ? " + fname + " : undefined");
+        } catch (e) {
+          fn = undefined; // a reserved word, such as delete, names no function
+        }
+      }
+      if (typeof fn !== "function") {
+        throw new ReferenceError("Function '" + fname + "' is not defined");
+      }
+      const result = await fn(JSON.parse(params));
+      if (result === null || result === undefined) return "";
+      if (typeof result === "string") return result;
+      const json = JSON.stringify(result);
+      return json === undefined ? "" : json;
+    },
+  });
+})();
+`;

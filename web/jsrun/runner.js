@@ -1,0 +1,436 @@
+// The browser's and the edge worker's JS tool runner: the Go host's
+// host/jsrun in quickjs-emscripten (the quickjs-ng build, sync variant),
+// with the same bridges (prelude.js), the same sandbox rules and the same
+// results, checked by the conformance cases of testdata/js.
+//
+// # One fresh instance per call
+//
+// Every call gets a QuickJS module instance, runtime and context no other
+// call has used, so no state leaks between calls, and one a call broke (a
+// trap, an abort) is simply dropped. The wasm is compiled once; an instance
+// takes about 25 ms in Node (instantiation, QuickJS's start, the prelude).
+// Its limits:
+//
+//   - Memory: the instance's wasm memory gets a maximum, the call's limit
+//     (64 MB by default), so an allocation past it fails and QuickJS throws
+//     "out of memory". QuickJS's own limit (setMemoryLimit, set too) counts
+//     allocations, not bytes, in this build: malloc_usable_size is missing,
+//     and ArrayBuffers passed it unchecked.
+//   - Stack: setMaxStackSize (DEFAULT_STACK_SIZE).
+//   - Time: QuickJS's interrupt handler compares the clock with the call's
+//     deadline.
+//
+// # Async
+//
+// fetch and the google bridge return promises settled by the host; the
+// runner runs the pending jobs, waits for the host's answers and runs the
+// jobs again, until the call's promise settles or its deadline passes. A
+// promise pending with nothing left to wait for can never settle: the call
+// ends at once with the timeout it would have met.
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
+import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
+import { PRELUDE } from "./prelude.js";
+import { Sandbox } from "./sandbox.js";
+import { hostFetch } from "./fetch.js";
+import { formatTime } from "./time.js";
+
+export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES } from "./sandbox.js";
+
+// DEFAULT_MEMORY_LIMIT is a call's JS heap limit when the options set none.
+export const DEFAULT_MEMORY_LIMIT = 64 << 20;
+// DEFAULT_STACK_SIZE is a call's QuickJS stack limit when the options set
+// none. QuickJS's wasm frames use V8's own stack too (about 1 MB in Node and
+// Chrome), and the window is narrow: at 352 KB 2,000 levels of plain
+// recursion fit, as on the Go host, and at 376 KB V8's stack runs out before
+// QuickJS's check, which then cannot give the tool a RangeError it can catch
+// (the call still ends in a stack overflow error, see Runner.call).
+export const DEFAULT_STACK_SIZE = 360 << 10;
+// DEFAULT_TIMEOUT_MS is a call's timeout when it sets none (registry's 30 s).
+export const DEFAULT_TIMEOUT_MS = 30_000;
+// MAX_LOG_BYTES bounds the console output kept from one call.
+export const MAX_LOG_BYTES = 64 << 10;
+// INITIAL_MEMORY is the module's memory at start, Emscripten's default.
+const INITIAL_MEMORY = 16 << 20;
+// MAX_LIBRARY_BYTES bounds a library's source.
+export const MAX_LIBRARY_BYTES = 1 << 20;
+
+// NotConnected is what a credential provider throws when no Google account
+// is connected; the tool's error then says how to connect one.
+export class NotConnected extends Error {
+  constructor() {
+    super("no Google account is connected");
+    this.name = "NotConnected";
+  }
+}
+
+const FUNCTION_RE = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
+const LIBRARY_RE = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
+const encoder = new TextEncoder();
+
+// Runner runs JS tools, each call in a fresh QuickJS runtime.
+//
+// options:
+//   store: the fs bridge's store (MemoryStore, or DirStore in Node); none
+//     means fs says no sandbox folder is configured;
+//   libraries: the library folders, built-in first, each a Map or a plain
+//     object from name to source, or a function(name) giving the source or
+//     undefined;
+//   fetch: {fetch (the host's fetch; globalThis.fetch by default),
+//     allowPrivate, rewrites: [{from, to}], timeoutMs, maxBody};
+//   google: {accessToken(), accountEmail()}, async, throwing NotConnected
+//     when no account is connected; none means none is;
+//   memoryLimit, maxStackSize: bytes; now: the clock of _time;
+//   variant: another quickjs-emscripten sync variant (a worker's, whose
+//     wasm is a module import).
+export class Runner {
+  #wasm = null;
+
+  constructor(options = {}) {
+    this.options = options;
+    this.sandbox = new Sandbox(options.store);
+    this.memoryLimit = options.memoryLimit > 0 ? options.memoryLimit : DEFAULT_MEMORY_LIMIT;
+    this.maxStackSize = options.maxStackSize > 0 ? options.maxStackSize : DEFAULT_STACK_SIZE;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  // #quickjs returns a new QuickJS module instance over the compiled module,
+  // compiled on first use (an edge worker refuses to compile at global
+  // scope), with a memory whose maximum is the call's limit.
+  async #quickjs() {
+    this.#wasm ??= (async () => {
+      const m = this.options.wasmModule;
+      if (m) return typeof m === "function" ? await m() : m;
+      return WebAssembly.compile(await readDefaultWasm());
+    })();
+    let wasmModule;
+    try {
+      wasmModule = await this.#wasm;
+    } catch (e) {
+      this.#wasm = null;
+      throw e;
+    }
+    const pages = (n) => Math.ceil(n / 65536);
+    const wasmMemory = new WebAssembly.Memory({
+      initial: pages(INITIAL_MEMORY),
+      maximum: pages(Math.max(this.memoryLimit, 2 * INITIAL_MEMORY)),
+    });
+    const variant = newVariant(this.options.variant ?? defaultVariant, {
+      wasmModule,
+      wasmMemory,
+      emscriptenModule: { printErr: () => {} }, // an abort's message: the call says what broke
+    });
+    return newQuickJSWASMModuleFromVariant(variant);
+  }
+
+  // call runs one call: {tool, sourceRef, source, function, params (an
+  // object or JSON), env, timeoutMs}. It gives {status: "success", output,
+  // logs} or {status: "error", error_type, message, logs}, never throws.
+  async call(c) {
+    const tool = c.tool ?? "tool";
+    const timeoutMs = c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_TIMEOUT_MS;
+    const env = c.env ?? {};
+    const fail = (type, message, logs = []) => ({ status: "error", error_type: type, message: scrub(message, env), logs });
+    if (!FUNCTION_RE.test(c.function ?? "")) {
+      return fail("execution_error", `Function name '${c.function}' is not a JS identifier`);
+    }
+    let params;
+    try {
+      params = withEnv(c.params, env);
+    } catch (e) {
+      return fail("invalid_arguments", e.message);
+    }
+    let module;
+    try {
+      module = await this.#quickjs();
+    } catch (e) {
+      return fail("execution_error", `jsrun: loading QuickJS: ${e.message}`);
+    }
+    let call, res;
+    try {
+      call = new Call(this, module, c, tool, timeoutMs, params);
+      res = await call.run();
+    } catch (e) {
+      res = { trap: e };
+    } finally {
+      call?.close();
+    }
+    const logs = call.logs.map((l) => ({ level: l.level, text: scrub(l.text, env) }));
+    if (res.ok) return { status: "success", output: res.output, logs };
+    const deadlinePassed = Date.now() >= call.deadline;
+    if (res.pending || deadlinePassed) {
+      let msg = `JS tool '${tool}' execution timed out after ${goDuration(timeoutMs)}`;
+      if (res.pending && !deadlinePassed) msg += ": it awaits a promise that never settles";
+      return fail("timeout", msg, logs);
+    }
+    if (res.trap) {
+      if (/out of memory|\bOOM\b|Cannot enlarge memory|memory access out of bounds/i.test(String(res.trap.message))) {
+        return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
+      }
+      if (res.trap instanceof RangeError) {
+        // V8's stack ran out before QuickJS's limit: the Go host's message
+        // for a C stack overflow.
+        return fail("execution_error", `JS tool '${tool}' crashed: stack overflow (recursion too deep?): the runtime was thrown away`, logs);
+      }
+      return fail("execution_error", `JS tool '${tool}' crashed: ${res.trap.message}: the runtime was thrown away`, logs);
+    }
+    if (res.error.includes("out of memory")) {
+      return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
+    }
+    return fail("execution_error", withoutGlue(res.error), logs);
+  }
+}
+
+// Call is one call's runtime, context and bridges.
+class Call {
+  logs = [];
+  #logBytes = 0;
+  #dropped = false;
+  #pending = new Set(); // host promises not yet settled
+  #wake = null;
+  #closed = false;
+  #abort = new AbortController();
+
+  constructor(runner, module, c, tool, timeoutMs, params) {
+    this.runner = runner;
+    this.c = c;
+    this.tool = tool;
+    this.params = params;
+    this.deadline = Date.now() + timeoutMs;
+    this.rt = module.newRuntime();
+    this.rt.setMemoryLimit(runner.memoryLimit);
+    this.rt.setMaxStackSize(runner.maxStackSize);
+    this.rt.setInterruptHandler(() => Date.now() >= this.deadline);
+    this.vm = this.rt.newContext();
+  }
+
+  // run gives {ok, output}, {error}, or {pending}: the promise cannot settle.
+  async run() {
+    this.#install();
+    let err = this.#eval(PRELUDE, "<toolroute prelude>");
+    if (err) return { error: err };
+    err = this.#eval(String(this.c.source ?? ""), this.c.sourceRef ?? "tool.js");
+    if (err) return { error: err };
+    err = this.#eval(`__tr_start(${JSON.stringify(this.c.function)}, ${JSON.stringify(this.params)})`, "<toolroute call>");
+    if (err) return { error: err };
+    for (;;) {
+      const jobs = this.rt.executePendingJobs(-1);
+      if (jobs.error) {
+        const e = this.#show(jobs.error);
+        jobs.error.dispose();
+        return { error: e };
+      }
+      const outcome = this.vm.getProp(this.vm.global, "__tr_outcome").consume((h) => this.vm.getString(h));
+      if (outcome !== "") {
+        const o = JSON.parse(outcome);
+        return o.ok ? { ok: true, output: o.value } : { error: o.error };
+      }
+      if (this.#pending.size === 0) return { pending: true };
+      const left = this.deadline - Date.now();
+      if (left <= 0) return { error: "timed out" };
+      let timer;
+      await new Promise((resolve) => {
+        this.#wake = resolve;
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
+      this.#wake = null;
+      if (Date.now() >= this.deadline) return { error: "timed out" };
+    }
+  }
+
+  // close stops the call's host work. Its module instance, runtime and
+  // context are not disposed but dropped whole, wasm memory and all: no
+  // handle leak or broken runtime can outlive the call.
+  close() {
+    this.#closed = true;
+    this.#abort.abort();
+  }
+
+  // #eval runs a script; it gives its error, shown, or "".
+  #eval(code, filename) {
+    const r = this.vm.evalCode(code, filename, { type: "global" });
+    if (r.error) {
+      const e = this.#show(r.error);
+      r.error.dispose();
+      return e || "error";
+    }
+    r.value.dispose();
+    return "";
+  }
+
+  // #show is an error as the Go host shows it: "Name: message" and the stack.
+  #show(h) {
+    let d;
+    try {
+      d = this.vm.dump(h);
+    } catch (e) {
+      return String(e?.message ?? e);
+    }
+    if (d && typeof d === "object") {
+      let s = d.name || d.message ? `${d.name ?? "Error"}: ${d.message ?? ""}` : JSON.stringify(d);
+      if (d.stack) s += "\n" + d.stack;
+      return s;
+    }
+    return String(d);
+  }
+
+  #log(level, text) {
+    const n = encoder.encode(text).length;
+    if (this.#logBytes + n > MAX_LOG_BYTES) {
+      if (!this.#dropped) {
+        this.logs.push({ level: "warn", text: `[console output over ${MAX_LOG_BYTES >> 10} KB dropped]` });
+        this.#dropped = true;
+      }
+      return;
+    }
+    if (!["log", "info", "debug", "warn", "error"].includes(level)) level = "log";
+    this.#logBytes += n;
+    this.logs.push({ level, text });
+  }
+
+  #library(name) {
+    if (!LIBRARY_RE.test(name)) {
+      throw new Error(`lib: invalid library name '${name}': use letters, digits, '_' and '-', starting with a letter`);
+    }
+    for (const folder of this.runner.options.libraries ?? []) {
+      let src;
+      if (typeof folder === "function") src = folder(name);
+      else if (folder instanceof Map) src = folder.get(name);
+      else if (Object.hasOwn(folder, name)) src = folder[name];
+      if (src === undefined || src === null) continue;
+      if (encoder.encode(src).length > MAX_LIBRARY_BYTES) {
+        throw new Error(`lib: library '${name}' is over ${MAX_LIBRARY_BYTES} bytes`);
+      }
+      return String(src);
+    }
+    throw new Error(`lib: library '${name}' not found in the library folders`);
+  }
+
+  async #google(what) {
+    const g = this.runner.options.google;
+    try {
+      if (!g) throw new NotConnected();
+      if (what === "token") return String(await g.accessToken());
+      if (what === "email") return String(await g.accountEmail());
+    } catch (e) {
+      if (e instanceof NotConnected) {
+        throw new Error("Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`");
+      }
+      throw new Error(`google: ${e?.message ?? e}`);
+    }
+    throw new Error(`google: unknown request ${JSON.stringify(what)}`);
+  }
+
+  #fetch(url, options) {
+    const o = this.runner.options.fetch ?? {};
+    return hostFetch(url, options, {
+      fetch: o.fetch ?? globalThis.fetch,
+      allowPrivate: o.allowPrivate,
+      rewrites: o.rewrites,
+      timeoutMs: o.timeoutMs,
+      maxBody: o.maxBody,
+      signal: this.#abort.signal,
+    });
+  }
+
+  // #install defines the host functions the prelude captures.
+  #install() {
+    const vm = this.vm;
+    const str = (h) => (h === undefined ? "" : vm.getString(h));
+    const sync = (name, fn) => {
+      vm.newFunction(name, (...args) => {
+        let v;
+        try {
+          v = fn(...args);
+        } catch (e) {
+          throw new Error(e?.message ?? String(e)); // a plain Error in the VM, as on the Go host
+        }
+        if (typeof v === "string") return vm.newString(v);
+        if (typeof v === "boolean") return v ? vm.true : vm.false;
+        return vm.undefined;
+      }).consume((h) => vm.setProp(vm.global, name, h));
+    };
+    const async = (name, fn) => {
+      vm.newFunction(name, (...args) => {
+        const d = vm.newPromise();
+        const p = fn(...args.map(str)).then(
+          (v) => {
+            if (this.#closed) return;
+            vm.newString(v).consume((h) => d.resolve(h));
+          },
+          (e) => {
+            if (this.#closed) return;
+            vm.newError({ name: "Error", message: String(e?.message ?? e) }).consume((h) => d.reject(h));
+          },
+        ).finally(() => {
+          this.#pending.delete(p);
+          this.#wake?.();
+        });
+        this.#pending.add(p);
+        return d.handle;
+      }).consume((h) => vm.setProp(vm.global, name, h));
+    };
+    sync("__tr_console", (level, text) => this.#log(str(level), str(text)));
+    sync("__tr_time", (zone, format) => formatTime(this.runner.now(), str(zone), str(format)));
+    sync("__tr_fs_read", (p) => this.runner.sandbox.read(str(p)));
+    sync("__tr_fs_write", (p, content, append) => {
+      this.runner.sandbox.write(str(p), str(content), vm.dump(append) === true);
+    });
+    sync("__tr_fs_exists", (p) => this.runner.sandbox.exists(str(p)));
+    sync("__tr_lib", (name) => this.#library(str(name)));
+    async("__tr_fetch", (url, options) => this.#fetch(url, options));
+    async("__tr_google", (what) => this.#google(what));
+  }
+}
+
+// withEnv adds _env to the call's parameters, given as an object or JSON.
+function withEnv(params, env) {
+  let obj = params;
+  if (params === undefined || params === null || (typeof params === "string" && params.trim() === "")) obj = {};
+  else if (typeof params === "string") {
+    try {
+      obj = JSON.parse(params);
+    } catch {
+      obj = null;
+    }
+  }
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("the parameters are not a JSON object");
+  return JSON.stringify({ ...obj, _env: env });
+}
+
+// scrub removes the values of the tool's environment variables from text
+// leaving the model's sight: secrets never appear in errors or logs.
+export function scrub(text, env) {
+  for (const k of Object.keys(env).sort()) {
+    const v = env[k];
+    if (typeof v === "string" && v.length >= 4) text = text.split(v).join(`[redacted ${k}]`);
+  }
+  return text;
+}
+
+// withoutGlue drops the stack frames of the runner's own scripts.
+function withoutGlue(msg) {
+  return msg.split("\n").filter((l) => !l.includes("<toolroute ") && !l.includes("(native)")).join("\n").trimEnd();
+}
+
+// goDuration writes milliseconds as Go's time.Duration.String does
+// ("1s", "1.5s", "1m30s", "500ms"), for messages the same as the Go host's.
+export function goDuration(ms) {
+  if (ms < 1000) return `${ms}ms`;
+  let s = ms / 1000;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const secs = `${Number(s.toFixed(3))}s`;
+  if (h > 0) return `${h}h${m}m${secs}`;
+  if (m > 0) return `${m}m${secs}`;
+  return secs;
+}
+
+// readDefaultWasm reads the quickjs-ng module's .wasm in Node; a browser or a
+// worker passes options.wasmModule instead.
+async function readDefaultWasm() {
+  const { readFile } = await import("node:fs/promises");
+  return readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
+}

@@ -1,0 +1,166 @@
+// The fs bridge's rules, the Go host's (host/jsrun/sandbox.go): paths are
+// relative to one sandbox root, nothing outside it can be reached, and files
+// are limited to 1 MB. Where the files live is a store's business: a store
+// sees only clean relative paths ("a/b.txt", "" for the root).
+//
+// A store is synchronous (fs.readFile returns a string) and has:
+//   root: an absolute path shown to tools, or "" (absolute paths then
+//     are refused);
+//   stat(rel): null, or {dir: boolean, size: bytes};
+//   read(rel): the file's text;
+//   write(rel, content, append): creating parent folders.
+// A store throws AccessDenied for a path that leads out (a symbolic link).
+
+export const MAX_FILE_BYTES = 1 << 20;
+
+// AccessDenied is what fs answers for any path outside the sandbox.
+export class AccessDenied extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "AccessDenied";
+  }
+}
+
+const encoder = new TextEncoder();
+
+// byteLength is a string's length in UTF-8, as Go's len counts it.
+export function byteLength(s) {
+  return encoder.encode(s).length;
+}
+
+// clean is Go's path.Clean.
+export function clean(p) {
+  if (p === "") return ".";
+  const rooted = p.startsWith("/");
+  const out = [];
+  for (const part of p.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+      else if (!rooted) out.push("..");
+      continue;
+    }
+    out.push(part);
+  }
+  const s = (rooted ? "/" : "") + out.join("/");
+  return s === "" ? "." : s;
+}
+
+// Sandbox applies the rules over a store; with no store, fs says so.
+export class Sandbox {
+  constructor(store) {
+    this.store = store ?? null;
+  }
+
+  // rel turns a tool's path into one relative to the root.
+  rel(p) {
+    if (this.store === null) throw new Error("fs: no sandbox folder is configured for JS tools");
+    if (p === "" || p.includes("\0")) throw new Error(`fs: invalid path ${JSON.stringify(p)}`);
+    if (p.startsWith("/")) {
+      const root = this.store.root ? clean(this.store.root) : "";
+      const c = clean(p);
+      const inside = root && c.startsWith(root) ? c.slice(root.length) : null;
+      if (inside === null || (inside !== "" && !inside.startsWith("/"))) {
+        throw new AccessDenied(`Access denied: '${p}' is outside the sandbox folder`);
+      }
+      p = inside.replace(/^\//, "");
+    }
+    const c = clean(p);
+    if (c === ".." || c.startsWith("../")) {
+      throw new AccessDenied(`Access denied: '${p}' is outside the sandbox folder`);
+    }
+    return c === "." ? "" : c;
+  }
+
+  #stat(p, rel) {
+    try {
+      return this.store.stat(rel);
+    } catch (e) {
+      throw denied(p, e);
+    }
+  }
+
+  read(p) {
+    const rel = this.rel(p);
+    const info = this.#stat(p, rel);
+    if (info === null) throw new Error(`fs: file not found: '${p}'`);
+    if (info.dir) throw new Error(`fs: '${p}' is a folder, not a file`);
+    if (info.size > MAX_FILE_BYTES) {
+      throw new Error(`fs: '${p}' is ${info.size} bytes; files are limited to ${MAX_FILE_BYTES}`);
+    }
+    try {
+      return this.store.read(rel);
+    } catch (e) {
+      throw denied(p, e);
+    }
+  }
+
+  write(p, content, append) {
+    const rel = this.rel(p);
+    if (rel === "") throw new Error(`fs: '${p}' is the sandbox folder, not a file`);
+    const n = byteLength(content);
+    if (n > MAX_FILE_BYTES) {
+      throw new Error(`fs: content is ${n} bytes; files are limited to ${MAX_FILE_BYTES}`);
+    }
+    if (append) {
+      const info = this.#stat(p, rel);
+      if (info !== null && !info.dir && info.size + n > MAX_FILE_BYTES) {
+        throw new Error(`fs: appending would make '${p}' ${info.size + n} bytes; files are limited to ${MAX_FILE_BYTES}`);
+      }
+    }
+    try {
+      this.store.write(rel, content, append);
+    } catch (e) {
+      throw denied(p, e);
+    }
+  }
+
+  exists(p) {
+    try {
+      return this.store.stat(this.rel(p)) !== null;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function denied(p, e) {
+  if (e instanceof AccessDenied) return new AccessDenied(`Access denied: '${p}' leads outside the sandbox folder`);
+  if (e?.code === "ENOENT") return new Error(`fs: file not found: '${p}'`);
+  return new Error(`fs: '${p}': ${e?.message ?? e}`);
+}
+
+// MemoryStore keeps the files in a Map from relative path to text: the
+// browser's and the worker's store, and the tests'. Folders are implied by
+// the files under them.
+export class MemoryStore {
+  constructor(files = {}) {
+    this.root = "";
+    this.files = new Map(Object.entries(files));
+  }
+
+  stat(rel) {
+    if (rel === "") return { dir: true, size: 0 };
+    const text = this.files.get(rel);
+    if (text !== undefined) return { dir: false, size: byteLength(text) };
+    for (const name of this.files.keys()) {
+      if (name.startsWith(rel + "/")) return { dir: true, size: 0 };
+    }
+    return null;
+  }
+
+  read(rel) {
+    const text = this.files.get(rel);
+    if (text === undefined) throw Object.assign(new Error("not found"), { code: "ENOENT" });
+    return text;
+  }
+
+  write(rel, content, append) {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      if (this.files.has(parts.slice(0, i).join("/"))) throw new Error("not a folder");
+    }
+    if (this.stat(rel)?.dir) throw new Error("is a folder");
+    this.files.set(rel, (append ? this.files.get(rel) ?? "" : "") + content);
+  }
+}

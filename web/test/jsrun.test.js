@@ -1,0 +1,240 @@
+// web/jsrun, the browser's and worker's JS tool runner, replays the
+// conformance cases of testdata/js the Go host replays (host/jsrun
+// TestConformance), then a few tests of its own.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
+import { DirStore } from "../jsrun/dirstore.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const casesDir = path.join(root, "testdata/js");
+
+// KNOWN_DIFFERENCES are the cases this host cannot pass, with the reason;
+// they run as todo tests, so a fix shows as a passing todo.
+const KNOWN_DIFFERENCES = {};
+
+// loadCase reads a case: case.json and tool.js from a txtar archive, as the
+// Go test's loadCase does.
+function loadCase(text) {
+  const parts = {};
+  let name = null;
+  for (const line of text.split(/(?<=\n)/)) {
+    const m = line.match(/^-- (.+) --\n$/);
+    if (m) {
+      name = m[1];
+      parts[name] = "";
+      continue;
+    }
+    if (name !== null) parts[name] += line;
+  }
+  return { c: JSON.parse(parts["case.json"]), source: parts["tool.js"] ?? "" };
+}
+
+// fakeServer answers the case's routes and records the requests.
+async function fakeServer(routes = []) {
+  const seen = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const u = new URL(req.url, "http://x");
+    seen.push({ method: req.method, path: u.pathname, query: u.search.slice(1), body: Buffer.concat(chunks).toString(), headers: req.headers });
+    const rt = routes.find((r) => r.method.toUpperCase() === req.method && r.path === u.pathname);
+    if (!rt) {
+      res.writeHead(404).end("no route\n");
+      return;
+    }
+    if (rt.delay_ms > 0) {
+      const ended = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), rt.delay_ms);
+        res.on("close", () => { clearTimeout(timer); resolve(true); });
+      });
+      if (ended) return;
+    }
+    let body = rt.body ?? "";
+    const headers = { ...rt.headers };
+    if (rt.body_repeat?.length === 2) {
+      body = rt.body_repeat[0].repeat(rt.body_repeat[1]);
+      headers["Content-Length"] = String(Buffer.byteLength(body));
+    }
+    res.writeHead(rt.status || 200, headers).end(body);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    seen,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
+
+function check(want, got) {
+  const detail = `${got.error_type}: ${got.message}${got.output ?? ""}`;
+  assert.equal(got.status, want.status, `status ${got.status} (${detail})`);
+  if (want.output !== undefined && want.output !== null) assert.equal(got.output, want.output, "output");
+  for (const s of want.output_contains ?? []) assert.ok(got.output.includes(s), `output ${JSON.stringify(got.output)} does not contain ${JSON.stringify(s)}`);
+  if (want.error_type) assert.equal(got.error_type, want.error_type, `error type (${got.message})`);
+  for (const s of want.message_contains ?? []) assert.ok(got.message.includes(s), `message ${JSON.stringify(got.message)} does not contain ${JSON.stringify(s)}`);
+  if (want.message_any?.length) assert.ok(want.message_any.some((s) => got.message.includes(s)), `message ${JSON.stringify(got.message)} contains none of ${JSON.stringify(want.message_any)}`);
+  for (const s of want.message_excludes ?? []) assert.ok(!got.message.includes(s), `message ${JSON.stringify(got.message)} contains ${JSON.stringify(s)}`);
+  if (want.logs) assert.deepEqual(got.logs, want.logs, "logs");
+}
+
+// replay runs a case against a store: "memory" (the browser's and worker's)
+// or "dir" (Node's).
+async function replay(c, source, storeKind) {
+  const srv = await fakeServer(c.server);
+  const sub = (s) => s.replaceAll("{{server}}", srv.url);
+  let dir = null;
+  let store;
+  if (storeKind === "dir") {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "jsrun-"));
+    for (const [name, content] of Object.entries(c.files ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), content);
+    }
+    for (const [name, target] of Object.entries(c.symlinks ?? {})) fs.symlinkSync(target, path.join(dir, name));
+    store = new DirStore(dir);
+  } else {
+    store = new MemoryStore(c.files ?? {});
+  }
+  try {
+    const runner = new Runner({
+      store,
+      libraries: c.libraries ?? [],
+      memoryLimit: (c.memory_limit_mb ?? 0) << 20,
+      fetch: {
+        fetch: globalThis.fetch,
+        allowPrivate: c.fetch?.allow_private ?? false,
+        rewrites: (c.fetch?.rewrites ?? []).map((rw) => ({ from: rw.from, to: sub(rw.to) })),
+      },
+      google: c.google ? { accessToken: async () => c.google.token, accountEmail: async () => c.google.email } : undefined,
+      now: c.now ? () => new Date(c.now) : undefined,
+    });
+    const params = c.params === undefined ? undefined : JSON.parse(sub(JSON.stringify(c.params)));
+    for (let i = 0; i < Math.max(1, c.repeat ?? 0); i++) {
+      const res = await runner.call({
+        tool: "case_tool", sourceRef: "tool.js", source, function: c.function, params, env: c.env,
+        timeoutMs: (c.timeout_seconds > 0 ? c.timeout_seconds : 10) * 1000,
+      });
+      check(c.expect, res);
+    }
+    for (const [name, want] of Object.entries(c.expect_files ?? {})) {
+      const got = storeKind === "dir"
+        ? (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), "utf8") : null)
+        : (store.files.get(name) ?? null);
+      assert.equal(got, want, `file ${name}`);
+    }
+    if (c.expect_requests) {
+      assert.equal(srv.seen.length, c.expect_requests.length, `server saw ${JSON.stringify(srv.seen)}`);
+      c.expect_requests.forEach((want, i) => {
+        const got = srv.seen[i];
+        assert.equal(got.method, want.method, `request ${i} method`);
+        assert.equal(got.path, want.path, `request ${i} path`);
+        assert.equal(got.query, want.query ?? "", `request ${i} query`);
+        if (want.body) assert.equal(got.body, want.body, `request ${i} body`);
+        for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()], v, `request ${i} header ${k}`);
+      });
+    }
+  } finally {
+    await srv.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const files = fs.readdirSync(casesDir).filter((f) => f.endsWith(".txtar")).sort();
+
+test("there are conformance cases", () => assert.ok(files.length > 40));
+
+for (const file of files) {
+  const name = file.replace(/\.txtar$/, "");
+  const { c, source } = loadCase(fs.readFileSync(path.join(casesDir, file), "utf8"));
+  // A case for other hosts only (a symbolic link, which a browser's store
+  // cannot have) runs here on Node's folder store alone.
+  const forOthers = c.hosts?.length > 0 && !c.hosts.includes("web");
+  const stores = forOthers ? ["dir"] : /\bfs\./.test(source) ? ["memory", "dir"] : ["memory"];
+  for (const store of stores) {
+    const todo = KNOWN_DIFFERENCES[name];
+    test(`conformance ${name} (${store} store)`, { todo, concurrency: true }, () => replay(c, source, store));
+  }
+}
+
+// The runner's own tests.
+
+const runner = new Runner({ store: new MemoryStore() });
+const run = (source, extra = {}) => runner.call({ tool: "t", sourceRef: "tool.js", source, function: "execute", timeoutMs: 1000, ...extra });
+
+test("an endless loop is interrupted at the deadline", async () => {
+  const start = Date.now();
+  const res = await run("function execute() { for (;;) { try { for (;;) {} } catch (e) {} } }", { timeoutMs: 300 });
+  assert.equal(res.error_type, "timeout", res.message);
+  assert.match(res.message, /JS tool 't' execution timed out after 300ms/);
+  assert.ok(Date.now() - start < 2000, "the interrupt came late");
+});
+
+test("a call over its memory limit runs out of memory, and the next call runs", async () => {
+  const small = new Runner({ memoryLimit: 40 << 20 });
+  const res = await small.call({ tool: "t", source: "function execute() { const a = []; for (;;) a.push(new Uint8Array(1 << 20)); }", function: "execute", timeoutMs: 5000 });
+  assert.equal(res.error_type, "out_of_memory", res.message);
+  assert.equal(res.message, "JS tool 't' ran out of memory (the limit is 40 MB)");
+  const next = await small.call({ tool: "t", source: "function execute() { return new Uint8Array(8 << 20).length; }", function: "execute" });
+  assert.deepEqual(next, { status: "success", output: "8388608", logs: [] });
+});
+
+test("a stack overflow is a RangeError the tool can catch", async () => {
+  const res = await run("function f(n) { return f(n + 1) + 1; }\nfunction execute() { try { f(0); } catch (e) { return e.name + ': ' + e.message; } }");
+  assert.deepEqual(res, { status: "success", output: "RangeError: Maximum call stack size exceeded", logs: [] });
+});
+
+test("a bridge error is a JS error the tool can catch", async () => {
+  const res = await run(`async function execute() {
+    const out = [];
+    for (const f of [() => fs.readFile("../x"), () => lib("no/such"), () => _time("Nowhere/Else"), () => fetch("http://10.0.0.1/"), () => google.getAccessToken()]) {
+      try { await f(); out.push("no error"); } catch (e) { out.push(e.name + ": " + e.message.split(":")[0]); }
+    }
+    return out.join("\\n");
+  }`);
+  assert.equal(res.output, ["Error: Access denied", "Error: lib", "Error: _time", "Error: fetch", "Error: Google account not connected"].join("\n"), res.message);
+});
+
+test("a credential provider's error is passed on, NotConnected says how to connect", async () => {
+  const src = "async function execute() { return await google.getAccountEmail(); }";
+  const failing = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new Error("refresh refused"); } } });
+  assert.equal((await failing.call({ tool: "t", source: src, function: "execute" })).message.split("\n")[0], "Error: google: refresh refused");
+  const none = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new NotConnected(); } } });
+  assert.match((await none.call({ tool: "t", source: src, function: "execute" })).message, /Google account not connected/);
+});
+
+test("calls at the same time do not share state", async () => {
+  const src = "async function execute(p) { globalThis.v = p.v; await google.getAccessToken(); return globalThis.v; }";
+  let release;
+  const gate = new Promise((resolve) => { release = resolve; });
+  const r = new Runner({ google: { accessToken: () => gate, accountEmail: async () => "" } });
+  const calls = [1, 2, 3].map((v) => r.call({ tool: "t", source: src, function: "execute", params: { v } }));
+  release("tok");
+  assert.deepEqual((await Promise.all(calls)).map((res) => res.output), ["1", "2", "3"]);
+});
+
+test("the memory store keeps its files inside", () => {
+  const store = new MemoryStore({ "a/b.txt": "x" });
+  const r = new Runner({ store });
+  return r.call({
+    tool: "t", function: "execute",
+    source: "function execute() { fs.writeFile('/abs.txt', 'no'); }",
+  }).then((res) => {
+    assert.match(res.message, /Access denied: '\/abs.txt' is outside the sandbox folder/);
+    assert.deepEqual([...store.files.keys()], ["a/b.txt"]);
+  });
+});
+
+test("bad parameters and function names are refused before running", async () => {
+  assert.equal((await run("", { params: "[1]" })).error_type, "invalid_arguments");
+  assert.match((await run("", { function: "a.b" })).message, /Function name 'a.b' is not a JS identifier/);
+});
+
+test("durations are written as Go writes them", () => {
+  assert.deepEqual([500, 1000, 1500, 30000, 90000, 3600000].map(goDuration), ["500ms", "1s", "1.5s", "30s", "1m30s", "1h0m0s"]);
+});
