@@ -1,0 +1,568 @@
+// The JS host of toolroute.wasm: the Go host's session loop (host/session.go)
+// for the browser chat UI and the edge worker. It drives the module through
+// the ABI driver (web/driver) and performs its actions: the model calls
+// (direct to the provider, or through `toolroute serve`'s /api/model proxy),
+// the tool calls (JS tools through an injected runner, host-native tools
+// through injected functions) and the message log (an injected store).
+//
+// It uses no Node-only API: fetch, storage, the clock, sleeping and the tool
+// runners are all given to it, so the same code runs in a page, a worker
+// and the Node tests.
+//
+// The message log is the only state (RFC-044): a session is a name for a log
+// in the store, and the groups it loaded are found again in that log by the
+// module on every turn, in this host instance or another.
+
+import { TrapError } from "../driver/toolroute.js";
+
+// MAX_RESPONSE_BODY bounds a model response body read whole, in characters.
+export const MAX_RESPONSE_BODY = 64 << 20;
+// MAX_ERROR_BODY bounds the body of a failed model call passed to the module.
+const MAX_ERROR_BODY = 1 << 20;
+
+// FORMATS are the wire formats the module speaks.
+const FORMATS = new Set(["openai", "anthropic"]);
+
+// MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)}.
+export class MemoryStore {
+  #logs = new Map();
+
+  async messages(id) {
+    return structuredClone(this.#logs.get(id) ?? []);
+  }
+
+  async append(id, messages) {
+    const log = this.#logs.get(id) ?? [];
+    log.push(...structuredClone(messages));
+    this.#logs.set(id, log);
+  }
+}
+
+// createHost makes a host. options:
+//   module: a driver instance (Toolroute), or a function (sync or async)
+//     making one; with a function, an instance that trapped is replaced;
+//   catalogue: the catalogue toolroute_load takes (see wasm/ABI.md);
+//   sources: JS sources by the manifests' source references: a Map, an
+//     object, or a function(ref) giving the text (or a promise of it);
+//   provider: {format: "openai"|"anthropic", baseURL, apiKey, model,
+//     headers, proxyURL, browser}; with proxyURL the module's whole model
+//     request is POSTed there (`toolroute serve`'s /api/model) and the
+//     server adds the key; browser (default true) adds Anthropic's
+//     anthropic-dangerous-direct-browser-access header;
+//   settings: {system_prompt, max_model_calls, max_tokens, temperature,
+//     stream}; prompt: an async function giving the base system prompt at
+//     the start of each turn instead of settings.system_prompt;
+//   store: {messages(id), append(id, messages)}, sync or async; a new
+//     MemoryStore by default;
+//   runJS: async (call) => {status, output, error_type, message, logs},
+//     called with {tool, sourceRef, source, function, params, env,
+//     timeoutMs}, as web/jsrun's Runner.call takes;
+//   native: {name: async (input, {signal}) => string}: host-native tools;
+//     a thrown error is a failure the model reads, with error.type (or
+//     error.error_type) as its error type;
+//   env: the variables JS tools may read (each only those its manifest
+//     declares): an object or a function(name);
+//   showConsole: add JS tools' console output to successful results too;
+//   fetch: the fetch to use (globalThis.fetch by default);
+//   now: () => Date, the clock stamped on the log;
+//   retries: {count (3; negative for none), backoffMs (1000), maxBackoffMs
+//     (60000), sleep: (ms, signal) => Promise}: how a 429 or 5xx is tried
+//     again; proxied calls are not, the proxy's own provider retries.
+export async function createHost(options = {}) {
+  const host = new Host(options);
+  await host.init();
+  return host;
+}
+
+// Host runs sessions' turns on one module instance. Its methods may be
+// called while turns are running: driver calls are synchronous, so the
+// instance is never called by two callers at once.
+export class Host {
+  #o;
+  #factory = null;
+  #inst = null;
+  #catalogue;
+  #generation = 0;
+  #report = null;
+  #locks = new Map();
+
+  constructor(options) {
+    const p = options.provider ?? {};
+    if (!FORMATS.has(p.format)) {
+      throw new Error(`host: provider.format must be "openai" or "anthropic", not ${JSON.stringify(p.format)}`);
+    }
+    if (!p.proxyURL && !p.baseURL) {
+      throw new Error("host: provider.baseURL (or provider.proxyURL) is required: it is where the model calls go");
+    }
+    if (!options.module) throw new Error("host: options.module is required: a driver instance or a function making one");
+    this.#o = options;
+    this.store = options.store ?? new MemoryStore();
+    this.#catalogue = options.catalogue ?? {};
+    if (typeof options.module === "function") this.#factory = options.module;
+    else this.#inst = options.module;
+    this.fetch = options.fetch ?? ((...a) => globalThis.fetch(...a));
+    this.now = options.now ?? (() => new Date());
+    const r = options.retries ?? {};
+    this.retries = {
+      count: r.count === undefined || r.count === 0 ? 3 : Math.max(r.count, 0),
+      backoffMs: r.backoffMs > 0 ? r.backoffMs : 1000,
+      maxBackoffMs: r.maxBackoffMs > 0 ? r.maxBackoffMs : 60_000,
+      sleep: r.sleep ?? sleep,
+    };
+  }
+
+  async init() {
+    await this.#instance();
+  }
+
+  // report is what loading the catalogue did (toolroute_load's answer).
+  get report() {
+    return this.#report;
+  }
+
+  get provider() {
+    return this.#o.provider;
+  }
+
+  // load hands the module a new catalogue (a tool created or deleted). A
+  // running turn uses it from its next model call after a tool call (the
+  // reload event); others, from their next turn.
+  async load(catalogue, sources) {
+    this.#catalogue = catalogue;
+    if (sources !== undefined) this.#o = { ...this.#o, sources };
+    this.#generation++;
+    const inst = await this.#instance();
+    this.#report = inst.load(catalogue);
+    return this.#report;
+  }
+
+  async #instance() {
+    if (this.#inst && !this.#inst.broken) return this.#inst;
+    if (!this.#factory) {
+      if (this.#inst) throw new Error(`host: the module instance is dead and no factory was given to replace it: ${this.#inst.broken.message}`);
+      throw new Error("host: no module instance");
+    }
+    const inst = await this.#factory();
+    this.#report = inst.load(this.#catalogue);
+    this.#inst = inst;
+    return inst;
+  }
+
+  // messages returns a session's log.
+  async messages(sessionId) {
+    return this.store.messages(sessionId);
+  }
+
+  // describe returns the catalogue for display, with the tools a session's
+  // next model call would send (when sessionId is given).
+  async describe(sessionId) {
+    const history = sessionId ? await this.store.messages(sessionId) : [];
+    const system_prompt = await this.#basePrompt();
+    return (await this.#instance()).describe({ system_prompt, history });
+  }
+
+  async #basePrompt() {
+    if (this.#o.prompt) return this.#o.prompt();
+    return this.#o.settings?.system_prompt ?? "";
+  }
+
+  // send runs one turn and yields its events, as the Go host's Event JSON:
+  // {type: "text", text}, {type: "message", message}, {type: "model_call",
+  // tools}, {type: "tool_calls", calls}, {type: "group_loaded", group},
+  // {type: "retry", retry: {status, attempt, wait (ns), wait_ms}}, and last
+  // {type: "done", text, usage} or {type: "failed", failure, usage}. Each
+  // message is committed to the store before the turn goes on. A host
+  // failure (the store, the module) is thrown; so is options.signal's
+  // reason when it aborts the turn, which keeps every message committed.
+  // Turns of one session run one at a time.
+  async *send(sessionId, text, options = {}) {
+    const signal = options.signal;
+    const release = await this.#lock(sessionId);
+    let inst, handle;
+    try {
+      signal?.throwIfAborted();
+      const history = await this.store.messages(sessionId);
+      inst = await this.#instance();
+      handle = inst.turnNew();
+      const t = new Turn(this, this.#o, inst, handle, sessionId, signal, this.#generation);
+      const s = this.#o.settings ?? {};
+      const settings = {
+        format: this.#o.provider.format,
+        model: this.#o.provider.model,
+        system_prompt: await this.#basePrompt(),
+      };
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream"]) {
+        if (s[k] !== undefined) settings[k] = s[k];
+      }
+      let acts = t.event({ type: "start", now: t.stamp(), history, user: text, settings });
+      for (;;) {
+        const next = yield* t.perform(acts);
+        if (!next) break;
+        signal?.throwIfAborted();
+        if (next.type === "call_model") acts = yield* t.callModel(next.request);
+        else acts = yield* t.runTools(next.calls);
+        if (!acts) break;
+      }
+    } finally {
+      if (inst && handle && !inst.broken) inst.turnFree(handle);
+      release();
+    }
+  }
+
+  get generation() {
+    return this.#generation;
+  }
+
+  // source gives a JS tool's source text by reference.
+  async source(ref) {
+    const s = this.#o.sources;
+    if (!s) return undefined;
+    if (typeof s === "function") return s(ref);
+    if (s instanceof Map) return s.get(ref);
+    return Object.hasOwn(s, ref) ? s[ref] : undefined;
+  }
+
+  envFor(names) {
+    const e = this.#o.env;
+    const out = {};
+    for (const name of names ?? []) {
+      const v = typeof e === "function" ? e(name) : e && Object.hasOwn(e, name) ? e[name] : undefined;
+      if (v !== undefined && v !== null) out[name] = String(v);
+    }
+    return out;
+  }
+
+  async #lock(id) {
+    const prev = this.#locks.get(id) ?? Promise.resolve();
+    let release;
+    const mine = new Promise((r) => (release = r));
+    const chain = prev.then(() => mine);
+    this.#locks.set(id, chain);
+    await prev;
+    return () => {
+      release();
+      if (this.#locks.get(id) === chain) this.#locks.delete(id);
+    };
+  }
+}
+
+// Turn is one turn in progress on a module instance.
+class Turn {
+  over = false;
+
+  constructor(host, options, inst, handle, sessionId, signal, generation) {
+    this.h = host;
+    this.o = options;
+    this.inst = inst;
+    this.handle = handle;
+    this.id = sessionId;
+    this.signal = signal;
+    this.generation = generation;
+  }
+
+  stamp() {
+    return this.h.now().toISOString();
+  }
+
+  event(ev) {
+    try {
+      return this.inst.turnEvent(this.handle, ev);
+    } catch (err) {
+      if (err instanceof TrapError) throw err;
+      throw new Error(`host: the module refused a ${ev.type} event: ${err.message}`, { cause: err });
+    }
+  }
+
+  // perform carries out every action but the last call_model or run_tools,
+  // which it returns for the caller to perform.
+  async *perform(acts) {
+    for (const a of acts) {
+      switch (a.type) {
+        case "append":
+          try {
+            await this.h.store.append(this.id, a.messages);
+          } catch (err) {
+            throw new Error(`host: storing messages of session ${JSON.stringify(this.id)}: ${err.message}`, { cause: err });
+          }
+          for (const m of a.messages) yield { type: "message", message: m };
+          break;
+        case "text_delta":
+          yield { type: "text", text: a.text };
+          break;
+        case "group_loaded":
+          yield { type: "group_loaded", group: a.group };
+          break;
+        case "done":
+          this.over = true;
+          yield withUsage({ type: "done", text: a.text ?? "" }, a.usage);
+          break;
+        case "failed":
+          this.over = true;
+          yield withUsage({ type: "failed", failure: a.error }, a.usage);
+          break;
+        case "call_model":
+        case "run_tools":
+          return a;
+        default: // ABI.md: hosts ignore actions they do not know
+      }
+    }
+    return null;
+  }
+
+  // callModel makes a model call and feeds the module its response:
+  // streamed bodies chunk by chunk, as they arrive.
+  async *callModel(req) {
+    yield { type: "model_call", tools: req.tools ?? [] };
+    let resp;
+    try {
+      resp = yield* this.post(req);
+    } catch (err) {
+      if (this.signal?.aborted) throw this.signal.reason;
+      return this.event({ type: "model_error", now: this.stamp(), error: String(err?.message ?? err) });
+    }
+    if (resp.status < 200 || resp.status > 299) {
+      const body = (await readText(resp, this.signal).catch(() => "")).slice(0, MAX_ERROR_BODY);
+      return this.event({ type: "model_error", now: this.stamp(), status: resp.status, body });
+    }
+    if (!isEventStream(resp) || !resp.body) {
+      let body;
+      try {
+        body = await readText(resp, this.signal);
+      } catch (err) {
+        if (this.signal?.aborted) throw this.signal.reason;
+        return this.event({ type: "model_error", now: this.stamp(), error: "reading the response: " + err.message });
+      }
+      if (body.length > MAX_RESPONSE_BODY) {
+        return this.event({ type: "model_error", now: this.stamp(), error: `the response is over ${MAX_RESPONSE_BODY} characters` });
+      }
+      return this.event({ type: "response", now: this.stamp(), body });
+    }
+    const reader = resp.body.getReader();
+    try {
+      for (;;) {
+        let r;
+        try {
+          r = await reader.read();
+        } catch (err) {
+          if (this.signal?.aborted) throw this.signal.reason;
+          return this.event({ type: "model_error", now: this.stamp(), error: "the stream broke: " + err.message });
+        }
+        if (r.done) return this.event({ type: "stream_end", now: this.stamp() });
+        if (r.value.length === 0) continue;
+        let acts;
+        try {
+          acts = this.inst.turnChunk(this.handle, r.value);
+        } catch (err) {
+          if (err instanceof TrapError) throw err;
+          throw new Error(`host: the module refused a chunk: ${err.message}`, { cause: err });
+        }
+        yield* this.perform(acts);
+        if (this.over) return null;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+
+  // post sends the request, trying again on 429 and 5xx as the Go host's
+  // HTTPProvider does, and yields a retry event before each wait. Proxied
+  // calls are not tried again: the proxy's provider already did.
+  async *post(req) {
+    const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
+    const tries = this.o.provider.proxyURL ? 0 : count;
+    for (let attempt = 1; ; attempt++) {
+      const resp = await this.h.fetch(...this.request(req));
+      if (!retryable(resp.status) || attempt > tries) return resp;
+      let wait = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
+      const after = retryAfter(resp.headers.get("retry-after"), this.h.now());
+      if (after !== null) {
+        if (after > maxBackoffMs) return resp; // the provider asks for longer than we wait
+        wait = Math.max(wait, after);
+      }
+      await resp.body?.cancel().catch(() => {});
+      yield { type: "retry", retry: { status: resp.status, attempt, wait: Math.round(wait * 1e6), wait_ms: wait } };
+      await sleep(wait, this.signal);
+      this.signal?.throwIfAborted();
+    }
+  }
+
+  // request gives fetch's arguments for a model request.
+  request(req) {
+    const p = this.o.provider;
+    const body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
+    if (p.proxyURL) {
+      const whole = { ...req, body: typeof req.body === "string" ? JSON.parse(req.body) : req.body };
+      return [p.proxyURL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(whole), signal: this.signal }];
+    }
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers.set(k, v);
+    for (const [k, v] of Object.entries(p.headers ?? {})) headers.append(k, v);
+    if (p.apiKey) {
+      if (req.format === "anthropic") headers.set("x-api-key", p.apiKey);
+      else headers.set("authorization", "Bearer " + p.apiKey);
+    }
+    if (req.format === "anthropic" && p.browser !== false) {
+      headers.set("anthropic-dangerous-direct-browser-access", "true");
+    }
+    if (req.stream) headers.set("accept", "text/event-stream");
+    const url = p.baseURL.replace(/\/+$/, "") + req.path;
+    return [url, { method: "POST", headers, body, signal: this.signal }];
+  }
+
+  // runTools runs a response's calls in parallel and feeds each result as
+  // it finishes, so each is committed as soon as it is known.
+  async *runTools(calls) {
+    yield { type: "tool_calls", calls };
+    const done = [];
+    let wake = null;
+    for (const c of calls) {
+      this.run(c).then((r) => {
+        done.push(r);
+        wake?.();
+      });
+    }
+    let aborted = null;
+    const onAbort = () => {
+      aborted = this.signal.reason;
+      wake?.();
+    };
+    this.signal?.addEventListener("abort", onAbort, { once: true });
+    let next = null;
+    try {
+      for (let n = 0; n < calls.length; n++) {
+        while (done.length === 0 && !aborted) {
+          await new Promise((resolve) => (wake = resolve));
+          wake = null;
+        }
+        this.signal?.throwIfAborted();
+        const r = done.shift();
+        // A tool that changed the catalogue (create_js_tool, say) makes the
+        // next model call offer the new tools.
+        if (this.h.generation !== this.generation) {
+          this.generation = this.h.generation;
+          this.event({ type: "reload" });
+        }
+        const acts = this.event({ type: "tool_results", now: this.stamp(), results: [r] });
+        const a = yield* this.perform(acts);
+        if (a) next = a;
+      }
+    } finally {
+      this.signal?.removeEventListener("abort", onAbort);
+    }
+    return next ? [next] : [];
+  }
+
+  // run performs one call the module asked for and gives its result.
+  async run(c) {
+    const fail = (type, message) => ({ id: c.id, status: "error", error_type: type, message });
+    const seconds = c.timeout_seconds > 0 ? c.timeout_seconds : 30;
+    try {
+      switch (c.origin?.kind) {
+        case "host": {
+          const fn = this.o.native?.[c.tool];
+          if (typeof fn !== "function") return fail("execution_error", `the host has no implementation of tool '${c.tool}'`);
+          const ctl = new AbortController();
+          const onAbort = () => ctl.abort(this.signal.reason);
+          this.signal?.addEventListener("abort", onAbort, { once: true });
+          let timer;
+          const timeout = new Promise((resolve) => {
+            timer = setTimeout(() => {
+              ctl.abort(new Error("timeout"));
+              resolve(fail("timeout", `tool '${c.tool}' timed out after ${seconds}s`));
+            }, seconds * 1000);
+          });
+          const work = (async () => {
+            try {
+              const out = await fn(c.input ?? {}, { signal: ctl.signal });
+              return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
+            } catch (err) {
+              return fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err));
+            }
+          })();
+          try {
+            return await Promise.race([work, timeout]);
+          } finally {
+            clearTimeout(timer);
+            this.signal?.removeEventListener("abort", onAbort);
+          }
+        }
+        case "js": {
+          if (!this.o.runJS) return fail("execution_error", `JS tools cannot run here: no JS runner is configured (tool '${c.tool}')`);
+          const source = await this.h.source(c.origin.source);
+          const out = await this.o.runJS({
+            tool: c.tool, sourceRef: c.origin.source, source: source ?? "", function: c.origin.function,
+            params: c.input ?? {}, env: this.h.envFor(c.env), timeoutMs: seconds * 1000,
+          });
+          return withConsole(c.id, out, this.o.showConsole);
+        }
+        default:
+          return fail("execution_error", `tool '${c.tool}' has origin ${JSON.stringify(c.origin?.kind ?? "")}, which the host cannot run`);
+      }
+    } catch (err) {
+      return fail("execution_error", `tool '${c.tool}' failed in the host: ${err?.message ?? err}`);
+    }
+  }
+}
+
+function withUsage(ev, usage) {
+  if (usage) ev.usage = usage;
+  return ev;
+}
+
+// withConsole adds a JS call's console output to what the model reads:
+// always when show is set, and for failures, where it usually says why.
+function withConsole(id, out, show) {
+  const ok = out?.status === "success";
+  const res = ok
+    ? { id, status: "success", output: out.output ?? "" }
+    : { id, status: "error", error_type: out?.error_type || "execution_error", message: out?.message ?? "the JS runner gave no result" };
+  const logs = (out?.logs ?? []).map((l) => (typeof l === "string" ? l : `${l.level}: ${l.text}`));
+  if (logs.length === 0 || (!show && ok)) return res;
+  const note = "\n\nConsole output:\n" + logs.join("\n");
+  if (ok) res.output += note;
+  else res.message += note;
+  return res;
+}
+
+// retryable: rate limited, or the provider failed (Anthropic's 529 is
+// "overloaded").
+function retryable(status) {
+  return status === 429 || (status >= 500 && status <= 599);
+}
+
+// retryAfter reads a Retry-After header, seconds or an HTTP date, in ms; null
+// when absent or unreadable.
+export function retryAfter(value, now) {
+  const v = (value ?? "").trim();
+  if (v === "") return null;
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return null;
+  return Math.max(t - now.getTime(), 0);
+}
+
+function isEventStream(resp) {
+  const ct = resp.headers.get("content-type") ?? "";
+  return ct.split(";")[0].trim().toLowerCase() === "text/event-stream";
+}
+
+async function readText(resp, signal) {
+  signal?.throwIfAborted();
+  return resp.text();
+}
+
+// sleep waits ms, or until signal aborts (rejecting with its reason).
+export function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

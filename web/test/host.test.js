@@ -1,0 +1,314 @@
+// The JS host (web/host) runs whole turns against scripted model servers on
+// loopback, in both wire formats, streamed and whole, as the Go host's
+// session tests do: group loads growing the tools offered, the log restoring
+// them in another host (RFC-044), retries, errors, the /api/model proxy.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { Toolroute } from "../driver/toolroute.js";
+import { createHost, MemoryStore } from "../host/host.js";
+import { startFakeModel, text, toolCall, error, toolNames } from "./host-fakemodel.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
+const factory = () => Toolroute.instantiate(wasm);
+
+const catalogue = {
+  groups: [{ name: "pdf", display_name: "PDF Tools", description: "Read PDF files" }],
+  tools: [{ name: "pdf_info", description: "Page count of a PDF", group: "pdf",
+    parameters: { properties: { path: { type: "string" } }, required: ["path"] }, timeout_seconds: 5 }],
+  manifests: [{ file: "shout.json", source: "user/shout.js",
+    text: JSON.stringify({ name: "shout", description: "Upper-cases text", parameters: { properties: { s: { type: "string" } } } }) }],
+};
+
+const clock = () => new Date("2026-03-01T09:00:00Z");
+
+async function collect(gen) {
+  const events = [];
+  for await (const ev of gen) events.push(ev);
+  return events;
+}
+
+function types(events) {
+  return events.map((e) => e.type);
+}
+
+function newHost(model, extra = {}) {
+  const calls = [];
+  const host = createHost({
+    module: factory,
+    catalogue,
+    provider: { format: extra.format ?? "openai", baseURL: model?.baseURL, apiKey: "sk-test", model: "fake-model", ...extra.provider },
+    settings: { system_prompt: "Be brief.", stream: extra.stream ?? false },
+    store: extra.store ?? new MemoryStore(),
+    native: { pdf_info: async (input) => (calls.push(input), JSON.stringify({ pages: 3 })) },
+    now: clock,
+    ...extra.options,
+  });
+  return { host, calls };
+}
+
+for (const format of ["openai", "anthropic"]) {
+  for (const stream of [true, false]) {
+    test(`${format} ${stream ? "streamed" : "whole"}: load a group, call its tool; another host restores the group`, async () => {
+      const model = await startFakeModel(format,
+        toolCall("load_tool_group", '{"group_name":"pdf"}'),
+        toolCall("pdf_info", '{"path":"a.pdf"}'),
+        text("a.pdf has 3 pages."),
+        text("Still 3."));
+      const store = new MemoryStore();
+      try {
+        const { host, calls } = newHost(model, { format, stream, store });
+        const h = await host;
+        const events = await collect(h.send("s1", "Pages of a.pdf?"));
+        const last = events.at(-1);
+        assert.equal(last.type, "done", JSON.stringify(last));
+        assert.equal(last.text, "a.pdf has 3 pages.");
+        assert.deepStrictEqual(last.usage && Object.keys(last.usage).sort(), ["input_tokens", "output_tokens"]);
+        assert.deepStrictEqual(calls, [{ path: "a.pdf" }]);
+
+        const loaded = events.find((e) => e.type === "group_loaded");
+        assert.equal(loaded.group.name, "pdf");
+        assert.deepStrictEqual(loaded.group.added, ["pdf_info"]);
+        const modelCalls = events.filter((e) => e.type === "model_call").map((e) => e.tools);
+        assert.deepStrictEqual(modelCalls, [
+          ["load_tool_group", "shout"],
+          ["load_tool_group", "shout", "pdf_info"],
+          ["load_tool_group", "shout", "pdf_info"],
+        ]);
+        assert.deepStrictEqual(model.requests.map(toolNames), modelCalls);
+        const toolCalls = events.find((e) => e.type === "tool_calls");
+        assert.equal(toolCalls.calls[0].tool, "pdf_info");
+        assert.equal(toolCalls.calls[0].origin.kind, "host");
+        if (stream) assert.ok(events.some((e) => e.type === "text"), "streamed text deltas");
+
+        // Every message event was committed, in order.
+        const log = await store.messages("s1");
+        assert.deepStrictEqual(events.filter((e) => e.type === "message").map((e) => e.message), log);
+        assert.deepStrictEqual(log.map((m) => m.type),
+          ["user", "assistant", "tool_call", "tool_result", "assistant", "tool_call", "tool_result", "assistant"]);
+        assert.equal(log[6].content, '{"pages":3}');
+        assert.equal(log[0].time, "2026-03-01T09:00:00Z");
+
+        // Wire details: the path and the provider's authentication.
+        const req = model.requests[0];
+        if (format === "openai") {
+          assert.equal(req.path, "/v1/chat/completions");
+          assert.equal(req.headers.authorization, "Bearer sk-test");
+        } else {
+          assert.equal(req.path, "/v1/messages");
+          assert.equal(req.headers["x-api-key"], "sk-test");
+          assert.ok(req.headers["anthropic-version"]);
+          assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
+          assert.equal(req.headers.authorization, undefined);
+        }
+        assert.equal(req.json.stream ?? false, stream);
+
+        // RFC-044: a second host on the same store finds the loaded group in
+        // the log; its first request already carries pdf_info's schema.
+        const h2 = await newHost(model, { format, stream, store }).host;
+        assert.deepStrictEqual((await h2.describe("s1")).loaded_groups, ["pdf"]);
+        const again = await collect(h2.send("s1", "And now?"));
+        assert.equal(again.at(-1).type, "done");
+        assert.deepStrictEqual(toolNames(model.requests[3]), ["load_tool_group", "shout", "pdf_info"]);
+        assert.ok(model.requests[3].body.includes("Page count of a PDF"));
+      } finally {
+        await model.close();
+      }
+    });
+  }
+}
+
+test("a JS tool runs through runJS with its source and declared env", async () => {
+  const model = await startFakeModel("openai", toolCall("shout", '{"s":"hi"}'), text("HI"));
+  try {
+    const got = [];
+    const h = await newHost(model, {
+      options: {
+        sources: { "user/shout.js": "function execute(p) { return p.s.toUpperCase(); }" },
+        runJS: async (c) => (got.push(c), { status: "success", output: "HI", logs: [{ level: "log", text: "ran" }] }),
+      },
+    }).host;
+    const events = await collect(h.send("s", "Shout hi"));
+    assert.equal(events.at(-1).type, "done");
+    assert.equal(got.length, 1);
+    assert.equal(got[0].tool, "shout");
+    assert.equal(got[0].sourceRef, "user/shout.js");
+    assert.match(got[0].source, /toUpperCase/);
+    assert.equal(got[0].function, "execute");
+    assert.deepStrictEqual(got[0].params, { s: "hi" });
+    const result = (await h.messages("s")).find((m) => m.type === "tool_result");
+    assert.equal(result.content, "HI"); // console output only on failures by default
+  } finally {
+    await model.close();
+  }
+});
+
+test("429 then success: honours Retry-After through the injected sleep", async () => {
+  const model = await startFakeModel("openai", error(429, '{"error":{"message":"slow down"}}', "2"), text("Hello."));
+  try {
+    const waits = [];
+    const h = await newHost(model, { options: { retries: { sleep: async (ms) => waits.push(ms) } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.deepStrictEqual(types(events), ["message", "model_call", "retry", "message", "done"]);
+    assert.deepStrictEqual(events[2].retry, { status: 429, attempt: 1, wait: 2e9, wait_ms: 2000 });
+    assert.deepStrictEqual(waits, [2000]);
+    assert.equal(model.requests.length, 2);
+    assert.equal(events.at(-1).text, "Hello.");
+  } finally {
+    await model.close();
+  }
+});
+
+test("5xx retries give up after the count and the turn fails", async () => {
+  const model = await startFakeModel("openai", error(503, "busy"), error(503, "busy"), error(503, "still busy"));
+  try {
+    const waits = [];
+    const h = await newHost(model, { options: { retries: { count: 2, backoffMs: 10, sleep: async (ms) => waits.push(ms) } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.deepStrictEqual(waits, [10, 20]);
+    assert.equal(events.at(-1).type, "failed");
+    assert.equal(events.at(-1).failure.code, "model_error");
+    assert.equal(model.requests.length, 3);
+  } finally {
+    await model.close();
+  }
+});
+
+test("401 ends the turn with a clear message and keeps the user's message", async () => {
+  const model = await startFakeModel("anthropic",
+    error(401, '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'));
+  try {
+    const store = new MemoryStore();
+    const h = await newHost(model, { format: "anthropic", store, options: { retries: { sleep: async () => assert.fail("no retry on 401") } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    const last = events.at(-1);
+    assert.equal(last.type, "failed");
+    assert.equal(last.failure.code, "model_error");
+    assert.match(last.failure.message, /401/);
+    assert.match(last.failure.message, /invalid x-api-key/);
+    assert.equal(model.requests.length, 1);
+    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type), ["user"]);
+  } finally {
+    await model.close();
+  }
+});
+
+test("a model that cannot be reached fails the turn", async () => {
+  const h = await newHost({ baseURL: "http://127.0.0.1:1/v1" }).host;
+  const events = await collect(h.send("s", "hi"));
+  assert.equal(events.at(-1).type, "failed");
+  assert.equal(events.at(-1).failure.code, "model_error");
+});
+
+// A stand-in for `toolroute serve`'s POST /api/model: it takes the module's
+// whole model request, adds its own key and streams the provider's answer.
+async function startProxy(model) {
+  const got = [];
+  const server = http.createServer(async (req, res) => {
+    const parts = [];
+    for await (const p of req) parts.push(p);
+    const mr = JSON.parse(Buffer.concat(parts).toString("utf8"));
+    got.push({ headers: req.headers, request: mr });
+    const resp = await fetch(model.baseURL + mr.path, {
+      method: "POST",
+      headers: { ...mr.headers, authorization: "Bearer server-key" },
+      body: JSON.stringify(mr.body),
+    });
+    res.writeHead(resp.status, { "content-type": resp.headers.get("content-type") ?? "application/json" });
+    for await (const chunk of resp.body) res.write(chunk);
+    res.end();
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}/api/model`, got, close: () => new Promise((r) => server.close(r)) };
+}
+
+test("proxy mode POSTs the module's whole request to /api/model", async () => {
+  const model = await startFakeModel("openai", toolCall("load_tool_group", '{"group_name":"pdf"}'), text("Proxied."));
+  const proxy = await startProxy(model);
+  try {
+    const h = await newHost(null, { stream: true, provider: { baseURL: undefined, apiKey: undefined, proxyURL: proxy.url } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.equal(events.at(-1).type, "done");
+    assert.equal(events.at(-1).text, "Proxied.");
+    assert.equal(proxy.got.length, 2);
+    const { headers, request } = proxy.got[0];
+    assert.equal(headers["content-type"], "application/json");
+    assert.equal(headers.authorization, undefined, "the page sends no key to the proxy");
+    assert.equal(request.format, "openai");
+    assert.equal(request.path, "/chat/completions");
+    assert.equal(request.stream, true);
+    assert.deepStrictEqual(request.tools, ["load_tool_group", "shout"]);
+    assert.equal(request.body.model, "fake-model");
+    assert.deepStrictEqual(proxy.got[1].request.tools, ["load_tool_group", "shout", "pdf_info"]);
+    assert.equal(model.requests[0].headers.authorization, "Bearer server-key");
+  } finally {
+    await proxy.close();
+    await model.close();
+  }
+});
+
+test("a catalogue loaded mid-turn is offered from the next model call (reload)", async () => {
+  const model = await startFakeModel("openai", toolCall("make_tool", "{}"), text("Made."));
+  try {
+    let h;
+    const cat = {
+      tools: [{ name: "make_tool", description: "Makes a tool" }],
+    };
+    h = await createHost({
+      module: factory, catalogue: cat, now: clock,
+      provider: { format: "openai", baseURL: model.baseURL, model: "m" },
+      native: {
+        make_tool: async () => {
+          await h.load({ tools: [...cat.tools, { name: "fresh", description: "A fresh tool" }] });
+          return "made";
+        },
+      },
+    });
+    const events = await collect(h.send("s", "make one"));
+    assert.equal(events.at(-1).type, "done");
+    assert.deepStrictEqual(model.requests.map(toolNames), [["make_tool"], ["make_tool", "fresh"]]);
+  } finally {
+    await model.close();
+  }
+});
+
+test("an aborted turn stops, keeps what was committed and frees the session", async () => {
+  const model = await startFakeModel("openai", toolCall("slow", "{}"));
+  try {
+    const store = new MemoryStore();
+    const ctl = new AbortController();
+    let toolSignal;
+    const h = await createHost({
+      module: factory, catalogue: { tools: [{ name: "slow", description: "Slow" }] }, store, now: clock,
+      provider: { format: "openai", baseURL: model.baseURL, model: "m" },
+      native: {
+        slow: (_input, { signal }) => new Promise((_, reject) => {
+          toolSignal = signal;
+          signal.addEventListener("abort", () => reject(signal.reason));
+        }),
+      },
+    });
+    const events = [];
+    await assert.rejects(async () => {
+      for await (const ev of h.send("s", "go slow", { signal: ctl.signal })) {
+        events.push(ev);
+        if (ev.type === "tool_calls") setTimeout(() => ctl.abort(), 10);
+      }
+    }, { name: "AbortError" });
+    assert.equal(toolSignal.aborted, true, "the running tool is told");
+    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type), ["user", "assistant"]);
+    assert.equal(model.requests.length, 1);
+
+    // The session is not left locked: the next turn runs.
+    model.add(text("ok"));
+    const next = await collect(h.send("s", "again"));
+    assert.equal(next.at(-1).type, "done");
+    assert.equal(next.at(-1).text, "ok");
+  } finally {
+    await model.close();
+  }
+});
