@@ -19,6 +19,8 @@ WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_
 
 # The web side's npm packages, installed as web/package-lock.json pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
+CHROMIUM    ?= /usr/bin/chromium
+SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: run test check fuzz wasm check-wasm
 
@@ -31,9 +33,16 @@ run:
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set: serving the scripted demo model.")
 	$(GO) run ./host/cmd/toolroute serve $(RUN_FLAGS)
 
-test: $(WASM) $(NODE_MODULES)
+test: $(WASM) $(NODE_MODULES) $(CHROMIUM)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
+	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
+
+# Chromium for the end-to-end tests in web/e2e: Debian's package, driven by
+# playwright-core (a web/package.json devDependency).
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
