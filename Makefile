@@ -10,7 +10,8 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
-	registry/session:FuzzEvents
+	registry/session:FuzzEvents \
+	internal/fakegoogle:FuzzFields
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm

@@ -3,9 +3,7 @@ package fakegoogle
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -225,12 +223,7 @@ func calendarLoc(name string) *time.Location {
 
 // calendar finds a calendar of the list by id; "primary" is the user's.
 func (st *CalendarState) calendar(id string) *CalendarEntry {
-	for _, cal := range st.Calendars {
-		if cal.ID == id || id == "primary" && cal.Primary {
-			return cal
-		}
-	}
-	return nil
+	return first(st.Calendars, func(cal *CalendarEntry) bool { return cal.ID == id || id == "primary" && cal.Primary })
 }
 
 // span is an occurrence's interval; all-day dates are midnights in the
@@ -675,6 +668,37 @@ func (st *CalendarState) apply(c *Call, e *CalendarEvent, in calendarEventInput,
 // calendarLast4 keeps the last four characters of a NewID.
 func calendarLast4(id string) string { return id[len(id)-4:] }
 
+// pathCalendar finds the calendar the path names, answering 404 itself;
+// to write, the user must hold the calendar's writer or owner role (403).
+func (st *CalendarState) pathCalendar(c *Call, write bool) *CalendarEntry {
+	cal := st.calendar(c.Path("cal"))
+	if cal == nil {
+		c.NotFound()
+		return nil
+	}
+	if write && !calendarWritable(c, cal) {
+		return nil
+	}
+	return cal
+}
+
+// pathEvent finds the calendar and the event the path names, answering 404
+// (and to write, 403) itself; stored is false for an occurrence of a series
+// with no exception stored.
+func (st *CalendarState) pathEvent(c *Call, write bool) (cal *CalendarEntry, e *CalendarEvent, stored bool) {
+	if cal = st.pathCalendar(c, false); cal == nil {
+		return nil, nil, false
+	}
+	if e, stored = st.find(cal, c.Path("event")); e == nil {
+		c.NotFound()
+		return nil, nil, false
+	}
+	if write && !calendarWritable(c, cal) {
+		return nil, nil, false
+	}
+	return cal, e, stored
+}
+
 // calendarWritable answers 403 for a calendar the user may only read.
 func calendarWritable(c *Call, cal *CalendarEntry) bool {
 	if cal.AccessRole == "owner" || cal.AccessRole == "writer" {
@@ -717,107 +741,18 @@ func calendarGone(c *Call) {
 	}})
 }
 
-// calendarReply answers v, cut to the fields parameter when there is one
-// (Google's partial response: "items(id,start/dateTime),nextPageToken").
-func calendarReply(c *Call, v any) {
-	fields := c.Query.Get("fields")
-	if fields == "" {
-		c.JSON(v)
-		return
-	}
-	sel := calendarSel{}
-	if rest, err := calendarSelList(fields, sel); err != nil || rest != "" {
-		c.Bad("fields %q is not a field selector", fields)
-		return
-	}
-	raw, _ := json.Marshal(v)
-	var doc any
-	json.Unmarshal(raw, &doc)
-	c.JSON(calendarPick(doc, sel))
-}
-
-// calendarSel is a parsed field selector: a nil subtree keeps the whole
-// field.
-type calendarSel map[string]calendarSel
-
-// calendarSelList parses "a,b(c,d),e/f" into out and returns what is left.
-func calendarSelList(s string, out calendarSel) (string, error) {
-	for {
-		var err error
-		if s, err = calendarSelItem(s, out); err != nil {
-			return s, err
-		}
-		if !strings.HasPrefix(s, ",") {
-			return s, nil
-		}
-		s = s[1:]
-	}
-}
-
-// calendarSelItem parses one field with its sub-selection.
-func calendarSelItem(s string, out calendarSel) (string, error) {
-	name := s
-	if i := strings.IndexAny(s, ",()/"); i >= 0 {
-		name = s[:i]
-	}
-	if name == "" {
-		return s, errors.New("empty field name")
-	}
-	s = s[len(name):]
-	var sub calendarSel
-	var err error
-	switch {
-	case strings.HasPrefix(s, "("):
-		sub = calendarSel{}
-		if s, err = calendarSelList(s[1:], sub); err != nil {
-			return s, err
-		}
-		if !strings.HasPrefix(s, ")") {
-			return s, errors.New("unclosed (")
-		}
-		s = s[1:]
-	case strings.HasPrefix(s, "/"):
-		sub = calendarSel{}
-		if s, err = calendarSelItem(s[1:], sub); err != nil {
-			return s, err
-		}
-	}
-	old, seen := out[name]
-	switch {
-	case !seen:
-		out[name] = sub
-	case old == nil || sub == nil:
-		out[name] = nil
-	default:
-		maps.Copy(old, sub)
-	}
-	return s, nil
-}
-
-// calendarPick keeps the selected fields of a JSON value.
-func calendarPick(v any, sel calendarSel) any {
-	switch v := v.(type) {
-	case []any:
-		out := []any{}
-		for _, x := range v {
-			out = append(out, calendarPick(x, sel))
-		}
-		return out
-	case map[string]any:
-		out := map[string]any{}
-		for k, sub := range sel {
-			if x, ok := v[k]; ok {
-				if sub == nil {
-					out[k] = x
-				} else {
-					out[k] = calendarPick(x, sub)
-				}
-			}
-		}
-		return out
-	}
-	return v
-}
+// calendarFieldNames are the field names of the Events list and the Event
+// resource, for the fields parameter.
+var calendarFieldNames = flatNames(`kind etag summary description updated timeZone accessRole defaultReminders
+	nextPageToken nextSyncToken items method minutes id status htmlLink created location colorId creator organizer
+	email displayName self start end date dateTime endTimeUnspecified recurrence recurringEventId originalStartTime
+	transparency visibility iCalUID sequence attendees optional resource responseStatus comment additionalGuests
+	attendeesOmitted extendedProperties private shared hangoutLink conferenceData createRequest requestId
+	conferenceSolutionKey type entryPoints entryPointType uri label pin accessCode meetingCode passcode password
+	regionCode conferenceSolution key name iconUri conferenceId signature notes parameters addOnParameters gadget
+	anyoneCanAddSelf guestsCanInviteOthers guestsCanModify guestsCanSeeOtherGuests privateCopy locked reminders
+	useDefault overrides source url title attachments fileUrl mimeType iconLink fileId eventType
+	workingLocationProperties outOfOfficeProperties focusTimeProperties birthdayProperties`)
 
 // calendarInstant reads an RFC 3339 timestamp with its offset, as list
 // and freeBusy take them.
@@ -974,9 +909,8 @@ func init() {
 				"alwaysIncludeEmail", "privateExtendedProperty", "sharedExtendedProperty", "syncToken") {
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
+			cal := st.pathCalendar(c, false)
 			if cal == nil {
-				c.NotFound()
 				return
 			}
 			loc, ok := calendarZone(c, cal)
@@ -1081,21 +1015,15 @@ func init() {
 				rendered = append(rendered, e.render(loc, maxAttendees))
 			}
 			out["items"] = rendered
-			calendarReply(c, out)
+			c.Partial(out, calendarFieldNames)
 		})
 
 		r.Handle("GET /calendar/v3/calendars/{cal}/events/{event}", calendarReadScopes, func(c *Call) {
 			if !c.Params(nil, "timeZone", "maxAttendees", "alwaysIncludeEmail") {
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
-			if cal == nil {
-				c.NotFound()
-				return
-			}
-			e, _ := st.find(cal, c.Path("event"))
+			cal, e, _ := st.pathEvent(c, false)
 			if e == nil {
-				c.NotFound()
 				return
 			}
 			loc, ok := calendarZone(c, cal)
@@ -1125,12 +1053,8 @@ func init() {
 				c.Bad("conferenceDataVersion %q is not 0 or 1", version)
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
+			cal := st.pathCalendar(c, true)
 			if cal == nil {
-				c.NotFound()
-				return
-			}
-			if !calendarWritable(c, cal) {
 				return
 			}
 			if in.Start == nil || in.End == nil {
@@ -1162,12 +1086,8 @@ func init() {
 				c.Bad("quickAdd takes no body, got %s", c.Body)
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
+			cal := st.pathCalendar(c, true)
 			if cal == nil {
-				c.NotFound()
-				return
-			}
-			if !calendarWritable(c, cal) {
 				return
 			}
 			e := st.quickAdd(cal, c.Query.Get("text"))
@@ -1182,17 +1102,8 @@ func init() {
 				!calendarSendUpdates(c) || !c.Decode(&in) {
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
-			if cal == nil {
-				c.NotFound()
-				return
-			}
-			e, stored := st.find(cal, c.Path("event"))
+			cal, e, stored := st.pathEvent(c, true)
 			if e == nil {
-				c.NotFound()
-				return
-			}
-			if !calendarWritable(c, cal) {
 				return
 			}
 			if in.Recurrence != nil && e.RecurringEventID != "" {
@@ -1217,17 +1128,8 @@ func init() {
 			if !c.Params(nil, "sendUpdates", "sendNotifications") || !calendarSendUpdates(c) {
 				return
 			}
-			cal := st.calendar(c.Path("cal"))
-			if cal == nil {
-				c.NotFound()
-				return
-			}
-			e, stored := st.find(cal, c.Path("event"))
+			_, e, stored := st.pathEvent(c, true)
 			if e == nil {
-				c.NotFound()
-				return
-			}
-			if !calendarWritable(c, cal) {
 				return
 			}
 			if e.Status == "cancelled" {

@@ -125,12 +125,7 @@ func (st *ContactsState) EditConcurrently(id string) {
 }
 
 func (st *ContactsState) person(id string) *ContactsPerson {
-	for _, p := range st.People {
-		if p.ID == id && !p.Deleted {
-			return p
-		}
-	}
-	return nil
+	return first(st.People, func(p *ContactsPerson) bool { return p.ID == id && !p.Deleted })
 }
 
 func (p *ContactsPerson) etag() string {
@@ -379,15 +374,6 @@ func (in *contactsInput) apply(c *Call, p *ContactsPerson, mask []string) bool {
 	return true
 }
 
-// contactsID takes the person id out of a {id}:verb path segment.
-func contactsID(c *Call, verb string) (string, bool) {
-	id, found := strings.CutSuffix(c.Path("id"), verb)
-	if !found || id == "" || strings.Contains(id, ":") {
-		return "", c.Bad("no such method: people/%s", c.Path("id"))
-	}
-	return id, true
-}
-
 // contactsMatches is Google's prefix match of a query on the cached names,
 // e-mail addresses, phone numbers and organizations.
 func contactsMatches(p *ContactsPerson, query string) bool {
@@ -576,7 +562,7 @@ func init() {
 			if !c.Params([]string{"updatePersonFields"}, "personFields", "sources") || !c.Decode(&in) {
 				return
 			}
-			id, ok := contactsID(c, ":updateContact")
+			id, ok := c.CustomMethod("id", "updateContact")
 			if !ok {
 				return
 			}
@@ -625,7 +611,7 @@ func init() {
 			if !c.Params(nil) {
 				return
 			}
-			id, ok := contactsID(c, ":deleteContact")
+			id, ok := c.CustomMethod("id", "deleteContact")
 			if !ok {
 				return
 			}

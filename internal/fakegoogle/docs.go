@@ -22,14 +22,11 @@ import (
 const (
 	docsScopeDocuments         = "https://www.googleapis.com/auth/documents"
 	docsScopeDocumentsReadonly = "https://www.googleapis.com/auth/documents.readonly"
-	docsScopeDrive             = "https://www.googleapis.com/auth/drive"
-	docsScopeDriveReadonly     = "https://www.googleapis.com/auth/drive.readonly"
-	docsScopeDriveFile         = "https://www.googleapis.com/auth/drive.file"
 )
 
 var (
-	docsRead  = []string{docsScopeDocuments, docsScopeDocumentsReadonly, docsScopeDrive, docsScopeDriveReadonly, docsScopeDriveFile}
-	docsWrite = []string{docsScopeDocuments, docsScopeDrive, docsScopeDriveFile}
+	docsRead  = []string{docsScopeDocuments, docsScopeDocumentsReadonly, driveScopeFull, driveScopeReadonly, driveScopeFile}
+	docsWrite = []string{docsScopeDocuments, driveScopeFull, driveScopeFile}
 )
 
 // docsStyle is the part of a TextStyle the fake keeps.
@@ -480,20 +477,8 @@ var docsNamedStyles = []string{"NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", 
 
 // docsEdit applies one batchUpdate to a copy of a document.
 type docsEdit struct {
-	c *Call
+	batchRequest
 	d *DocsDocument
-	n int // the request's number, for messages
-}
-
-// bad refuses a malformed request (a test failure); invalid refuses what
-// Google refuses for its value.
-func (e *docsEdit) bad(format string, args ...any) bool {
-	return e.c.Bad("requests[%d]: %s", e.n, fmt.Sprintf(format, args...))
-}
-
-func (e *docsEdit) invalid(format string, args ...any) bool {
-	e.c.Invalid(fmt.Sprintf("Invalid requests[%d]: %s", e.n, fmt.Sprintf(format, args...)))
-	return false
 }
 
 func (e *docsEdit) segment(segmentID, tabID string) bool {
@@ -779,20 +764,16 @@ func init() {
 				c.NotFound()
 				return
 			}
-			docsRespond(c, d.render(), docsFieldNames)
+			c.Partial(d.render(), docsFieldNames)
 		})
 		r.Handle("POST /v1/documents/{call}", docsWrite, func(c *Call) {
-			id, ok := strings.CutSuffix(c.Path("call"), ":batchUpdate")
+			id, ok := c.CustomMethod("call", "batchUpdate")
 			if !ok {
-				c.Bad("no such method: POST /v1/documents/%s", c.Path("call"))
 				return
 			}
 			var in struct {
 				Requests     []docsRequest `json:"requests"`
-				WriteControl *struct {
-					RequiredRevisionID string `json:"requiredRevisionId"`
-					TargetRevisionID   string `json:"targetRevisionId"`
-				} `json:"writeControl"`
+				WriteControl *writeControl `json:"writeControl"`
 			}
 			if !c.Params(nil) || !c.Decode(&in) {
 				return
@@ -806,25 +787,13 @@ func init() {
 				c.Bad("batchUpdate without requests")
 				return
 			}
-			if w := in.WriteControl; w != nil {
-				if w.RequiredRevisionID != "" && w.TargetRevisionID != "" {
-					c.Bad("writeControl holds both requiredRevisionId and targetRevisionId")
-					return
-				}
-				if w.RequiredRevisionID != "" && w.RequiredRevisionID != d.revisionID() {
-					c.Invalid("The required revision ID " + w.RequiredRevisionID + " does not match the latest revision of the document.")
-					return
-				}
+			if !in.WriteControl.check(c, d.revisionID(), "document") {
+				return
 			}
-			e := &docsEdit{c: c, d: d.clone()}
-			replies := []any{}
-			for i, req := range in.Requests {
-				e.n = i
-				reply, ok := e.apply(req)
-				if !ok {
-					return // nothing applied, as Google does
-				}
-				replies = append(replies, reply)
+			e := &docsEdit{batchRequest: batchRequest{c: c}, d: d.clone()}
+			replies, ok := applyEach(&e.batchRequest, in.Requests, e.apply)
+			if !ok {
+				return
 			}
 			if err := e.d.check(); err != nil {
 				c.S.t.Errorf("%v", err)
@@ -836,146 +805,9 @@ func init() {
 	})
 }
 
-// Partial responses: the fields parameter, as Google's APIs take it
-// ("a,b.c(d,e/f)"), for Docs and Slides.
-
-// docsMask is a parsed fields parameter: a nil value selects the whole
-// field.
-type docsMask map[string]docsMask
-
-type docsMaskParser struct {
-	s     string
-	i     int
-	names map[string]bool
-}
-
-// docsParseMask parses a fields parameter, refusing names the resource does
-// not have.
-func docsParseMask(s string, names map[string]bool) (docsMask, error) {
-	p := &docsMaskParser{s: s, names: names}
-	m := docsMask{}
-	if err := p.list(m); err != nil {
-		return nil, err
-	}
-	if p.i != len(s) {
-		return nil, fmt.Errorf("unexpected %q at %d in %q", s[p.i], p.i, s)
-	}
-	return m, nil
-}
-
-func (p *docsMaskParser) list(into docsMask) error {
-	for {
-		if err := p.item(into); err != nil {
-			return err
-		}
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		return nil
-	}
-}
-
-func (p *docsMaskParser) item(into docsMask) error {
-	start := p.i
-	for p.i < len(p.s) && (p.s[p.i] == '_' || p.s[p.i] == '*' || p.s[p.i] >= 'a' && p.s[p.i] <= 'z' || p.s[p.i] >= 'A' && p.s[p.i] <= 'Z' || p.s[p.i] >= '0' && p.s[p.i] <= '9') {
-		p.i++
-	}
-	name := p.s[start:p.i]
-	if name == "" {
-		return fmt.Errorf("a field name is missing at %d in %q", start, p.s)
-	}
-	if name != "*" && !p.names[name] {
-		return fmt.Errorf("invalid field selection %s", name)
-	}
-	child, seen := into[name]
-	sub := func() docsMask {
-		if seen && child == nil {
-			return docsMask{} // the whole field is selected already
-		}
-		if child == nil {
-			child = docsMask{}
-			into[name] = child
-		}
-		return child
-	}
-	switch {
-	case p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == '/'):
-		p.i++
-		return p.item(sub())
-	case p.i < len(p.s) && p.s[p.i] == '(':
-		p.i++
-		if err := p.list(sub()); err != nil {
-			return err
-		}
-		if p.i >= len(p.s) || p.s[p.i] != ')' {
-			return fmt.Errorf("a ')' is missing at %d in %q", p.i, p.s)
-		}
-		p.i++
-		return nil
-	default:
-		into[name] = nil
-		return nil
-	}
-}
-
-// docsApplyMask keeps the selected fields of a JSON value.
-func docsApplyMask(v any, m docsMask) any {
-	if m == nil {
-		return v
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, sub := range m {
-			if k == "*" {
-				for kk, vv := range t {
-					out[kk] = docsApplyMask(vv, sub)
-				}
-				continue
-			}
-			if vv, ok := t[k]; ok {
-				out[k] = docsApplyMask(vv, sub)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, vv := range t {
-			out[i] = docsApplyMask(vv, m)
-		}
-		return out
-	default:
-		return v
-	}
-}
-
-// docsRespond answers with a resource, cut to the fields parameter.
-func docsRespond(c *Call, v map[string]any, names map[string]bool) {
-	f := c.Query.Get("fields")
-	if f == "" {
-		c.JSON(v)
-		return
-	}
-	m, err := docsParseMask(f, names)
-	if err != nil {
-		c.Bad("fields: %v", err)
-		return
-	}
-	c.JSON(docsApplyMask(v, m))
-}
-
-func docsNames(list string) map[string]bool {
-	out := map[string]bool{}
-	for _, n := range strings.Fields(list) {
-		out[n] = true
-	}
-	return out
-}
-
 // docsFieldNames are the field names of the Document resource and what it
 // holds.
-var docsFieldNames = docsNames(`documentId title revisionId suggestionsViewMode body content tabs headers footers footnotes
+var docsFieldNames = flatNames(`documentId title revisionId suggestionsViewMode body content tabs headers footers footnotes
 	documentStyle namedStyles lists namedRanges inlineObjects positionedObjects suggestedDocumentStyleChanges
 	suggestedNamedStylesChanges startIndex endIndex paragraph sectionBreak table tableOfContents elements textRun
 	content textStyle suggestedInsertionIds suggestedDeletionIds suggestedTextStyleChanges autoText pageBreak

@@ -240,12 +240,7 @@ func (st *DriveState) File(id string) *DriveFile {
 	if id == "root" {
 		id = DriveRootID
 	}
-	for _, f := range st.Files {
-		if f.ID == id {
-			return f
-		}
-	}
-	return nil
+	return first(st.Files, func(f *DriveFile) bool { return f.ID == id })
 }
 
 // trashed says whether a file is in the trash, itself or by a folder it is
@@ -311,206 +306,27 @@ func driveNotFound(c *Call, id string) {
 
 func driveAllDrives(c *Call) bool { return c.Query.Get("supportsAllDrives") == "true" }
 
-// driveGranted says whether the call's token holds one of scopes (the
-// route's scopes are checked already; alt=media needs more).
-func driveGranted(c *Call, scopes []string) bool {
-	tok, _ := strings.CutPrefix(c.R.Header.Get("Authorization"), "Bearer ")
-	c.S.mu.Lock()
-	granted := c.S.tokens[tok]
-	c.S.mu.Unlock()
-	if granted == nil {
-		return true
-	}
-	for _, sc := range scopes {
-		if slices.Contains(granted, sc) {
-			return true
-		}
-	}
-	return false
-}
-
-// driveNeedFields refuses a call without fields: the tools must ask for
-// what they use (our rule, not Google's, which answers a default set).
-func driveNeedFields(c *Call) bool {
-	if c.Query.Get("fields") == "" {
-		return c.Bad("no fields parameter: ask Drive for the fields the tool needs")
-	}
-	return true
-}
-
-// driveSchema lists a resource's field names and the resources inside it;
-// nil is a plain field.
-type driveSchema map[string]driveSchema
-
+// The field names of the resources, for the fields parameter.
 var (
-	driveUserSchema       = driveSchema{"kind": nil, "displayName": nil, "photoLink": nil, "me": nil, "permissionId": nil, "emailAddress": nil}
-	drivePermissionSchema = driveSchema{"kind": nil, "id": nil, "type": nil, "emailAddress": nil, "domain": nil, "role": nil, "view": nil,
+	driveUserFields       = fieldNames{"kind": nil, "displayName": nil, "photoLink": nil, "me": nil, "permissionId": nil, "emailAddress": nil}
+	drivePermissionFields = fieldNames{"kind": nil, "id": nil, "type": nil, "emailAddress": nil, "domain": nil, "role": nil, "view": nil,
 		"allowFileDiscovery": nil, "displayName": nil, "photoLink": nil, "expirationTime": nil, "deleted": nil, "pendingOwner": nil,
 		"permissionDetails": nil, "teamDrivePermissionDetails": nil, "inheritedPermissionsDisabled": nil}
-	driveFileSchema = driveSchema{"kind": nil, "id": nil, "name": nil, "mimeType": nil, "description": nil, "starred": nil, "trashed": nil,
-		"explicitlyTrashed": nil, "trashedTime": nil, "trashingUser": driveUserSchema, "parents": nil, "properties": nil, "appProperties": nil,
+	driveFileFields = fieldNames{"kind": nil, "id": nil, "name": nil, "mimeType": nil, "description": nil, "starred": nil, "trashed": nil,
+		"explicitlyTrashed": nil, "trashedTime": nil, "trashingUser": driveUserFields, "parents": nil, "properties": nil, "appProperties": nil,
 		"spaces": nil, "version": nil, "webContentLink": nil, "webViewLink": nil, "iconLink": nil, "hasThumbnail": nil, "thumbnailLink": nil,
 		"thumbnailVersion": nil, "viewedByMe": nil, "viewedByMeTime": nil, "createdTime": nil, "modifiedTime": nil, "modifiedByMeTime": nil,
-		"modifiedByMe": nil, "sharedWithMeTime": nil, "sharingUser": driveUserSchema, "owners": driveUserSchema, "driveId": nil, "teamDriveId": nil,
-		"lastModifyingUser": driveUserSchema, "shared": nil, "ownedByMe": nil, "capabilities": nil, "viewersCanCopyContent": nil,
-		"copyRequiresWriterPermission": nil, "writersCanShare": nil, "permissions": drivePermissionSchema, "permissionIds": nil,
+		"modifiedByMe": nil, "sharedWithMeTime": nil, "sharingUser": driveUserFields, "owners": driveUserFields, "driveId": nil, "teamDriveId": nil,
+		"lastModifyingUser": driveUserFields, "shared": nil, "ownedByMe": nil, "capabilities": nil, "viewersCanCopyContent": nil,
+		"copyRequiresWriterPermission": nil, "writersCanShare": nil, "permissions": drivePermissionFields, "permissionIds": nil,
 		"hasAugmentedPermissions": nil, "folderColorRgb": nil, "originalFilename": nil, "fullFileExtension": nil, "fileExtension": nil,
 		"md5Checksum": nil, "sha1Checksum": nil, "sha256Checksum": nil, "size": nil, "quotaBytesUsed": nil, "headRevisionId": nil,
 		"contentHints": nil, "imageMediaMetadata": nil, "videoMediaMetadata": nil, "isAppAuthorized": nil, "exportLinks": nil,
-		"shortcutDetails": driveSchema{"targetId": nil, "targetMimeType": nil, "targetResourceKey": nil}, "contentRestrictions": nil,
+		"shortcutDetails": fieldNames{"targetId": nil, "targetMimeType": nil, "targetResourceKey": nil}, "contentRestrictions": nil,
 		"resourceKey": nil, "linkShareMetadata": nil, "labelInfo": nil, "inheritedPermissionsDisabled": nil, "downloadRestrictions": nil}
-	driveFileListSchema       = driveSchema{"kind": nil, "nextPageToken": nil, "incompleteSearch": nil, "files": driveFileSchema}
-	drivePermissionListSchema = driveSchema{"kind": nil, "nextPageToken": nil, "permissions": drivePermissionSchema}
+	driveFileListFields       = fieldNames{"kind": nil, "nextPageToken": nil, "incompleteSearch": nil, "files": driveFileFields}
+	drivePermissionListFields = fieldNames{"kind": nil, "nextPageToken": nil, "permissions": drivePermissionFields}
 )
-
-// driveMask is a parsed fields parameter: each field selected, with the
-// fields selected inside it (nil: all of them).
-type driveMask map[string]driveMask
-
-// driveParseMask parses a fields parameter: "a,b(c,d/e),f/g".
-func driveParseMask(s string) (driveMask, error) {
-	p := &driveMaskParser{s: s}
-	m, err := p.list()
-	if err != nil {
-		return nil, err
-	}
-	if p.i < len(p.s) {
-		return nil, fmt.Errorf("unexpected %q at %d", p.s[p.i:], p.i)
-	}
-	return m, nil
-}
-
-type driveMaskParser struct {
-	s string
-	i int
-}
-
-func (p *driveMaskParser) skip() {
-	for p.i < len(p.s) && p.s[p.i] == ' ' {
-		p.i++
-	}
-}
-
-func (p *driveMaskParser) list() (driveMask, error) {
-	m := driveMask{}
-	for {
-		p.skip()
-		start := p.i
-		for p.i < len(p.s) && (p.s[p.i] == '*' || p.s[p.i] == '_' || p.s[p.i] == '/' || unicode.IsLetter(rune(p.s[p.i])) || unicode.IsDigit(rune(p.s[p.i]))) {
-			p.i++
-		}
-		path := p.s[start:p.i]
-		if path == "" || strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.Contains(path, "//") {
-			return nil, fmt.Errorf("a field name is missing at %d", start)
-		}
-		var sub driveMask
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == '(' {
-			p.i++
-			var err error
-			if sub, err = p.list(); err != nil {
-				return nil, err
-			}
-			if p.i >= len(p.s) || p.s[p.i] != ')' {
-				return nil, fmt.Errorf("a ')' is missing at %d", p.i)
-			}
-			p.i++
-		}
-		names := strings.Split(path, "/")
-		for j := len(names) - 1; j > 0; j-- {
-			sub = driveMask{names[j]: sub}
-		}
-		driveMaskAdd(m, names[0], sub)
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == ',' {
-			p.i++
-			continue
-		}
-		return m, nil
-	}
-}
-
-// driveMaskAdd merges a selection: "a(b),a(c)" selects a's b and c.
-func driveMaskAdd(m driveMask, name string, sub driveMask) {
-	old, ok := m[name]
-	switch {
-	case !ok:
-		m[name] = sub
-	case old == nil || sub == nil:
-		m[name] = nil
-	default:
-		for k, v := range sub {
-			driveMaskAdd(old, k, v)
-		}
-	}
-}
-
-// driveSelect keeps the fields of v (decoded JSON) the mask selects,
-// refusing names the resource does not have.
-func driveSelect(v any, mask driveMask, schema driveSchema, path string) (any, error) {
-	if mask == nil {
-		return v, nil
-	}
-	if _, all := mask["*"]; all {
-		return v, nil
-	}
-	if schema == nil {
-		return nil, fmt.Errorf("%s has no fields to select", path)
-	}
-	for name := range mask {
-		if _, ok := schema[name]; !ok {
-			return nil, fmt.Errorf("Invalid field selection %s%s", path, name)
-		}
-	}
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			s, err := driveSelect(e, mask, schema, path)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = s
-		}
-		return out, nil
-	case map[string]any:
-		out := map[string]any{}
-		for name, sub := range mask {
-			if sub != nil && schema[name] == nil {
-				return nil, fmt.Errorf("%s%s has no fields to select", path, name)
-			}
-			val, ok := x[name]
-			if !ok {
-				continue
-			}
-			s, err := driveSelect(val, sub, schema[name], path+name+".")
-			if err != nil {
-				return nil, err
-			}
-			out[name] = s
-		}
-		return out, nil
-	}
-	return v, nil
-}
-
-// driveAnswer answers v with the fields the call asked for.
-func driveAnswer(c *Call, status int, v any, schema driveSchema) {
-	mask, err := driveParseMask(c.Query.Get("fields"))
-	if err != nil {
-		c.Bad("fields %q: %v", c.Query.Get("fields"), err)
-		return
-	}
-	raw, _ := json.Marshal(v)
-	var doc any
-	json.Unmarshal(raw, &doc)
-	out, err := driveSelect(doc, mask, schema, "")
-	if err != nil {
-		c.Bad("fields %q: %v", c.Query.Get("fields"), err)
-		return
-	}
-	c.Status(status, out)
-}
 
 // The q language: the terms the tools write, combined with and, or, not
 // and parentheses. Anything else is refused.
@@ -999,7 +815,7 @@ func init() {
 
 		r.Handle("GET /drive/v3/files", driveRead, func(c *Call) {
 			if !c.Params(nil, "q", "fields", "pageSize", "pageToken", "orderBy", "supportsAllDrives", "includeItemsFromAllDrives",
-				"corpora", "driveId", "spaces", "includePermissionsForView", "includeLabels", "supportsTeamDrives", "includeTeamDriveItems") || !driveNeedFields(c) {
+				"corpora", "driveId", "spaces", "includePermissionsForView", "includeLabels", "supportsTeamDrives", "includeTeamDriveItems") || !c.NeedFields() {
 				return
 			}
 			allDrives := c.Query.Get("includeItemsFromAllDrives") == "true"
@@ -1041,7 +857,7 @@ func init() {
 			if next != "" {
 				out["nextPageToken"] = next
 			}
-			driveAnswer(c, http.StatusOK, out, driveFileListSchema)
+			c.Partial(out, driveFileListFields)
 		})
 
 		r.Handle("GET /drive/v3/files/{id}", driveRead, func(c *Call) {
@@ -1050,8 +866,8 @@ func init() {
 			}
 			switch c.Query.Get("alt") {
 			case "", "json":
-				if f := st.lookup(c, c.Path("id"), driveAllDrives(c)); f != nil && driveNeedFields(c) {
-					driveAnswer(c, http.StatusOK, st.view(f), driveFileSchema)
+				if f := st.lookup(c, c.Path("id"), driveAllDrives(c)); f != nil && c.NeedFields() {
+					c.Partial(st.view(f), driveFileFields)
 				}
 				return
 			case "media":
@@ -1059,7 +875,7 @@ func init() {
 				c.Bad("alt %q is not json or media", c.Query.Get("alt"))
 				return
 			}
-			if !driveGranted(c, driveContentRead) {
+			if !c.Granted(driveContentRead...) {
 				writeError(c.W, http.StatusForbidden, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", "insufficientPermissions")
 				return
 			}
@@ -1141,7 +957,7 @@ func init() {
 
 		r.Handle("POST /drive/v3/files", driveCreate, func(c *Call) {
 			var in driveInput
-			if !c.Params(nil, createParams...) || !driveNeedFields(c) || !c.Decode(&in) {
+			if !c.Params(nil, createParams...) || !c.NeedFields() || !c.Decode(&in) {
 				return
 			}
 			if in.Trashed != nil {
@@ -1156,11 +972,11 @@ func init() {
 			if folder == nil {
 				return
 			}
-			driveAnswer(c, http.StatusOK, st.view(st.create(s, in, mimeType, "", folder)), driveFileSchema)
+			c.Partial(st.view(st.create(s, in, mimeType, "", folder)), driveFileFields)
 		})
 
 		r.Handle("POST /upload/drive/v3/files", driveCreate, func(c *Call) {
-			if !c.Params([]string{"uploadType"}, createParams...) || !driveNeedFields(c) {
+			if !c.Params([]string{"uploadType"}, createParams...) || !c.NeedFields() {
 				return
 			}
 			if c.Query.Get("uploadType") != "multipart" {
@@ -1197,14 +1013,14 @@ func init() {
 			}
 			f := st.create(s, in, mimeType, content, folder)
 			f.Size = strconv.Itoa(len(f.Content))
-			driveAnswer(c, http.StatusOK, st.view(f), driveFileSchema)
+			c.Partial(st.view(f), driveFileFields)
 		})
 
 		r.Handle("PATCH /drive/v3/files/{id}", driveUpdate, func(c *Call) {
 			var in driveInput
 			if !c.Params(nil, "fields", "addParents", "removeParents", "supportsAllDrives", "keepRevisionForever", "ocrLanguage",
 				"useContentAsIndexableText", "includePermissionsForView", "includeLabels", "enforceSingleParent", "supportsTeamDrives") ||
-				!driveNeedFields(c) || !c.Decode(&in) {
+				!c.NeedFields() || !c.Decode(&in) {
 				return
 			}
 			if in.Parents != nil {
@@ -1292,13 +1108,13 @@ func init() {
 					f.Owners, f.OwnedByMe = nil, false
 				}
 			}
-			driveAnswer(c, http.StatusOK, st.view(f), driveFileSchema)
+			c.Partial(st.view(f), driveFileFields)
 		})
 
 		r.Handle("POST /drive/v3/files/{id}/copy", driveCopy, func(c *Call) {
 			var in driveInput
 			if !c.Params(nil, "fields", "supportsAllDrives", "ignoreDefaultVisibility", "keepRevisionForever", "ocrLanguage",
-				"includePermissionsForView", "includeLabels", "enforceSingleParent", "supportsTeamDrives") || !driveNeedFields(c) || !c.Decode(&in) {
+				"includePermissionsForView", "includeLabels", "enforceSingleParent", "supportsTeamDrives") || !c.NeedFields() || !c.Decode(&in) {
 				return
 			}
 			f := st.lookup(c, c.Path("id"), driveAllDrives(c))
@@ -1330,7 +1146,7 @@ func init() {
 			}
 			cp := st.create(s, in, f.MimeType, f.Content, folder)
 			cp.Size = f.Size
-			driveAnswer(c, http.StatusOK, st.view(cp), driveFileSchema)
+			c.Partial(st.view(cp), driveFileFields)
 		})
 
 		r.Handle("DELETE /drive/v3/files/{id}", driveCreate, func(c *Call) {
@@ -1355,7 +1171,7 @@ func init() {
 
 		r.Handle("GET /drive/v3/files/{id}/permissions", drivePermsRead, func(c *Call) {
 			if !c.Params(nil, "fields", "pageSize", "pageToken", "supportsAllDrives", "useDomainAdminAccess", "includePermissionsForView", "supportsTeamDrives") ||
-				!driveNeedFields(c) {
+				!c.NeedFields() {
 				return
 			}
 			f := st.lookup(c, c.Path("id"), driveAllDrives(c))
@@ -1370,7 +1186,7 @@ func init() {
 			if next != "" {
 				out["nextPageToken"] = next
 			}
-			driveAnswer(c, http.StatusOK, out, drivePermissionListSchema)
+			c.Partial(out, drivePermissionListFields)
 		})
 
 		r.Handle("POST /drive/v3/files/{id}/permissions", drivePermsWrite, func(c *Call) {
@@ -1385,7 +1201,7 @@ func init() {
 				PendingOwner       *bool  `json:"pendingOwner"`
 			}
 			if !c.Params(nil, "fields", "sendNotificationEmail", "emailMessage", "supportsAllDrives", "transferOwnership", "moveToNewOwnersRoot",
-				"useDomainAdminAccess", "enforceSingleParent", "enforceExpansiveAccess", "supportsTeamDrives") || !driveNeedFields(c) || !c.Decode(&in) {
+				"useDomainAdminAccess", "enforceSingleParent", "enforceExpansiveAccess", "supportsTeamDrives") || !c.NeedFields() || !c.Decode(&in) {
 				return
 			}
 			if !slices.Contains([]string{"owner", "organizer", "fileOrganizer", "writer", "commenter", "reader"}, in.Role) {
@@ -1462,7 +1278,7 @@ func init() {
 				discover := in.AllowFileDiscovery != nil && *in.AllowFileDiscovery
 				p.AllowFileDiscovery = &discover
 			}
-			driveAnswer(c, http.StatusOK, p, drivePermissionSchema)
+			c.Partial(p, drivePermissionFields)
 		})
 	})
 }

@@ -6,9 +6,11 @@
 // Every service keeps its state in memory, seeded with a few realistic
 // items. Every request is checked the way Google would check it and more
 // strictly: the bearer token and its scopes, the method and path, the query
-// parameters (an unknown one fails the test), the JSON body (an unknown
-// field fails the test). A request no route serves fails the test too, so a
-// tool calling a wrong endpoint cannot pass.
+// parameters (an unknown one fails the test), the fields selector (where
+// the service lists its resources' field names, an unknown one fails the
+// test), the JSON body (an unknown field fails the test). A request no
+// route serves fails the test too, so a tool calling a wrong endpoint
+// cannot pass.
 //
 // A test points the JS runner at the server with Rewrites, which send each
 // Google host to a folder of the server: https://tasks.googleapis.com/x is
@@ -162,6 +164,14 @@ func (s *Server) NewID(prefix string) string {
 	return fmt.Sprintf("%s%04d", prefix, s.seq)
 }
 
+// first returns the first item of list that match accepts, or nil.
+func first[T any](list []*T, match func(*T) bool) *T {
+	if i := slices.IndexFunc(list, match); i >= 0 {
+		return list[i]
+	}
+	return nil
+}
+
 // State returns a service's state, made by init on first use.
 func State[T any](s *Server, name string, init func() *T) *T {
 	s.mu.Lock()
@@ -234,25 +244,26 @@ func (r *Router) Handle(pattern string, scopes []string, h func(c *Call)) {
 
 // authorize checks the bearer token and its scopes, answering 401 or 403.
 func (s *Server) authorize(c *Call, scopes []string) bool {
-	tok, ok := strings.CutPrefix(c.R.Header.Get("Authorization"), "Bearer ")
-	s.mu.Lock()
-	granted, known := s.tokens[tok]
-	s.mu.Unlock()
-	if !ok || !known {
+	if _, known := c.token(); !known {
 		writeError(c.W, http.StatusUnauthorized, "UNAUTHENTICATED",
 			"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.", "authError")
 		return false
 	}
-	if granted == nil {
-		return true
+	if !c.Granted(scopes...) {
+		writeError(c.W, http.StatusForbidden, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", "insufficientPermissions")
+		return false
 	}
-	for _, sc := range scopes {
-		if slices.Contains(granted, sc) {
-			return true
-		}
-	}
-	writeError(c.W, http.StatusForbidden, "PERMISSION_DENIED", "Request had insufficient authentication scopes.", "insufficientPermissions")
-	return false
+	return true
+}
+
+// token returns the scopes of the call's bearer token (nil for all of
+// them) and whether the server issued it.
+func (c *Call) token() (scopes []string, known bool) {
+	tok, ok := strings.CutPrefix(c.R.Header.Get("Authorization"), "Bearer ")
+	c.S.mu.Lock()
+	defer c.S.mu.Unlock()
+	scopes, known = c.S.tokens[tok]
+	return scopes, ok && known
 }
 
 // Call is one request to a route.
@@ -262,6 +273,17 @@ type Call struct {
 	S     *Server
 	Query url.Values
 	Body  []byte
+}
+
+// Granted reports whether the call's token holds any of scopes, for a
+// route whose need depends on the request: Drive's files.get takes the
+// metadata scopes, but not for the content (alt=media).
+func (c *Call) Granted(scopes ...string) bool {
+	granted, known := c.token()
+	if !known {
+		return false
+	}
+	return granted == nil || slices.ContainsFunc(scopes, func(sc string) bool { return slices.Contains(granted, sc) })
 }
 
 // Path returns a path wildcard's value.

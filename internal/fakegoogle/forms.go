@@ -20,15 +20,12 @@ const (
 	formsScopeBody              = "https://www.googleapis.com/auth/forms.body"
 	formsScopeBodyReadonly      = "https://www.googleapis.com/auth/forms.body.readonly"
 	formsScopeResponsesReadonly = "https://www.googleapis.com/auth/forms.responses.readonly"
-	formsScopeDrive             = "https://www.googleapis.com/auth/drive"
-	formsScopeDriveFile         = "https://www.googleapis.com/auth/drive.file"
-	formsScopeDriveReadonly     = "https://www.googleapis.com/auth/drive.readonly"
 )
 
 var (
-	formsRead          = []string{formsScopeDrive, formsScopeDriveFile, formsScopeDriveReadonly, formsScopeBody, formsScopeBodyReadonly}
-	formsWrite         = []string{formsScopeDrive, formsScopeDriveFile, formsScopeBody}
-	formsResponsesRead = []string{formsScopeDrive, formsScopeDriveFile, formsScopeResponsesReadonly}
+	formsRead          = []string{driveScopeFull, driveScopeFile, driveScopeReadonly, formsScopeBody, formsScopeBodyReadonly}
+	formsWrite         = []string{driveScopeFull, driveScopeFile, formsScopeBody}
+	formsResponsesRead = []string{driveScopeFull, driveScopeFile, formsScopeResponsesReadonly}
 )
 
 // FormsForm is a Form resource.
@@ -320,14 +317,6 @@ func init() {
 			}
 			return f
 		}
-		answer := func(c *Call, v any) {
-			out, err := sheetsPartial(v, c.Query.Get("fields"))
-			if err != nil {
-				c.Bad("fields: %v", err)
-				return
-			}
-			c.JSON(out)
-		}
 
 		r.Handle("POST /v1/forms", formsWrite, func(c *Call) {
 			// forms.create copies info.title and info.documentTitle only;
@@ -365,23 +354,19 @@ func init() {
 				return
 			}
 			if f := form(c, c.Path("id")); f != nil {
-				answer(c, f)
+				c.Partial(f, nil)
 			}
 		})
 
 		r.Handle("POST /v1/forms/{id}", formsWrite, func(c *Call) {
-			id, ok := strings.CutSuffix(c.Path("id"), ":batchUpdate")
+			id, ok := c.CustomMethod("id", "batchUpdate")
 			if !ok {
-				c.Bad("no such method: POST %s", c.R.URL.Path)
 				return
 			}
 			var in struct {
 				IncludeFormInResponse bool                         `json:"includeFormInResponse"`
 				Requests              []map[string]json.RawMessage `json:"requests"`
-				WriteControl          *struct {
-					RequiredRevisionID string `json:"requiredRevisionId"`
-					TargetRevisionID   string `json:"targetRevisionId"`
-				} `json:"writeControl"`
+				WriteControl          *writeControl                `json:"writeControl"`
 			}
 			if !c.Params(nil) || !c.Decode(&in) {
 				return
@@ -394,8 +379,7 @@ func init() {
 				c.Bad("requests is required")
 				return
 			}
-			if wc := in.WriteControl; wc != nil && wc.RequiredRevisionID != "" && wc.RequiredRevisionID != old.RevisionID {
-				c.Invalid(fmt.Sprintf("The required revision ID %s does not match the form's latest revision %s: get the form again and retry.", wc.RequiredRevisionID, old.RevisionID))
+			if !in.WriteControl.check(c, old.RevisionID, "form") {
 				return
 			}
 			// The batch applies whole or not at all: work on a copy.

@@ -712,52 +712,27 @@ func gmailDecodedPart(p *GmailPart) *GmailPart {
 
 // Message returns a message by id, or nil.
 func (st *GmailState) Message(id string) *GmailMessage {
-	for _, m := range st.Messages {
-		if m.ID == id {
-			return m
-		}
-	}
-	return nil
+	return first(st.Messages, func(m *GmailMessage) bool { return m.ID == id })
 }
 
 // Draft returns a draft by id, or nil.
 func (st *GmailState) Draft(id string) *GmailDraft {
-	for _, d := range st.Drafts {
-		if d.ID == id {
-			return d
-		}
-	}
-	return nil
+	return first(st.Drafts, func(d *GmailDraft) bool { return d.ID == id })
 }
 
 // Label returns a label by id, or nil.
 func (st *GmailState) Label(id string) *GmailLabel {
-	for _, l := range st.Labels {
-		if l.ID == id {
-			return l
-		}
-	}
-	return nil
+	return first(st.Labels, func(l *GmailLabel) bool { return l.ID == id })
 }
 
 // LabelNamed returns a label by name, or nil.
 func (st *GmailState) LabelNamed(name string) *GmailLabel {
-	for _, l := range st.Labels {
-		if strings.EqualFold(l.Name, name) {
-			return l
-		}
-	}
-	return nil
+	return first(st.Labels, func(l *GmailLabel) bool { return strings.EqualFold(l.Name, name) })
 }
 
 // Filter returns a filter by id, or nil.
 func (st *GmailState) Filter(id string) *GmailFilter {
-	for _, f := range st.Filters {
-		if f.ID == id {
-			return f
-		}
-	}
-	return nil
+	return first(st.Filters, func(f *GmailFilter) bool { return f.ID == id })
 }
 
 func (st *GmailState) thread(id string) []*GmailMessage {
@@ -1676,12 +1651,7 @@ func init() {
 			}
 		})
 		sendAs := func(email string) *GmailSendAs {
-			for _, a := range st.SendAs {
-				if strings.EqualFold(a.SendAsEmail, email) {
-					return a
-				}
-			}
-			return nil
+			return first(st.SendAs, func(a *GmailSendAs) bool { return strings.EqualFold(a.SendAsEmail, email) })
 		}
 		r.Handle("GET "+u+"/settings/sendAs/{email}", gmailSettingsReadScopes, func(c *Call) {
 			if !c.Params(nil) {

@@ -22,16 +22,13 @@ import (
 // others show an empty value.
 
 const (
-	sheetsScope              = "https://www.googleapis.com/auth/spreadsheets"
-	sheetsScopeReadonly      = "https://www.googleapis.com/auth/spreadsheets.readonly"
-	sheetsScopeDrive         = "https://www.googleapis.com/auth/drive"
-	sheetsScopeDriveFile     = "https://www.googleapis.com/auth/drive.file"
-	sheetsScopeDriveReadonly = "https://www.googleapis.com/auth/drive.readonly"
+	sheetsScope         = "https://www.googleapis.com/auth/spreadsheets"
+	sheetsScopeReadonly = "https://www.googleapis.com/auth/spreadsheets.readonly"
 )
 
 var (
-	sheetsRead  = []string{sheetsScopeDrive, sheetsScopeDriveFile, sheetsScopeDriveReadonly, sheetsScope, sheetsScopeReadonly}
-	sheetsWrite = []string{sheetsScopeDrive, sheetsScopeDriveFile, sheetsScope}
+	sheetsRead  = []string{driveScopeFull, driveScopeFile, driveScopeReadonly, sheetsScope, sheetsScopeReadonly}
+	sheetsWrite = []string{driveScopeFull, driveScopeFile, sheetsScope}
 )
 
 // sheetsCell is one cell: the value entered (string, float64 or bool; nil
@@ -750,58 +747,6 @@ type sheetsGridRange struct {
 	EndColumnIndex   *int  `json:"endColumnIndex"`
 }
 
-// sheetsMaskPaths expands a field mask such as
-// "userEnteredFormat(textFormat.bold,backgroundColorStyle)" into paths.
-func sheetsMaskPaths(mask string) ([]string, error) {
-	var out []string
-	var walk func(prefix, s string) error
-	walk = func(prefix, s string) error {
-		depth, start := 0, 0
-		for i := 0; i <= len(s); i++ {
-			if i < len(s) {
-				switch s[i] {
-				case '(':
-					depth++
-					continue
-				case ')':
-					depth--
-					if depth < 0 {
-						return fmt.Errorf("unbalanced parentheses in %q", mask)
-					}
-					continue
-				case ',':
-					if depth > 0 {
-						continue
-					}
-				default:
-					continue
-				}
-			}
-			part := strings.TrimSpace(s[start:i])
-			start = i + 1
-			if part == "" {
-				return fmt.Errorf("empty field in %q", mask)
-			}
-			if open := strings.Index(part, "("); open >= 0 {
-				if !strings.HasSuffix(part, ")") {
-					return fmt.Errorf("bad field %q", part)
-				}
-				if err := walk(prefix+part[:open]+".", part[open+1:len(part)-1]); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, prefix+part)
-		}
-		if depth != 0 {
-			return fmt.Errorf("unbalanced parentheses in %q", mask)
-		}
-		return nil
-	}
-	err := walk("", mask)
-	return out, err
-}
-
 // sheetsLeaves lists the paths of a JSON object's set values.
 func sheetsLeaves(prefix string, v any, out *[]string) {
 	m, ok := v.(map[string]any)
@@ -874,10 +819,11 @@ func sheetsRepeatCell(c *Call, sp *SheetsSpreadsheet, i int, raw json.RawMessage
 	if req.Fields == "" {
 		return c.Bad("requests[%d].repeatCell: fields is required (Google: At least one field must be specified)", i)
 	}
-	paths, err := sheetsMaskPaths(req.Fields)
+	mask, err := parseFields(req.Fields)
 	if err != nil {
 		return c.Bad("requests[%d].repeatCell.fields: %v", i, err)
 	}
+	paths := mask.paths()
 	for _, p := range paths {
 		if p != "userEnteredFormat" && !strings.HasPrefix(p, "userEnteredFormat.") {
 			return c.Bad("requests[%d].repeatCell.fields: %q is not a userEnteredFormat field, which is all the tools set", i, p)
@@ -1029,60 +975,6 @@ func sheetsAddSheet(c *Call, st *SheetsState, sp *SheetsSpreadsheet, i int, raw 
 	return map[string]any{"addSheet": map[string]any{"properties": sh.props()}}, true
 }
 
-// sheetsPartial keeps the fields a partial-response selector names, as
-// Google's fields parameter does: "a,b(c,d),e.f" ("/" works as "." does).
-// Forms uses it too.
-func sheetsPartial(v any, fields string) (any, error) {
-	if fields == "" || fields == "*" {
-		return v, nil
-	}
-	paths, err := sheetsMaskPaths(strings.ReplaceAll(fields, "/", "."))
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var doc any
-	json.Unmarshal(b, &doc)
-	type tree map[string]tree
-	root := tree{}
-	for _, p := range paths {
-		t := root
-		for _, name := range strings.Split(p, ".") {
-			if t[name] == nil {
-				t[name] = tree{}
-			}
-			t = t[name]
-		}
-	}
-	var keep func(v any, t tree) any
-	keep = func(v any, t tree) any {
-		if len(t) == 0 {
-			return v
-		}
-		switch v := v.(type) {
-		case map[string]any:
-			out := map[string]any{}
-			for k, sub := range t {
-				if child, ok := v[k]; ok {
-					out[k] = keep(child, sub)
-				}
-			}
-			return out
-		case []any:
-			out := make([]any, len(v))
-			for i, e := range v {
-				out[i] = keep(e, t)
-			}
-			return out
-		}
-		return v
-	}
-	return keep(doc, root), nil
-}
-
 func init() {
 	register("sheets.googleapis.com", func(s *Server, r *Router) {
 		st := s.Sheets()
@@ -1159,12 +1051,7 @@ func init() {
 				sp.add(id, title, rows, cols)
 			}
 			st.Spreadsheets[sp.ID] = sp
-			out, err := sheetsPartial(sp.json(), c.Query.Get("fields"))
-			if err != nil {
-				c.Bad("fields: %v", err)
-				return
-			}
-			c.JSON(out)
+			c.Partial(sp.json(), nil)
 		})
 
 		r.Handle("GET /v4/spreadsheets/{id}", sheetsRead, func(c *Call) {
@@ -1179,18 +1066,12 @@ func init() {
 			if sp == nil {
 				return
 			}
-			out, err := sheetsPartial(sp.json(), c.Query.Get("fields"))
-			if err != nil {
-				c.Bad("fields: %v", err)
-				return
-			}
-			c.JSON(out)
+			c.Partial(sp.json(), nil)
 		})
 
 		r.Handle("POST /v4/spreadsheets/{id}", sheetsWrite, func(c *Call) {
-			id, ok := strings.CutSuffix(c.Path("id"), ":batchUpdate")
+			id, ok := c.CustomMethod("id", "batchUpdate")
 			if !ok {
-				c.Bad("no such method: POST %s", c.R.URL.Path)
 				return
 			}
 			var in struct {

@@ -20,19 +20,14 @@ import (
 const (
 	slidesScopePresentations         = "https://www.googleapis.com/auth/presentations"
 	slidesScopePresentationsReadonly = "https://www.googleapis.com/auth/presentations.readonly"
-	slidesScopeDrive                 = "https://www.googleapis.com/auth/drive"
-	slidesScopeDriveReadonly         = "https://www.googleapis.com/auth/drive.readonly"
-	slidesScopeDriveFile             = "https://www.googleapis.com/auth/drive.file"
-	slidesScopeSpreadsheets          = "https://www.googleapis.com/auth/spreadsheets"
-	slidesScopeSpreadsheetsReadonly  = "https://www.googleapis.com/auth/spreadsheets.readonly"
 )
 
 var (
-	slidesRead   = []string{slidesScopePresentations, slidesScopePresentationsReadonly, slidesScopeDrive, slidesScopeDriveReadonly, slidesScopeDriveFile}
-	slidesCreate = []string{slidesScopePresentations, slidesScopeDrive, slidesScopeDriveFile}
+	slidesRead   = []string{slidesScopePresentations, slidesScopePresentationsReadonly, driveScopeFull, driveScopeReadonly, driveScopeFile}
+	slidesCreate = []string{slidesScopePresentations, driveScopeFull, driveScopeFile}
 	// batchUpdate's reference also lists drive.readonly and the Sheets
 	// scopes, for linked charts and images.
-	slidesWrite = []string{slidesScopePresentations, slidesScopeDrive, slidesScopeDriveFile, slidesScopeDriveReadonly, slidesScopeSpreadsheets, slidesScopeSpreadsheetsReadonly}
+	slidesWrite = []string{slidesScopePresentations, driveScopeFull, driveScopeFile, driveScopeReadonly, sheetsScope, sheetsScopeReadonly}
 )
 
 // slidesElement is a page element: a shape with text, or a table.
@@ -380,18 +375,8 @@ var slidesObjectID = regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9_\-:]{4,49}$`)
 
 // slidesEdit applies one batchUpdate to a copy of a presentation.
 type slidesEdit struct {
-	c *Call
+	batchRequest
 	p *SlidesPresentation
-	n int
-}
-
-func (e *slidesEdit) bad(format string, args ...any) bool {
-	return e.c.Bad("requests[%d]: %s", e.n, fmt.Sprintf(format, args...))
-}
-
-func (e *slidesEdit) invalid(format string, args ...any) bool {
-	e.c.Invalid(fmt.Sprintf("Invalid requests[%d]: %s", e.n, fmt.Sprintf(format, args...)))
-	return false
 }
 
 func (e *slidesEdit) slide(id string) int {
@@ -740,7 +725,7 @@ func init() {
 				c.NotFound()
 				return
 			}
-			docsRespond(c, p.render(), slidesFieldNames)
+			c.Partial(p.render(), slidesFieldNames)
 		})
 		r.Handle("GET /v1/presentations/{id}/pages/{page}", slidesRead, func(c *Call) {
 			if !c.Params(nil, "fields") {
@@ -755,32 +740,33 @@ func init() {
 			for _, sl := range p.Slides {
 				switch page {
 				case sl.ID:
-					docsRespond(c, sl.render(), slidesFieldNames)
+					c.Partial(sl.render(), slidesFieldNames)
 					return
 				case sl.NotesPage:
-					docsRespond(c, sl.renderNotes(), slidesFieldNames)
+					c.Partial(sl.renderNotes(), slidesFieldNames)
 					return
 				}
 			}
 			if l := slidesLayoutBy(page, ""); l != nil {
-				docsRespond(c, slidesRenderLayout(l), slidesFieldNames)
+				c.Partial(slidesRenderLayout(l), slidesFieldNames)
 				return
 			}
 			c.NotFound()
 		})
 		r.Handle("POST /v1/presentations/{call}", slidesWrite, func(c *Call) {
-			id, ok := strings.CutSuffix(c.Path("call"), ":batchUpdate")
+			id, ok := c.CustomMethod("call", "batchUpdate")
 			if !ok {
-				c.Bad("no such method: POST /v1/presentations/%s", c.Path("call"))
 				return
 			}
 			var in struct {
 				Requests     []slidesRequest `json:"requests"`
-				WriteControl *struct {
-					RequiredRevisionID string `json:"requiredRevisionId"`
-				} `json:"writeControl"`
+				WriteControl *writeControl   `json:"writeControl"`
 			}
 			if !c.Params(nil) || !c.Decode(&in) {
+				return
+			}
+			if in.WriteControl != nil && in.WriteControl.TargetRevisionID != "" {
+				c.Bad("writeControl.targetRevisionId: Slides takes requiredRevisionId only")
 				return
 			}
 			p := st.Presentations[id]
@@ -792,19 +778,13 @@ func init() {
 				c.Bad("batchUpdate without requests")
 				return
 			}
-			if w := in.WriteControl; w != nil && w.RequiredRevisionID != "" && w.RequiredRevisionID != p.revisionID() {
-				c.Invalid("The required revision ID " + w.RequiredRevisionID + " does not match the latest revision of the presentation.")
+			if !in.WriteControl.check(c, p.revisionID(), "presentation") {
 				return
 			}
-			e := &slidesEdit{c: c, p: p.clone()}
-			replies := []any{}
-			for i, req := range in.Requests {
-				e.n = i
-				reply, ok := e.apply(req)
-				if !ok {
-					return // nothing applied, as Google does
-				}
-				replies = append(replies, reply)
+			e := &slidesEdit{batchRequest: batchRequest{c: c}, p: p.clone()}
+			replies, ok := applyEach(&e.batchRequest, in.Requests, e.apply)
+			if !ok {
+				return
 			}
 			e.p.Rev++
 			st.Presentations[id] = e.p
@@ -815,7 +795,7 @@ func init() {
 
 // slidesFieldNames are the field names of the Presentation resource and
 // what it holds.
-var slidesFieldNames = docsNames(`presentationId title locale revisionId pageSize width height magnitude unit slides layouts
+var slidesFieldNames = flatNames(`presentationId title locale revisionId pageSize width height magnitude unit slides layouts
 	masters notesMaster objectId pageType pageElements slideProperties layoutProperties masterProperties notesProperties
 	pageProperties layoutObjectId masterObjectId notesPage isSkipped speakerNotesObjectId name displayName size transform
 	description shape table image video line sheetsChart wordArt elementGroup children speakerSpotlight shapeType text

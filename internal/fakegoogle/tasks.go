@@ -85,21 +85,11 @@ func (st *TasksState) list(id string) *TaskList {
 	if id == "@default" {
 		return st.Lists[0]
 	}
-	for _, l := range st.Lists {
-		if l.ID == id {
-			return l
-		}
-	}
-	return nil
+	return first(st.Lists, func(l *TaskList) bool { return l.ID == id })
 }
 
 func (st *TasksState) task(list, id string) *Task {
-	for _, t := range st.Tasks[list] {
-		if t.ID == id && !t.Deleted {
-			return t
-		}
-	}
-	return nil
+	return first(st.Tasks[list], func(t *Task) bool { return t.ID == id && !t.Deleted })
 }
 
 // taskInput is the writable part of a task, as insert and patch take it.
