@@ -446,3 +446,41 @@ func (a *App) Begin(ctx context.Context, id, text string) error {
 	}
 	return a.Store.SetTitle(ctx, id, Title(text))
 }
+
+// BrowserCatalogue is what a browser or worker host needs to run the same
+// JS tools: the catalogue without the host-native tools and groups (they
+// run in Go only), every JS source by reference, and the libraries by name
+// (the built-in ones first, then the user's).
+type BrowserCatalogue struct {
+	Catalogue registry.Catalogue `json:"catalogue"`
+	Sources   map[string]string  `json:"sources"`
+	Libraries map[string]string  `json:"libraries"`
+}
+
+// ForBrowser returns the catalogue for a browser host.
+func (a *App) ForBrowser() (BrowserCatalogue, error) {
+	cat := a.Host.Catalogue()
+	cat.Tools, cat.Groups = nil, nil
+	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}}
+	for ref, src := range a.Host.AllSources() {
+		out.Sources[ref] = string(src)
+	}
+	for _, dir := range []fs.FS{os.DirFS(a.Config.LibDir), manifests.Lib} {
+		entries, err := fs.ReadDir(dir, ".")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return out, err
+		}
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".js")
+			if !ok || e.IsDir() {
+				continue
+			}
+			text, err := fs.ReadFile(dir, e.Name())
+			if err != nil {
+				return out, err
+			}
+			out.Libraries[name] = string(text) // the built-in one, read last, wins as in jsrun
+		}
+	}
+	return out, nil
+}

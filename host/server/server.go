@@ -9,6 +9,8 @@
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
+//	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
+//	                                      a host in the browser
 //	POST /api/model                       a model call the page's module made,
 //	                                      sent with the server's provider and key
 //
@@ -54,6 +56,7 @@ func Handler(a *app.App, page http.Handler) http.Handler {
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
 	mux.HandleFunc("POST /api/model", s.model)
+	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
 	})
@@ -265,6 +268,15 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {
+	bc, err := s.a.ForBrowser()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	reply(w, bc)
 }
 
 func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {

@@ -330,3 +330,39 @@ func TestModelProxy(t *testing.T) {
 		t.Errorf("%d requests reached the provider, want 2", n)
 	}
 }
+
+// A browser host gets the JS tools, their sources and the libraries, and
+// none of the host-native tools, which run in Go only.
+func TestBrowserCatalogue(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	srv := start(t, model)
+	var bc struct {
+		Catalogue struct {
+			Manifests []struct {
+				File   string `json:"file"`
+				Source string `json:"source"`
+			} `json:"manifests"`
+			Tools  []any `json:"tools"`
+			Groups []any `json:"groups"`
+		} `json:"catalogue"`
+		Sources   map[string]string `json:"sources"`
+		Libraries map[string]string `json:"libraries"`
+	}
+	get(t, srv, "/api/ui/catalogue", http.StatusOK, &bc)
+	if len(bc.Catalogue.Tools) != 0 || len(bc.Catalogue.Groups) != 0 {
+		t.Errorf("host-native tools or groups sent: %d tools, %d groups", len(bc.Catalogue.Tools), len(bc.Catalogue.Groups))
+	}
+	found := false
+	for _, m := range bc.Catalogue.Manifests {
+		if m.File == "builtin/google_tasks.json" {
+			found = true
+			if !strings.Contains(bc.Sources[m.Source], "async function listTasks") {
+				t.Errorf("the source of %s (%s) is missing", m.File, m.Source)
+			}
+		}
+	}
+	if !found || !strings.Contains(bc.Libraries["google_api"], "module.exports") {
+		t.Errorf("manifests %v, libraries %d", bc.Catalogue.Manifests, len(bc.Libraries))
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +24,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
+	ui := fs.String("ui", "", "serve the browser UI built in this folder at /ui/ (make ui builds web/ui/dist); default: a minimal page")
 	if _, err := parseArgs(fs, args); err != nil {
 		return 2
 	}
@@ -38,7 +41,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute: %v (choose another port with --port)\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: server.Handler(a, nil), ReadHeaderTimeout: 10 * time.Second}
+	var page http.Handler
+	if *ui != "" {
+		if _, err := os.Stat(filepath.Join(*ui, "index.html")); err != nil {
+			fmt.Fprintf(stderr, "toolroute: no built UI in %s (%v): run make ui, or leave out --ui\n", *ui, err)
+			return 1
+		}
+		page = uiHandler(*ui)
+	}
+	srv := &http.Server{Handler: server.Handler(a, page), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "toolroute: serving on http://%s with %s (open it in a browser; Ctrl-C stops)\n", ln.Addr(), a.Provider)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -54,4 +65,19 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		srv.Shutdown(shutdown)
 	}
 	return 0
+}
+
+// uiHandler serves a built UI folder at /ui/ and sends / there.
+func uiHandler(dir string) http.Handler {
+	files := http.StripPrefix("/ui/", http.FileServer(http.Dir(dir)))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/":
+			http.Redirect(w, r, "/ui/", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/ui/"):
+			files.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
 }
