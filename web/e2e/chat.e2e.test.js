@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,30 +19,20 @@ const repo = join(here, "..", "..");
 const output = join(here, "output");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-// The scripted model: each request gets the next reply, streamed as the
-// Chat Completions API streams; every request is kept.
-const script = [
-  { call: ["load_tool_group", { group_name: "config" }] },
-  { call: ["list_settings", {}] },
-  { text: "The model is fake-1." },
-  { call: ["list_env_vars", {}] },
-  { text: "No variables are set." },
-];
-const requests = [];
-let model, serve, browser, work;
-
 function chunk(delta, finish) {
   return "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: finish }] }) + "\n\n";
 }
 
-function startModel() {
+// startModel is the scripted model: each request gets the next reply,
+// streamed as the Chat Completions API streams; every request is kept.
+function startModel(script) {
+  const requests = [];
   return new Promise((resolve) => {
     const srv = createServer((req, res) => {
       let body = "";
       req.on("data", (d) => (body += d));
       req.on("end", () => {
-        const parsed = JSON.parse(body);
-        requests.push(parsed);
+        requests.push(JSON.parse(body));
         const reply = script[requests.length - 1];
         if (!reply) {
           res.writeHead(500, { "content-type": "application/json" });
@@ -61,13 +51,13 @@ function startModel() {
         res.end("data: [DONE]\n\n");
       });
     });
-    srv.listen(0, "127.0.0.1", () => resolve(srv));
+    srv.listen(0, "127.0.0.1", () => resolve({ srv, requests }));
   });
 }
 
-function startServe(bin, env) {
+function startServe(args, env) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(bin, ["serve", "--port", "0", "--no-watch"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(bin, ["serve", "--port", "0", "--no-watch", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "", err = "";
     proc.stderr.on("data", (d) => (err += d));
     proc.stdout.on("data", (d) => {
@@ -79,67 +69,95 @@ function startServe(bin, env) {
   });
 }
 
+let bin, browser, work;
+const cleanups = [];
+
+// setup starts a scripted model and `toolroute serve` on it, in a home of
+// its own; files are written into it first (such as user tools).
+async function setup(name, script, args = [], files = {}) {
+  const home = join(work, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(home, path)), { recursive: true });
+    writeFileSync(join(home, path), text);
+  }
+  const { srv, requests } = await startModel(script);
+  const env = {
+    PATH: process.env.PATH, HOME: home,
+    XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), XDG_CACHE_HOME: join(work, "cache"),
+    OPENAI_BASE_URL: "http://127.0.0.1:" + srv.address().port + "/v1", OPENAI_API_KEY: "sk-test", TOOLROUTE_MODEL: "fake-1",
+  };
+  const serve = await startServe(args, env);
+  cleanups.push(() => { serve.proc.kill(); srv.close(); });
+  return { url: serve.url, requests };
+}
+
 before(async () => {
   assert.ok(existsSync(chromiumPath), chromiumPath + " is missing: make test installs Debian's chromium (or set CHROMIUM)");
   rmSync(output, { recursive: true, force: true });
   mkdirSync(output, { recursive: true });
   work = mkdtempSync(join(tmpdir(), "toolroute-e2e-"));
-  const bin = join(work, "toolroute");
+  bin = join(work, "toolroute");
   execFileSync("go", ["build", "-o", bin, "./host/cmd/toolroute"], { cwd: repo, stdio: "inherit" });
-  model = await startModel();
-  const env = {
-    PATH: process.env.PATH, HOME: work,
-    XDG_CONFIG_HOME: join(work, "config"), XDG_DATA_HOME: join(work, "data"), XDG_CACHE_HOME: join(work, "cache"),
-    OPENAI_BASE_URL: "http://127.0.0.1:" + model.address().port + "/v1", OPENAI_API_KEY: "sk-test", TOOLROUTE_MODEL: "fake-1",
-  };
-  serve = await startServe(bin, env);
   browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
 });
 
 after(async () => {
   await browser?.close();
-  serve?.proc.kill();
-  model?.close();
+  for (const c of cleanups) c();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+// open opens a page at phone width, with what it logs kept for failures,
+// and see, which waits for a text in the conversation.
+async function open(url, shots) {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const lines = [];
+  page.on("console", (m) => lines.push(m.type() + ": " + m.text()));
+  page.on("pageerror", (e) => lines.push("pageerror: " + e.message));
+  page.on("response", (r) => lines.push("response: " + r.request().method() + " " + r.url() + " " + r.status()));
+  await page.goto(url);
+  const log = page.locator("#log");
+  const see = (text) => log.getByText(text).first().waitFor({ timeout: 30000 }).catch(async (e) => {
+    await page.screenshot({ path: join(output, shots + "-failed.png"), fullPage: true });
+    throw new Error(e.message + "\npage log:\n" + (await log.innerText()) + "\nconsole:\n" + lines.join("\n"));
+  });
+  const send = async (text) => {
+    const input = page.getByRole("textbox", { name: "Message" });
+    await input.fill(text);
+    await input.press("Enter");
+  };
+  return { page, log, see, send };
+}
+
 const toolNames = (r) => (r.tools || []).map((t) => t.function.name);
 
-test("a group loaded before a reload stays loaded after it", async () => {
-  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-  const consoleLines = [];
-  page.on("console", (m) => consoleLines.push(m.type() + ": " + m.text()));
-  page.on("pageerror", (e) => consoleLines.push("pageerror: " + e.message));
-  page.on("response", (r) => consoleLines.push("response: " + r.request().method() + " " + r.url() + " " + r.status()));
-  await page.goto(serve.url);
-  const input = page.getByRole("textbox", { name: "Message" });
-  await input.fill("Which model is set?");
-  await input.press("Enter");
-  const log = page.locator("#log");
-  // see waits for a text in the conversation, saying what the page shows
-  // when it does not come.
-  const see = (text) => log.getByText(text).first().waitFor({ timeout: 30000 }).catch(async (e) => {
-    await page.screenshot({ path: join(output, "failed.png"), fullPage: true });
-    throw new Error(e.message + "\npage log:\n" + (await log.innerText()) + "\nmodel requests: " + requests.length + "\nconsole:\n" + consoleLines.join("\n"));
-  });
+test("the Go host: a group loaded before a reload stays loaded after it", async () => {
+  const { url, requests } = await setup("go", [
+    { call: ["load_tool_group", { group_name: "config" }] },
+    { call: ["list_settings", {}] },
+    { text: "The model is fake-1." },
+    { call: ["list_env_vars", {}] },
+    { text: "No variables are set." },
+  ]);
+  const { page, log, see, send } = await open(url, "go");
+  await send("Which model is set?");
   await see("The model is fake-1.");
   const first = await log.innerText();
   assert.match(first, /\[loaded group config: list_settings, set_setting/);
   assert.match(first, /→ list_settings \{\}/);
   assert.match(first, /← - model = fake-1/);
-  await page.screenshot({ path: join(output, "1-group-loaded.png"), fullPage: true });
+  await page.screenshot({ path: join(output, "go-1-group-loaded.png"), fullPage: true });
 
   await page.reload();
   await see("The model is fake-1.");
-  await page.screenshot({ path: join(output, "2-after-reload.png"), fullPage: true });
+  await page.screenshot({ path: join(output, "go-2-after-reload.png"), fullPage: true });
 
-  await input.fill("Any variables?");
-  await input.press("Enter");
+  await send("Any variables?");
   await see("No variables are set.");
   const second = await log.innerText();
   assert.match(second, /→ list_env_vars \{\}/);
   assert.equal(second.match(/→ load_tool_group/g).length, 1, "the group is loaded once, in the first turn");
-  await page.screenshot({ path: join(output, "3-tool-called-again.png"), fullPage: true });
+  await page.screenshot({ path: join(output, "go-3-tool-called-again.png"), fullPage: true });
 
   assert.equal(requests.length, 5);
   assert.ok(!toolNames(requests[0]).includes("list_settings"), "the first call sends only the core tools");
