@@ -1,0 +1,61 @@
+// Builds the browser chat UI into web/ui/dist/: app.js and worker.js bundled
+// by esbuild (ESM, browser, minified; the tokenizer a lazily loaded chunk of
+// the worker), with index.html, app.css, toolroute.wasm (the module, from
+// wasm/) and quickjs.wasm (the quickjs-ng sync variant's) copied. The same
+// inputs give the same files: no timestamps, no absolute paths, sorted
+// output, content-hashed chunk names.
+//
+//	node build.mjs            (from web/)
+//	TOOLROUTE_WASM=path node build.mjs   to take the module from elsewhere
+import { build } from "esbuild";
+import { copyFile, mkdir, rm, readdir, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const web = path.dirname(fileURLToPath(import.meta.url));
+const ui = path.join(web, "ui");
+export const dist = path.join(ui, "dist");
+
+// quickjsWasm is the quickjs-ng sync variant's .wasm in node_modules.
+export function quickjsWasm() {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve("@jitl/quickjs-ng-wasmfile-release-sync/package.json"));
+  return path.join(pkg, "dist", "emscripten-module.wasm");
+}
+
+export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUTE_WASM || path.join(web, "..", "wasm", "toolroute.wasm"), log = "warning" } = {}) {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  await build({
+    absWorkingDir: web,
+    entryPoints: { app: path.join(ui, "app.js"), worker: path.join(ui, "worker.js") },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: ["es2022"],
+    minify: true,
+    legalComments: "none",
+    chunkNames: "chunk-[hash]",
+    // web/jsrun reads the quickjs wasm from disk in Node only; the worker
+    // passes it as options.wasmModule.
+    external: ["node:*"],
+    define: { "process.env.NODE_ENV": '"production"' },
+    logLevel: log,
+  });
+  await copyFile(path.join(ui, "index.html"), path.join(out, "index.html"));
+  await copyFile(path.join(ui, "app.css"), path.join(out, "app.css"));
+  await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
+  await copyFile(quickjsWasm(), path.join(out, "quickjs.wasm"));
+  const files = (await readdir(out)).sort();
+  const sizes = {};
+  for (const f of files) sizes[f] = (await stat(path.join(out, f))).size;
+  return sizes;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const sizes = await buildUI();
+  for (const [f, n] of Object.entries(sizes)) console.log(`${path.relative(web, path.join(dist, f))}\t${n}`);
+}

@@ -1,0 +1,88 @@
+// The chat page in headless Chromium against a mocked `toolroute serve`
+// (the built web/ui/dist, /api/health, /api/ui/catalogue, /api/model with a
+// scripted model): a group load, a JS tool in QuickJS, a reload that brings
+// the conversation and the loaded groups back, /clear. Skipped when there is
+// no Chromium (set CHROMIUM to its path). The full page against the real
+// server is web/e2e/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { buildUI } from "../build.mjs";
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
+import { chromium } from "playwright-core";
+const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const obj = { type: "object", properties: {} };
+const CAT = { catalogue: { groups: [{ name: "config", display_name: "Configuration", description: "Settings" }],
+  tools: [{ name: "list_settings", description: "List", group: "config", parameters: obj }, { name: "list_env_vars", description: "Vars", group: "config", parameters: obj }],
+  manifests: [{ file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", parameters: { properties: { text: { type: "string" } } } }]) }] },
+  sources: { "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
+const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set."];
+let n = 0; const reqs = [];
+const chunk = (delta, f = null) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: f }] }) + "\n\n";
+const srv = createServer(async (req, res) => {
+  let body = ""; for await (const d of req) body += d;
+  const u = req.url;
+  if (u === "/api/health") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" })); }
+  if (u === "/api/ui/catalogue") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify(CAT)); }
+  if (u === "/api/model") {
+    reqs.push(JSON.parse(body)); const r = script[n++];
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    if (typeof r === "string") { res.write(chunk({ role: "assistant", content: r.slice(0, 5) })); res.write(chunk({ content: r.slice(5) })); res.write(chunk({}, "stop")); }
+    else { res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + n, type: "function", function: { name: r[0], arguments: JSON.stringify(r[1]) } }] })); res.write(chunk({}, "tool_calls")); }
+    return res.end("data: [DONE]\n\n");
+  }
+  let f = u === "/" ? "/ui/index.html" : u;
+  if (!f.startsWith("/ui/")) { res.writeHead(404); return res.end(); }
+  try { const data = await readFile(path.join(dist, f.slice(4)));
+    const ext = path.extname(f); res.setHeader("content-type", { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" }[ext] ?? "application/octet-stream"); res.end(data);
+  } catch { res.writeHead(404); res.end(); }
+});
+test("the page chats, runs tools, and comes back after a reload", { skip: !existsSync(chromiumPath) && "no Chromium at " + chromiumPath, timeout: 120000 }, async () => {
+await buildUI({ out: dist });
+await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+const url = `http://127.0.0.1:${srv.address().port}/ui/index.html`;
+const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+const logs = []; page.on("console", (m) => logs.push(m.type() + ": " + m.text())); page.on("pageerror", (e) => logs.push("pageerror: " + e.message));
+try {
+  await page.goto(url);
+  const input = page.getByRole("textbox", { name: "Message" });
+  const log = page.locator("#log");
+  const see = (t) => log.getByText(t).first().waitFor({ timeout: 15000 });
+  await input.fill("Which model is set?"); await input.press("Enter");
+  await see("The model is fake-1.");
+  const first = await log.innerText();
+  assert.match(first, /^you: Which model is set\?\n→ load_tool_group/);
+  assert.match(first, /\[loaded group config: list_settings, list_env_vars\]/);
+  assert.match(first, /→ list_settings \{\}/);
+  assert.match(first, /← - model = fake-1/);
+  await page.waitForTimeout(300);
+  await page.locator("#meter").getByText("o200k_base").waitFor({ timeout: 15000 });
+  await input.fill("note milk"); await input.press("Enter");
+  await see("Saved.");
+  await page.reload();
+  await see("Saved.");
+  const back = await log.innerText();
+  assert.match(back, /← notes: milk/);
+  assert.match(back, /\[loaded group notes: write_note\]/);
+  await input.fill("Any variables?"); await input.press("Enter");
+  await see("No variables are set.");
+  assert.deepEqual(reqs[6].body.tools.map((t) => t.function.name), ["load_tool_group", "list_settings", "list_env_vars", "write_note"]);
+  await input.fill("/clear"); await input.press("Enter");
+  await page.waitForTimeout(500);
+  assert.equal(await log.innerText(), "");
+  assert.equal(await page.locator("#active-tools").innerText(), "load_tool_group");
+} catch (e) {
+  throw new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + logs.join("\n"));
+} finally {
+  await browser.close();
+  srv.close();
+  await rm(dist, { recursive: true, force: true });
+}
+
+});

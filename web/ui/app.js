@@ -1,0 +1,367 @@
+// The chat page: it renders and asks; the worker (worker.js) does the work.
+// See worker.js for the protocol.
+
+const $ = (id) => document.getElementById(id);
+const SESSION_KEY = "toolroute.session";
+const log = $("log");
+
+// The worker is a module worker next to this file (dist/worker.js in the
+// build).
+const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+let nextID = 1;
+const pending = new Map();
+
+worker.onmessage = (e) => {
+  const m = e.data;
+  if (m.type === "ready") return;
+  const p = pending.get(m.id);
+  if (!p) return;
+  if (m.type === "event") p.onEvent?.(m.event);
+  else {
+    pending.delete(m.id);
+    if (m.type === "done") p.resolve(m.result);
+    else p.reject(new Error(m.error));
+  }
+};
+worker.onerror = (e) => showError("the worker failed: " + (e.message || "see the console"));
+
+// ask sends a request and resolves with its result; onEvent receives a
+// send's events.
+function ask(msg, onEvent) {
+  const id = nextID++;
+  return { id, done: new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onEvent });
+    worker.postMessage({ ...msg, id });
+  }) };
+}
+const call = (msg) => ask(msg).done;
+
+let session = localStorage.getItem(SESSION_KEY);
+let catalogue = null; // the last describe
+let running = null; // the send request in progress
+
+function showError(text) {
+  $("error").textContent = text;
+}
+
+function line(text, cls) {
+  const d = document.createElement("div");
+  d.textContent = text;
+  if (cls) d.className = cls;
+  log.append(d);
+  scroll();
+  return d;
+}
+
+function scroll() {
+  log.scrollTop = log.scrollHeight;
+}
+
+function short(s, n = 200) {
+  s = String(s ?? "");
+  return s.length > n ? s.slice(0, n) + "…" : s;
+}
+
+// collapsible renders a summary line, the whole text inside.
+function collapsible(summary, body, cls) {
+  const d = document.createElement("details");
+  d.className = cls;
+  const s = document.createElement("summary");
+  s.textContent = summary;
+  const pre = document.createElement("pre");
+  pre.textContent = body;
+  d.append(s, pre);
+  log.append(d);
+  scroll();
+  return d;
+}
+
+function pretty(input) {
+  try {
+    return JSON.stringify(JSON.parse(input), null, 2);
+  } catch {
+    return input;
+  }
+}
+
+function groupLine(name, tools) {
+  line(`[loaded group ${name}: ${tools.join(", ")}]`, "group");
+}
+
+// message renders one message of the log. calls maps tool_call ids to their
+// calls, for the group lines of a log read back.
+function message(m, calls, fromLog) {
+  switch (m.type) {
+    case "user":
+      line("you: " + m.content, "user");
+      break;
+    case "assistant":
+      if (m.content) line(m.content, "assistant");
+      break;
+    case "tool_call": {
+      calls?.set(m.tool_call_id, m);
+      const input = m.tool_input || "{}";
+      collapsible(`→ ${m.tool_name} ${short(input, 160)}`, pretty(input), "tool");
+      break;
+    }
+    case "tool_result": {
+      const failed = m.status && m.status !== "success";
+      const text = m.content ?? "";
+      const first = short(text.split("\n")[0], 200) + (text.includes("\n") ? " …" : "");
+      collapsible(`← ${failed ? "failed" + (m.error_type ? ` (${m.error_type})` : "") + ": " : ""}${first}`, text, "result" + (failed ? " failed" : ""));
+      const c = calls?.get(m.tool_call_id);
+      if (fromLog && c?.tool_name === "load_tool_group" && !failed) {
+        let name = "";
+        try {
+          name = JSON.parse(c.tool_input).group_name;
+        } catch {}
+        const g = catalogue?.groups?.find((x) => x.name === name);
+        if (g) groupLine(g.name, g.tools);
+      }
+      break;
+    }
+  }
+}
+
+async function showSession() {
+  const s = await call({ type: "sessions", action: "get", session });
+  $("session-title").textContent = s?.title || "New chat";
+  log.textContent = "";
+  const msgs = await call({ type: "messages", session });
+  const calls = new Map();
+  for (const m of msgs) message(m, calls, true);
+}
+
+async function newSession() {
+  const s = await call({ type: "sessions", action: "create" });
+  session = s.id;
+  localStorage.setItem(SESSION_KEY, session);
+  await showSession();
+  await refresh();
+}
+
+async function refresh() {
+  await Promise.all([refreshTools(), refreshSessions()]);
+}
+
+async function refreshTools() {
+  try {
+    catalogue = await call({ type: "describe", session });
+  } catch (e) {
+    showError(e.message);
+    $("provider-label").textContent = "not ready";
+    return;
+  }
+  const d = catalogue;
+  $("provider-label").textContent = `${d.provider}${d.model ? " · " + d.model : ""}`;
+  const ul = $("active-tools");
+  ul.textContent = "";
+  for (const name of d.active) {
+    const li = document.createElement("li");
+    li.textContent = name;
+    ul.append(li);
+  }
+  const m = d.meter;
+  const pct = m.all > 0 ? Math.round((100 * m.active) / m.all) : 0;
+  $("meter").textContent = m.unit === "tokens"
+    ? `Schema tokens (${m.encoding}): ${m.active} of ${m.all} for all tools (${pct}%)`
+    : `Schema bytes: ${m.active} of ${m.all} bytes for all tools (${pct}%)`;
+  $("loaded-groups").textContent = d.loaded_groups.length ? "Loaded groups: " + d.loaded_groups.join(", ") : "No group loaded yet.";
+  renderCatalogue(d);
+}
+
+function renderCatalogue(d) {
+  const box = $("catalogue");
+  box.textContent = "";
+  const add = (tag, text, cls) => {
+    const e = document.createElement(tag);
+    e.textContent = text;
+    if (cls) e.className = cls;
+    box.append(e);
+    return e;
+  };
+  const byName = new Map(d.tools.map((t) => [t.name, t]));
+  const inFile = new Set();
+  const toolList = (names) => {
+    const ul = document.createElement("ul");
+    for (const n of names) {
+      const t = byName.get(n);
+      const li = document.createElement("li");
+      li.textContent = n + (t && !t.enabled ? " (disabled)" : "") + (t?.description ? ": " + short(t.description, 100) : "");
+      ul.append(li);
+    }
+    box.append(ul);
+  };
+  add("h3", "Groups");
+  const gl = document.createElement("ul");
+  for (const g of d.groups) {
+    const li = document.createElement("li");
+    li.textContent = `${g.name} (${g.tools.length} tools${g.origin?.kind === "host" ? ", built in" : ""}): ${g.description}`;
+    gl.append(li);
+  }
+  box.append(gl);
+  for (const f of d.files ?? []) {
+    add("h3", f.group ? `${f.group}` : f.file);
+    add("div", `${f.file} · ${f.source}`, "file");
+    toolList(f.tools);
+    f.tools.forEach((t) => inFile.add(t));
+  }
+  const rest = d.tools.filter((t) => !inFile.has(t.name)).map((t) => t.name);
+  if (rest.length) {
+    add("h3", "Built-in tools");
+    toolList(rest);
+  }
+}
+
+async function refreshSessions() {
+  const list = await call({ type: "sessions" });
+  const ul = $("sessions");
+  ul.textContent = "";
+  for (const s of list) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = (s.title || "(empty)") + ` · ${s.messages} messages`;
+    if (s.id === session) {
+      b.setAttribute("aria-current", "true");
+      $("session-title").textContent = s.title || "New chat";
+    }
+    b.onclick = async () => {
+      session = s.id;
+      localStorage.setItem(SESSION_KEY, session);
+      await showSession();
+      await refresh();
+    };
+    li.append(b);
+    ul.append(li);
+  }
+}
+
+async function send(text) {
+  showError("");
+  line("you: " + text, "user");
+  $("stop").disabled = false;
+  let reply = null, streamed = false;
+  const req = ask({ type: "send", session, text }, (ev) => {
+    switch (ev.type) {
+      case "model_call":
+        reply = null;
+        streamed = false;
+        break;
+      case "text":
+        streamed = true;
+        reply ??= line("", "assistant");
+        reply.textContent += ev.text;
+        scroll();
+        break;
+      case "message": {
+        const m = ev.message;
+        if (m.type === "user") break;
+        if (m.type === "assistant" && streamed) {
+          if (reply && m.content) reply.textContent = m.content;
+          break;
+        }
+        message(m, null, false);
+        break;
+      }
+      case "group_loaded":
+        groupLine(ev.group.name, ev.group.added ?? []);
+        refreshTools();
+        break;
+      case "retry":
+        line(`[the provider answered ${ev.retry.status}: trying again in ${Math.round(ev.retry.wait_ms / 1000)} s]`, "group");
+        break;
+      case "failed":
+        line("failed: " + (ev.failure?.message ?? "the turn failed"), "error");
+        break;
+    }
+  });
+  running = req.id;
+  try {
+    const r = await req.done;
+    if (r?.aborted) line("[stopped]", "group");
+  } catch (e) {
+    line("error: " + e.message, "error");
+  } finally {
+    running = null;
+    $("stop").disabled = true;
+    await refresh().catch(() => {});
+  }
+}
+
+$("composer").onsubmit = async (e) => {
+  e.preventDefault();
+  const input = $("message");
+  const text = input.value.trim();
+  if (!text || running !== null) return;
+  running = 0; // busy: no second send before this one starts
+  input.value = "";
+  try {
+    await ready; // the log read back first, then what is sent now
+    if (text === "/clear") await newSession();
+    else await send(text);
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    running = null;
+  }
+  input.focus();
+};
+
+$("message").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    $("composer").requestSubmit();
+  }
+});
+
+$("stop").onclick = () => {
+  if (running > 0) call({ type: "abort", target: running });
+};
+
+$("new-session").onclick = () => newSession();
+
+$("settings").onsubmit = async (e) => {
+  e.preventDefault();
+  const set = {
+    provider: $("set-provider").value,
+    model: $("set-model").value.trim(),
+    baseURL: $("set-base").value.trim(),
+  };
+  const key = $("set-key").value.trim();
+  if (key) set.apiKey = key;
+  try {
+    const s = await call({ type: "settings", set });
+    $("set-key").value = "";
+    $("set-key").placeholder = s.hasKey ? "a key is saved (type to replace)" : "kept in this browser (IndexedDB)";
+    $("settings-status").textContent = s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`;
+    await refreshTools();
+  } catch (err) {
+    $("settings-status").textContent = err.message;
+  }
+};
+
+async function loadSettings() {
+  const s = await call({ type: "settings" });
+  $("set-provider").value = s.provider;
+  $("set-model").value = s.model;
+  $("set-base").value = s.baseURL;
+  if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
+}
+
+const ready = (async () => {
+  try {
+    // A kept id with no stored session yet (nothing sent) is still ours: a
+    // session is stored with its first message.
+    if (!session) {
+      session = (await call({ type: "sessions", action: "create" })).id;
+      localStorage.setItem(SESSION_KEY, session);
+    }
+    await loadSettings();
+    await refreshTools(); // the catalogue first: the log's group lines need it
+    await showSession();
+    await refreshSessions();
+  } catch (e) {
+    showError(e.message);
+  }
+})();

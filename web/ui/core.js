@@ -1,0 +1,235 @@
+// The chat UI worker's logic, apart from the Worker globals so that Node
+// tests can drive it: it answers the page's requests (see worker.js for the
+// protocol) with a web/host Host over toolroute.wasm, a JS tool runner and
+// a UI store (idbstore.js).
+
+import { createHost } from "../host/host.js";
+import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
+import { nativeTools, ENV_PREFIX } from "./native.js";
+
+// PROVIDERS are the choices of the settings panel.
+export const PROVIDERS = ["server", "openai", "anthropic"];
+
+const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
+const DEFAULT_MODEL = { openai: "gpt-4o-mini", anthropic: "claude-sonnet-4-5" };
+
+// PersistentFS is the fs bridge's store: synchronous reads from memory (the
+// runner needs them synchronous), each write also saved to the UI store.
+export class PersistentFS extends MemoryFS {
+  constructor(files, save) {
+    super(files);
+    this.save = save;
+  }
+
+  write(rel, content, append) {
+    super.write(rel, content, append);
+    const text = this.files.get(rel);
+    Promise.resolve(this.save(rel, text)).catch(() => {});
+  }
+}
+
+// Core answers requests. deps:
+//   store: the UI store (IDBStore or MemoryUIStore);
+//   fetch: the fetch for the catalogue, the model calls and JS tools;
+//   module: async () => a driver instance (Toolroute) on toolroute.wasm;
+//   catalogue: async () => {catalogue, sources, libraries}; by default GET
+//     /api/ui/catalogue;
+//   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
+//   countTokens: async (text) => number, or none to count bytes.
+export class Core {
+  #d;
+  #cat = null;
+  #host = null;
+  #hostKey = "";
+  #aborts = new Map();
+  #runner = null;
+  #fs = null;
+
+  constructor(deps) {
+    this.#d = deps;
+    this.store = deps.store;
+    this.fetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
+  }
+
+  async #catalogue() {
+    this.#cat ??= (async () => {
+      if (this.#d.catalogue) return this.#d.catalogue();
+      const r = await this.fetch("/api/ui/catalogue");
+      if (!r.ok) throw new Error(`GET /api/ui/catalogue answered ${r.status}: ${(await r.text()).slice(0, 300)}`);
+      return r.json();
+    })().catch((e) => {
+      this.#cat = null;
+      throw e;
+    });
+    return this.#cat;
+  }
+
+  // provider works out the host's provider from the settings.
+  async provider(settings) {
+    const kind = PROVIDERS.includes(settings.provider) ? settings.provider : "server";
+    if (kind === "server") {
+      const r = await this.fetch("/api/health");
+      const h = r.ok ? await r.json() : {};
+      const format = h.format === "anthropic" ? "anthropic" : "openai";
+      return { format, proxyURL: "/api/model", model: settings.model || h.model || "", label: `server (${h.provider ?? format})` };
+    }
+    if (!settings.apiKey) throw new Error(`the ${kind} provider needs an API key: set it in the settings`);
+    return {
+      format: kind,
+      baseURL: settings.baseURL || DEFAULT_BASE[kind],
+      apiKey: settings.apiKey,
+      model: settings.model || DEFAULT_MODEL[kind],
+      label: kind,
+    };
+  }
+
+  async #runnerFor(libraries) {
+    if (this.#runner) return this.#runner;
+    if (!this.#d.runner) return null;
+    this.#fs ??= new PersistentFS(await this.store.files(), (p, t) => this.store.putFile(p, t));
+    this.#runner = await this.#d.runner({ libraries: libraries ?? {}, fs: this.#fs, fetch: this.fetch });
+    return this.#runner;
+  }
+
+  // host gives a Host for the current settings, made again when they change.
+  async host() {
+    const settings = await this.store.settings();
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt]);
+    if (this.#host && this.#hostKey === key) return this.#host;
+    const cat = await this.#catalogue();
+    const provider = await this.provider(settings);
+    const runner = await this.#runnerFor(cat.libraries);
+    let env = {};
+    const refreshEnv = async () => {
+      const s = await this.store.settings();
+      env = {};
+      for (const [k, v] of Object.entries(s)) if (k.startsWith(ENV_PREFIX)) env[k.slice(ENV_PREFIX.length)] = v;
+    };
+    await refreshEnv();
+    const host = await createHost({
+      module: this.#d.module,
+      catalogue: cat.catalogue ?? {},
+      sources: cat.sources ?? {},
+      provider,
+      settings: { system_prompt: settings.system_prompt ?? "", stream: true },
+      store: this.store,
+      fetch: this.fetch,
+      runJS: runner ? (c) => runner.call(c) : undefined,
+      native: nativeTools(this.store, () => ({ provider: provider.label, model: provider.model }), refreshEnv),
+      env: (name) => env[name],
+    });
+    this.#host = host;
+    this.#hostKey = key;
+    return host;
+  }
+
+  // handle answers one request; reply(message) sends a reply to the page.
+  async handle(msg, reply) {
+    const id = msg.id;
+    try {
+      switch (msg.type) {
+        case "send":
+          return await this.#send(msg, reply);
+        case "abort": {
+          const ctl = this.#aborts.get(msg.target);
+          ctl?.abort(new DOMException("stopped by the user", "AbortError"));
+          return reply({ id, type: "done", result: { aborted: !!ctl } });
+        }
+        case "describe":
+          return reply({ id, type: "done", result: await this.describe(msg.session) });
+        case "sessions":
+          return reply({ id, type: "done", result: await this.#sessions(msg) });
+        case "messages":
+          return reply({ id, type: "done", result: await this.store.messages(msg.session) });
+        case "settings":
+          return reply({ id, type: "done", result: await this.#settings(msg) });
+        default:
+          return reply({ id, type: "error", error: `unknown request type ${JSON.stringify(msg.type)}` });
+      }
+    } catch (err) {
+      reply({ id, type: "error", error: String(err?.message ?? err) });
+    }
+  }
+
+  async #send(msg, reply) {
+    const text = String(msg.text ?? "").trim();
+    if (!msg.session) throw new Error("send: session is required");
+    if (!text) throw new Error("send: the message is empty");
+    const host = await this.host();
+    const ctl = new AbortController();
+    this.#aborts.set(msg.id, ctl);
+    try {
+      for await (const ev of host.send(msg.session, text, { signal: ctl.signal })) {
+        reply({ id: msg.id, type: "event", event: ev });
+      }
+      reply({ id: msg.id, type: "done", result: null });
+    } catch (err) {
+      if (ctl.signal.aborted) reply({ id: msg.id, type: "done", result: { aborted: true } });
+      else throw err;
+    } finally {
+      this.#aborts.delete(msg.id);
+    }
+  }
+
+  async #sessions(msg) {
+    switch (msg.action ?? "list") {
+      case "list":
+        return this.store.sessions();
+      case "create":
+        return this.store.createSession(msg.title ?? "");
+      case "get":
+        return this.store.session(msg.session);
+      case "delete":
+        await this.store.deleteSession(msg.session);
+        return this.store.sessions();
+      default:
+        throw new Error(`sessions: unknown action ${JSON.stringify(msg.action)}`);
+    }
+  }
+
+  async #settings(msg) {
+    if (msg.set) {
+      const patch = {};
+      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt"]) {
+        if (Object.hasOwn(msg.set, k)) patch[k] = msg.set[k];
+      }
+      await this.store.setSettings(patch);
+    }
+    const s = await this.store.settings();
+    const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey };
+    if (msg.withKey) out.apiKey = s.apiKey ?? "";
+    try {
+      const p = await this.provider(s);
+      out.effective = { format: p.format, model: p.model, label: p.label };
+    } catch (err) {
+      out.effective = { error: err.message };
+    }
+    return out;
+  }
+
+  // describe is the module's describe for a session, with the token meter:
+  // the schema size of the tools the next call sends against all tools.
+  async describe(session) {
+    const host = await this.host();
+    const d = await host.describe(session);
+    const byName = new Map(d.tools.map((t) => [t.name, t]));
+    const schema = (t) => ({ name: t.name, description: t.description, parameters: t.parameters });
+    const activeJSON = JSON.stringify((d.active ?? []).map((n) => byName.get(n)).filter(Boolean).map(schema));
+    const allJSON = JSON.stringify(d.tools.filter((t) => t.enabled).map(schema));
+    let meter;
+    const count = this.#d.countTokens;
+    if (count) {
+      try {
+        meter = { unit: "tokens", encoding: "o200k_base", active: await count(activeJSON), all: await count(allJSON) };
+      } catch {
+        meter = null;
+      }
+    }
+    meter ??= { unit: "bytes", active: utf8(activeJSON), all: utf8(allJSON) };
+    return { ...d, meter, provider: host.provider.label, model: host.provider.model };
+  }
+}
+
+function utf8(s) {
+  return new TextEncoder().encode(s).length;
+}

@@ -1,0 +1,112 @@
+// The chat UI's Web Worker (a module worker): it holds toolroute.wasm (the
+// web/driver), the session loop (web/host), the JS tool runner (web/jsrun,
+// QuickJS, with an fs sandbox kept in IndexedDB and the browser's fetch) and
+// the message log in IndexedDB (idbstore.js). No server routes anything: the
+// server gives the catalogue (GET /api/ui/catalogue), the wasm files and,
+// with the "server" provider, its key (POST /api/model).
+//
+// # Protocol (postMessage, structured-clone objects)
+//
+// Every request carries an id the page chooses (unique among its pending
+// requests); every reply carries the id of its request.
+//
+// Requests, page -> worker:
+//   {id, type: "send", session, text}       run a turn; replies: event*, then done or error
+//   {id, type: "abort", target}             stop the turn of send request `target`, keeping
+//                                           what it committed; its send ends with
+//                                           done {aborted: true}; this answers done {aborted}
+//   {id, type: "describe", session?}        the module's describe (groups, tools, files,
+//                                           skills, active, loaded_groups, system_prompt)
+//                                           for the session, plus meter {unit: "tokens"|"bytes",
+//                                           encoding?, active, all}, provider, model
+//   {id, type: "sessions", action?, ...}    action "list" (default) -> [session], newest first;
+//                                           "create" {title?} -> session; "get" {session} ->
+//                                           session|null; "delete" {session} -> [session]
+//                                           (session: {id, title, created, updated, messages})
+//   {id, type: "messages", session}         the session's message log, oldest first
+//   {id, type: "settings", set?, withKey?}  set: {provider, model, apiKey, baseURL,
+//                                           system_prompt} (a "" value removes); answers
+//                                           {provider, model, baseURL, system_prompt, hasKey,
+//                                           apiKey (withKey only), effective {format, model,
+//                                           label} | {error}}
+//
+// Replies, worker -> page:
+//   {id, type: "event", event}   a turn's event, web/host's (the Go host's Event JSON):
+//                                text, message, model_call, tool_calls, group_loaded,
+//                                retry, done, failed
+//   {id, type: "done", result}   the request finished; result as above
+//   {id, type: "error", error}   the request failed: error is a message
+//
+// The worker posts {type: "ready"} (no id) when it starts listening.
+
+import { Toolroute } from "../driver/toolroute.js";
+import { Runner } from "../jsrun/runner.js";
+import { IDBStore, MemoryUIStore } from "./idbstore.js";
+import { Core } from "./core.js";
+
+const base = self.location.href;
+
+let toolrouteWasm = null;
+function compileModule() {
+  toolrouteWasm ??= compile(new URL("toolroute.wasm", base)).catch((e) => {
+    toolrouteWasm = null;
+    throw e;
+  });
+  return toolrouteWasm;
+}
+
+async function compile(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`GET ${url} answered ${r.status}`);
+  return WebAssembly.compile(await r.arrayBuffer());
+}
+
+let countTokens = null;
+async function tokens(text) {
+  countTokens ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => m.countTokens);
+  const f = await countTokens;
+  return f(text, { disallowedSpecial: new Set() });
+}
+
+async function openStore() {
+  try {
+    return await IDBStore.open("toolroute");
+  } catch (e) {
+    console.warn("IndexedDB is unavailable, the chat is kept in memory only:", e);
+    return new MemoryUIStore();
+  }
+}
+
+const storeReady = openStore();
+let core = null;
+
+async function getCore() {
+  if (core) return core;
+  const store = await storeReady;
+  core = new Core({
+    store,
+    fetch: (...a) => fetch(...a),
+    module: async () => Toolroute.instantiate(await compileModule(), { stderr: (l) => console.warn("toolroute.wasm:", l) }),
+    runner: async ({ libraries, fs }) =>
+      new Runner({
+        store: fs,
+        libraries: [libraries],
+        fetch: { fetch: (...a) => fetch(...a) },
+        wasmModule: () => compile(new URL("quickjs.wasm", base)),
+      }),
+    countTokens: tokens,
+  });
+  return core;
+}
+
+self.onmessage = async (e) => {
+  const msg = e.data;
+  const reply = (m) => self.postMessage(m);
+  try {
+    await (await getCore()).handle(msg, reply);
+  } catch (err) {
+    reply({ id: msg?.id, type: "error", error: String(err?.message ?? err) });
+  }
+};
+
+self.postMessage({ type: "ready" });
