@@ -21,20 +21,26 @@ WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_
 # The web side's npm packages, installed as web/package-lock.json pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
+UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm
+.PHONY: run test check fuzz wasm check-wasm ui
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
 PROVIDER_SET = $(or $(OPENAI_API_KEY),$(OPENAI_BASE_URL),$(ANTHROPIC_API_KEY))
 RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
-run:
+run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set: serving the scripted demo model.")
-	$(GO) run ./host/cmd/toolroute serve $(RUN_FLAGS)
+	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open $(RUN_FLAGS)
 
-test: $(WASM) $(NODE_MODULES) $(CHROMIUM)
+# ui builds the browser UI into web/ui/dist (esbuild, from web/package.json).
+ui: $(UI)
+$(UI): $(NODE_MODULES) $(WASM) web/build.mjs $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+	cd web && node build.mjs
+
+test: $(WASM) $(NODE_MODULES) $(CHROMIUM) $(UI)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
 	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js

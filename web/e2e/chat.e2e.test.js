@@ -167,3 +167,50 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
   const calls = requests[4].messages.filter((m) => m.tool_calls).flatMap((m) => m.tool_calls.map((c) => c.function.name));
   assert.equal(calls.filter((n) => n === "load_tool_group").length, 1, "the last request's history calls load_tool_group once, in the first turn");
 });
+
+// The browser UI runs the module, the session loop and the JS tools in the
+// page: serve only hands out the catalogue and forwards model calls. The
+// log is in IndexedDB, so serve's own store stays empty.
+test("the browser UI: a group loaded before a reload stays loaded after it", async () => {
+  const dist = join(here, "..", "ui", "dist");
+  assert.ok(existsSync(join(dist, "index.html")), "no built UI in " + dist + ": run node build.mjs in web/ (make test does)");
+  const { url, requests } = await setup("ui", [
+    { call: ["load_tool_group", { group_name: "text_utils" }] },
+    { call: ["word_count", { text: "one two three" }] },
+    { text: "It has 3 words." },
+    { call: ["shout", { text: "hi there" }] },
+    { text: "Shouted." },
+  ], ["--ui", dist], {
+    "config/toolroute/tools/text_utils.json": JSON.stringify([
+      { _meta: true, display_name: "Text Utilities", description: "Count and shout words" },
+      { name: "word_count", description: "Count the words of a text", function: "wordCount", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+      { name: "shout", description: "A text in capitals", function: "shout", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+    ]),
+    "config/toolroute/tools/text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() }\n",
+  });
+  const { page, log, see, send } = await open(url + "/ui/", "ui");
+  await send("How many words in 'one two three'?");
+  await see("It has 3 words.");
+  const first = await log.innerText();
+  assert.match(first, /\[loaded group text_utils: word_count, shout\]/);
+  assert.match(first, /→ word_count/);
+  assert.match(first, /← 3/);
+  await page.screenshot({ path: join(output, "ui-1-group-loaded.png"), fullPage: true });
+
+  await page.reload();
+  await see("It has 3 words.");
+  await page.screenshot({ path: join(output, "ui-2-after-reload.png"), fullPage: true });
+
+  await send("Shout 'hi there'");
+  await see("Shouted.");
+  const second = await log.innerText();
+  assert.match(second, /← HI THERE/);
+  assert.equal(second.match(/→ load_tool_group/g).length, 1, "the group is loaded once, in the first turn");
+  await page.screenshot({ path: join(output, "ui-3-tool-called-again.png"), fullPage: true });
+
+  assert.equal(requests.length, 5);
+  assert.ok(!toolNames(requests[0]).includes("word_count"), "the first call sends only the core tools");
+  assert.ok(toolNames(requests[3]).includes("shout"), "after the reload the first call sends the group's schemas");
+  const sessions = await (await fetch(url + "/api/sessions")).json();
+  assert.deepEqual(sessions, [], "the turns ran in the browser: serve's store holds no session");
+});

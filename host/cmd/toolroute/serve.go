@@ -24,6 +24,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
+	open := fs.Bool("open", false, "open the page in a browser once serving")
 	ui := fs.String("ui", "", "serve the browser UI built in this folder at /ui/ (make ui builds web/ui/dist); default: a minimal page")
 	if _, err := parseArgs(fs, args); err != nil {
 		return 2
@@ -53,6 +54,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "toolroute: serving on http://%s with %s (open it in a browser; Ctrl-C stops)\n", ln.Addr(), a.Provider)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if *open {
+		openBrowser("http://" + ln.Addr().String() + "/")
+	}
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
