@@ -78,6 +78,9 @@ type App struct {
 	JS       *jsrun.Runner
 	Provider ProviderInfo
 	Config   Config
+	// Google is the Google account JS tools use, here and, through serve,
+	// in the browser.
+	Google jsrun.CredentialProvider
 
 	model     settingsModel
 	closeOnce sync.Once
@@ -119,11 +122,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{Store: db, Provider: info, Config: cfg, stop: make(chan struct{})}
+	a.Google = NewGoogle(cfg.Getenv, safehttp.New(cfg.Fetch), filepath.Join(cfg.ConfigDir, GoogleFile))
 	runner, err := jsrun.New(jsrun.Options{
 		SandboxRoot: cfg.SandboxDir,
 		Libraries:   []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)},
 		Fetch:       jsrun.FetchOptions{AllowPrivate: cfg.Fetch.AllowPrivate, Rewrites: rewrites(cfg.Fetch.Rewrites)},
-		Google:      NewGoogle(cfg.Getenv, safehttp.New(cfg.Fetch), filepath.Join(cfg.ConfigDir, GoogleFile)),
+		Google:      a.Google,
 		CacheDir:    cacheSub(cache, "quickjs"),
 	})
 	if err != nil {

@@ -11,6 +11,8 @@
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser
+//	GET  /api/google/token                the Google account's access token and
+//	                                      email, for the browser's google bridge
 //	POST /api/model                       a model call the page's module made,
 //	                                      sent with the server's provider and key
 //
@@ -32,6 +34,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -57,6 +60,7 @@ func Handler(a *app.App, page http.Handler) http.Handler {
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
+	mux.HandleFunc("GET /api/google/token", s.googleToken)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
 	})
@@ -277,6 +281,27 @@ func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, bc)
+}
+
+// googleToken gives the page's JS tools the Google account of the server.
+// A page of another site cannot read it: the server grants no CORS, and
+// answers only to loopback Host names.
+func (s *server) googleToken(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	tok, err := s.a.Google.AccessToken(r.Context())
+	if errors.Is(err, jsrun.ErrNotConnected) {
+		fail(w, http.StatusNotFound, "Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`")
+		return
+	}
+	if err != nil {
+		fail(w, http.StatusBadGateway, err.Error())
+		return
+	}
+	out := map[string]string{"access_token": tok}
+	if email, err := s.a.Google.AccountEmail(r.Context()); err == nil {
+		out["email"] = email
+	}
+	reply(w, out)
 }
 
 func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {

@@ -24,10 +24,13 @@ var cacheDir string
 func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
 // start serves an app whose OpenAI-compatible model is the fake.
-func start(t *testing.T, model *fakemodel.Server) *httptest.Server {
+func start(t *testing.T, model *fakemodel.Server, env ...string) *httptest.Server {
 	t.Helper()
 	dir := t.TempDir()
 	vars := map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "test-key"}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
 	a, err := app.Open(context.Background(), app.Config{
 		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
 		Model: "fake-model", Getenv: func(k string) string { return vars[k] }, Watch: -1, Stream: true,
@@ -364,5 +367,27 @@ func TestBrowserCatalogue(t *testing.T) {
 	}
 	if !found || !strings.Contains(bc.Libraries["google_api"], "module.exports") {
 		t.Errorf("manifests %v, libraries %d", bc.Catalogue.Manifests, len(bc.Libraries))
+	}
+}
+
+// The page's google bridge gets the server's Google account.
+func TestGoogleToken(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	srv := start(t, model)
+	resp, err := http.Get(srv.URL + "/api/google/token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(body), "toolroute google login") {
+		t.Errorf("no account: HTTP %d %s", resp.StatusCode, body)
+	}
+	srv = start(t, model, "GOOGLE_ACCESS_TOKEN", "ya29.from-env")
+	var tok map[string]string
+	get(t, srv, "/api/google/token", http.StatusOK, &tok)
+	if tok["access_token"] != "ya29.from-env" {
+		t.Errorf("token = %v", tok)
 	}
 }

@@ -43,6 +43,7 @@ import { Toolroute } from "../driver/toolroute.js";
 import { Runner } from "../jsrun/runner.js";
 import { IDBStore, MemoryUIStore } from "./idbstore.js";
 import { Core } from "./core.js";
+import { serverGoogle } from "./google.js";
 
 const base = self.location.href;
 
@@ -92,6 +93,7 @@ async function getCore() {
         store: fs,
         libraries: [libraries],
         fetch: { fetch: (...a) => fetch(...a) },
+        google: serverGoogle((...a) => fetch(...a), base),
         wasmModule: () => compile(new URL("quickjs.wasm", base)),
       }),
     countTokens: tokens,
