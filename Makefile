@@ -24,7 +24,7 @@ CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui
+.PHONY: run test check fuzz wasm check-wasm ui bench
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -91,3 +91,9 @@ fuzz:
 		echo "fuzz $$pkg $$name for $(FUZZTIME)"; \
 		$(GO) test ./$$pkg -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) || exit 1; \
 	done
+
+# bench runs the benchmarks BENCHCOUNT times and writes BENCHMARKS.md with
+# the medians (internal/benchreport).
+BENCHCOUNT ?= 5
+bench: $(WASM)
+	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)

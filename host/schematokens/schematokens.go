@@ -337,3 +337,17 @@ func writeTable(b *strings.Builder, rows [][]string) {
 		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 	}
 }
+
+// Loaded counts what a model call sends once these groups are loaded, in
+// this order: the core tools and the groups' tools.
+func Loaded(cat registry.Catalogue, name string, groups ...string) (Scenario, error) {
+	reg, _ := registry.Build(cat)
+	active := reg.NewActive()
+	for _, g := range groups {
+		if !active.LoadGroup(g) {
+			return Scenario{}, fmt.Errorf("schematokens: no group %q with enabled tools", g)
+		}
+	}
+	r := Report{Encodings: tokens.Encodings()}
+	return r.scenario(name, active.Groups(), active.Tools())
+}

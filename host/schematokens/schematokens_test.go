@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -504,4 +505,24 @@ func ExampleMeasure() {
 	// core only: load_tool_group, echo
 	// core + clock: load_tool_group, echo, city_time
 	// all groups loaded: load_tool_group, echo, city_time
+}
+
+// Loaded with every group is Measure's "all groups loaded"; an unknown group
+// is an error.
+func TestLoaded(t *testing.T) {
+	rep, err := Measure(smallCatalogue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := rep.find(AllGroupsLoaded)
+	got, err := Loaded(smallCatalogue(), "both", "notes", "weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Tools, all.Tools) || !slices.Equal(got.Groups, all.Groups) || got.Bytes != all.Bytes || !slices.Equal(got.Tokens, all.Tokens) {
+		t.Errorf("Loaded = %+v, want %+v", got, all)
+	}
+	if _, err := Loaded(smallCatalogue(), "x", "nope"); err == nil {
+		t.Error("an unknown group was loaded")
+	}
 }

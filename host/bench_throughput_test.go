@@ -1,0 +1,136 @@
+package host_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// textModel answers every request with the same OpenAI text reply. Unlike
+// fakemodel it keeps no script and records nothing, so a long benchmark
+// neither runs out of replies nor grows the heap it measures.
+func textModel(tb testing.TB) *httptest.Server {
+	tb.Helper()
+	reply := []byte(`{"id":"chatcmpl-bench","object":"chat.completion","model":"fake",` +
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],` +
+		`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(reply)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// heapPeak samples the Go heap's live and unswept objects until stopped.
+type heapPeak struct {
+	peak atomic.Uint64
+	stop chan struct{}
+	done chan struct{}
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func sampleHeap(every time.Duration) *heapPeak {
+	p := &heapPeak{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		s := []metrics.Sample{{Name: heapMetric}}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > p.peak.Load() {
+				p.peak.Store(v)
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return p
+}
+
+func (p *heapPeak) Stop() uint64 {
+	close(p.stop)
+	<-p.done
+	return p.peak.Load()
+}
+
+// BenchmarkThroughput runs b.N text-only turns through one Host, spread over
+// K sessions that send at once, each on its own goroutine, against a local
+// model that answers at once: what is measured is the host (store, module
+// pool, wire encoding, HTTP on loopback), not a model. A session's history
+// grows by its turns, so fewer sessions mean longer histories per turn.
+func BenchmarkThroughput(b *testing.B) {
+	for _, k := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
+			ctx := context.Background()
+			model := textModel(b)
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			h, err := host.New(ctx, host.Options{
+				Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.URL + "/v1", APIKey: "test-key", ModelName: "fake-model"},
+				NoBuiltins: true,
+				Groups:     groups,
+				Tools:      tools,
+				Module:     module.Config{CacheDir: cacheDir},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close(ctx)
+
+			var next atomic.Int64
+			errs := make(chan error, k)
+			peak := sampleHeap(time.Millisecond)
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for i := range k {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s := h.Session(fmt.Sprintf("bench-%d", i))
+					for n := next.Add(1); n <= int64(b.N); n = next.Add(1) {
+						var last host.Event
+						for ev, err := range s.Send(ctx, fmt.Sprintf("Turn %d.", n)) {
+							if err != nil {
+								errs <- err
+								return
+							}
+							last = ev
+						}
+						if last.Type != host.EventDone {
+							errs <- fmt.Errorf("turn %d ended with %+v", n, last)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			heap := peak.Stop()
+			close(errs)
+			for err := range errs {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+			b.ReportMetric(float64(heap), "peak-heap-bytes")
+		})
+	}
+}

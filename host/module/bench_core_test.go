@@ -1,0 +1,326 @@
+package module
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// The benchmarks here set the core through the module against the same core
+// run natively, so the cost of the wasm boundary (copies, the envelope, the
+// interpreter's or compiler's overhead) can be read off. The native side does
+// what abi.Guest does for an export: decode the event's JSON, feed the turn,
+// encode the actions.
+
+// benchCatalogue is memCatalogue as a value: one group, pdf, with pdf_info.
+func benchCatalogue(tb testing.TB) registry.Catalogue {
+	tb.Helper()
+	var c registry.Catalogue
+	if err := json.Unmarshal([]byte(memCatalogue), &c); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// benchHistory is a log of n messages as a session keeps it: it opens by
+// loading the pdf group, so a new turn has a group to restore, then repeats
+// user, assistant, pdf_info call, its result, the assistant's answer.
+func benchHistory(n int) []session.Message {
+	h := []session.Message{
+		{Type: session.User, Content: "Open the reports."},
+		{Type: session.Assistant},
+		{Type: session.ToolCall, ToolCallID: "load_1", ToolName: registry.LoadToolGroupName,
+			ToolInput: `{"group_name":"pdf"}`, Status: registry.StatusSuccess},
+		{Type: session.ToolResult, ToolCallID: "load_1", ToolName: registry.LoadToolGroupName,
+			Content: "Loaded 1 tools from group 'pdf':\n- pdf_info: PDF info", Status: registry.StatusSuccess},
+	}
+	for i := 0; len(h) < n; i++ {
+		id := fmt.Sprintf("call_%d", i)
+		h = append(h,
+			session.Message{Type: session.User, Content: fmt.Sprintf("How many pages has report-%d.pdf?", i)},
+			session.Message{Type: session.Assistant, Content: "Let me look."},
+			session.Message{Type: session.ToolCall, ToolCallID: id, ToolName: "pdf_info",
+				ToolInput: fmt.Sprintf(`{"path":"report-%d.pdf"}`, i), Status: registry.StatusSuccess},
+			session.Message{Type: session.ToolResult, ToolCallID: id, ToolName: "pdf_info",
+				Content: fmt.Sprintf(`{"pages":%d,"title":"Quarterly report %d","author":"Finance"}`, i%40+1, i), Status: registry.StatusSuccess},
+			session.Message{Type: session.Assistant, Content: fmt.Sprintf("report-%d.pdf has %d pages.", i, i%40+1)},
+		)
+	}
+	return h[:n]
+}
+
+// startEvent is the start event of a turn with the given history, as JSON.
+func startEvent(tb testing.TB, history []session.Message) []byte {
+	tb.Helper()
+	ev, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?",
+		Settings: session.Settings{Format: "openai", Model: "m"}, History: history})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ev
+}
+
+// nativeEvent feeds a turn one event as abi.Guest.TurnEvent does.
+func nativeEvent(t *session.Turn, event []byte) ([]byte, error) {
+	var e session.Event
+	if err := json.Unmarshal(event, &e); err != nil {
+		return nil, err
+	}
+	acts, err := t.Handle(e)
+	if err != nil {
+		return nil, err
+	}
+	return session.MarshalActions(acts)
+}
+
+func nativeRegistry(tb testing.TB, c registry.Catalogue) *registry.Registry {
+	tb.Helper()
+	reg, rep := registry.Build(c)
+	if !rep.OK() {
+		tb.Fatalf("catalogue has problems: %+v", rep)
+	}
+	return reg
+}
+
+func loadedInstance(tb testing.TB, catalogue []byte) *Instance {
+	tb.Helper()
+	inst := instance(tb)
+	rep, err := inst.Load(context.Background(), catalogue)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !rep.OK() {
+		tb.Fatalf("catalogue has problems: %+v", rep)
+	}
+	return inst
+}
+
+// BenchmarkStartTurn is a turn's start event, which restores the groups the
+// history loaded and answers with the first model request.
+func BenchmarkStartTurn(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10, 1000, 10000} {
+		start := startEvent(b, benchHistory(n))
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			b.Run("wasm", func(b *testing.B) {
+				inst := loadedInstance(b, []byte(memCatalogue))
+				b.SetBytes(int64(len(start)))
+				for b.Loop() {
+					h, err := inst.TurnNew(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := inst.TurnEvent(ctx, h, start); err != nil {
+						b.Fatal(err)
+					}
+					if err := inst.TurnFree(ctx, h); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("native", func(b *testing.B) {
+				reg := nativeRegistry(b, benchCatalogue(b))
+				b.SetBytes(int64(len(start)))
+				for b.Loop() {
+					if _, err := nativeEvent(session.NewTurn(reg), start); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkLoadGroupStep is one load_tool_group step: the model's response
+// calling load_tool_group in, the next model request out. Starting the turn
+// is not timed.
+func BenchmarkLoadGroupStep(b *testing.B) {
+	ctx := context.Background()
+	start := startEvent(b, nil)
+	load := []byte(turnEvents[0])
+	b.Run("wasm", func(b *testing.B) {
+		inst := loadedInstance(b, []byte(memCatalogue))
+		for range b.N {
+			b.StopTimer()
+			h, err := inst.TurnNew(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := inst.TurnEvent(ctx, h, start); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := inst.TurnEvent(ctx, h, load); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if err := inst.TurnFree(ctx, h); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	})
+	b.Run("native", func(b *testing.B) {
+		reg := nativeRegistry(b, benchCatalogue(b))
+		for range b.N {
+			b.StopTimer()
+			t := session.NewTurn(reg)
+			if _, err := nativeEvent(t, start); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := nativeEvent(t, load); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// bigCatalogue has n tools in groups of 50, each with a small schema.
+func bigCatalogue(n int) registry.Catalogue {
+	var c registry.Catalogue
+	for i := range n {
+		g := fmt.Sprintf("group_%d", i/50)
+		if i%50 == 0 {
+			c.Groups = append(c.Groups, registry.Group{Name: g, DisplayName: fmt.Sprintf("Group %d", i/50),
+				Description: fmt.Sprintf("Tools of group %d: reading, searching and writing its records", i/50)})
+		}
+		c.Tools = append(c.Tools, registry.Tool{
+			Name:        fmt.Sprintf("%s_tool_%d", g, i%50),
+			Description: fmt.Sprintf("Tool %d of %s: looks a record up by id and returns it as JSON", i%50, g),
+			Group:       g,
+			Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"The record's id"},` +
+				`"fields":{"type":"array","items":{"type":"string"}},"limit":{"type":"integer","minimum":1}},"required":["id"]}`),
+		})
+	}
+	return c
+}
+
+// BenchmarkCatalogue registers a catalogue of N tools: through the module
+// that includes decoding the catalogue's JSON; natively it is registry.Build
+// of the value alone.
+func BenchmarkCatalogue(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{100, 1000, 10000} {
+		c := bigCatalogue(n)
+		js, err := Marshal(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			b.Run("wasm", func(b *testing.B) {
+				inst := loadedInstance(b, js)
+				b.SetBytes(int64(len(js)))
+				for b.Loop() {
+					if _, err := inst.Load(ctx, js); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("native", func(b *testing.B) {
+				nativeRegistry(b, c)
+				for b.Loop() {
+					registry.Build(c)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkCompile compiles the embedded module, and instantiates it once
+// as New does to check its ABI version: with no cache, and from a warm
+// compilation cache on disk.
+func BenchmarkCompile(b *testing.B) {
+	ctx := context.Background()
+	compile := func(b *testing.B, cfg Config) {
+		b.Helper()
+		rt, err := New(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rt.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("cache=none", func(b *testing.B) {
+		for b.Loop() {
+			compile(b, Config{})
+		}
+	})
+	b.Run("cache=warm", func(b *testing.B) {
+		cfg := Config{CacheDir: b.TempDir()}
+		compile(b, cfg)
+		for b.Loop() {
+			compile(b, cfg)
+		}
+	})
+}
+
+// BenchmarkInstantiate is one instance of the compiled module, _initialize
+// and the version check included.
+func BenchmarkInstantiate(b *testing.B) {
+	ctx := context.Background()
+	rt := runtime(b)
+	for b.Loop() {
+		inst, err := rt.Instantiate(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inst.Close(ctx)
+	}
+}
+
+// BenchmarkMemoryAfter1000Turns runs TestMemoryAfter1000Turns's 1,000 turns
+// on a new instance per iteration and reports the instance's memory at the
+// end as wasm-bytes.
+func BenchmarkMemoryAfter1000Turns(b *testing.B) {
+	ctx := context.Background()
+	rt := runtime(b)
+	var size uint32
+	for range b.N {
+		inst, err := rt.Instantiate(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+			b.Fatal(err)
+		}
+		history := json.RawMessage(`[]`)
+		for n := range 1000 {
+			h, err := inst.TurnNew(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := fmt.Sprintf(`{"type":"start","user":"turn %d","settings":{"format":"openai","model":"m"},"history":%s}`, n, history)
+			var log []json.RawMessage
+			for _, ev := range append([]string{start}, turnEvents...) {
+				out, err := inst.TurnEvent(ctx, h, []byte(ev))
+				if err != nil {
+					b.Fatalf("turn %d: %v", n, err)
+				}
+				var acts []struct {
+					Messages []json.RawMessage `json:"messages"`
+				}
+				if err := json.Unmarshal(out, &acts); err != nil {
+					b.Fatal(err)
+				}
+				for _, a := range acts {
+					log = append(log, a.Messages...)
+				}
+			}
+			if err := inst.TurnFree(ctx, h); err != nil {
+				b.Fatal(err)
+			}
+			if history, err = json.Marshal(log); err != nil {
+				b.Fatal(err)
+			}
+		}
+		size = inst.MemorySize()
+		inst.Close(ctx)
+	}
+	b.ReportMetric(float64(size), "wasm-bytes")
+}
