@@ -249,15 +249,13 @@ func (a *App) Problems() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := slices.Clone(a.problems)
-	for _, r := range a.Host.Report().Manifests {
+	rep := a.Host.Report()
+	for _, r := range rep.Manifests {
 		for _, p := range r.Skipped {
 			out = append(out, p.Error())
 		}
 	}
-	for _, e := range a.Host.Report().Errors {
-		out = append(out, e)
-	}
-	return out
+	return append(out, rep.Errors...)
 }
 
 // reload reads the skills and the tools folder again.

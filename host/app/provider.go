@@ -139,11 +139,6 @@ func (p settingsModel) Model() string {
 	return p.Provider.Model()
 }
 
-// Call passes the model setting's choice through.
-func (p settingsModel) Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
-	return p.Provider.Call(ctx, req)
-}
-
 // noModel is the provider of commands that make no model calls.
 type noModel struct{}
 

@@ -35,6 +35,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -116,7 +117,7 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]sessionJSON, len(list))
 	for i, x := range list {
-		out[i] = toJSON(x.ID, x.Title, x.Created, x.Updated, x.Messages)
+		out[i] = toJSON(x)
 	}
 	reply(w, out)
 }
@@ -150,7 +151,7 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(toJSON(x.ID, x.Title, x.Created, x.Updated, x.Messages))
+		json.NewEncoder(w).Encode(toJSON(x))
 	}
 }
 
@@ -321,9 +322,9 @@ type sessionJSON struct {
 	Messages int    `json:"messages"`
 }
 
-func toJSON(id, title string, created, updated interface{ Format(string) string }, n int) sessionJSON {
+func toJSON(x store.Session) sessionJSON {
 	const layout = "2006-01-02T15:04:05.000Z07:00"
-	return sessionJSON{ID: id, Title: title, Created: created.Format(layout), Updated: updated.Format(layout), Messages: n}
+	return sessionJSON{ID: x.ID, Title: x.Title, Created: x.Created.Format(layout), Updated: x.Updated.Format(layout), Messages: x.Messages}
 }
 
 // decode reads a JSON body (an empty body is {}), answering 400 itself.
