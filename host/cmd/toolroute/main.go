@@ -41,6 +41,9 @@ Usage:
   toolroute check [--json] [--with-builtin] [--override] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
       the built-in manifests when no folder is given. Exit status 1 on any error.
+  toolroute export [--builtin] [APP FLAGS]
+      Print the JS tools, their sources and libraries as one JSON document,
+      as the edge worker's build (web/worker) and the browser UI take them.
 
 Models: set OPENAI_API_KEY (and OPENAI_BASE_URL for Ollama, llama.cpp or
 vLLM), or ANTHROPIC_API_KEY; choose the model with --model or TOOLROUTE_MODEL;
@@ -70,6 +73,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCheck(args[1:], stdout, stderr)
 	case "google":
 		return runGoogle(args[1:], stdout, stderr)
+	case "export":
+		return runExport(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
