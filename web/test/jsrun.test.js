@@ -3,13 +3,14 @@
 // TestConformance), then a few tests of its own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
 import { DirStore } from "../jsrun/dirstore.js";
+import { loadCase, runnerOptions, calls } from "./conformance-case.js";
+import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const casesDir = path.join(root, "testdata/js");
@@ -18,76 +19,10 @@ const casesDir = path.join(root, "testdata/js");
 // they run as todo tests, so a fix shows as a passing todo.
 const KNOWN_DIFFERENCES = {};
 
-// loadCase reads a case: case.json and tool.js from a txtar archive, as the
-// Go test's loadCase does.
-function loadCase(text) {
-  const parts = {};
-  let name = null;
-  for (const line of text.split(/(?<=\n)/)) {
-    const m = line.match(/^-- (.+) --\n$/);
-    if (m) {
-      name = m[1];
-      parts[name] = "";
-      continue;
-    }
-    if (name !== null) parts[name] += line;
-  }
-  return { c: JSON.parse(parts["case.json"]), source: parts["tool.js"] ?? "" };
-}
-
-// fakeServer answers the case's routes and records the requests.
-async function fakeServer(routes = []) {
-  const seen = [];
-  const server = http.createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const u = new URL(req.url, "http://x");
-    seen.push({ method: req.method, path: u.pathname, query: u.search.slice(1), body: Buffer.concat(chunks).toString(), headers: req.headers });
-    const rt = routes.find((r) => r.method.toUpperCase() === req.method && r.path === u.pathname);
-    if (!rt) {
-      res.writeHead(404).end("no route\n");
-      return;
-    }
-    if (rt.delay_ms > 0) {
-      const ended = await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(false), rt.delay_ms);
-        res.on("close", () => { clearTimeout(timer); resolve(true); });
-      });
-      if (ended) return;
-    }
-    let body = rt.body ?? "";
-    const headers = { ...rt.headers };
-    if (rt.body_repeat?.length === 2) {
-      body = rt.body_repeat[0].repeat(rt.body_repeat[1]);
-      headers["Content-Length"] = String(Buffer.byteLength(body));
-    }
-    res.writeHead(rt.status || 200, headers).end(body);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    seen,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
-  };
-}
-
-function check(want, got) {
-  const detail = `${got.error_type}: ${got.message}${got.output ?? ""}`;
-  assert.equal(got.status, want.status, `status ${got.status} (${detail})`);
-  if (want.output !== undefined && want.output !== null) assert.equal(got.output, want.output, "output");
-  for (const s of want.output_contains ?? []) assert.ok(got.output.includes(s), `output ${JSON.stringify(got.output)} does not contain ${JSON.stringify(s)}`);
-  if (want.error_type) assert.equal(got.error_type, want.error_type, `error type (${got.message})`);
-  for (const s of want.message_contains ?? []) assert.ok(got.message.includes(s), `message ${JSON.stringify(got.message)} does not contain ${JSON.stringify(s)}`);
-  if (want.message_any?.length) assert.ok(want.message_any.some((s) => got.message.includes(s)), `message ${JSON.stringify(got.message)} contains none of ${JSON.stringify(want.message_any)}`);
-  for (const s of want.message_excludes ?? []) assert.ok(!got.message.includes(s), `message ${JSON.stringify(got.message)} contains ${JSON.stringify(s)}`);
-  if (want.logs) assert.deepEqual(got.logs, want.logs, "logs");
-}
-
 // replay runs a case against a store: "memory" (the browser's and worker's)
 // or "dir" (Node's).
 async function replay(c, source, storeKind) {
   const srv = await fakeServer(c.server);
-  const sub = (s) => s.replaceAll("{{server}}", srv.url);
   let dir = null;
   let store;
   if (storeKind === "dir") {
@@ -102,43 +37,13 @@ async function replay(c, source, storeKind) {
     store = new MemoryStore(c.files ?? {});
   }
   try {
-    const runner = new Runner({
-      store,
-      libraries: c.libraries ?? [],
-      memoryLimit: (c.memory_limit_mb ?? 0) << 20,
-      fetch: {
-        fetch: globalThis.fetch,
-        allowPrivate: c.fetch?.allow_private ?? false,
-        rewrites: (c.fetch?.rewrites ?? []).map((rw) => ({ from: rw.from, to: sub(rw.to) })),
-      },
-      google: c.google ? { accessToken: async () => c.google.token, accountEmail: async () => c.google.email } : undefined,
-      now: c.now ? () => new Date(c.now) : undefined,
-    });
-    const params = c.params === undefined ? undefined : JSON.parse(sub(JSON.stringify(c.params)));
-    for (let i = 0; i < Math.max(1, c.repeat ?? 0); i++) {
-      const res = await runner.call({
-        tool: "case_tool", sourceRef: "tool.js", source, function: c.function, params, env: c.env,
-        timeoutMs: (c.timeout_seconds > 0 ? c.timeout_seconds : 10) * 1000,
-      });
-      check(c.expect, res);
-    }
-    for (const [name, want] of Object.entries(c.expect_files ?? {})) {
-      const got = storeKind === "dir"
-        ? (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), "utf8") : null)
-        : (store.files.get(name) ?? null);
-      assert.equal(got, want, `file ${name}`);
-    }
-    if (c.expect_requests) {
-      assert.equal(srv.seen.length, c.expect_requests.length, `server saw ${JSON.stringify(srv.seen)}`);
-      c.expect_requests.forEach((want, i) => {
-        const got = srv.seen[i];
-        assert.equal(got.method, want.method, `request ${i} method`);
-        assert.equal(got.path, want.path, `request ${i} path`);
-        assert.equal(got.query, want.query ?? "", `request ${i} query`);
-        if (want.body) assert.equal(got.body, want.body, `request ${i} body`);
-        for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()], v, `request ${i} header ${k}`);
-      });
-    }
+    const o = runnerOptions(c, srv.url);
+    const runner = new Runner({ ...o, store, fetch: { ...o.fetch, fetch: globalThis.fetch } });
+    for (const call of calls(c, source, srv.url)) check(c.expect, await runner.call(call));
+    checkFiles(c, (name) => storeKind === "dir"
+      ? (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), "utf8") : null)
+      : (store.files.get(name) ?? null));
+    checkRequests(c, srv.seen);
   } finally {
     await srv.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,51 @@
+// The conformance cases of testdata/js as data, for every JS host here: the
+// Node tests of web/jsrun and the worker's tests, which replay them inside
+// workerd. Nothing in this file needs Node.
+
+// loadCase reads a case: case.json and tool.js from a txtar archive, as the
+// Go test's loadCase does.
+export function loadCase(text) {
+  const parts = {};
+  let name = null;
+  for (const line of text.split(/(?<=\n)/)) {
+    const m = line.match(/^-- (.+) --\n$/);
+    if (m) {
+      name = m[1];
+      parts[name] = "";
+      continue;
+    }
+    if (name !== null) parts[name] += line;
+  }
+  return { c: JSON.parse(parts["case.json"]), source: parts["tool.js"] ?? "" };
+}
+
+// withServer puts the case's fake server's URL where the case says {{server}}.
+export function withServer(v, url) {
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v).replaceAll("{{server}}", url));
+}
+
+// runnerOptions are the Runner options a case asks for (web/jsrun's
+// Runner), but for the store and the fetch function, which the host gives.
+export function runnerOptions(c, serverURL) {
+  return {
+    libraries: c.libraries ?? [],
+    memoryLimit: (c.memory_limit_mb ?? 0) << 20,
+    fetch: {
+      allowPrivate: c.fetch?.allow_private ?? false,
+      rewrites: (c.fetch?.rewrites ?? []).map((rw) => ({ from: rw.from, to: withServer(rw.to, serverURL) })),
+    },
+    google: c.google ? { accessToken: async () => c.google.token, accountEmail: async () => c.google.email } : undefined,
+    now: c.now ? () => new Date(c.now) : undefined,
+  };
+}
+
+// calls are the calls a case makes: {tool, sourceRef, source, function,
+// params, env, timeoutMs}, repeated as it says.
+export function calls(c, source, serverURL) {
+  const call = {
+    tool: "case_tool", sourceRef: "tool.js", source, function: c.function,
+    params: withServer(c.params, serverURL), env: c.env,
+    timeoutMs: (c.timeout_seconds > 0 ? c.timeout_seconds : 10) * 1000,
+  };
+  return Array.from({ length: Math.max(1, c.repeat ?? 0) }, () => call);
+}
