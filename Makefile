@@ -24,7 +24,7 @@ CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui bench
+.PHONY: run test check fuzz wasm check-wasm ui bench worker
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -39,6 +39,11 @@ run: $(UI)
 ui: $(UI)
 $(UI): $(NODE_MODULES) $(WASM) web/build.mjs $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 	cd web && node build.mjs
+
+# worker builds the edge worker into web/worker/dist with the built-in JS
+# tools, and prints its size against Workers' limits (see README).
+worker: $(NODE_MODULES) $(WASM)
+	cd web && node worker/build.mjs
 
 test: $(WASM) $(NODE_MODULES) $(CHROMIUM) $(UI)
 	$(GO) test ./...

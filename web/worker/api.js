@@ -1,0 +1,376 @@
+// The worker's HTTP API: `toolroute serve`'s (host/server), the same paths,
+// bodies and server-sent events, over a host (web/host) whose message log
+// lives in Durable Objects (sessions.js).
+//
+//	GET  /api/health                      the provider and what did not load
+//	GET  /api/sessions                    sessions, most recent first
+//	POST /api/sessions                    {"title"} -> a new session
+//	GET  /api/sessions/{id}               one session
+//	GET  /api/sessions/{id}/messages      its message log
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	POST /api/sessions/{id}/clear         a new session, as /clear
+//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
+//	GET  /api/ui/catalogue                the JS tools, sources and libraries
+//	GET  /                                serve's minimal chat page
+//
+// A worker is on the internet, not on localhost: unless the request comes
+// to a loopback name (workerd or wrangler dev on this machine), the API
+// answers only requests carrying the TOOLROUTE_TOKEN secret, as
+// "Authorization: Bearer TOKEN" or the cookie GET /?token=TOKEN sets, or
+// every request when the TOOLROUTE_PUBLIC variable is "1" (behind
+// Cloudflare Access, say). Every POST takes JSON, as serve's do.
+import { Toolroute } from "../driver/toolroute.js";
+import { createHost } from "../host/host.js";
+import { Runner, NotConnected } from "../jsrun/runner.js";
+import { resolveProvider, describeProvider, hint } from "./provider.js";
+import { Busy, INDEX_NAME } from "./sessions.js";
+
+// MAX_BODY bounds a request body, as serve's MaxBody.
+export const MAX_BODY = 1 << 20;
+// WORKER_STACK_SIZE is QuickJS's stack limit in the worker. QuickJS's wasm
+// frames use V8's own stack too, and workerd's is smaller than Node's and
+// Chrome's: with web/jsrun's 360 KB, once V8 has optimised QuickJS's
+// interpreter a deep recursion overflows V8's stack before QuickJS's check,
+// and the tool cannot catch it. At 288 KB QuickJS's RangeError comes first,
+// after about 1,650 levels (worker.test.js checks both).
+export const WORKER_STACK_SIZE = 288 << 10;
+// MAX_ID bounds a session id.
+const MAX_ID = 200;
+const COOKIE = "toolroute_token";
+
+// createWorker makes the worker's fetch handler. deps:
+//   toolrouteModule, quickjsModule: the WebAssembly.Modules (module imports);
+//   bundle: {catalogue, sources, libraries}, `toolroute export`'s output;
+//   page: the chat page's HTML;
+//   now: the clock (new Date by default).
+// The module is instantiated on the first request, inside the handler (a
+// worker may not ask for random bytes at global scope), and reused by every
+// later request this isolate serves.
+export function createWorker(deps) {
+  let state = null;
+  const now = deps.now ?? (() => new Date());
+
+  async function ready(env) {
+    state ??= start(env, deps, now).catch((e) => {
+      state = null;
+      throw e;
+    });
+    return state;
+  }
+
+  return {
+    async fetch(request, env, ctx) {
+      try {
+        return await route(request, env, ctx, deps, now, ready);
+      } catch (e) {
+        return fail(500, `the worker failed: ${e?.message ?? e}`);
+      }
+    },
+  };
+}
+
+// start makes the isolate's host: the provider, the module instance, the
+// JS tool runner, and the store over the Durable Objects.
+async function start(env, deps, now) {
+  const provider = resolveProvider(env);
+  const tokens = new Map(); // session id -> the lease token of its running turn
+  const store = {
+    messages: (id) => sessionStub(env, id).messages(),
+    append: (id, messages) => sessionStub(env, id).append(tokens.get(id) ?? "", messages, now().toISOString()),
+  };
+  const bundle = deps.bundle ?? {};
+  const runner = newRunner(env, deps.quickjsModule, bundle.libraries);
+  const host = await createHost({
+    module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
+    catalogue: bundle.catalogue ?? {},
+    sources: bundle.sources ?? {},
+    // Without a provider the host still describes the catalogue; turns are
+    // refused before they start (see send).
+    provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : provider,
+    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
+    store,
+    runJS: (call) => runner.call(call),
+    env: (name) => (typeof env[name] === "string" ? env[name] : undefined),
+    now,
+  });
+  return { host, provider, tokens };
+}
+
+// newRunner is the worker's JS tool runner: QuickJS from the module import,
+// the worker's fetch, the libraries of the bundle and the Google account of
+// the worker's secrets.
+export function newRunner(env, quickjsModule, libraries, extra = {}) {
+  return new Runner({
+    wasmModule: quickjsModule,
+    libraries: [libraries ?? {}],
+    fetch: { fetch: (...a) => fetch(...a) },
+    google: googleFromEnv(env),
+    maxStackSize: WORKER_STACK_SIZE,
+    ...extra,
+  });
+}
+
+// googleFromEnv is the google bridge's account: GOOGLE_ACCESS_TOKEN, or
+// GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET
+// (refreshed at GOOGLE_TOKEN_URL, Google's by default); the email from
+// GOOGLE_ACCOUNT_EMAIL.
+export function googleFromEnv(env, fetchFn = (...a) => fetch(...a)) {
+  let cached = null;
+  return {
+    async accessToken() {
+      if (env.GOOGLE_ACCESS_TOKEN) return env.GOOGLE_ACCESS_TOKEN;
+      if (!env.GOOGLE_REFRESH_TOKEN || !env.GOOGLE_CLIENT_ID || !env.GOOGLE_CLIENT_SECRET) throw new NotConnected();
+      if (cached && cached.until > Date.now()) return cached.token;
+      const resp = await fetchFn(env.GOOGLE_TOKEN_URL || "https://oauth2.googleapis.com/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token", refresh_token: env.GOOGLE_REFRESH_TOKEN,
+          client_id: env.GOOGLE_CLIENT_ID, client_secret: env.GOOGLE_CLIENT_SECRET,
+        }).toString(),
+      });
+      const body = await resp.json().catch(() => ({}));
+      if (!resp.ok || !body.access_token) {
+        throw new Error(`refreshing the Google token answered HTTP ${resp.status} ${body.error ?? ""}: check the GOOGLE_REFRESH_TOKEN, GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET secrets`.replace("  ", " "));
+      }
+      const seconds = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3600;
+      cached = { token: body.access_token, until: Date.now() + (seconds - 60) * 1000 };
+      return cached.token;
+    },
+    async accountEmail() {
+      if (!env.GOOGLE_ACCESS_TOKEN && !env.GOOGLE_REFRESH_TOKEN) throw new NotConnected();
+      if (!env.GOOGLE_ACCOUNT_EMAIL) throw new Error("the worker knows no email for the Google account: set the GOOGLE_ACCOUNT_EMAIL variable");
+      return env.GOOGLE_ACCOUNT_EMAIL;
+    },
+  };
+}
+
+function sessionStub(env, id) {
+  return env.SESSION_LOG.get(env.SESSION_LOG.idFromName(id));
+}
+
+function indexStub(env) {
+  return env.SESSION_INDEX.get(env.SESSION_INDEX.idFromName(INDEX_NAME));
+}
+
+async function route(request, env, ctx, deps, now, ready) {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  const method = request.method;
+
+  const denied = authorize(request, url, env);
+  if (denied) return denied;
+
+  if (!path.startsWith("/api/")) {
+    if (method === "GET" && path === "/") {
+      const token = url.searchParams.get("token");
+      if (token !== null && env.TOOLROUTE_TOKEN && token === env.TOOLROUTE_TOKEN) {
+        // Keep the token in a cookie and drop it from the address bar.
+        return new Response(null, {
+          status: 303,
+          headers: { location: "/", "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=31536000` },
+        });
+      }
+      return new Response(deps.page ?? "", { headers: { "content-type": "text/html; charset=utf-8" } });
+    }
+    return new Response("404 page not found\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+  }
+
+  let body = null;
+  if (method === "POST") {
+    const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type !== "application/json") return fail(415, "send JSON with Content-Type: application/json");
+    const r = await readJSON(request);
+    if (r.error) return r.error;
+    body = r.value;
+  }
+
+  const parts = path.split("/").slice(2); // after "/api/"
+  const sessionRoute = parts[0] === "sessions" && parts.length >= 2 && parts.length <= 3;
+  let id = null;
+  if (sessionRoute) {
+    try {
+      id = decodeURIComponent(parts[1]);
+    } catch {
+      return fail(400, "the session id in the path is not valid percent-encoding");
+    }
+    if (id === "" || id.length > MAX_ID) return fail(400, `a session id is 1 to ${MAX_ID} characters: POST /api/sessions makes one`);
+  }
+  const key = `${method} /${parts[0] ?? ""}${sessionRoute ? "/{id}" + (parts[2] ? "/" + parts[2] : "") : parts.length > 1 ? "/" + parts.slice(1).join("/") : ""}`;
+
+  switch (key) {
+    case "GET /health": {
+      const { host, provider } = await ready(env);
+      const problems = [];
+      if (provider.error) problems.push(provider.error);
+      for (const m of host.report?.manifests ?? []) for (const p of m.skipped ?? []) problems.push(problem(p));
+      problems.push(...(host.report?.errors ?? []));
+      return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems });
+    }
+    case "GET /sessions":
+      return reply(await indexStub(env).list());
+    case "POST /sessions": {
+      return reply(await createSession(env, now, typeof body.title === "string" ? body.title : ""), 201);
+    }
+    case "POST /sessions/{id}/clear":
+      return reply(await createSession(env, now, ""), 201);
+    case "GET /sessions/{id}": {
+      const info = await sessionStub(env, id).info();
+      return info ? reply(info) : noSession(id);
+    }
+    case "GET /sessions/{id}/messages": {
+      const stub = sessionStub(env, id);
+      if (!(await stub.info())) return noSession(id);
+      return reply(await stub.messages());
+    }
+    case "POST /sessions/{id}/messages":
+      return send(env, ctx, ready, now, id, body, request);
+    case "GET /catalogue": {
+      const { host } = await ready(env);
+      return reply(await host.describe(url.searchParams.get("session") ?? ""));
+    }
+    case "GET /ui/catalogue":
+      return reply(deps.bundle ?? { catalogue: {}, sources: {}, libraries: {} });
+  }
+  return fail(404, `no such endpoint: ${method} ${path}; see GET /api/health`);
+}
+
+async function createSession(env, now, title) {
+  const id = newSessionID(now());
+  return sessionStub(env, id).create(id, title, now().toISOString());
+}
+
+// send runs a turn and streams its events: "event: TYPE" and "data: JSON"
+// per event, the last being done or failed, or error for a host failure.
+async function send(env, ctx, ready, now, id, body, request) {
+  const text = typeof body.text === "string" ? body.text : "";
+  if (text.trim() === "") return fail(400, 'give the message as {"text": "..."}');
+  const { host, provider, tokens } = await ready(env);
+  if (provider.error) return fail(503, provider.error);
+  const stub = sessionStub(env, id);
+  const token = crypto.randomUUID();
+  const begun = await stub.begin(id, token, title(text), now().toISOString());
+  if (begun.busy) return fail(409, "a turn is already running in this session: wait for its done or failed event, then send again");
+  tokens.set(id, token);
+
+  const encoder = new TextEncoder();
+  const { readable, writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const abort = new AbortController();
+  const write = async (type, v) => {
+    try {
+      await writer.write(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(v)}\n\n`));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const turn = (async () => {
+    try {
+      for await (const ev of host.send(id, text, { signal: abort.signal })) {
+        if (ev.type === "failed" && ev.failure) ev.failure.message = hint(provider, ev.failure.message ?? "");
+        if (!(await write(ev.type, ev))) {
+          abort.abort(new Error("the client went away")); // the turn stops, what was done stays
+        }
+      }
+    } catch (e) {
+      if (!abort.signal.aborted) {
+        const msg = e instanceof Busy || e?.message?.includes("another turn took") ? e.message : String(e?.message ?? e);
+        await write("error", { message: msg });
+      }
+    } finally {
+      if (tokens.get(id) === token) tokens.delete(id);
+      await stub.end(token).catch(() => {});
+      await writer.close().catch(() => {});
+    }
+  })();
+  ctx?.waitUntil?.(turn);
+  request.signal?.addEventListener?.("abort", () => abort.abort(new Error("the client went away")));
+  return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
+
+// authorize answers a request the worker must not serve, or gives null.
+function authorize(request, url, env) {
+  if (env.TOOLROUTE_PUBLIC === "1" || isLoopback(url.hostname)) return null;
+  const want = env.TOOLROUTE_TOKEN;
+  if (!want) {
+    return fail(403, "this worker has no TOOLROUTE_TOKEN secret: set one (wrangler secret put TOOLROUTE_TOKEN) and send it as Authorization: Bearer TOKEN, or open /?token=TOKEN; or set the TOOLROUTE_PUBLIC variable to 1 if something in front of the worker (Cloudflare Access) checks who may use it");
+  }
+  const auth = request.headers.get("authorization") ?? "";
+  const cookie = (request.headers.get("cookie") ?? "").split(";").map((c) => c.trim()).find((c) => c.startsWith(COOKIE + "="));
+  const given = auth.startsWith("Bearer ") ? auth.slice(7).trim() : cookie ? decodeURIComponent(cookie.slice(COOKIE.length + 1)) : url.pathname === "/" ? url.searchParams.get("token") : null;
+  if (given !== null && given !== undefined && equal(given, want)) return null;
+  return fail(401, "send the worker's TOOLROUTE_TOKEN as Authorization: Bearer TOKEN, or open /?token=TOKEN in the browser once");
+}
+
+function isLoopback(hostname) {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+// equal compares secrets in time independent of where they differ.
+function equal(a, b) {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let d = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) d |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return d === 0;
+}
+
+async function readJSON(request) {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_BODY) return { error: fail(413, `the body is over ${MAX_BODY} bytes`) };
+  let text;
+  try {
+    const buf = await request.arrayBuffer();
+    if (buf.byteLength > MAX_BODY) return { error: fail(413, `the body is over ${MAX_BODY} bytes`) };
+    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+  } catch (e) {
+    return { error: fail(400, `reading the body: ${e.message}`) };
+  }
+  if (text.trim() === "") return { value: {} };
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { error: fail(400, "the body is not the JSON this endpoint takes: " + e.message) };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { error: fail(400, "the body is not the JSON this endpoint takes: send an object") };
+  }
+  return { value };
+}
+
+// title makes a session title from its first message, as app.Title does.
+export function title(text) {
+  const t = text.split(/\s+/).filter(Boolean).join(" ");
+  const runes = [...t];
+  return runes.length > 60 ? runes.slice(0, 59).join("") + "…" : t;
+}
+
+// newSessionID makes an id as app.NewSessionID does: the UTC time and 3
+// random bytes.
+export function newSessionID(d) {
+  const p = (n) => String(n).padStart(2, "0");
+  const stamp = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  const b = crypto.getRandomValues(new Uint8Array(3));
+  return stamp + "-" + [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function problem(p) {
+  let s = p.file;
+  if (p.entry >= 0) s += `: entry ${p.entry}`;
+  if (p.tool) s += ` (${p.tool})`;
+  return `${s}: ${p.reason}`;
+}
+
+function noSession(id) {
+  return fail(404, `no session ${JSON.stringify(id)}: GET /api/sessions lists them`);
+}
+
+function reply(v, status = 200) {
+  return new Response(JSON.stringify(v) + "\n", { status, headers: { "content-type": "application/json" } });
+}
+
+function fail(status, message) {
+  return reply({ error: message }, status);
+}

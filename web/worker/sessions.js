@@ -1,0 +1,153 @@
+// The worker's durable state: one Durable Object per session holding its
+// message log (SessionLog), and one listing the sessions (SessionIndex).
+// The log is the only session state (RFC-044): whichever worker serves a
+// turn reads the whole log here and the module finds the loaded groups in
+// it. Both use SQLite-backed storage (ctx.storage.sql).
+import { DurableObject } from "cloudflare:workers";
+
+// PART_CHARS bounds one stored piece of a message's JSON: a SQLite-backed
+// Durable Object keeps strings up to 2 MB, and a tool result may be larger.
+export const PART_CHARS = 256 << 10;
+// LEASE_MS is how long a turn holds its session without storing anything
+// before another turn may take the session over (a worker that died).
+export const LEASE_MS = 10 * 60 * 1000;
+// INDEX_NAME names the one SessionIndex.
+export const INDEX_NAME = "sessions";
+
+// Busy is refused by begin and append: another turn holds the session.
+export class Busy extends Error {}
+
+// SessionLog is one session: its title and times, its messages and the
+// lease of the turn running in it.
+export class SessionLog extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS parts (seq INTEGER NOT NULL, part INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (seq, part))`);
+  }
+
+  #meta(key) {
+    const row = this.sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    return row ? row.value : null;
+  }
+
+  #setMeta(key, value) {
+    this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value);
+  }
+
+  #count() {
+    return this.sql.exec(`SELECT COUNT(DISTINCT seq) AS n FROM parts`).one().n;
+  }
+
+  // info is the session as the API shows it, or null before create.
+  info() {
+    const id = this.#meta("id");
+    if (id === null) return null;
+    return { id, title: this.#meta("title") ?? "", created: this.#meta("created"), updated: this.#meta("updated"), messages: this.#count() };
+  }
+
+  // create makes the session if it is new; either way it gives its info.
+  async create(id, title, now) {
+    if (this.#meta("id") === null) {
+      this.ctx.storage.transactionSync(() => {
+        this.#setMeta("id", id);
+        this.#setMeta("title", title ?? "");
+        this.#setMeta("created", now);
+        this.#setMeta("updated", now);
+      });
+      await this.#publish();
+    }
+    return this.info();
+  }
+
+  // begin starts a turn: it makes the session if needed, titles an untitled
+  // one after the message, and takes the lease for token. It gives
+  // {ok: true} or {busy: true} when another turn holds the session.
+  async begin(id, token, title, now) {
+    const info = await this.create(id, "", now);
+    const holder = this.#meta("lease");
+    const renewed = Number(this.#meta("lease_renewed") ?? 0);
+    if (holder && holder !== token && Date.now() - renewed < LEASE_MS) return { busy: true };
+    this.ctx.storage.transactionSync(() => {
+      this.#setMeta("lease", token);
+      this.#setMeta("lease_renewed", String(Date.now()));
+      if (info.title === "" && title) this.#setMeta("title", title);
+    });
+    if (info.title === "" && title) await this.#publish();
+    return { ok: true };
+  }
+
+  // end lets the session go, if token still holds it.
+  end(token) {
+    if (this.#meta("lease") === token) this.sql.exec(`DELETE FROM meta WHERE key IN ('lease', 'lease_renewed')`);
+  }
+
+  // messages is the whole log, oldest first.
+  messages() {
+    const out = [];
+    let seq = -1;
+    let text = "";
+    for (const row of this.sql.exec(`SELECT seq, text FROM parts ORDER BY seq, part`)) {
+      if (row.seq !== seq) {
+        if (seq >= 0) out.push(JSON.parse(text));
+        seq = row.seq;
+        text = "";
+      }
+      text += row.text;
+    }
+    if (seq >= 0) out.push(JSON.parse(text));
+    return out;
+  }
+
+  // append adds messages at the end of the log in one transaction, for the
+  // turn holding the lease (token), and renews it. It gives the count.
+  async append(token, messages, now) {
+    if (!Array.isArray(messages)) throw new TypeError("append takes an array of messages");
+    if (this.#meta("id") === null) throw new Error("the session does not exist: begin a turn first");
+    if (this.#meta("lease") !== token) {
+      throw new Busy("another turn took this session over (this turn stored nothing for 10 minutes); send the message again");
+    }
+    this.ctx.storage.transactionSync(() => {
+      let seq = this.sql.exec(`SELECT COALESCE(MAX(seq), -1) AS m FROM parts`).one().m;
+      for (const m of messages) {
+        seq++;
+        const text = JSON.stringify(m);
+        let part = 0;
+        for (let i = 0; i === 0 || i < text.length; i += PART_CHARS) {
+          this.sql.exec(`INSERT INTO parts (seq, part, text) VALUES (?, ?, ?)`, seq, part++, text.slice(i, i + PART_CHARS));
+        }
+      }
+      this.#setMeta("updated", now);
+      this.#setMeta("lease_renewed", String(Date.now()));
+    });
+    await this.#publish();
+    return this.#count();
+  }
+
+  // #publish tells the index what this session now is.
+  async #publish() {
+    const index = this.env.SESSION_INDEX.get(this.env.SESSION_INDEX.idFromName(INDEX_NAME));
+    await index.put(this.info());
+  }
+}
+
+// SessionIndex lists the sessions, most recent first.
+export class SessionIndex extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL, messages INTEGER NOT NULL)`);
+  }
+
+  put(s) {
+    this.sql.exec(
+      `INSERT INTO sessions (id, title, created, updated, messages) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET title = excluded.title, updated = excluded.updated, messages = excluded.messages`,
+      s.id, s.title, s.created, s.updated, s.messages);
+  }
+
+  list() {
+    return this.sql.exec(`SELECT id, title, created, updated, messages FROM sessions ORDER BY updated DESC, id`).toArray();
+  }
+}
