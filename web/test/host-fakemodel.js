@@ -5,7 +5,8 @@
 // "stream" asks), and records every request it receives.
 import http from "node:http";
 
-// Replies: {text}, {calls: [{name, args}]}, {status, errorBody, retryAfter}.
+// Replies: {text}, {calls: [{name, args}]}, {status, errorBody, retryAfter};
+// any of them with wait, a promise the answer waits for.
 export const text = (t) => ({ text: t });
 export const toolCall = (name, args) => ({ calls: [{ name, args }] });
 export const error = (status, errorBody, retryAfter) => ({ status, errorBody, retryAfter });
@@ -17,7 +18,7 @@ export async function startFakeModel(format, ...replies) {
   const server = http.createServer((req, res) => {
     const parts = [];
     req.on("data", (d) => parts.push(d));
-    req.on("end", () => {
+    req.on("end", async () => {
       const body = Buffer.concat(parts).toString("utf8");
       requests.push({ path: req.url, headers: req.headers, body, json: safeJSON(body) });
       const reply = calls < script.length ? script[calls] : null;
@@ -32,6 +33,7 @@ export async function startFakeModel(format, ...replies) {
         return fail(404, JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" } }));
       }
       if (!reply) return fail(500, '{"error":{"message":"the script has no more replies","type":"server_error"}}');
+      if (reply.wait) await reply.wait;
       if (reply.status) {
         const h = { "content-type": "application/json" };
         if (reply.retryAfter) h["retry-after"] = reply.retryAfter;

@@ -9,7 +9,7 @@ import { newRunner } from "../worker/api.js";
 import { MemoryStore } from "../jsrun/runner.js";
 import { runnerOptions, calls } from "./conformance-case.js";
 
-export { SessionLog, SessionIndex } from "../worker/worker.js";
+export { SessionLog, SessionIndex, SandboxFiles } from "../worker/worker.js";
 
 export default {
   async fetch(request, env, ctx) {

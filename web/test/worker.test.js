@@ -25,7 +25,7 @@ const root = path.dirname(web);
 const workerdBin = path.join(web, "node_modules", ".bin", "workerd");
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-"));
-let model, workerd, base;
+let model, workerd, base, oauth;
 
 // A user's JS group, exported with the built-in tools by `toolroute export`
 // as a deployment would be.
@@ -35,6 +35,8 @@ const userTools = {
     { name: "word_count", description: "Count the words of a text", function: "wordCount", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
     { name: "shout", description: "A text in capitals", function: "shout", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
   ]),
+  "whoami.json": JSON.stringify({ name: "whoami", description: "The Google account in use", parameters: { type: "object", properties: {} } }),
+  "whoami.js": "async function execute() { return (await google.getAccountEmail()) + ' ' + (await google.getAccessToken()); }\n",
   "text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() + ' (' + _time('UTC', 'iso8601').slice(0, 4) + ')' }\n",
 };
 
@@ -77,11 +79,15 @@ before(async () => {
   await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
   fs.mkdirSync(path.join(tmp, "storage"));
   model = await startFakeModel("openai");
+  oauth = await fakeServer([{ method: "POST", path: "/token", headers: { "content-type": "application/json" }, body: JSON.stringify({ access_token: "ya29.from-refresh", expires_in: 3599, token_type: "Bearer" }) }]);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   fs.writeFileSync(path.join(tmp, "workerd.capnp"), workerdConfig({
     dir: "dist", port, storage: path.join(tmp, "storage"),
-    bindings: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model" },
+    bindings: {
+      OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: "tok-123",
+      GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
+    },
   }));
   workerd = await startWorkerd(path.join(tmp, "workerd.capnp"));
 });
@@ -89,6 +95,7 @@ before(async () => {
 after(async () => {
   await workerd?.stop();
   await model?.close();
+  await oauth?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -191,10 +198,61 @@ test("bad requests get errors that say what to do", async () => {
 
 test("a request to a public name needs the TOOLROUTE_TOKEN secret", async () => {
   // workerd sees the Host header: a name other than a loopback one is what
-  // a deployed worker sees. This worker has no token set: it refuses all.
-  const r = await get("/api/sessions", { host: "toolroute.example.workers.dev" });
-  assert.equal(r.status, 403);
-  assert.match(JSON.parse(r.body).error, /wrangler secret put TOOLROUTE_TOKEN/);
+  // a deployed worker sees.
+  const host = "toolroute.example.workers.dev";
+  const none = await get("/api/sessions", { host });
+  assert.equal(none.status, 401);
+  assert.match(JSON.parse(none.body).error, /Authorization: Bearer TOKEN/);
+  assert.equal((await get("/api/sessions", { host, authorization: "Bearer tok-12" })).status, 401);
+  assert.equal((await get("/api/sessions", { host, authorization: "Bearer tok-123" })).status, 200);
+  const login = await get("/?token=tok-123", { host });
+  assert.equal(login.status, 303);
+  const cookie = login.headers["set-cookie"][0];
+  assert.match(cookie, /^toolroute_token=tok-123; Path=\/; HttpOnly; Secure; SameSite=Strict/);
+  assert.equal((await get("/api/sessions", { host, cookie: cookie.split(";")[0] })).status, 200);
+});
+
+test("files JS tools write stay in the worker's sandbox, for other sessions and isolates", async () => {
+  const a = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("write_file", '{"path":"notes/todo.md","content":"buy milk"}'), text("Saved."));
+  const wrote = await turn(a, "Note: buy milk.");
+  assert.equal(wrote.at(-1).type, "done", JSON.stringify(wrote.at(-1)));
+  await workerd.stop();
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"));
+  const b = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("read_file", '{"path":"notes/todo.md"}'), text("You wrote: buy milk."));
+  const read = await turn(b, "What is in my notes?");
+  const result = read.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(result.status, "success", result.content);
+  assert.equal(result.content, "buy milk");
+});
+
+test("the google bridge takes its account from the worker's secrets, refreshing the token", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("whoami", "{}"), text("You are me@example.com."));
+  const events = await turn(id, "Who am I on Google?");
+  const result = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(result.content, "me@example.com ya29.from-refresh");
+  const form = new URLSearchParams(oauth.seen.at(-1).body);
+  assert.deepEqual(Object.fromEntries(form), { grant_type: "refresh_token", refresh_token: "1//refresh", client_id: "client.apps", client_secret: "shh" });
+});
+
+test("a second turn in a session while one runs is refused, and the session is free after", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  let answer;
+  const asked = model.requests.length;
+  model.add({ text: "First.", wait: new Promise((r) => (answer = r)) });
+  const first = turn(id, "one");
+  while (model.requests.length === asked) await new Promise((r) => setImmediate(r)); // the first turn is at the model
+  const second = await json("POST", `/api/sessions/${id}/messages`, { text: "two" });
+  assert.equal(second.status, 409);
+  assert.match((await second.json()).error, /a turn is already running in this session/);
+  answer();
+  assert.equal((await first).at(-1).text, "First.");
+  model.add(text("Third."));
+  assert.equal((await turn(id, "three")).at(-1).text, "Third.");
+  const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
+  assert.deepEqual(log.map((m) => m.content), ["one", "First.", "three", "Third."]);
 });
 
 // get makes a GET with the headers given, Host included (fetch sets its own).
@@ -203,7 +261,7 @@ function get(p, headers) {
     const req = http.get(base + p, { headers }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode, body }));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
     });
     req.on("error", reject);
   });

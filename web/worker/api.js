@@ -21,9 +21,10 @@
 // Cloudflare Access, say). Every POST takes JSON, as serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost } from "../host/host.js";
-import { Runner, NotConnected } from "../jsrun/runner.js";
+import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
-import { Busy, INDEX_NAME } from "./sessions.js";
+import { authorize, tokenCookie } from "./auth.js";
+import { Busy, INDEX_NAME, FILES_NAME } from "./sessions.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
 export const MAX_BODY = 1 << 20;
@@ -34,9 +35,11 @@ export const MAX_BODY = 1 << 20;
 // and the tool cannot catch it. At 288 KB QuickJS's RangeError comes first,
 // after about 1,650 levels (worker.test.js checks both).
 export const WORKER_STACK_SIZE = 288 << 10;
+// SANDBOX_MAX_BYTES bounds the files JS tools keep, all together: each JS
+// call loads them all.
+export const SANDBOX_MAX_BYTES = 16 << 20;
 // MAX_ID bounds a session id.
 const MAX_ID = 200;
-const COOKIE = "toolroute_token";
 
 // createWorker makes the worker's fetch handler. deps:
 //   toolrouteModule, quickjsModule: the WebAssembly.Modules (module imports);
@@ -79,7 +82,6 @@ async function start(env, deps, now) {
     append: (id, messages) => sessionStub(env, id).append(tokens.get(id) ?? "", messages, now().toISOString()),
   };
   const bundle = deps.bundle ?? {};
-  const runner = newRunner(env, deps.quickjsModule, bundle.libraries);
   const host = await createHost({
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
     catalogue: bundle.catalogue ?? {},
@@ -89,11 +91,62 @@ async function start(env, deps, now) {
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : provider,
     settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
     store,
-    runJS: (call) => runner.call(call),
+    runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call),
     env: (name) => (typeof env[name] === "string" ? env[name] : undefined),
     now,
   });
   return { host, provider, tokens };
+}
+
+// runWithFiles runs a JS call with the sandbox's files (SandboxFiles) and
+// stores the ones it wrote.
+async function runWithFiles(env, quickjsModule, libraries, call) {
+  const files = env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME));
+  const store = new BoundedStore(await files.all());
+  const out = await newRunner(env, quickjsModule, libraries, { store }).call(call);
+  const written = store.written();
+  if (Object.keys(written).length > 0) {
+    try {
+      await files.put(written);
+    } catch (e) {
+      return { status: "error", error_type: "execution_error", message: `the files JS tool '${call.tool}' wrote could not be stored: ${e?.message ?? e}; run it again`, logs: out.logs ?? [] };
+    }
+  }
+  return out;
+}
+
+// BoundedStore is a MemoryStore that remembers what was written and keeps
+// all files together within SANDBOX_MAX_BYTES.
+export class BoundedStore extends MemoryStore {
+  #written = new Set();
+  #bytes = 0;
+
+  constructor(files) {
+    super(files);
+    for (const t of this.files.values()) this.#bytes += utf8Length(t);
+  }
+
+  write(rel, content, append) {
+    const before = this.files.has(rel) ? utf8Length(this.files.get(rel)) : 0;
+    const after = (append ? before : 0) + utf8Length(content);
+    if (this.#bytes - before + after > SANDBOX_MAX_BYTES) {
+      throw new Error(`the worker's sandbox holds at most ${SANDBOX_MAX_BYTES} bytes of files, all together`);
+    }
+    super.write(rel, content, append);
+    this.#bytes += after - before;
+    this.#written.add(rel);
+  }
+
+  // written gives the files written: {path: text}.
+  written() {
+    const out = {};
+    for (const rel of [...this.#written].sort()) out[rel] = this.files.get(rel);
+    return out;
+  }
+}
+
+function utf8Length(s) {
+  return new TextEncoder().encode(s).length;
 }
 
 // newRunner is the worker's JS tool runner: QuickJS from the module import,
@@ -159,17 +212,14 @@ async function route(request, env, ctx, deps, now, ready) {
   const method = request.method;
 
   const denied = authorize(request, url, env);
-  if (denied) return denied;
+  if (denied) return fail(denied.status, denied.message);
 
   if (!path.startsWith("/api/")) {
     if (method === "GET" && path === "/") {
       const token = url.searchParams.get("token");
       if (token !== null && env.TOOLROUTE_TOKEN && token === env.TOOLROUTE_TOKEN) {
         // Keep the token in a cookie and drop it from the address bar.
-        return new Response(null, {
-          status: 303,
-          headers: { location: "/", "set-cookie": `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=31536000` },
-        });
+        return new Response(null, { status: 303, headers: { location: "/", "set-cookie": tokenCookie(token) } });
       }
       return new Response(deps.page ?? "", { headers: { "content-type": "text/html; charset=utf-8" } });
     }
@@ -287,33 +337,6 @@ async function send(env, ctx, ready, now, id, body, request) {
   ctx?.waitUntil?.(turn);
   request.signal?.addEventListener?.("abort", () => abort.abort(new Error("the client went away")));
   return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
-}
-
-// authorize answers a request the worker must not serve, or gives null.
-function authorize(request, url, env) {
-  if (env.TOOLROUTE_PUBLIC === "1" || isLoopback(url.hostname)) return null;
-  const want = env.TOOLROUTE_TOKEN;
-  if (!want) {
-    return fail(403, "this worker has no TOOLROUTE_TOKEN secret: set one (wrangler secret put TOOLROUTE_TOKEN) and send it as Authorization: Bearer TOKEN, or open /?token=TOKEN; or set the TOOLROUTE_PUBLIC variable to 1 if something in front of the worker (Cloudflare Access) checks who may use it");
-  }
-  const auth = request.headers.get("authorization") ?? "";
-  const cookie = (request.headers.get("cookie") ?? "").split(";").map((c) => c.trim()).find((c) => c.startsWith(COOKIE + "="));
-  const given = auth.startsWith("Bearer ") ? auth.slice(7).trim() : cookie ? decodeURIComponent(cookie.slice(COOKIE.length + 1)) : url.pathname === "/" ? url.searchParams.get("token") : null;
-  if (given !== null && given !== undefined && equal(given, want)) return null;
-  return fail(401, "send the worker's TOOLROUTE_TOKEN as Authorization: Bearer TOKEN, or open /?token=TOKEN in the browser once");
-}
-
-function isLoopback(hostname) {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
-
-// equal compares secrets in time independent of where they differ.
-function equal(a, b) {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let d = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) d |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return d === 0;
 }
 
 async function readJSON(request) {

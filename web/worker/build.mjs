@@ -117,10 +117,12 @@ const toolroute :Workerd.Worker = (
   bindings = [
     (name = "SESSION_LOG", durableObjectNamespace = "SessionLog"),
     (name = "SESSION_INDEX", durableObjectNamespace = "SessionIndex"),
+    (name = "SANDBOX_FILES", durableObjectNamespace = "SandboxFiles"),
 ${vars}  ],
   durableObjectNamespaces = [
     (className = "SessionLog", uniqueKey = "toolroute-session-log", enableSql = true),
     (className = "SessionIndex", uniqueKey = "toolroute-session-index", enableSql = true),
+    (className = "SandboxFiles", uniqueKey = "toolroute-sandbox-files", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "storage"),
 );

@@ -1,5 +1,7 @@
 // The worker's durable state: one Durable Object per session holding its
-// message log (SessionLog), and one listing the sessions (SessionIndex).
+// message log (SessionLog), one listing the sessions (SessionIndex), and
+// one holding the files JS tools reach through fs (SandboxFiles), the Go
+// program's sandbox folder.
 // The log is the only session state (RFC-044): whichever worker serves a
 // turn reads the whole log here and the module finds the loaded groups in
 // it. Both use SQLite-backed storage (ctx.storage.sql).
@@ -11,8 +13,9 @@ export const PART_CHARS = 256 << 10;
 // LEASE_MS is how long a turn holds its session without storing anything
 // before another turn may take the session over (a worker that died).
 export const LEASE_MS = 10 * 60 * 1000;
-// INDEX_NAME names the one SessionIndex.
+// INDEX_NAME names the one SessionIndex; FILES_NAME the one SandboxFiles.
 export const INDEX_NAME = "sessions";
+export const FILES_NAME = "files";
 
 // Busy is refused by begin and append: another turn holds the session.
 export class Busy extends Error {}
@@ -149,5 +152,32 @@ export class SessionIndex extends DurableObject {
 
   list() {
     return this.sql.exec(`SELECT id, title, created, updated, messages FROM sessions ORDER BY updated DESC, id`).toArray();
+  }
+}
+
+// SandboxFiles is the folder of the fs bridge: files by relative path. A
+// JS call gets them all (the bridge is synchronous) and gives back those it
+// wrote.
+export class SandboxFiles extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, text TEXT NOT NULL)`);
+  }
+
+  // all gives every file: {path: text}.
+  all() {
+    const out = {};
+    for (const row of this.sql.exec(`SELECT path, text FROM files ORDER BY path`)) out[row.path] = row.text;
+    return out;
+  }
+
+  // put stores files ({path: text}) in one transaction.
+  put(files) {
+    this.ctx.storage.transactionSync(() => {
+      for (const path of Object.keys(files).sort()) {
+        this.sql.exec(`INSERT INTO files (path, text) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET text = excluded.text`, path, files[path]);
+      }
+    });
   }
 }

@@ -2,13 +2,13 @@
 // worker may not compile wasm at run time), the JS tools `toolroute export`
 // gave the build, serve's chat page, and the Durable Object classes.
 // build.mjs bundles it; wrangler.toml and the tests' workerd config bind
-// SESSION_LOG and SESSION_INDEX to the classes exported here.
+// SESSION_LOG, SESSION_INDEX and SANDBOX_FILES to the classes exported here.
 import toolrouteModule from "./toolroute.wasm";
 import quickjsModule from "./quickjs.wasm";
 import bundle from "toolroute:bundle";
 import page from "toolroute:page";
 import { createWorker } from "./api.js";
 
-export { SessionLog, SessionIndex } from "./sessions.js";
+export { SessionLog, SessionIndex, SandboxFiles } from "./sessions.js";
 
 export default createWorker({ toolrouteModule, quickjsModule, bundle, page });
