@@ -24,7 +24,7 @@ CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui bench worker
+.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -44,6 +44,11 @@ $(UI): $(NODE_MODULES) $(WASM) web/build.mjs $(shell find web/ui web/host web/js
 # tools, and prints its size against Workers' limits (see README).
 worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/build.mjs
+
+# bench-worker times the worker in workerd: a new isolate's first request,
+# a warm describe, whole turns (see web/worker/bench.mjs).
+bench-worker: $(NODE_MODULES) $(WASM)
+	cd web && node worker/bench.mjs -n 30
 
 test: $(WASM) $(NODE_MODULES) $(CHROMIUM) $(UI)
 	$(GO) test ./...

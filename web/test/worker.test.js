@@ -35,6 +35,8 @@ const userTools = {
     { name: "word_count", description: "Count the words of a text", function: "wordCount", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
     { name: "shout", description: "A text in capitals", function: "shout", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
   ]),
+  "big.json": JSON.stringify({ name: "big", description: "A long text", parameters: { type: "object", properties: { n: { type: "integer" } } } }),
+  "big.js": "function execute(p) { let s = ''; for (let i = 0; s.length < p.n; i++) s += i + ','; return s.slice(0, p.n); }\n",
   "whoami.json": JSON.stringify({ name: "whoami", description: "The Google account in use", parameters: { type: "object", properties: {} } }),
   "whoami.js": "async function execute() { return (await google.getAccountEmail()) + ' ' + (await google.getAccessToken()); }\n",
   "text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() + ' (' + _time('UTC', 'iso8601').slice(0, 4) + ')' }\n",
@@ -235,6 +237,18 @@ test("the google bridge takes its account from the worker's secrets, refreshing 
   assert.equal(result.content, "me@example.com ya29.from-refresh");
   const form = new URLSearchParams(oauth.seen.at(-1).body);
   assert.deepEqual(Object.fromEntries(form), { grant_type: "refresh_token", refresh_token: "1//refresh", client_id: "client.apps", client_secret: "shh" });
+});
+
+test("a message longer than a stored part comes back whole", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  const n = 700_000; // three parts of PART_CHARS
+  model.add(toolCall("big", JSON.stringify({ n })), text("Long."));
+  const events = await turn(id, "A long text, please.");
+  const sent = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(sent.content.length, n);
+  const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
+  assert.deepEqual(log[3], sent);
+  assert.ok(model.requests.at(-1).body.includes(sent.content.slice(-50)), "the model got it whole too");
 });
 
 test("a second turn in a session while one runs is refused, and the session is free after", async () => {

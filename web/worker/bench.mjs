@@ -1,0 +1,103 @@
+// Measures the edge worker in workerd on this machine: the first request of
+// a new isolate (instantiating toolroute.wasm and loading the built-in
+// catalogue), a warm describe, and whole turns against a scripted model on
+// loopback (the model answers at once, so this is the worker's own cost:
+// module, Durable Object reads and writes, streaming).
+//
+//	node worker/bench.mjs [-n 30]      (from web/; `make bench-worker`)
+//
+// Times are wall-clock medians over n runs, workerd included, and the CPU
+// time workerd's process spent (Linux, 10 ms ticks); the first request is
+// measured once per new workerd process, up to 10 times.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildWorker, exportBuiltin, workerdConfig } from "./build.mjs";
+import { startFakeModel, text } from "../test/host-fakemodel.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const workerdBin = path.join(here, "..", "node_modules", ".bin", "workerd");
+const n = Number(process.argv[process.argv.indexOf("-n") + 1]) || 30;
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-bench-"));
+const port = await new Promise((resolve) => {
+  const s = net.createServer().listen(0, "127.0.0.1", () => {
+    const p = s.address().port;
+    s.close(() => resolve(p));
+  });
+});
+const base = `http://127.0.0.1:${port}`;
+const model = await startFakeModel("openai");
+await buildWorker({ out: path.join(tmp, "dist"), bundle: exportBuiltin() });
+fs.mkdirSync(path.join(tmp, "storage"));
+const config = path.join(tmp, "workerd.capnp");
+fs.writeFileSync(config, workerdConfig({ dir: "dist", port, storage: path.join(tmp, "storage"), bindings: { OPENAI_BASE_URL: model.baseURL, TOOLROUTE_MODEL: "fake" } }));
+
+// start runs workerd until it listens (it answers 404 before the module is
+// instantiated: /nothing is not an API path).
+async function start() {
+  const proc = spawn(workerdBin, ["serve", config], { cwd: tmp, stdio: "ignore" });
+  for (;;) {
+    try {
+      await fetch(base + "/nothing");
+      return proc;
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+// cpu is a process's CPU time in ms (user and system), from /proc: Linux
+// only; NaN elsewhere.
+function cpu(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+const stop = (proc) => new Promise((r) => { proc.on("exit", r); proc.kill(); });
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const time = async (f) => { const t = performance.now(); await f(); return performance.now() - t; };
+
+try {
+  const cold = [];
+  const coldCPU = [];
+  for (let i = 0; i < Math.min(n, 10); i++) {
+    const proc = await start();
+    const before = cpu(proc.pid);
+    cold.push(await time(async () => { const r = await fetch(base + "/api/health"); await r.text(); }));
+    coldCPU.push(cpu(proc.pid) - before);
+    await stop(proc);
+  }
+  const proc = await start();
+  await (await fetch(base + "/api/health")).text();
+  const { id } = await (await fetch(base + "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+  const warm = [];
+  for (let i = 0; i < n; i++) warm.push(await time(async () => (await fetch(`${base}/api/catalogue?session=${id}`)).text()));
+  const turns = [];
+  const turnCPU = [];
+  for (let i = 0; i < n; i++) {
+    const before = cpu(proc.pid);
+    model.add(text("ok"));
+    turns.push(await time(async () => {
+      const r = await fetch(`${base}/api/sessions/${id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "hi " + i }) });
+      const body = await r.text();
+      if (!body.includes("event: done")) throw new Error("the turn did not finish: " + body.slice(-300));
+    }));
+    turnCPU.push(cpu(proc.pid) - before);
+  }
+  await stop(proc);
+  const ms = (x) => `${x.toFixed(1)} ms`;
+  console.log(`first request of a new isolate (instantiate, load ${exportBuiltin().catalogue.manifests.length} manifests): ${ms(median(cold))}, workerd CPU ${ms(median(coldCPU))} (medians of ${cold.length})`);
+  console.log(`describe, warm: ${ms(median(warm))} (median of ${n})`);
+  console.log(`a turn (one model call, 2 messages stored; the log grows to ${2 * n}): ${ms(median(turns))}, workerd CPU ${ms(median(turnCPU))} (medians of ${n})`);
+} finally {
+  await model.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
