@@ -388,25 +388,7 @@ class Turn {
 
   // request gives fetch's arguments for a model request.
   request(req) {
-    const p = this.o.provider;
-    const body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
-    if (p.proxyURL) {
-      const whole = { ...req, body: typeof req.body === "string" ? JSON.parse(req.body) : req.body };
-      return [p.proxyURL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(whole), signal: this.signal }];
-    }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers ?? {})) headers.set(k, v);
-    for (const [k, v] of Object.entries(p.headers ?? {})) headers.append(k, v);
-    if (p.apiKey) {
-      if (req.format === "anthropic") headers.set("x-api-key", p.apiKey);
-      else headers.set("authorization", "Bearer " + p.apiKey);
-    }
-    if (req.format === "anthropic" && p.browser !== false) {
-      headers.set("anthropic-dangerous-direct-browser-access", "true");
-    }
-    if (req.stream) headers.set("accept", "text/event-stream");
-    const url = p.baseURL.replace(/\/+$/, "") + req.path;
-    return [url, { method: "POST", headers, body, signal: this.signal }];
+    return modelRequest(this.o.provider, req, this.signal);
   }
 
   // runTools runs a response's calls in parallel and feeds each result as
@@ -502,6 +484,30 @@ class Turn {
       return fail("execution_error", `tool '${c.tool}' failed in the host: ${err?.message ?? err}`);
     }
   }
+}
+
+// modelRequest gives fetch's arguments for a model request the module made
+// ({format, path, headers, body, stream}), sent to provider ({baseURL,
+// apiKey, headers, browser}, or {proxyURL}: the whole request POSTed there).
+export function modelRequest(p, req, signal) {
+  const body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
+  if (p.proxyURL) {
+    const whole = { ...req, body: typeof req.body === "string" ? JSON.parse(req.body) : req.body };
+    return [p.proxyURL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(whole), signal }];
+  }
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers ?? {})) headers.set(k, v);
+  for (const [k, v] of Object.entries(p.headers ?? {})) headers.append(k, v);
+  if (p.apiKey) {
+    if (req.format === "anthropic") headers.set("x-api-key", p.apiKey);
+    else headers.set("authorization", "Bearer " + p.apiKey);
+  }
+  if (req.format === "anthropic" && p.browser !== false) {
+    headers.set("anthropic-dangerous-direct-browser-access", "true");
+  }
+  if (req.stream) headers.set("accept", "text/event-stream");
+  const url = p.baseURL.replace(/\/+$/, "") + req.path;
+  return [url, { method: "POST", headers, body, signal }];
 }
 
 function withUsage(ev, usage) {

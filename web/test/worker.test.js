@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWorker, workerdConfig } from "../worker/build.mjs";
-import { startFakeModel, text, toolCall, toolNames } from "./host-fakemodel.js";
+import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemodel.js";
 import { loadCase } from "./conformance-case.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 
@@ -249,6 +249,34 @@ test("a message longer than a stored part comes back whole", async () => {
   const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
   assert.deepEqual(log[3], sent);
   assert.ok(model.requests.at(-1).body.includes(sent.content.slice(-50)), "the model got it whole too");
+});
+
+test("POST /api/model sends a browser host's model call with the worker's key, trying a 429 again", async () => {
+  const body = { model: "fake-model", messages: [{ role: "user", content: "hi" }] };
+  model.add(error(429, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "0"), text("Hello from the proxy."));
+  const asked = model.requests.length;
+  const r = await json("POST", "/api/model", { format: "openai", path: "/chat/completions", headers: { "content-type": "application/json", "x-evil": "1" }, body });
+  assert.equal(r.status, 200);
+  assert.equal((await r.json()).choices[0].message.content, "Hello from the proxy.");
+  const seen = model.requests.slice(asked);
+  assert.equal(seen.length, 2, "the 429 was tried again");
+  assert.equal(seen[1].headers.authorization, "Bearer sk-worker-secret");
+  assert.equal(seen[1].headers["x-evil"], undefined);
+  assert.equal(seen[1].headers["anthropic-dangerous-direct-browser-access"], undefined);
+  assert.deepEqual(seen[1].json, body);
+
+  const wrong = await json("POST", "/api/model", { format: "anthropic", path: "/v1/messages", body });
+  assert.equal(wrong.status, 502);
+  assert.match((await wrong.json()).error, /the worker's provider speaks the openai format, not "anthropic"/);
+  const empty = await json("POST", "/api/model", { format: "openai", path: "/chat/completions" });
+  assert.equal(empty.status, 400);
+});
+
+test("GET /api/google/token gives a browser host the worker's Google account", async () => {
+  const r = await json("GET", "/api/google/token");
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("cache-control"), "no-store");
+  assert.deepEqual(await r.json(), { access_token: "ya29.from-refresh", email: "me@example.com" });
 });
 
 test("a second turn in a session while one runs is refused, and the session is free after", async () => {

@@ -11,6 +11,10 @@
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries
+//	GET  /api/google/token                the Google account's access token and
+//	                                      email, for a browser host's google bridge
+//	POST /api/model                       a model call a browser host's module
+//	                                      made, sent with the worker's provider and key
 //	GET  /                                serve's minimal chat page
 //
 // A worker is on the internet, not on localhost: unless the request comes
@@ -20,7 +24,7 @@
 // every request when the TOOLROUTE_PUBLIC variable is "1" (behind
 // Cloudflare Access, say). Every POST takes JSON, as serve's do.
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost } from "../host/host.js";
+import { createHost, modelRequest, retryAfter, sleep } from "../host/host.js";
 import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
@@ -38,6 +42,15 @@ export const WORKER_STACK_SIZE = 288 << 10;
 // SANDBOX_MAX_BYTES bounds the files JS tools keep, all together: each JS
 // call loads them all.
 export const SANDBOX_MAX_BYTES = 16 << 20;
+// MAX_MODEL_BODY bounds a proxied model call's body (a whole conversation),
+// as serve's MaxModelBody.
+export const MAX_MODEL_BODY = 32 << 20;
+// MODEL_PATHS are the request paths the model proxy forwards, by format.
+const MODEL_PATHS = { openai: "/chat/completions", anthropic: "/v1/messages" };
+// MODEL_RETRIES: how often the proxy tries a 429 or 5xx again, waiting
+// from 1 s, doubling, as the Go program's provider does.
+const MODEL_RETRIES = 3;
+const MODEL_MAX_WAIT_MS = 60_000;
 // MAX_ID bounds a session id.
 const MAX_ID = 200;
 
@@ -88,7 +101,7 @@ async function start(env, deps, now) {
     sources: bundle.sources ?? {},
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
-    provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : provider,
+    provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
     settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call),
@@ -157,10 +170,19 @@ export function newRunner(env, quickjsModule, libraries, extra = {}) {
     wasmModule: quickjsModule,
     libraries: [libraries ?? {}],
     fetch: { fetch: (...a) => fetch(...a) },
-    google: googleFromEnv(env),
+    google: googleFor(env),
     maxStackSize: WORKER_STACK_SIZE,
     ...extra,
   });
+}
+
+// googleFor is the isolate's Google account, its token cached between
+// calls and requests (a worker's variables and secrets are the same for all
+// of an isolate's requests).
+let google = null;
+function googleFor(env) {
+  google ??= googleFromEnv(env);
+  return google;
 }
 
 // googleFromEnv is the google bridge's account: GOOGLE_ACCESS_TOKEN, or
@@ -230,7 +252,7 @@ async function route(request, env, ctx, deps, now, ready) {
   if (method === "POST") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "application/json") return fail(415, "send JSON with Content-Type: application/json");
-    const r = await readJSON(request);
+    const r = await readJSON(request, path === "/api/model" ? MAX_MODEL_BODY : MAX_BODY);
     if (r.error) return r.error;
     body = r.value;
   }
@@ -281,6 +303,10 @@ async function route(request, env, ctx, deps, now, ready) {
     }
     case "GET /ui/catalogue":
       return reply(deps.bundle ?? { catalogue: {}, sources: {}, libraries: {} });
+    case "POST /model":
+      return proxyModel(env, body, request.signal);
+    case "GET /google/token":
+      return googleToken(env);
   }
   return fail(404, `no such endpoint: ${method} ${path}; see GET /api/health`);
 }
@@ -288,6 +314,68 @@ async function route(request, env, ctx, deps, now, ready) {
 async function createSession(env, now, title) {
   const id = newSessionID(now());
   return sessionStub(env, id).create(id, title, now().toISOString());
+}
+
+// proxyModel forwards a model call to the worker's provider and streams the
+// answer back as the provider sent it: status, content type and body. As
+// serve's proxy, it takes only the provider's format and endpoint and only
+// the wire headers, and tries a 429 or 5xx again.
+async function proxyModel(env, req, signal) {
+  const provider = resolveProvider(env);
+  if (provider.error) return fail(503, provider.error);
+  if (req.body === undefined || req.body === null || req.body === "") {
+    return fail(400, 'send the module\'s model request: {"format", "path", "headers", "body", "stream"}');
+  }
+  if (req.format !== provider.format) {
+    return fail(502, `the worker's provider speaks the ${provider.format} format, not ${JSON.stringify(req.format)}: set the page's provider to "server" with that format`);
+  }
+  if (req.path !== MODEL_PATHS[provider.format]) {
+    return fail(502, `the proxy forwards only ${provider.format} requests to ${MODEL_PATHS[provider.format]}, not ${JSON.stringify(req.path)}`);
+  }
+  const headers = {};
+  for (const [k, v] of Object.entries(req.headers ?? {})) {
+    if (["content-type", "anthropic-version", "anthropic-beta"].includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
+  }
+  const fwd = { format: req.format, path: req.path, headers, body: req.body, stream: req.stream === true };
+  let resp;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      resp = await fetch(...modelRequest({ ...provider, browser: false }, fwd, signal));
+    } catch (e) {
+      return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
+    }
+    const retry = resp.status === 429 || (resp.status >= 500 && resp.status <= 599);
+    if (!retry || attempt > MODEL_RETRIES) break;
+    let wait = Math.min(1000 * 2 ** (attempt - 1), MODEL_MAX_WAIT_MS);
+    const after = retryAfter(resp.headers.get("retry-after"), new Date());
+    if (after !== null) {
+      if (after > MODEL_MAX_WAIT_MS) break; // the provider asks for longer than we wait
+      wait = Math.max(wait, after);
+    }
+    await resp.body?.cancel().catch(() => {});
+    await sleep(wait, signal);
+  }
+  const out = new Headers();
+  for (const h of ["content-type", "retry-after"]) if (resp.headers.has(h)) out.set(h, resp.headers.get(h));
+  return new Response(resp.body, { status: resp.status, headers: out });
+}
+
+// googleToken gives a browser host's JS tools the worker's Google account.
+async function googleToken(env) {
+  const g = googleFor(env);
+  const headers = { "cache-control": "no-store" };
+  let token;
+  try {
+    token = await g.accessToken();
+  } catch (e) {
+    if (e instanceof NotConnected) {
+      return fail(404, "Google account not connected: give the worker the GOOGLE_ACCESS_TOKEN secret, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET", headers);
+    }
+    return fail(502, String(e?.message ?? e), headers);
+  }
+  const out = { access_token: token };
+  if (env.GOOGLE_ACCOUNT_EMAIL) out.email = env.GOOGLE_ACCOUNT_EMAIL;
+  return reply(out, 200, headers);
 }
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
@@ -339,13 +427,13 @@ async function send(env, ctx, ready, now, id, body, request) {
   return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }
 
-async function readJSON(request) {
+async function readJSON(request, max) {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY) return { error: fail(413, `the body is over ${MAX_BODY} bytes`) };
+  if (declared > max) return { error: fail(413, `the body is over ${max} bytes`) };
   let text;
   try {
     const buf = await request.arrayBuffer();
-    if (buf.byteLength > MAX_BODY) return { error: fail(413, `the body is over ${MAX_BODY} bytes`) };
+    if (buf.byteLength > max) return { error: fail(413, `the body is over ${max} bytes`) };
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch (e) {
     return { error: fail(400, `reading the body: ${e.message}`) };
@@ -390,10 +478,10 @@ function noSession(id) {
   return fail(404, `no session ${JSON.stringify(id)}: GET /api/sessions lists them`);
 }
 
-function reply(v, status = 200) {
-  return new Response(JSON.stringify(v) + "\n", { status, headers: { "content-type": "application/json" } });
+function reply(v, status = 200, headers = {}) {
+  return new Response(JSON.stringify(v) + "\n", { status, headers: { "content-type": "application/json", ...headers } });
 }
 
-function fail(status, message) {
-  return reply({ error: message }, status);
+function fail(status, message, headers) {
+  return reply({ error: message }, status, headers);
 }
