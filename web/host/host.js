@@ -372,13 +372,8 @@ class Turn {
     const tries = this.o.provider.proxyURL ? 0 : count;
     for (let attempt = 1; ; attempt++) {
       const resp = await this.h.fetch(...this.request(req));
-      if (!retryable(resp.status) || attempt > tries) return resp;
-      let wait = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
-      const after = retryAfter(resp.headers.get("retry-after"), this.h.now());
-      if (after !== null) {
-        if (after > maxBackoffMs) return resp; // the provider asks for longer than we wait
-        wait = Math.max(wait, after);
-      }
+      const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now());
+      if (wait === null) return resp;
       await resp.body?.cancel().catch(() => {});
       yield { type: "retry", retry: { status: resp.status, attempt, wait: Math.round(wait * 1e6), wait_ms: wait } };
       await sleep(wait, this.signal);
@@ -534,6 +529,19 @@ function withConsole(id, out, show) {
 // "overloaded").
 function retryable(status) {
   return status === 429 || (status >= 500 && status <= 599);
+}
+
+// retryWait is how long to wait before trying a model call again after
+// resp, the answer to try number attempt, or null not to try again: only a
+// 429 or 5xx is tried again, count times at most, waiting backoffMs doubled
+// each time up to maxBackoffMs, or what Retry-After asks if longer (and
+// not at all when it asks for more than maxBackoffMs).
+export function retryWait(resp, attempt, { count, backoffMs, maxBackoffMs }, now) {
+  if (!retryable(resp.status) || attempt > count) return null;
+  const wait = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
+  const after = retryAfter(resp.headers.get("retry-after"), now);
+  if (after === null) return wait;
+  return after > maxBackoffMs ? null : Math.max(wait, after);
 }
 
 // retryAfter reads a Retry-After header, seconds or an HTTP date, in ms; null

@@ -24,7 +24,7 @@
 // every request when the TOOLROUTE_PUBLIC variable is "1" (behind
 // Cloudflare Access, say). Every POST takes JSON, as serve's do.
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost, modelRequest, retryAfter, sleep } from "../host/host.js";
+import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
 import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
@@ -337,6 +337,7 @@ async function proxyModel(env, req, signal) {
     if (["content-type", "anthropic-version", "anthropic-beta"].includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
   }
   const fwd = { format: req.format, path: req.path, headers, body: req.body, stream: req.stream === true };
+  const retries = { count: MODEL_RETRIES, backoffMs: 1000, maxBackoffMs: MODEL_MAX_WAIT_MS };
   let resp;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -344,14 +345,8 @@ async function proxyModel(env, req, signal) {
     } catch (e) {
       return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
     }
-    const retry = resp.status === 429 || (resp.status >= 500 && resp.status <= 599);
-    if (!retry || attempt > MODEL_RETRIES) break;
-    let wait = Math.min(1000 * 2 ** (attempt - 1), MODEL_MAX_WAIT_MS);
-    const after = retryAfter(resp.headers.get("retry-after"), new Date());
-    if (after !== null) {
-      if (after > MODEL_MAX_WAIT_MS) break; // the provider asks for longer than we wait
-      wait = Math.max(wait, after);
-    }
+    const wait = retryWait(resp, attempt, retries, new Date());
+    if (wait === null) break;
     await resp.body?.cancel().catch(() => {});
     await sleep(wait, signal);
   }
