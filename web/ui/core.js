@@ -11,7 +11,7 @@ import { nativeTools, ENV_PREFIX } from "./native.js";
 export const PROVIDERS = ["server", "openai", "anthropic"];
 
 const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
-const DEFAULT_MODEL = { openai: "gpt-4o-mini", anthropic: "claude-sonnet-4-5" };
+const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5" }; // the Go program's (host/app/provider.go)
 
 // PersistentFS is the fs bridge's store: synchronous reads from memory (the
 // runner needs them synchronous), each write also saved to the UI store.
