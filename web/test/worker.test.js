@@ -7,14 +7,14 @@
 // the log. Then the conformance cases of testdata/js in the worker's QuickJS.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWorker, workerdConfig } from "../worker/build.mjs";
+import { freePort, startWorkerd } from "../worker/workerd.js";
 import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemodel.js";
 import { loadCase } from "./conformance-case.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
@@ -22,7 +22,6 @@ import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.dirname(here);
 const root = path.dirname(web);
-const workerdBin = path.join(web, "node_modules", ".bin", "workerd");
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-"));
 let model, workerd, base, oauth;
@@ -42,37 +41,6 @@ const userTools = {
   "text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() + ' (' + _time('UTC', 'iso8601').slice(0, 4) + ')' }\n",
 };
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// startWorkerd runs the built worker; it resolves once the worker answers.
-async function startWorkerd(config) {
-  const proc = spawn(workerdBin, ["serve", config], { cwd: tmp, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  proc.stdout.on("data", (d) => (output += d));
-  proc.stderr.on("data", (d) => (output += d));
-  const exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
-  for (;;) {
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r(undefined), 100))]);
-    if (code !== undefined) throw new Error(`workerd exited with ${code}:\n${output}`);
-    try {
-      const r = await fetch(base + "/api/health");
-      if (r.ok) break;
-    } catch {
-      // not listening yet
-    }
-  }
-  return { proc, output: () => output, stop: () => { proc.kill("SIGTERM"); return exited; } };
-}
-
 before(async () => {
   const config = path.join(tmp, "config");
   fs.mkdirSync(path.join(config, "tools"), { recursive: true });
@@ -91,7 +59,7 @@ before(async () => {
       GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
     },
   }));
-  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"));
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
 });
 
 after(async () => {
@@ -150,7 +118,7 @@ test("a conversation over two requests: the second, in a new isolate, restores t
   // A new workerd process: no module instance, no host, no memory of the
   // turn; only the Durable Objects' storage on disk.
   await workerd.stop();
-  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"));
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
 
   const described = await (await json("GET", `/api/catalogue?session=${id}`)).json();
   assert.deepEqual(described.loaded_groups, ["text_utils"]);
@@ -220,7 +188,7 @@ test("files JS tools write stay in the worker's sandbox, for other sessions and 
   const wrote = await turn(a, "Note: buy milk.");
   assert.equal(wrote.at(-1).type, "done", JSON.stringify(wrote.at(-1)));
   await workerd.stop();
-  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"));
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
   const b = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("read_file", '{"path":"notes/todo.md"}'), text("You wrote: buy milk."));
   const read = await turn(b, "What is in my notes?");

@@ -28,7 +28,8 @@ import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
 import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
-import { Busy, INDEX_NAME, FILES_NAME } from "./sessions.js";
+import { INDEX_NAME, FILES_NAME } from "./sessions.js";
+import { byteLength } from "../jsrun/sandbox.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
 export const MAX_BODY = 1 << 20;
@@ -136,12 +137,12 @@ export class BoundedStore extends MemoryStore {
 
   constructor(files) {
     super(files);
-    for (const t of this.files.values()) this.#bytes += utf8Length(t);
+    for (const t of this.files.values()) this.#bytes += byteLength(t);
   }
 
   write(rel, content, append) {
-    const before = this.files.has(rel) ? utf8Length(this.files.get(rel)) : 0;
-    const after = (append ? before : 0) + utf8Length(content);
+    const before = this.files.has(rel) ? byteLength(this.files.get(rel)) : 0;
+    const after = (append ? before : 0) + byteLength(content);
     if (this.#bytes - before + after > SANDBOX_MAX_BYTES) {
       throw new Error(`the worker's sandbox holds at most ${SANDBOX_MAX_BYTES} bytes of files, all together`);
     }
@@ -156,10 +157,6 @@ export class BoundedStore extends MemoryStore {
     for (const rel of [...this.#written].sort()) out[rel] = this.files.get(rel);
     return out;
   }
-}
-
-function utf8Length(s) {
-  return new TextEncoder().encode(s).length;
 }
 
 // newRunner is the worker's JS tool runner: QuickJS from the module import,
@@ -268,7 +265,7 @@ async function route(request, env, ctx, deps, now, ready) {
     }
     if (id === "" || id.length > MAX_ID) return fail(400, `a session id is 1 to ${MAX_ID} characters: POST /api/sessions makes one`);
   }
-  const key = `${method} /${parts[0] ?? ""}${sessionRoute ? "/{id}" + (parts[2] ? "/" + parts[2] : "") : parts.length > 1 ? "/" + parts.slice(1).join("/") : ""}`;
+  const key = sessionRoute ? `${method} /sessions/{id}${parts[2] ? "/" + parts[2] : ""}` : `${method} ${path.slice("/api".length)}`;
 
   switch (key) {
     case "GET /health": {
@@ -408,8 +405,7 @@ async function send(env, ctx, ready, now, id, body, request) {
       }
     } catch (e) {
       if (!abort.signal.aborted) {
-        const msg = e instanceof Busy || e?.message?.includes("another turn took") ? e.message : String(e?.message ?? e);
-        await write("error", { message: msg });
+        await write("error", { message: String(e?.message ?? e) });
       }
     } finally {
       if (tokens.get(id) === token) tokens.delete(id);

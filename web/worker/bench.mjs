@@ -9,26 +9,17 @@
 // Times are wall-clock medians over n runs, workerd included, and the CPU
 // time workerd's process spent (Linux, 10 ms ticks); the first request is
 // measured once per new workerd process, up to 10 times.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { buildWorker, exportBuiltin, workerdConfig } from "./build.mjs";
+import { freePort, startWorkerd } from "./workerd.js";
 import { startFakeModel, text } from "../test/host-fakemodel.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const workerdBin = path.join(here, "..", "node_modules", ".bin", "workerd");
 const n = Number(process.argv[process.argv.indexOf("-n") + 1]) || 30;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-bench-"));
-const port = await new Promise((resolve) => {
-  const s = net.createServer().listen(0, "127.0.0.1", () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
-});
+const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const model = await startFakeModel("openai");
 await buildWorker({ out: path.join(tmp, "dist"), bundle: exportBuiltin() });
@@ -36,19 +27,7 @@ fs.mkdirSync(path.join(tmp, "storage"));
 const config = path.join(tmp, "workerd.capnp");
 fs.writeFileSync(config, workerdConfig({ dir: "dist", port, storage: path.join(tmp, "storage"), bindings: { OPENAI_BASE_URL: model.baseURL, TOOLROUTE_MODEL: "fake" } }));
 
-// start runs workerd until it listens (it answers 404 before the module is
-// instantiated: /nothing is not an API path).
-async function start() {
-  const proc = spawn(workerdBin, ["serve", config], { cwd: tmp, stdio: "ignore" });
-  for (;;) {
-    try {
-      await fetch(base + "/nothing");
-      return proc;
-    } catch {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+const start = () => startWorkerd(config, { cwd: tmp, base });
 
 // cpu is a process's CPU time in ms (user and system), from /proc: Linux
 // only; NaN elsewhere.
@@ -61,7 +40,6 @@ function cpu(pid) {
   }
 }
 
-const stop = (proc) => new Promise((r) => { proc.on("exit", r); proc.kill(); });
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const time = async (f) => { const t = performance.now(); await f(); return performance.now() - t; };
 
@@ -73,7 +51,7 @@ try {
     const before = cpu(proc.pid);
     cold.push(await time(async () => { const r = await fetch(base + "/api/health"); await r.text(); }));
     coldCPU.push(cpu(proc.pid) - before);
-    await stop(proc);
+    await proc.stop();
   }
   const proc = await start();
   await (await fetch(base + "/api/health")).text();
@@ -92,7 +70,7 @@ try {
     }));
     turnCPU.push(cpu(proc.pid) - before);
   }
-  await stop(proc);
+  await proc.stop();
   const ms = (x) => `${x.toFixed(1)} ms`;
   console.log(`first request of a new isolate (instantiate, load ${exportBuiltin().catalogue.manifests.length} manifests): ${ms(median(cold))}, workerd CPU ${ms(median(coldCPU))} (medians of ${cold.length})`);
   console.log(`describe, warm: ${ms(median(warm))} (median of ${n})`);

@@ -17,9 +17,6 @@ export const LEASE_MS = 10 * 60 * 1000;
 export const INDEX_NAME = "sessions";
 export const FILES_NAME = "files";
 
-// Busy is refused by begin and append: another turn holds the session.
-export class Busy extends Error {}
-
 // SessionLog is one session: its title and times, its messages and the
 // lease of the turn running in it.
 export class SessionLog extends DurableObject {
@@ -39,8 +36,9 @@ export class SessionLog extends DurableObject {
     this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value);
   }
 
+  // #count is the number of messages: seq counts from 0.
   #count() {
-    return this.sql.exec(`SELECT COUNT(DISTINCT seq) AS n FROM parts`).one().n;
+    return this.sql.exec(`SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM parts`).one().n;
   }
 
   // info is the session as the API shows it, or null before create.
@@ -109,10 +107,10 @@ export class SessionLog extends DurableObject {
     if (!Array.isArray(messages)) throw new TypeError("append takes an array of messages");
     if (this.#meta("id") === null) throw new Error("the session does not exist: begin a turn first");
     if (this.#meta("lease") !== token) {
-      throw new Busy("another turn took this session over (this turn stored nothing for 10 minutes); send the message again");
+      throw new Error("another turn took this session over (this turn stored nothing for 10 minutes); send the message again");
     }
     this.ctx.storage.transactionSync(() => {
-      let seq = this.sql.exec(`SELECT COALESCE(MAX(seq), -1) AS m FROM parts`).one().m;
+      let seq = this.#count() - 1;
       for (const m of messages) {
         seq++;
         const text = JSON.stringify(m);
