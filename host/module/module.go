@@ -30,8 +30,14 @@ var ErrTrapped = errors.New("module: instance trapped")
 // the ABI version this host speaks.
 var ErrNotToolroute = errors.New("module: not a toolroute module this host can run")
 
-// MaxInput is the largest request a host hands the module in one call.
-const MaxInput = 256 << 20
+// ErrInputTooLarge is wrapped by the error of a call whose input the module
+// cannot take: over MaxInput, or refused by toolroute_alloc. The instance is
+// unharmed.
+var ErrInputTooLarge = errors.New("module: input too large")
+
+// MaxInput is the largest request a host hands the module in one call: the
+// most toolroute_alloc gives (wasm/ABI.md).
+const MaxInput = abi.MaxAlloc
 
 // DefaultMaxMemory is the hard limit of an instance's linear memory.
 const DefaultMaxMemory = 1 << 30
@@ -191,13 +197,17 @@ func (i *Instance) write(ctx context.Context, data []byte) (uint32, error) {
 		return 0, nil
 	}
 	if len(data) > MaxInput {
-		return 0, fmt.Errorf("module: an input of %d bytes is over the %d-byte limit", len(data), MaxInput)
+		return 0, fmt.Errorf("%w: %d bytes is over the %d-byte limit", ErrInputTooLarge, len(data), MaxInput)
 	}
 	res, err := i.call(ctx, abi.ExportAlloc, uint64(len(data)))
 	if err != nil {
 		return 0, err
 	}
 	ptr := uint32(res[0])
+	if ptr == 0 {
+		// Writing at 0 would overwrite the module's own memory.
+		return 0, fmt.Errorf("%w: %s refused %d bytes", ErrInputTooLarge, abi.ExportAlloc, len(data))
+	}
 	if !i.mod.Memory().Write(ptr, data) {
 		i.broken = fmt.Errorf("%w: %s gave %d, outside memory", ErrTrapped, abi.ExportAlloc, ptr)
 		return 0, i.broken

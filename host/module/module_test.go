@@ -203,6 +203,82 @@ func TestGarbageNeverTraps(t *testing.T) {
 	}
 }
 
+// TestImpossibleAlloc: toolroute_alloc answers 0 for a size over
+// abi.MaxAlloc, as wasm/ABI.md says, where it used to make the Go runtime
+// abort; the instance serves on.
+func TestImpossibleAlloc(t *testing.T) {
+	ctx := context.Background()
+	inst := instance(t)
+	tests := []struct {
+		name     string
+		size     uint64
+		wantZero bool
+	}{
+		{"nothing", 0, true},
+		{"a byte", 1, false},
+		{"a KiB", 1 << 10, false},
+		{"one over MaxAlloc", abi.MaxAlloc + 1, true},
+		{"2 GiB", 1 << 31, true},
+		{"0xffffffff", 0xffffffff, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := inst.call(ctx, abi.ExportAlloc, tt.size)
+			if err != nil {
+				t.Fatalf("alloc(%d) trapped: %v", tt.size, err)
+			}
+			if ptr := uint32(res[0]); (ptr == 0) != tt.wantZero {
+				t.Fatalf("alloc(%d) = %d, want zero: %v", tt.size, ptr, tt.wantZero)
+			}
+			if _, err := inst.call(ctx, abi.ExportFree, res[0]); err != nil {
+				t.Fatalf("free: %v", err)
+			}
+		})
+	}
+	if inst.Broken() != nil {
+		t.Fatalf("instance broken: %v", inst.Broken())
+	}
+	if _, err := inst.Load(ctx, []byte(`{}`)); err != nil {
+		t.Fatalf("load after the alloc: %v", err)
+	}
+	h, err := inst.TurnNew(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := inst.TurnEvent(ctx, h, []byte(`{"type":"start","user":"hi","settings":{"format":"openai","model":"m"}}`))
+	if err != nil || !strings.Contains(string(out), `"call_model"`) {
+		t.Fatalf("a turn after the alloc: %s, %v", out, err)
+	}
+}
+
+// TestAllocRefused: a module whose toolroute_alloc answers 0 gets an
+// ErrInputTooLarge error from the host, which writes nothing at address 0
+// and keeps the instance.
+func TestAllocRefused(t *testing.T) {
+	ctx := context.Background()
+	rt, err := New(ctx, Config{Binary: fakeModule(abi.Version)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	inst, err := rt.Instantiate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := inst.mod.Memory().Read(0, 8)
+	before = append([]byte(nil), before...)
+	_, err = inst.Load(ctx, []byte(`{"tools":[]}`))
+	if !errors.Is(err, ErrInputTooLarge) || !strings.Contains(err.Error(), "toolroute_alloc refused 12 bytes") {
+		t.Fatalf("err = %v, want ErrInputTooLarge naming toolroute_alloc", err)
+	}
+	if inst.Broken() != nil {
+		t.Fatalf("instance broken: %v", inst.Broken())
+	}
+	if after, _ := inst.mod.Memory().Read(0, 8); string(after) != string(before) {
+		t.Errorf("the host wrote at address 0: %q", after)
+	}
+}
+
 func TestTooManyTurns(t *testing.T) {
 	ctx := context.Background()
 	inst := instance(t)
@@ -318,7 +394,8 @@ func TestRefusesOtherModules(t *testing.T) {
 }
 
 // fakeModule encodes a wasm module with every toolroute export, whose
-// toolroute_abi_version answers version and whose other exports do nothing.
+// toolroute_abi_version answers version, whose toolroute_alloc answers 0,
+// and whose other exports do nothing. It has one page of memory.
 func fakeModule(version uint32) []byte {
 	names := []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
 		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, "_initialize"}
@@ -333,27 +410,40 @@ func fakeModule(version uint32) []byte {
 		}
 		return append(out, body...)
 	}
-	// One type: () -> i32. Every function uses it; only the version is called.
-	types := section(1, []byte{1, 0x60, 0, 1, 0x7f})
+	// Two types: () -> i32 for every function but toolroute_alloc, which
+	// is (i32) -> i32.
+	types := section(1, []byte{2, 0x60, 0, 1, 0x7f, 0x60, 1, 0x7f, 1, 0x7f})
 	funcs := []byte{byte(len(names))}
-	for range names {
-		funcs = append(funcs, 0)
+	for _, n := range names {
+		if n == abi.ExportAlloc {
+			funcs = append(funcs, 1)
+		} else {
+			funcs = append(funcs, 0)
+		}
 	}
-	exports := []byte{byte(len(names))}
+	memory := section(5, []byte{1, 0, 1}) // one memory: min 1 page, no max
+	exports := []byte{byte(len(names) + 1)}
 	for i, n := range names {
 		exports = append(exports, byte(len(n)))
 		exports = append(exports, n...)
 		exports = append(exports, 0, byte(i))
 	}
+	exports = append(exports, 6)
+	exports = append(exports, "memory"...)
+	exports = append(exports, 2, 0)
 	code := []byte{byte(len(names))}
-	for range names {
+	for _, n := range names {
 		body := []byte{0, 0x41, byte(version & 0x7f), 0x0b} // i32.const version; end
+		if n == abi.ExportAlloc {
+			body = []byte{0, 0x41, 0, 0x0b} // i32.const 0; end
+		}
 		code = append(code, byte(len(body)))
 		code = append(code, body...)
 	}
 	mod := []byte("\x00asm\x01\x00\x00\x00")
 	mod = append(mod, types...)
 	mod = append(mod, section(3, funcs)...)
+	mod = append(mod, memory...)
 	mod = append(mod, section(7, exports)...)
 	mod = append(mod, section(10, code)...)
 	return mod

@@ -36,6 +36,13 @@ const (
 // MaxTurns is how many turns may be open at once in one instance.
 const MaxTurns = 256
 
+// MaxAlloc is the largest buffer toolroute_alloc gives, 256 MiB: the
+// largest input any export takes. A larger request answers 0 rather than
+// asking the Go runtime for memory it cannot get (it aborts when memory
+// cannot grow, and the instance is dead): 0xffffffff bytes do not fit in a
+// 32-bit memory at all.
+const MaxAlloc = 256 << 20
+
 // Envelope is the JSON every export that returns a result answers with:
 // exactly one of OK and Error is present.
 type Envelope struct {

@@ -6,6 +6,10 @@ import { WASI, ProcExit } from "./wasi.js";
 
 export const ABI_VERSION = 1;
 
+// MAX_INPUT is the largest input the module takes in one call (256 MiB,
+// wasm/ABI.md): toolroute_alloc answers 0 for more.
+export const MAX_INPUT = 256 << 20;
+
 // ToolrouteError is a refusal from the module: the request was bad, the
 // instance is still usable. code is one of the ABI's error codes.
 export class ToolrouteError extends Error {
@@ -77,8 +81,13 @@ export class Toolroute {
   // ptr, len), frees the input and returns the envelope's ok value.
   #request(name, lead, data) {
     let ptr = 0;
+    if (data.length > MAX_INPUT) {
+      throw new Error(`toolroute module: an input of ${data.length} bytes is over the ${MAX_INPUT}-byte limit`);
+    }
     if (data.length > 0) {
       ptr = this.#call("toolroute_alloc", data.length);
+      // 0 is the module's refusal; writing there would overwrite its memory.
+      if (ptr === 0) throw new Error(`toolroute module: toolroute_alloc refused ${data.length} bytes, an input too large`);
       new Uint8Array(this.#exports.memory.buffer, ptr, data.length).set(data);
     }
     let packed;

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { Toolroute, ToolrouteError } from "../driver/toolroute.js";
+import { Toolroute, ToolrouteError, TrapError, MAX_INPUT } from "../driver/toolroute.js";
+import { WASI } from "../driver/wasi.js";
 import { loadTranscript, replay } from "./transcript.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -69,6 +70,43 @@ test("garbage to every export gives an error, never a trap", async () => {
   assert.equal(tr.broken, null);
   const actions = tr.turnEvent(turn, { type: "start", user: "hi", settings: { format: "openai", model: "m" } });
   assert.equal(actions.at(-1).type, "call_model");
+});
+
+test("toolroute_alloc answers 0 for an impossible size, and the instance serves on", async () => {
+  const wasi = new WASI({});
+  const instance = await WebAssembly.instantiate(wasm, { wasi_snapshot_preview1: wasi.imports });
+  wasi.initialize(instance);
+  const x = instance.exports;
+  assert.equal(x.toolroute_alloc(0xffffffff), 0); // -1 as an i32, 4294967295 to the module
+  assert.equal(x.toolroute_alloc(2 ** 31), 0);
+  assert.equal(x.toolroute_alloc(MAX_INPUT + 1), 0);
+  // Then a load, by hand.
+  const req = new TextEncoder().encode("{}");
+  const p = x.toolroute_alloc(req.length);
+  assert.notEqual(p, 0);
+  new Uint8Array(x.memory.buffer, p, req.length).set(req);
+  const packed = BigInt.asUintN(64, x.toolroute_load(p, req.length));
+  x.toolroute_free(p);
+  const out = new TextDecoder().decode(new Uint8Array(x.memory.buffer, Number(packed >> 32n), Number(packed & 0xffffffffn)));
+  assert.ok(JSON.parse(out).ok, out);
+});
+
+test("an input over MAX_INPUT, or one toolroute_alloc refuses, is an error, not a trap", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  tr.load({});
+  const turn = tr.turnNew();
+  assert.throws(() => tr.turnChunk(turn, new Uint8Array(MAX_INPUT + 1)), (e) => !(e instanceof TrapError) && /an input of 268435457 bytes is over the 268435456-byte limit/.test(e.message));
+  assert.equal(tr.broken, null);
+  assert.equal(tr.turnEvent(turn, { type: "start", user: "hi", settings: { format: "openai", model: "m" } }).at(-1).type, "call_model");
+
+  // A module whose toolroute_alloc gives nothing: the driver writes nothing
+  // at address 0.
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  new Uint8Array(memory.buffer).set([1, 2, 3, 4]);
+  const fake = new Toolroute({ exports: { memory, toolroute_alloc: () => 0, toolroute_free: () => {}, toolroute_load: () => assert.fail("load called") } }, { initialize() {} });
+  assert.throws(() => fake.load({ tools: [] }), (e) => !(e instanceof TrapError) && /toolroute_alloc refused 12 bytes, an input too large/.test(e.message));
+  assert.deepEqual([...new Uint8Array(memory.buffer, 0, 4)], [1, 2, 3, 4]);
+  assert.equal(fake.broken, null);
 });
 
 test("describe lists groups, files and a session's active tools", async () => {

@@ -54,9 +54,12 @@ func input(ptr, size uint32) ([]byte, []byte) {
 //go:wasmexport toolroute_abi_version
 func abiVersion() uint32 { return abi.Version }
 
+// alloc answers 0, not a trap, for a size over abi.MaxAlloc: make would
+// ask the Go runtime for more than it can get, and it aborts.
+//
 //go:wasmexport toolroute_alloc
 func alloc(size uint32) uint32 {
-	if size == 0 {
+	if size == 0 || size > abi.MaxAlloc {
 		return 0
 	}
 	return pin(make([]byte, size))
