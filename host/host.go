@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 
 	"github.com/toolroute/toolroute/host/catalog"
@@ -72,8 +71,15 @@ type Options struct {
 	// successful calls too; failed calls always include it.
 	ShowConsole bool
 	// Env gives the environment variables JS tools may read (each only those
-	// its manifest declares); nil means the process's environment.
+	// its manifest declares); nil means none. It is never the process's
+	// environment unless the host chooses to hand that over: the process
+	// holds the provider's key and the Google credentials.
 	Env func(name string) (string, bool)
+	// Secrets gives the values known now that must never leave the host
+	// (the provider's key, Google credentials, the variables set for
+	// tools): each is replaced by "[redacted NAME]" in tool results and
+	// console output, in the messages stored and in model requests.
+	Secrets func(ctx context.Context) []Secret
 
 	// Module configures the wasm runtime: the binary, a compilation cache.
 	Module module.Config
@@ -123,7 +129,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		h.store = NewMemoryStore()
 	}
 	if h.env == nil {
-		h.env = os.LookupEnv
+		h.env = func(string) (string, bool) { return "", false }
 	}
 	for _, t := range opts.Tools {
 		if t.Run == nil {

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"mime"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -190,6 +191,7 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 		ev := Event{}
 		switch a.Type {
 		case session.ActionAppend:
+			t.s.h.redactor(ctx).messages(a.Messages)
 			if err := t.s.h.store.Append(ctx, t.s.id, a.Messages...); err != nil {
 				return nil, fmt.Errorf("host: storing messages of session %q: %w", t.s.id, err)
 			}
@@ -227,6 +229,9 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools}) {
 		return nil, errStopped
 	}
+	redacted := *req
+	redacted.Body = t.s.h.redactor(ctx).bytes(slices.Clone(req.Body))
+	req = &redacted
 	resp, err := t.s.h.opts.Provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
 	if err != nil {
 		if ctx.Err() != nil {

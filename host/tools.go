@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,9 +45,17 @@ type JSCall struct {
 	Params json.RawMessage
 	// Env holds the environment variables the tool may read.
 	Env map[string]string
+	// Google lets the call use the google bridge: its manifest lists
+	// "google" in requiredPermissions. Without it the bridge refuses.
+	Google bool
 	// Timeout bounds the call.
 	Timeout time.Duration
 }
+
+// PermissionGoogle, in a manifest's requiredPermissions, lets a JS tool use
+// the google bridge: the user's Google account. Tools without it, js_eval
+// and the tools the model writes among them, are refused the account.
+const PermissionGoogle = "google"
 
 // JSResult is a JS call's outcome and the console lines it wrote, each as
 // "level: text".
@@ -61,8 +70,15 @@ type JSRunner interface {
 	Run(ctx context.Context, call JSCall) JSResult
 }
 
-// run performs one call the engine asked for and returns its result.
+// run performs one call the engine asked for and returns its result, with
+// the known secrets redacted.
 func (h *Host) run(ctx context.Context, c session.Call) session.Result {
+	res := h.runCall(ctx, c)
+	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)
+	return res
+}
+
+func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 	timeout := time.Duration(c.TimeoutSeconds) * time.Second
 	res := session.Result{ID: c.ID}
 	switch c.Origin.Kind {
@@ -104,7 +120,7 @@ func (h *Host) run(ctx context.Context, c session.Call) session.Result {
 		}
 		out := h.js.Run(ctx, JSCall{
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
-			Params: c.Input, Env: env, Timeout: timeout,
+			Params: c.Input, Env: env, Google: slices.Contains(c.RequiredPermissions, PermissionGoogle), Timeout: timeout,
 		})
 		res.Result = withConsole(out, h.opts.ShowConsole)
 	default:

@@ -180,6 +180,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Disabled:    disabled,
 		JS:          runner,
 		Env:         a.env,
+		Secrets:     a.secrets,
 		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
@@ -324,17 +325,41 @@ func (a *App) prompt(ctx context.Context) (string, error) {
 	return b.String(), nil
 }
 
-// env gives JS tools the variables set with set_env_var, then the process's.
+// env gives JS tools the variables set for them (`toolroute env set`,
+// set_env_var), never the process's environment, which holds the provider's
+// key and the Google credentials.
 func (a *App) env(name string) (string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if v, ok, err := a.Store.Setting(ctx, builtin.EnvPrefix+name); err == nil && ok {
 		return v, true
 	}
-	if v := a.Config.Getenv(name); v != "" {
-		return v, true
-	}
 	return "", false
+}
+
+// secretVars are the process's variables that hold secrets: the provider's
+// keys, the Google credentials, serve's token.
+var secretVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET", "TOOLROUTE_TOKEN"}
+
+// secrets are the values redacted wherever text leaves the host: the
+// process's secret variables, the variables set for tools and the Google
+// account's credentials.
+func (a *App) secrets(ctx context.Context) []host.Secret {
+	var out []host.Secret
+	for _, name := range secretVars {
+		if v := a.Config.Getenv(name); v != "" {
+			out = append(out, host.Secret{Name: name, Value: v})
+		}
+	}
+	if vars, err := a.Store.Settings(ctx, builtin.EnvPrefix); err == nil {
+		for _, v := range vars {
+			out = append(out, host.Secret{Name: strings.TrimPrefix(v.Key, builtin.EnvPrefix), Value: v.Value})
+		}
+	}
+	if g, ok := a.Google.(interface{ secrets() []host.Secret }); ok {
+		out = append(out, g.secrets()...)
+	}
+	return out
 }
 
 // NewSessionID returns a fresh session id: the time, then random hex.

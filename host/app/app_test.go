@@ -290,7 +290,8 @@ func TestSettingsReachTheTurn(t *testing.T) {
 		t.Errorf("hint = %q", h)
 	}
 	res, err := a.Host.CallTool(ctx, "show_env", nil)
-	if err != nil || res.Output != "k1,p" {
+	// FROM_PROCESS is in the process's environment, which tools never read.
+	if err != nil || res.Output != "k1,undefined" {
 		t.Errorf("show_env = %+v, %v", res, err)
 	}
 	// set_tool_enabled applies at once, and in the next process.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/safehttp"
 )
@@ -239,4 +240,27 @@ func googleDo(ctx context.Context, c *safehttp.Client, method, raw, contentType,
 		json.Unmarshal(data, out)
 	}
 	return resp.StatusCode, nil
+}
+
+// secrets are the Google credentials known now, for redaction: the
+// variables', the account file's and the access token last handed out.
+func (g *googleCredentials) secrets() []host.Secret {
+	var out []host.Secret
+	for _, name := range []string{"GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET"} {
+		if v := g.getenv(name); v != "" {
+			out = append(out, host.Secret{Name: name, Value: v})
+		}
+	}
+	if g.file != "" {
+		if acct, ok, err := ReadGoogleAccount(g.file); err == nil && ok {
+			out = append(out, host.Secret{Name: "Google refresh token", Value: acct.RefreshToken},
+				host.Secret{Name: "Google client secret", Value: acct.ClientSecret})
+		}
+	}
+	g.mu.Lock()
+	if g.token != "" {
+		out = append(out, host.Secret{Name: "Google access token", Value: g.token})
+	}
+	g.mu.Unlock()
+	return out
 }

@@ -106,7 +106,7 @@ func Config(d Deps) []host.NativeTool {
 				if err != nil {
 					return "", err
 				}
-				if !validEnv(a.Name) {
+				if !ValidEnvName(a.Name) {
 					return "", &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a variable name: use letters, digits and _, not starting with a digit", a.Name)}
 				}
 				if a.Value == "" {
@@ -208,7 +208,9 @@ func ApplyToolStates(ctx context.Context, d Deps) error {
 	return d.Reload(ctx)
 }
 
-func validEnv(name string) bool {
+// ValidEnvName reports whether name is a variable name tools may be given:
+// letters, digits and _, not starting with a digit.
+func ValidEnvName(name string) bool {
 	if name == "" || name[0] >= '0' && name[0] <= '9' {
 		return false
 	}

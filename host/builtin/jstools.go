@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolroute/toolroute/host"
@@ -33,6 +35,35 @@ type manifest struct {
 	Parameters     json.RawMessage `json:"parameters,omitempty"`
 	Env            []string        `json:"env,omitempty"`
 	TimeoutSeconds int             `json:"timeoutSeconds,omitempty"`
+	// RequiredPermissions is kept as the user wrote it: the model never
+	// sets it.
+	RequiredPermissions []string `json:"requiredPermissions,omitempty"`
+}
+
+// grants says which secrets a tool's manifest lets its code read: the
+// variables of env and, with the "google" permission, the Google account;
+// "" when none.
+func (m manifest) grants() string {
+	var g []string
+	if len(m.Env) > 0 {
+		g = append(g, "the variables "+strings.Join(m.Env, ", "))
+	}
+	if slices.Contains(m.RequiredPermissions, host.PermissionGoogle) {
+		g = append(g, "the Google account")
+	}
+	return strings.Join(g, " and ")
+}
+
+// ungranted is the note create_js_tool adds when the model asked for
+// variables: code the model writes reads none until the user grants them.
+func ungranted(name string, env []string) string {
+	quoted := make([]string, len(env))
+	for i, e := range env {
+		quoted[i] = strconv.Quote(e)
+	}
+	return fmt.Sprintf(" It reads no environment variables: code written here is not given secrets. "+
+		"For it to read %s, the user adds \"env\": [%s] to %s.json in the tools folder by hand.",
+		strings.Join(env, ", "), strings.Join(quoted, ", "), name)
 }
 
 const jsToolParams = `{"type":"object","properties":{` +
@@ -40,7 +71,7 @@ const jsToolParams = `{"type":"object","properties":{` +
 	`"description":{"type":"string","description":"What the tool does and when to use it, for the model"},` +
 	`"parameters":{"type":"object","description":"JSON Schema of the arguments, such as {\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}"},` +
 	`"code":{"type":"string","description":"JavaScript defining function execute(params) or async function execute(params); it may use fetch, fs, console, _time, lib, and params._env. Return a string or a JSON-able value."},` +
-	`"env":{"type":"array","items":{"type":"string"},"description":"Environment variables the tool may read (set them with set_env_var)"},` +
+	`"env":{"type":"array","items":{"type":"string"},"description":"Environment variables the tool needs; only the user can grant them, by editing the manifest"},` +
 	`"timeout_seconds":{"type":"integer","description":"Default 30"}}`
 
 // JSTools returns the js_tool_management group's tools.
@@ -64,14 +95,23 @@ func JSTools(d Deps) []host.NativeTool {
 				if a.Description == nil || a.Code == nil {
 					return "", &host.ToolError{Type: "invalid_arguments", Message: "give the tool's description and code"}
 				}
+				if !registry.ValidToolName(a.Name) { // before any look at the disk
+					return "", &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a tool name: use snake_case, such as weather_lookup", a.Name)}
+				}
 				if _, err := os.Stat(filepath.Join(d.ToolsDir, a.Name+".json")); err == nil {
 					return "", &host.ToolError{Type: "exists", Message: fmt.Sprintf("a tool file %s.json exists: use update_js_tool to change it", a.Name)}
 				}
-				m := manifest{Name: a.Name, Description: *a.Description, Parameters: a.Parameters, Env: a.Env, TimeoutSeconds: a.TimeoutSeconds}
+				// The model may ask for variables but never grants them: its
+				// code would read the user's secrets.
+				m := manifest{Name: a.Name, Description: *a.Description, Parameters: a.Parameters, TimeoutSeconds: a.TimeoutSeconds}
 				if err := d.save(ctx, m, *a.Code, false); err != nil {
 					return "", err
 				}
-				return fmt.Sprintf("Created %s (%s.json, %s.js in the tools folder). It can be called now.", a.Name, a.Name, a.Name), nil
+				note := ""
+				if len(a.Env) > 0 {
+					note = ungranted(a.Name, a.Env)
+				}
+				return fmt.Sprintf("Created %s (%s.json, %s.js in the tools folder). It can be called now.%s", a.Name, a.Name, a.Name, note), nil
 			},
 		},
 		{
@@ -101,8 +141,22 @@ func JSTools(d Deps) []host.NativeTool {
 				if a.Parameters != nil {
 					m.Parameters = a.Parameters
 				}
+				if granted := m.grants(); granted != "" && a.Code != nil {
+					return "", &host.ToolError{Type: "refused", Message: fmt.Sprintf(
+						"%s reads secrets the user granted it (%s), so its code cannot be changed here: ask the user to edit %s.js by hand, or create a tool under another name", a.Name, granted, a.Name)}
+				}
 				if a.Env != nil {
-					m.Env = a.Env
+					var added []string
+					for _, e := range a.Env {
+						if !slices.Contains(m.Env, e) {
+							added = append(added, e)
+						}
+					}
+					if len(added) > 0 {
+						return "", &host.ToolError{Type: "refused", Message: fmt.Sprintf(
+							"env cannot grant %s here: variables are secrets the user grants by editing %s.json by hand. Call update_js_tool again without them.", strings.Join(added, ", "), a.Name)}
+					}
+					m.Env = a.Env // fewer variables: giving up a grant needs no one's consent
 				}
 				if a.TimeoutSeconds != 0 {
 					m.TimeoutSeconds = a.TimeoutSeconds

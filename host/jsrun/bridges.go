@@ -17,6 +17,8 @@ type callState struct {
 	runner   *Runner
 	ctx      context.Context
 	env      map[string]string
+	tool     string
+	google   bool
 	logs     []LogLine
 	logBytes int
 	dropped  bool
@@ -61,7 +63,10 @@ func (s *callState) time(zone, format string) (string, error) {
 }
 
 // google serves the credential bridge.
-func (s *callState) google(what string) (string, error) {
+func (s *callState) googleBridge(what string) (string, error) {
+	if !s.google {
+		return "", fmt.Errorf("google: '%s' may not use the Google account: only tools whose manifest lists \"google\" in requiredPermissions may, and code the model writes never does", s.tool)
+	}
 	p := s.runner.opts.Google
 	var v string
 	err := ErrNotConnected

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,16 +25,19 @@ import (
 // jsCase is one conformance case of testdata/js: a tool source, a call and
 // what it must give. The browser and worker hosts replay the same files.
 type jsCase struct {
-	Function       string            `json:"function"`
-	Params         json.RawMessage   `json:"params"`
-	Env            map[string]string `json:"env"`
-	TimeoutSeconds int               `json:"timeout_seconds"`
-	MemoryLimitMB  int               `json:"memory_limit_mb"`
-	Files          map[string]string `json:"files"`
-	Symlinks       map[string]string `json:"symlinks"`
-	Libraries      []map[string]string
-	Server         []route `json:"server"`
-	Fetch          struct {
+	Function string            `json:"function"`
+	Params   json.RawMessage   `json:"params"`
+	Env      map[string]string `json:"env"`
+	// RequiredPermissions are the tool's manifest's: "google" grants the
+	// google bridge.
+	RequiredPermissions []string          `json:"required_permissions"`
+	TimeoutSeconds      int               `json:"timeout_seconds"`
+	MemoryLimitMB       int               `json:"memory_limit_mb"`
+	Files               map[string]string `json:"files"`
+	Symlinks            map[string]string `json:"symlinks"`
+	Libraries           []map[string]string
+	Server              []route `json:"server"`
+	Fetch               struct {
 		AllowPrivate bool `json:"allow_private"`
 		Rewrites     []struct {
 			From string `json:"from"`
@@ -234,6 +238,7 @@ func TestConformance(t *testing.T) {
 				res := r.Call(context.Background(), host.JSCall{
 					Tool: "case_tool", SourceRef: "tool.js", Source: []byte(source), Function: c.Function,
 					Params: params, Env: c.Env, Timeout: timeout,
+					Google: slices.Contains(c.RequiredPermissions, host.PermissionGoogle),
 				})
 				check(t, c.Expect, res)
 			}

@@ -212,7 +212,7 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	state := &callState{runner: r, ctx: ctx, env: c.Env}
+	state := &callState{runner: r, ctx: ctx, env: c.Env, tool: c.Tool, google: c.Google}
 	rt.call = state
 	deadline, _ := ctx.Deadline()
 

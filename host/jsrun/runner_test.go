@@ -187,7 +187,8 @@ func TestBadCalls(t *testing.T) {
 
 func TestGoogleProviderErrors(t *testing.T) {
 	r := newRunner(t, Options{Google: failingGoogle{}})
-	res := call(r, `async function execute() { return await google.getAccessToken() }`, 5*time.Second)
+	res := r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: 5 * time.Second, Google: true,
+		Source: []byte(`async function execute() { return await google.getAccessToken() }`)})
 	if res.Status != registry.StatusError || !strings.Contains(res.Message, "token endpoint said invalid_grant") {
 		t.Errorf("%+v", res)
 	}

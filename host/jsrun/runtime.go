@@ -255,7 +255,7 @@ func (rt *runtime) bind() {
 		return c.NewString(s), nil
 	})
 	fn("__tr_google", func(args []*qjs.Value) (*qjs.Value, error) {
-		s, err := rt.call.google(str(args, 0))
+		s, err := rt.call.googleBridge(str(args, 0))
 		if err != nil {
 			return nil, err
 		}

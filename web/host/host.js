@@ -469,6 +469,7 @@ class Turn {
           const out = await this.o.runJS({
             tool: c.tool, sourceRef: c.origin.source, source: source ?? "", function: c.origin.function,
             params: c.input ?? {}, env: this.h.envFor(c.env), timeoutMs: seconds * 1000,
+            google: (c.required_permissions ?? []).includes("google"),
           });
           return withConsole(c.id, out, this.o.showConsole);
         }

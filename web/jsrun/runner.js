@@ -123,7 +123,9 @@ export class Runner {
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
-  // object or JSON), env, timeoutMs}. It gives {status: "success", output,
+  // object or JSON), env, google, timeoutMs}; google (true when the tool's
+  // manifest lists "google" in requiredPermissions) lets it use the google
+  // bridge, which refuses every other call. It gives {status: "success", output,
   // logs} or {status: "error", error_type, message, logs}, never throws.
   async call(c) {
     const tool = c.tool ?? "tool";
@@ -307,6 +309,9 @@ class Call {
   }
 
   async #google(what) {
+    if (this.c.google !== true) {
+      throw new Error(`google: '${this.tool}' may not use the Google account: only tools whose manifest lists "google" in requiredPermissions may, and code the model writes never does`);
+    }
     const g = this.runner.options.google;
     try {
       if (!g) throw new NotConnected();

@@ -45,6 +45,7 @@ export function calls(c, source, serverURL) {
   const call = {
     tool: "case_tool", sourceRef: "tool.js", source, function: c.function,
     params: withServer(c.params, serverURL), env: c.env,
+    google: (c.required_permissions ?? []).includes("google"),
     timeoutMs: (c.timeout_seconds > 0 ? c.timeout_seconds : 10) * 1000,
   };
   return Array.from({ length: Math.max(1, c.repeat ?? 0) }, () => call);

@@ -102,15 +102,15 @@ test("a bridge error is a JS error the tool can catch", async () => {
     }
     return out.join("\\n");
   }`);
-  assert.equal(res.output, ["Error: Access denied", "Error: lib", "Error: _time", "Error: fetch", "Error: Google account not connected"].join("\n"), res.message);
+  assert.equal(res.output, ["Error: Access denied", "Error: lib", "Error: _time", "Error: fetch", "Error: google"].join("\n"), res.message);
 });
 
 test("a credential provider's error is passed on, NotConnected says how to connect", async () => {
   const src = "async function execute() { return await google.getAccountEmail(); }";
   const failing = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new Error("refresh refused"); } } });
-  assert.equal((await failing.call({ tool: "t", source: src, function: "execute" })).message.split("\n")[0], "Error: google: refresh refused");
+  assert.equal((await failing.call({ tool: "t", source: src, function: "execute", google: true })).message.split("\n")[0], "Error: google: refresh refused");
   const none = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new NotConnected(); } } });
-  assert.match((await none.call({ tool: "t", source: src, function: "execute" })).message, /Google account not connected/);
+  assert.match((await none.call({ tool: "t", source: src, function: "execute", google: true })).message, /Google account not connected/);
 });
 
 test("calls at the same time do not share state", async () => {
@@ -118,7 +118,7 @@ test("calls at the same time do not share state", async () => {
   let release;
   const gate = new Promise((resolve) => { release = resolve; });
   const r = new Runner({ google: { accessToken: () => gate, accountEmail: async () => "" } });
-  const calls = [1, 2, 3].map((v) => r.call({ tool: "t", source: src, function: "execute", params: { v } }));
+  const calls = [1, 2, 3].map((v) => r.call({ tool: "t", source: src, function: "execute", params: { v }, google: true }));
   release("tok");
   assert.deepEqual((await Promise.all(calls)).map((res) => res.output), ["1", "2", "3"]);
 });

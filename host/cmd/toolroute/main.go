@@ -9,6 +9,7 @@
 //	toolroute call   TOOL [--params JSON] [APP FLAGS]
 //	toolroute tokens [--json] [APP FLAGS]
 //	toolroute google login|logout|status
+//	toolroute env    list|set NAME|unset NAME
 //	toolroute check  [--json] [--with-builtin] [--override] [DIR...]
 package main
 
@@ -38,6 +39,9 @@ Usage:
       only, core plus each group, all groups loaded.
   toolroute google login|logout|status
       Connect a Google account for the Google Workspace tools.
+  toolroute env list|set NAME|unset NAME
+      The variables JS tools may read (each only those its manifest lists);
+      set reads the value from standard input.
   toolroute check [--json] [--with-builtin] [--override] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
       the built-in manifests when no folder is given. Exit status 1 on any error.
@@ -75,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runGoogle(args[1:], stdout, stderr)
 	case "export":
 		return runExport(args[1:], stdout, stderr)
+	case "env":
+		return runEnv(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

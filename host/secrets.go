@@ -1,0 +1,103 @@
+package host
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// Secret is a value that must never leave the host: an API key, a token, a
+// variable set for tools. Name says which, in the marker that replaces it.
+type Secret struct {
+	Name  string
+	Value string
+}
+
+// MinSecretLength is the shortest value redacted: shorter ones would
+// replace ordinary words.
+const MinSecretLength = 8
+
+// Redaction is the marker that replaces a secret's value.
+func Redaction(name string) string { return "[redacted " + name + "]" }
+
+// redactor replaces known secret values in text leaving the host: tool
+// results and console output, the messages stored and the model requests.
+// The longest values go first, so a secret holding another is replaced
+// whole.
+type redactor struct {
+	pairs []Secret // value as it appears -> marker, longest first
+}
+
+func newRedactor(secrets []Secret) *redactor {
+	var pairs []Secret
+	seen := map[string]bool{}
+	add := func(value, name string) {
+		if len(value) < MinSecretLength || seen[value] {
+			return
+		}
+		seen[value] = true
+		pairs = append(pairs, Secret{Name: name, Value: value})
+	}
+	for _, s := range secrets {
+		add(s.Value, s.Name)
+		// In a JSON body the value may appear escaped.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(s.Value) == nil {
+			add(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(b.String()), `"`), `"`), s.Name)
+		}
+		enc = json.NewEncoder(&b)
+		b.Reset()
+		if enc.Encode(s.Value) == nil { // the HTML-escaping form other encoders write
+			add(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(b.String()), `"`), `"`), s.Name)
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b Secret) int { return cmp.Compare(len(b.Value), len(a.Value)) })
+	return &redactor{pairs: pairs}
+}
+
+func (r *redactor) text(s string) string {
+	for _, p := range r.pairs {
+		if strings.Contains(s, p.Value) {
+			s = strings.ReplaceAll(s, p.Value, Redaction(p.Name))
+		}
+	}
+	return s
+}
+
+func (r *redactor) bytes(b []byte) []byte {
+	for _, p := range r.pairs {
+		if bytes.Contains(b, []byte(p.Value)) {
+			b = bytes.ReplaceAll(b, []byte(p.Value), []byte(Redaction(p.Name)))
+		}
+	}
+	return b
+}
+
+func (r *redactor) result(res registry.Result) registry.Result {
+	res.Output = r.text(res.Output)
+	res.Message = r.text(res.Message)
+	return res
+}
+
+func (r *redactor) messages(msgs []session.Message) {
+	for i := range msgs {
+		msgs[i].Content = r.text(msgs[i].Content)
+		msgs[i].ToolInput = r.text(msgs[i].ToolInput)
+	}
+}
+
+// redactor returns the redactor of the secrets known now.
+func (h *Host) redactor(ctx context.Context) *redactor {
+	if h.opts.Secrets == nil {
+		return &redactor{}
+	}
+	return newRedactor(h.opts.Secrets(ctx))
+}
