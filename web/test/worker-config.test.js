@@ -34,19 +34,43 @@ test("failures get the Go program's hints, naming the worker's settings", () => 
   assert.equal(hint(p, "HTTP 500"), "HTTP 500");
 });
 
-test("only loopback names, the token's holders, or a public worker are served", () => {
+test("only the token's holders, a public worker, or a dev worker's loopback names are served", () => {
   const req = (url, headers = {}) => [new Request(url, { headers }), new URL(url)];
-  assert.equal(authorize(...req("http://127.0.0.1:8787/api/sessions"), {}), null);
-  assert.equal(authorize(...req("http://localhost:8787/api/sessions"), {}), null);
+  const env = { TOOLROUTE_TOKEN: "s3cret" };
+  // A loopback name is no exemption: a proxy in front sets Host to one.
+  for (const url of ["http://127.0.0.1:8787/api/sessions", "http://localhost/api/sessions", "http://LOCALHOST./", "http://127.1/", "http://2130706433/", "http://0x7f000001/", "http://[::1]:8787/", "http://a.localhost/"]) {
+    const open = authorize(...req(url), {});
+    assert.equal(open?.status, 403, url);
+    assert.match(open.message, /TOOLROUTE_DEV_NO_TOKEN variable set to 1/, url);
+    assert.equal(authorize(...req(url), env)?.status, 401, url);
+    assert.equal(authorize(...req(url), { ...env, TOOLROUTE_DEV_NO_TOKEN: "1" }), null, url);
+    assert.equal(authorize(...req(url), { TOOLROUTE_DEV_NO_TOKEN: "1" }), null, url);
+    assert.equal(authorize(...req(url), { ...env, TOOLROUTE_DEV_NO_TOKEN: "true" })?.status, 401, `${url}: only "1" turns it on`);
+  }
   const open = authorize(...req("https://t.example.workers.dev/api/sessions"), {});
   assert.equal(open.status, 403);
   assert.match(open.message, /wrangler secret put TOOLROUTE_TOKEN/);
+  assert.doesNotMatch(open.message, /TOOLROUTE_DEV_NO_TOKEN/);
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions"), { TOOLROUTE_PUBLIC: "1" }), null);
-  const env = { TOOLROUTE_TOKEN: "s3cret" };
+  assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions"), { ...env, TOOLROUTE_DEV_NO_TOKEN: "1" }).status, 401, "the dev variable opens loopback names only");
+  for (const url of ["https://127.0.0.1.nip.io/", "https://localhost.example.com/", "https://128.0.0.1/", "https://[::2]/"]) {
+    assert.equal(authorize(...req(url), { ...env, TOOLROUTE_DEV_NO_TOKEN: "1" })?.status, 401, url);
+  }
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions"), env).status, 401);
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions", { authorization: "Bearer s3cre" }), env).status, 401);
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions", { authorization: "Bearer s3cret" }), env), null);
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions", { cookie: "a=b; toolroute_token=s3cret" }), env), null);
   assert.equal(authorize(...req("https://t.example.workers.dev/?token=s3cret"), env), null);
   assert.equal(authorize(...req("https://t.example.workers.dev/api/sessions?token=s3cret"), env).status, 401, "the token in a query is taken on / only");
+});
+
+test("a token cookie that is not percent-encoding is a 400, not a 500", () => {
+  const env = { TOOLROUTE_TOKEN: "s3cret" };
+  for (const cookie of ["toolroute_token=%E0%A4%A", "toolroute_token=%", "x=1; toolroute_token=%zz"]) {
+    const r = authorize(new Request("https://t.example.workers.dev/api/sessions", { headers: { cookie } }), new URL("https://t.example.workers.dev/api/sessions"), env);
+    assert.equal(r?.status, 400, cookie);
+    assert.match(r.message, /the toolroute_token cookie is not valid percent-encoding: open \/\?token=TOKEN to set it again/);
+  }
+  const enc = authorize(new Request("https://t.example.workers.dev/", { headers: { cookie: "toolroute_token=s%3Bcr%25t" } }), new URL("https://t.example.workers.dev/"), { TOOLROUTE_TOKEN: "s;cr%t" });
+  assert.equal(enc, null, "an encoded cookie is decoded");
 });

@@ -55,7 +55,7 @@ before(async () => {
   fs.writeFileSync(path.join(tmp, "workerd.capnp"), workerdConfig({
     dir: "dist", port, storage: path.join(tmp, "storage"),
     bindings: {
-      OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: "tok-123",
+      OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
       GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
     },
   }));
@@ -69,8 +69,13 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+// TOKEN is the worker's TOOLROUTE_TOKEN: every request carries it, as to a
+// deployed worker; loopback names get no exemption (see the token tests).
+const TOKEN = "tok-123";
+const auth = { authorization: `Bearer ${TOKEN}` };
+
 const json = (method, p, body) =>
-  fetch(base + p, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(base + p, { method, headers: body === undefined ? auth : { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
 
 // turn posts a message and reads the server-sent events to the end.
 async function turn(id, message) {
@@ -150,9 +155,9 @@ test("a conversation over two requests: the second, in a new isolate, restores t
 
 test("bad requests get errors that say what to do", async () => {
   const cases = [
-    [await fetch(base + "/api/sessions", { method: "POST", body: "{}" }), 415, /Content-Type: application\/json/],
+    [await fetch(base + "/api/sessions", { method: "POST", headers: auth, body: "{}" }), 415, /Content-Type: application\/json/],
     [await json("POST", "/api/sessions/x/messages", { text: " " }), 400, /give the message as/],
-    [await fetch(base + "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" }), 400, /not the JSON this endpoint takes/],
+    [await fetch(base + "/api/sessions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{nope" }), 400, /not the JSON this endpoint takes/],
     [await json("GET", "/api/sessions/no-such-session"), 404, /no session "no-such-session"/],
     [await json("GET", "/api/sessions/no-such-session/messages"), 404, /GET \/api\/sessions lists them/],
     [await json("GET", "/api/nothing"), 404, /no such endpoint: GET \/api\/nothing/],
@@ -162,7 +167,7 @@ test("bad requests get errors that say what to do", async () => {
     assert.equal(r.status, status, r.url);
     assert.match((await r.json()).error, re);
   }
-  const page = await fetch(base + "/");
+  const page = await fetch(base + "/", { headers: auth });
   assert.match(await page.text(), /<title>toolroute<\/title>/);
 });
 
@@ -180,6 +185,87 @@ test("a request to a public name needs the TOOLROUTE_TOKEN secret", async () => 
   const cookie = login.headers["set-cookie"][0];
   assert.match(cookie, /^toolroute_token=tok-123; Path=\/; HttpOnly; Secure; SameSite=Strict/);
   assert.equal((await get("/api/sessions", { host, cookie: cookie.split(";")[0] })).status, 200);
+});
+
+// The attack: workerd behind a proxy that sets Host to 127.0.0.1 (nginx's
+// default) was open to anyone, since a loopback name needed no token.
+test("a request to a loopback name needs the token too", async () => {
+  for (const host of ["127.0.0.1", `127.0.0.1:${new URL(base).port}`, "localhost", "LOCALHOST.", "app.localhost", "127.1", "2130706433", "0x7f000001", "[::1]"]) {
+    const r = await get("/api/sessions", { host });
+    assert.equal(r.status, 401, host);
+    assert.match(JSON.parse(r.body).error, /Authorization: Bearer TOKEN.*TOOLROUTE_DEV_NO_TOKEN/, host);
+    assert.equal((await get("/api/sessions", { host, authorization: "Bearer tok-123" })).status, 200, host);
+  }
+  const none = await fetch(base + "/api/sessions");
+  assert.equal(none.status, 401);
+  assert.equal((await fetch(base + "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, 401);
+  assert.equal((await fetch(base + "/")).status, 401, "the page too");
+});
+
+test("a malformed token cookie is a 400 that says what to do", async () => {
+  for (const cookie of ["toolroute_token=%E0%A4%A", "toolroute_token=%", "a=b; toolroute_token=%zz"]) {
+    for (const host of ["toolroute.example.workers.dev", "127.0.0.1"]) {
+      const r = await get("/api/sessions", { host, cookie });
+      assert.equal(r.status, 400, `${cookie} to ${host}: ${r.body}`);
+      assert.match(JSON.parse(r.body).error, /the toolroute_token cookie is not valid percent-encoding: open \/\?token=TOKEN/);
+    }
+  }
+  // The bearer token goes first: a bad cookie beside it is not read.
+  assert.equal((await get("/api/sessions", { cookie: "toolroute_token=%E0%A4%A", authorization: "Bearer tok-123" })).status, 200);
+});
+
+test("TOOLROUTE_DEV_NO_TOKEN lets requests to a loopback name through, and no others", async () => {
+  const port = await freePort();
+  const dev = { base: `http://127.0.0.1:${port}`, config: path.join(tmp, "workerd-dev.capnp"), storage: path.join(tmp, "storage-dev") };
+  fs.mkdirSync(dev.storage, { recursive: true });
+  fs.writeFileSync(dev.config, workerdConfig({ dir: "dist", port, storage: dev.storage, bindings: { TOOLROUTE_TOKEN: TOKEN, TOOLROUTE_DEV_NO_TOKEN: "1" } }));
+  assert.match(fs.readFileSync(dev.config, "utf8"), /for this\n\s*# machine only/, "the config warns beside the variable");
+  const w = await startWorkerd(dev.config, { cwd: tmp, base: dev.base });
+  try {
+    const get2 = (p, headers) => request(dev.base + p, headers);
+    for (const host of ["127.0.0.1", "localhost", "[::1]", "127.1"]) {
+      const r = await get2("/api/sessions", { host });
+      assert.equal(r.status, 200, `${host}: ${r.body}`);
+    }
+    assert.equal((await fetch(dev.base + "/api/sessions")).status, 200);
+    const far = await get2("/api/sessions", { host: "toolroute.example.workers.dev" });
+    assert.equal(far.status, 401, "a public name still needs the token");
+    assert.doesNotMatch(JSON.parse(far.body).error, /TOOLROUTE_DEV_NO_TOKEN/);
+    assert.equal((await get2("/api/sessions", { host: "toolroute.example.workers.dev", authorization: "Bearer tok-123" })).status, 200);
+  } finally {
+    await w.stop();
+  }
+});
+
+test("session ids are 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-'", async () => {
+  const cases = [
+    { name: "60 KB", id: "a".repeat(60_000) }, // workerd answers 414 itself over 64 KB
+    { name: "129 characters", id: "a".repeat(129) },
+    { name: "a NUL", id: "a%00b" },
+    { name: "a newline", id: "a%0Ab" },
+    { name: "a carriage return and a newline", id: "a%0D%0AX-Injected:%201" },
+    { name: "a space", id: "a%20b" },
+    { name: "a slash", id: "a%2Fb" },
+    { name: "a quote", id: "a%22b" },
+    { name: "not ASCII", id: "caf%C3%A9" },
+    { name: "bad percent-encoding", id: "%E0%A4%A", want: /not valid percent-encoding/ },
+  ];
+  const rule = /a session id is 1 to 128 characters of A-Z, a-z, 0-9, '\.', '_' and '-': POST \/api\/sessions makes one/;
+  for (const c of cases) {
+    for (const [method, p, body] of [["GET", `/api/sessions/${c.id}`], ["GET", `/api/sessions/${c.id}/messages`], ["POST", `/api/sessions/${c.id}/messages`, { text: "hi" }], ["GET", `/api/catalogue?session=${c.id}`]]) {
+      const r = await json(method, p, body);
+      const text = await r.text();
+      assert.equal(r.status, 400, `${c.name}: ${method} ${p.slice(0, 80)}: ${text.slice(0, 200)}`);
+      // A query is decoded leniently: bad percent-encoding is an id the rule refuses.
+      assert.match(JSON.parse(text).error, p.startsWith("/api/catalogue") ? rule : c.want ?? rule, c.name);
+    }
+  }
+  // The longest id allowed, and every character allowed, are looked up.
+  for (const id of ["a".repeat(128), "Az09._-"]) {
+    const r = await json("GET", `/api/sessions/${id}`);
+    assert.equal(r.status, 404, id);
+    assert.equal((await json("GET", `/api/catalogue?session=${id}`)).status, 200, id);
+  }
 });
 
 test("files JS tools write stay in the worker's sandbox, for other sessions and isolates", async () => {
@@ -265,10 +351,15 @@ test("a second turn in a session while one runs is refused, and the session is f
   assert.deepEqual(log.map((m) => m.content), ["one", "First.", "three", "Third."]);
 });
 
-// get makes a GET with the headers given, Host included (fetch sets its own).
+// get makes a GET to the worker with the headers given, Host included
+// (fetch sets its own).
 function get(p, headers) {
+  return request(base + p, headers);
+}
+
+function request(url, headers) {
   return new Promise((resolve, reject) => {
-    const req = http.get(base + p, { headers }, (res) => {
+    const req = http.get(url, { headers }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
       res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));

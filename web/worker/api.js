@@ -17,12 +17,13 @@
 //	                                      made, sent with the worker's provider and key
 //	GET  /                                serve's minimal chat page
 //
-// A worker is on the internet, not on localhost: unless the request comes
-// to a loopback name (workerd or wrangler dev on this machine), the API
-// answers only requests carrying the TOOLROUTE_TOKEN secret, as
-// "Authorization: Bearer TOKEN" or the cookie GET /?token=TOKEN sets, or
-// every request when the TOOLROUTE_PUBLIC variable is "1" (behind
-// Cloudflare Access, say). Every POST takes JSON, as serve's do.
+// A worker is on the internet, not on localhost: it answers only requests
+// carrying the TOOLROUTE_TOKEN secret, as "Authorization: Bearer TOKEN" or
+// the cookie GET /?token=TOKEN sets; every request when the TOOLROUTE_PUBLIC
+// variable is "1" (behind Cloudflare Access, say); and requests to a
+// loopback name when the TOOLROUTE_DEV_NO_TOKEN variable is "1" (workerd or
+// wrangler dev on this machine; see auth.js). Every POST takes JSON, as
+// serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
 import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
@@ -52,8 +53,12 @@ const MODEL_PATHS = { openai: "/chat/completions", anthropic: "/v1/messages" };
 // from 1 s, doubling, as the Go program's provider does.
 const MODEL_RETRIES = 3;
 const MODEL_MAX_WAIT_MS = 60_000;
-// MAX_ID bounds a session id.
-const MAX_ID = 200;
+// SESSION_ID is what a session id may be. POST /api/sessions makes ids
+// such as 20260102-150405-a1b2c3 (app.NewSessionID's form); an id names a
+// Durable Object and comes back in messages and logs, so one with a NUL, a
+// newline or kilobytes of text is refused first.
+const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const BAD_SESSION_ID = "a session id is 1 to 128 characters of A-Z, a-z, 0-9, '.', '_' and '-': POST /api/sessions makes one, GET /api/sessions lists them";
 
 // createWorker makes the worker's fetch handler. deps:
 //   toolrouteModule, quickjsModule: the WebAssembly.Modules (module imports);
@@ -263,7 +268,7 @@ async function route(request, env, ctx, deps, now, ready) {
     } catch {
       return fail(400, "the session id in the path is not valid percent-encoding");
     }
-    if (id === "" || id.length > MAX_ID) return fail(400, `a session id is 1 to ${MAX_ID} characters: POST /api/sessions makes one`);
+    if (!SESSION_ID.test(id)) return fail(400, BAD_SESSION_ID);
   }
   const key = sessionRoute ? `${method} /sessions/{id}${parts[2] ? "/" + parts[2] : ""}` : `${method} ${path.slice("/api".length)}`;
 
@@ -295,8 +300,10 @@ async function route(request, env, ctx, deps, now, ready) {
     case "POST /sessions/{id}/messages":
       return send(env, ctx, ready, now, id, body, request);
     case "GET /catalogue": {
+      const session = url.searchParams.get("session") ?? "";
+      if (session !== "" && !SESSION_ID.test(session)) return fail(400, BAD_SESSION_ID);
       const { host } = await ready(env);
-      return reply(await host.describe(url.searchParams.get("session") ?? ""));
+      return reply(await host.describe(session));
     }
     case "GET /ui/catalogue":
       return reply(deps.bundle ?? { catalogue: {}, sources: {}, libraries: {} });

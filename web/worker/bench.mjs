@@ -25,7 +25,16 @@ const model = await startFakeModel("openai");
 await buildWorker({ out: path.join(tmp, "dist"), bundle: exportBuiltin() });
 fs.mkdirSync(path.join(tmp, "storage"));
 const config = path.join(tmp, "workerd.capnp");
-fs.writeFileSync(config, workerdConfig({ dir: "dist", port, storage: path.join(tmp, "storage"), bindings: { OPENAI_BASE_URL: model.baseURL, TOOLROUTE_MODEL: "fake" } }));
+// The token is checked on every request, as on a deployed worker.
+const TOKEN = "bench-token";
+fs.writeFileSync(config, workerdConfig({ dir: "dist", port, storage: path.join(tmp, "storage"), bindings: { OPENAI_BASE_URL: model.baseURL, TOOLROUTE_MODEL: "fake", TOOLROUTE_TOKEN: TOKEN } }));
+const auth = { authorization: `Bearer ${TOKEN}` };
+const get = async (p) => {
+  const r = await fetch(base + p, { headers: auth });
+  if (!r.ok) throw new Error(`GET ${p}: HTTP ${r.status} ${await r.text()}`);
+  return r.text();
+};
+const post = (p, body) => fetch(base + p, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) });
 
 const start = () => startWorkerd(config, { cwd: tmp, base });
 
@@ -49,22 +58,22 @@ try {
   for (let i = 0; i < Math.min(n, 10); i++) {
     const proc = await start();
     const before = cpu(proc.pid);
-    cold.push(await time(async () => { const r = await fetch(base + "/api/health"); await r.text(); }));
+    cold.push(await time(() => get("/api/health")));
     coldCPU.push(cpu(proc.pid) - before);
     await proc.stop();
   }
   const proc = await start();
-  await (await fetch(base + "/api/health")).text();
-  const { id } = await (await fetch(base + "/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+  await get("/api/health");
+  const { id } = await (await post("/api/sessions", {})).json();
   const warm = [];
-  for (let i = 0; i < n; i++) warm.push(await time(async () => (await fetch(`${base}/api/catalogue?session=${id}`)).text()));
+  for (let i = 0; i < n; i++) warm.push(await time(() => get(`/api/catalogue?session=${id}`)));
   const turns = [];
   const turnCPU = [];
   for (let i = 0; i < n; i++) {
     const before = cpu(proc.pid);
     model.add(text("ok"));
     turns.push(await time(async () => {
-      const r = await fetch(`${base}/api/sessions/${id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "hi " + i }) });
+      const r = await post(`/api/sessions/${id}/messages`, { text: "hi " + i });
       const body = await r.text();
       if (!body.includes("event: done")) throw new Error("the turn did not finish: " + body.slice(-300));
     }));

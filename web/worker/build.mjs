@@ -75,8 +75,8 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
   await copyFile(quickjsWasm(), path.join(out, "quickjs.wasm"));
   // workerd resolves the config's embedded files from the config's folder
   // and the storage folder from its working folder: web/, as the build
-  // prints.
-  await writeFile(path.join(out, "workerd.capnp"), workerdConfig({ dir: ".", port: 8787, storage: "worker/.workerd-storage" }));
+  // prints. It is for this machine: requests to 127.0.0.1 need no token.
+  await writeFile(path.join(out, "workerd.capnp"), workerdConfig({ dir: ".", port: 8787, storage: "worker/.workerd-storage", bindings: { TOOLROUTE_DEV_NO_TOKEN: "1" } }));
   await mkdir(path.join(here, ".workerd-storage"), { recursive: true });
   const sizes = {};
   for (const f of ["worker.js", "toolroute.wasm", "quickjs.wasm"]) {
@@ -90,11 +90,16 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
 // 127.0.0.1:port, its Durable Objects kept in the folder storage (relative
 // to the config's folder, or absolute), its variables and secrets from
 // bindings ({NAME: text}). Outbound fetches may reach loopback and private
-// addresses: it is for running on this machine.
+// addresses: it is for running on this machine. TOOLROUTE_DEV_NO_TOKEN gets
+// a warning beside it in the config, where someone putting a proxy in front
+// will look.
 export function workerdConfig({ dir, port, storage, bindings = {}, entry = "worker.js" }) {
   const str = (s) => JSON.stringify(String(s)); // a capnp text literal
   const file = (f) => str(path.posix.join(dir, f));
-  const vars = Object.keys(bindings).sort().map((k) => `    (name = ${str(k)}, text = ${str(bindings[k])}),\n`).join("");
+  const warn = {
+    TOOLROUTE_DEV_NO_TOKEN: "    # Requests whose Host is a loopback name need no TOOLROUTE_TOKEN: for this\n    # machine only. Before anything else can reach this worker (a proxy in\n    # front, another address), remove it and bind TOOLROUTE_TOKEN instead.\n",
+  };
+  const vars = Object.keys(bindings).sort().map((k) => `${warn[k] ?? ""}    (name = ${str(k)}, text = ${str(bindings[k])}),\n`).join("");
   return `# workerd config for toolroute's edge worker (written by web/worker/build.mjs).
 using Workerd = import "/workerd/workerd.capnp";
 
@@ -149,5 +154,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const bundle = i > 0 ? JSON.parse(await readFile(process.argv[i + 1], "utf8")) : exportBuiltin();
   console.log(report(await buildWorker({ bundle })));
   await stat(path.join(dist, "workerd.capnp"));
-  console.log(`run it here: npx workerd serve ${path.relative(web, path.join(dist, "workerd.capnp"))} (from web/), then open http://127.0.0.1:8787`);
+  console.log(`run it here: npx workerd serve ${path.relative(web, path.join(dist, "workerd.capnp"))} (from web/), then open http://127.0.0.1:8787 (no token asked: TOOLROUTE_DEV_NO_TOKEN is 1 in that config, for this machine only)`);
 }

@@ -20,8 +20,9 @@ export function freePort() {
 }
 
 // startWorkerd serves config from the folder cwd; it resolves once the
-// socket at base answers (the worker itself is not called: /nothing is no
-// API path), and fails with workerd's output if it exits first.
+// socket at base answers (/nothing is no API path: the worker answers it at
+// once, 401 or 404, without starting the module), and fails with workerd's
+// output if it exits first.
 export async function startWorkerd(config, { cwd, base }) {
   const proc = spawn(workerdBin, ["serve", config], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
