@@ -7,9 +7,16 @@
 //
 // A browser or a worker cannot resolve names, so the address check is on the
 // URL's host as written (IP literals and localhost), where the Go host checks
-// the address it dials after DNS. Redirects are followed here, at most 5,
-// each target checked the same way; a browser that hides them
-// ("opaqueredirect") follows them itself.
+// the address it dials after DNS. IP literals are judged in the form the URL
+// parser gives them, so 2130706433, 0177.0.0.1, 0x7f.1 and 127.1 are all
+// 127.0.0.1 here, as they are to the browser. Redirects are followed here, at
+// most 5, each target checked the same way; a browser that hides them
+// ("opaqueredirect") follows them itself, which a rewritten request is not
+// allowed to do.
+//
+// A rewrite rule takes the URLs with its from's scheme, host and port and a
+// path equal to from's or below it at a '/', as safehttp.Rewrite does; a
+// rewritten request may redirect only within the rule's to.
 
 export const DEFAULT_MAX_BODY = 100 << 10;
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -27,54 +34,160 @@ const STATUS_TEXT = {
 class PrivateAddress extends Error {}
 
 // blockedHost reports hosts naming loopback, private, link-local,
-// unspecified, multicast and shared (CGNAT) addresses.
+// site-local, unspecified, multicast, reserved, broadcast and shared (CGNAT)
+// addresses, and the IPv6 forms carrying such an IPv4 address, as
+// safehttp.Blocked does. A host is read as the URL parser reads it, so odd
+// IPv4 spellings are judged as the address they name; a string that is not a
+// host is refused.
+//
+// IPv4-mapped (::ffff:0:0/96) and NAT64 (64:ff9b::/96) addresses are judged
+// by the IPv4 address they carry, since an IPv6-only network reaches every
+// public IPv4 site through 64:ff9b::; local-use NAT64 (64:ff9b:1::/48), 6to4
+// (2002::/16) and IPv4-compatible (::/96) addresses are refused whole.
 export function blockedHost(hostname) {
-  let h = hostname.toLowerCase().replace(/\.$/, "");
+  if (/[/?#@\\\s]/.test(hostname)) return true;
+  const bare = hostname.includes(":") && !hostname.startsWith("[");
+  let h;
+  try {
+    h = new URL(`http://${bare ? `[${hostname}]` : hostname}/`).hostname;
+  } catch {
+    return true;
+  }
+  h = h.replace(/\.$/, "");
   if (h === "localhost" || h.endsWith(".localhost")) return true;
-  if (h.startsWith("[")) return blockedIPv6(h.slice(1, -1));
+  if (h.startsWith("[")) {
+    const g = ipv6Groups(h.slice(1, -1));
+    return g === null || blockedIPv6(g);
+  }
   const m = h.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
   if (!m) return false; // a name: the browser resolves it
   return blockedIPv4(m.slice(1).map(Number));
 }
 
+// blockedIPv4 takes the four bytes of an address.
 function blockedIPv4([a, b]) {
   return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) ||
+    a >= 224; // multicast 224.0.0.0/4, reserved 240.0.0.0/4 and broadcast 255.255.255.255
 }
 
-function blockedIPv6(h) {
-  const mapped = h.match(/^::ffff:(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
-  if (mapped) return blockedIPv4(mapped.slice(1).map(Number));
-  const hex = h.match(/^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/);
-  if (hex) {
-    const hi = parseInt(hex[1], 16);
-    return blockedIPv4([hi >> 8, hi & 255]);
-  }
-  if (h === "::" || h === "::1") return true;
-  const first = parseInt(h.split(":")[0] || "0", 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+// blockedIPv6 takes the eight 16-bit groups of an address.
+function blockedIPv6(g) {
+  const zero = (from, to) => g.slice(from, to).every((x) => x === 0);
+  const embedded = () => blockedIPv4([g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255]);
+  if (zero(0, 5) && g[5] === 0xffff) return embedded(); // IPv4-mapped
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return embedded(); // NAT64
+  if (zero(0, 6)) return true; // IPv4-compatible, :: and ::1 included
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return true; // local-use NAT64
+  if (g[0] === 0x2002) return true; // 6to4
+  return (g[0] & 0xfe00) === 0xfc00 || // unique local fc00::/7
+    (g[0] & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (g[0] & 0xffc0) === 0xfec0 || // site-local fec0::/10
+    (g[0] & 0xff00) === 0xff00; // multicast ff00::/8
 }
 
-// target applies the rewrite rules and checks the scheme; it reports
-// whether a rule applied.
-function target(raw, rewrites) {
-  let t = raw, rewritten = false;
-  for (const rw of rewrites) {
-    if (raw.startsWith(rw.from)) {
-      t = rw.to + raw.slice(rw.from.length);
-      rewritten = true;
-      break;
-    }
-  }
+// ipv6Groups parses an IPv6 address as the URL parser writes it (hex groups,
+// one "::" at most) into its eight groups, or null.
+function ipv6Groups(s) {
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const groups = (part) => (part === "" ? [] : part.split(":").map((x) => (/^[0-9a-f]{1,4}$/.test(x) ? parseInt(x, 16) : NaN)));
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
+  const fill = 8 - head.length - tail.length;
+  if (halves.length === 2 ? fill < 1 : fill !== 0) return null;
+  const g = [...head, ...new Array(fill).fill(0), ...tail];
+  return g.some(Number.isNaN) ? null : g;
+}
+
+// parseURL reads a URL a request may be sent to.
+function parseURL(raw) {
   let u;
   try {
-    u = new URL(t);
+    u = new URL(raw);
   } catch {
-    throw new Error(`fetch: invalid URL '${raw}': give a full http:// or https:// URL`);
+    throw new Error(`invalid URL '${raw}': give a full http:// or https:// URL`);
   }
-  if (u.host === "") throw new Error(`fetch: invalid URL '${raw}': give a full http:// or https:// URL`);
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`fetch: '${raw}' is not an http or https URL`);
-  return { url: u, rewritten };
+  if (u.host === "") throw new Error(`invalid URL '${raw}': give a full http:// or https:// URL`);
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`'${raw}' is not an http or https URL`);
+  if (u.username !== "" || u.password !== "") {
+    throw new Error(`URL '${redacted(u)}' has a user name or password before '@', which is refused: send credentials in an Authorization header, and the host right after '//'`);
+  }
+  return u;
+}
+
+// redacted writes a URL without its password.
+function redacted(u) {
+  if (u.password === "") return u.href;
+  const c = new URL(u.href);
+  c.password = "xxxxx";
+  return c.href;
+}
+
+// origin is a URL's scheme, host and port, the scheme's default port spelt
+// out and a trailing dot dropped, for comparing two URLs.
+function origin(u) {
+  return `${u.protocol}//${u.hostname.replace(/\.$/, "")}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+}
+
+// place reads a rule's from or to: an origin and a path prefix.
+function place(raw) {
+  const u = parseURL(raw);
+  if (u.search !== "" || u.hash !== "" || raw.includes("?") || raw.includes("#")) {
+    throw new Error(`'${raw}' has a query or fragment: give scheme://host[:port][/path]`);
+  }
+  return { url: u, origin: origin(u), path: u.pathname.replace(/\/$/, "") };
+}
+
+// rest returns the path of u below the place p, or null if u is not under p.
+function rest(p, u) {
+  if (origin(u) !== p.origin) return null;
+  if (p.path === "" || u.pathname === p.path) return u.pathname.slice(p.path.length);
+  return u.pathname.startsWith(p.path + "/") ? u.pathname.slice(p.path.length) : null;
+}
+
+// dotSegment reports a path with a "." or ".." segment once decoded: the
+// URL parser resolves those it sees, not "..%2F".
+function dotSegment(pathname) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    decoded = pathname.replace(/%2e/gi, ".").replace(/%2f/gi, "/");
+  }
+  return decoded.split(/[/\\]/).some((s) => s === "." || s === "..");
+}
+
+// target applies the rewrite rules and checks the URL; it returns the
+// rule's to when one applied.
+function target(raw, rewrites) {
+  const rules = rewrites.map((rw) => {
+    try {
+      return { from: place(rw.from), to: place(rw.to) };
+    } catch (e) {
+      throw new Error(`fetch: rewrite rule '${rw.from}' to '${rw.to}': ${e.message}`);
+    }
+  });
+  let u;
+  try {
+    u = parseURL(raw);
+  } catch (e) {
+    throw new Error(`fetch: ${e.message}`);
+  }
+  for (const r of rules) {
+    if (origin(u) !== r.from.origin) continue;
+    // A rule's path prefix is its boundary: /v1/..%2Fadmin must not reach
+    // the target's /admin.
+    if (dotSegment(u.pathname)) throw new Error(`fetch: URL '${raw}' has a '.' or '..' path segment: give the path without them`);
+    const tail = rest(r.from, u);
+    if (tail === null) continue;
+    const out = new URL(r.to.url.href);
+    out.pathname = r.to.path + tail;
+    out.search = u.search;
+    out.hash = u.hash;
+    return { url: out, to: r.to };
+  }
+  return { url: u, to: null };
 }
 
 // hostFetch performs a tool's fetch and returns the response as JSON for the
@@ -85,7 +198,7 @@ export async function hostFetch(rawURL, options, o) {
   if (!METHODS.includes(method)) {
     throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
   }
-  const { url, rewritten } = target(rawURL, o.rewrites ?? []);
+  const { url, to } = target(rawURL, o.rewrites ?? []);
   const headers = new Headers();
   for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
   if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
@@ -97,9 +210,12 @@ export async function hostFetch(rawURL, options, o) {
   try {
     let u = url, m = method, body = req.body ?? undefined;
     for (let hops = 0; ; hops++) {
-      if (!rewritten && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
+      if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
       resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
       if (resp.type === "opaqueredirect") {
+        if (to !== null) {
+          throw new Error(`redirect from a rewritten URL cannot be checked here: give the rewrite target's final URL`);
+        }
         resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "follow" });
         break;
       }
@@ -109,6 +225,12 @@ export async function hostFetch(rawURL, options, o) {
       if (hops + 1 > MAX_REDIRECTS) throw new Error("more than 5 redirects");
       u = new URL(location, u);
       if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`redirect to a ${u.protocol.slice(0, -1)} URL`);
+      if (u.username !== "" || u.password !== "") {
+        throw new Error(`redirect to ${redacted(u)} is refused: a URL with a user name or password before '@' is never followed`);
+      }
+      if (to !== null && rest(to, u) === null) {
+        throw new Error(`redirect to ${u.href} leaves the rewrite target: a rewritten URL may redirect only within ${to.url.href}; fetch the new URL directly if it is public`);
+      }
       if (resp.status === 303 || ((resp.status === 301 || resp.status === 302) && m === "POST")) {
         m = "GET";
         body = undefined;
