@@ -14,6 +14,7 @@
 // module on every turn, in this host instance or another.
 
 import { TrapError } from "../driver/toolroute.js";
+import { Redactor } from "./redact.js";
 
 // MAX_RESPONSE_BODY bounds a model response body read whole, in characters.
 export const MAX_RESPONSE_BODY = 64 << 20;
@@ -62,6 +63,9 @@ export class MemoryStore {
 //     error.error_type) as its error type;
 //   env: the variables JS tools may read (each only those its manifest
 //     declares): an object or a function(name);
+//   secrets: the values that must never leave the host ([{name, value}],
+//     or a function, sync or async, giving them now): each is replaced by
+//     "[redacted NAME]" in tool results, stored messages and model requests;
 //   showConsole: add JS tools' console output to successful results too;
 //   fetch: the fetch to use (globalThis.fetch by default);
 //   now: () => Date, the clock stamped on the log;
@@ -222,6 +226,12 @@ export class Host {
     return Object.hasOwn(s, ref) ? s[ref] : undefined;
   }
 
+  // redactor is a Redactor of the secrets known now.
+  async redactor() {
+    const s = this.#o.secrets;
+    return new Redactor(typeof s === "function" ? await s() : s ?? []);
+  }
+
   envFor(names) {
     const e = this.#o.env;
     const out = {};
@@ -279,6 +289,7 @@ class Turn {
     for (const a of acts) {
       switch (a.type) {
         case "append":
+          (await this.h.redactor()).messages(a.messages);
           try {
             await this.h.store.append(this.id, a.messages);
           } catch (err) {
@@ -370,6 +381,9 @@ class Turn {
   async *post(req) {
     const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
     const tries = this.o.provider.proxyURL ? 0 : count;
+    const red = await this.h.redactor();
+    const body = red.text(typeof req.body === "string" ? req.body : JSON.stringify(req.body));
+    req = { ...req, body };
     for (let attempt = 1; ; attempt++) {
       const resp = await this.h.fetch(...this.request(req));
       const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now());
@@ -429,8 +443,14 @@ class Turn {
     return next ? [next] : [];
   }
 
-  // run performs one call the module asked for and gives its result.
+  // run performs one call the module asked for and gives its result, with
+  // the known secrets redacted.
   async run(c) {
+    const r = await this.runCall(c);
+    return (await this.h.redactor()).result(r);
+  }
+
+  async runCall(c) {
     const fail = (type, message) => ({ id: c.id, status: "error", error_type: type, message });
     const seconds = c.timeout_seconds > 0 ? c.timeout_seconds : 30;
     try {

@@ -312,3 +312,34 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
     await model.close();
   }
 });
+
+test("known secrets are redacted from tool results, stored messages and model requests", async () => {
+  const secret = "sk-planted-secret-value-42";
+  const model = await startFakeModel("openai",
+    toolCall("load_tool_group", '{"group_name":"pdf"}'),
+    toolCall("pdf_info", '{"path":"a.pdf"}'),
+    text("Done."));
+  const store = new MemoryStore();
+  try {
+    const { host } = newHost(model, {
+      store,
+      provider: { apiKey: secret },
+      options: {
+        native: { pdf_info: async () => `the key is ${secret}` },
+        secrets: async () => [{ name: "OPENAI_API_KEY", value: secret }],
+      },
+    });
+    const h = await host;
+    const events = await collect(h.send("s", "Leak it"));
+    assert.equal(events.at(-1).type, "done");
+    const log = await store.messages("s");
+    assert.equal(log.find((m) => m.type === "tool_result" && m.tool_name === "pdf_info").content, "the key is [redacted OPENAI_API_KEY]");
+    assert.ok(!JSON.stringify(log).includes(secret), "the store holds the secret");
+    assert.ok(!JSON.stringify(events).includes(secret), "an event holds the secret");
+    assert.equal(model.requests.length, 3);
+    for (const r of model.requests) assert.ok(!r.body.includes(secret), "a model request body holds the secret");
+    assert.ok(model.requests[2].body.includes("[redacted OPENAI_API_KEY]"));
+  } finally {
+    await model.close();
+  }
+});

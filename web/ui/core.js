@@ -117,6 +117,13 @@ export class Core {
       runJS: runner ? (c) => runner.call(c) : undefined,
       native: nativeTools(this.store, () => ({ provider: provider.label, model: provider.model }), refreshEnv),
       env: (name) => env[name],
+      // Never stored, shown or sent to the model: the provider's key, the
+      // variables set for tools and the Google tokens the page was given.
+      secrets: () => [
+        ...(provider.apiKey ? [{ name: "API key", value: provider.apiKey }] : []),
+        ...Object.entries(env).map(([name, value]) => ({ name, value })),
+        ...(runner?.options?.google?.tokens?.() ?? []).map((value) => ({ name: "Google access token", value })),
+      ],
     });
     this.#host = host;
     this.#hostKey = key;
