@@ -35,8 +35,8 @@
 //     settle waits for its deadline without using the CPU.
 //
 // fetch refuses loopback, private and link-local addresses at dial time
-// (after DNS), unless FetchOptions.AllowPrivate; FetchOptions.Rewrites send a
-// URL prefix elsewhere. fs reaches only Options.SandboxRoot, through an
+// (after DNS), unless FetchOptions.AllowPrivate; FetchOptions.Rewrites send the URLs
+// under a scheme, host and path elsewhere, matched on the parsed URL. fs reaches only Options.SandboxRoot, through an
 // os.Root. A tool's environment values never appear in its errors or logs.
 //
 // The conformance cases in testdata/js are the specification every host

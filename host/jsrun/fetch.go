@@ -21,9 +21,11 @@ type FetchOptions struct {
 	// AllowPrivate lets tools reach loopback, private and link-local
 	// addresses, which are refused by default (SSRF).
 	AllowPrivate bool
-	// Rewrites send URLs starting with From to To instead, such as
-	// https://www.googleapis.com to a local test server. The host chose
-	// those targets, so they are not checked for private addresses.
+	// Rewrites send the URLs under From (same scheme, host and port, a
+	// path at or below From's) to To instead, such as
+	// https://www.googleapis.com to a local test server; safehttp.Rewrite
+	// says exactly. The host chose those targets, so they are not checked
+	// for private addresses, but a redirect must stay inside them.
 	Rewrites []Rewrite
 	// Timeout bounds one request; 0 means 30 seconds. A call's own timeout
 	// bounds it too.
@@ -32,7 +34,7 @@ type FetchOptions struct {
 	MaxBody int
 }
 
-// Rewrite sends URLs with a prefix elsewhere.
+// Rewrite sends the URLs under From to To, as safehttp.Rewrite.
 type Rewrite struct {
 	From string
 	To   string
