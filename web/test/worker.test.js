@@ -36,7 +36,7 @@ const userTools = {
   ]),
   "big.json": JSON.stringify({ name: "big", description: "A long text", parameters: { type: "object", properties: { n: { type: "integer" } } } }),
   "big.js": "function execute(p) { let s = ''; for (let i = 0; s.length < p.n; i++) s += i + ','; return s.slice(0, p.n); }\n",
-  "whoami.json": JSON.stringify({ name: "whoami", description: "The Google account in use", parameters: { type: "object", properties: {} } }),
+  "whoami.json": JSON.stringify({ name: "whoami", description: "The Google account in use", requiredPermissions: ["google"], parameters: { type: "object", properties: {} } }),
   "whoami.js": "async function execute() { return (await google.getAccountEmail()) + ' ' + (await google.getAccessToken()); }\n",
   "text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() + ' (' + _time('UTC', 'iso8601').slice(0, 4) + ')' }\n",
 };
