@@ -16,13 +16,20 @@
 //	POST /api/model                       a model call the page's module made,
 //	                                      sent with the server's provider and key
 //
+// Every /api/ request must carry the server's token (Options.Token), as
+// the HttpOnly cookie the page at /?token=T sets or as Authorization: Bearer
+// T: other local processes and users cannot use the provider's key or the
+// Google account without it. The page and its static files need no token
+// and hold nothing secret.
+//
 // Every POST takes JSON (Content-Type: application/json): a page on another
 // site cannot send that without a CORS preflight, which the server never
 // grants. Requests whose Host is not a loopback name are refused (DNS
-// rebinding).
+// rebinding). A request body has Options.BodyTimeout to arrive.
 package server
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +37,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
@@ -46,9 +55,41 @@ const (
 	MaxModelBody = 32 << 20
 )
 
-// Handler returns the HTTP API of a running app; page, when set, is served
-// at / (the chat UI).
-func Handler(a *app.App, page http.Handler) http.Handler {
+// DefaultBodyTimeout is how long a request body may take to arrive when
+// Options.BodyTimeout is zero: ample on loopback for MaxModelBody.
+const DefaultBodyTimeout = 30 * time.Second
+
+// Options configure Handler.
+type Options struct {
+	// Token is what every /api/ request must carry; required (LoadToken
+	// gives the data folder's).
+	Token string
+	// TokenFrom says where a client finds the token, such as the token
+	// file's path, for the answer to a request without it.
+	TokenFrom string
+	// Page, when set, is served at / (the chat UI); default a minimal page.
+	Page http.Handler
+	// BodyTimeout bounds the time a request body takes to arrive; zero
+	// means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+}
+
+// Handler returns the HTTP API of a running app.
+//
+// # Notes
+//
+// It panics without a token: a server that answers anyone is never meant.
+func Handler(a *app.App, o Options) http.Handler {
+	if o.Token == "" {
+		panic("server: Handler needs Options.Token")
+	}
+	if o.TokenFrom == "" {
+		o.TokenFrom = "toolroute serve's output"
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	auth := &auth{sum: sha256.Sum256([]byte(o.Token)), from: o.TokenFrom}
 	s := &server{a: a}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/health", s.health)
@@ -65,17 +106,24 @@ func Handler(a *app.App, page http.Handler) http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
 	})
+	page := o.Page
 	if page == nil {
 		page = http.HandlerFunc(minimalPage)
 	}
-	mux.Handle("/", page)
-	return guard(mux)
+	// The API has a mux of its own behind the token: a request reaches its
+	// handlers only through the outer /api/ route, after whatever path
+	// cleaning the outer mux does.
+	outer := http.NewServeMux()
+	outer.Handle("/api/", auth.api(jsonOnly(mux)))
+	outer.Handle("/", auth.page(page))
+	return guard(outer, o.BodyTimeout)
 }
 
 type server struct{ a *app.App }
 
-// guard refuses non-loopback Host headers and non-JSON POSTs.
-func guard(next http.Handler) http.Handler {
+// guard refuses non-loopback Host headers and bounds the time a body
+// takes to arrive.
+func guard(next http.Handler, bodyTimeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := r.Host
 		if h, _, err := net.SplitHostPort(r.Host); err == nil {
@@ -85,6 +133,14 @@ func guard(next http.Handler) http.Handler {
 			fail(w, http.StatusForbidden, "toolroute serve answers only on localhost: use http://127.0.0.1 or http://localhost")
 			return
 		}
+		bodyDeadline(w, r, bodyTimeout)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// jsonOnly refuses POSTs that are not JSON and bounds their size.
+func jsonOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if mt != "application/json" {
@@ -333,7 +389,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", MaxBody))
+			fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
+			return false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			fail(w, http.StatusRequestTimeout, "the body took too long to arrive: send it whole")
 			return false
 		}
 		fail(w, http.StatusBadRequest, err.Error())

@@ -23,8 +23,17 @@ var cacheDir string
 
 func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
+// token is the test servers' token.
+const token = "test-token-0123456789abcdef"
+
 // start serves an app whose OpenAI-compatible model is the fake.
 func start(t *testing.T, model *fakemodel.Server, env ...string) *httptest.Server {
+	t.Helper()
+	return startWith(t, model, server.Options{Token: token}, env...)
+}
+
+// startWith is start with options.
+func startWith(t *testing.T, model *fakemodel.Server, o server.Options, env ...string) *httptest.Server {
 	t.Helper()
 	dir := t.TempDir()
 	vars := map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "test-key"}
@@ -38,7 +47,7 @@ func start(t *testing.T, model *fakemodel.Server, env ...string) *httptest.Serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(server.Handler(a, nil))
+	srv := httptest.NewServer(server.Handler(a, o))
 	t.Cleanup(func() { srv.Close(); a.Close() })
 	return srv
 }
@@ -48,14 +57,28 @@ type event struct {
 	Data map[string]any
 }
 
-// post sends JSON and returns the response.
-func post(t *testing.T, srv *httptest.Server, path, body string) *http.Response {
+// do sends a request with the token.
+func do(t *testing.T, method, url, body string) *http.Response {
 	t.Helper()
-	resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(body))
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// post sends JSON and returns the response.
+func post(t *testing.T, srv *httptest.Server, path, body string) *http.Response {
+	t.Helper()
+	return do(t, "POST", srv.URL+path, body)
 }
 
 // turn sends a message and reads the server-sent events.
@@ -90,10 +113,7 @@ func turn(t *testing.T, srv *httptest.Server, session, text string) []event {
 // get decodes a JSON answer, checking its status.
 func get(t *testing.T, srv *httptest.Server, path string, status int, v any) {
 	t.Helper()
-	resp, err := http.Get(srv.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, "GET", srv.URL+path, "")
 	defer resp.Body.Close()
 	if resp.StatusCode != status {
 		b, _ := io.ReadAll(resp.Body)
@@ -238,6 +258,7 @@ func TestBadRequests(t *testing.T) {
 		if host != "" {
 			req.Host = host
 		}
+		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -375,10 +396,7 @@ func TestGoogleToken(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI)
 	defer model.Close()
 	srv := start(t, model)
-	resp, err := http.Get(srv.URL + "/api/google/token")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, "GET", srv.URL+"/api/google/token", "")
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 404 || !strings.Contains(string(body), "toolroute google login") {

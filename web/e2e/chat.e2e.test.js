@@ -3,7 +3,9 @@
 // server on loopback. A message makes the model load a group and call one
 // of its tools; after a reload of the page the conversation is back, and
 // the next message calls the group's tool without loading it again, its
-// schema already sent. Screenshots go to web/e2e/output/.
+// schema already sent. The page is opened at the URL serve prints, whose
+// token becomes a cookie; without it the page says what to do. Screenshots
+// go to web/e2e/output/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
@@ -62,8 +64,9 @@ function startServe(args, env) {
     proc.stderr.on("data", (d) => (err += d));
     proc.stdout.on("data", (d) => {
       out += d;
-      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve({ proc, url: m[1] });
+      // The URL with the token: opening it gives the browser the cookie.
+      const m = /serving on ((http:\/\/127\.0\.0\.1:\d+)\/\?token=(\w+))/.exec(out);
+      if (m) resolve({ proc, open: m[1], url: m[2], token: m[3] });
     });
     proc.on("exit", (code) => reject(new Error("toolroute serve exited " + code + ": " + err)));
   });
@@ -88,7 +91,7 @@ async function setup(name, script, args = [], files = {}) {
   };
   const serve = await startServe(args, env);
   cleanups.push(() => { serve.proc.kill(); srv.close(); });
-  return { url: serve.url, requests };
+  return { url: serve.url, open: serve.open, token: serve.token, requests };
 }
 
 before(async () => {
@@ -132,14 +135,15 @@ async function open(url, shots) {
 const toolNames = (r) => (r.tools || []).map((t) => t.function.name);
 
 test("the Go host: a group loaded before a reload stays loaded after it", async () => {
-  const { url, requests } = await setup("go", [
+  const { url, open: withToken, requests } = await setup("go", [
     { call: ["load_tool_group", { group_name: "config" }] },
     { call: ["list_settings", {}] },
     { text: "The model is fake-1." },
     { call: ["list_env_vars", {}] },
     { text: "No variables are set." },
   ]);
-  const { page, log, see, send } = await open(url, "go");
+  const { page, log, see, send } = await open(withToken, "go");
+  assert.equal(page.url(), url + "/", "the token leaves the address bar");
   await send("Which model is set?");
   await see("The model is fake-1.");
   const first = await log.innerText();
@@ -166,6 +170,12 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
   }
   const calls = requests[4].messages.filter((m) => m.tool_calls).flatMap((m) => m.tool_calls.map((c) => c.function.name));
   assert.equal(calls.filter((n) => n === "load_tool_group").length, 1, "the last request's history calls load_tool_group once, in the first turn");
+
+  // Another browser, without the token: the page loads and says what to do.
+  const stranger = await open(url, "go-no-token");
+  await stranger.see("open the URL it printed");
+  await stranger.page.screenshot({ path: join(output, "go-4-no-token.png"), fullPage: true });
+  assert.equal(requests.length, 5, "nothing reached the model without the token");
 });
 
 // The browser UI runs the module, the session loop and the JS tools in the
@@ -174,7 +184,7 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
 test("the browser UI: a group loaded before a reload stays loaded after it", async () => {
   const dist = join(here, "..", "ui", "dist");
   assert.ok(existsSync(join(dist, "index.html")), "no built UI in " + dist + ": run node build.mjs in web/ (make test does)");
-  const { url, requests } = await setup("ui", [
+  const { open: withToken, url, token, requests } = await setup("ui", [
     { call: ["load_tool_group", { group_name: "text_utils" }] },
     { call: ["word_count", { text: "one two three" }] },
     { text: "It has 3 words." },
@@ -188,7 +198,8 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
     ]),
     "config/toolroute/tools/text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() }\n",
   });
-  const { page, log, see, send } = await open(url + "/ui/", "ui");
+  const { page, log, see, send } = await open(withToken, "ui");
+  assert.equal(page.url(), url + "/ui/", "the token leaves the address bar");
   await send("How many words in 'one two three'?");
   await see("It has 3 words.");
   const first = await log.innerText();
@@ -211,6 +222,7 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   assert.equal(requests.length, 5);
   assert.ok(!toolNames(requests[0]).includes("word_count"), "the first call sends only the core tools");
   assert.ok(toolNames(requests[3]).includes("shout"), "after the reload the first call sends the group's schemas");
-  const sessions = await (await fetch(url + "/api/sessions")).json();
+  assert.equal((await fetch(url + "/api/sessions")).status, 401, "the API wants the token");
+  const sessions = await (await fetch(url + "/api/sessions", { headers: { authorization: "Bearer " + token } })).json();
   assert.deepEqual(sessions, [], "the turns ran in the browser: serve's store holds no session");
 });

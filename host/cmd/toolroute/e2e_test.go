@@ -485,7 +485,8 @@ func TestTokens(t *testing.T) {
 	mustContain(t, "tokens", text.stdout, "scenario", "o200k_base", "cl100k_base", "core + js_tool_management", "core + google_tasks", "all groups loaded")
 }
 
-// serve answers the API until it is stopped.
+// serve answers the API, to the token in the URL it prints, until it is
+// stopped.
 func TestServe(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Served."))
 	defer model.Close()
@@ -503,15 +504,34 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
-	_, addr, ok := strings.Cut(strings.TrimSpace(line), "serving on ")
-	addr, _, _ = strings.Cut(addr, " ")
-	if !ok || !strings.HasPrefix(addr, "http://127.0.0.1:") {
+	_, printed, ok := strings.Cut(strings.TrimSpace(line), "serving on ")
+	printed, _, _ = strings.Cut(printed, " ")
+	addr, token, ok2 := strings.Cut(printed, "/?token=")
+	if !ok || !ok2 || !strings.HasPrefix(addr, "http://127.0.0.1:") {
 		t.Fatalf("first line %q", line)
 	}
-	resp, err := http.Post(addr+"/api/sessions/web/messages", "application/json", strings.NewReader(`{"text":"hi"}`))
-	if err != nil {
-		t.Fatal(err)
+	kept, err := os.ReadFile(filepath.Join(u.home, ".local", "share", "toolroute", "serve-token"))
+	if err != nil || strings.TrimSpace(string(kept)) != token {
+		t.Errorf("the token file holds %q (%v), the URL %q", kept, err, token)
 	}
+	send := func(token string) *http.Response {
+		req, _ := http.NewRequest("POST", addr+"/api/sessions/web/messages", strings.NewReader(`{"text":"hi"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := send("")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: HTTP %d", resp.StatusCode)
+	}
+	resp = send(token)
 	events, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	mustContain(t, "the events", string(events), "event: done\ndata: {\"type\":\"done\",\"text\":\"Served.\"")

@@ -26,6 +26,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	open := fs.Bool("open", false, "open the page in a browser once serving")
 	ui := fs.String("ui", "", "serve the browser UI built in this folder at /ui/ (make ui builds web/ui/dist); default: a minimal page")
+	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return 2
 	}
@@ -37,6 +38,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
+	tok, from, err := serveToken(*token, os.Getenv, a.Config.DataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v (choose another port with --port)\n", err)
@@ -50,12 +56,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		page = uiHandler(*ui)
 	}
-	srv := &http.Server{Handler: server.Handler(a, page), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "toolroute: serving on http://%s with %s (open it in a browser; Ctrl-C stops)\n", ln.Addr(), a.Provider)
+	// No ReadTimeout or WriteTimeout: a turn streams for as long as it
+	// takes. The handler bounds the time a body takes to arrive.
+	srv := &http.Server{
+		Handler:           server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), tok)
+	fmt.Fprintf(stdout, "toolroute: serving on %s with %s (open it in a browser; Ctrl-C stops)\n", url, a.Provider)
+	fmt.Fprintf(stderr, "toolroute: API clients send Authorization: Bearer with the token from %s\n", from)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if *open {
-		openBrowser("http://" + ln.Addr().String() + "/")
+		openBrowser(url)
 	}
 	select {
 	case err := <-errc:
@@ -69,6 +83,26 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		srv.Shutdown(shutdown)
 	}
 	return 0
+}
+
+// serveToken gives the token serve asks for: --token, then
+// TOOLROUTE_TOKEN, then the one kept in the data folder; and where a client
+// finds it.
+func serveToken(flagToken string, getenv func(string) string, dataDir string) (tok, from string, err error) {
+	if flagToken != "" {
+		if err := server.CheckToken(flagToken); err != nil {
+			return "", "", fmt.Errorf("--token: %w", err)
+		}
+		return flagToken, "serve's --token flag", nil
+	}
+	if env := getenv("TOOLROUTE_TOKEN"); env != "" {
+		if err := server.CheckToken(env); err != nil {
+			return "", "", fmt.Errorf("TOOLROUTE_TOKEN: %w", err)
+		}
+		return env, "TOOLROUTE_TOKEN", nil
+	}
+	tok, err = server.LoadToken(dataDir)
+	return tok, filepath.Join(dataDir, server.TokenFile), err
 }
 
 // uiHandler serves a built UI folder at /ui/ and sends / there.
