@@ -47,14 +47,23 @@ const qjsSHA256 = "88fcbeead33cca3ec8394feb0fb3eec8047ec9ac5062aba7a63799cee1198
 //     memory".
 //   - Timeouts. wazero's close-on-context-done made CPU-bound JS 4.8 times
 //     slower (BenchmarkTimeoutMechanism). QuickJS already polls an interrupt
-//     handler every 10,000 operations, rt->interrupt_handler, at offset 152 of
-//     JSRuntime (read off __js_poll_interrupts, the function that throws
-//     "interrupted"). The patch adds one function, put in the table at
-//     handlerSlot: it asks WASI's clock (import 5, clock_time_get) for the
-//     time and answers whether it is past the deadline stored at
-//     deadlineAddr, which a call sets before it runs. A runtime points its
-//     handler at it once made. Nothing is written into a running module from
-//     another goroutine.
+//     handler, rt->interrupt_handler, at offset 152 of JSRuntime (read off
+//     __js_poll_interrupts, the function that throws "interrupted"). The
+//     patch adds one function, put in the table at handlerSlot: it answers
+//     yes when the word at stopAddr is set (the call was canceled), else
+//     asks WASI's clock (import 5, clock_time_get) for the time and answers
+//     whether it is past the deadline stored at deadlineAddr, which a call
+//     sets before it runs. A runtime points its handler at it once made.
+//     The clock call is also what lets the Go runtime stop the goroutine
+//     for a garbage collection: wazero's compiled code has no other safe
+//     point, so the handler must reach the host, not only read memory.
+//   - QuickJS polls every 10,000 function calls and backward jumps; a loop
+//     whose body is one long native call (JSON.stringify of a large array)
+//     then polled so rarely that it ran minutes past its timeout. The patch
+//     polls every pollEvery instead.
+//
+// stopAddr is the one word of a running module written from another
+// goroutine (cancellation): an aligned 32-bit store the handler loads.
 const (
 	oldStackTop = 165408
 	newStackTop = 2031616 // 31 pages: a 1.9 MiB stack
@@ -76,17 +85,25 @@ const (
 
 	// The interrupt handler: a new function of type 3, (i32, i32) -> i32, in
 	// table slot handlerSlot; JSRuntime's interrupt_handler field is at
-	// rtHandlerOffset. It reads the clock into scratchAddr and compares it
-	// with the deadline (nanoseconds since 1970, 64 bits) at deadlineAddr:
-	// words below the data, at 1024, that nothing else uses.
+	// rtHandlerOffset. It reads the stop word at stopAddr, then the clock
+	// into scratchAddr, and compares it with the deadline (nanoseconds since
+	// 1970, 64 bits) at deadlineAddr: words below the data, at 1024, that
+	// nothing else uses.
 	handlerType     = 3
 	handlerSlot     = 542
 	rtHandlerOffset = 152
 	clockImport     = 5
 	scratchAddr     = 1000
 	deadlineAddr    = 1008
+	stopAddr        = 1016
 	importCount     = 24
 	funcCount       = 1138
+
+	// pollEvery is how many operations pass between two polls of the
+	// handler: JS_INTERRUPT_COUNTER_INIT, reset in __js_poll_interrupts at
+	// pollCounterOffset.
+	pollEvery         = 10
+	pollCounterOffset = 279972
 )
 
 // pollInterrupts is the body of __js_poll_interrupts from the load of
@@ -99,10 +116,14 @@ const pollInterruptsOffset = 279961 // its body's file offset
 // handlerBody is the interrupt handler:
 //
 //	(func (param i32 i32) (result i32)
+//	  (if (i32.load (i32.const stopAddr)) (then (return (i32.const 1))))
 //	  (drop (call $clock_time_get (i32.const 0) (i64.const 0) (i32.const scratchAddr)))
 //	  (i64.gt_u (i64.load (i32.const scratchAddr)) (i64.load (i32.const deadlineAddr))))
 func handlerBody() []byte {
-	b := []byte{0x00, 0x41, 0x00, 0x42, 0x00, 0x41}
+	b := []byte{0x00, 0x41}
+	b = append(b, sleb(stopAddr)...)
+	b = append(b, 0x28, 0x02, 0x00, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b)
+	b = append(b, 0x41, 0x00, 0x42, 0x00, 0x41)
 	b = append(b, sleb(scratchAddr)...)
 	b = append(b, 0x10, clockImport, 0x1a, 0x41)
 	b = append(b, sleb(scratchAddr)...)
@@ -120,7 +141,8 @@ type constPatch struct {
 
 // stackPatches move the stack top and heap base and the values dlmalloc
 // derived from them: base, base+8 (the first chunk), end-base (the initial
-// heap), end-base-64 (the top chunk) with its in-use bit, end-52 (its foot).
+// heap), end-base-64 (the top chunk) with its in-use bit, end-52 (its foot);
+// the last sets how often the interrupt handler is polled.
 var stackPatches = []constPatch{
 	{15737, oldStackTop, newStackTop},
 	{15748, oldStackTop, newStackTop},
@@ -130,6 +152,7 @@ var stackPatches = []constPatch{
 	{15918, oldHeapEnd - oldStackTop - 63, newHeapEnd - newStackTop - 63},
 	{15943, oldHeapEnd - oldStackTop - 64, newHeapEnd - newStackTop - 64},
 	{15961, oldHeapEnd - 52, newHeapEnd - 52},
+	{pollCounterOffset, 10000, pollEvery},
 }
 
 // moduleRefs are the two references to each module name's literal.

@@ -25,6 +25,10 @@ type Options struct {
 	// SandboxRoot is the folder fs reads and writes, the user's: created if
 	// missing. Nothing outside it can be reached.
 	SandboxRoot string
+	// SandboxQuota bounds the bytes of the files in SandboxRoot; 0 means
+	// 100 MB. SandboxMaxFiles bounds its files and folders; 0 means 10,000.
+	SandboxQuota    int64
+	SandboxMaxFiles int
 	// Libraries are the folders lib(name) loads NAME.js from, built-in
 	// first, then the user's.
 	Libraries []fs.FS
@@ -83,7 +87,7 @@ func New(opts Options) (*Runner, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	sb, err := newSandbox(opts.SandboxRoot)
+	sb, err := newSandbox(opts.SandboxRoot, opts.SandboxQuota, opts.SandboxMaxFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +220,12 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	rt.call = state
 	deadline, _ := ctx.Deadline()
 
-	out, err := r.run(ctx, rt, c, params, deadline)
+	if err := rt.setDeadline(deadline); err != nil {
+		return fail("execution_error", err.Error())
+	}
+	stop := rt.stopWhenDone(ctx)
+	out, err := r.run(ctx, rt, c, params)
+	stop()
 	logs := state.logs
 	for i := range logs {
 		logs[i].Text = scrub(logs[i].Text, c.Env)
@@ -268,15 +277,12 @@ var errPending = errors.New("the promise never settles")
 // run loads the source and calls the function, turning panics from a dead
 // runtime into errors. The interrupt handler stops JS past the deadline; a
 // promise left pending with no job to run waits for the deadline.
-func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string, deadline time.Time) (out string, err error) {
+func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%v", p)
 		}
 	}()
-	if err := rt.setDeadline(deadline); err != nil {
-		return "", err
-	}
 	bc, err := r.compiled(rt, c.SourceRef, c.Source)
 	if err != nil {
 		return "", err

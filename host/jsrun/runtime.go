@@ -2,6 +2,7 @@ package jsrun
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/binary"
 	"errors"
@@ -143,6 +144,51 @@ func (rt *runtime) setDeadline(t time.Time) error {
 	return rt.q.Mem().Write(deadlineAddr, binary.LittleEndian.AppendUint64(nil, ns))
 }
 
+// setStop sets the word the interrupt handler answers: once set, JS stops
+// at its next poll with an uncatchable "interrupted" error. It may be
+// called while the runtime runs JS on another goroutine.
+func (rt *runtime) setStop(stop bool) error {
+	var v uint32
+	if stop {
+		v = 1
+	}
+	return rt.q.Mem().Write(stopAddr, binary.LittleEndian.AppendUint32(nil, v))
+}
+
+// stopWhenDone stops the runtime's JS when ctx is canceled (Ctrl-C, a
+// client gone; the deadline is the handler's own), until the returned
+// function is called, which waits for the watcher to end. The stop is
+// written again every 50 ms: a store racing a memory.grow of the running
+// module could be lost.
+func (rt *runtime) stopWhenDone(ctx context.Context) (release func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			func() {
+				defer func() { _ = recover() }() // a runtime that trapped
+				rt.setStop(true)
+			}()
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
+}
+
 // memoryFull reports whether the memory reached its maximum: a trap then is
 // most likely an allocation that failed.
 func (rt *runtime) memoryFull() bool {
@@ -205,6 +251,11 @@ func (rt *runtime) bind() {
 		c.SetFunc(name, func(this *qjs.This) (*qjs.Value, error) {
 			if rt.call == nil {
 				return nil, errors.New("no call is running")
+			}
+			// A bridge called past the deadline or after a cancel does no
+			// work: the call is ending.
+			if err := rt.call.ctx.Err(); err != nil {
+				return nil, errors.New("the call is stopped: its time is up or it was canceled")
 			}
 			return f(this.Args())
 		})

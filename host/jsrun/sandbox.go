@@ -1,6 +1,7 @@
 package jsrun
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +10,21 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // MaxFileBytes is the largest file fs reads or writes.
 const MaxFileBytes = 1 << 20
+
+// Bounds on the paths fs takes, so no path costs more than a moment: each
+// level of a deep path is a lookup from the root.
+const (
+	MaxPathBytes    = 1024
+	MaxPathDepth    = 32
+	DefaultQuota    = 100 << 20 // bytes in the sandbox folder, when Options sets none
+	DefaultMaxFiles = 10000     // files and folders in it
+)
 
 // errAccessDenied is what fs answers for any path outside the sandbox.
 var errAccessDenied = errors.New("Access denied")
@@ -23,11 +35,25 @@ var errAccessDenied = errors.New("Access denied")
 type sandbox struct {
 	dir  string
 	root *os.Root
+
+	quota    int64 // bytes
+	maxFiles int
+
+	mu      sync.Mutex
+	counted bool  // bytes and files hold the folder's use
+	bytes   int64 // in regular files
+	files   int   // entries
 }
 
-func newSandbox(dir string) (*sandbox, error) {
+func newSandbox(dir string, quota int64, maxFiles int) (*sandbox, error) {
+	if quota <= 0 {
+		quota = DefaultQuota
+	}
+	if maxFiles <= 0 {
+		maxFiles = DefaultMaxFiles
+	}
 	if dir == "" {
-		return &sandbox{}, nil
+		return &sandbox{quota: quota, maxFiles: maxFiles}, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -40,7 +66,26 @@ func newSandbox(dir string) (*sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jsrun: sandbox folder: %w", err)
 	}
-	return &sandbox{dir: abs, root: root}, nil
+	return &sandbox{dir: abs, root: root, quota: quota, maxFiles: maxFiles}, nil
+}
+
+// use returns the bytes and entries in the folder: counted once, then kept
+// up to date by write. Another process writing there makes it approximate.
+func (s *sandbox) use() (int64, int) {
+	if !s.counted {
+		fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == "." {
+				return nil
+			}
+			s.files++
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				s.bytes += info.Size()
+			}
+			return nil
+		})
+		s.counted = true
+	}
+	return s.bytes, s.files
 }
 
 // rel turns a tool's path into one relative to the root, refusing paths that
@@ -51,6 +96,9 @@ func (s *sandbox) rel(p string) (string, error) {
 	}
 	if p == "" || strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("fs: invalid path %q", p)
+	}
+	if len(p) > MaxPathBytes {
+		return "", fmt.Errorf("fs: the path is %d bytes long; paths are limited to %d", len(p), MaxPathBytes)
 	}
 	p = filepath.ToSlash(p)
 	if path.IsAbs(p) || filepath.IsAbs(p) {
@@ -66,6 +114,9 @@ func (s *sandbox) rel(p string) (string, error) {
 	}
 	if clean == "." {
 		clean = ""
+	}
+	if n := strings.Count(clean, "/") + 1; n > MaxPathDepth {
+		return "", fmt.Errorf("fs: '%s' is %d folders deep; paths are limited to %d levels", shorten(p), n, MaxPathDepth)
 	}
 	return clean, nil
 }
@@ -96,7 +147,12 @@ func (s *sandbox) read(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := s.root.Open(orDot(rel))
+	// A FIFO or a device would block or never end: refused before the open,
+	// which itself does not wait (O_NONBLOCK) should one appear meanwhile.
+	if info, err := s.root.Stat(orDot(rel)); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return "", special(p, info)
+	}
+	f, err := s.root.OpenFile(orDot(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", denied(p, err)
 	}
@@ -108,6 +164,9 @@ func (s *sandbox) read(p string) (string, error) {
 	if info.IsDir() {
 		return "", fmt.Errorf("fs: '%s' is a folder, not a file", p)
 	}
+	if !info.Mode().IsRegular() {
+		return "", special(p, info)
+	}
 	if info.Size() > MaxFileBytes {
 		return "", fmt.Errorf("fs: '%s' is %d bytes; files are limited to %d", p, info.Size(), MaxFileBytes)
 	}
@@ -117,6 +176,9 @@ func (s *sandbox) read(p string) (string, error) {
 	}
 	if len(b) > MaxFileBytes {
 		return "", fmt.Errorf("fs: '%s' is over %d bytes; files are limited to that", p, MaxFileBytes)
+	}
+	if bytes.IndexByte(b, 0) >= 0 { // a JS string from the host ends at NUL
+		return "", fmt.Errorf("fs: '%s' holds a NUL byte (a binary file?): fs reads text files", p)
 	}
 	return string(b), nil
 }
@@ -132,40 +194,101 @@ func (s *sandbox) write(p, content string, appendTo bool) error {
 	if len(content) > MaxFileBytes {
 		return fmt.Errorf("fs: content is %d bytes; files are limited to %d", len(content), MaxFileBytes)
 	}
-	if err := s.mkdirs(path.Dir(rel)); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	used, files := s.use()
+	var old int64
+	existing, statErr := s.root.Stat(rel)
+	switch {
+	case statErr == nil && existing.IsDir():
+		return fmt.Errorf("fs: '%s' is a folder, not a file", p)
+	case statErr == nil && !existing.Mode().IsRegular():
+		return special(p, existing)
+	case statErr == nil:
+		old = existing.Size()
+	}
+	size := int64(len(content))
+	if appendTo {
+		size += old
+		if size > MaxFileBytes {
+			return fmt.Errorf("fs: appending would make '%s' %d bytes; files are limited to %d", p, size, MaxFileBytes)
+		}
+	}
+	if used-old+size > s.quota {
+		return fmt.Errorf("fs: the sandbox folder would hold %d bytes; it is limited to %d MB: delete files the tools no longer need", used-old+size, s.quota>>20)
+	}
+	created, err := s.mkdirs(path.Dir(rel), files)
+	s.files += created
+	if err != nil {
 		return denied(p, err)
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if appendTo {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-		if info, err := s.root.Stat(rel); err == nil && info.Size()+int64(len(content)) > MaxFileBytes {
-			return fmt.Errorf("fs: appending would make '%s' %d bytes; files are limited to %d", p, info.Size()+int64(len(content)), MaxFileBytes)
+	if statErr != nil {
+		if s.files+1 > s.maxFiles {
+			return fmt.Errorf("fs: the sandbox folder holds %d files and folders; it is limited to %d", s.files, s.maxFiles)
 		}
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NONBLOCK
+	if appendTo {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND | syscall.O_NONBLOCK
 	}
 	f, err := s.root.OpenFile(rel, flags, 0o644)
 	if err != nil {
 		return denied(p, err)
 	}
-	if _, err := io.WriteString(f, content); err != nil {
+	if statErr != nil {
+		s.files++
+	}
+	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() {
 		f.Close()
+		return special(p, info)
+	}
+	_, err = io.WriteString(f, content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if info, serr := s.root.Stat(rel); serr == nil {
+		s.bytes += info.Size() - old
+	}
+	if err != nil {
 		return denied(p, err)
 	}
-	return f.Close()
+	return nil
 }
 
-// mkdirs makes a relative folder and its parents inside the root.
-func (s *sandbox) mkdirs(dir string) error {
+// special is the error for a path that is neither a file nor a folder.
+func special(p string, info fs.FileInfo) error {
+	return fmt.Errorf("fs: '%s' is not a regular file (%s): only files and folders can be used", p, info.Mode().Type())
+}
+
+// shorten keeps a long path's message short.
+func shorten(p string) string {
+	if len(p) > 80 {
+		return p[:60] + "…" + p[len(p)-16:]
+	}
+	return p
+}
+
+// mkdirs makes a relative folder and its parents inside the root, and
+// returns how many it made; files is the folder's count of entries, which
+// the new folders may not take past the limit.
+func (s *sandbox) mkdirs(dir string, files int) (int, error) {
 	if dir == "." || dir == "" {
-		return nil
+		return 0, nil
 	}
 	parts := strings.Split(dir, "/")
+	made := 0
 	for i := range parts {
+		if files+made >= s.maxFiles {
+			return made, fmt.Errorf("the sandbox folder holds %d files and folders; it is limited to %d", files+made, s.maxFiles)
+		}
 		err := s.root.Mkdir(strings.Join(parts[:i+1], "/"), 0o755)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
+		if err == nil {
+			made++
+		} else if !errors.Is(err, fs.ErrExist) {
+			return made, err
 		}
 	}
-	return nil
+	return made, nil
 }
 
 func (s *sandbox) exists(p string) bool {

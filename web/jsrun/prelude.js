@@ -53,10 +53,17 @@ export const PRELUDE = String.raw`(function () {
       format === undefined || format === null ? "" : String(format));
   };
 
+  // text refuses a NUL character, which the Go host's strings end at: the
+  // hosts keep one behaviour.
+  const text = (content) => {
+    const s = String(content);
+    if (s.includes("\0")) throw new Error("fs: the content holds a NUL character: files hold text; write binary data as base64");
+    return s;
+  };
   globalThis.fs = Object.freeze({
     readFile: (path) => host.fsRead(String(path)),
-    writeFile: (path, content) => { host.fsWrite(String(path), String(content), false); },
-    appendFile: (path, content) => { host.fsWrite(String(path), String(content), true); },
+    writeFile: (path, content) => { host.fsWrite(String(path), text(content), false); },
+    appendFile: (path, content) => { host.fsWrite(String(path), text(content), true); },
     exists: (path) => host.fsExists(String(path)),
   });
 

@@ -1,0 +1,117 @@
+package jsrun
+
+// The limits of issue 14's attacks: each attack that once ran past its
+// timeout, blocked, filled the disk or cut a string is here, and must end
+// within a second of its limit with an error naming the cause.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
+)
+
+// within runs a call and checks it ended within a second of its timeout
+// (or sooner) with the error type and a message holding want.
+func within(t *testing.T, r *Runner, ctx context.Context, timeout time.Duration, src, errType, want string) {
+	t.Helper()
+	start := time.Now()
+	res := r.Call(ctx, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: timeout})
+	took := time.Since(start)
+	if took > timeout+time.Second {
+		t.Errorf("the call took %v, over its %v limit by more than a second", took, timeout)
+	}
+	if res.Status != registry.StatusError || res.ErrorType != errType || !strings.Contains(res.Message, want) {
+		t.Errorf("%+v: want %s containing %q", res.Result, errType, want)
+	}
+}
+
+func TestLimitsHold(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "binary.dat"), []byte("a\x00b"), 0o644)
+	r := newRunner(t, Options{SandboxRoot: dir})
+	for _, tt := range []struct {
+		name, src, errType, want string
+		timeout                  time.Duration
+	}{
+		{"a path 6,000 folders deep", `function execute() { fs.writeFile("d/".repeat(6000) + "f", "x"); }`,
+			"execution_error", "paths are limited to 1024", 5 * time.Second},
+		{"a path 33 folders deep", `function execute() { fs.writeFile("d/".repeat(32) + "f", "x"); }`,
+			"execution_error", "limited to 32 levels", 5 * time.Second},
+		{"reading a FIFO", `function execute() { return fs.readFile("pipe"); }`,
+			"execution_error", "not a regular file", 5 * time.Second},
+		{"writing a FIFO", `function execute() { fs.writeFile("pipe", "x"); }`,
+			"execution_error", "not a regular file", 5 * time.Second},
+		{"reading a file with NUL", `function execute() { return fs.readFile("binary.dat"); }`,
+			"execution_error", "holds a NUL byte", 5 * time.Second},
+		{"writing NUL", `function execute() { fs.writeFile("nul.txt", "a\0b"); }`,
+			"execution_error", "NUL character", 5 * time.Second},
+		{"JSON.stringify of 200,000 objects in a loop", `function execute() {
+			const a = []; for (let i = 0; i < 200000; i++) a.push({i, s: "x" + i});
+			let n = 0; for (;;) n += JSON.stringify(a).length; }`,
+			"timeout", "timed out after 2s", 2 * time.Second},
+		{"a bridge in an endless loop", `function execute() { for (;;) { try { fs.exists("x"); } catch (e) {} } }`,
+			"timeout", "timed out after 1s", time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			within(t, r, context.Background(), tt.timeout, tt.src, tt.errType, tt.want)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nul.txt")); err == nil {
+		t.Error("nul.txt was written")
+	}
+}
+
+// Cancelling a call (Ctrl-C, a client gone) stops its JS at once, whatever
+// its timeout.
+func TestCancelStopsJS(t *testing.T) {
+	r := newRunner(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	res := r.Call(ctx, host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: 30 * time.Second,
+		Source: []byte(`function execute() { let n = 0; for (;;) n++; }`)})
+	if took := time.Since(start); took > 1300*time.Millisecond || res.ErrorType != "canceled" {
+		t.Errorf("after %v: %+v, want canceled within a second", took, res.Result)
+	}
+}
+
+// The sandbox folder has a quota of bytes and of entries.
+func TestSandboxQuota(t *testing.T) {
+	dir := t.TempDir()
+	r := newRunner(t, Options{SandboxRoot: dir, SandboxQuota: 3 << 20, SandboxMaxFiles: 20})
+	res := call(r, `function execute() {
+		const mb = "x".repeat(1 << 20);
+		for (let i = 0; i < 5; i++) fs.writeFile("big" + i, mb);
+	}`, 10*time.Second)
+	if res.Status != registry.StatusError || !strings.Contains(res.Message, "limited to 3 MB") {
+		t.Errorf("%+v", res.Result)
+	}
+	var total int64
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+		return nil
+	})
+	if total > 3<<20 {
+		t.Errorf("the folder holds %d bytes, over its 3 MB quota", total)
+	}
+	// Rewriting a file in place fits: the old size is given back.
+	if res := call(r, `function execute() { fs.writeFile("big0", "small"); fs.writeFile("big1", "x".repeat(1 << 20)); }`, 10*time.Second); res.Status != registry.StatusSuccess {
+		t.Errorf("rewriting within the quota: %+v", res.Result)
+	}
+	res = call(r, `function execute() { for (let i = 0; i < 30; i++) fs.writeFile("f/" + i, "x"); }`, 10*time.Second)
+	if res.Status != registry.StatusError || !strings.Contains(res.Message, "limited to 20") {
+		t.Errorf("%+v", res.Result)
+	}
+}
