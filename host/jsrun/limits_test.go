@@ -6,6 +6,7 @@ package jsrun
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,10 @@ func TestLimitsHold(t *testing.T) {
 			const a = []; for (let i = 0; i < 200000; i++) a.push({i, s: "x" + i});
 			let n = 0; for (;;) n += JSON.stringify(a).length; }`,
 			"timeout", "timed out after 2s", 2 * time.Second},
+		{"a memory bomb of objects", `function execute() { const a = []; for (;;) a.push({a: 1, b: [1, 2, 3]}); }`,
+			"out_of_memory", "ran out of memory", 20 * time.Second},
+		{"a 20 MB result", `function execute() { return "x".repeat(20 << 20); }`,
+			"execution_error", "results are limited to", 20 * time.Second},
 		{"a bridge in an endless loop", `function execute() { for (;;) { try { fs.exists("x"); } catch (e) {} } }`,
 			"timeout", "timed out after 1s", time.Second},
 	} {
@@ -113,5 +118,22 @@ func TestSandboxQuota(t *testing.T) {
 	res = call(r, `function execute() { for (let i = 0; i < 30; i++) fs.writeFile("f/" + i, "x"); }`, 10*time.Second)
 	if res.Status != registry.StatusError || !strings.Contains(res.Message, "limited to 20") {
 		t.Errorf("%+v", res.Result)
+	}
+}
+
+// The compiled-code cache forgets the oldest code past its bound: 300
+// different 100 KB snippets once grew the heap from 11 to 82 MB.
+func TestBytecodeCacheBounded(t *testing.T) {
+	r := newRunner(t, Options{})
+	for i := range 300 {
+		src := fmt.Sprintf("function execute() { return %d; }\n// %s", i, strings.Repeat("x", 100<<10))
+		if res := call(r, src, 5*time.Second); res.Output != fmt.Sprint(i) {
+			t.Fatalf("call %d: %+v", i, res.Result)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.codeBytes > MaxBytecodeCache || len(r.bytecode) != len(r.order) {
+		t.Errorf("the cache holds %d bytes in %d entries (%d ordered)", r.codeBytes, len(r.bytecode), len(r.order))
 	}
 }

@@ -96,14 +96,17 @@ const (
 	scratchAddr     = 1000
 	deadlineAddr    = 1008
 	stopAddr        = 1016
+	countAddr       = 1020 // polls left before the next clock reading
 	importCount     = 24
 	funcCount       = 1138
 
 	// pollEvery is how many operations pass between two polls of the
 	// handler: JS_INTERRUPT_COUNTER_INIT, reset in __js_poll_interrupts at
-	// pollCounterOffset.
-	pollEvery         = 10
+	// pollCounterOffset. The handler reads the clock every clockEvery polls,
+	// the stop word at each.
+	pollEvery         = 1
 	pollCounterOffset = 279972
+	clockEvery        = 256
 )
 
 // pollInterrupts is the body of __js_poll_interrupts from the load of
@@ -117,12 +120,27 @@ const pollInterruptsOffset = 279961 // its body's file offset
 //
 //	(func (param i32 i32) (result i32)
 //	  (if (i32.load (i32.const stopAddr)) (then (return (i32.const 1))))
+//	  (i32.store (i32.const countAddr) (i32.sub (i32.load (i32.const countAddr)) (i32.const 1)))
+//	  (if (i32.gt_s (i32.load (i32.const countAddr)) (i32.const 0)) (then (return (i32.const 0))))
+//	  (i32.store (i32.const countAddr) (i32.const clockEvery))
 //	  (drop (call $clock_time_get (i32.const 0) (i64.const 0) (i32.const scratchAddr)))
 //	  (i64.gt_u (i64.load (i32.const scratchAddr)) (i64.load (i32.const deadlineAddr))))
 func handlerBody() []byte {
-	b := []byte{0x00, 0x41}
-	b = append(b, sleb(stopAddr)...)
-	b = append(b, 0x28, 0x02, 0x00, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b)
+	load := func(addr int32) []byte { return append(append([]byte{0x41}, sleb(addr)...), 0x28, 0x02, 0x00) }
+	b := []byte{0x00}
+	b = append(b, load(stopAddr)...)
+	b = append(b, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b)
+	b = append(b, 0x41)
+	b = append(b, sleb(countAddr)...)
+	b = append(b, load(countAddr)...)
+	b = append(b, 0x41, 0x01, 0x6b, 0x36, 0x02, 0x00)
+	b = append(b, load(countAddr)...)
+	b = append(b, 0x41, 0x00, 0x4a, 0x04, 0x40, 0x41, 0x00, 0x0f, 0x0b)
+	b = append(b, 0x41)
+	b = append(b, sleb(countAddr)...)
+	b = append(b, 0x41)
+	b = append(b, sleb(clockEvery)...)
+	b = append(b, 0x36, 0x02, 0x00)
 	b = append(b, 0x41, 0x00, 0x42, 0x00, 0x41)
 	b = append(b, sleb(scratchAddr)...)
 	b = append(b, 0x10, clockImport, 0x1a, 0x41)

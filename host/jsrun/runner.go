@@ -73,6 +73,8 @@ type Runner struct {
 
 	mu        sync.Mutex
 	bytecode  map[[32]byte][]byte
+	order     [][32]byte // bytecode's keys, oldest first
+	codeBytes int        // bytecode's size
 	closeOnce sync.Once
 }
 
@@ -241,7 +243,9 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 		res = fail("timeout", msg)
 	case ctx.Err() != nil:
 		res = fail("canceled", fmt.Sprintf("JS tool '%s' was canceled", c.Tool))
-	case strings.Contains(err.Error(), "out of memory") || (isTrap(err) && rt.memoryFull()):
+	case strings.Contains(err.Error(), "out of memory") || (isTrap(err) && rt.memoryFull()) ||
+		// Out of memory while making the error itself: QuickJS throws null.
+		(err.Error() == "null" && rt.memoryFull()):
 		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
 	case !rt.guardIntact() || isTrap(err):
 		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
@@ -322,7 +326,12 @@ func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params str
 	return s, nil
 }
 
+// MaxBytecodeCache bounds the compiled code a Runner keeps: model-written
+// snippets (js_eval) are all different, and would otherwise pile up.
+const MaxBytecodeCache = 32 << 20
+
 // compiled returns a source's bytecode, compiling it in rt the first time.
+// The cache forgets the oldest entries past MaxBytecodeCache.
 func (r *Runner) compiled(rt *runtime, ref string, source []byte) ([]byte, error) {
 	key := sha256.Sum256(append([]byte(ref+"\x00"), source...))
 	r.mu.Lock()
@@ -336,8 +345,18 @@ func (r *Runner) compiled(rt *runtime, ref string, source []byte) ([]byte, error
 		return nil, err
 	}
 	r.mu.Lock()
-	r.bytecode[key] = bc
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if _, ok := r.bytecode[key]; !ok && len(bc) <= MaxBytecodeCache {
+		r.bytecode[key] = bc
+		r.order = append(r.order, key)
+		r.codeBytes += len(bc)
+		for r.codeBytes > MaxBytecodeCache {
+			oldest := r.order[0]
+			r.order = r.order[1:]
+			r.codeBytes -= len(r.bytecode[oldest])
+			delete(r.bytecode, oldest)
+		}
+	}
 	return bc, nil
 }
 

@@ -118,11 +118,24 @@ export const PRELUDE = String.raw`(function () {
   // drives the promise: it runs the pending jobs, and settles its own
   // promises (fetch, google) as their answers come.
   let outcome = "";
+  // MAX_RESULT_CHARS bounds what a call hands back; the host cuts what the
+  // model reads much shorter.
+  const MAX_RESULT_CHARS = 4 << 20;
   Object.defineProperty(globalThis, "__tr_start", {
     value: function (fname, params) {
       outcome = "";
       globalThis.__tr_call(fname, params).then(
-        (value) => { outcome = JSON.stringify({ ok: true, value }); },
+        (value) => {
+          if (value.length > MAX_RESULT_CHARS) {
+            outcome = JSON.stringify({ ok: false, error: "Error: the result is " + value.length + " characters; results are limited to " + MAX_RESULT_CHARS + ": return less, or write it to a file with fs" });
+            return;
+          }
+          try {
+            outcome = JSON.stringify({ ok: true, value });
+          } catch (e) { // out of memory: the message must still get out
+            outcome = '{"ok":false,"error":"InternalError: out of memory handing back a result of ' + value.length + ' characters: return less"}';
+          }
+        },
         (e) => {
           let error = String(e);
           if (e && typeof e === "object" && e.stack) error += "\n" + e.stack;
