@@ -86,6 +86,11 @@ type Options struct {
 	// MaxInstances bounds the module instances, and so the turns running at
 	// once; 0 means 8.
 	MaxInstances int
+	// MaxParallelTools bounds the tool calls running at once, in all
+	// sessions: the others wait their turn (their timeout starts when they
+	// run). A JS call may take its memory limit and as much again in the
+	// host, so this bounds the host's memory; 0 means 4.
+	MaxParallelTools int
 }
 
 // ToolFolder is a folder of user JS tools.
@@ -114,6 +119,7 @@ type Host struct {
 	skills    []registry.Skill
 	disabled  []string
 	catalogue registry.Catalogue
+	running   chan struct{} // one token per tool call running
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -128,6 +134,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if h.store == nil {
 		h.store = NewMemoryStore()
 	}
+	if opts.MaxParallelTools <= 0 {
+		opts.MaxParallelTools = 4
+	}
+	h.running = make(chan struct{}, opts.MaxParallelTools)
 	if h.env == nil {
 		h.env = func(string) (string, bool) { return "", false }
 	}

@@ -228,7 +228,9 @@ func TestToolFailuresAreResults(t *testing.T) {
 		NoBuiltins:  true,
 		ToolFolders: []host.ToolFolder{{FS: fstest.MapFS{"js_tool.json": {Data: []byte(`{"name":"js_tool","description":"JS"}`)}, "js_tool.js": {Data: []byte(``)}}, Label: "user"}},
 		Tools: []host.NativeTool{
-			tool("boom", 0, func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }),
+			tool("boom", 0, func(context.Context, json.RawMessage) (string, error) {
+				panic("kaboom at /home/dev/toolroute/host/x.go:12\ngoroutine 7 [running]:\nmain.f()")
+			}),
 			tool("typed", 0, func(context.Context, json.RawMessage) (string, error) {
 				return "", &host.ToolError{Type: "not_found", Message: "no such file: x.pdf"}
 			}),
@@ -244,7 +246,7 @@ func TestToolFailuresAreResults(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"boom":    "Error (execution_error): tool 'boom' panicked: kaboom",
+		"boom":    "Error (execution_error): tool 'boom' failed inside the host (kaboom at): try other arguments, or report it",
 		"typed":   "Error (not_found): no such file: x.pdf",
 		"slow":    "Error (timeout): tool 'slow' timed out after 1s",
 		"js_tool": "Error (execution_error): JS tools cannot run here: no JS runner is configured (tool 'js_tool')",
@@ -499,5 +501,57 @@ func TestSchemasSentVerbatim(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the request lacks %s:\n%s", want, body)
 		}
+	}
+}
+
+// A response's tool calls run at most MaxParallelTools at a time, and a
+// result longer than MaxResultChars reaches the model cut, with a note.
+func TestToolCallsBounded(t *testing.T) {
+	var calls []fakemodel.Call
+	for range 12 {
+		calls = append(calls, fakemodel.Call{Name: "bomb", Args: `{}`})
+	}
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.ToolCalls(calls...), fakemodel.ToolCall("long", `{}`), fakemodel.Text("Done."))
+	defer model.Close()
+	var mu sync.Mutex
+	running, peak := 0, 0
+	h := newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins: true, MaxParallelTools: 3,
+		Tools: []host.NativeTool{
+			{Tool: registry.Tool{Name: "bomb", Description: "Takes memory", TimeoutSeconds: 5}, Run: func(context.Context, json.RawMessage) (string, error) {
+				mu.Lock()
+				running++
+				peak = max(peak, running)
+				mu.Unlock()
+				time.Sleep(50 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return "ok", nil
+			}},
+			{Tool: registry.Tool{Name: "long", Description: "Says a lot", TimeoutSeconds: 5}, Run: func(context.Context, json.RawMessage) (string, error) {
+				return strings.Repeat("é", host.MaxResultChars+5000), nil
+			}},
+		},
+	})
+	if ev := last(send(t, h.Session("s"), "Go")); ev.Type != host.EventDone {
+		t.Fatalf("last event %+v", ev)
+	}
+	if peak != 3 {
+		t.Errorf("%d calls ran at once, want 3", peak)
+	}
+	msgs, _ := h.Session("s").Messages(context.Background())
+	var long string
+	for _, m := range msgs {
+		if m.Type == session.ToolResult && m.ToolName == "long" {
+			long = m.Content
+		}
+	}
+	want := strings.Repeat("é", host.MaxResultChars) + "\n\n[The result was cut at 30000 of its 35000 characters."
+	if !strings.HasPrefix(long, want) {
+		t.Errorf("long's result ends %q", long[len(long)-200:])
+	}
+	if !strings.Contains(string(model.Requests()[2].Body), "[The result was cut at 30000 of its 35000 characters.") {
+		t.Error("the model did not read the note")
 	}
 }

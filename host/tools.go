@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -73,9 +75,46 @@ type JSRunner interface {
 // run performs one call the engine asked for and returns its result, with
 // the known secrets redacted.
 func (h *Host) run(ctx context.Context, c session.Call) session.Result {
+	select {
+	case h.running <- struct{}{}:
+		defer func() { <-h.running }()
+	case <-ctx.Done():
+		return session.Result{ID: c.ID, Result: registry.Failure("canceled", fmt.Sprintf("tool '%s' was canceled before it ran", c.Tool))}
+	}
 	res := h.runCall(ctx, c)
 	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)
+	res.Result = capResult(res.Result)
 	return res
+}
+
+// MaxResultChars is the most characters of a tool's result the model reads
+// (the original system's cut): a longer one is cut with a note saying so.
+const MaxResultChars = 30000
+
+// capResult cuts a result's text past MaxResultChars, with a note.
+func capResult(r registry.Result) registry.Result {
+	r.Output = capText(r.Output)
+	r.Message = capText(r.Message)
+	return r
+}
+
+func capText(s string) string {
+	if len(s) <= MaxResultChars { // bytes >= characters
+		return s
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= MaxResultChars {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == MaxResultChars {
+			s = s[:i]
+			break
+		}
+		cut++
+	}
+	return s + fmt.Sprintf("\n\n[The result was cut at %d of its %d characters. Ask for less: a narrower query, a smaller range or one page.]", MaxResultChars, n)
 }
 
 func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
@@ -148,10 +187,25 @@ func withConsole(out JSResult, show bool) registry.Result {
 func runNative(ctx context.Context, tool NativeTool, input json.RawMessage) (out string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("tool '%s' panicked: %v", tool.Tool.Name, r)
+			err = fmt.Errorf("tool '%s' failed inside the host (%s): try other arguments, or report it", tool.Tool.Name, PanicText(r))
 		}
 	}()
 	return tool.Run(ctx, input)
+}
+
+// goSource matches a Go source position, such as /home/u/x/y.go:12: a
+// panic's text must not tell the model the host's paths.
+var goSource = regexp.MustCompile(`\S*\.go:\d+`)
+
+// PanicText is what a panic value says, in one short line without paths or
+// stacks.
+func PanicText(r any) string {
+	s, _, _ := strings.Cut(fmt.Sprint(r), "\n")
+	s = goSource.ReplaceAllString(s, "")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return strings.TrimSpace(s)
 }
 
 // CallTool runs one tool outside a turn, as `toolroute call` does for tool

@@ -284,7 +284,7 @@ var errPending = errors.New("the promise never settles")
 func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			err = errors.New(host.PanicText(p))
 		}
 	}()
 	bc, err := r.compiled(rt, c.SourceRef, c.Source)
@@ -388,7 +388,7 @@ func (r *Runner) Check(ref string, source []byte) (err error) {
 	defer rt.close()
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			err = errors.New(host.PanicText(p))
 		}
 	}()
 	_, err = r.compiled(rt, ref, source)
