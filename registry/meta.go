@@ -18,6 +18,9 @@ type Status string
 const (
 	StatusSuccess Status = "success"
 	StatusError   Status = "error"
+	// StatusPending marks a tool call logged before it runs; its outcome is
+	// its tool result's status.
+	StatusPending Status = "pending"
 )
 
 // Result is the outcome of a tool call: an output on success, or an error type

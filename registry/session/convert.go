@@ -11,9 +11,12 @@ import (
 // conversation turns a message log into the conversation sent to the model.
 // An assistant message and the tool calls after it are one model response;
 // its calls are sent in the model's order (their Index), each with its
-// result. A call with no result (a turn cut off while it ran) or a result with
-// no call is left out, as is a response with neither text nor calls: the
-// providers refuse them.
+// result. A call logged pending with no result was cut off while it ran (the
+// program stopped, the turn was canceled): it is sent with the result
+// Interrupted, so the model knows it may have acted and does not run it
+// again unseen. Any other call with no result, or a result with no call, is
+// left out, as is a response with neither text nor calls: the providers
+// refuse them.
 func conversation(log []Message) []wire.Message {
 	var out []wire.Message
 	var cur *response
@@ -47,9 +50,14 @@ func conversation(log []Message) []wire.Message {
 }
 
 type loggedCall struct {
-	index int
-	call  wire.Call
+	index   int
+	call    wire.Call
+	pending bool // logged before it ran
 }
+
+// Interrupted is the result the model reads for a call cut off while it ran.
+var Interrupted = registry.Failure("interrupted",
+	"This call was cut off while it ran (the program stopped or the turn was canceled), so its outcome is unknown: it may or may not have taken effect. Check its effect before calling it again.")
 
 // response gathers one model response from the log.
 type response struct {
@@ -64,7 +72,7 @@ func (r *response) addCall(m Message) {
 			return
 		}
 	}
-	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}})
+	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}, pending: m.Status == registry.StatusPending})
 }
 
 func (r *response) addResult(m Message) {
@@ -81,7 +89,11 @@ func (r *response) appendTo(out []wire.Message) []wire.Message {
 	msg := wire.Message{Role: wire.RoleAssistant, Text: r.text}
 	var results []wire.Result
 	for _, c := range r.calls {
-		if res, ok := r.results[c.call.ID]; ok {
+		res, ok := r.results[c.call.ID]
+		if !ok && c.pending {
+			res, ok = wire.Result{CallID: c.call.ID, Name: c.call.Name, Content: Interrupted.Content(), IsError: true}, true
+		}
+		if ok {
 			msg.Calls = append(msg.Calls, c.call)
 			results = append(results, res)
 		}

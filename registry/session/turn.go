@@ -275,8 +275,11 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			loads = append(loads, *load)
 		}
 		if call != nil {
+			// Committed before it runs: a call cut off while it runs is
+			// then known, and never run again unseen (see conversation).
 			run = append(run, *call)
 			t.pending = append(t.pending, pendingCall{index: i, call: c})
+			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusPending, Index: i, Time: t.now})
 			continue
 		}
 		logged = append(logged, t.record(i, c, res)...)
@@ -362,13 +365,19 @@ func checkArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 	return json.RawMessage(input), ""
 }
 
-// record logs a call with its result: the tool_call message, with the
-// outcome's status, and the tool_result message the model reads.
+// record logs a call the engine answered itself with its result: the
+// tool_call message, with the outcome's status, and the tool_result message
+// the model reads.
 func (t *Turn) record(index int, c wire.Call, res registry.Result) []Message {
 	return []Message{
 		{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: res.Status, Index: index, Time: t.now},
-		{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now},
+		t.resultMessage(c, res),
 	}
+}
+
+// resultMessage is the tool_result message of a call.
+func (t *Turn) resultMessage(c wire.Call, res registry.Result) Message {
+	return Message{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now}
 }
 
 // results logs tool results as they come; when none is pending, the next
@@ -378,7 +387,7 @@ func (t *Turn) results(results []Result) []Action {
 	for _, r := range results {
 		for i, p := range t.pending {
 			if p.call.ID == r.ID {
-				logged = append(logged, t.record(p.index, p.call, r.Result)...)
+				logged = append(logged, t.resultMessage(p.call, r.Result)) // its tool_call is logged
 				t.pending = append(t.pending[:i], t.pending[i+1:]...)
 				break
 			}

@@ -605,3 +605,64 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// Killed while a tool with a side effect runs, the program has already
+// committed the call, pending: the next turn tells the model the call was
+// cut off with its outcome unknown, and nothing runs it again (issue 14:
+// the outbox once held two emails).
+func TestKillMidTool(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("send_email", `{"to":"ada@example.com"}`),
+		fakemodel.Text("It may have gone out; I will not send it twice."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	os.MkdirAll(u.toolsDir(), 0o755)
+	os.WriteFile(filepath.Join(u.toolsDir(), "send_email.json"), []byte(`{"name":"send_email","description":"Send an email","timeoutSeconds":120,
+		"parameters":{"properties":{"to":{"type":"string"}},"required":["to"]}}`), 0o644)
+	os.WriteFile(filepath.Join(u.toolsDir(), "send_email.js"), []byte(`function execute(p) { fs.appendFile("outbox.txt", "to " + p.to + "\n"); for (;;) {} }`), 0o644)
+	outbox := filepath.Join(u.home, ".local", "share", "toolroute", "files", "outbox.txt")
+
+	cmd := exec.Command(binary(t), "chat", "--session", "m")
+	cmd.Env = u.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, "Email Ada\n")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(outbox); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the tool never wrote the outbox:\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	msgs := u.messages("m")
+	if n := len(msgs); n != 3 || msgs[2].Type != session.ToolCall || msgs[2].Status != "pending" {
+		t.Fatalf("after the kill the log holds %+v, want user, assistant and the pending tool_call", msgs)
+	}
+	res := u.run("Did it go out?\n", "chat", "--session", "m")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	mustContain(t, "the output", res.stdout, "I will not send it twice.")
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	mustContain(t, "the request after the restart", requestText(reqs[1]), `Error (interrupted): This call was cut off while it ran`, "Did it go out?")
+	if b, _ := os.ReadFile(outbox); string(b) != "to ada@example.com\n" {
+		t.Errorf("the outbox holds %q, want one email", b)
+	}
+}
