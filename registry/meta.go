@@ -21,6 +21,9 @@ const (
 	// StatusPending marks a tool call logged before it runs; its outcome is
 	// its tool result's status.
 	StatusPending Status = "pending"
+	// StatusAwaitingApproval marks a tool call logged while the user is
+	// asked whether it may run.
+	StatusAwaitingApproval Status = "awaiting_approval"
 )
 
 // Result is the outcome of a tool call: an output on success, or an error type

@@ -43,6 +43,10 @@ func conversation(log []Message) []wire.Message {
 			if cur != nil {
 				cur.addResult(m)
 			}
+		case ApprovalAnswer:
+			if cur != nil && Answer(m.Content) != AnswerDeny {
+				cur.approved = append(cur.approved, m.ToolCallID)
+			}
 		}
 	}
 	flush()
@@ -50,20 +54,26 @@ func conversation(log []Message) []wire.Message {
 }
 
 type loggedCall struct {
-	index   int
-	call    wire.Call
-	pending bool // logged before it ran
+	index  int
+	call   wire.Call
+	status registry.Status // as logged: pending, awaiting approval, or the outcome
 }
 
 // Interrupted is the result the model reads for a call cut off while it ran.
 var Interrupted = registry.Failure("interrupted",
 	"This call was cut off while it ran (the program stopped or the turn was canceled), so its outcome is unknown: it may or may not have taken effect. Check its effect before calling it again.")
 
+// Unanswered is the result the model reads for a call the user was asked
+// about when the turn ended, before any answer.
+var Unanswered = registry.Failure("not_run",
+	"This call did not run: the user was asked to approve it and the turn ended before they answered.")
+
 // response gathers one model response from the log.
 type response struct {
-	text    string
-	calls   []loggedCall
-	results map[string]wire.Result
+	text     string
+	calls    []loggedCall
+	results  map[string]wire.Result
+	approved []string // ids of the calls the user let run
 }
 
 func (r *response) addCall(m Message) {
@@ -72,7 +82,7 @@ func (r *response) addCall(m Message) {
 			return
 		}
 	}
-	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}, pending: m.Status == registry.StatusPending})
+	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}, status: m.Status})
 }
 
 func (r *response) addResult(m Message) {
@@ -90,8 +100,17 @@ func (r *response) appendTo(out []wire.Message) []wire.Message {
 	var results []wire.Result
 	for _, c := range r.calls {
 		res, ok := r.results[c.call.ID]
-		if !ok && c.pending {
-			res, ok = wire.Result{CallID: c.call.ID, Name: c.call.Name, Content: Interrupted.Content(), IsError: true}, true
+		if !ok {
+			var cut registry.Result
+			switch {
+			case c.status == registry.StatusPending, c.status == registry.StatusAwaitingApproval && slices.Contains(r.approved, c.call.ID):
+				cut = Interrupted
+			case c.status == registry.StatusAwaitingApproval:
+				cut = Unanswered
+			}
+			if cut.Status != "" {
+				res, ok = wire.Result{CallID: c.call.ID, Name: c.call.Name, Content: cut.Content(), IsError: true}, true
+			}
 		}
 		if ok {
 			msg.Calls = append(msg.Calls, c.call)

@@ -28,6 +28,38 @@ type Settings struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	// Stream asks the provider to stream its responses.
 	Stream bool `json:"stream,omitempty"`
+	// Policies are the user's rules for asking before tools run, by tool or
+	// by group; a tool with none follows registry.DefaultDecision.
+	Policies []Policy `json:"policies,omitempty"`
+	// Approvals says the host can put ask_approval questions to a user.
+	// Without it (a piped chat, a scheduled run, a host that predates
+	// approvals) a call that would ask is refused, with a message saying
+	// how to allow it.
+	Approvals bool `json:"approvals,omitempty"`
+}
+
+// Policy is the user's rule for a tool, or for every tool of a group: ask
+// before it runs, allow it, or deny it. A tool's rule wins over its group's.
+type Policy struct {
+	Tool     string            `json:"tool,omitempty"`
+	Group    string            `json:"group,omitempty"`
+	Decision registry.Decision `json:"decision"`
+}
+
+// Answer is the user's answer to an approval: run this call once, run this
+// tool for the rest of the session without asking, or do not run it.
+type Answer string
+
+const (
+	AnswerOnce    Answer = "once"
+	AnswerSession Answer = "session"
+	AnswerDeny    Answer = "deny"
+)
+
+// Approval answers one call an ask_approval action asked about.
+type Approval struct {
+	ID     string `json:"id"`
+	Answer Answer `json:"answer"`
 }
 
 // EventType says what an event is.
@@ -52,6 +84,8 @@ const (
 	// EventReload makes the turn use the catalogue loaded last from its next
 	// model call: see Turn.Reload.
 	EventReload EventType = "reload"
+	// EventApproval answers every call of an ask_approval action: Approvals.
+	EventApproval EventType = "approval"
 )
 
 // Event is something that happened, fed to Turn.Handle.
@@ -71,6 +105,8 @@ type Event struct {
 	Error  string `json:"error,omitempty"`
 
 	Results []Result `json:"results,omitempty"`
+
+	Approvals []Approval `json:"approvals,omitempty"`
 }
 
 // Result is the outcome of one tool call the host ran.
@@ -122,6 +158,9 @@ const (
 	// ActionRunTools: run every call in Calls, in parallel if you like, and
 	// feed their results (EventToolResults), all at once or as they finish.
 	ActionRunTools ActionType = "run_tools"
+	// ActionAskApproval: ask the user whether each call in Calls may run,
+	// then feed the answers (EventApproval), all at once.
+	ActionAskApproval ActionType = "ask_approval"
 	// ActionAppend: append Messages to the session's log, in order, before
 	// performing any later action.
 	ActionAppend ActionType = "append"

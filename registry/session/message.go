@@ -36,6 +36,11 @@ const (
 	ToolCall MessageType = "tool_call"
 	// ToolResult is what the model reads for a tool call.
 	ToolResult MessageType = "tool_result"
+	// ApprovalAnswer is the user's answer about a tool call that asked first:
+	// Content is "once", "session" or "deny". The model never sees it; an
+	// answer of "session" lets the tool run unasked for the rest of the
+	// session, in this process or the next.
+	ApprovalAnswer MessageType = "approval"
 )
 
 // Message is one entry of a session's message log.

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,11 +28,13 @@ const (
 	streaming                  // its response is arriving in chunks
 	awaitingTools              // tool calls are out
 	finished                   // done or failed
+	awaitingApproval           // the user is asked about calls
 )
 
 func (s state) String() string {
 	return [...]string{"waiting for the start event", "waiting for the model's response",
-		"reading the model's streamed response", "waiting for tool results", "over"}[s]
+		"reading the model's streamed response", "waiting for tool results", "over",
+		"waiting for the user's approval"}[s]
 }
 
 // Turn is one user turn: a state machine fed events by Handle. A Turn is not
@@ -52,11 +56,16 @@ type Turn struct {
 	sent map[string]bool
 	// pending are the calls sent to the host, in the model's order.
 	pending []pendingCall
+	// asking are the calls the user is asked about; approved are the calls
+	// that run once the answers are in (those that needed none first).
+	asking   []pendingCall
+	approved []Call
 }
 
 type pendingCall struct {
 	index int
 	call  wire.Call
+	run   Call // what the host runs
 }
 
 // NewTurn returns a turn that will route tools from reg. Feed it EventStart.
@@ -129,6 +138,8 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.fail(Failure{Code: "model_error", Message: msg}), nil
 	case EventToolResults:
 		return t.results(e.Results), nil
+	case EventApproval:
+		return t.approve(e.Approvals), nil
 	case EventReload:
 		return nil, fmt.Errorf("%w: reload: the host must use the registry it loaded: call Turn.Reload (the module does it for toolroute_turn_event)", ErrEvent)
 	}
@@ -143,7 +154,8 @@ var acceptedIn = map[EventType][]state{
 	EventStreamEnd:   {streaming},
 	EventModelError:  {awaitingModel, streaming},
 	EventToolResults: {awaitingTools},
-	EventReload:      {awaitingModel, streaming, awaitingTools},
+	EventReload:      {awaitingModel, streaming, awaitingTools, awaitingApproval},
+	EventApproval:    {awaitingApproval},
 }
 
 // check refuses events that are malformed or out of place, before anything
@@ -154,7 +166,7 @@ func (t *Turn) check(e Event) error {
 	}
 	states, known := acceptedIn[e.Type]
 	if !known {
-		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results or reload", ErrEvent, e.Type)
+		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results, approval or reload", ErrEvent, e.Type)
 	}
 	ok := false
 	for _, s := range states {
@@ -180,6 +192,11 @@ func (t *Turn) check(e Event) error {
 		if e.Settings.MaxTokens < 0 {
 			return bad("settings.max_tokens must not be negative")
 		}
+		for i, p := range e.Settings.Policies {
+			if !registry.ValidDecision(p.Decision) || (p.Tool == "") == (p.Group == "") {
+				return bad("settings.policies[%d]: give a tool or a group, and a decision of ask, allow or deny", i)
+			}
+		}
 	case EventModelError:
 		if e.Status == 0 && e.Error == "" {
 			return bad("give the HTTP status and body, or the error for a call that got no response")
@@ -200,6 +217,23 @@ func (t *Turn) check(e Event) error {
 			if r.Status != registry.StatusSuccess && r.Status != registry.StatusError {
 				return bad("result %q has status %q: use \"success\" or \"error\"", r.ID, r.Status)
 			}
+		}
+	case EventApproval:
+		answered := map[string]bool{}
+		for _, a := range e.Approvals {
+			if answered[a.ID] {
+				return bad("call %q is answered twice", a.ID)
+			}
+			answered[a.ID] = true
+			if !t.isAsking(a.ID) {
+				return bad("no call %q awaits approval; awaiting: %s", a.ID, t.askingIDs())
+			}
+			if a.Answer != AnswerOnce && a.Answer != AnswerSession && a.Answer != AnswerDeny {
+				return bad("call %q has answer %q: use \"once\", \"session\" or \"deny\"", a.ID, a.Answer)
+			}
+		}
+		if len(answered) != len(t.asking) {
+			return bad("answer every call at once; awaiting: %s", t.askingIDs())
 		}
 	}
 	return nil
@@ -264,25 +298,42 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	}
 
 	calls := t.uniqueIDs(resp.Calls)
-	var run []Call
 	var loads []GroupLoad
 	loadedNow := map[string]bool{}
-	t.pending = nil
+	t.pending, t.asking, t.approved = nil, nil, nil
 	for i, c := range calls {
 		res, call, load := t.dispatch(c, loadedNow)
 		if load != nil {
 			loadedNow[load.Name] = true
 			loads = append(loads, *load)
 		}
-		if call != nil {
-			// Committed before it runs: a call cut off while it runs is
-			// then known, and never run again unseen (see conversation).
-			run = append(run, *call)
-			t.pending = append(t.pending, pendingCall{index: i, call: c})
-			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusPending, Index: i, Time: t.now})
+		if call == nil {
+			logged = append(logged, t.record(i, c, res)...)
 			continue
 		}
-		logged = append(logged, t.record(i, c, res)...)
+		p := pendingCall{index: i, call: c, run: *call}
+		switch t.decide(c.Name) {
+		case registry.DecisionDeny:
+			logged = append(logged, t.record(i, c, registry.Failure("denied", fmt.Sprintf(
+				"The user does not allow '%s' to run (their policy denies it). Do not call it again; tell the user, who can change the policy.", c.Name)))...)
+		case registry.DecisionAsk:
+			if !t.set.Approvals {
+				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
+					"'%s' asks the user before it runs, and no one is here to answer (the chat is not interactive). It did not run. "+
+						"The user can allow it with: toolroute policy set tool %s allow", c.Name, c.Name)))...)
+				continue
+			}
+			// Logged before the user is asked: the question is part of
+			// the log, and a restart knows the call never ran.
+			t.asking = append(t.asking, p)
+			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusAwaitingApproval, Index: i, Time: t.now})
+		default:
+			// Committed before it runs: a call cut off while it runs is
+			// then known, and never run again unseen (see conversation).
+			t.approved = append(t.approved, *call)
+			t.pending = append(t.pending, p)
+			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusPending, Index: i, Time: t.now})
+		}
 	}
 	t.log = append(t.log, logged[1:]...)
 
@@ -290,11 +341,119 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	for i := range loads {
 		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})
 	}
-	if len(run) > 0 {
-		t.state = awaitingTools
-		return append(acts, Action{Type: ActionRunTools, Calls: run})
+	if len(t.asking) > 0 {
+		t.state = awaitingApproval
+		ask := make([]Call, len(t.asking))
+		for i, p := range t.asking {
+			ask[i] = p.run
+		}
+		return append(acts, Action{Type: ActionAskApproval, Calls: ask})
 	}
-	return append(acts, t.callModel()...)
+	return append(acts, t.runApproved()...)
+}
+
+// runApproved sends the approved calls to the host, or, with none, calls
+// the model.
+func (t *Turn) runApproved() []Action {
+	if len(t.approved) > 0 {
+		t.state = awaitingTools
+		run := t.approved
+		t.approved = nil
+		return []Action{{Type: ActionRunTools, Calls: run}}
+	}
+	return t.callModel()
+}
+
+// decide is the policy for a call of a tool: the user's rule for the tool,
+// else for its group, else the tool's default; a tool the user approved
+// for the session runs unasked.
+func (t *Turn) decide(name string) registry.Decision {
+	tool, _ := t.reg.Tool(name)
+	d := registry.DefaultDecision(tool)
+	var byGroup, byTool registry.Decision
+	for _, p := range t.set.Policies {
+		switch {
+		case p.Tool == name:
+			byTool = p.Decision
+		case p.Group != "" && p.Group == tool.Group:
+			byGroup = p.Decision
+		}
+	}
+	if byGroup != "" {
+		d = byGroup
+	}
+	if byTool != "" {
+		d = byTool
+	}
+	if d == registry.DecisionAsk && approvedForSession(t.log, name) {
+		return registry.DecisionAllow
+	}
+	return d
+}
+
+// approvedForSession reports whether the user let a tool run unasked for
+// the rest of the session: an approval answer of "session" in the log.
+func approvedForSession(log []Message, tool string) bool {
+	for _, m := range log {
+		if m.Type == ApprovalAnswer && m.ToolName == tool && Answer(m.Content) == AnswerSession {
+			return true
+		}
+	}
+	return false
+}
+
+// approve takes the user's answers: each is logged; a denied call gets its
+// result now, an approved one runs with the calls that needed no approval.
+func (t *Turn) approve(answers []Approval) []Action {
+	var logged []Message
+	for _, p := range t.asking {
+		var a Answer
+		for _, x := range answers {
+			if x.ID == p.call.ID {
+				a = x.Answer
+			}
+		}
+		logged = append(logged, Message{Type: ApprovalAnswer, ToolCallID: p.call.ID, ToolName: p.call.Name, Content: string(a), Time: t.now})
+		if a == AnswerDeny {
+			logged = append(logged, t.resultMessage(p.call, registry.Failure("denied", fmt.Sprintf(
+				"The user denied this call of '%s': it did not run. Do not call it again unless the user asks; ask them what they want instead.", p.call.Name))))
+			continue
+		}
+		t.pending = append(t.pending, p)
+		t.approved = append(t.approved, p.run)
+	}
+	t.asking = nil
+	// The model's order, whatever order approval left them in.
+	slices.SortStableFunc(t.pending, func(a, b pendingCall) int { return cmp.Compare(a.index, b.index) })
+	slices.SortStableFunc(t.approved, func(a, b Call) int { return cmp.Compare(t.indexOf(a.ID), t.indexOf(b.ID)) })
+	t.log = append(t.log, logged...)
+	return append([]Action{{Type: ActionAppend, Messages: logged}}, t.runApproved()...)
+}
+
+func (t *Turn) indexOf(id string) int {
+	for _, p := range t.pending {
+		if p.call.ID == id {
+			return p.index
+		}
+	}
+	return -1
+}
+
+func (t *Turn) isAsking(id string) bool {
+	for _, p := range t.asking {
+		if p.call.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Turn) askingIDs() string {
+	ids := make([]string, len(t.asking))
+	for i, p := range t.asking {
+		ids[i] = p.call.ID
+	}
+	return strings.Join(ids, ", ")
 }
 
 // dispatch decides one call: a result now (a meta-tool the engine runs, or a

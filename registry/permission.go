@@ -1,0 +1,55 @@
+package registry
+
+import "slices"
+
+// What a tool does, as its manifest's requiredPermissions says (RFC-018):
+// the user is asked before a tool that acts on the world runs.
+const (
+	// PermissionRead: it reads the user's data.
+	PermissionRead = "read"
+	// PermissionWrite: it creates or changes something outside the sandbox
+	// folder (a document, a setting, a tool, a variable).
+	PermissionWrite = "write"
+	// PermissionSend: it sends something to other people (a message, an
+	// invitation).
+	PermissionSend = "send"
+	// PermissionDelete: it deletes something.
+	PermissionDelete = "delete"
+	// PermissionShare: it gives other people access to something.
+	PermissionShare = "share"
+	// PermissionRunCode: it runs code the model wrote.
+	PermissionRunCode = "run_code"
+	// PermissionGoogle: it uses the user's Google account (the google
+	// bridge).
+	PermissionGoogle = "google"
+)
+
+// Decision is a policy's answer for a tool: ask the user first, allow it,
+// or deny it.
+type Decision string
+
+const (
+	DecisionAsk   Decision = "ask"
+	DecisionAllow Decision = "allow"
+	DecisionDeny  Decision = "deny"
+)
+
+// ValidDecision reports whether d is ask, allow or deny.
+func ValidDecision(d Decision) bool {
+	return d == DecisionAsk || d == DecisionAllow || d == DecisionDeny
+}
+
+// asking are the permissions whose tools ask by default.
+var asking = []string{PermissionWrite, PermissionSend, PermissionDelete, PermissionShare}
+
+// DefaultDecision is a tool's policy when the user set none: ask for a tool
+// that writes outside the sandbox, sends, deletes or shares; allow the
+// others.
+func DefaultDecision(t Tool) Decision {
+	for _, p := range t.RequiredPermissions {
+		if slices.Contains(asking, p) {
+			return DecisionAsk
+		}
+	}
+	return DecisionAllow
+}
