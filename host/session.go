@@ -103,9 +103,21 @@ func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error]
 var errStopped = errors.New("host: the caller stopped reading")
 
 func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) error {
+	// Turns of this process wait for each other; a turn of another process
+	// sharing the Store is refused at once, as it may run for minutes.
 	lock, _ := s.h.locks.LoadOrStore(s.id, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
+	if tl, ok := s.h.store.(TurnLocker); ok {
+		unlock, ok, err := tl.LockTurn(ctx, s.id)
+		if err != nil {
+			return fmt.Errorf("host: locking session %q for a turn: %w", s.id, err)
+		}
+		if !ok {
+			return &TurnRunningError{Session: s.id}
+		}
+		defer unlock()
+	}
 
 	history, err := s.h.store.Messages(ctx, s.id)
 	if err != nil {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -20,7 +21,30 @@ type Store interface {
 	Append(ctx context.Context, sessionID string, msgs ...session.Message) error
 }
 
-// MemoryStore is a Store in memory, for tests and short-lived programs.
+// TurnLocker is implemented by a Store that several processes share (a
+// database file, say), to keep them from running turns of one session at
+// once and interleaving its log. Send takes the lock after the in-process
+// one, when the Store implements TurnLocker; a Store used by one process
+// needs none.
+type TurnLocker interface {
+	// LockTurn takes the session's turn lock unless another holder has it,
+	// and reports whether it did; it does not wait for the lock. unlock
+	// releases it. A lock whose process died frees itself within a minute.
+	LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error)
+}
+
+// TurnRunningError is Send's error when another process sharing the Store
+// runs a turn of the session: the turn did not start.
+type TurnRunningError struct {
+	Session string
+}
+
+func (e *TurnRunningError) Error() string {
+	return fmt.Sprintf("host: session %q has a turn running in another process (toolroute serve or chat); try again when it ends", e.Session)
+}
+
+// MemoryStore is a Store in memory, for tests and short-lived programs. It
+// is not a TurnLocker: it is not shared across processes.
 type MemoryStore struct {
 	mu   sync.Mutex
 	logs map[string][]session.Message

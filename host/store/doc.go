@@ -9,10 +9,11 @@
 // is safe for concurrent use by many goroutines; it writes one transaction at
 // a time and reads in parallel. Several processes may open the same file.
 //
-// *DB implements host.Store. Messages are kept as the JSON encoding/json
-// gives for session.Message, plus columns for search. Full-text search
-// (SQLite FTS5) covers the content of user, assistant and tool_result
-// messages.
+// *DB implements host.Store, and host.TurnLocker with a lease per session
+// in the file, so processes sharing it run a session's turns one at a time.
+// Messages are kept as the JSON encoding/json gives for session.Message,
+// plus columns for search. Full-text search (SQLite FTS5) covers the content
+// of user, assistant and tool_result messages.
 package store
 
 import (

@@ -45,6 +45,10 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message
 // returns once the transaction is committed to disk: the messages are then
 // all kept, and if it fails or the process dies first none of them are.
 // Appending no messages does nothing. It implements host.Store.
+//
+// Append refuses, with an error wrapping ErrTurnRunning, while another
+// process holds the session's turn lock, and with one wrapping ErrTurnLost
+// if this DB held it and lost it (see LockTurn).
 func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
 	if sessionID == "" {
 		return errors.New("store: append: empty session id")
@@ -61,6 +65,9 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 		texts[i] = string(b)
 	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := db.checkLease(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		now := db.now().UnixNano()
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO sessions (id, created, updated) VALUES (?, ?, ?)

@@ -62,6 +62,20 @@ CREATE TABLE settings (
 	value TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 `,
+	// 2: the turn locks that keep processes sharing the file from running
+	// turns of one session at once.
+	`
+-- turn_leases has a row per session whose turn a process runs, or ran and
+-- died in: the lease is free once expires is past, or once the process is
+-- gone if it ran on this machine.
+CREATE TABLE turn_leases (
+	session_id TEXT PRIMARY KEY,
+	owner      TEXT NOT NULL,    -- a random token per lock taken
+	machine    TEXT NOT NULL,    -- the holder's machine and process id space
+	pid        INTEGER NOT NULL, -- the holder's process id there
+	expires    INTEGER NOT NULL  -- Unix nanoseconds
+) STRICT, WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema up to the latest version in one transaction.

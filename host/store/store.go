@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -29,8 +30,16 @@ type DB struct {
 	// goroutines of this process queue here rather than in SQLite's busy
 	// handler.
 	writing chan struct{}
-	// now is the clock of the sessions' and memories' times.
+	// now is the clock of the sessions' and memories' times, and of the
+	// turn leases.
 	now func() time.Time
+	// lease is how long a turn lock lasts unless renewed: the longest a
+	// session stays locked after its process died in a turn.
+	lease time.Duration
+	// turnsMu guards turns: the owner token of each session whose turn
+	// lock this DB holds.
+	turnsMu sync.Mutex
+	turns   map[string]string
 }
 
 // Open opens the database at path, creating the file and its parent folders
@@ -53,7 +62,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	sdb.SetMaxOpenConns(maxConns)
 	sdb.SetMaxIdleConns(maxConns)
-	db := &DB{sql: sdb, path: abs, writing: make(chan struct{}, 1), now: time.Now}
+	db := &DB{sql: sdb, path: abs, writing: make(chan struct{}, 1), now: time.Now,
+		lease: defaultLease, turns: map[string]string{}}
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
 		if errors.Is(err, sqlite3.NOTADB) {

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// defaultLease is how long a turn lock lasts unless renewed. It is renewed
+// every third of that, so a slow disk or a busy database can miss two
+// renewals before the lock is lost.
+const defaultLease = 30 * time.Second
+
+// releaseTimeout bounds the write that releases a turn lock; if it fails,
+// the lease expires instead.
+const releaseTimeout = 15 * time.Second
+
+// ErrTurnRunning is returned, wrapped, by Append to a session whose turn
+// another process runs.
+var ErrTurnRunning = errors.New("a turn is running in another process")
+
+// ErrTurnLost is returned, wrapped, by Append to a session whose turn lock
+// this DB took and then lost: it was not renewed within its lease (the
+// process was stopped or the disk stalled) and another process took it.
+var ErrTurnLost = errors.New("this process's turn lock was lost: it went unrenewed past its lease and another process may run a turn")
+
+// LockTurn takes the session's turn lock unless another holder has it, and
+// reports whether it did; unlock releases it. It implements host.TurnLocker.
+//
+// # Notes
+//
+// The lock is a lease row in the database file, so it holds across the
+// processes sharing the file. It is taken in one write transaction (BEGIN
+// IMMEDIATE) if the session has no lease, or one that expired, or one
+// whose process is gone from this machine. While held it is renewed every
+// 10 seconds for 30 more: a process killed holding it frees the session at
+// once for the processes of its machine (its id is no longer running), and
+// within 30 seconds for others, or if its id was reused.
+//
+// Append checks the lease in its transaction, which fences a holder that
+// lost its lock: while this DB holds a session's lock, Append commits only
+// if the lease is still this lock's (ErrTurnLost otherwise); while another
+// holder's lease is live, it refuses (ErrTurnRunning).
+//
+// Two DBs open on one file are two holders, as two processes are; a second
+// LockTurn of a session through the DB that holds it reports false.
+func (db *DB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
+	if sessionID == "" {
+		return nil, false, errors.New("store: lock a turn: empty session id")
+	}
+	db.turnsMu.Lock()
+	if _, held := db.turns[sessionID]; held {
+		db.turnsMu.Unlock()
+		return nil, false, nil
+	}
+	// Reserved: "" until the lease is taken, so Append does not check it.
+	db.turns[sessionID] = ""
+	db.turnsMu.Unlock()
+
+	token := rand.Text()
+	took := false
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixNano()
+		// Expired leases are free: their holders died or lost them.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE expires <= ?`, now); err != nil {
+			return err
+		}
+		l, found, err := readLease(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if found && l.live(now) {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO turn_leases (session_id, owner, machine, pid, expires) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,
+				machine = excluded.machine, pid = excluded.pid, expires = excluded.expires`,
+			sessionID, token, machine(), os.Getpid(), now+int64(db.lease)); err != nil {
+			return err
+		}
+		took = true
+		return nil
+	})
+	if err != nil || !took {
+		db.forget(sessionID)
+		if err != nil {
+			return nil, false, fmt.Errorf("store: lock a turn of session %q: %w", sessionID, err)
+		}
+		return nil, false, nil
+	}
+	db.turnsMu.Lock()
+	db.turns[sessionID] = token
+	db.turnsMu.Unlock()
+
+	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go db.renew(renewCtx, sessionID, token, done)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stop()
+			<-done
+			db.release(sessionID, token)
+		})
+	}, true, nil
+}
+
+// lease is a row of turn_leases.
+type lease struct {
+	owner, machine string
+	pid, expires   int64
+}
+
+func readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
+	var l lease
+	err := tx.QueryRowContext(ctx,
+		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`,
+		sessionID).Scan(&l.owner, &l.machine, &l.pid, &l.expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return lease{}, false, nil
+	}
+	return l, err == nil, err
+}
+
+// live reports whether the lease still holds at now: it has not expired,
+// and its process is running or cannot be checked from here.
+func (l lease) live(now int64) bool {
+	if l.expires <= now {
+		return false
+	}
+	if m := machine(); m == "" || l.machine != m {
+		return true
+	}
+	return processAlive(int(l.pid))
+}
+
+// machine names this machine and its process id space, so a lease's pid
+// is checked only by processes for which it means the same process: the
+// host name, and on Linux the pid namespace (containers sharing a file).
+// It is "" if the host name is unknown: no pid is checked then.
+var machine = sync.OnceValue(func() string {
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		return ""
+	}
+	if ns, err := os.Readlink("/proc/self/ns/pid"); err == nil {
+		name += " " + ns
+	}
+	return name
+})
+
+// renew extends the lease every third of its length until ctx is done or
+// the lease is found lost. A renewal that fails is tried at the next tick.
+func (db *DB) renew(ctx context.Context, sessionID, token string, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(db.lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		kept := true
+		err := db.write(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx,
+				`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
+				db.now().Add(db.lease).UnixNano(), sessionID, token)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			kept = n == 1
+			return err
+		})
+		if err == nil && !kept {
+			return // lost: Append refuses from now on
+		}
+	}
+}
+
+// release deletes the lease if it is still this lock's and forgets it.
+func (db *DB) release(sessionID, token string) {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_ = db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, token)
+		return err
+	})
+	db.forget(sessionID)
+}
+
+func (db *DB) forget(sessionID string) {
+	db.turnsMu.Lock()
+	delete(db.turns, sessionID)
+	db.turnsMu.Unlock()
+}
+
+// checkLease returns why tx must not append to the session: ErrTurnLost if
+// this DB holds the session's lock but the lease is no longer its own,
+// ErrTurnRunning if another holder's lease is live.
+func (db *DB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	db.turnsMu.Lock()
+	mine := db.turns[sessionID]
+	db.turnsMu.Unlock()
+	l, found, err := readLease(ctx, tx, sessionID)
+	switch {
+	case err != nil:
+		return err
+	case mine != "" && (!found || l.owner != mine):
+		return ErrTurnLost
+	case mine == "" && found && l.live(db.now().UnixNano()):
+		return ErrTurnRunning
+	}
+	return nil
+}

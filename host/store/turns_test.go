@@ -1,0 +1,280 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+var _ host.TurnLocker = (*DB)(nil)
+
+// openShared opens n DBs on one file, as n processes would.
+func openShared(t *testing.T, n int) []*DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	dbs := make([]*DB, n)
+	for i := range dbs {
+		db, err := Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	return dbs
+}
+
+// lockTurn calls LockTurn and checks whether it took the lock; unlock is
+// nil when it did not.
+func lockTurn(t *testing.T, db *DB, id string, wantOK bool) (unlock func()) {
+	t.Helper()
+	unlock, ok, err := db.LockTurn(t.Context(), id)
+	if err != nil {
+		t.Fatalf("LockTurn(%q): %v", id, err)
+	}
+	if ok != wantOK {
+		t.Fatalf("LockTurn(%q) took the lock: %v, want %v", id, ok, wantOK)
+	}
+	if ok {
+		t.Cleanup(unlock)
+	}
+	return unlock
+}
+
+func userMessage(text string) session.Message {
+	return session.Message{Type: session.User, Content: text}
+}
+
+func leaseRows(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if err := db.sql.QueryRowContext(t.Context(), `SELECT count(*) FROM turn_leases`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Two processes on one file: while one holds a session's turn lock the
+// other can neither take it nor append to the session; once released, the
+// other takes it.
+func TestLockTurnAcrossHandles(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+
+	unlockA := lockTurn(t, a, "s", true)
+	lockTurn(t, b, "s", false)
+	lockTurn(t, a, "s", false) // the same handle is one holder
+	lockTurn(t, b, "other", true)()
+
+	if err := b.Append(t.Context(), "s", userMessage("from b")); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("b.Append while a holds the lock = %v, want ErrTurnRunning", err)
+	}
+	must(t, a.Append(t.Context(), "s", userMessage("from a")))
+
+	unlockA()
+	unlockA() // a second unlock does nothing
+	if n := leaseRows(t, a); n != 0 {
+		t.Errorf("%d lease rows after every unlock, want 0", n)
+	}
+
+	unlockB := lockTurn(t, b, "s", true)
+	lockTurn(t, a, "s", false)
+	must(t, b.Append(t.Context(), "s", userMessage("from b")))
+	if err := a.Append(t.Context(), "s", userMessage("from a again")); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("a.Append while b holds the lock = %v, want ErrTurnRunning", err)
+	}
+	unlockB()
+
+	msgs, err := a.Messages(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Content)
+	}
+	if diff := cmp.Diff([]string{"from a", "from b"}, got); diff != "" {
+		t.Errorf("the log (-want +got):\n%s", diff)
+	}
+}
+
+// Of many processes trying at once, one takes the lock.
+func TestLockTurnRace(t *testing.T) {
+	dbs := openShared(t, 6)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		taken int
+		start = make(chan struct{})
+	)
+	for _, db := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			unlock, ok, err := db.LockTurn(t.Context(), "s")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if ok {
+				mu.Lock()
+				taken++
+				mu.Unlock()
+				t.Cleanup(unlock)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if taken != 1 {
+		t.Errorf("%d of %d processes took the lock, want 1", taken, len(dbs))
+	}
+}
+
+// A held lock is renewed: it outlives many leases.
+func TestLockTurnRenewed(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	a.lease, b.lease = 300*time.Millisecond, 300*time.Millisecond
+	lockTurn(t, a, "s", true)
+	for range 5 {
+		time.Sleep(200 * time.Millisecond)
+		lockTurn(t, b, "s", false)
+	}
+	must(t, a.Append(t.Context(), "s", userMessage("still mine")))
+}
+
+// A process that dies holding the lock, here a handle closed without
+// unlocking, frees the session when its lease expires.
+func TestLockTurnExpires(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	const lease = 300 * time.Millisecond
+	a.lease = lease
+	unlockA := lockTurn(t, a, "s", true)
+	a.Close() // no more renewals; the lease stays in the file
+	start := time.Now()
+	lockTurn(t, b, "s", false)
+	for {
+		unlock, ok, err := b.LockTurn(t.Context(), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			defer unlock()
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the expired lease was never taken over")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if waited := time.Since(start); waited < lease/2 {
+		t.Errorf("took over after %v, before the lease of %v could expire", waited, lease)
+	}
+	must(t, b.Append(t.Context(), "s", userMessage("after the takeover")))
+	unlockA() // releasing through a closed handle does nothing, and returns
+}
+
+// A holder that went unrenewed past its lease (a stopped process; here, the
+// other handle's clock a minute ahead) loses the lock: its appends are
+// refused, and its unlock leaves the new holder's lease alone.
+func TestLockTurnLost(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	b.now = func() time.Time { return time.Now().Add(time.Minute) }
+	unlockA := lockTurn(t, a, "s", true)
+	unlockB := lockTurn(t, b, "s", true)
+
+	if err := a.Append(t.Context(), "s", userMessage("late")); !errors.Is(err, ErrTurnLost) {
+		t.Errorf("a.Append after losing the lock = %v, want ErrTurnLost", err)
+	}
+	must(t, b.Append(t.Context(), "s", userMessage("b's turn")))
+	unlockA()
+	lockTurn(t, a, "s", false)
+	if n := leaseRows(t, a); n != 1 {
+		t.Errorf("%d lease rows after the loser's unlock, want b's", n)
+	}
+	unlockB()
+	lockTurn(t, a, "s", true)
+}
+
+// The environment variable that makes TestLockHelperProcess the child of
+// TestLockTurnKilledProcess.
+const lockHelperDBEnv = "TOOLROUTE_STORE_LOCK_HELPER_DB"
+
+// TestLockHelperProcess is not a test: run by TestLockTurnKilledProcess, it
+// takes the turn lock of session "s", says so, and waits to be killed.
+func TestLockHelperProcess(t *testing.T) {
+	path := os.Getenv(lockHelperDBEnv)
+	if path == "" {
+		t.Skip("the child process of TestLockTurnKilledProcess")
+	}
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if _, ok, err := db.LockTurn(t.Context(), "s"); err != nil || !ok {
+		fmt.Fprintln(os.Stderr, "LockTurn:", ok, err)
+		os.Exit(2)
+	}
+	fmt.Println("locked")
+	select {}
+}
+
+// A process killed holding the lock frees the session at once for the
+// processes of its machine, long before its lease expires.
+func TestLockTurnKilledProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelperProcess$")
+	cmd.Env = append(os.Environ(), lockHelperDBEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("the child printed %q, %v", line, err)
+	}
+
+	lockTurn(t, db, "s", false)
+	if err := db.Append(t.Context(), "s", userMessage("meanwhile")); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("Append while the child holds the lock = %v, want ErrTurnRunning", err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	lockTurn(t, db, "s", true)
+	must(t, db.Append(t.Context(), "s", userMessage("after the kill")))
+}
+
+func TestLockTurnEmptySession(t *testing.T) {
+	db := openTest(t)
+	if _, _, err := db.LockTurn(t.Context(), ""); err == nil {
+		t.Error("LockTurn of an empty session id succeeded")
+	}
+}

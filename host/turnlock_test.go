@@ -1,0 +1,160 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// sendAll runs a turn and returns its events and the host error, if any.
+func sendAll(s *host.Session, text string) ([]host.Event, error) {
+	var evs []host.Event
+	for ev, err := range s.Send(context.Background(), text) {
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+// Two Hosts on two handles of one database file, as toolroute serve and
+// toolroute chat are: while one runs a turn of a session, the other's turn
+// is refused at once with a TurnRunningError and writes nothing; turns of
+// one Host wait for each other as before.
+func TestTurnLockAcrossHosts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	open := func() *store.DB {
+		db, err := store.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	hold := make(chan struct{})
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.Reply{Text: "one done", Hold: hold},
+		fakemodel.Text("three done"),
+		fakemodel.Text("two done"),
+	)
+	defer model.Close()
+	first := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: open()})
+	second := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: open()})
+
+	var wg sync.WaitGroup
+	results := make([]error, 2)
+	ends := make([]host.EventType, 2)
+	run := func(i int, text string) {
+		defer wg.Done()
+		evs, err := sendAll(first.Session("s"), text)
+		results[i] = err
+		if len(evs) > 0 {
+			ends[i] = last(evs).Type
+		}
+	}
+	wg.Add(1)
+	go run(0, "one")
+	for deadline := time.Now().Add(30 * time.Second); len(model.Requests()) < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first turn never called the model")
+		}
+	}
+	wg.Add(1)
+	go run(1, "three") // the same Host: waits for "one"
+
+	evs, err := sendAll(second.Session("s"), "two")
+	var busy *host.TurnRunningError
+	if !errors.As(err, &busy) || busy.Session != "s" || len(evs) != 0 {
+		t.Fatalf("the other Host's turn gave %d events and %v; want only a TurnRunningError", len(evs), err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, `host: session "s" has a turn running in another process`) {
+		t.Errorf("the error says %q", msg)
+	}
+
+	close(hold)
+	wg.Wait()
+	for i, err := range results {
+		if err != nil || ends[i] != host.EventDone {
+			t.Errorf("turn %d of the first Host ended with %q, %v", i, ends[i], err)
+		}
+	}
+	if evs, err := sendAll(second.Session("s"), "two"); err != nil || last(evs).Type != host.EventDone {
+		t.Fatalf("the other Host's turn once the first ended: %v", err)
+	}
+
+	msgs, err := second.Session("s").Messages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, string(m.Type)+" "+m.Content)
+	}
+	want := []string{"user one", "assistant one done", "user three", "assistant three done", "user two", "assistant two done"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the log (-want +got):\n%s", diff)
+	}
+}
+
+// lockingStore is a MemoryStore with a scripted turn lock.
+type lockingStore struct {
+	*host.MemoryStore
+	busy     bool
+	err      error
+	locks    int
+	unlocked int
+}
+
+func (s *lockingStore) LockTurn(context.Context, string) (func(), bool, error) {
+	s.locks++
+	if s.err != nil || s.busy {
+		return nil, false, s.err
+	}
+	return func() { s.unlocked++ }, true, nil
+}
+
+func TestSendUsesTheTurnLocker(t *testing.T) {
+	tests := []struct {
+		name    string
+		store   *lockingStore
+		wantErr string // "" for a turn that ran
+	}{
+		{"free", &lockingStore{}, ""},
+		{"busy", &lockingStore{busy: true}, `host: session "s" has a turn running in another process (toolroute serve or chat); try again when it ends`},
+		{"failing", &lockingStore{err: errors.New("disk I/O error")}, `host: locking session "s" for a turn: disk I/O error`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("hi"))
+			defer model.Close()
+			tt.store.MemoryStore = host.NewMemoryStore()
+			h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: tt.store})
+			evs, err := sendAll(h.Session("s"), "hello")
+			msgs, _ := tt.store.Messages(context.Background(), "s")
+			if tt.wantErr == "" {
+				if err != nil || last(evs).Type != host.EventDone || tt.store.unlocked != 1 {
+					t.Errorf("the turn ended with %v, %d unlocks; want done and 1", err, tt.store.unlocked)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+				t.Errorf("error %v, want %q", err, tt.wantErr)
+			}
+			if len(evs) != 0 || len(msgs) != 0 || len(model.Requests()) != 0 || tt.store.unlocked != 0 {
+				t.Errorf("a refused turn gave %d events, stored %d messages, made %d model calls, unlocked %d times",
+					len(evs), len(msgs), len(model.Requests()), tt.store.unlocked)
+			}
+		})
+	}
+}
