@@ -50,8 +50,11 @@ func Example() {
 		case host.EventGroupLoaded:
 			fmt.Println("loaded group", ev.Group.Name, ev.Group.Added)
 		case host.EventMessage:
-			if m := ev.Message; m.Type == session.ToolCall {
-				fmt.Println("called", m.ToolName, m.ToolInput, m.Status)
+			switch m := ev.Message; m.Type {
+			case session.ToolCall: // committed before it runs
+				fmt.Println("called", m.ToolName, m.ToolInput)
+			case session.ToolResult:
+				fmt.Println("result", m.ToolName, m.Status)
 			}
 		case host.EventDone:
 			fmt.Println("answer:", ev.Text)
@@ -59,10 +62,12 @@ func Example() {
 	}
 	// Output:
 	// model call with [load_tool_group]
-	// called load_tool_group {"group_name":"clock"} success
+	// called load_tool_group {"group_name":"clock"}
+	// result load_tool_group success
 	// loaded group clock [clock_now]
 	// model call with [load_tool_group clock_now]
-	// called clock_now {"city":"Paris"} success
+	// called clock_now {"city":"Paris"}
+	// result clock_now success
 	// model call with [load_tool_group clock_now]
 	// answer: It is 09:00 in Paris.
 }

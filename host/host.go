@@ -86,11 +86,33 @@ type Options struct {
 	// MaxInstances bounds the module instances, and so the turns running at
 	// once; 0 means 8.
 	MaxInstances int
+	// Approver asks the user whether tool calls may run (the tools whose
+	// policy is ask). Nil means no one can be asked: such calls are refused
+	// with a message saying how to allow them.
+	Approver Approver
+	// Policies gives the user's approval rules at the start of each turn.
+	Policies func(ctx context.Context) ([]session.Policy, error)
 	// MaxParallelTools bounds the tool calls running at once, in all
 	// sessions: the others wait their turn (their timeout starts when they
 	// run). A JS call may take its memory limit and as much again in the
 	// host, so this bounds the host's memory; 0 means 4.
 	MaxParallelTools int
+}
+
+// Approver asks the user about tool calls before they run: each may run
+// once, run unasked for the rest of the session, or not run. Approve blocks
+// until the user answers or ctx ends; a call missing from the answers is
+// denied.
+type Approver interface {
+	Approve(ctx context.Context, sessionID string, calls []session.Call) ([]session.Approval, error)
+}
+
+// ApproverFunc is an Approver made of a function.
+type ApproverFunc func(ctx context.Context, sessionID string, calls []session.Call) ([]session.Approval, error)
+
+// Approve implements Approver.
+func (f ApproverFunc) Approve(ctx context.Context, sessionID string, calls []session.Call) ([]session.Approval, error) {
+	return f(ctx, sessionID, calls)
 }
 
 // ToolFolder is a folder of user JS tools.

@@ -555,3 +555,97 @@ func TestToolCallsBounded(t *testing.T) {
 		t.Error("the model did not read the note")
 	}
 }
+
+// A tool that sends asks first: the Approver sees the call before it runs
+// and its answer is logged; without an Approver the call is refused with how
+// to allow it; the user's policy can allow it outright.
+func TestApproval(t *testing.T) {
+	sent := 0
+	sendTool := host.NativeTool{Tool: registry.Tool{Name: "send_email", Description: "Send an email", TimeoutSeconds: 5,
+		RequiredPermissions: []string{registry.PermissionSend}},
+		Run: func(context.Context, json.RawMessage) (string, error) { sent++; return "sent", nil }}
+	script := func() *fakemodel.Server {
+		return fakemodel.New(fakemodel.OpenAI,
+			fakemodel.ToolCall("send_email", `{}`), fakemodel.ToolCall("send_email", `{}`), fakemodel.Text("Done."))
+	}
+
+	model := script()
+	defer model.Close()
+	var asked [][]string
+	answers := []session.Answer{session.AnswerOnce, session.AnswerDeny}
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{sendTool},
+		Approver: host.ApproverFunc(func(_ context.Context, id string, calls []session.Call) ([]session.Approval, error) {
+			if sent != len(asked) {
+				t.Errorf("the tool ran before the user answered")
+			}
+			var names []string
+			for _, c := range calls {
+				names = append(names, id+":"+c.Tool)
+			}
+			asked = append(asked, names)
+			a := answers[0]
+			answers = answers[1:]
+			return []session.Approval{{ID: calls[0].ID, Answer: a}}, nil
+		})})
+	evs := send(t, h.Session("s"), "Email Ada twice")
+	if ev := last(evs); ev.Type != host.EventDone {
+		t.Fatalf("last event %+v", ev)
+	}
+	if diff := cmp.Diff([][]string{{"s:send_email"}, {"s:send_email"}}, asked); diff != "" || sent != 1 {
+		t.Errorf("asked (-want +got) %s; sent %d times", diff, sent)
+	}
+	var kinds []string
+	for _, m := range must(h.Session("s").Messages(context.Background())) {
+		kinds = append(kinds, string(m.Type)+":"+string(m.Status)+m.Content)
+	}
+	want := []string{"user:Email Ada twice", "assistant:", "tool_call:awaiting_approval", "approval:once", "tool_result:successsent",
+		"assistant:", "tool_call:awaiting_approval", "approval:deny",
+		"tool_result:errorError (denied): The user denied this call of 'send_email': it did not run. Do not call it again unless the user asks; ask them what they want instead.",
+		"assistant:Done."}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+	if n := len(filter(evs, host.EventApproval)); n != 2 {
+		t.Errorf("%d approval events, want 2", n)
+	}
+
+	// No one to ask.
+	model2 := script()
+	defer model2.Close()
+	sent = 0
+	h2 := newHost(t, model2, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{sendTool}})
+	send(t, h2.Session("s"), "Email Ada")
+	if sent != 0 || !strings.Contains(string(model2.Requests()[1].Body), "toolroute policy set tool send_email allow") {
+		t.Errorf("unattended: sent %d times; the model read %s", sent, model2.Requests()[1].Body)
+	}
+
+	// The user's policy allows it.
+	model3 := script()
+	defer model3.Close()
+	sent = 0
+	h3 := newHost(t, model3, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{sendTool},
+		Policies: func(context.Context) ([]session.Policy, error) {
+			return []session.Policy{{Tool: "send_email", Decision: registry.DecisionAllow}}, nil
+		}})
+	send(t, h3.Session("s"), "Email Ada")
+	if sent != 2 {
+		t.Errorf("allowed by policy: sent %d times, want 2", sent)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func filter(evs []host.Event, typ host.EventType) []host.Event {
+	var out []host.Event
+	for _, e := range evs {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}

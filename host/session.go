@@ -44,6 +44,9 @@ const (
 	EventFailed EventType = "failed"
 	// EventRetry is a model call about to be tried again: Retry.
 	EventRetry EventType = "retry"
+	// EventApproval is calls the user is asked about, before they run:
+	// Calls. The host's Approver gets the answers.
+	EventApproval EventType = "approval"
 )
 
 // Event is something that happened during a turn.
@@ -140,11 +143,18 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 	if err != nil {
 		return fmt.Errorf("host: the system prompt: %w", err)
 	}
+	var policies []session.Policy
+	if o.Policies != nil {
+		if policies, err = o.Policies(ctx); err != nil {
+			return fmt.Errorf("host: the approval policies: %w", err)
+		}
+	}
 	acts, err := t.event(ctx, session.Event{
 		Type: session.EventStart, Now: time.Now(), History: history, User: text,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream,
+			Policies: policies, Approvals: o.Approver != nil,
 		},
 	})
 	for err == nil {
@@ -158,6 +168,8 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 			acts, err = t.callModel(ctx, next.Request)
 		case session.ActionRunTools:
 			acts, err = t.runTools(ctx, next.Calls)
+		case session.ActionAskApproval:
+			acts, err = t.askApproval(ctx, next.Calls)
 		}
 	}
 	if errors.Is(err, errStopped) {
@@ -223,7 +235,7 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 		case session.ActionFailed:
 			t.over = true
 			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage}
-		case session.ActionCallModel, session.ActionRunTools:
+		case session.ActionCallModel, session.ActionRunTools, session.ActionAskApproval:
 			return a, nil
 		default:
 			continue // ABI.md: hosts ignore actions they do not know
@@ -297,6 +309,34 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 func isEventStream(resp *http.Response) bool {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	return mt == "text/event-stream"
+}
+
+// askApproval puts calls to the user through the Approver and feeds the
+// answers; a call it does not answer is denied.
+func (t *turn) askApproval(ctx context.Context, calls []session.Call) ([]session.Action, error) {
+	if !t.emit(Event{Type: EventApproval, Calls: calls}) {
+		return nil, errStopped
+	}
+	answers, err := t.s.h.opts.Approver.Approve(ctx, t.s.id, calls)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("host: asking the user about %d tool calls: %w", len(calls), err)
+	}
+	given := map[string]session.Answer{}
+	for _, a := range answers {
+		given[a.ID] = a.Answer
+	}
+	out := make([]session.Approval, len(calls))
+	for i, c := range calls {
+		a := given[c.ID]
+		if a != session.AnswerOnce && a != session.AnswerSession {
+			a = session.AnswerDeny
+		}
+		out[i] = session.Approval{ID: c.ID, Answer: a}
+	}
+	return t.event(ctx, session.Event{Type: session.EventApproval, Now: time.Now(), Approvals: out})
 }
 
 // runTools runs a response's calls in parallel and feeds each result as it

@@ -57,7 +57,7 @@ type JSCall struct {
 // PermissionGoogle, in a manifest's requiredPermissions, lets a JS tool use
 // the google bridge: the user's Google account. Tools without it, js_eval
 // and the tools the model writes among them, are refused the account.
-const PermissionGoogle = "google"
+const PermissionGoogle = registry.PermissionGoogle
 
 // JSResult is a JS call's outcome and the console lines it wrote, each as
 // "level: text".

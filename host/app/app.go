@@ -27,6 +27,7 @@ import (
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // DefaultSystemPrompt is the base system prompt when the system_prompt
@@ -59,6 +60,9 @@ type Config struct {
 	Provider, Model string
 	// Stream asks the provider to stream replies.
 	Stream bool
+	// Approver asks the user before tools that act on the world run (the
+	// terminal's prompt, serve's page); nil means no one can be asked.
+	Approver host.Approver
 	// NoModel is for commands that never call a model (tokens, call): no
 	// provider needs to be configured.
 	NoModel bool
@@ -181,6 +185,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		JS:          runner,
 		Env:         a.env,
 		Secrets:     a.secrets,
+		Approver:    cfg.Approver,
+		Policies:    a.Policies,
 		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
@@ -335,6 +341,34 @@ func (a *App) env(name string) (string, bool) {
 		return v, true
 	}
 	return "", false
+}
+
+// PolicyPrefix is the settings' prefix of the user's approval rules:
+// policy.tool.NAME and policy.group.NAME hold ask, allow or deny.
+const PolicyPrefix = "policy."
+
+// Policies are the user's approval rules, from the settings (`toolroute
+// policy set`), in the order of their keys.
+func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
+	rules, err := a.Store.Settings(ctx, PolicyPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []session.Policy
+	for _, r := range rules {
+		kind, name, _ := strings.Cut(strings.TrimPrefix(r.Key, PolicyPrefix), ".")
+		d := registry.Decision(r.Value)
+		if !registry.ValidDecision(d) || name == "" {
+			continue
+		}
+		switch kind {
+		case "tool":
+			out = append(out, session.Policy{Tool: name, Decision: d})
+		case "group":
+			out = append(out, session.Policy{Group: name, Decision: d})
+		}
+	}
+	return out, nil
 }
 
 // secretVars are the process's variables that hold secrets: the provider's

@@ -37,7 +37,7 @@ func Config(d Deps) []host.NativeTool {
 	}
 	return []host.NativeTool{
 		{
-			Tool: group(registry.Tool{Name: "list_settings", Description: "List toolroute's settings (such as the model) with their values and what each does.",
+			Tool: group(registry.Tool{Name: "list_settings", RequiredPermissions: []string{registry.PermissionRead}, Description: "List toolroute's settings (such as the model) with their values and what each does.",
 				Parameters: schema(`{"type":"object","properties":{}}`)}),
 			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
 				var b strings.Builder
@@ -58,7 +58,7 @@ func Config(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "set_setting", Description: "Change a setting, such as the model. The change applies from the next message.",
+			Tool: group(registry.Tool{Name: "set_setting", RequiredPermissions: []string{registry.PermissionWrite}, Description: "Change a setting, such as the model. The change applies from the next message.",
 				Parameters: schema(`{"type":"object","properties":{"key":{"type":"string","enum":` + string(keyEnum) + `},"value":{"type":"string","description":"The new value; empty restores the default"}},"required":["key","value"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
 				a, err := args[struct{ Key, Value string }](in)
@@ -81,7 +81,7 @@ func Config(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "list_env_vars", Description: "List the environment variables set for JS tools, by name (values are secret and not shown). A tool reads only the variables its manifest's env lists.",
+			Tool: group(registry.Tool{Name: "list_env_vars", RequiredPermissions: []string{registry.PermissionRead}, Description: "List the environment variables set for JS tools, by name (values are secret and not shown). A tool reads only the variables its manifest's env lists.",
 				Parameters: schema(`{"type":"object","properties":{}}`)}),
 			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
 				vars, err := d.Store.Settings(ctx, EnvPrefix)
@@ -99,7 +99,7 @@ func Config(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "set_env_var", Description: "Set an environment variable JS tools may read (an API key, say); tools see it in params._env when their manifest lists it in env. An empty value removes it.",
+			Tool: group(registry.Tool{Name: "set_env_var", RequiredPermissions: []string{registry.PermissionWrite}, Description: "Set an environment variable JS tools may read (an API key, say); tools see it in params._env when their manifest lists it in env. An empty value removes it.",
 				Parameters: schema(`{"type":"object","properties":{"name":{"type":"string","description":"Letters, digits and _, such as WEATHER_API_KEY"},"value":{"type":"string"}},"required":["name","value"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
 				a, err := args[struct{ Name, Value string }](in)
@@ -116,7 +116,7 @@ func Config(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "list_tool_states", Description: "List every tool with its group and whether it is enabled.",
+			Tool: group(registry.Tool{Name: "list_tool_states", RequiredPermissions: []string{registry.PermissionRead}, Description: "List every tool with its group and whether it is enabled.",
 				Parameters: schema(`{"type":"object","properties":{}}`)}),
 			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
 				states, err := d.Tools(ctx)
@@ -142,7 +142,7 @@ func Config(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "set_tool_enabled", Description: "Enable or disable a tool. A disabled tool is not offered to the model and cannot be called; the change applies from the next model call.",
+			Tool: group(registry.Tool{Name: "set_tool_enabled", RequiredPermissions: []string{registry.PermissionWrite}, Description: "Enable or disable a tool. A disabled tool is not offered to the model and cannot be called; the change applies from the next model call.",
 				Parameters: schema(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name"},"enabled":{"type":"boolean"}},"required":["name","enabled"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
 				a, err := args[struct {

@@ -75,7 +75,7 @@ func Core(d Deps) []host.NativeTool {
 func jsEval(d Deps) host.NativeTool {
 	return host.NativeTool{
 		Tool: registry.Tool{
-			Name: "js_eval",
+			Name: "js_eval", RequiredPermissions: []string{registry.PermissionRunCode},
 			Description: "Run a JavaScript snippet in the sandbox (QuickJS) and get the value of its last expression, with what it wrote to console. " +
 				"Use it to compute, transform data or test code. The snippet has the JS tool bridges: fetch, fs, console, _time, lib. " +
 				"For await, wrap the code: (async () => { ... return value; })().",
@@ -131,7 +131,7 @@ const MaxPageChars = 20000
 func webfetch(d Deps) host.NativeTool {
 	return host.NativeTool{
 		Tool: registry.Tool{
-			Name: "webfetch",
+			Name: "webfetch", RequiredPermissions: []string{registry.PermissionRead},
 			Description: "Fetch a web page and return its main content as readable markdown (title, headings, text, links, lists, tables), " +
 				"without scripts, menus or ads. Use it to read an article, documentation or any page by URL; use http_request for APIs.",
 			Parameters: schema(`{"type":"object","properties":{"url":{"type":"string","description":"The page's full URL, starting with http:// or https://"},` +
@@ -210,7 +210,7 @@ func fetchPage(ctx context.Context, c *safehttp.Client, raw string, maxChars int
 func saveMemory(d Deps) host.NativeTool {
 	return host.NativeTool{
 		Tool: registry.Tool{
-			Name: "save_memory",
+			Name: "save_memory", RequiredPermissions: []string{registry.PermissionWrite},
 			Description: "Save a fact to remember in every later conversation, such as the user's preferences, names or ongoing projects. " +
 				"Saved memories appear in the system prompt. Save short, self-contained sentences.",
 			Parameters:     schema(`{"type":"object","properties":{"text":{"type":"string","description":"What to remember, as one or two sentences"}},"required":["text"]}`),
@@ -235,7 +235,7 @@ func saveMemory(d Deps) host.NativeTool {
 func searchHistory(d Deps) host.NativeTool {
 	return host.NativeTool{
 		Tool: registry.Tool{
-			Name: "search_history",
+			Name: "search_history", RequiredPermissions: []string{registry.PermissionRead},
 			Description: "Search the user's past conversations (all sessions) for words, and get the matching messages with their session and date. " +
 				"Use it when the user refers to something discussed before.",
 			Parameters: schema(`{"type":"object","properties":{"query":{"type":"string","description":"Words to find; all must appear"},` +

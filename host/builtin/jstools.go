@@ -83,7 +83,7 @@ func JSTools(d Deps) []host.NativeTool {
 	}
 	return []host.NativeTool{
 		{
-			Tool: group(registry.Tool{Name: "create_js_tool",
+			Tool: group(registry.Tool{Name: "create_js_tool", RequiredPermissions: []string{registry.PermissionWrite},
 				Description: "Create a JavaScript tool in the user's tools folder. It is checked (manifest and syntax) before it is saved, and can be called from the next step. " +
 					"The code defines execute(params). Example code: async function execute(params) { const r = await fetch('https://api.example.com/x?q=' + encodeURIComponent(params.q)); return await r.json(); }",
 				Parameters: schema(jsToolParams + `,"required":["name","description","code"]}`)}),
@@ -115,7 +115,7 @@ func JSTools(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "list_user_tools",
+			Tool: group(registry.Tool{Name: "list_user_tools", RequiredPermissions: []string{registry.PermissionRead},
 				Description: "List the JavaScript tools in the user's tools folder, with their descriptions and any problem that keeps one from loading.",
 				Parameters:  schema(`{"type":"object","properties":{}}`)}),
 			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
@@ -123,7 +123,7 @@ func JSTools(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "update_js_tool",
+			Tool: group(registry.Tool{Name: "update_js_tool", RequiredPermissions: []string{registry.PermissionWrite},
 				Description: "Change a JavaScript tool in the user's tools folder: give its name and the fields to change (description, parameters, code, env, timeout_seconds). It is checked before it is saved.",
 				Parameters:  schema(jsToolParams + `,"required":["name"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
@@ -171,7 +171,7 @@ func JSTools(d Deps) []host.NativeTool {
 			},
 		},
 		{
-			Tool: group(registry.Tool{Name: "delete_js_tool",
+			Tool: group(registry.Tool{Name: "delete_js_tool", RequiredPermissions: []string{registry.PermissionWrite},
 				Description: "Delete a JavaScript tool from the user's tools folder (its NAME.json and NAME.js).",
 				Parameters:  schema(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {

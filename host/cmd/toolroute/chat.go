@@ -34,6 +34,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
+	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -44,14 +45,17 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	c := &chat{out: stdout, errOut: stderr, interactive: isTerminal(stdin), id: *name, lines: make(chan string)}
+	if c.interactive || *askStdin {
+		af.cfg.Approver = host.ApproverFunc(c.approve)
+	}
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1
 	}
 	defer a.Close()
-
-	c := &chat{a: a, out: stdout, errOut: stderr, interactive: isTerminal(stdin), id: *name}
+	c.a = a
 	if c.id == "" {
 		c.id = app.NewSessionID()
 	}
@@ -65,6 +69,9 @@ type chat struct {
 	interactive bool
 	id          string
 	failed      bool
+	// lines are standard input's lines: messages, and answers to approval
+	// questions while a turn runs.
+	lines chan string
 
 	// Per model call: whether text was streamed, and whether the output
 	// stands at the start of a line.
@@ -83,7 +90,7 @@ func isTerminal(r io.Reader) bool {
 // loop reads messages until /quit or the end of input. Interrupts stop the
 // running turn; at the prompt, they end the chat.
 func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
-	lines := make(chan string)
+	lines := c.lines
 	readErr := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(stdin)
@@ -316,6 +323,56 @@ func (c *chat) newline() {
 		fmt.Fprintln(c.out)
 		c.lineStart = true
 	}
+}
+
+// approve asks at the terminal whether each call may run: y (once), a
+// (for the rest of the session) or n. The end of input, or an answer
+// that is none of these twice, is no.
+func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]session.Approval, error) {
+	out := make([]session.Approval, 0, len(calls))
+	for _, call := range calls {
+		c.newline()
+		what := ""
+		if len(call.RequiredPermissions) > 0 {
+			what = " (" + strings.Join(call.RequiredPermissions, ", ") + ")"
+		}
+		fmt.Fprintf(c.out, "? %s %s%s\n", call.Tool, shorten(string(call.Input), 600), what)
+		answer := session.AnswerDeny
+	ask:
+		for try := 0; try < 2; try++ {
+			fmt.Fprint(c.out, "  Allow it? [y] once, [a] always in this session, [n] no: ")
+			var line string
+			var ok bool
+			select {
+			case line, ok = <-c.lines:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if !ok {
+				fmt.Fprintln(c.out)
+				break ask
+			}
+			if !c.interactive {
+				fmt.Fprintln(c.out, line)
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				answer = session.AnswerOnce
+				break ask
+			case "a", "always":
+				answer = session.AnswerSession
+				break ask
+			case "n", "no":
+				break ask
+			}
+		}
+		if answer == session.AnswerDeny {
+			fmt.Fprintf(c.out, "  %s will not run.\n", call.Tool)
+		}
+		out = append(out, session.Approval{ID: call.ID, Answer: answer})
+	}
+	c.lineStart = true
+	return out, nil
 }
 
 // shorten keeps the start of a long text on a few lines.

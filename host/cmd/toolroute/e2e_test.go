@@ -375,11 +375,13 @@ func TestCreateJSToolInSession(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model, fakemodel.OpenAI)
-	res := u.run("Make a word counter and count 'one two  three'\n", "chat")
+	// create_js_tool asks first: the answer comes from standard input.
+	res := u.run("Make a word counter and count 'one two  three'\ny\n", "chat", "--ask-stdin")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	mustContain(t, "the output", res.stdout, "← create_js_tool: Created word_count", "← word_count: 3\n", "It has 3 words.\n")
+	mustContain(t, "the output", res.stdout, "? create_js_tool {", "Allow it? [y] once, [a] always in this session, [n] no: y\n",
+		"← create_js_tool: Created word_count", "← word_count: 3\n", "It has 3 words.\n")
 	reqs := model.Requests()
 	if !slices.Contains(reqs[2].ToolNames(), "word_count") || slices.Contains(reqs[1].ToolNames(), "word_count") {
 		t.Errorf("word_count offered: before %v, after %v", reqs[1].ToolNames(), reqs[2].ToolNames())
@@ -664,5 +666,79 @@ func TestKillMidTool(t *testing.T) {
 	mustContain(t, "the request after the restart", requestText(reqs[1]), `Error (interrupted): This call was cut off while it ran`, "Did it go out?")
 	if b, _ := os.ReadFile(outbox); string(b) != "to ada@example.com\n" {
 		t.Errorf("the outbox holds %q, want one email", b)
+	}
+}
+
+// A tool whose manifest says it sends asks first. Piped, with no one to
+// answer, it is refused with how to allow it; `toolroute policy set` allows
+// it; at the prompt, n denies it, and a lets it run unasked for the rest of
+// the session, in the next process too.
+func TestApprovalInChat(t *testing.T) {
+	call := fakemodel.ToolCall("send_note", `{"text":"hi"}`)
+	model := fakemodel.New(fakemodel.OpenAI,
+		call, fakemodel.Text("Refused."), // piped
+		call, fakemodel.Text("Sent."), // allowed by policy
+		call, fakemodel.Text("Not sent."), // n
+		call, fakemodel.Text("Sent."), // a
+		call, fakemodel.Text("Sent again."), // the next process: unasked
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	os.MkdirAll(u.toolsDir(), 0o755)
+	os.WriteFile(filepath.Join(u.toolsDir(), "send_note.json"), []byte(`{"name":"send_note","description":"Send a note","requiredPermissions":["send"],
+		"parameters":{"properties":{"text":{"type":"string"}},"required":["text"]}}`), 0o644)
+	os.WriteFile(filepath.Join(u.toolsDir(), "send_note.js"), []byte(`function execute(p) { fs.appendFile("outbox.txt", p.text + "\n"); return "sent"; }`), 0o644)
+	outbox := filepath.Join(u.home, ".local", "share", "toolroute", "files", "outbox.txt")
+	sentCount := func() int {
+		b, _ := os.ReadFile(outbox)
+		return strings.Count(string(b), "\n")
+	}
+	chat := func(stdin string, args ...string) string {
+		t.Helper()
+		res := u.run(stdin, append([]string{"chat"}, args...)...)
+		if res.code != 0 {
+			t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+		return res.stdout
+	}
+
+	out := chat("Send a note\n")
+	mustContain(t, "piped chat", out, "← send_note failed (approval_needed)", "toolroute policy set tool send_note allow")
+	if sentCount() != 0 {
+		t.Fatal("the note was sent with no one to approve it")
+	}
+	if res := u.run("", "policy", "set", "tool", "send_note", "allow"); res.code != 0 {
+		t.Fatalf("policy set: %d %s", res.code, res.stderr)
+	}
+	out = chat("Send a note\n")
+	if sentCount() != 1 || strings.Contains(out, "Allow it?") {
+		t.Fatalf("allowed by policy: %d sent\n%s", sentCount(), out)
+	}
+	if res := u.run("", "policy", "list"); !strings.Contains(res.stdout, "tool send_note: allow") {
+		t.Errorf("policy list: %q", res.stdout)
+	}
+	u.run("", "policy", "reset", "tool", "send_note")
+
+	out = chat("Send a note\nn\n", "--ask-stdin", "--session", "p")
+	mustContain(t, "answered n", out, "? send_note {\"text\":\"hi\"} (send)", "send_note will not run.", "← send_note failed (denied)")
+	if sentCount() != 1 {
+		t.Fatal("sent though denied")
+	}
+	out = chat("Send it now\na\n", "--ask-stdin", "--session", "p")
+	if sentCount() != 2 || !strings.Contains(out, "← send_note: sent") {
+		t.Fatalf("answered a: %d sent\n%s", sentCount(), out)
+	}
+	out = chat("Once more\n", "--ask-stdin", "--session", "p")
+	if sentCount() != 3 || strings.Contains(out, "Allow it?") {
+		t.Fatalf("approved for the session, the next process asked again or did not send (%d sent):\n%s", sentCount(), out)
+	}
+	var answers []string
+	for _, m := range u.messages("p") {
+		if m.Type == session.ApprovalAnswer {
+			answers = append(answers, m.Content)
+		}
+	}
+	if !slices.Equal(answers, []string{"deny", "session"}) {
+		t.Errorf("the log's answers: %q", answers)
 	}
 }

@@ -10,6 +10,7 @@
 //	toolroute tokens [--json] [APP FLAGS]
 //	toolroute google login|logout|status
 //	toolroute env    list|set NAME|unset NAME
+//	toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
 //	toolroute check  [--json] [--with-builtin] [--override] [DIR...]
 package main
 
@@ -42,6 +43,8 @@ Usage:
   toolroute env list|set NAME|unset NAME
       The variables JS tools may read (each only those its manifest lists);
       set reads the value from standard input.
+  toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
+      Whether a tool may run without asking you first.
   toolroute check [--json] [--with-builtin] [--override] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
       the built-in manifests when no folder is given. Exit status 1 on any error.
@@ -81,6 +84,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runExport(args[1:], stdout, stderr)
 	case "env":
 		return runEnv(args[1:], stdin, stdout, stderr)
+	case "policy":
+		return runPolicy(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -60,7 +60,7 @@ func TestSecretsStayHome(t *testing.T) {
 	os.WriteFile(filepath.Join(u.toolsDir(), "weather.json"), []byte(`{"name":"weather","description":"Today's weather","env":["WEATHER_KEY","WEATHER_PROCESS_KEY"]}`), 0o644)
 	os.WriteFile(filepath.Join(u.toolsDir(), "weather.js"), []byte(`function execute(p) { console.log("key " + p._env.WEATHER_KEY); return "sunny with key " + p._env.WEATHER_KEY + ", process " + p._env.WEATHER_PROCESS_KEY; }`), 0o644)
 
-	res := u.run("What is the weather?\n", "chat", "--session", "s")
+	res := u.run("What is the weather?\ny\ny\n", "chat", "--session", "s", "--ask-stdin")
 	if res.code != 0 {
 		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
