@@ -63,6 +63,12 @@ export class MemoryStore {
 //     error.error_type) as its error type;
 //   env: the variables JS tools may read (each only those its manifest
 //     declares): an object or a function(name);
+//   approve: async (sessionId, calls, {signal}) => [{id, answer: "once" |
+//     "session" | "deny"}]: asks the user before tools that act on the
+//     world run (the "approval" event shows the calls first); without it
+//     such calls are refused with how to allow them;
+//   policies: the user's rules, [{tool | group, decision: "ask" | "allow" |
+//     "deny"}], or a function (sync or async) giving them each turn;
 //   secrets: the values that must never leave the host ([{name, value}],
 //     or a function, sync or async, giving them now): each is replaced by
 //     "[redacted NAME]" in tool results, stored messages and model requests;
@@ -198,12 +204,16 @@ export class Host {
       for (const k of ["max_model_calls", "max_tokens", "temperature", "stream"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
+      if (typeof this.#o.approve === "function") settings.approvals = true;
+      const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
+      if (policies?.length) settings.policies = policies;
       let acts = t.event({ type: "start", now: t.stamp(), history, user: text, settings });
       for (;;) {
         const next = yield* t.perform(acts);
         if (!next) break;
         signal?.throwIfAborted();
         if (next.type === "call_model") acts = yield* t.callModel(next.request);
+        else if (next.type === "ask_approval") acts = yield* t.askApproval(next.calls);
         else acts = yield* t.runTools(next.calls);
         if (!acts) break;
       }
@@ -313,6 +323,7 @@ class Turn {
           break;
         case "call_model":
         case "run_tools":
+        case "ask_approval":
           return a;
         default: // ABI.md: hosts ignore actions they do not know
       }
@@ -398,6 +409,20 @@ class Turn {
   // request gives fetch's arguments for a model request.
   request(req) {
     return modelRequest(this.o.provider, req, this.signal);
+  }
+
+  // askApproval puts calls to the user (options.approve) and feeds the
+  // answers; a call left unanswered is denied.
+  async *askApproval(calls) {
+    yield { type: "approval", calls };
+    const answers = await this.o.approve(this.id, calls, { signal: this.signal });
+    this.signal?.throwIfAborted();
+    const given = new Map((answers ?? []).map((a) => [a.id, a.answer]));
+    const approvals = calls.map((c) => {
+      const a = given.get(c.id);
+      return { id: c.id, answer: a === "once" || a === "session" ? a : "deny" };
+    });
+    return this.event({ type: "approval", now: this.stamp(), approvals });
   }
 
   // runTools runs a response's calls in parallel and feeds each result as

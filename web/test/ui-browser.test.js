@@ -12,14 +12,15 @@ import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { tmpdir } from "node:os";
-import { rm } from "node:fs/promises";
+import { rm, mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
 const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
+const outDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "e2e", "output");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const obj = { type: "object", properties: {} };
 const CAT = { catalogue: { groups: [{ name: "config", display_name: "Configuration", description: "Settings" }],
   tools: [{ name: "list_settings", description: "List", group: "config", parameters: obj }, { name: "list_env_vars", description: "Vars", group: "config", parameters: obj }],
-  manifests: [{ file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", parameters: { properties: { text: { type: "string" } } } }]) }] },
+  manifests: [{ file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) }] },
   sources: { "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
 const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set."];
 let n = 0; const reqs = [];
@@ -44,6 +45,7 @@ const srv = createServer(async (req, res) => {
 });
 test("the page chats, runs tools, and comes back after a reload", { skip: !existsSync(chromiumPath) && "no Chromium at " + chromiumPath, timeout: 120000 }, async () => {
 await buildUI({ out: dist });
+await mkdir(outDir, { recursive: true });
 await new Promise((r) => srv.listen(0, "127.0.0.1", r));
 const url = `http://127.0.0.1:${srv.address().port}/ui/index.html`;
 const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
@@ -64,7 +66,14 @@ try {
   await page.waitForTimeout(300);
   await page.locator("#meter").getByText("o200k_base").waitFor({ timeout: 15000 });
   await input.fill("note milk"); await input.press("Enter");
+  // write_note changes the user's data: the page asks first.
+  const allow = page.getByRole("button", { name: "Allow once" });
+  await allow.waitFor({ timeout: 15000 });
+  assert.match(await page.locator(".approval").innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n  "text": "milk"\n\}/);
+  await page.screenshot({ path: path.join(outDir, "ui-approval.png") });
+  await allow.click();
   await see("Saved.");
+  assert.match(await log.innerText(), /Allowed once\.\n+\[write_note: allowed once\]\n← notes: milk/);
   await page.reload();
   await see("Saved.");
   const back = await log.innerText();

@@ -84,6 +84,58 @@ function pretty(input) {
   }
 }
 
+// WHAT says what a tool does, from its requiredPermissions.
+const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
+  google: "uses your Google account", read: "reads your data", run_code: "runs code" };
+
+// askApproval shows the calls a turn asks about, each with Allow once, Allow
+// for this session and Deny, and answers when every call has its answer.
+function askApproval(calls) {
+  const box = document.createElement("section");
+  box.className = "approval";
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Approve tool calls");
+  const answers = new Map();
+  for (const c of calls) {
+    const card = document.createElement("div");
+    card.className = "approval-call";
+    const title = document.createElement("p");
+    const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? p).join(", ");
+    title.textContent = `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : "");
+    const pre = document.createElement("pre");
+    pre.textContent = JSON.stringify(c.input ?? {}, null, 2);
+    const buttons = document.createElement("div");
+    buttons.className = "approval-buttons";
+    const outcome = document.createElement("p");
+    outcome.className = "muted";
+    outcome.setAttribute("role", "status");
+    for (const [answer, label] of [["once", "Allow once"], ["session", "Allow for this session"], ["deny", "Deny"]]) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.dataset.answer = answer;
+      b.onclick = async () => {
+        for (const x of buttons.querySelectorAll("button")) x.disabled = true;
+        answers.set(c.id, answer);
+        outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this session." : "Allowed once.";
+        if (answers.size === calls.length) {
+          try {
+            await call({ type: "approve", session, answers: calls.map((x) => ({ id: x.id, answer: answers.get(x.id) })) });
+          } catch (e) {
+            showError("the answer was not taken: " + e.message);
+          }
+        }
+      };
+      buttons.append(b);
+    }
+    card.append(title, pre, buttons, outcome);
+    box.append(card);
+  }
+  log.append(box);
+  scroll();
+  box.querySelector("button")?.focus();
+}
+
 function groupLine(name, tools) {
   line(`[loaded group ${name}: ${tools.join(", ")}]`, "group");
 }
@@ -97,6 +149,9 @@ function message(m, calls, fromLog) {
       break;
     case "assistant":
       if (m.content) line(m.content, "assistant");
+      break;
+    case "approval":
+      line(`[${m.tool_name}: ${m.content === "deny" ? "denied" : m.content === "session" ? "allowed for this session" : "allowed once"}]`, "group");
       break;
     case "tool_call": {
       calls?.set(m.tool_call_id, m);
@@ -267,6 +322,9 @@ async function send(text) {
       case "group_loaded":
         groupLine(ev.group.name, ev.group.added ?? []);
         refreshTools();
+        break;
+      case "approval":
+        askApproval(ev.calls ?? []);
         break;
       case "retry":
         line(`[the provider answered ${ev.retry.status}: trying again in ${Math.round(ev.retry.wait_ms / 1000)} s]`, "group");

@@ -42,6 +42,7 @@ export class Core {
   #host = null;
   #hostKey = "";
   #aborts = new Map();
+  #questions = new Map(); // session -> {resolve, reject}: an approval the page is asked
   #runner = null;
   #fs = null;
 
@@ -117,6 +118,15 @@ export class Core {
       runJS: runner ? (c) => runner.call(c) : undefined,
       native: nativeTools(this.store, () => ({ provider: provider.label, model: provider.model }), refreshEnv),
       env: (name) => env[name],
+      // The page shows the "approval" event's calls and answers with an
+      // "approve" request.
+      approve: (sessionId, calls, { signal } = {}) => new Promise((resolve, reject) => {
+        this.#questions.set(sessionId, { resolve, reject });
+        signal?.addEventListener("abort", () => {
+          this.#questions.delete(sessionId);
+          reject(signal.reason);
+        }, { once: true });
+      }),
       // Never stored, shown or sent to the model: the provider's key, the
       // variables set for tools and the Google tokens the page was given.
       secrets: () => [
@@ -141,6 +151,13 @@ export class Core {
           const ctl = this.#aborts.get(msg.target);
           ctl?.abort(new DOMException("stopped by the user", "AbortError"));
           return reply({ id, type: "done", result: { aborted: !!ctl } });
+        }
+        case "approve": {
+          const q = this.#questions.get(msg.session);
+          if (!q) return reply({ id, type: "error", error: "no question is waiting in this session" });
+          this.#questions.delete(msg.session);
+          q.resolve(Array.isArray(msg.answers) ? msg.answers : []);
+          return reply({ id, type: "done", result: null });
         }
         case "describe":
           return reply({ id, type: "done", result: await this.describe(msg.session) });
