@@ -36,6 +36,7 @@ var runs = []run{
 	{"./host/module", "StartTurn|LoadGroupStep|Catalogue|Compile|Instantiate|MemoryAfter1000Turns|Turn$", "1x"},
 	{"./host/jsrun", "ColdCall|CallItself|FetchCall|TimeoutMechanism|RuntimeMemory", "20x"},
 	{"./host", "Throughput", "200x"},
+	{"./host", "MemoryBombs", "1x"},
 	{"./host/cmd/toolroute", "Start", "3x"},
 }
 
