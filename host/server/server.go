@@ -8,6 +8,15 @@
 //	GET  /api/sessions/{id}/messages      its message log
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
 //	POST /api/sessions/{id}/clear         a new session, as /clear
+//	GET  /api/sessions/{id}/approvals     the question the session's turn is
+//	                                      waiting on: calls a tool that acts
+//	                                      is about to make
+//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer"}]}, an
+//	                                      answer of once, session or deny
+//	                                      for some or all of its calls
+//	GET  /api/policies                    the user's approval rules
+//	PUT  /api/policies                    {"tool" or "group", "decision"}: ask,
+//	                                      allow, deny, or "" for the default
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser
@@ -22,9 +31,9 @@
 // Google account without it. The page and its static files need no token
 // and hold nothing secret.
 //
-// Every POST takes JSON (Content-Type: application/json): a page on another
-// site cannot send that without a CORS preflight, which the server never
-// grants. Requests whose Host is not a loopback name are refused (DNS
+// Every POST and PUT takes JSON (Content-Type: application/json): a page on
+// another site cannot send that without a CORS preflight, which the server
+// never grants. Requests whose Host is not a loopback name are refused (DNS
 // rebinding). A request body has Options.BodyTimeout to arrive.
 package server
 
@@ -72,6 +81,9 @@ type Options struct {
 	// BodyTimeout bounds the time a request body takes to arrive; zero
 	// means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Approvals, also the app's Config.Approver, holds the questions its
+	// turns ask; nil means they ask none (such calls are refused).
+	Approvals *Approvals
 }
 
 // Handler returns the HTTP API of a running app.
@@ -90,7 +102,10 @@ func Handler(a *app.App, o Options) http.Handler {
 		o.BodyTimeout = DefaultBodyTimeout
 	}
 	auth := &auth{sum: sha256.Sum256([]byte(o.Token)), from: o.TokenFrom}
-	s := &server{a: a}
+	if o.Approvals == nil {
+		o.Approvals = NewApprovals(0) // never asked: every question is 404
+	}
+	s := &server{a: a, approvals: o.Approvals}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/health", s.health)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
@@ -99,6 +114,10 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
+	mux.HandleFunc("GET /api/sessions/{id}/approvals", s.pendingApproval)
+	mux.HandleFunc("POST /api/sessions/{id}/approvals", s.answerApproval)
+	mux.HandleFunc("GET /api/policies", s.policies)
+	mux.HandleFunc("PUT /api/policies", s.setPolicy)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
@@ -119,7 +138,10 @@ func Handler(a *app.App, o Options) http.Handler {
 	return guard(outer, o.BodyTimeout)
 }
 
-type server struct{ a *app.App }
+type server struct {
+	a         *app.App
+	approvals *Approvals
+}
 
 // guard refuses non-loopback Host headers and bounds the time a body
 // takes to arrive.
@@ -138,10 +160,10 @@ func guard(next http.Handler, bodyTimeout time.Duration) http.Handler {
 	})
 }
 
-// jsonOnly refuses POSTs that are not JSON and bounds their size.
+// jsonOnly refuses POSTs and PUTs that are not JSON and bounds their size.
 func jsonOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
 			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if mt != "application/json" {
 				fail(w, http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
@@ -230,6 +252,8 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
 // per event, the last being done or failed, or error for a host failure.
+// An approval event's calls wait for POST .../approvals; the turn waits
+// with them, and ends if the client goes away meanwhile.
 func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req struct {
@@ -263,13 +287,22 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 		}
 		return true
 	}
+	var asked *question // closed when the turn ends, answered or not
+	defer func() {
+		if asked != nil {
+			s.approvals.drop(id, asked)
+		}
+	}()
 	for ev, err := range s.a.Host.Session(id).Send(r.Context(), req.Text) {
 		if err != nil {
 			write("error", map[string]string{"message": err.Error()})
 			return
 		}
-		if ev.Type == host.EventFailed && ev.Failure != nil {
+		switch {
+		case ev.Type == host.EventFailed && ev.Failure != nil:
 			ev.Failure.Message = s.a.Hint(ev.Failure.Message)
+		case ev.Type == host.EventApproval:
+			asked = s.approvals.ask(id, ev.Calls) // before the client can answer
 		}
 		if !write(string(ev.Type), ev) {
 			return // the client went away: the turn stops, what was done stays

@@ -32,10 +32,16 @@ func start(t *testing.T, model *fakemodel.Server, env ...string) *httptest.Serve
 	return startWith(t, model, server.Options{Token: token}, env...)
 }
 
-// startWith is start with options.
+// startWith is start with options. The app asks o.Approvals, if set.
 func startWith(t *testing.T, model *fakemodel.Server, o server.Options, env ...string) *httptest.Server {
 	t.Helper()
-	dir := t.TempDir()
+	return startIn(t, t.TempDir(), model, o, env...)
+}
+
+// startIn is startWith in dir, where the test may have put user tools
+// (config/tools) first.
+func startIn(t *testing.T, dir string, model *fakemodel.Server, o server.Options, env ...string) *httptest.Server {
+	t.Helper()
 	vars := map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "test-key"}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
@@ -43,6 +49,7 @@ func startWith(t *testing.T, model *fakemodel.Server, o server.Options, env ...s
 	a, err := app.Open(context.Background(), app.Config{
 		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
 		Model: "fake-model", Getenv: func(k string) string { return vars[k] }, Watch: -1, Stream: true,
+		Approver: approver(o.Approvals),
 	})
 	if err != nil {
 		t.Fatal(err)

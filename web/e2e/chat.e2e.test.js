@@ -4,13 +4,14 @@
 // of its tools; after a reload of the page the conversation is back, and
 // the next message calls the group's tool without loading it again, its
 // schema already sent. The page is opened at the URL serve prints, whose
-// token becomes a cookie; without it the page says what to do. Screenshots
-// go to web/e2e/output/.
+// token becomes a cookie; without it the page says what to do. A tool that
+// sends asks first, and the page's buttons answer. Screenshots go to
+// web/e2e/output/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -176,6 +177,62 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
   await stranger.see("open the URL it printed");
   await stranger.page.screenshot({ path: join(output, "go-4-no-token.png"), fullPage: true });
   assert.equal(requests.length, 5, "nothing reached the model without the token");
+});
+
+// A tool that sends asks before it runs: the turn's stream carries the
+// question, the page shows it with three buttons and posts the answer; the
+// turn waits for it. Allow once runs the tool; the next call asks again,
+// and Deny reaches the model as the user's refusal.
+test("the Go host: a tool that sends asks first", async () => {
+  const { open: withToken, requests } = await setup("approval", [
+    { call: ["send_note", { to: "ada@example.com", text: "Lunch at noon?" }] },
+    { text: "Your note to Ada is sent." },
+    { call: ["send_note", { to: "ada@example.com", text: "Lunch tomorrow?" }] },
+    { text: "I did not send it." },
+  ], [], {
+    "config/toolroute/tools/send_note.json": JSON.stringify({
+      name: "send_note", description: "Send a note to someone", requiredPermissions: ["send"],
+      parameters: { type: "object", properties: { to: { type: "string" }, text: { type: "string" } }, required: ["to", "text"] },
+    }),
+    "config/toolroute/tools/send_note.js": 'function execute(p) { fs.appendFile("outbox.txt", p.to + ": " + p.text + "\\n"); return "sent to " + p.to }\n',
+  });
+  const outbox = join(work, "approval", "data", "toolroute", "files", "outbox.txt");
+  const sent = () => (existsSync(outbox) ? readFileSync(outbox, "utf8") : "");
+  const { page, log, see, send } = await open(withToken, "approval");
+  await send("Ask Ada to lunch at noon");
+  await see("wants to run.");
+  const question = page.getByRole("group", { name: "Allow send_note?" });
+  assert.match(await question.innerText(), /It sends something to other people\./);
+  assert.match(await question.innerText(), /"text": "Lunch at noon\?"/);
+  assert.equal(sent(), "", "nothing is sent before the user answers");
+  await page.screenshot({ path: join(output, "approval-1-asked.png"), fullPage: true });
+
+  await question.getByRole("button", { name: "Allow once" }).click();
+  await see("Your note to Ada is sent.");
+  assert.match(await question.innerText(), /Allowed once/);
+  assert.equal(await question.getByRole("button").count(), 0, "the buttons go once answered");
+  assert.match(await log.innerText(), /← sent to ada@example\.com/);
+  assert.equal(sent(), "ada@example.com: Lunch at noon?\n");
+  await page.screenshot({ path: join(output, "approval-2-allowed.png"), fullPage: true });
+
+  // Once is once: the next call asks again; Deny it from the keyboard.
+  await send("And tomorrow too");
+  const again = page.getByRole("group", { name: "Allow send_note?" }).nth(1);
+  await again.getByRole("button", { name: "Deny" }).focus();
+  await page.keyboard.press("Enter");
+  await see("I did not send it.");
+  assert.match(await again.innerText(), /Denied/);
+  assert.equal(sent(), "ada@example.com: Lunch at noon?\n", "a denied call does not run");
+  assert.match(JSON.stringify(requests[3].messages), /The user denied this call of 'send_note'/);
+  await page.screenshot({ path: join(output, "approval-3-denied.png"), fullPage: true });
+
+  // After a reload the log says what was answered, a line each.
+  await page.reload();
+  await see("I did not send it.");
+  const history = await log.innerText();
+  assert.match(history, /✓ send_note: allowed once[\s\S]*✗ send_note: denied/);
+  assert.doesNotMatch(history, /The user denied this call/, "the denial is said once, not in the model's words too");
+  await page.screenshot({ path: join(output, "approval-4-after-reload.png"), fullPage: true });
 });
 
 // The browser UI runs the module, the session loop and the JS tools in the

@@ -32,6 +32,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Tools that act ask the user: the turn's stream shows the question,
+	// the page answers it with POST .../approvals.
+	approvals := server.NewApprovals(server.DefaultApprovalTimeout)
+	af.cfg.Approver = approvals
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
@@ -57,9 +61,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		page = uiHandler(*ui)
 	}
 	// No ReadTimeout or WriteTimeout: a turn streams for as long as it
-	// takes. The handler bounds the time a body takes to arrive.
+	// takes. The handler bounds the time a body takes to arrive. Requests
+	// share ctx, so Ctrl-C ends the turns (one may wait minutes on a
+	// question) before the app closes under them.
 	srv := &http.Server{
-		Handler:           server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page}),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		Handler:           server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page, Approvals: approvals}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
