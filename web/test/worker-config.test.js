@@ -74,3 +74,15 @@ test("a token cookie that is not percent-encoding is a 400, not a 500", () => {
   const enc = authorize(new Request("https://t.example.workers.dev/", { headers: { cookie: "toolroute_token=s%3Bcr%25t" } }), new URL("https://t.example.workers.dev/"), { TOOLROUTE_TOKEN: "s;cr%t" });
   assert.equal(enc, null, "an encoded cookie is decoded");
 });
+
+test("TOOLROUTE_POLICIES gives the worker's approval rules, and says what it cannot read", async () => {
+  const { parsePolicies } = await import("../worker/policies.js");
+  assert.deepEqual(parsePolicies("group:google_calendar=allow, tool:gmail_send=deny,,"), {
+    policies: [{ group: "google_calendar", decision: "allow" }, { tool: "gmail_send", decision: "deny" }], problems: [],
+  });
+  assert.deepEqual(parsePolicies(undefined), { policies: [], problems: [] });
+  const bad = parsePolicies("tool:Gmail=allow,gmail_send=allow,tool:x=maybe");
+  assert.equal(bad.policies.length, 0);
+  assert.equal(bad.problems.length, 3);
+  assert.match(bad.problems[0], /"tool:Gmail=allow" is not tool:NAME=ask\|allow\|deny/);
+});

@@ -38,6 +38,12 @@ const userTools = {
   "big.js": "function execute(p) { let s = ''; for (let i = 0; s.length < p.n; i++) s += i + ','; return s.slice(0, p.n); }\n",
   "whoami.json": JSON.stringify({ name: "whoami", description: "The Google account in use", requiredPermissions: ["google"], parameters: { type: "object", properties: {} } }),
   "whoami.js": "async function execute() { return (await google.getAccountEmail()) + ' ' + (await google.getAccessToken()); }\n",
+  "leak.json": JSON.stringify({ name: "leak", description: "Show my variables", env: ["OPENAI_API_KEY", "WEATHER"], parameters: { type: "object", properties: {} } }),
+  "leak.js": "function execute(p) { return JSON.stringify(p._env); }\n",
+  "post_note.json": JSON.stringify({ name: "post_note", description: "Post a note", requiredPermissions: ["send"], parameters: { type: "object", properties: {} } }),
+  "post_note.js": "function execute() { return 'posted'; }\n",
+  "post_mail.json": JSON.stringify({ name: "post_mail", description: "Post mail", requiredPermissions: ["send"], parameters: { type: "object", properties: {} } }),
+  "post_mail.js": "function execute() { return 'mailed'; }\n",
   "text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() + ' (' + _time('UTC', 'iso8601').slice(0, 4) + ')' }\n",
 };
 
@@ -57,6 +63,7 @@ before(async () => {
     bindings: {
       OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
       GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
+      TOOL_WEATHER: "wx-worker-weather-key", TOOLROUTE_POLICIES: "tool:post_note=allow",
     },
   }));
   workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
@@ -288,9 +295,28 @@ test("the google bridge takes its account from the worker's secrets, refreshing 
   model.add(toolCall("whoami", "{}"), text("You are me@example.com."));
   const events = await turn(id, "Who am I on Google?");
   const result = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
-  assert.equal(result.content, "me@example.com ya29.from-refresh");
+  // The token reached the tool, and is redacted from what leaves the worker.
+  assert.equal(result.content, "me@example.com [redacted Google access token]");
+  assert.ok(!model.requests.some((r) => r.body.includes("ya29.from-refresh")), "a model request holds the Google token");
   const form = new URLSearchParams(oauth.seen.at(-1).body);
   assert.deepEqual(Object.fromEntries(form), { grant_type: "refresh_token", refresh_token: "1//refresh", client_id: "client.apps", client_secret: "shh" });
+});
+
+test("a tool reads only its TOOL_ variables, redacted; the worker's secrets never", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("leak", "{}"), text("Nothing to see."));
+  const events = await turn(id, "Show the variables");
+  const result = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(result.content, '{"WEATHER":"[redacted WEATHER]"}');
+  assert.ok(!model.requests.some((r) => r.body.includes("wx-worker-weather-key") || r.body.includes("sk-worker-secret")));
+});
+
+test("a sending tool runs only when TOOLROUTE_POLICIES allows it: the worker has no one to ask", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("post_note", "{}"), toolCall("post_mail", "{}"), text("One posted."));
+  const events = await turn(id, "Post both");
+  const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+  assert.deepEqual(results.map((m) => [m.tool_name, m.status, m.error_type ?? ""]), [["post_note", "success", ""], ["post_mail", "error", "approval_needed"]]);
 });
 
 test("a message longer than a stored part comes back whole", async () => {

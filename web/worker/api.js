@@ -30,6 +30,7 @@ import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
 import { INDEX_NAME, FILES_NAME } from "./sessions.js";
+import { parsePolicies } from "./policies.js";
 import { byteLength } from "../jsrun/sandbox.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
@@ -111,7 +112,11 @@ async function start(env, deps, now) {
     settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call),
-    env: (name) => (typeof env[name] === "string" ? env[name] : undefined),
+    // A tool's variable NAME is the worker's TOOL_NAME: never the worker's
+    // own secrets (the provider key, Google's, the token).
+    env: (name) => (typeof env[TOOL_ENV_PREFIX + name] === "string" ? env[TOOL_ENV_PREFIX + name] : undefined),
+    policies: parsePolicies(env.TOOLROUTE_POLICIES).policies,
+    secrets: () => workerSecrets(env),
     now,
   });
   return { host, provider, tokens };
@@ -178,6 +183,25 @@ export function newRunner(env, quickjsModule, libraries, extra = {}) {
   });
 }
 
+// TOOL_ENV_PREFIX is the prefix of the worker variables JS tools may read:
+// a manifest's env NAME is TOOL_NAME.
+export const TOOL_ENV_PREFIX = "TOOL_";
+
+// SECRET_VARS are the worker's own secrets, redacted wherever text leaves
+// it (with the variables for tools and the Google tokens handed out).
+const SECRET_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOOLROUTE_TOKEN", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET"];
+
+// workerSecrets are the values the host redacts.
+export function workerSecrets(env) {
+  const out = [];
+  for (const name of SECRET_VARS) if (typeof env[name] === "string") out.push({ name, value: env[name] });
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith(TOOL_ENV_PREFIX) && typeof value === "string") out.push({ name: name.slice(TOOL_ENV_PREFIX.length), value });
+  }
+  for (const value of google?.tokens?.() ?? []) out.push({ name: "Google access token", value });
+  return out;
+}
+
 // googleFor is the isolate's Google account, its token cached between
 // calls and requests (a worker's variables and secrets are the same for all
 // of an isolate's requests).
@@ -214,6 +238,7 @@ export function googleFromEnv(env, fetchFn = (...a) => fetch(...a)) {
       cached = { token: body.access_token, until: Date.now() + (seconds - 60) * 1000 };
       return cached.token;
     },
+    tokens: () => (cached ? [cached.token] : []),
     async accountEmail() {
       if (!env.GOOGLE_ACCESS_TOKEN && !env.GOOGLE_REFRESH_TOKEN) throw new NotConnected();
       if (!env.GOOGLE_ACCOUNT_EMAIL) throw new Error("the worker knows no email for the Google account: set the GOOGLE_ACCOUNT_EMAIL variable");
@@ -277,6 +302,7 @@ async function route(request, env, ctx, deps, now, ready) {
       const { host, provider } = await ready(env);
       const problems = [];
       if (provider.error) problems.push(provider.error);
+      problems.push(...parsePolicies(env.TOOLROUTE_POLICIES).problems);
       for (const m of host.report?.manifests ?? []) for (const p of m.skipped ?? []) problems.push(problem(p));
       problems.push(...(host.report?.errors ?? []));
       return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems });
