@@ -300,7 +300,9 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
       }
     }, { name: "AbortError" });
     assert.equal(toolSignal.aborted, true, "the running tool is told");
-    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type), ["user", "assistant"]);
+    // The call was committed pending before it ran; the next turn tells the
+    // model it was cut off.
+    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type + (m.status ? ":" + m.status : "")), ["user", "assistant", "tool_call:pending"]);
     assert.equal(model.requests.length, 1);
 
     // The session is not left locked: the next turn runs.
@@ -308,6 +310,7 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
     const next = await collect(h.send("s", "again"));
     assert.equal(next.at(-1).type, "done");
     assert.equal(next.at(-1).text, "ok");
+    assert.match(model.requests[1].body, /Error \(interrupted\): This call was cut off while it ran/);
   } finally {
     await model.close();
   }
