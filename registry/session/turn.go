@@ -23,12 +23,12 @@ const MaxModelCallsLimit = 1000
 type state int
 
 const (
-	idle          state = iota // waiting for EventStart
-	awaitingModel              // a model call is out
-	streaming                  // its response is arriving in chunks
-	awaitingTools              // tool calls are out
-	finished                   // done or failed
-	awaitingApproval           // the user is asked about calls
+	idle             state = iota // waiting for EventStart
+	awaitingModel                 // a model call is out
+	streaming                     // its response is arriving in chunks
+	awaitingTools                 // tool calls are out
+	finished                      // done or failed
+	awaitingApproval              // the user is asked about calls
 )
 
 func (s state) String() string {
