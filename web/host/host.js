@@ -16,6 +16,15 @@
 import { TrapError } from "../driver/toolroute.js";
 import { Redactor } from "./redact.js";
 
+// MAX_RESULT_CHARS is the most characters (code points) of a tool's result
+// the model reads, the Go host's MaxResultChars: a longer one is cut with a
+// note saying so.
+export const MAX_RESULT_CHARS = 30000;
+// DEFAULT_MAX_PARALLEL_TOOLS is how many tool calls run at once, in all the
+// host's sessions, when options.maxParallelTools sets none (the Go host's
+// MaxParallelTools).
+export const DEFAULT_MAX_PARALLEL_TOOLS = 4;
+
 // MAX_RESPONSE_BODY bounds a model response body read whole, in characters.
 export const MAX_RESPONSE_BODY = 64 << 20;
 // MAX_ERROR_BODY bounds the body of a failed model call passed to the module.
@@ -57,7 +66,8 @@ export class MemoryStore {
 //     MemoryStore by default;
 //   runJS: async (call) => {status, output, error_type, message, logs},
 //     called with {tool, sourceRef, source, function, params, env,
-//     timeoutMs}, as web/jsrun's Runner.call takes;
+//     timeoutMs, google, signal}, as web/jsrun's Runner.call takes; signal
+//     is the turn's (send's options.signal), so a canceled turn stops it;
 //   native: {name: async (input, {signal}) => string}: host-native tools;
 //     a thrown error is a failure the model reads, with error.type (or
 //     error.error_type) as its error type;
@@ -77,7 +87,10 @@ export class MemoryStore {
 //   now: () => Date, the clock stamped on the log;
 //   retries: {count (3; negative for none), backoffMs (1000), maxBackoffMs
 //     (60000), sleep: (ms, signal) => Promise}: how a 429 or 5xx is tried
-//     again; proxied calls are not, the proxy's own provider retries.
+//     again; proxied calls are not, the proxy's own provider retries;
+//   maxParallelTools: how many tool calls run at once in all sessions (4):
+//     the others wait their turn, their timeout starting when they run. A
+//     JS call may take its memory limit, so this bounds the host's memory.
 export async function createHost(options = {}) {
   const host = new Host(options);
   await host.init();
@@ -95,6 +108,8 @@ export class Host {
   #generation = 0;
   #report = null;
   #locks = new Map();
+  #slots; // tool calls that may still start
+  #waiting = []; // calls waiting for a slot, first come first served
 
   constructor(options) {
     const p = options.provider ?? {};
@@ -113,6 +128,7 @@ export class Host {
     this.fetch = options.fetch ?? ((...a) => globalThis.fetch(...a));
     this.now = options.now ?? (() => new Date());
     const r = options.retries ?? {};
+    this.#slots = options.maxParallelTools > 0 ? Math.floor(options.maxParallelTools) : DEFAULT_MAX_PARALLEL_TOOLS;
     this.retries = {
       count: r.count === undefined || r.count === 0 ? 3 : Math.max(r.count, 0),
       backoffMs: r.backoffMs > 0 ? r.backoffMs : 1000,
@@ -250,6 +266,34 @@ export class Host {
       if (v !== undefined && v !== null) out[name] = String(v);
     }
     return out;
+  }
+
+  // slot waits for one of the tool calls that may run at once and gives the
+  // function that frees it, or null when signal aborts first.
+  slot(signal) {
+    const release = () => {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#slots++;
+    };
+    if (signal?.aborted) return Promise.resolve(null);
+    if (this.#slots > 0) {
+      this.#slots--;
+      return Promise.resolve(once(release));
+    }
+    return new Promise((resolve) => {
+      const mine = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(once(release));
+      };
+      const onAbort = () => {
+        const i = this.#waiting.indexOf(mine);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        resolve(null);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.push(mine);
+    });
   }
 
   async #lock(id) {
@@ -468,11 +512,22 @@ class Turn {
     return next ? [next] : [];
   }
 
-  // run performs one call the module asked for and gives its result, with
-  // the known secrets redacted.
+  // run performs one call the module asked for, when one of the host's
+  // slots for tool calls is free, and gives its result with the known
+  // secrets redacted, then cut to MAX_RESULT_CHARS (in that order: a cut
+  // must not leave half a secret).
   async run(c) {
-    const r = await this.runCall(c);
-    return (await this.h.redactor()).result(r);
+    const release = await this.h.slot(this.signal);
+    if (!release) {
+      return { id: c.id, status: "error", error_type: "canceled", message: `tool '${c.tool}' was canceled before it ran` };
+    }
+    let r;
+    try {
+      r = await this.runCall(c);
+    } finally {
+      release();
+    }
+    return capResult((await this.h.redactor()).result(r));
   }
 
   async runCall(c) {
@@ -514,7 +569,7 @@ class Turn {
           const out = await this.o.runJS({
             tool: c.tool, sourceRef: c.origin.source, source: source ?? "", function: c.origin.function,
             params: c.input ?? {}, env: this.h.envFor(c.env), timeoutMs: seconds * 1000,
-            google: (c.required_permissions ?? []).includes("google"),
+            google: (c.required_permissions ?? []).includes("google"), signal: this.signal,
           });
           return withConsole(c.id, out, this.o.showConsole);
         }
@@ -549,6 +604,40 @@ export function modelRequest(p, req, signal) {
   if (req.stream) headers.set("accept", "text/event-stream");
   const url = p.baseURL.replace(/\/+$/, "") + req.path;
   return [url, { method: "POST", headers, body, signal }];
+}
+
+// capResult cuts a result's output and message past MAX_RESULT_CHARS, each
+// with a note, as the Go host's capResult does.
+export function capResult(r) {
+  const out = { ...r };
+  if (typeof out.output === "string") out.output = capText(out.output);
+  if (typeof out.message === "string") out.message = capText(out.message);
+  return out;
+}
+
+// capText cuts s after MAX_RESULT_CHARS code points (Go's runes), saying so.
+function capText(s) {
+  if (s.length <= MAX_RESULT_CHARS) return s; // UTF-16 units >= code points
+  let n = 0;
+  let cut = s.length;
+  for (let i = 0; i < s.length; n++) {
+    if (n === MAX_RESULT_CHARS) cut = i;
+    const c = s.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    i += pair ? 2 : 1;
+  }
+  if (n <= MAX_RESULT_CHARS) return s;
+  return s.slice(0, cut) + `\n\n[The result was cut at ${MAX_RESULT_CHARS} of its ${n} characters. Ask for less: a narrower query, a smaller range or one page.]`;
+}
+
+// once wraps f so that only its first call does anything.
+function once(f) {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    f();
+  };
 }
 
 function withUsage(ev, usage) {

@@ -18,7 +18,22 @@
 //     and ArrayBuffers passed it unchecked.
 //   - Stack: setMaxStackSize (DEFAULT_STACK_SIZE).
 //   - Time: QuickJS's interrupt handler compares the clock with the call's
-//     deadline.
+//     deadline. QuickJS polls it only every 10,000 operations
+//     (JS_INTERRUPT_COUNTER_INIT, compiled in; quickjs-emscripten has no
+//     setting for it), about 5,000 turns of a loop: cheap turns end within
+//     milliseconds of the deadline, but a loop of long native calls, such
+//     as `for (;;) n += JSON.stringify(big).length`, runs 5,000 of them
+//     first (with 200,000 objects, 26 minutes past a 2 s timeout). The Go
+//     host polls at every operation (host/jsrun/patch.go); this build
+//     cannot without rebuilding the wasm.
+//
+// # Cancel
+//
+// The call's signal (a canceled turn) makes the handler stop the JS, aborts
+// the bridges' requests and ends a wait for them at once. QuickJS runs on
+// the caller's thread, though: while the JS runs without waiting, no timer
+// or message can abort the signal, so a loop that never waits ends at its
+// deadline. The browser UI restarts its worker for that (ui/app.js).
 //
 // # Async
 //
@@ -77,8 +92,9 @@ const encoder = new TextEncoder();
 //     undefined;
 //   fetch: {fetch (the host's fetch; globalThis.fetch by default),
 //     allowPrivate, rewrites: [{from, to}], timeoutMs, maxBody};
-//   google: {accessToken(), accountEmail()}, async, throwing NotConnected
-//     when no account is connected; none means none is;
+//   google: {accessToken({signal}), accountEmail({signal})}, async,
+//     throwing NotConnected when no account is connected; none means none
+//     is; signal aborts when the call is canceled or over;
 //   memoryLimit, maxStackSize: bytes; now: the clock of _time;
 //   variant: another quickjs-emscripten sync variant (a worker's, whose
 //     wasm is a module import).
@@ -123,10 +139,12 @@ export class Runner {
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
-  // object or JSON), env, google, timeoutMs}; google (true when the tool's
-  // manifest lists "google" in requiredPermissions) lets it use the google
-  // bridge, which refuses every other call. It gives {status: "success", output,
-  // logs} or {status: "error", error_type, message, logs}, never throws.
+  // object or JSON), env, google, timeoutMs, signal}; google (true when the
+  // tool's manifest lists "google" in requiredPermissions) lets it use the
+  // google bridge, which refuses every other call; signal, an AbortSignal,
+  // cancels the call: its JS stops at the next interrupt poll and its bridge
+  // calls are aborted. It gives {status: "success", output, logs} or
+  // {status: "error", error_type, message, logs}, never throws.
   async call(c) {
     const tool = c.tool ?? "tool";
     const timeoutMs = c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_TIMEOUT_MS;
@@ -141,12 +159,15 @@ export class Runner {
     } catch (e) {
       return fail("invalid_arguments", e.message);
     }
+    const canceled = (logs) => fail("canceled", `JS tool '${tool}' was canceled`, logs);
+    if (c.signal?.aborted) return canceled();
     let module;
     try {
       module = await this.#quickjs();
     } catch (e) {
       return fail("execution_error", `jsrun: loading QuickJS: ${e.message}`);
     }
+    if (c.signal?.aborted) return canceled();
     let call, res;
     try {
       call = new Call(this, module, c, tool, timeoutMs, params);
@@ -159,11 +180,12 @@ export class Runner {
     const logs = call.logs.map((l) => ({ level: l.level, text: scrub(l.text, env) }));
     if (res.ok) return { status: "success", output: res.output, logs };
     const deadlinePassed = Date.now() >= call.deadline;
-    if (res.pending || deadlinePassed) {
+    if (deadlinePassed || (res.pending && !call.canceled)) {
       let msg = `JS tool '${tool}' execution timed out after ${goDuration(timeoutMs)}`;
       if (res.pending && !deadlinePassed) msg += ": it awaits a promise that never settles";
       return fail("timeout", msg, logs);
     }
+    if (call.canceled) return canceled(logs);
     if (res.trap) {
       if (/out of memory|\bOOM\b|Cannot enlarge memory|memory access out of bounds/i.test(String(res.trap.message))) {
         return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
@@ -190,7 +212,9 @@ class Call {
   #pending = new Set(); // host promises not yet settled
   #wake = null;
   #closed = false;
-  #abort = new AbortController();
+  #abort = new AbortController(); // the bridges' calls
+  #onAbort = null;
+  canceled = false;
 
   constructor(runner, module, c, tool, timeoutMs, params) {
     this.runner = runner;
@@ -201,8 +225,17 @@ class Call {
     this.rt = module.newRuntime();
     this.rt.setMemoryLimit(runner.memoryLimit);
     this.rt.setMaxStackSize(runner.maxStackSize);
-    this.rt.setInterruptHandler(() => Date.now() >= this.deadline);
+    this.rt.setInterruptHandler(() => this.canceled || Date.now() >= this.deadline);
     this.vm = this.rt.newContext();
+    const signal = c.signal;
+    if (signal) {
+      this.#onAbort = () => {
+        this.canceled = true;
+        this.#abort.abort(signal.reason);
+        this.#wake?.();
+      };
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
   }
 
   // run gives {ok, output}, {error}, or {pending}: the promise cannot settle.
@@ -230,6 +263,7 @@ class Call {
       const left = this.deadline - Date.now();
       if (left <= 0) return { error: "timed out" };
       let timer;
+      if (this.canceled) return { error: "canceled" };
       await new Promise((resolve) => {
         this.#wake = resolve;
         timer = setTimeout(resolve, left);
@@ -237,6 +271,7 @@ class Call {
       clearTimeout(timer);
       this.#wake = null;
       if (Date.now() >= this.deadline) return { error: "timed out" };
+      if (this.canceled) return { error: "canceled" };
     }
   }
 
@@ -246,6 +281,7 @@ class Call {
   close() {
     this.#closed = true;
     this.#abort.abort();
+    if (this.#onAbort) this.c.signal.removeEventListener("abort", this.#onAbort);
   }
 
   // #eval runs a script; it gives its error, shown, or "".
@@ -313,10 +349,11 @@ class Call {
       throw new Error(`google: '${this.tool}' may not use the Google account: only tools whose manifest lists "google" in requiredPermissions may, and code the model writes never does`);
     }
     const g = this.runner.options.google;
+    const signal = this.#abort.signal;
     try {
       if (!g) throw new NotConnected();
-      if (what === "token") return String(await g.accessToken());
-      if (what === "email") return String(await g.accountEmail());
+      if (what === "token") return String(await abortable(g.accessToken({ signal }), signal));
+      if (what === "email") return String(await abortable(g.accountEmail({ signal }), signal));
     } catch (e) {
       if (e instanceof NotConnected) {
         throw new Error("Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`");
@@ -386,6 +423,19 @@ class Call {
     async("__tr_fetch", (url, options) => this.#fetch(url, options));
     async("__tr_google", (what) => this.#google(what));
   }
+}
+
+// abortable settles as p does, or rejects with signal's reason when it
+// aborts first: a bridge call of a canceled call ends at once, even when the
+// host's provider does not heed the signal.
+function abortable(p, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort;
+  const aborted = new Promise((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([p, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
 // withEnv adds _env to the call's parameters, given as an object or JSON.

@@ -7,23 +7,47 @@ const log = $("log");
 
 // The worker is a module worker next to this file (dist/worker.js in the
 // build).
-const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+let worker = null;
 let nextID = 1;
 const pending = new Map();
 
-worker.onmessage = (e) => {
-  const m = e.data;
-  if (m.type === "ready") return;
-  const p = pending.get(m.id);
-  if (!p) return;
-  if (m.type === "event") p.onEvent?.(m.event);
-  else {
-    pending.delete(m.id);
-    if (m.type === "done") p.resolve(m.result);
-    else p.reject(new Error(m.error));
+function startWorker() {
+  worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === "ready") return;
+    const p = pending.get(m.id);
+    if (!p) return;
+    if (m.type === "event") p.onEvent?.(m.event);
+    else {
+      pending.delete(m.id);
+      if (m.type === "done") p.resolve(m.result);
+      else p.reject(new Error(m.error));
+    }
+  };
+  worker.onerror = (e) => showError("the worker failed: " + (e.message || "see the console"));
+}
+startWorker();
+
+// STOP_GRACE_MS is how long Stop waits for the turn to stop before it
+// restarts the worker. A JS tool's QuickJS runs on the worker's thread: a
+// loop that never waits keeps the worker from reading the abort until the
+// tool's timeout.
+const STOP_GRACE_MS = 1000;
+
+// restartWorker ends the worker, its running tools with it, and starts
+// another; what the turn committed is in IndexedDB already. The send
+// request `stopped` ends as stopped, the other pending requests fail.
+function restartWorker(stopped) {
+  worker.terminate();
+  const left = [...pending];
+  pending.clear();
+  startWorker();
+  for (const [id, p] of left) {
+    if (id === stopped) p.resolve({ aborted: true });
+    else p.reject(new Error("stopped: the worker was restarted"));
   }
-};
-worker.onerror = (e) => showError("the worker failed: " + (e.message || "see the console"));
+}
 
 // ask sends a request and resolves with its result; onEvent receives a
 // send's events.
@@ -374,7 +398,12 @@ $("message").addEventListener("keydown", (e) => {
 });
 
 $("stop").onclick = () => {
-  if (running > 0) call({ type: "abort", target: running });
+  if (!(running > 0)) return;
+  const target = running;
+  call({ type: "abort", target }).catch(() => {});
+  setTimeout(() => {
+    if (pending.has(target)) restartWorker(target);
+  }, STOP_GRACE_MS);
 };
 
 $("new-session").onclick = () => newSession();

@@ -1,0 +1,375 @@
+// The JS host's limits, the Go host's (host/tools.go, host/jsrun): at most
+// maxParallelTools tool calls at once in all sessions, results cut at
+// MAX_RESULT_CHARS with a note, a canceled turn stopping its JS tools, and
+// what QuickJS's interrupt polling in quickjs-emscripten can and cannot stop.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import quickjsVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
+import { Toolroute } from "../driver/toolroute.js";
+import { createHost, capResult, MemoryStore, MAX_RESULT_CHARS } from "../host/host.js";
+import { Runner, MemoryStore as FileStore } from "../jsrun/runner.js";
+import { startFakeModel, text } from "./host-fakemodel.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
+const factory = () => Toolroute.instantiate(wasm);
+const clock = () => new Date("2026-03-01T09:00:00Z");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const note = (n) => `\n\n[The result was cut at 30000 of its ${n} characters. Ask for less: a narrower query, a smaller range or one page.]`;
+
+// calls is a model reply asking for n calls of tool at once.
+const calls = (tool, n, args = () => "{}") => ({ calls: Array.from({ length: n }, (_, i) => ({ name: tool, args: args(i) })) });
+
+async function collect(gen) {
+  const events = [];
+  for await (const ev of gen) events.push(ev);
+  return events;
+}
+
+// counting is a host-native tool that records how many calls of it run at
+// once, each taking ms.
+function counting(ms) {
+  const c = { active: 0, max: 0, runs: 0 };
+  c.fn = async () => {
+    c.runs++;
+    c.active++;
+    c.max = Math.max(c.max, c.active);
+    await sleep(ms);
+    c.active--;
+    return "ok";
+  };
+  return c;
+}
+
+function newHost(model, { tools, native, ...extra }) {
+  return createHost({
+    module: factory, now: clock, store: new MemoryStore(),
+    catalogue: { tools: tools.map((t) => ({ description: t.name, parameters: { properties: {} }, ...t })) },
+    provider: { format: "openai", baseURL: model.baseURL, model: "m" },
+    native,
+    ...extra,
+  });
+}
+
+test("12 calls in one response never run more than maxParallelTools (3) at once", async () => {
+  const model = await startFakeModel("openai", calls("work", 12), text("All done."));
+  try {
+    const work = counting(40);
+    const h = await newHost(model, { tools: [{ name: "work" }], native: { work: work.fn }, maxParallelTools: 3 });
+    const events = await collect(h.send("s", "work"));
+    assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+    assert.equal(work.runs, 12);
+    assert.equal(work.max, 3);
+    const results = (await h.messages("s")).filter((m) => m.type === "tool_result");
+    assert.equal(results.length, 12);
+  } finally {
+    await model.close();
+  }
+});
+
+test("the cap holds across sessions, and is 4 by default", async () => {
+  const model = await startFakeModel("openai", calls("work", 6), calls("work", 6), text("a"), text("b"));
+  try {
+    const work = counting(60);
+    const h = await newHost(model, { tools: [{ name: "work" }], native: { work: work.fn } });
+    const [a, b] = await Promise.all([collect(h.send("a", "work")), collect(h.send("b", "work"))]);
+    assert.equal(a.at(-1).type, "done");
+    assert.equal(b.at(-1).type, "done");
+    assert.equal(work.runs, 12);
+    assert.equal(work.max, 4);
+  } finally {
+    await model.close();
+  }
+});
+
+test("a waiting call's timeout starts when it runs", async () => {
+  const model = await startFakeModel("openai", calls("slow", 2), text("Both ran."));
+  try {
+    const slow = counting(700); // two in a row: 1.4 s, each under its 1 s
+    const h = await newHost(model, { tools: [{ name: "slow", timeout_seconds: 1 }], native: { slow: slow.fn }, maxParallelTools: 1 });
+    const events = await collect(h.send("s", "slow"));
+    assert.equal(events.at(-1).type, "done");
+    const results = (await h.messages("s")).filter((m) => m.type === "tool_result");
+    assert.deepEqual(results.map((m) => m.content), ["ok", "ok"]);
+  } finally {
+    await model.close();
+  }
+});
+
+test("a call waiting for a slot never runs once its turn is canceled, and the slot is freed", async () => {
+  const model = await startFakeModel("openai", { calls: [{ name: "block", args: "{}" }, { name: "later", args: "{}" }] });
+  try {
+    let later = 0;
+    const h = await newHost(model, {
+      tools: [{ name: "block" }, { name: "later" }],
+      native: {
+        block: (_input, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+        later: async () => (later++, "later ran"),
+      },
+      maxParallelTools: 1,
+    });
+    const ctl = new AbortController();
+    await assert.rejects(async () => {
+      for await (const ev of h.send("s", "go", { signal: ctl.signal })) {
+        if (ev.type === "tool_calls") setTimeout(() => ctl.abort(), 20);
+      }
+    }, { name: "AbortError" });
+    await sleep(20);
+    assert.equal(later, 0, "the waiting call ran after the cancel");
+
+    model.add(calls("later", 1), text("Fine."));
+    const next = await collect(h.send("s", "again"));
+    assert.equal(next.at(-1).type, "done");
+    assert.equal(later, 1);
+  } finally {
+    await model.close();
+  }
+});
+
+test("a 35,000-character result is cut with the note, and the model reads the note", async () => {
+  const model = await startFakeModel("openai", calls("big", 1), calls("bad", 1), text("Cut."));
+  try {
+    const h = await newHost(model, {
+      tools: [{ name: "big" }, { name: "bad" }],
+      native: {
+        big: async () => "é".repeat(35000),
+        bad: async () => {
+          throw new Error("x".repeat(40000));
+        },
+      },
+    });
+    const events = await collect(h.send("s", "big"));
+    assert.equal(events.at(-1).type, "done");
+    const results = (await h.messages("s")).filter((m) => m.type === "tool_result");
+    assert.equal(results[0].content, "é".repeat(30000) + note(35000));
+    assert.ok(results[1].content.includes("x".repeat(30000) + note(40000)), results[1].content.slice(-300));
+    assert.ok(!results[1].content.includes("x".repeat(30001)));
+    const wire = JSON.stringify(note(35000)).slice(1, -1);
+    assert.ok(model.requests[1].body.includes(wire), "the next model request lacks the note");
+    assert.ok(model.requests[2].body.includes(JSON.stringify(note(40000)).slice(1, -1)));
+  } finally {
+    await model.close();
+  }
+});
+
+test("the cut counts code points and comes after the redaction", async () => {
+  const emoji = "😀".repeat(30001);
+  assert.equal(capResult({ id: "1", status: "success", output: emoji }).output, "😀".repeat(30000) + note(30001));
+  const exact = "😀".repeat(MAX_RESULT_CHARS); // 60,000 UTF-16 units, 30,000 characters
+  assert.equal(capResult({ id: "1", status: "success", output: exact }).output, exact);
+
+  // A secret across the cut is redacted whole, not cut in half first.
+  const secret = "sk-planted-secret-value-42";
+  const model = await startFakeModel("openai", calls("leak", 1), text("Done."));
+  try {
+    const h = await newHost(model, {
+      tools: [{ name: "leak" }],
+      native: { leak: async () => "a".repeat(29990) + secret + "b".repeat(10000) },
+      secrets: [{ name: "KEY", value: secret }],
+    });
+    await collect(h.send("s", "leak"));
+    const result = (await h.messages("s")).find((m) => m.type === "tool_result");
+    assert.equal(result.content, "a".repeat(29990) + "[redacted " + note(29990 + "[redacted KEY]".length + 10000));
+    assert.ok(!model.requests[1].body.includes("sk-planted"));
+  } finally {
+    await model.close();
+  }
+});
+
+// hangingServer accepts requests and never answers them; closed counts the
+// requests whose connection the client closed; arrived settles at the first.
+async function hangingServer() {
+  let arrived;
+  const s = { closed: 0, seen: 0, arrived: new Promise((r) => (arrived = r)) };
+  const server = http.createServer((req) => {
+    s.seen++;
+    arrived();
+    req.on("close", () => s.closed++);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  s.url = `http://127.0.0.1:${server.address().port}/`;
+  // allClosed waits (up to 1 s) until every request's connection is closed.
+  s.allClosed = async () => {
+    for (let i = 0; i < 100 && s.closed < s.seen; i++) await sleep(10);
+    return s.closed === s.seen;
+  };
+  s.close = () => {
+    server.closeAllConnections();
+    return new Promise((r) => server.close(r));
+  };
+  return s;
+}
+
+const canceled = (tool) => ({ status: "error", error_type: "canceled", message: `JS tool '${tool}' was canceled`, logs: [] });
+
+test("Runner.call: an aborted signal stops a fetch waiting forever, and the fetch itself", async () => {
+  const srv = await hangingServer();
+  try {
+    const r = new Runner({ fetch: { allowPrivate: true } });
+    const ctl = new AbortController();
+    const source = "async function execute(p) { for (;;) await fetch(p.url); }";
+    let abortedAt;
+    srv.arrived.then(() => {
+      abortedAt = Date.now();
+      ctl.abort();
+    });
+    const res = await r.call({ tool: "hang", source, function: "execute", params: { url: srv.url }, timeoutMs: 30000, signal: ctl.signal });
+    assert.deepEqual(res, canceled("hang"));
+    assert.ok(Date.now() - abortedAt < 1000, `ended ${Date.now() - abortedAt} ms after the abort`);
+    assert.equal(srv.seen, 1);
+    assert.ok(await srv.allClosed(), "the host's fetch was not aborted");
+  } finally {
+    await srv.close();
+  }
+});
+
+test("Runner.call: an aborted signal stops a google call waiting forever and tells the provider", async () => {
+  let got;
+  const r = new Runner({ google: { accessToken: ({ signal }) => ((got = signal), new Promise(() => {})), accountEmail: async () => "" } });
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 100);
+  const t = Date.now();
+  const res = await r.call({ tool: "g", source: "async function execute() { return await google.getAccessToken(); }", function: "execute", google: true, timeoutMs: 30000, signal: ctl.signal });
+  assert.deepEqual(res, canceled("g"));
+  assert.ok(Date.now() - t < 1000);
+  assert.equal(got.aborted, true);
+});
+
+test("Runner.call: a signal aborted before the call runs nothing", async () => {
+  const store = new FileStore();
+  const r = new Runner({ store });
+  const res = await r.call({ tool: "w", source: "function execute() { fs.writeFile('x.txt', 'ran'); }", function: "execute", signal: AbortSignal.abort() });
+  assert.deepEqual(res, canceled("w"));
+  assert.equal(store.files.size, 0);
+});
+
+test("Runner.call: an abort seen by the interrupt handler stops an endless loop at once", async () => {
+  // The abort comes from host code the tool calls (lib), so it is delivered
+  // while QuickJS runs: the interrupt handler then stops the loop.
+  const ctl = new AbortController();
+  const r = new Runner({ libraries: [(name) => (ctl.abort(), `// ${name}`)] });
+  const t = Date.now();
+  const res = await r.call({ tool: "spin", source: "function execute() { lib('x'); for (;;) {} }", function: "execute", timeoutMs: 10000, signal: ctl.signal });
+  assert.deepEqual(res, canceled("spin"));
+  assert.ok(Date.now() - t < 500, `ended after ${Date.now() - t} ms`);
+});
+
+test("Runner.call: an abort from a timer stops a synchronous endless loop within 1 s", {
+  todo: "QuickJS runs on the caller's thread: a timer (a Stop click, a client leaving) cannot run while the loop does, so the call ends at its deadline; the browser UI restarts its worker instead",
+}, async () => {
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 100);
+  const t = Date.now();
+  const res = await new Runner().call({ tool: "spin", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: 2000, signal: ctl.signal });
+  assert.ok(Date.now() - t < 1100, `ended after ${Date.now() - t} ms: ${res.error_type}`);
+  assert.deepEqual(res, canceled("spin"));
+});
+
+test("aborting send() stops its JS tool waiting forever, which reports canceled", async () => {
+  const srv = await hangingServer();
+  const model = await startFakeModel("openai", calls("hang", 1, () => JSON.stringify({ url: srv.url })));
+  try {
+    const runner = new Runner({ fetch: { allowPrivate: true } });
+    let ended;
+    const h = await createHost({
+      module: factory, now: clock,
+      catalogue: { manifests: [{ file: "hang.json", source: "user/hang.js",
+        text: JSON.stringify({ name: "hang", description: "Waits", parameters: { properties: { url: { type: "string" } } } }) }] },
+      sources: { "user/hang.js": "async function execute(p) { for (;;) await fetch(p.url); }" },
+      provider: { format: "openai", baseURL: model.baseURL, model: "m" },
+      runJS: (c) => (ended = runner.call(c).then((res) => ({ res, at: Date.now() }))),
+    });
+    const ctl = new AbortController();
+    let abortedAt;
+    await assert.rejects(async () => {
+      for await (const ev of h.send("s", "hang", { signal: ctl.signal })) {
+        if (ev.type === "tool_calls") {
+          srv.arrived.then(() => {
+            abortedAt = Date.now();
+            ctl.abort();
+          });
+        }
+      }
+    }, { name: "AbortError" });
+    const { res, at } = await ended;
+    assert.deepEqual(res, canceled("hang"));
+    assert.ok(at - abortedAt < 1000, `the tool ended ${at - abortedAt} ms after the abort`);
+    assert.ok(await srv.allClosed(), "the tool's fetch was not aborted");
+  } finally {
+    await model.close();
+    await srv.close();
+  }
+});
+
+// The Go host stops `for (;;) n += JSON.stringify(big).length` at its
+// deadline since it polls the interrupt handler at every operation;
+// quickjs-emscripten's build polls it every 10,000 (JS_INTERRUPT_COUNTER_INIT,
+// compiled in: setInterruptHandler has no interval), which is about 5,000
+// turns of that loop.
+
+test("QuickJS polls the interrupt handler every ~5,000 turns of a JSON.stringify loop", async (t) => {
+  const qjs = await newQuickJSWASMModuleFromVariant(quickjsVariant);
+  const rt = qjs.newRuntime();
+  const vm = rt.newContext();
+  // A first loop stopped at its first poll leaves the counter full.
+  rt.setInterruptHandler(() => true);
+  vm.evalCode("for (;;) {}").error?.dispose();
+  let polls = 0;
+  rt.setInterruptHandler(() => ++polls >= 4);
+  const r = vm.evalCode("var a = [{i: 1}], n = 0, k = 0; for (;;) { n += JSON.stringify(a).length; k++; }");
+  r.error?.dispose();
+  const turns = vm.getProp(vm.global, "k").consume((h) => vm.getNumber(h));
+  vm.dispose();
+  rt.dispose();
+  const perPoll = turns / polls;
+  t.diagnostic(`${turns} turns for ${polls} polls: ${Math.round(perPoll)} turns a poll`);
+  assert.ok(perPoll > 4000 && perPoll < 6000, `${perPoll} turns a poll`);
+});
+
+// MEASURE_WAIT_MS is how long the measurement lets the loop run before it
+// gives up on it (terminating its thread).
+const MEASURE_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 6000;
+
+test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s timeout", {
+  todo: "quickjs-emscripten polls the interrupt handler every 10,000 operations: each of the ~5,000 turns between polls is a JSON.stringify of 2.5 MB (~0.4 s), so the loop runs for many minutes",
+  timeout: MEASURE_WAIT_MS + 30000,
+}, async (t) => {
+  // In a thread of its own, so that the test can stop it.
+  const worker = new Worker(`
+    const { parentPort } = require("node:worker_threads");
+    import(${JSON.stringify(new URL("../jsrun/runner.js", import.meta.url).href)}).then(async ({ Runner }) => {
+      const r = new Runner();
+      const one = await r.call({ tool: "one", function: "execute", timeoutMs: 60000,
+        source: "function execute() { const a = []; for (let i = 0; i < 200000; i++) a.push({i}); const t = Date.now(); const n = JSON.stringify(a).length; return [Date.now() - t, n].join(' '); }" });
+      parentPort.postMessage({ one: one.output ?? one.message });
+      const start = Date.now();
+      const res = await r.call({ tool: "big", function: "execute", timeoutMs: 2000,
+        source: "function execute() { const a = []; for (let i = 0; i < 200000; i++) a.push({i}); let n = 0; for (;;) n += JSON.stringify(a).length; }" });
+      parentPort.postMessage({ ms: Date.now() - start, res });
+    });
+  `, { eval: true });
+  const got = {};
+  const finished = new Promise((resolve, reject) => {
+    worker.on("message", (m) => {
+      Object.assign(got, m);
+      if (m.res) resolve(true);
+    });
+    worker.on("error", reject);
+  });
+  let waitStart = null;
+  const oneDone = new Promise((resolve) => worker.once("message", () => resolve((waitStart = Date.now()))));
+  await Promise.race([oneDone, finished]);
+  const ended = await Promise.race([finished, sleep(MEASURE_WAIT_MS).then(() => false)]);
+  await worker.terminate();
+  const [oneMs, len] = String(got.one).split(" ");
+  t.diagnostic(`one JSON.stringify of 200,000 objects (${len} characters): ${oneMs} ms`);
+  if (ended) t.diagnostic(`the loop ended after ${got.ms} ms: ${got.res.error_type}: ${got.res.message}`);
+  else t.diagnostic(`the loop was still running ${Date.now() - waitStart} ms after it started (timeout 2 s); stopped by terminating its thread`);
+  assert.ok(ended && got.ms < 3000, "the loop ran past its timeout by more than 1 s");
+});
