@@ -86,3 +86,111 @@ test("TOOLROUTE_POLICIES gives the worker's approval rules, and says what it can
   assert.equal(bad.problems.length, 3);
   assert.match(bad.problems[0], /"tool:Gmail=allow" is not tool:NAME=ask\|allow\|deny/);
 });
+
+// fakeLog is SessionLog's question methods over approvals.js, in memory,
+// for createApprover's timing; the Durable Object itself runs in
+// worker.test.js.
+async function fakeLog() {
+  const a = await import("../worker/approvals.js");
+  let q = null;
+  const calls = [];
+  return {
+    calls,
+    ask(token, c, expires) {
+      calls.push("ask");
+      if (q && q.token === token && a.sameCalls(q.calls, c)) return q.expires;
+      q = { token, calls: c, expires, answers: {} };
+      return expires;
+    },
+    poll(token) {
+      calls.push("poll");
+      if (!q || q.token !== token) return { gone: true, answers: [], done: true };
+      const answers = a.given(q);
+      return { answers, done: answers.length === q.calls.length };
+    },
+    drop(token) {
+      calls.push("drop");
+      if (q?.token === token) q = null;
+    },
+    answer(list, now) {
+      if (!a.pending(q, now)) return { none: true };
+      return a.answer(q, list);
+    },
+    question: (now) => (a.pending(q, now) ? a.view("s", q) : null),
+  };
+}
+
+test("a waiting turn polls the session's question until it is answered, times out or its client goes", async () => {
+  const { createApprover } = await import("../worker/approvals.js");
+  const two = [{ id: "c1", tool: "post_mail" }, { id: "c2", tool: "post_note" }];
+  let t = Date.parse("2026-01-02T03:04:05Z");
+  const now = () => new Date(t);
+  const setup = async (onSleep) => {
+    const log = await fakeLog();
+    const approve = createApprover({ session: () => log, token: () => "tok", now, timeoutMs: 60_000, pollMs: 300, sleep: async (ms, signal) => { t += ms; await onSleep(log, signal); } });
+    return { log, approve };
+  };
+
+  // Answered one call at a time, from elsewhere, while the turn waits.
+  let step = 0;
+  const answered = await setup((log) => {
+    const at = now().toISOString();
+    if (step === 0) assert.deepEqual(log.answer([{ id: "c2", answer: "deny" }], at), { waiting: ["c1"] });
+    if (step === 1) assert.deepEqual(log.answer([{ id: "c1", answer: "once" }], at), { waiting: [] });
+    step++;
+  });
+  assert.deepEqual(await answered.approve("s", two), [{ id: "c1", answer: "once" }, { id: "c2", answer: "deny" }]);
+  assert.equal(answered.log.calls.at(-1), "drop");
+  assert.equal(answered.log.question(now().toISOString()), null);
+
+  // No answer within the timeout: every call is denied (the host denies
+  // the calls missing from the answers), even one already answered.
+  const start = t;
+  const late = await setup((log) => {
+    if (log.calls.filter((c) => c === "poll").length === 1) log.answer([{ id: "c1", answer: "once" }], now().toISOString());
+  });
+  assert.deepEqual(await late.approve("s", two), []);
+  assert.equal(t - start, 60_000, "it waited the timeout, no longer");
+  assert.equal(late.log.question(now().toISOString()), null, "the question went with it");
+
+  // The client went away: the turn stops waiting, the calls not run.
+  const abort = new AbortController();
+  const gone = await setup(() => abort.abort(new Error("the client went away")));
+  await assert.rejects(gone.approve("s", two, { signal: abort.signal }), /the client went away/);
+  assert.equal(gone.log.calls.at(-1), "drop");
+});
+
+test("answers to a question are checked all or none, saying what to fix", async () => {
+  const { readAnswers, answer, pending, view } = await import("../worker/approvals.js");
+  const usage = /give the answers as \{"approvals": \[\{"id": "CALL_ID", "answer": "once", "session" or "deny"\}\]\}/;
+  for (const body of [{}, { approvals: [] }, { approvals: {} }, { approvals: "once" }]) assert.match(readAnswers(body).error, usage, JSON.stringify(body));
+  for (const body of [{ approvals: [null] }, { approvals: ["c1"] }, { approvals: [{ id: "c1" }] }, { approvals: [{ id: 1, answer: "once" }] }]) {
+    assert.match(readAnswers(body).error, /^approvals\[0\] is not \{"id": "CALL_ID"/, JSON.stringify(body));
+  }
+  assert.deepEqual(readAnswers({ approvals: [{ id: "c1", answer: "once", extra: 1 }] }), { list: [{ id: "c1", answer: "once" }] });
+
+  const fresh = () => ({ token: "t", calls: [{ id: "c1" }, { id: "c2" }], expires: "2026-01-02T03:14:05.000Z", answers: { c2: "session" } });
+  const cases = [
+    { name: "unknown id", input: [{ id: "c9", answer: "once" }], wantErr: /no call "c9" is waiting for an answer: the ids are "c1", "c2"/ },
+    { name: "twice", input: [{ id: "c1", answer: "once" }, { id: "c1", answer: "deny" }], wantErr: /call "c1" is answered twice/ },
+    { name: "answered already", input: [{ id: "c2", answer: "deny" }], wantErr: /call "c2" was answered already \(session\)/ },
+    { name: "bad answer", input: [{ id: "c1", answer: "always" }], wantErr: /call "c1": the answer "always" is none of once, session or deny/ },
+    { name: "a bad one refuses the lot", input: [{ id: "c1", answer: "once" }, { id: "c9", answer: "once" }], wantErr: /no call "c9"/ },
+    { name: "the last", input: [{ id: "c1", answer: "deny" }], want: { waiting: [] } },
+  ];
+  for (const c of cases) {
+    const q = fresh();
+    const got = answer(q, c.input);
+    if (c.wantErr) {
+      assert.match(got.error, c.wantErr, c.name);
+      assert.deepEqual(q.answers, { c2: "session" }, `${c.name}: nothing recorded`);
+    } else {
+      assert.deepEqual(got, c.want, c.name);
+    }
+  }
+  const q = fresh();
+  assert.equal(pending(q, "2026-01-02T03:14:04.999Z"), true);
+  assert.equal(pending(q, "2026-01-02T03:14:05.000Z"), false, "expired");
+  assert.equal(pending(null, "2026-01-02T03:04:05Z"), false);
+  assert.deepEqual(view("s", q), { session: "s", calls: q.calls, answers: [{ id: "c2", answer: "session" }], waiting: ["c1"], expires: q.expires });
+});

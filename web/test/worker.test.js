@@ -100,6 +100,51 @@ async function turn(id, message) {
   return events;
 }
 
+// openTurn posts a message and reads its server-sent events as they come:
+// until(type) reads up to the first event of that type and gives it, rest()
+// reads to the end and gives them all.
+async function openTurn(id, message, signal) {
+  const r = await fetch(base + `/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: message }), signal });
+  if (r.status !== 200) assert.fail(`${r.status}: ${await r.text()}`); // the body of a 200 is the turn, still running
+  const reader = r.body.getReader();
+  const decoder = new TextDecoder();
+  const events = [];
+  let buf = "";
+  const next = async () => {
+    for (;;) {
+      const i = buf.indexOf("\n\n");
+      if (i >= 0) {
+        const [ev, data] = buf.slice(0, i).split("\n");
+        buf = buf.slice(i + 2);
+        const e = JSON.parse(data.slice("data: ".length));
+        assert.equal(ev, "event: " + e.type);
+        events.push(e);
+        return e;
+      }
+      const { value, done } = await reader.read();
+      if (done) return null;
+      buf += decoder.decode(value, { stream: true });
+    }
+  };
+  return {
+    events,
+    async until(type) {
+      for (;;) {
+        const e = await next();
+        if (!e) throw new Error(`the turn ended before a ${type} event: ${JSON.stringify(events.at(-1))}`);
+        if (e.type === type) return e;
+      }
+    },
+    async rest() {
+      while (await next());
+      return events;
+    },
+  };
+}
+
+const answerCalls = (id, approvals, headers = auth) =>
+  fetch(`${base}/api/sessions/${id}/approvals`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ approvals }) });
+
 test("the worker loads the built-in tools and the user's, and names its provider", async () => {
   const h = await (await json("GET", "/api/health")).json();
   assert.deepEqual(h.problems, []);
@@ -311,12 +356,78 @@ test("a tool reads only its TOOL_ variables, redacted; the worker's secrets neve
   assert.ok(!model.requests.some((r) => r.body.includes("wx-worker-weather-key") || r.body.includes("sk-worker-secret")));
 });
 
-test("a sending tool runs only when TOOLROUTE_POLICIES allows it: the worker has no one to ask", async () => {
+test("a sending tool asks first; the answer, from another request, lets it run", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("post_mail", "{}"), text("Mailed."));
+  const t = await openTurn(id, "Mail it");
+  const asked = await t.until("approval");
+  assert.deepEqual(asked.calls.map((c) => [c.tool, c.required_permissions]), [["post_mail", ["send"]]]);
+  const call = asked.calls[0].id;
+
+  const pending = await json("GET", `/api/sessions/${id}/approvals`);
+  assert.equal(pending.status, 200);
+  const q = await pending.json();
+  assert.deepEqual({ ...q, expires: undefined }, { session: id, calls: asked.calls, answers: [], waiting: [call], expires: undefined });
+  const left = Date.parse(q.expires) - Date.now();
+  assert.ok(left > 9 * 60_000 && left <= 10 * 60_000, q.expires);
+
+  const stranger = await answerCalls(id, [{ id: call, answer: "once" }], {});
+  assert.equal(stranger.status, 401, "an answer needs the token");
+  assert.equal((await json("GET", `/api/sessions/${id}/approvals`)).status, 200, "still pending");
+
+  const answered = await answerCalls(id, [{ id: call, answer: "once" }]);
+  assert.equal(answered.status, 200);
+  assert.deepEqual(await answered.json(), { waiting: [] });
+  const events = await t.rest();
+  assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+  assert.equal(events.at(-1).text, "Mailed.");
+  const result = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.deepEqual([result.tool_name, result.status, result.content], ["post_mail", "success", "mailed"]);
+  assert.equal((await json("GET", `/api/sessions/${id}/approvals`)).status, 404, "answered, the question is gone");
+  const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
+  assert.deepEqual(log.filter((m) => m.type === "approval").map((m) => [m.tool_name, m.content]), [["post_mail", "once"]]);
+});
+
+test("TOOLROUTE_POLICIES lets a tool run unasked; a denied one does not run and the model reads why", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("post_note", "{}"), toolCall("post_mail", "{}"), text("One posted."));
-  const events = await turn(id, "Post both");
+  const t = await openTurn(id, "Post both");
+  const asked = await t.until("approval");
+  assert.deepEqual(asked.calls.map((c) => c.tool), ["post_mail"], "post_note is allowed by TOOLROUTE_POLICIES");
+  const call = asked.calls[0].id;
+
+  // Bad answers are 400s that say what to fix, and change nothing.
+  const bad = [
+    { name: "no answers", body: {}, want: /give the answers as \{"approvals": \[\{"id": "CALL_ID", "answer": "once", "session" or "deny"\}\]\}/ },
+    { name: "not an answer", body: { approvals: [call] }, want: /approvals\[0\] is not \{"id": "CALL_ID"/ },
+    { name: "unknown answer", body: { approvals: [{ id: call, answer: "always" }] }, want: /the answer "always" is none of once, session or deny/ },
+    { name: "unknown call", body: { approvals: [{ id: "call_nope", answer: "once" }] }, want: new RegExp(`no call "call_nope" is waiting for an answer: the ids are "${call}"`) },
+  ];
+  for (const c of bad) {
+    const r = await json("POST", `/api/sessions/${id}/approvals`, c.body);
+    assert.equal(r.status, 400, c.name);
+    assert.match((await r.json()).error, c.want, c.name);
+  }
+  assert.deepEqual((await (await json("GET", `/api/sessions/${id}/approvals`)).json()).waiting, [call]);
+
+  assert.equal((await answerCalls(id, [{ id: call, answer: "deny" }])).status, 200);
+  const events = await t.rest();
+  assert.equal(events.at(-1).text, "One posted.");
+  assert.equal(events.filter((e) => e.type === "approval").length, 1);
   const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
-  assert.deepEqual(results.map((m) => [m.tool_name, m.status, m.error_type ?? ""]), [["post_note", "success", ""], ["post_mail", "error", "approval_needed"]]);
+  assert.deepEqual(results.map((m) => [m.tool_name, m.status, m.error_type ?? ""]), [["post_note", "success", ""], ["post_mail", "error", "denied"]]);
+  assert.match(model.requests.at(-1).body, /The user denied this call of 'post_mail': it did not run/);
+});
+
+test("no question pending is a 404, answering or asking", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  for (const sid of [id, "never-made"]) {
+    const get = await json("GET", `/api/sessions/${sid}/approvals`);
+    assert.equal(get.status, 404);
+    assert.match((await get.json()).error, new RegExp(`no question is pending for session "${sid}": a turn asks when a tool that acts`));
+    const post = await answerCalls(sid, [{ id: "call_1", answer: "once" }]);
+    assert.equal(post.status, 404);
+  }
 });
 
 test("a message longer than a stored part comes back whole", async () => {

@@ -8,6 +8,10 @@
 //	GET  /api/sessions/{id}               one session
 //	GET  /api/sessions/{id}/messages      its message log
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	GET  /api/sessions/{id}/approvals     the question the session's turn is
+//	                                      waiting on
+//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer"}]}, an
+//	                                      answer to it (once, session or deny)
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries
@@ -31,6 +35,7 @@ import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
 import { INDEX_NAME, FILES_NAME } from "./sessions.js";
 import { parsePolicies } from "./policies.js";
+import { createApprover, expiry, readAnswers } from "./approvals.js";
 import { byteLength } from "../jsrun/sandbox.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
@@ -116,6 +121,7 @@ async function start(env, deps, now) {
     // own secrets (the provider key, Google's, the token).
     env: (name) => (typeof env[TOOL_ENV_PREFIX + name] === "string" ? env[TOOL_ENV_PREFIX + name] : undefined),
     policies: parsePolicies(env.TOOLROUTE_POLICIES).policies,
+    approve: createApprover({ session: (id) => sessionStub(env, id), token: (id) => tokens.get(id) ?? "", now, sleep }),
     secrets: () => workerSecrets(env),
     now,
   });
@@ -325,6 +331,12 @@ async function route(request, env, ctx, deps, now, ready) {
     }
     case "POST /sessions/{id}/messages":
       return send(env, ctx, ready, now, id, body, request);
+    case "GET /sessions/{id}/approvals": {
+      const q = await sessionStub(env, id).question(now().toISOString());
+      return q ? reply(q) : noQuestion(id);
+    }
+    case "POST /sessions/{id}/approvals":
+      return answerApprovals(env, now, id, body);
     case "GET /catalogue": {
       const session = url.searchParams.get("session") ?? "";
       if (session !== "" && !SESSION_ID.test(session)) return fail(400, BAD_SESSION_ID);
@@ -339,6 +351,21 @@ async function route(request, env, ctx, deps, now, ready) {
       return googleToken(env);
   }
   return fail(404, `no such endpoint: ${method} ${path}; see GET /api/health`);
+}
+
+// answerApprovals writes answers to the session's pending question into
+// its Durable Object, where the waiting turn reads them.
+async function answerApprovals(env, now, id, body) {
+  const answers = readAnswers(body);
+  if (answers.error) return fail(400, answers.error);
+  const r = await sessionStub(env, id).answer(answers.list, now().toISOString());
+  if (r.none) return noQuestion(id);
+  if (r.error) return fail(400, r.error);
+  return reply({ waiting: r.waiting });
+}
+
+function noQuestion(id) {
+  return fail(404, `no question is pending for session ${JSON.stringify(id)}: a turn asks when a tool that acts (writes, sends, deletes, shares) is about to run, and the approval event of its stream says so`);
 }
 
 async function createSession(env, now, title) {
@@ -405,6 +432,9 @@ async function googleToken(env) {
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
 // per event, the last being done or failed, or error for a host failure.
+// An approval event's question is recorded before the event is written, so
+// that an answer sent at once finds it; the turn then waits for the
+// answers (createApprover), and ends if the client goes away meanwhile.
 async function send(env, ctx, ready, now, id, body, request) {
   const text = typeof body.text === "string" ? body.text : "";
   if (text.trim() === "") return fail(400, 'give the message as {"text": "..."}');
@@ -432,6 +462,7 @@ async function send(env, ctx, ready, now, id, body, request) {
     try {
       for await (const ev of host.send(id, text, { signal: abort.signal })) {
         if (ev.type === "failed" && ev.failure) ev.failure.message = hint(provider, ev.failure.message ?? "");
+        if (ev.type === "approval") await stub.ask(token, ev.calls, expiry(now));
         if (!(await write(ev.type, ev))) {
           abort.abort(new Error("the client went away")); // the turn stops, what was done stays
         }

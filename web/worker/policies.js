@@ -1,8 +1,8 @@
-// The worker's approval rules. A worker has no one to ask before a tool
-// that acts on the world runs (no approval dialog over its API yet), so
-// such calls are refused unless the TOOLROUTE_POLICIES variable allows
-// them: a comma-separated list of tool:NAME=DECISION or group:NAME=DECISION,
-// with DECISION ask, allow or deny, such as
+// The worker's approval rules. A tool that acts on the world asks the user
+// before it runs (GET/POST /api/sessions/{id}/approvals) unless the
+// TOOLROUTE_POLICIES variable allows or denies it: a comma-separated list
+// of tool:NAME=DECISION or group:NAME=DECISION, with DECISION ask, allow or
+// deny, such as
 //   TOOLROUTE_POLICIES = "group:google_calendar=allow,tool:gmail_send=deny"
 
 const ENTRY = /^(tool|group):([a-z][a-z0-9_]*)=(ask|allow|deny)$/;

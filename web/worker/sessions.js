@@ -1,11 +1,13 @@
 // The worker's durable state: one Durable Object per session holding its
-// message log (SessionLog), one listing the sessions (SessionIndex), and
+// message log, its turn's lease and the question that turn is waiting on
+// (SessionLog), one listing the sessions (SessionIndex), and
 // one holding the files JS tools reach through fs (SandboxFiles), the Go
 // program's sandbox folder.
 // The log is the only session state (RFC-044): whichever worker serves a
 // turn reads the whole log here and the module finds the loaded groups in
 // it. Both use SQLite-backed storage (ctx.storage.sql).
 import { DurableObject } from "cloudflare:workers";
+import { answer as record, given, pending, sameCalls, view } from "./approvals.js";
 
 // PART_CHARS bounds one stored piece of a message's JSON: a SQLite-backed
 // Durable Object keeps strings up to 2 MB, and a tool result may be larger.
@@ -17,8 +19,11 @@ export const LEASE_MS = 10 * 60 * 1000;
 export const INDEX_NAME = "sessions";
 export const FILES_NAME = "files";
 
-// SessionLog is one session: its title and times, its messages and the
-// lease of the turn running in it.
+// SessionLog is one session: its title and times, its messages, the lease
+// of the turn running in it and that turn's pending approval question. The
+// question lives here, not in the turn's isolate, because the POST that
+// answers it may reach another isolate: the turn records it (ask), the
+// answers are written here (answer), and the turn polls for them (poll).
 export class SessionLog extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
@@ -71,6 +76,7 @@ export class SessionLog extends DurableObject {
     const renewed = Number(this.#meta("lease_renewed") ?? 0);
     if (holder && holder !== token && Date.now() - renewed < LEASE_MS) return { busy: true };
     this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`DELETE FROM meta WHERE key = 'question'`); // a dead turn's
       this.#setMeta("lease", token);
       this.#setMeta("lease_renewed", String(Date.now()));
       if (info.title === "" && title) this.#setMeta("title", title);
@@ -79,9 +85,70 @@ export class SessionLog extends DurableObject {
     return { ok: true };
   }
 
-  // end lets the session go, if token still holds it.
+  // end lets the session go, if token still holds it, and drops its
+  // question.
   end(token) {
-    if (this.#meta("lease") === token) this.sql.exec(`DELETE FROM meta WHERE key IN ('lease', 'lease_renewed')`);
+    if (this.#meta("lease") === token) this.sql.exec(`DELETE FROM meta WHERE key IN ('lease', 'lease_renewed', 'question')`);
+  }
+
+  // #question is the stored question, {token, calls, expires, answers}, or
+  // null.
+  #question() {
+    const q = this.#meta("question");
+    return q === null ? null : JSON.parse(q);
+  }
+
+  // ask records the question of the turn holding the lease (token) about
+  // calls, denied after expires (an ISO time), and gives when it expires.
+  // The same calls asked again keep their answers and expiry: the turn
+  // records the question before its approval event reaches the client, and
+  // again when it starts waiting.
+  ask(token, calls, expires) {
+    if (this.#meta("lease") !== token) {
+      throw new Error("another turn took this session over (this turn stored nothing for 10 minutes); send the message again");
+    }
+    const q = this.#question();
+    if (q && q.token === token && sameCalls(q.calls, calls)) return q.expires;
+    this.#setMeta("question", JSON.stringify({ token, calls, expires, answers: {} }));
+    return expires;
+  }
+
+  // poll gives the turn (token) the answers so far, in the calls' order,
+  // and whether every call has one; gone when its question is no longer
+  // here (the session taken over). A turn waiting on the user is alive:
+  // its lease is renewed, a minute at a time.
+  poll(token) {
+    const q = this.#question();
+    if (!q || q.token !== token) return { gone: true, answers: [], done: true };
+    if (this.#meta("lease") === token && Date.now() - Number(this.#meta("lease_renewed") ?? 0) > 60_000) {
+      this.#setMeta("lease_renewed", String(Date.now()));
+    }
+    const answers = given(q);
+    return { answers, done: answers.length === q.calls.length };
+  }
+
+  // drop closes the question of the turn token.
+  drop(token) {
+    if (this.#question()?.token === token) this.sql.exec(`DELETE FROM meta WHERE key = 'question'`);
+  }
+
+  // question is the pending question as GET .../approvals shows it, or
+  // null when none waits for an answer at now (an ISO time).
+  question(now) {
+    const q = this.#question();
+    return pending(q, now) ? view(this.#meta("id"), q) : null;
+  }
+
+  // answer records answers ([{id, answer}]) to the pending question at now
+  // (approvals.js's answer): {waiting: [ids]}, {error}, or {none: true}
+  // when no question is pending.
+  answer(answers, now) {
+    const q = this.#question();
+    if (!pending(q, now)) return { none: true };
+    const r = record(q, answers);
+    // The question stays until the turn takes its answers (poll, then drop).
+    if (!r.error) this.#setMeta("question", JSON.stringify(q));
+    return r;
   }
 
   // messages is the whole log, oldest first.

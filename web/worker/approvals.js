@@ -1,0 +1,126 @@
+// Approval before a tool acts, in the worker: serve's approvals
+// (host/server/approvals.go) with the question kept in the session's
+// Durable Object rather than in memory, since the POST answering it may
+// reach another isolate than the turn waiting on it. This file holds the
+// question's rules and the turn's side (createApprover); SessionLog
+// (sessions.js) stores the question, and api.js routes GET and POST
+// /api/sessions/{id}/approvals to it. Nothing here does I/O but through
+// the stub it is given, and nothing is imported: the Durable Object's
+// module takes the rules too.
+
+// APPROVAL_TIMEOUT_MS is how long a question waits for the user before its
+// calls are denied, as serve's DefaultApprovalTimeout: a turn does not hold
+// its session for good because the page was left open.
+export const APPROVAL_TIMEOUT_MS = 10 * 60 * 1000;
+// APPROVAL_POLL_MS is how often a waiting turn reads its question's answers
+// from the session's Durable Object.
+export const APPROVAL_POLL_MS = 300;
+// ANSWERS are the answers a call may get.
+export const ANSWERS = ["once", "session", "deny"];
+const USAGE = 'give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}';
+
+// createApprover makes createHost's approve: it records the question in
+// the session's Durable Object (SessionLog.ask) and polls it until every
+// call has its answer, the turn's signal aborts (the client went away: the
+// calls do not run) or the question expires (every call denied). deps:
+//   session: (id) => the session's SessionLog stub;
+//   token: (id) => the lease token of the session's running turn;
+//   now: () => Date; sleep: (ms, signal) => Promise, rejecting when
+//   signal aborts (host.js's sleep); timeoutMs (APPROVAL_TIMEOUT_MS);
+//   pollMs (APPROVAL_POLL_MS).
+export function createApprover(deps) {
+  const { session, token: tokenFor, now, sleep: wait } = deps;
+  const timeoutMs = deps.timeoutMs ?? APPROVAL_TIMEOUT_MS;
+  const pollMs = deps.pollMs ?? APPROVAL_POLL_MS;
+  return async (id, calls, { signal } = {}) => {
+    const stub = session(id);
+    const token = tokenFor(id);
+    // The turn recorded the question before its event went out (api.js's
+    // send): asking again keeps its answers and its expiry.
+    const expires = Date.parse(await stub.ask(token, calls, expiry(now, timeoutMs)));
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const r = await stub.poll(token);
+        if (r.done) return r.answers;
+        const left = expires - now().getTime();
+        if (left <= 0) return []; // the host denies the calls no one answered
+        await wait(Math.min(pollMs, left), signal);
+      }
+    } finally {
+      try {
+        await stub.drop(token);
+      } catch {
+        // it expires anyway, and the next turn's begin clears it
+      }
+    }
+  };
+}
+
+// expiry is when a question asked now expires, as an ISO time.
+export function expiry(now, timeoutMs = APPROVAL_TIMEOUT_MS) {
+  return new Date(now().getTime() + timeoutMs).toISOString();
+}
+
+// readAnswers reads POST .../approvals's body: {list: [{id, answer}]}, or
+// {error} saying what to send.
+export function readAnswers(body) {
+  const answers = body?.approvals;
+  if (!Array.isArray(answers) || answers.length === 0) return { error: USAGE };
+  const list = [];
+  for (const [i, a] of answers.entries()) {
+    if (a === null || typeof a !== "object" || typeof a.id !== "string" || typeof a.answer !== "string") {
+      return { error: `approvals[${i}] is not {"id": "CALL_ID", "answer": "once", "session" or "deny"}: ${USAGE}` };
+    }
+    list.push({ id: a.id, answer: a.answer });
+  }
+  return { list };
+}
+
+// A question is what SessionLog stores: {token, calls, expires, answers:
+// {id: answer}}, token being the lease of the turn that asked.
+
+// pending reports whether q still waits for an answer at now (ISO).
+export function pending(q, now) {
+  return q !== null && waiting(q).length > 0 && Date.parse(now) < Date.parse(q.expires);
+}
+
+// view is q as GET .../approvals shows it, serve's questionJSON.
+export function view(session, q) {
+  return { session, calls: q.calls, answers: given(q), waiting: waiting(q), expires: q.expires };
+}
+
+// answer records answers in q, all or none: a bad one refuses the lot. It
+// gives {waiting: [ids]} (none: the turn goes on), or {error} saying what
+// to fix.
+export function answer(q, answers) {
+  const known = new Set(q.calls.map((c) => c.id));
+  const seen = new Set();
+  for (const a of answers) {
+    const id = JSON.stringify(a.id);
+    if (!known.has(a.id)) {
+      return { error: `no call ${id} is waiting for an answer: the ids are ${q.calls.map((c) => JSON.stringify(c.id)).join(", ")} (GET this URL shows them)` };
+    }
+    if (seen.has(a.id)) return { error: `call ${id} is answered twice: give one answer per call` };
+    if (Object.hasOwn(q.answers, a.id)) return { error: `call ${id} was answered already (${q.answers[a.id]})` };
+    if (!ANSWERS.includes(a.answer)) return { error: `call ${id}: the answer ${JSON.stringify(a.answer)} is none of once, session or deny` };
+    seen.add(a.id);
+  }
+  for (const a of answers) q.answers[a.id] = a.answer;
+  return { waiting: waiting(q) };
+}
+
+// sameCalls reports whether two questions ask about the same calls.
+export function sameCalls(a, b) {
+  return a.length === b.length && a.every((c, i) => c.id === b[i].id);
+}
+
+// given is q's answers so far, in its calls' order.
+export function given(q) {
+  return q.calls.filter((c) => Object.hasOwn(q.answers, c.id)).map((c) => ({ id: c.id, answer: q.answers[c.id] }));
+}
+
+// waiting is the ids of q's calls with no answer yet.
+export function waiting(q) {
+  return q.calls.filter((c) => !Object.hasOwn(q.answers, c.id)).map((c) => c.id);
+}
