@@ -54,11 +54,6 @@ type JSCall struct {
 	Timeout time.Duration
 }
 
-// PermissionGoogle, in a manifest's requiredPermissions, lets a JS tool use
-// the google bridge: the user's Google account. Tools without it, js_eval
-// and the tools the model writes among them, are refused the account.
-const PermissionGoogle = registry.PermissionGoogle
-
 // JSResult is a JS call's outcome and the console lines it wrote, each as
 // "level: text".
 type JSResult struct {
@@ -159,7 +154,7 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 		}
 		out := h.js.Run(ctx, JSCall{
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
-			Params: c.Input, Env: env, Google: slices.Contains(c.RequiredPermissions, PermissionGoogle), Timeout: timeout,
+			Params: c.Input, Env: env, Google: slices.Contains(c.RequiredPermissions, registry.PermissionGoogle), Timeout: timeout,
 		})
 		res.Result = withConsole(out, h.opts.ShowConsole)
 	default:

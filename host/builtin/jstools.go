@@ -48,7 +48,7 @@ func (m manifest) grants() string {
 	if len(m.Env) > 0 {
 		g = append(g, "the variables "+strings.Join(m.Env, ", "))
 	}
-	if slices.Contains(m.RequiredPermissions, host.PermissionGoogle) {
+	if slices.Contains(m.RequiredPermissions, registry.PermissionGoogle) {
 		g = append(g, "the Google account")
 	}
 	return strings.Join(g, " and ")

@@ -238,7 +238,7 @@ func TestConformance(t *testing.T) {
 				res := r.Call(context.Background(), host.JSCall{
 					Tool: "case_tool", SourceRef: "tool.js", Source: []byte(source), Function: c.Function,
 					Params: params, Env: c.Env, Timeout: timeout,
-					Google: slices.Contains(c.RequiredPermissions, host.PermissionGoogle),
+					Google: slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
 				})
 				check(t, c.Expect, res)
 			}

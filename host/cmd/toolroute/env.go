@@ -48,14 +48,9 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute env: %q is not a variable name: use letters, digits and _, not starting with a digit\n", rest[0])
 		return 2
 	}
-	if err := cfg.Defaults(); err != nil {
-		fmt.Fprintf(stderr, "toolroute: %v\n", err)
-		return 1
-	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, cfg.DBPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+	db, ok := openSettingsStore(ctx, &cfg, stderr)
+	if !ok {
 		return 1
 	}
 	defer db.Close()
@@ -96,4 +91,20 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s removed.\n", rest[0])
 	}
 	return 0
+}
+
+// openSettingsStore fills in cfg's folders and opens its database, for the
+// commands that only read or write settings (env, policy); it reports a
+// failure on stderr.
+func openSettingsStore(ctx context.Context, cfg *app.Config, stderr io.Writer) (*store.DB, bool) {
+	if err := cfg.Defaults(); err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return nil, false
+	}
+	db, err := store.Open(ctx, cfg.DBPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return nil, false
+	}
+	return db, true
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/toolroute/toolroute/host/app"
-	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -58,14 +57,9 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute policy: %q: say ask, allow or deny\n", rest[2])
 		return 2
 	}
-	if err := cfg.Defaults(); err != nil {
-		fmt.Fprintf(stderr, "toolroute: %v\n", err)
-		return 1
-	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, cfg.DBPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+	db, ok := openSettingsStore(ctx, &cfg, stderr)
+	if !ok {
 		return 1
 	}
 	defer db.Close()
