@@ -324,17 +324,17 @@ func (t *turn) askApproval(ctx context.Context, calls []session.Call) ([]session
 		}
 		return nil, fmt.Errorf("host: asking the user about %d tool calls: %w", len(calls), err)
 	}
-	given := map[string]session.Answer{}
+	given := map[string]session.Approval{}
 	for _, a := range answers {
-		given[a.ID] = a.Answer
+		given[a.ID] = a
 	}
 	out := make([]session.Approval, len(calls))
 	for i, c := range calls {
 		a := given[c.ID]
-		if a != session.AnswerOnce && a != session.AnswerSession {
-			a = session.AnswerDeny
+		if a.Answer != session.AnswerOnce && a.Answer != session.AnswerSession {
+			a.Answer, a.Grant = session.AnswerDeny, nil
 		}
-		out[i] = session.Approval{ID: c.ID, Answer: a}
+		out[i] = session.Approval{ID: c.ID, Answer: a.Answer, Grant: a.Grant}
 	}
 	return t.event(ctx, session.Event{Type: session.EventApproval, Now: time.Now(), Approvals: out})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,6 +68,39 @@ type JSRunner interface {
 	Run(ctx context.Context, call JSCall) JSResult
 }
 
+// Grant is what the user granted one call at approval, of the secrets it
+// asked for: a native tool that runs code (js_eval) passes it on.
+type Grant struct {
+	// Names are the granted secrets, as asked.
+	Names []string
+	// Env holds the granted variables that are set.
+	Env map[string]string
+	// Google lets the call use the google bridge.
+	Google bool
+}
+
+type grantKey struct{}
+
+// GrantFrom returns the grant of the call ctx belongs to: none unless the
+// user granted secrets at approval.
+func GrantFrom(ctx context.Context) Grant {
+	g, _ := ctx.Value(grantKey{}).(Grant)
+	return g
+}
+
+// grant resolves granted secret names: "google" and the variables set.
+func (h *Host) grant(names []string) Grant {
+	g := Grant{Names: names, Env: map[string]string{}}
+	for _, n := range names {
+		if n == registry.PermissionGoogle {
+			g.Google = true
+		} else if v, ok := h.env(n); ok {
+			g.Env[n] = v
+		}
+	}
+	return g
+}
+
 // run performs one call the engine asked for and returns its result, with
 // the known secrets redacted.
 func (h *Host) run(ctx context.Context, c session.Call) session.Result {
@@ -124,6 +158,9 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
+		if len(c.Granted) > 0 {
+			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))
+		}
 		out, err := runNative(ctx, tool, c.Input)
 		switch {
 		case err == nil:
@@ -152,9 +189,12 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 				env[name] = v
 			}
 		}
+		granted := h.grant(c.Granted)
+		maps.Copy(env, granted.Env)
 		out := h.js.Run(ctx, JSCall{
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
-			Params: c.Input, Env: env, Google: slices.Contains(c.RequiredPermissions, registry.PermissionGoogle), Timeout: timeout,
+			Params: c.Input, Env: env, Timeout: timeout,
+			Google: granted.Google || slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
 		})
 		res.Result = withConsole(out, h.opts.ShowConsole)
 	default:
@@ -246,7 +286,17 @@ func (h *Host) CallTool(ctx context.Context, name string, input json.RawMessage)
 	if len(required) > 0 {
 		return registry.Result{}, fmt.Errorf("host: %s needs the parameters %s", name, strings.Join(required, ", "))
 	}
+	// The user calls the tool themselves: the secrets they pass in its
+	// "secrets" argument are theirs to grant.
+	var secrets []string
+	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
+		var problem string
+		if secrets, problem = session.AskedSecrets(name, input); problem != "" {
+			return registry.Result{}, fmt.Errorf("host: %s", problem)
+		}
+	}
 	res := h.run(ctx, session.Call{ID: "call", Tool: name, Input: input, Origin: tool.Origin,
-		TimeoutSeconds: tool.TimeoutSeconds, Env: tool.Env, RequiredPermissions: tool.RequiredPermissions})
+		TimeoutSeconds: tool.TimeoutSeconds, Env: tool.Env, RequiredPermissions: tool.RequiredPermissions,
+		Secrets: secrets, Granted: secrets})
 	return res.Result, nil
 }

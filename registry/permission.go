@@ -22,7 +22,30 @@ const (
 	// PermissionGoogle: it uses the user's Google account (the google
 	// bridge).
 	PermissionGoogle = "google"
+	// PermissionSecrets: its calls may ask for secrets in a "secrets"
+	// argument (an array of "google" and names of the user's variables);
+	// such a call asks the user first, whatever the policy allows, and runs
+	// with only the secrets the user grants (see ValidSecret).
+	PermissionSecrets = "secrets"
 )
+
+// ValidSecret reports whether s names a secret a call may ask for: "google"
+// (the Google account) or an environment variable's name, such as
+// WEATHER_API_KEY (letters, digits and _, not starting with a digit).
+func ValidSecret(s string) bool {
+	if s == PermissionGoogle {
+		return true
+	}
+	if s == "" || len(s) > 128 || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // Decision is a policy's answer for a tool: ask the user first, allow it,
 // or deny it.

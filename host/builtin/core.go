@@ -75,11 +75,12 @@ func Core(d Deps) []host.NativeTool {
 func jsEval(d Deps) host.NativeTool {
 	return host.NativeTool{
 		Tool: registry.Tool{
-			Name: "js_eval", RequiredPermissions: []string{registry.PermissionRunCode},
+			Name: "js_eval", RequiredPermissions: []string{registry.PermissionRunCode, registry.PermissionSecrets},
 			Description: "Run a JavaScript snippet in the sandbox (QuickJS) and get the value of its last expression, with what it wrote to console. " +
 				"Use it to compute, transform data or test code. The snippet has the JS tool bridges: fetch, fs, console, _time, lib. " +
 				"For await, wrap the code: (async () => { ... return value; })().",
-			Parameters:     schema(`{"type":"object","properties":{"code":{"type":"string","description":"The JavaScript to run, such as [1,2,3].map(x => x * 2)"}},"required":["code"]}`),
+			Parameters: schema(`{"type":"object","properties":{"code":{"type":"string","description":"The JavaScript to run, such as [1,2,3].map(x => x * 2)"},` +
+				`"secrets":{"type":"array","items":{"type":"string"},"description":"Only if the code needs them: \"google\" for the google bridge, or names of the user's variables, read as _env.NAME. The user is asked and may refuse."}},"required":["code"]}`),
 			TimeoutSeconds: 30,
 		},
 		Run: func(ctx context.Context, in json.RawMessage) (string, error) {
@@ -92,14 +93,16 @@ func jsEval(d Deps) host.NativeTool {
 			if d.JS == nil {
 				return "", errors.New("JavaScript is not available in this host")
 			}
-			src := "async function execute() { return await (0, eval)(" + quote(a.Code) + "); }"
+			// The variables granted are _env, a global for the snippet.
+			src := "async function execute(params) { globalThis._env = params._env; return await (0, eval)(" + quote(a.Code) + "); }"
+			grant := host.GrantFrom(ctx)
 			deadline, ok := ctx.Deadline()
 			timeout := 30 * time.Second
 			if ok {
 				timeout = time.Until(deadline)
 			}
 			res := d.JS.Call(ctx, host.JSCall{Tool: "js_eval", SourceRef: "js_eval.js", Source: []byte(src), Function: "execute",
-				Params: json.RawMessage(`{}`), Timeout: timeout})
+				Params: json.RawMessage(`{}`), Env: grant.Env, Google: grant.Google, Timeout: timeout})
 			var b strings.Builder
 			if res.Status == registry.StatusSuccess {
 				b.WriteString(res.Output)

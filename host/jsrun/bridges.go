@@ -65,7 +65,7 @@ func (s *callState) time(zone, format string) (string, error) {
 // google serves the credential bridge.
 func (s *callState) googleBridge(what string) (string, error) {
 	if !s.google {
-		return "", fmt.Errorf("google: '%s' may not use the Google account: only tools whose manifest lists \"google\" in requiredPermissions may, and code the model writes never does", s.tool)
+		return "", fmt.Errorf("google: '%s' may not use the Google account: only tools whose manifest lists \"google\" in requiredPermissions may, and code the model writes only when the user grants it at approval (js_eval's \"secrets\": [\"google\"])", s.tool)
 	}
 	p := s.runner.opts.Google
 	var v string

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/server"
 )
@@ -392,5 +393,49 @@ func TestServePolicies(t *testing.T) {
 	evs := turn(t, srv, "s", "Send a note")
 	if n := names(evs); slices.Contains(n, "approval") || n[len(n)-1] != "done" || outbox() != 1 {
 		t.Errorf("allowed by policy: events %v, %d sent", n, outbox())
+	}
+}
+
+// js_eval asking for secrets asks although it runs unasked otherwise; the
+// question lists them; a grant names only secrets asked for (400 if not),
+// and the code reads exactly those granted, redacted from what the model
+// reads.
+func TestServeApprovalGrant(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("js_eval", `{"code":"[_env.MAIL_KEY, typeof _env.OTHER].join(' ')","secrets":["MAIL_KEY","OTHER"]}`),
+		fakemodel.Text("Read."),
+	)
+	defer model.Close()
+	srv, a := startApp(t, t.TempDir(), model, server.Options{Token: token, Approvals: server.NewApprovals(0)})
+	for k, v := range map[string]string{"MAIL_KEY": "mail-secret-value-42", "OTHER": "other-secret-value-43"} {
+		if err := a.Store.SetSetting(context.Background(), builtin.EnvPrefix+k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startTurn(t, srv, "s", "Read my mail")
+	e := s.until("approval")
+	b, _ := json.Marshal(e.Data["calls"])
+	var asked []struct {
+		ID      string   `json:"id"`
+		Secrets []string `json:"secrets"`
+	}
+	json.Unmarshal(b, &asked)
+	if len(asked) != 1 || !slices.Equal(asked[0].Secrets, []string{"MAIL_KEY", "OTHER"}) {
+		t.Fatalf("the question: %s", b)
+	}
+	id := asked[0].ID
+	if status, body := answer(t, srv, "s", `{"approvals":[{"id":"`+id+`","answer":"once","grant":["MAIL_KEY","OPENAI_API_KEY"]}]}`); status != http.StatusBadRequest || !strings.Contains(body, `did not ask for "OPENAI_API_KEY"`) {
+		t.Fatalf("a grant of a secret not asked for: HTTP %d %s", status, body)
+	}
+	if status, body := answer(t, srv, "s", `{"approvals":[{"id":"`+id+`","answer":"once","grant":["MAIL_KEY"]}]}`); status != http.StatusOK {
+		t.Fatalf("the answer: HTTP %d %s", status, body)
+	}
+	if last := s.rest(); last.Name != "done" {
+		t.Fatalf("last event %v", last)
+	}
+	reqs := model.Requests()
+	last := string(reqs[len(reqs)-1].Body)
+	if !strings.Contains(last, "[redacted MAIL_KEY] undefined") || strings.Contains(last, "mail-secret-value-42") {
+		t.Errorf("the model read: %s", last)
 	}
 }

@@ -37,7 +37,7 @@ type Approvals struct {
 type question struct {
 	calls   []session.Call
 	expires time.Time
-	answers map[string]session.Answer
+	answers map[string]session.Approval
 	// done is closed when every call has its answer.
 	done chan struct{}
 }
@@ -81,7 +81,7 @@ func (p *Approvals) ask(sessionID string, calls []session.Call) *question {
 	if q := p.pending[sessionID]; q != nil && slices.Equal(ids(q.calls), ids(calls)) {
 		return q
 	}
-	q := &question{calls: calls, expires: p.now().Add(p.timeout), answers: map[string]session.Answer{}, done: make(chan struct{})}
+	q := &question{calls: calls, expires: p.now().Add(p.timeout), answers: map[string]session.Approval{}, done: make(chan struct{})}
 	p.pending[sessionID] = q
 	return q
 }
@@ -100,7 +100,7 @@ func (q *question) given() []session.Approval {
 	out := []session.Approval{}
 	for _, c := range q.calls {
 		if a, ok := q.answers[c.ID]; ok {
-			out = append(out, session.Approval{ID: c.ID, Answer: a})
+			out = append(out, a)
 		}
 	}
 	return out
@@ -140,15 +140,24 @@ func (p *Approvals) answer(sessionID string, answers []session.Approval) ([]stri
 			return nil, fmt.Errorf("no call %q is waiting for an answer: the ids are %s (GET this URL shows them)", a.ID, strings.Join(ids(q.calls), ", "))
 		case seen[a.ID]:
 			return nil, fmt.Errorf("call %q is answered twice: give one answer per call", a.ID)
-		case q.answers[a.ID] != "":
-			return nil, fmt.Errorf("call %q was answered already (%s)", a.ID, q.answers[a.ID])
+		case q.answers[a.ID].Answer != "":
+			return nil, fmt.Errorf("call %q was answered already (%s)", a.ID, q.answers[a.ID].Answer)
 		case a.Answer != session.AnswerOnce && a.Answer != session.AnswerSession && a.Answer != session.AnswerDeny:
 			return nil, fmt.Errorf("call %q: the answer %q is none of once, session or deny", a.ID, a.Answer)
+		}
+		asked := q.call(a.ID).Secrets
+		for _, g := range a.Grant {
+			if !slices.Contains(asked, g) {
+				return nil, fmt.Errorf("call %q did not ask for %q: grant only secrets it asked for (%s)", a.ID, g, strings.Join(asked, ", "))
+			}
 		}
 		seen[a.ID] = true
 	}
 	for _, a := range answers {
-		q.answers[a.ID] = a.Answer
+		if a.Answer == session.AnswerDeny {
+			a.Grant = nil
+		}
+		q.answers[a.ID] = session.Approval{ID: a.ID, Answer: a.Answer, Grant: a.Grant}
 	}
 	// The question stays until Approve takes its answers: it may not be
 	// waiting yet, the event reaching the client before it.
@@ -157,6 +166,16 @@ func (p *Approvals) answer(sessionID string, answers []session.Approval) ([]stri
 		close(q.done)
 	}
 	return waiting, nil
+}
+
+// call is the question's call id; p.mu is held.
+func (q *question) call(id string) session.Call {
+	for _, c := range q.calls {
+		if c.ID == id {
+			return c
+		}
+	}
+	return session.Call{}
 }
 
 func ids(calls []session.Call) []string {

@@ -42,6 +42,13 @@ func startWith(t *testing.T, model *fakemodel.Server, o server.Options, env ...s
 // (config/tools) first.
 func startIn(t *testing.T, dir string, model *fakemodel.Server, o server.Options, env ...string) *httptest.Server {
 	t.Helper()
+	srv, _ := startApp(t, dir, model, o, env...)
+	return srv
+}
+
+// startApp is startIn that also returns the app served.
+func startApp(t *testing.T, dir string, model *fakemodel.Server, o server.Options, env ...string) (*httptest.Server, *app.App) {
+	t.Helper()
 	vars := map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "test-key"}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
@@ -56,7 +63,7 @@ func startIn(t *testing.T, dir string, model *fakemodel.Server, o server.Options
 	}
 	srv := httptest.NewServer(server.Handler(a, o))
 	t.Cleanup(func() { srv.Close(); a.Close() })
-	return srv
+	return srv, a
 }
 
 type event struct {

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -263,7 +264,7 @@ func TestConcurrentAppends(t *testing.T) {
 			t.Fatalf("shared[%d] = %q, want writer %d's message %d", i, shared[i].Content, w, next[w])
 		}
 		next[w]++
-		if shared[i].Type != session.User || shared[i+1] != (session.Message{Type: session.Assistant, Content: shared[i].Content}) {
+		if shared[i].Type != session.User || !reflect.DeepEqual(shared[i+1], session.Message{Type: session.Assistant, Content: shared[i].Content}) {
 			t.Fatalf("shared[%d:%d] = %+v, want one Append's user and assistant pair", i, i+2, shared[i:i+2])
 		}
 	}

@@ -56,10 +56,13 @@ const (
 	AnswerDeny    Answer = "deny"
 )
 
-// Approval answers one call an ask_approval action asked about.
+// Approval answers one call an ask_approval action asked about. Grant is
+// the secrets the user lets the call read, of those it asked for (its
+// Secrets); any other name is ignored.
 type Approval struct {
-	ID     string `json:"id"`
-	Answer Answer `json:"answer"`
+	ID     string   `json:"id"`
+	Answer Answer   `json:"answer"`
+	Grant  []string `json:"grant,omitempty"`
 }
 
 // EventType says what an event is.
@@ -214,6 +217,13 @@ type Call struct {
 	TimeoutSeconds      int             `json:"timeout_seconds"`
 	Env                 []string        `json:"env,omitempty"`
 	RequiredPermissions []string        `json:"required_permissions,omitempty"`
+	// Secrets are the secrets the call asks for in its "secrets" argument
+	// (a tool with the "secrets" permission): shown to the user, who
+	// grants some, all or none.
+	Secrets []string `json:"secrets,omitempty"`
+	// Granted are the secrets the user granted the call, in run_tools: the
+	// host gives it these and no others beyond its manifest's.
+	Granted []string `json:"granted,omitempty"`
 }
 
 // GroupLoad reports a tool group loaded during the turn.

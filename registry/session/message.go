@@ -37,7 +37,7 @@ const (
 	// ToolResult is what the model reads for a tool call.
 	ToolResult MessageType = "tool_result"
 	// ApprovalAnswer is the user's answer about a tool call that asked first:
-	// Content is "once", "session" or "deny". The model never sees it; an
+	// Content is "once", "session" or "deny", Grant the secrets granted. The model never sees it; an
 	// answer of "session" lets the tool run unasked for the rest of the
 	// session, in this process or the next.
 	ApprovalAnswer MessageType = "approval"
@@ -60,7 +60,10 @@ type Message struct {
 	ErrorType string `json:"error_type,omitempty"`
 	// Index is a tool call's position among its response's calls, so the
 	// calls are sent back in the model's order whatever order they finished in.
-	Index int       `json:"index,omitempty"`
+	Index int `json:"index,omitempty"`
+	// Grant is, on an approval, the secrets the user granted the call; with
+	// "session" they stay granted to the tool for the rest of the session.
+	Grant []string  `json:"grant,omitempty"`
 	Time  time.Time `json:"time,omitzero"`
 }
 

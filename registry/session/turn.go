@@ -312,11 +312,27 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
-		switch t.decide(c.Name) {
+		decision := t.decide(c.Name)
+		if decision != registry.DecisionDeny && len(call.Secrets) > 0 {
+			// Secrets are granted by the user only: a call asking for
+			// some the session has not granted asks, whatever the policy.
+			if granted := sessionGrants(t.log, c.Name); containsAll(granted, call.Secrets) {
+				p.run.Granted = call.Secrets
+			} else {
+				decision = registry.DecisionAsk
+			}
+		}
+		switch decision {
 		case registry.DecisionDeny:
 			logged = append(logged, t.record(i, c, registry.Failure("denied", fmt.Sprintf(
 				"The user does not allow '%s' to run (their policy denies it). Do not call it again; tell the user, who can change the policy.", c.Name)))...)
 		case registry.DecisionAsk:
+			if !t.set.Approvals && len(call.Secrets) > 0 {
+				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
+					"'%s' asked for secrets (%s), which only the user can grant when asked, and no one is here to answer (the chat is not interactive). It did not run. "+
+						"Call it again without \"secrets\" if the work can be done without them, or tell the user.", c.Name, strings.Join(call.Secrets, ", "))))...)
+				continue
+			}
 			if !t.set.Approvals {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
 					"'%s' asks the user before it runs, and no one is here to answer (the chat is not interactive). It did not run. "+
@@ -330,7 +346,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		default:
 			// Committed before it runs: a call cut off while it runs is
 			// then known, and never run again unseen (see conversation).
-			t.approved = append(t.approved, *call)
+			t.approved = append(t.approved, p.run)
 			t.pending = append(t.pending, p)
 			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusPending, Index: i, Time: t.now})
 		}
@@ -391,6 +407,27 @@ func (t *Turn) decide(name string) registry.Decision {
 	return d
 }
 
+// sessionGrants are the secrets the user granted a tool for the rest of
+// the session: those of its approval answers of "session" in the log.
+func sessionGrants(log []Message, tool string) []string {
+	var granted []string
+	for _, m := range log {
+		if m.Type == ApprovalAnswer && m.ToolName == tool && Answer(m.Content) == AnswerSession {
+			granted = append(granted, m.Grant...)
+		}
+	}
+	return granted
+}
+
+func containsAll(set, names []string) bool {
+	for _, n := range names {
+		if !slices.Contains(set, n) {
+			return false
+		}
+	}
+	return true
+}
+
 // approvedForSession reports whether the user let a tool run unasked for
 // the rest of the session: an approval answer of "session" in the log.
 func approvedForSession(log []Message, tool string) bool {
@@ -408,12 +445,22 @@ func (t *Turn) approve(answers []Approval) []Action {
 	var logged []Message
 	for _, p := range t.asking {
 		var a Answer
+		var grant []string
 		for _, x := range answers {
 			if x.ID == p.call.ID {
 				a = x.Answer
+				grant = x.Grant
 			}
 		}
-		logged = append(logged, Message{Type: ApprovalAnswer, ToolCallID: p.call.ID, ToolName: p.call.Name, Content: string(a), Time: t.now})
+		// Only secrets the call asked for, in its order; none when denied.
+		var granted []string
+		for _, s := range p.run.Secrets {
+			if a != AnswerDeny && slices.Contains(grant, s) {
+				granted = append(granted, s)
+			}
+		}
+		p.run.Granted = granted
+		logged = append(logged, Message{Type: ApprovalAnswer, ToolCallID: p.call.ID, ToolName: p.call.Name, Content: string(a), Grant: granted, Time: t.now})
 		if a == AnswerDeny {
 			logged = append(logged, t.resultMessage(p.call, registry.Failure("denied", fmt.Sprintf(
 				"The user denied this call of '%s': it did not run. Do not call it again unless the user asks; ask them what they want instead.", p.call.Name))))
@@ -496,10 +543,43 @@ func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result
 	if problem != "" {
 		return registry.Failure("invalid_arguments", problem), nil, nil
 	}
+	var secrets []string
+	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
+		if secrets, problem = AskedSecrets(tool.Name, input); problem != "" {
+			return registry.Failure("invalid_arguments", problem), nil, nil
+		}
+	}
 	return registry.Result{}, &Call{
 		ID: c.ID, Tool: tool.Name, Input: input, Origin: tool.Origin, TimeoutSeconds: tool.TimeoutSeconds,
-		Env: tool.Env, RequiredPermissions: tool.RequiredPermissions,
+		Env: tool.Env, RequiredPermissions: tool.RequiredPermissions, Secrets: secrets,
 	}, nil
+}
+
+// AskedSecrets reads the "secrets" argument of a tool with the secrets
+// permission (an object's): absent, null or an array of secret names, each
+// returned once. problem says what is wrong with it, for the model.
+func AskedSecrets(tool string, input json.RawMessage) ([]string, string) {
+	var args struct {
+		Secrets json.RawMessage `json:"secrets"`
+	}
+	_ = json.Unmarshal(input, &args) // an object: checkArguments said so
+	if len(args.Secrets) == 0 || string(args.Secrets) == "null" {
+		return nil, ""
+	}
+	var names []string
+	if json.Unmarshal(args.Secrets, &names) != nil {
+		return nil, fmt.Sprintf("The \"secrets\" argument of '%s' is not an array of names: send one such as [\"google\", \"WEATHER_API_KEY\"], or leave it out.", tool)
+	}
+	var out []string
+	for _, n := range names {
+		if !registry.ValidSecret(n) {
+			return nil, fmt.Sprintf("%q in the \"secrets\" argument of '%s' is not a secret's name: use \"google\" for the Google account or a variable's name such as WEATHER_API_KEY.", n, tool)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, ""
 }
 
 // checkArguments checks a call's arguments: one JSON object ("" counts as

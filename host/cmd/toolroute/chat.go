@@ -337,10 +337,16 @@ func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]s
 			what = " (" + strings.Join(call.RequiredPermissions, ", ") + ")"
 		}
 		fmt.Fprintf(c.out, "? %s %s%s\n", call.Tool, shorten(string(call.Input), 600), what)
+		question := "  Allow it? [y] once, [a] always in this session, [n] no: "
+		if len(call.Secrets) > 0 {
+			// Yes grants every secret asked for: the question names them.
+			fmt.Fprintf(c.out, "  It asks to read your secrets: %s.\n", describeSecrets(call.Secrets))
+			question = "  Allow it with them? [y] once, [a] always in this session, [n] no: "
+		}
 		answer := session.AnswerDeny
 	ask:
 		for try := 0; try < 2; try++ {
-			fmt.Fprint(c.out, "  Allow it? [y] once, [a] always in this session, [n] no: ")
+			fmt.Fprint(c.out, question)
 			var line string
 			var ok bool
 			select {
@@ -369,7 +375,11 @@ func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]s
 		if answer == session.AnswerDeny {
 			fmt.Fprintf(c.out, "  %s will not run.\n", call.Tool)
 		}
-		out = append(out, session.Approval{ID: call.ID, Answer: answer})
+		a := session.Approval{ID: call.ID, Answer: answer}
+		if answer != session.AnswerDeny {
+			a.Grant = call.Secrets
+		}
+		out = append(out, a)
 	}
 	c.lineStart = true
 	return out, nil
@@ -391,4 +401,21 @@ func shorten(s string, max int) string {
 		s += " […]"
 	}
 	return s
+}
+
+// describeSecrets names secrets for the user: the Google account, then the
+// variables.
+func describeSecrets(names []string) string {
+	var parts, vars []string
+	for _, n := range names {
+		if n == registry.PermissionGoogle {
+			parts = append(parts, "your Google account")
+		} else {
+			vars = append(vars, n)
+		}
+	}
+	if len(vars) > 0 {
+		parts = append(parts, "the variables "+strings.Join(vars, ", "))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -103,3 +103,78 @@ func TestSecretsStayHome(t *testing.T) {
 		t.Errorf("call js_eval: exit %d, %q %q", call.code, call.stdout, call.stderr)
 	}
 }
+
+// TestSecretsGrantedAtApproval: js_eval reads a secret only when the user
+// grants it at approval. The model lists what the code needs in "secrets";
+// the call asks although js_eval runs unasked otherwise, "always" grants
+// them for the session's later calls asking for no more, a call asking for
+// more asks again, and with nobody to ask it does not run. The values the
+// code reads are still redacted from what the model and the store see.
+func TestSecretsGrantedAtApproval(t *testing.T) {
+	const code = `(async () => [await google.getAccessToken(), _env.MAIL_KEY, typeof _env.OTHER].join(" "))()`
+	withSecrets := func(secrets ...string) string {
+		b, _ := json.Marshal(map[string]any{"code": code, "secrets": secrets})
+		return string(b)
+	}
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("js_eval", withSecrets("google", "MAIL_KEY")),
+		fakemodel.ToolCall("js_eval", withSecrets("MAIL_KEY", "google")),
+		fakemodel.ToolCall("js_eval", withSecrets("google", "OTHER")),
+		fakemodel.Text("Done."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	u.setenv("GOOGLE_ACCESS_TOKEN=" + planted["GOOGLE_ACCESS_TOKEN"])
+	if res := u.run("mail-key-value-1234\n", "env", "set", "MAIL_KEY"); res.code != 0 {
+		t.Fatalf("env set: exit %d: %s", res.code, res.stderr)
+	}
+	if res := u.run("other-value-5678\n", "env", "set", "OTHER"); res.code != 0 {
+		t.Fatalf("env set: exit %d: %s", res.code, res.stderr)
+	}
+
+	res := u.run("Read my mail\na\nn\n", "chat", "--session", "s", "--ask-stdin")
+	if res.code != 0 {
+		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	out := res.stdout
+	mustContain(t, "the chat", out,
+		"It asks to read your secrets: your Google account and the variables MAIL_KEY.",
+		"Allow it with them? [y] once, [a] always in this session, [n] no: a\n",
+		"[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined",
+		"It asks to read your secrets: your Google account and the variables OTHER.",
+		"js_eval will not run.",
+	)
+	if n := strings.Count(out, "Allow it with them?"); n != 2 {
+		t.Errorf("asked %d times, want 2 (the second call was granted for the session)\n%s", n, out)
+	}
+	if n := strings.Count(out, "[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined"); n != 2 {
+		t.Errorf("the granted code ran %d times, want 2\n%s", n, out)
+	}
+	stored, _ := json.Marshal(u.messages("s"))
+	for _, s := range []string{planted["GOOGLE_ACCESS_TOKEN"], "mail-key-value-1234", "other-value-5678"} {
+		if strings.Contains(string(stored), s) || strings.Contains(out, s) {
+			t.Errorf("%q reached the store or the terminal", s)
+		}
+		for i, r := range model.Requests() {
+			if strings.Contains(string(r.Body), s) {
+				t.Errorf("model request %d holds %q", i, s)
+			}
+		}
+	}
+	if !strings.Contains(string(stored), `"grant":["google","MAIL_KEY"]`) {
+		t.Errorf("the store has no approval granting google and MAIL_KEY: %s", stored)
+	}
+
+	// Nobody to ask: the call does not run, and the model reads why.
+	model2 := fakemodel.New(fakemodel.OpenAI, fakemodel.ToolCall("js_eval", withSecrets("google")), fakemodel.Text("Done."))
+	defer model2.Close()
+	u.setenv("OPENAI_BASE_URL=" + model2.BaseURL()) // the last value wins
+	piped := u.run("Read my mail\n", "chat", "--session", "s2")
+	mustContain(t, "the piped chat", piped.stdout, "asked for secrets (google), which only the user can grant when asked")
+
+	// The user's own call: the secrets in its parameters are their grant.
+	call := u.run("", "call", "js_eval", "--params", withSecrets("google", "MAIL_KEY"))
+	if call.code != 0 || !strings.Contains(call.stdout, "[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined") {
+		t.Errorf("call js_eval with secrets: exit %d, %q %q", call.code, call.stdout, call.stderr)
+	}
+}
