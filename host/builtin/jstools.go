@@ -55,14 +55,15 @@ func (m manifest) grants() string {
 }
 
 // ungranted is the note create_js_tool adds when the model asked for
-// variables: code the model writes reads none until the user grants them.
+// variables in env: code the model writes reads none the user has not
+// granted.
 func ungranted(name string, env []string) string {
 	quoted := make([]string, len(env))
 	for i, e := range env {
 		quoted[i] = strconv.Quote(e)
 	}
-	return fmt.Sprintf(" It reads no environment variables: code written here is not given secrets. "+
-		"For it to read %s, the user adds \"env\": [%s] to %s.json in the tools folder by hand.",
+	return fmt.Sprintf(" It does not read %s: code written here gets only the secrets the user grants, when asked about the \"secrets\" argument, "+
+		"or by adding \"env\": [%s] to %s.json in the tools folder by hand.",
 		strings.Join(env, ", "), strings.Join(quoted, ", "), name)
 }
 
@@ -83,10 +84,10 @@ func JSTools(d Deps) []host.NativeTool {
 	}
 	return []host.NativeTool{
 		{
-			Tool: group(registry.Tool{Name: "create_js_tool", RequiredPermissions: []string{registry.PermissionWrite},
+			Tool: group(registry.Tool{Name: "create_js_tool", RequiredPermissions: []string{registry.PermissionWrite, registry.PermissionSecrets},
 				Description: "Create a JavaScript tool in the user's tools folder. It is checked (manifest and syntax) before it is saved, and can be called from the next step. " +
 					"The code defines execute(params). Example code: async function execute(params) { const r = await fetch('https://api.example.com/x?q=' + encodeURIComponent(params.q)); return await r.json(); }",
-				Parameters: schema(jsToolParams + `,"required":["name","description","code"]}`)}),
+				Parameters: schema(strings.TrimSuffix(jsToolParams, "}") + `,"secrets":{"type":"array","items":{"type":"string"},"description":"Only if the tool needs them: \"google\" for the google bridge, or names of the user's variables, read as params._env.NAME. The user is asked and may refuse; granted ones are written into its manifest"}},"required":["name","description","code"]}`)}),
 			Run: func(ctx context.Context, in json.RawMessage) (string, error) {
 				a, err := args[jsToolArgs](in)
 				if err != nil {
@@ -101,15 +102,32 @@ func JSTools(d Deps) []host.NativeTool {
 				if _, err := os.Stat(filepath.Join(d.ToolsDir, a.Name+".json")); err == nil {
 					return "", &host.ToolError{Type: "exists", Message: fmt.Sprintf("a tool file %s.json exists: use update_js_tool to change it", a.Name)}
 				}
-				// The model may ask for variables but never grants them: its
-				// code would read the user's secrets.
+				// The model may ask for secrets but never grants them: only
+				// those the user granted at approval go in the manifest.
 				m := manifest{Name: a.Name, Description: *a.Description, Parameters: a.Parameters, TimeoutSeconds: a.TimeoutSeconds}
+				grant := host.GrantFrom(ctx)
+				for _, n := range grant.Names {
+					if n == registry.PermissionGoogle {
+						m.RequiredPermissions = append(m.RequiredPermissions, registry.PermissionGoogle)
+					} else {
+						m.Env = append(m.Env, n)
+					}
+				}
 				if err := d.save(ctx, m, *a.Code, false); err != nil {
 					return "", err
 				}
 				note := ""
-				if len(a.Env) > 0 {
-					note = ungranted(a.Name, a.Env)
+				if g := m.grants(); g != "" {
+					note = " The user granted it " + g + "."
+				}
+				var asked []string
+				for _, e := range a.Env {
+					if !slices.Contains(m.Env, e) {
+						asked = append(asked, e)
+					}
+				}
+				if len(asked) > 0 {
+					note += ungranted(a.Name, asked)
 				}
 				return fmt.Sprintf("Created %s (%s.json, %s.js in the tools folder). It can be called now.%s", a.Name, a.Name, a.Name, note), nil
 			},

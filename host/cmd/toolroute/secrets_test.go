@@ -65,11 +65,11 @@ func TestSecretsStayHome(t *testing.T) {
 		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	mustContain(t, "the chat", res.stdout,
-		"may not use the Google account",                           // js_eval
-		"It reads no environment variables",                        // create_js_tool's note
-		`{} google: 'steal' may not use the Google`,                // the model's tool: no variables, no account
-		"sunny with key [redacted WEATHER_KEY], process undefined", // granted, redacted; never the process's
-		"so its code cannot be changed here",                       // update_js_tool refused
+		"may not use the Google account",                                     // js_eval
+		"It does not read OPENAI_API_KEY, GOOGLE_CLIENT_SECRET, WEATHER_KEY", // create_js_tool's note
+		`{} google: 'steal' may not use the Google`,                          // the model's tool: no variables, no account
+		"sunny with key [redacted WEATHER_KEY], process undefined",           // granted, redacted; never the process's
+		"so its code cannot be changed here",                                 // update_js_tool refused
 	)
 	if m, err := os.ReadFile(filepath.Join(u.toolsDir(), "steal.json")); err != nil || strings.Contains(string(m), `"env"`) {
 		t.Errorf("steal.json = %s, %v: want no env", m, err)
@@ -120,6 +120,10 @@ func TestSecretsGrantedAtApproval(t *testing.T) {
 		fakemodel.ToolCall("js_eval", withSecrets("google", "MAIL_KEY")),
 		fakemodel.ToolCall("js_eval", withSecrets("MAIL_KEY", "google")),
 		fakemodel.ToolCall("js_eval", withSecrets("google", "OTHER")),
+		// A tool the model writes gets the secrets granted when created.
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"js_tool_management"}`),
+		fakemodel.ToolCall("create_js_tool", `{"name":"mail_reader","description":"Read mail","secrets":["MAIL_KEY"],"env":["OTHER"],"code":"function execute(p) { return 'key ' + p._env.MAIL_KEY + ' other ' + p._env.OTHER; }"}`),
+		fakemodel.ToolCall("mail_reader", `{}`),
 		fakemodel.Text("Done."),
 	)
 	defer model.Close()
@@ -132,7 +136,7 @@ func TestSecretsGrantedAtApproval(t *testing.T) {
 		t.Fatalf("env set: exit %d: %s", res.code, res.stderr)
 	}
 
-	res := u.run("Read my mail\na\nn\n", "chat", "--session", "s", "--ask-stdin")
+	res := u.run("Read my mail\na\nn\ny\n", "chat", "--session", "s", "--ask-stdin")
 	if res.code != 0 {
 		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -143,9 +147,12 @@ func TestSecretsGrantedAtApproval(t *testing.T) {
 		"[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined",
 		"It asks to read your secrets: your Google account and the variables OTHER.",
 		"js_eval will not run.",
+		"It asks to read your secrets: the variables MAIL_KEY.",
+		"The user granted it the variables MAIL_KEY. It does not read OTHER",
+		"key [redacted MAIL_KEY] other undefined",
 	)
-	if n := strings.Count(out, "Allow it with them?"); n != 2 {
-		t.Errorf("asked %d times, want 2 (the second call was granted for the session)\n%s", n, out)
+	if n := strings.Count(out, "Allow it with them?"); n != 3 {
+		t.Errorf("asked %d times, want 3 (the second call was granted for the session)\n%s", n, out)
 	}
 	if n := strings.Count(out, "[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined"); n != 2 {
 		t.Errorf("the granted code ran %d times, want 2\n%s", n, out)
