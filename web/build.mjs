@@ -1,17 +1,19 @@
 // Builds the browser chat UI into web/ui/dist/: app.js and worker.js bundled
 // by esbuild (ESM, browser, minified; the tokenizer a lazily loaded chunk of
 // the worker), with index.html, app.css, toolroute.wasm (the module, from
-// wasm/) and quickjs.wasm (the quickjs-ng sync variant's) copied. The same
+// wasm/) copied and quickjs.wasm (the quickjs-ng sync variant's, patched by
+// jsrun/patch.js to poll its interrupt handler at every operation). The same
 // inputs give the same files: no timestamps, no absolute paths, sorted
 // output, content-hashed chunk names.
 //
 //	node build.mjs            (from web/)
 //	TOOLROUTE_WASM=path node build.mjs   to take the module from elsewhere
 import { build } from "esbuild";
-import { copyFile, mkdir, rm, readdir, stat } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, readdir, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { patchQuickJS } from "./jsrun/patch.js";
 
 const web = path.dirname(fileURLToPath(import.meta.url));
 const ui = path.join(web, "ui");
@@ -22,6 +24,12 @@ export function quickjsWasm() {
   const require = createRequire(import.meta.url);
   const pkg = path.dirname(require.resolve("@jitl/quickjs-ng-wasmfile-release-sync/package.json"));
   return path.join(pkg, "dist", "emscripten-module.wasm");
+}
+
+// writeQuickjsWasm writes quickjsWasm() patched (jsrun/patch.js) to file:
+// the browser and the worker compile what the build gives them.
+export async function writeQuickjsWasm(file) {
+  await writeFile(file, await patchQuickJS(await readFile(quickjsWasm())));
 }
 
 export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUTE_WASM || path.join(web, "..", "wasm", "toolroute.wasm"), log = "warning" } = {}) {
@@ -48,7 +56,7 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
   await copyFile(path.join(ui, "index.html"), path.join(out, "index.html"));
   await copyFile(path.join(ui, "app.css"), path.join(out, "app.css"));
   await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
-  await copyFile(quickjsWasm(), path.join(out, "quickjs.wasm"));
+  await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   const files = (await readdir(out)).sort();
   const sizes = {};
   for (const f of files) sizes[f] = (await stat(path.join(out, f))).size;

@@ -18,14 +18,19 @@
 //     and ArrayBuffers passed it unchecked.
 //   - Stack: setMaxStackSize (DEFAULT_STACK_SIZE).
 //   - Time: QuickJS's interrupt handler compares the clock with the call's
-//     deadline. QuickJS polls it only every 10,000 operations
-//     (JS_INTERRUPT_COUNTER_INIT, compiled in; quickjs-emscripten has no
-//     setting for it), about 5,000 turns of a loop: cheap turns end within
-//     milliseconds of the deadline, but a loop of long native calls, such
-//     as `for (;;) n += JSON.stringify(big).length`, runs 5,000 of them
-//     first (with 200,000 objects, 26 minutes past a 2 s timeout). The Go
-//     host polls at every operation (host/jsrun/patch.go); this build
-//     cannot without rebuilding the wasm.
+//     deadline and checks for a cancel, nothing else. The package's build
+//     polls it every 10,000 operations (JS_INTERRUPT_COUNTER_INIT, compiled
+//     in), so a loop of long native calls, such as `for (;;) n +=
+//     JSON.stringify(big).length` with 200,000 objects, ran 26 minutes past
+//     a 2 s timeout. patch.js rewrites that constant to 1, as the Go host's
+//     patch.go does: QuickJS polls at every call and backward jump, and a
+//     call stops at most one native call after its deadline (that loop,
+//     within half a second). Node patches the package's wasm before
+//     compiling it; the browser UI's and the worker's builds write the
+//     patched quickjs.wasm. A module that does not poll at every operation
+//     is refused (see pollsEveryOperation). The cost is about 3 times on a
+//     loop of trivial operations, little on code doing real work per
+//     operation (jsrun/bench.mjs, `make bench`).
 //
 // # Cancel
 //
@@ -45,6 +50,7 @@
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { PRELUDE } from "./prelude.js";
+import { POLL_EVERY, patchQuickJS } from "./patch.js";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { formatTime } from "./time.js";
@@ -135,7 +141,12 @@ export class Runner {
       wasmMemory,
       emscriptenModule: { printErr: () => {} }, // an abort's message: the call says what broke
     });
-    return newQuickJSWASMModuleFromVariant(variant);
+    const qjs = await newQuickJSWASMModuleFromVariant(variant);
+    if (!pollChecked.has(wasmModule)) {
+      if (!pollsEveryOperation(qjs)) throw new Error(NOT_PATCHED);
+      pollChecked.add(wasmModule);
+    }
+    return qjs;
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
@@ -225,6 +236,8 @@ class Call {
     this.rt = module.newRuntime();
     this.rt.setMemoryLimit(runner.memoryLimit);
     this.rt.setMaxStackSize(runner.maxStackSize);
+    // QuickJS calls it at every operation (patch.js): a flag and the clock,
+    // nothing else. Date.now() costs less than performance.now() in Node.
     this.rt.setInterruptHandler(() => this.canceled || Date.now() >= this.deadline);
     this.vm = this.rt.newContext();
     const signal = c.signal;
@@ -483,9 +496,39 @@ export function goDuration(ms) {
   return secs;
 }
 
-// readDefaultWasm reads the quickjs-ng module's .wasm in Node; a browser or a
-// worker passes options.wasmModule instead.
+// readDefaultWasm reads the quickjs-ng module's .wasm in Node, patched to
+// poll at every operation; a browser or a worker passes options.wasmModule
+// instead, compiled from the quickjs.wasm its build patched.
 async function readDefaultWasm() {
   const { readFile } = await import("node:fs/promises");
-  return readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
+  return patchQuickJS(await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm"))));
+}
+
+const NOT_PATCHED = "the QuickJS module polls its interrupt handler only every 10,000 operations, so a tool could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes";
+
+// pollChecked holds the compiled modules pollsEveryOperation passed, so that
+// each is checked once, not at every call (a worker makes a runner a call).
+const pollChecked = new WeakSet();
+
+// pollsEveryOperation tells whether a QuickJS module instance polls its
+// interrupt handler every POLL_EVERY operations: a loop of 100 turns must
+// poll at least 100 / POLL_EVERY times (the package's build polls once).
+function pollsEveryOperation(qjs) {
+  const rt = qjs.newRuntime();
+  try {
+    let polls = 0;
+    rt.setInterruptHandler(() => {
+      polls++;
+      return false;
+    });
+    const vm = rt.newContext();
+    try {
+      vm.evalCode("for (let i = 0; i < 100; i++);").dispose();
+    } finally {
+      vm.dispose();
+    }
+    return polls >= 100 / POLL_EVERY;
+  } finally {
+    rt.dispose();
+  }
 }

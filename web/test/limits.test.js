@@ -1,7 +1,8 @@
 // The JS host's limits, the Go host's (host/tools.go, host/jsrun): at most
 // maxParallelTools tool calls at once in all sessions, results cut at
 // MAX_RESULT_CHARS with a note, a canceled turn stopping its JS tools, and
-// what QuickJS's interrupt polling in quickjs-emscripten can and cannot stop.
+// QuickJS's interrupt polling, patched to stop a call within one operation of
+// its deadline whatever the JS does.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -9,11 +10,12 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import quickjsVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, capResult, MemoryStore, MAX_RESULT_CHARS } from "../host/host.js";
 import { Runner, MemoryStore as FileStore } from "../jsrun/runner.js";
+import { patchQuickJS, sleb128 } from "../jsrun/patch.js";
 import { startFakeModel, text } from "./host-fakemodel.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -307,69 +309,152 @@ test("aborting send() stops its JS tool waiting forever, which reports canceled"
   }
 });
 
-// The Go host stops `for (;;) n += JSON.stringify(big).length` at its
-// deadline since it polls the interrupt handler at every operation;
-// quickjs-emscripten's build polls it every 10,000 (JS_INTERRUPT_COUNTER_INIT,
-// compiled in: setInterruptHandler has no interval), which is about 5,000
-// turns of that loop.
+// quickjs-emscripten's build polls the interrupt handler every 10,000
+// operations (JS_INTERRUPT_COUNTER_INIT, compiled in: setInterruptHandler has
+// no interval), about 5,000 turns of a loop, so `for (;;) n +=
+// JSON.stringify(big).length` ran many minutes past its deadline. jsrun/patch.js
+// makes it poll at every operation, as the Go host does.
 
-test("QuickJS polls the interrupt handler every ~5,000 turns of a JSON.stringify loop", async (t) => {
-  const qjs = await newQuickJSWASMModuleFromVariant(quickjsVariant);
+// pollsPerTurn runs a JSON.stringify loop in QuickJS compiled from wasm
+// (bytes) until the interrupt handler's stop-th poll: {turns, polls}.
+async function pollsPerTurn(wasm, stop) {
+  const wasmModule = await WebAssembly.compile(wasm);
+  const qjs = await newQuickJSWASMModuleFromVariant(newVariant(quickjsVariant, { wasmModule }));
   const rt = qjs.newRuntime();
   const vm = rt.newContext();
   // A first loop stopped at its first poll leaves the counter full.
   rt.setInterruptHandler(() => true);
   vm.evalCode("for (;;) {}").error?.dispose();
   let polls = 0;
-  rt.setInterruptHandler(() => ++polls >= 4);
+  rt.setInterruptHandler(() => ++polls >= stop);
   const r = vm.evalCode("var a = [{i: 1}], n = 0, k = 0; for (;;) { n += JSON.stringify(a).length; k++; }");
   r.error?.dispose();
   const turns = vm.getProp(vm.global, "k").consume((h) => vm.getNumber(h));
   vm.dispose();
   rt.dispose();
-  const perPoll = turns / polls;
-  t.diagnostic(`${turns} turns for ${polls} polls: ${Math.round(perPoll)} turns a poll`);
+  return { turns, polls };
+}
+
+test("QuickJS polls the interrupt handler every ~5,000 turns of a JSON.stringify loop, patched at every turn", async (t) => {
+  const orig = await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
+  const before = await pollsPerTurn(orig, 4);
+  const after = await pollsPerTurn(await patchQuickJS(orig), 1000);
+  t.diagnostic(`the package's build: ${before.turns} turns for ${before.polls} polls; patched: ${after.turns} turns for ${after.polls} polls`);
+  const perPoll = before.turns / before.polls;
   assert.ok(perPoll > 4000 && perPoll < 6000, `${perPoll} turns a poll`);
+  assert.ok(after.turns > 0 && after.turns <= after.polls, `patched: ${after.turns} turns for ${after.polls} polls`);
 });
 
-// MEASURE_WAIT_MS is how long the measurement lets the loop run before it
-// gives up on it (terminating its thread).
-const MEASURE_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 6000;
+test("patchQuickJS changes the one counter's operand and refuses any other module", async () => {
+  const orig = await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
+  const patched = await patchQuickJS(orig);
+  assert.equal(patched.length, orig.length);
+  const changed = [];
+  for (let i = 0; i < orig.length; i++) if (orig[i] !== patched[i]) changed.push(i);
+  assert.deepEqual(changed, [25810, 25811]); // 0x90 0xce 0x00 (10000) becomes 0x81 0x80 0x00 (1)
+  assert.deepEqual([...sleb128(1, 3)], [0x81, 0x80, 0x00]);
+  assert.deepEqual([...sleb128(10000, 3)], [...orig.subarray(25810, 25813)]);
+  await assert.rejects(patchQuickJS(patched), { message: /not @jitl\/quickjs-ng-wasmfile-release-sync 0\.32\.0's/ });
+  await assert.rejects(patchQuickJS(new Uint8Array(8)), { message: /not @jitl\/quickjs-ng-wasmfile-release-sync 0\.32\.0's/ });
+});
 
-test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s timeout", {
-  todo: "quickjs-emscripten polls the interrupt handler every 10,000 operations: each of the ~5,000 turns between polls is a JSON.stringify of 2.5 MB (~0.4 s), so the loop runs for many minutes",
-  timeout: MEASURE_WAIT_MS + 30000,
-}, async (t) => {
-  // In a thread of its own, so that the test can stop it.
+test("Runner refuses a QuickJS module that polls every 10,000 operations", async () => {
+  const orig = await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
+  const r = new Runner({ wasmModule: await WebAssembly.compile(orig) });
+  const res = await r.call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
+  assert.equal(res.status, "error");
+  assert.match(res.message, /^jsrun: loading QuickJS: the QuickJS module polls its interrupt handler only every 10,000 operations/);
+  const ok = await new Runner({ wasmModule: await WebAssembly.compile(await patchQuickJS(orig)) }).call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
+  assert.equal(ok.status, "success");
+});
+
+// THREAD_WAIT_MS is how long inThread lets a call run before it gives up on
+// it (terminating its thread).
+const THREAD_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 6000;
+
+// inThread runs Runner calls one after another in a thread of its own, so
+// that a call that does not end can be stopped: it gives each call's {ms,
+// res}, and null for the first one still running THREAD_WAIT_MS after it
+// started and those after it.
+async function inThread(calls) {
   const worker = new Worker(`
-    const { parentPort } = require("node:worker_threads");
-    import(${JSON.stringify(new URL("../jsrun/runner.js", import.meta.url).href)}).then(async ({ Runner }) => {
+    const { parentPort, workerData } = require("node:worker_threads");
+    import(workerData.runner).then(async ({ Runner }) => {
       const r = new Runner();
-      const one = await r.call({ tool: "one", function: "execute", timeoutMs: 60000,
-        source: "function execute() { const a = []; for (let i = 0; i < 200000; i++) a.push({i}); const t = Date.now(); const n = JSON.stringify(a).length; return [Date.now() - t, n].join(' '); }" });
-      parentPort.postMessage({ one: one.output ?? one.message });
-      const start = Date.now();
-      const res = await r.call({ tool: "big", function: "execute", timeoutMs: 2000,
-        source: "function execute() { const a = []; for (let i = 0; i < 200000; i++) a.push({i}); let n = 0; for (;;) n += JSON.stringify(a).length; }" });
-      parentPort.postMessage({ ms: Date.now() - start, res });
+      for (const c of workerData.calls) {
+        parentPort.postMessage({ started: true });
+        const start = Date.now();
+        const res = await r.call(c);
+        parentPort.postMessage({ ms: Date.now() - start, res });
+      }
     });
-  `, { eval: true });
-  const got = {};
-  const finished = new Promise((resolve, reject) => {
-    worker.on("message", (m) => {
-      Object.assign(got, m);
-      if (m.res) resolve(true);
-    });
-    worker.on("error", reject);
+  `, { eval: true, workerData: { runner: new URL("../jsrun/runner.js", import.meta.url).href, calls } });
+  const messages = [];
+  let error = null;
+  let wake = null;
+  worker.on("message", (m) => {
+    messages.push(m);
+    wake?.();
   });
-  let waitStart = null;
-  const oneDone = new Promise((resolve) => worker.once("message", () => resolve((waitStart = Date.now()))));
-  await Promise.race([oneDone, finished]);
-  const ended = await Promise.race([finished, sleep(MEASURE_WAIT_MS).then(() => false)]);
-  await worker.terminate();
-  const [oneMs, len] = String(got.one).split(" ");
+  worker.on("error", (e) => {
+    error = e;
+    wake?.();
+  });
+  // next is the thread's next message, or null after ms.
+  const next = (ms) => new Promise((resolve, reject) => {
+    const take = () => {
+      wake = null;
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(messages.shift());
+    };
+    const timer = setTimeout(() => {
+      wake = null;
+      resolve(null);
+    }, ms);
+    if (messages.length || error) take();
+    else wake = take;
+  });
+  const out = calls.map(() => null);
+  try {
+    for (let i = 0; i < calls.length; i++) {
+      await next(60000); // started: the thread's QuickJS compiles first
+      const m = await next(THREAD_WAIT_MS);
+      if (!m) break;
+      out[i] = m;
+    }
+  } finally {
+    await worker.terminate();
+  }
+  return out;
+}
+
+const bigArray = "const a = []; for (let i = 0; i < 200000; i++) a.push({i});";
+
+test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s timeout", { timeout: 2 * THREAD_WAIT_MS + 60000 }, async (t) => {
+  const [one, loop] = await inThread([
+    { tool: "one", function: "execute", timeoutMs: 60000,
+      source: `function execute() { ${bigArray} const t = Date.now(); const n = JSON.stringify(a).length; return [Date.now() - t, n].join(' '); }` },
+    { tool: "big", function: "execute", timeoutMs: 2000,
+      source: `function execute() { ${bigArray} let n = 0; for (;;) n += JSON.stringify(a).length; }` },
+  ]);
+  const [oneMs, len] = String(one?.res.output).split(" ");
   t.diagnostic(`one JSON.stringify of 200,000 objects (${len} characters): ${oneMs} ms`);
-  if (ended) t.diagnostic(`the loop ended after ${got.ms} ms: ${got.res.error_type}: ${got.res.message}`);
-  else t.diagnostic(`the loop was still running ${Date.now() - waitStart} ms after it started (timeout 2 s); stopped by terminating its thread`);
-  assert.ok(ended && got.ms < 3000, "the loop ran past its timeout by more than 1 s");
+  assert.ok(loop, `the loop was still running ${THREAD_WAIT_MS} ms after it started (timeout 2 s); stopped by terminating its thread`);
+  t.diagnostic(`the loop ended after ${loop.ms} ms: ${loop.res.error_type}: ${loop.res.message}`);
+  assert.deepEqual(loop.res, { status: "error", error_type: "timeout", message: "JS tool 'big' execution timed out after 2s", logs: [] });
+  assert.ok(loop.ms < 3000, `the loop ended ${loop.ms - 2000} ms past its timeout`);
+});
+
+// Regular expressions poll every 10,000 steps of their own, unpatched (see
+// jsrun/patch.js): a step is short, even one comparing a back-reference of
+// millions of characters.
+test("a back-reference regex backtracking over 4,000,000 characters stops within 1 s of its 1 s timeout", { timeout: THREAD_WAIT_MS + 60000 }, async (t) => {
+  const [re] = await inThread([
+    { tool: "re", function: "execute", timeoutMs: 1000, source: "function execute() { return /(a*)\\1c/.test('a'.repeat(4e6)); }" },
+  ]);
+  assert.ok(re, `the regex was still running ${THREAD_WAIT_MS} ms after it started (timeout 1 s); stopped by terminating its thread`);
+  t.diagnostic(`the regex ended after ${re.ms} ms: ${re.res.error_type}`);
+  assert.equal(re.res.error_type, "timeout");
+  assert.ok(re.ms < 2000, `the regex ended ${re.ms - 1000} ms past its timeout`);
 });

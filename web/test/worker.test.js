@@ -549,3 +549,21 @@ test("recursion in the worker: 1,500 levels run, deeper is a RangeError the tool
   assert.equal(res.status, "success", res.message);
   assert.match(res.output, /^RangeError: Maximum call stack size exceeded at \d+$/);
 });
+
+test("a JSON.stringify loop over 200,000 objects in the worker stops within 1 s of its 2 s timeout, and the worker still answers", async (t) => {
+  const run = async (source, c = {}) => {
+    const r = await fetch(base + "/test/jsrun", {
+      method: "POST", headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ c: { function: "execute", ...c }, source, server: "" }),
+      signal: AbortSignal.timeout(10_000), // past it, the loop ran on: the patch is missing
+    });
+    return (await r.json()).results[0];
+  };
+  const start = Date.now();
+  const res = await run("function execute() { const a = []; for (let i = 0; i < 200000; i++) a.push({i}); let n = 0; for (;;) n += JSON.stringify(a).length; }", { timeout_seconds: 2 });
+  const ms = Date.now() - start;
+  t.diagnostic(`the request ended after ${ms} ms`);
+  assert.deepEqual(res, { status: "error", error_type: "timeout", message: "JS tool 'case_tool' execution timed out after 2s", logs: [] });
+  assert.ok(ms < 3000, `the loop ended ${ms - 2000} ms past its timeout`);
+  assert.deepEqual(await run("function execute() { return 'ok'; }"), { status: "success", output: "ok", logs: [] });
+});

@@ -1,7 +1,9 @@
 // Builds the edge worker into web/worker/dist/: worker.js (esbuild, ESM,
 // minified) with the JS tools of `toolroute export` and serve's chat page
-// inside, beside toolroute.wasm and quickjs.wasm, which the worker imports
-// as modules; and workerd.capnp, a config to run it on this machine.
+// inside, beside toolroute.wasm and quickjs.wasm (patched by jsrun/patch.js
+// to poll its interrupt handler at every operation: workerd compiles no wasm
+// from bytes, so the patch is made here), which the worker imports as
+// modules; and workerd.capnp, a config to run it on this machine.
 //
 //	node worker/build.mjs                        (from web/; runs `go run ../host/cmd/toolroute export --builtin`)
 //	node worker/build.mjs --bundle FILE.json     the tools from a `toolroute export` you made
@@ -14,7 +16,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { quickjsWasm } from "../build.mjs";
+import { writeQuickjsWasm } from "../build.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.dirname(here);
@@ -72,7 +74,7 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
     logLevel: log,
   });
   await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
-  await copyFile(quickjsWasm(), path.join(out, "quickjs.wasm"));
+  await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   // workerd resolves the config's embedded files from the config's folder
   // and the storage folder from its working folder: web/, as the build
   // prints. It is for this machine: requests to 127.0.0.1 need no token.
