@@ -102,8 +102,9 @@ fuzz:
 		$(GO) test ./$$pkg -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) || exit 1; \
 	done
 
-# bench runs the benchmarks BENCHCOUNT times and writes BENCHMARKS.md with
-# the medians (internal/benchreport).
+# bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
+# (web/jsrun/bench.mjs), and writes BENCHMARKS.md with the medians
+# (internal/benchreport).
 BENCHCOUNT ?= 5
-bench: $(WASM)
+bench: $(WASM) $(NODE_MODULES)
 	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)

@@ -1,7 +1,8 @@
 // Command benchreport is `make bench`: it counts the schema tokens of the
-// built-in catalogue, runs the Go benchmarks several times, and prints one
-// table of medians, which it also writes to BENCHMARKS.md with how each
-// figure was measured and on what machine.
+// built-in catalogue, runs the Go benchmarks and the JS hosts' (Node scripts
+// in web/) several times, and prints one table of medians, which it also
+// writes to BENCHMARKS.md with how each figure was measured and on what
+// machine.
 //
 //	go run ./internal/benchreport [-count 5] [-out BENCHMARKS.md]
 package main
@@ -40,6 +41,10 @@ var runs = []run{
 	{"./host/cmd/toolroute", "Start", "3x"},
 }
 
+// nodeRuns are the JS hosts' benchmarks: Node scripts in web/ that print Go
+// benchmark lines, each given -count.
+var nodeRuns = []string{"jsrun/bench.mjs"}
+
 // row is one figure of the report.
 type row struct {
 	section, figure, value, how string
@@ -65,22 +70,41 @@ func report(count int, out string) error {
 	results := map[string]map[string][]float64{} // benchmark -> unit -> values
 	var order []string
 	how := map[string]string{} // benchmark -> the command that measures it
-	for _, r := range runs {
-		fmt.Fprintf(os.Stderr, "benchreport: go test %s -bench '%s' -count %d\n", r.pkg, r.bench, count)
-		cmd := exec.Command("go", "test", r.pkg, "-run", "^$", "-bench", r.bench, "-benchtime", r.benchtime, "-count", strconv.Itoa(count), "-benchmem")
+	// measure runs cmd and adds the benchmarks it prints.
+	measure := func(cmd *exec.Cmd, howOf func(name string) string) error {
 		var buf bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &buf, os.Stderr
 		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go test %s: %v\n%s", r.pkg, err, buf.String())
+			return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, buf.String())
 		}
 		for name, units := range parse(buf.String(), &order) {
-			how[name] = fmt.Sprintf("go test %s -run '^$' -bench '^%s$' -benchtime %s -count %d", r.pkg, strings.TrimPrefix(name, "Benchmark"), r.benchtime, count)
+			how[name] = howOf(name)
 			if results[name] == nil {
 				results[name] = map[string][]float64{}
 			}
 			for u, v := range units {
 				results[name][u] = append(results[name][u], v...)
 			}
+		}
+		return nil
+	}
+	for _, r := range runs {
+		fmt.Fprintf(os.Stderr, "benchreport: go test %s -bench '%s' -count %d\n", r.pkg, r.bench, count)
+		cmd := exec.Command("go", "test", r.pkg, "-run", "^$", "-bench", r.bench, "-benchtime", r.benchtime, "-count", strconv.Itoa(count), "-benchmem")
+		err := measure(cmd, func(name string) string {
+			return fmt.Sprintf("go test %s -run '^$' -bench '^%s$' -benchtime %s -count %d", r.pkg, strings.TrimPrefix(name, "Benchmark"), r.benchtime, count)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, script := range nodeRuns {
+		fmt.Fprintf(os.Stderr, "benchreport: node %s -count %d (in web/)\n", script, count)
+		cmd := exec.Command("node", script, "-count", strconv.Itoa(count))
+		cmd.Dir = "web"
+		err := measure(cmd, func(string) string { return fmt.Sprintf("cd web && node %s -count %d", script, count) })
+		if err != nil {
+			return err
 		}
 	}
 	rows = append(rows, benchRows(results, order, how)...)
@@ -189,7 +213,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 		if ns := units["ns/op"]; len(ns) > 0 {
 			parts = append(parts, duration(median(ns))+"/op")
 			// Ratios: wasm against native, a timeout mechanism against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/interrupt-handler", "/none"}, {"/close-on-context-done", "/none"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/interrupt-handler", "/none"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					parts = append(parts, fmt.Sprintf("%.1fx %s", median(ns)/median(other["ns/op"]), strings.TrimPrefix(vs[1], "/")))
@@ -344,6 +368,11 @@ const notes = `
 - The core's and the module's benchmarks run one iteration (` + "`-benchtime 1x`" + `)
   five times, so each figure includes that benchmark's cold start; the JS and
   throughput figures are averages over 20 and 200 iterations.
+- JSTrivialLoop is the JS hosts' QuickJS (quickjs-emscripten, in Node): one
+  loop of 10 million trivial turns, the worst case for the interrupt handler
+  polled at every operation (interrupt-handler, what web/jsrun does) against
+  the package's build with no handler and with the handler polled every
+  10,000 operations.
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns.

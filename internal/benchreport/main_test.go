@@ -40,3 +40,27 @@ PASS
 		t.Error("median of an even count or of nothing")
 	}
 }
+
+// TestParseNode reads web/jsrun/bench.mjs's lines, which carry no GOMAXPROCS
+// suffix: a name ending in a number keeps it.
+func TestParseNode(t *testing.T) {
+	out := "BenchmarkJSTrivialLoop/none\t1\t800000000 ns/op\t80.0 ns/turn\n" +
+		"BenchmarkJSTrivialLoop/poll-every-10000-ops\t1\t820000000 ns/op\t82.0 ns/turn\n" +
+		"BenchmarkJSTrivialLoop/interrupt-handler\t1\t2400000000 ns/op\t240.0 ns/turn\n"
+	var order []string
+	res := parse(out, &order)
+	rows := benchRows(res, order, map[string]string{})
+	want := map[string]string{
+		"JSTrivialLoop/none":                 "800ms/op, 80 ns/turn",
+		"JSTrivialLoop/poll-every-10000-ops": "820ms/op, 1.0x none, 82 ns/turn",
+		"JSTrivialLoop/interrupt-handler":    "2.4s/op, 3.0x none, 240 ns/turn",
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows = %v", rows)
+	}
+	for _, r := range rows {
+		if want[r.figure] != r.value {
+			t.Errorf("%s = %q, want %q", r.figure, r.value, want[r.figure])
+		}
+	}
+}
