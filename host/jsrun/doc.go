@@ -27,10 +27,13 @@
 //     a guard at its bottom, checked after each call, catches an overflow.
 //   - Memory: the module's memory gets a maximum, the call's limit (64 MB by
 //     default); QuickJS's own limit was not enforced.
-//   - Timeouts: QuickJS's interrupt handler, polled every 10,000 operations,
-//     is pointed at a function the patch adds, which compares WASI's clock
-//     with the call's deadline. It costs about 1.2 times on CPU-bound code;
-//     wazero's close-on-context-done, the other way, cost 5.4 times
+//   - Timeouts: QuickJS's interrupt handler is pointed at a function the
+//     patch adds, which compares WASI's clock with the call's deadline, and
+//     is polled at every function call and backward jump (pollEvery; the
+//     build's 10,000 let a loop of long native calls run minutes past its
+//     deadline). It costs about 3 times on a loop of trivial operations and
+//     little on code that does real work per operation; wazero's
+//     close-on-context-done, the other way, cost more
 //     (BenchmarkTimeoutMechanism). A call awaiting a promise that cannot
 //     settle waits for its deadline without using the CPU.
 //
