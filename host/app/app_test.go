@@ -134,25 +134,82 @@ func send(t *testing.T, a *App, id, text string) []host.Event {
 	return evs
 }
 
-// The demo plays its script: load the config group, call one of its tools,
-// explain; on the next turn, and in a new process, the group stays loaded.
+// turnOf is a turn's tool calls (name and status), group loads and reply.
+type turnOf struct {
+	calls []string
+	loads []string
+	reply string
+	said  string // every reply of the turn
+}
+
+func summarize(evs []host.Event) turnOf {
+	var t turnOf
+	results := map[string]string{}
+	for _, ev := range evs {
+		if m := ev.Message; m != nil && m.Type == session.ToolResult {
+			results[m.ToolCallID] = string(m.Status)
+		}
+	}
+	for _, ev := range evs {
+		if m := ev.Message; m != nil && m.Type == session.ToolCall {
+			t.calls = append(t.calls, m.ToolName+":"+results[m.ToolCallID])
+		}
+		if ev.Group != nil {
+			t.loads = append(t.loads, ev.Group.Name)
+		}
+		if ev.Type == host.EventDone {
+			t.reply = ev.Text
+		}
+		if m := ev.Message; m != nil && m.Type == session.Assistant {
+			t.said += m.Content + "\n"
+		}
+	}
+	return t
+}
+
+// The demo answers what is typed, with the real built-in tools: the time
+// calls get_current_time; "load the X tools" loads X; a group's subject
+// loads it and calls one of its tools, whose failure (no Google account
+// here) it reports as a failure; a note is written and read back in the
+// sandbox; anything else gets what it is. Every reply says it is a demo.
 func TestDemo(t *testing.T) {
 	cfg := testConfig(t)
 	a := open(t, cfg)
-	evs := send(t, a, "s", "hello")
-	var calls, loads []string
-	for _, ev := range evs {
-		if m := ev.Message; m != nil && m.Type == session.ToolCall {
-			calls = append(calls, m.ToolName)
+	for _, c := range []struct {
+		text  string
+		calls []string
+		loads []string
+		says  []string
+	}{
+		{"What time is it?", []string{"get_current_time:success"}, nil, []string{"get_current_time answered: "}},
+		{"Load the calendar tools", []string{"load_tool_group:success"}, []string{"google_calendar"}, []string{"load_tool_group answered: Loaded 8 tools from group 'Google Calendar'"}},
+		{"Search my mail", []string{"load_tool_group:success", "gmail_search:error"}, []string{"google_gmail"}, []string{"gmail_search failed: ", "Google account"}},
+		{"What are my settings?", []string{"load_tool_group:success", "list_settings:success"}, []string{"config"}, []string{"list_settings answered: "}},
+		{"Write a note: buy milk", []string{"write_file:success", "read_file:success"}, nil, []string{"read_file answered: ", "buy milk"}},
+		{"Tell me a joke", nil, nil, []string{"not a real model", "OPENAI_API_KEY"}},
+		{"Load the PDF tools", nil, nil, []string{`No tool group here matches "PDF"`}},
+	} {
+		got := summarize(send(t, a, "s-"+c.text, c.text))
+		if !slices.Equal(got.calls, c.calls) || !slices.Equal(got.loads, c.loads) || !strings.HasPrefix(got.reply, "[demo model] ") {
+			t.Errorf("%q: calls %v, loads %v, reply %q; want calls %v, loads %v", c.text, got.calls, got.loads, got.reply, c.calls, c.loads)
 		}
-		if ev.Group != nil {
-			loads = append(loads, ev.Group.Name)
+		for _, want := range c.says {
+			if !strings.Contains(got.reply, want) {
+				t.Errorf("%q: the reply %q does not say %q", c.text, got.reply, want)
+			}
+		}
+		// It says "failed" exactly when a call failed: never a success
+		// that did not happen.
+		failed := slices.ContainsFunc(got.calls, func(c string) bool { return strings.HasSuffix(c, ":error") })
+		if strings.Contains(got.reply, "failed") != failed {
+			t.Errorf("%q: the reply %q does not match the outcome %v", c.text, got.reply, got.calls)
 		}
 	}
-	done := evs[len(evs)-1]
-	if !slices.Equal(calls, []string{"load_tool_group", "list_settings"}) || !slices.Equal(loads, []string{"config"}) ||
-		done.Type != host.EventDone || !strings.HasPrefix(done.Text, "[demo model] That was tool-group routing") {
-		t.Fatalf("calls %v, loads %v, end %+v", calls, loads, done)
+
+	// The group stays loaded: the next turn, and a new process, call its
+	// tool without loading it again.
+	if got := summarize(send(t, a, "s", "What are my settings?")); !slices.Equal(got.calls, []string{"load_tool_group:success", "list_settings:success"}) {
+		t.Fatalf("first turn: %v", got.calls)
 	}
 	a.Close()
 
@@ -161,17 +218,11 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a2.Close()
-	calls = nil
-	for _, ev := range send(t, a2, "s", "again") {
-		if m := ev.Message; m != nil && m.Type == session.ToolCall {
-			calls = append(calls, m.ToolName)
-		}
-	}
-	if !slices.Equal(calls, []string{"list_settings"}) {
-		t.Errorf("the second process's calls = %v, want list_settings alone", calls)
+	if got := summarize(send(t, a2, "s", "Show the settings again")); !slices.Equal(got.calls, []string{"list_settings:success"}) || !strings.Contains(got.said, "still loaded from earlier in this session") {
+		t.Errorf("the second process's calls = %v (%q), want list_settings alone", got.calls, got.reply)
 	}
 	s, _, _ := a2.Store.Session(context.Background(), "s")
-	if s.Title != "hello" {
+	if s.Title != "What are my settings?" {
 		t.Errorf("title = %q", s.Title)
 	}
 }

@@ -31,6 +31,7 @@ const (
 	ExportTurnEvent = "toolroute_turn_event"
 	ExportTurnChunk = "toolroute_turn_chunk"
 	ExportTurnFree  = "toolroute_turn_free"
+	ExportDemo      = "toolroute_demo"
 )
 
 // MaxTurns is how many turns may be open at once in one instance.

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/demo"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -54,6 +55,18 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		}
 	}
 	return ok(Describe(g.reg, r.SystemPrompt, history))
+}
+
+// Demo answers a model request's body (OpenAI Chat Completions) as the
+// demo model (registry/demo) would: its "ok" is the response body. It needs
+// no catalogue.
+func (g *Guest) Demo(req []byte) (out []byte) {
+	defer recoverInto(&out)
+	body, err := demo.Respond(req)
+	if err != nil {
+		return fail(CodeBadJSON, err.Error())
+	}
+	return envelope(body)
 }
 
 // TurnNew opens a turn and answers with its handle.

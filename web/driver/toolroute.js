@@ -125,6 +125,12 @@ export class Toolroute {
     return this.#json("toolroute_describe", [], request);
   }
 
+  // demo answers a model request's body (OpenAI Chat Completions) as the
+  // demo model does (registry/demo): the response body, as an object.
+  demo(body) {
+    return this.#json("toolroute_demo", [], body);
+  }
+
   // turnNew opens a turn and returns its handle.
   turnNew() {
     return this.#envelope(this.#call("toolroute_turn_new")).turn;

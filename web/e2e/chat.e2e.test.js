@@ -283,3 +283,39 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   const sessions = await (await fetch(url + "/api/sessions", { headers: { authorization: "Bearer " + token } })).json();
   assert.deepEqual(sessions, [], "the turns ran in the browser: serve's store holds no session");
 });
+
+// `make run` with no provider: `toolroute serve --ui web/ui/dist --provider
+// demo`. Each welcome prompt of a new chat gets the demo's answer through
+// the page (the turn runs in the browser, the model call goes to serve's
+// demo), and every tool it calls succeeds.
+test("make run: the browser UI on the demo model answers every welcome prompt, its tool calls succeeding", async () => {
+  const dist = join(here, "..", "ui", "dist");
+  const home = join(work, "run");
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), XDG_CACHE_HOME: join(work, "cache") };
+  const serve = await startServe(["--ui", dist, "--provider", "demo"], env);
+  cleanups.push(() => serve.proc.kill());
+  const { page, log, see } = await open(serve.open, "run");
+  await page.locator("#welcome .prompts button").first().waitFor({ timeout: 30000 });
+  const prompts = await page.locator("#welcome .prompts button").allInnerTexts();
+  assert.ok(prompts.length >= 3, "a new chat offers prompts: " + prompts);
+  const expected = {
+    "What time is it?": ["→ get_current_time"],
+    "Load the calendar tools": ["→ load_tool_group", "[loaded group google_calendar"],
+    "Write a note: water the plants": ["→ write_file", "→ read_file", "water the plants"],
+    "What can you do?": ["not a real model"],
+  };
+  for (const [i, prompt] of prompts.entries()) {
+    if (i > 0) {
+      await page.getByRole("button", { name: "New chat" }).click();
+      await page.locator("#welcome").waitFor();
+    }
+    await page.getByRole("button", { name: prompt }).click();
+    await see("To talk to a real model");
+    await page.locator("#stop[disabled]").waitFor();
+    const text = await log.innerText();
+    assert.match(text, /\[demo model\]/);
+    assert.doesNotMatch(text, /failed|not_found|Error \(/, `${prompt}: a call failed:\n${text}`);
+    for (const want of expected[prompt] ?? []) assert.ok(text.includes(want), `${prompt}: the page does not show ${want}:\n${text}`);
+    await page.screenshot({ path: join(output, `run-${i + 1}.png`), fullPage: true });
+  }
+});

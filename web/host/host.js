@@ -55,10 +55,12 @@ export class MemoryStore {
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object, or a function(ref) giving the text (or a promise of it);
 //   provider: {format: "openai"|"anthropic", baseURL, apiKey, model,
-//     headers, proxyURL, browser}; with proxyURL the module's whole model
-//     request is POSTed there (`toolroute serve`'s /api/model) and the
-//     server adds the key; browser (default true) adds Anthropic's
-//     anthropic-dangerous-direct-browser-access header;
+//     headers, proxyURL, browser, demo}; with proxyURL the module's whole
+//     model request is POSTed there (`toolroute serve`'s /api/model) and
+//     the server adds the key; browser (default true) adds Anthropic's
+//     anthropic-dangerous-direct-browser-access header; demo: true (format
+//     "openai", no URL) answers with the module's demo model instead, which
+//     says in every reply that it is one;
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
 //     stream}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
@@ -68,13 +70,14 @@ export class MemoryStore {
 //     called with {tool, sourceRef, source, function, params, env,
 //     timeoutMs, google, signal}, as web/jsrun's Runner.call takes; signal
 //     is the turn's (send's options.signal), so a canceled turn stops it;
-//   native: {name: async (input, {signal}) => string}: host-native tools;
+//   native: {name: async (input, {signal, granted}) => string}: host-native
+//     tools (granted: the secrets the user granted the call at approval);
 //     a thrown error is a failure the model reads, with error.type (or
 //     error.error_type) as its error type;
 //   env: the variables JS tools may read (each only those its manifest
 //     declares): an object or a function(name);
 //   approve: async (sessionId, calls, {signal}) => [{id, answer: "once" |
-//     "session" | "deny"}]: asks the user before tools that act on the
+//     "session" | "deny", grant}]: asks the user before tools that act on the
 //     world run (the "approval" event shows the calls first); without it
 //     such calls are refused with how to allow them;
 //   policies: the user's rules, [{tool | group, decision: "ask" | "allow" |
@@ -116,7 +119,8 @@ export class Host {
     if (!FORMATS.has(p.format)) {
       throw new Error(`host: provider.format must be "openai" or "anthropic", not ${JSON.stringify(p.format)}`);
     }
-    if (!p.proxyURL && !p.baseURL) {
+    if (p.demo && p.format !== "openai") throw new Error(`host: the demo model speaks format "openai", not ${JSON.stringify(p.format)}`);
+    if (!p.proxyURL && !p.baseURL && !p.demo) {
       throw new Error("host: provider.baseURL (or provider.proxyURL) is required: it is where the model calls go");
     }
     if (!options.module) throw new Error("host: options.module is required: a driver instance or a function making one");
@@ -185,6 +189,11 @@ export class Host {
     const history = sessionId ? await this.store.messages(sessionId) : [];
     const system_prompt = await this.#basePrompt();
     return (await this.#instance()).describe({ system_prompt, history });
+  }
+
+  // demo answers a model request's body as the module's demo model does.
+  async demo(body) {
+    return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
   }
 
   async #basePrompt() {
@@ -439,6 +448,10 @@ class Turn {
     const red = await this.h.redactor();
     const body = red.text(typeof req.body === "string" ? req.body : JSON.stringify(req.body));
     req = { ...req, body };
+    if (this.o.provider.demo) {
+      // The demo answers whole, streamed or not, as the Go host's does.
+      return new Response(JSON.stringify(this.inst.demo(body)), { status: 200, headers: { "content-type": "application/json" } });
+    }
     for (let attempt = 1; ; attempt++) {
       const resp = await this.h.fetch(...this.request(req));
       const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now());
@@ -461,10 +474,13 @@ class Turn {
     yield { type: "approval", calls };
     const answers = await this.o.approve(this.id, calls, { signal: this.signal });
     this.signal?.throwIfAborted();
-    const given = new Map((answers ?? []).map((a) => [a.id, a.answer]));
+    const given = new Map((answers ?? []).map((a) => [a.id, a]));
     const approvals = calls.map((c) => {
       const a = given.get(c.id);
-      return { id: c.id, answer: a === "once" || a === "session" ? a : "deny" };
+      if (a?.answer !== "once" && a?.answer !== "session") return { id: c.id, answer: "deny" };
+      // grant: the secrets the user lets the call read, of its secrets.
+      const grant = Array.isArray(a.grant) ? a.grant.filter((g) => (c.secrets ?? []).includes(g)) : [];
+      return grant.length ? { id: c.id, answer: a.answer, grant } : { id: c.id, answer: a.answer };
     });
     return this.event({ type: "approval", now: this.stamp(), approvals });
   }
@@ -550,7 +566,7 @@ class Turn {
           });
           const work = (async () => {
             try {
-              const out = await fn(c.input ?? {}, { signal: ctl.signal });
+              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [] });
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {
               return fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err));
@@ -568,8 +584,11 @@ class Turn {
           const source = await this.h.source(c.origin.source);
           const out = await this.o.runJS({
             tool: c.tool, sourceRef: c.origin.source, source: source ?? "", function: c.origin.function,
-            params: c.input ?? {}, env: this.h.envFor(c.env), timeoutMs: seconds * 1000,
-            google: (c.required_permissions ?? []).includes("google"), signal: this.signal,
+            // granted: the secrets the user granted at approval, added to
+            // the manifest's.
+            params: c.input ?? {}, env: this.h.envFor([...(c.env ?? []), ...(c.granted ?? []).filter((g) => g !== "google")]),
+            timeoutMs: seconds * 1000, signal: this.signal,
+            google: (c.required_permissions ?? []).includes("google") || (c.granted ?? []).includes("google"),
           });
           return withConsole(c.id, out, this.o.showConsole);
         }

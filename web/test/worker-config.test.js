@@ -22,7 +22,8 @@ test("a missing or wrong provider says which secret or variable to set", () => {
   assert.match(NO_PROVIDER, /wrangler secret put NAME/);
   assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "anthropic" }).error, /needs the ANTHROPIC_API_KEY secret/);
   assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "openai" }).error, /needs the OPENAI_API_KEY secret, or the OPENAI_BASE_URL variable/);
-  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "demo", OPENAI_API_KEY: "k" }).error, /unknown TOOLROUTE_PROVIDER "demo": use openai or anthropic/);
+  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "gemini", OPENAI_API_KEY: "k" }).error, /unknown TOOLROUTE_PROVIDER "gemini": use openai, anthropic or demo/);
+  assert.deepEqual(resolveProvider({ TOOLROUTE_PROVIDER: "demo" }), { name: "demo", format: "openai", demo: true, baseURL: "(the module's demo model)", model: "toolroute-demo", keyVar: "" });
   assert.equal(describeProvider(resolveProvider({})), "no model provider");
 });
 

@@ -202,6 +202,34 @@ function message(m, calls, fromLog) {
   }
 }
 
+// WELCOME are the prompts a new chat offers: each works in every host with
+// no account connected (the demo model answers them with tools too).
+const WELCOME = ["What time is it?", "Load the calendar tools", "Write a note: water the plants", "What can you do?"];
+
+// welcome shows a new chat what toolroute does and prompts to try; a click
+// sends one as if typed.
+function welcome() {
+  const box = document.createElement("section");
+  box.id = "welcome";
+  box.setAttribute("aria-label", "Try a prompt");
+  const p = document.createElement("p");
+  p.textContent = "toolroute sends the model its tool groups' names, not every tool's schema: a group's tools are loaded when the model asks for them, and stay loaded for the rest of the chat. Try:";
+  const row = document.createElement("div");
+  row.className = "prompts";
+  for (const text of WELCOME) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    b.onclick = () => {
+      $("message").value = text;
+      $("composer").requestSubmit();
+    };
+    row.append(b);
+  }
+  box.append(p, row);
+  log.append(box);
+}
+
 async function showSession() {
   const s = await call({ type: "sessions", action: "get", session });
   $("session-title").textContent = s?.title || "New chat";
@@ -209,6 +237,7 @@ async function showSession() {
   const msgs = await call({ type: "messages", session });
   const calls = new Map();
   for (const m of msgs) message(m, calls, true);
+  if (msgs.length === 0) welcome();
 }
 
 async function newSession() {
@@ -318,6 +347,7 @@ async function refreshSessions() {
 
 async function send(text) {
   showError("");
+  $("welcome")?.remove();
   line("you: " + text, "user");
   $("stop").disabled = false;
   let reply = null, streamed = false;

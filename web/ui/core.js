@@ -8,7 +8,7 @@ import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { nativeTools, ENV_PREFIX } from "./native.js";
 
 // PROVIDERS are the choices of the settings panel.
-export const PROVIDERS = ["server", "openai", "anthropic"];
+export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
 
 const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
 const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5" }; // the Go program's (host/app/provider.go)
@@ -74,6 +74,7 @@ export class Core {
       const format = h.format === "anthropic" ? "anthropic" : "openai";
       return { format, proxyURL: "/api/model", model: settings.model || h.model || "", label: `server (${h.provider ?? format})` };
     }
+    if (kind === "demo") return { format: "openai", demo: true, model: "toolroute-demo", label: "demo (scripted, no model)" };
     if (!settings.apiKey) throw new Error(`the ${kind} provider needs an API key: set it in the settings`);
     return {
       format: kind,

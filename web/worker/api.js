@@ -346,7 +346,7 @@ async function route(request, env, ctx, deps, now, ready) {
     case "GET /ui/catalogue":
       return reply(deps.bundle ?? { catalogue: {}, sources: {}, libraries: {} });
     case "POST /model":
-      return proxyModel(env, body, request.signal);
+      return proxyModel(env, body, request.signal, () => ready(env));
     case "GET /google/token":
       return googleToken(env);
   }
@@ -377,11 +377,20 @@ async function createSession(env, now, title) {
 // answer back as the provider sent it: status, content type and body. As
 // serve's proxy, it takes only the provider's format and endpoint and only
 // the wire headers, and tries a 429 or 5xx again.
-async function proxyModel(env, req, signal) {
+async function proxyModel(env, req, signal, started) {
   const provider = resolveProvider(env);
   if (provider.error) return fail(503, provider.error);
   if (req.body === undefined || req.body === null || req.body === "") {
     return fail(400, 'send the module\'s model request: {"format", "path", "headers", "body", "stream"}');
+  }
+  if (provider.demo) {
+    if (req.format !== "openai") return fail(502, `the worker's demo model speaks the openai format, not ${JSON.stringify(req.format)}`);
+    const { host } = await started();
+    try {
+      return reply(await host.demo(req.body));
+    } catch (err) {
+      return fail(400, `the demo model could not read the request: ${err.message}`);
+    }
   }
   if (req.format !== provider.format) {
     return fail(502, `the worker's provider speaks the ${provider.format} format, not ${JSON.stringify(req.format)}: set the page's provider to "server" with that format`);

@@ -12,7 +12,7 @@ export const NO_PROVIDER = `no model provider is configured. Give the worker one
   OPENAI_API_KEY      for OpenAI (and the OPENAI_BASE_URL variable for another OpenAI-compatible service)
   ANTHROPIC_API_KEY   for Anthropic (and ANTHROPIC_BASE_URL to change its address)
 or the OPENAI_BASE_URL variable alone for an OpenAI-compatible server that needs no key;
-then pick the model with the TOOLROUTE_MODEL variable.`;
+then pick the model with the TOOLROUTE_MODEL variable. TOOLROUTE_PROVIDER=demo plays a scripted demo that needs no model.`;
 
 // resolveProvider gives {name, format, baseURL, apiKey, model, keyVar} or
 // {error}: what is missing, said so a person can fix it.
@@ -30,6 +30,9 @@ export function resolveProvider(env = {}) {
     else return { error: NO_PROVIDER };
   }
   switch (name) {
+    case "demo":
+      // The module's scripted demo, which says in every reply that it is one.
+      return { name, format: "openai", demo: true, baseURL: "(the module's demo model)", model: "toolroute-demo", keyVar: "" };
     case "openai": {
       let baseURL = openaiBase;
       if (!baseURL) {
@@ -44,7 +47,7 @@ export function resolveProvider(env = {}) {
       return { name, format: "anthropic", baseURL: anthropicBase || "https://api.anthropic.com", apiKey: anthropicKey, model: model || DEFAULT_ANTHROPIC_MODEL, keyVar: "ANTHROPIC_API_KEY" };
     }
   }
-  return { error: `unknown TOOLROUTE_PROVIDER ${JSON.stringify(name)}: use openai or anthropic` };
+  return { error: `unknown TOOLROUTE_PROVIDER ${JSON.stringify(name)}: use openai, anthropic or demo` };
 }
 
 // describeProvider is the provider for people, as the Go program writes it.

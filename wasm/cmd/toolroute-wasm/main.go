@@ -115,3 +115,12 @@ func turnChunk(turn, ptr, size uint32) uint64 {
 func turnFree(turn uint32) {
 	guest.TurnFree(turn)
 }
+
+//go:wasmexport toolroute_demo
+func demoRespond(ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.Demo(in))
+}
