@@ -567,3 +567,36 @@ test("a JSON.stringify loop over 200,000 objects in the worker stops within 1 s 
   assert.ok(ms < 3000, `the loop ended ${ms - 2000} ms past its timeout`);
   assert.deepEqual(await run("function execute() { return 'ok'; }"), { status: "success", output: "ok", logs: [] });
 });
+
+test("TOOLROUTE_PROVIDER=demo: the module's demo model answers turns and the model proxy, with no key", async (t) => {
+  const port = await freePort();
+  const demoBase = `http://127.0.0.1:${port}`;
+  fs.mkdirSync(path.join(tmp, "storage-demo"));
+  fs.writeFileSync(path.join(tmp, "workerd-demo.capnp"), workerdConfig({
+    dir: "dist", port, storage: path.join(tmp, "storage-demo"), bindings: { TOOLROUTE_PROVIDER: "demo", TOOLROUTE_TOKEN: TOKEN },
+  }));
+  const demo = await startWorkerd(path.join(tmp, "workerd-demo.capnp"), { cwd: tmp, base: demoBase });
+  t.after(() => demo.stop());
+  const say = async (id, text) => {
+    const r = await fetch(`${demoBase}/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text }) });
+    assert.equal(r.status, 200, await r.clone().text());
+    const events = (await r.text()).split("\n\n").filter((b) => b.trim()).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
+    const msgs = events.filter((e) => e.type === "message").map((e) => e.message);
+    const status = new Map(msgs.filter((m) => m.type === "tool_result").map((m) => [m.tool_call_id, m.status]));
+    return { calls: msgs.filter((m) => m.type === "tool_call").map((m) => `${m.tool_name}:${status.get(m.tool_call_id)}`), last: events.at(-1) };
+  };
+  const time = await say("demo-time", "What time is it?");
+  assert.deepEqual(time.calls, ["get_current_time:success"]);
+  assert.equal(time.last.type, "done", JSON.stringify(time.last));
+  assert.match(time.last.text, /^\[demo model\] get_current_time answered: /);
+  const mail = await say("demo-mail", "Search my mail");
+  assert.deepEqual(mail.calls, ["load_tool_group:success", "gmail_search:error"]);
+  assert.match(mail.last.text, /gmail_search failed: /);
+
+  const proxied = await fetch(`${demoBase}/api/model`, {
+    method: "POST", headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ format: "openai", path: "/chat/completions", headers: {}, body: { messages: [{ role: "user", content: "hello" }] } }),
+  });
+  assert.equal(proxied.status, 200, await proxied.clone().text());
+  assert.match((await proxied.json()).choices[0].message.content, /^\[demo model\] I am toolroute's demo/);
+});
