@@ -37,7 +37,7 @@ run: $(UI)
 
 # ui builds the browser UI into web/ui/dist (esbuild, from web/package.json).
 ui: $(UI)
-$(UI): $(NODE_MODULES) $(WASM) web/build.mjs $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+$(UI): $(NODE_MODULES) $(WASM) web/build.mjs host/jsrun/prelude.js $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 	cd web && node build.mjs
 
 # worker builds the edge worker into web/worker/dist with the built-in JS

@@ -1,10 +1,11 @@
 // Builds the browser chat UI into web/ui/dist/: app.js and worker.js bundled
 // by esbuild (ESM, browser, minified; the tokenizer a lazily loaded chunk of
-// the worker), with index.html, app.css, toolroute.wasm (the module, from
-// wasm/) copied and quickjs.wasm (the quickjs-ng sync variant's, patched by
-// jsrun/patch.js to poll its interrupt handler at every operation). The same
-// inputs give the same files: no timestamps, no absolute paths, sorted
-// output, content-hashed chunk names.
+// the worker; the bridges' prelude inlined by preludePlugin), with
+// index.html, app.css, toolroute.wasm (the module, from wasm/) copied and
+// quickjs.wasm (the quickjs-ng sync variant's, patched by jsrun/patch.js to
+// poll its interrupt handler at every operation). The same inputs give the
+// same files: no timestamps, no absolute paths, sorted output,
+// content-hashed chunk names.
 //
 //	node build.mjs            (from web/)
 //	TOOLROUTE_WASM=path node build.mjs   to take the module from elsewhere
@@ -14,6 +15,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { patchQuickJS } from "./jsrun/patch.js";
+import { PRELUDE_FILE } from "./jsrun/prelude.js";
 
 const web = path.dirname(fileURLToPath(import.meta.url));
 const ui = path.join(web, "ui");
@@ -31,6 +33,23 @@ export function quickjsWasm() {
 export async function writeQuickjsWasm(file) {
   await writeFile(file, await patchQuickJS(await readFile(quickjsWasm())));
 }
+
+// preludePlugin replaces jsrun/prelude.js, which reads host/jsrun/prelude.js
+// with node:fs, with a module exporting the text it reads: the browser and
+// the worker have no files to read, and both bundles run the one prelude
+// every host runs.
+export const preludePlugin = {
+  name: "toolroute-prelude",
+  setup(b) {
+    const loader = path.join(web, "jsrun", "prelude.js");
+    const file = fileURLToPath(PRELUDE_FILE);
+    b.onLoad({ filter: /[\\/]jsrun[\\/]prelude\.js$/ }, async (a) => {
+      if (a.path !== loader) return undefined;
+      const text = await readFile(file, "utf8");
+      return { contents: `export const PRELUDE = ${JSON.stringify(text)};\n`, loader: "js", watchFiles: [file] };
+    });
+  },
+};
 
 export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUTE_WASM || path.join(web, "..", "wasm", "toolroute.wasm"), log = "warning" } = {}) {
   await rm(out, { recursive: true, force: true });
@@ -51,6 +70,7 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
     // passes it as options.wasmModule.
     external: ["node:*"],
     define: { "process.env.NODE_ENV": '"production"' },
+    plugins: [preludePlugin],
     logLevel: log,
   });
   await copyFile(path.join(ui, "index.html"), path.join(out, "index.html"));

@@ -1,7 +1,14 @@
 // toolroute's JS tool bridges: the API tools see (fetch, fs, console, _time,
 // lib, google), built on the host functions named __tr_*, which this script
 // captures and removes from the global object. It runs once in each fresh
-// QuickJS runtime, before the tool's source.
+// QuickJS runtime, before the tool's source, in every host: the Go host
+// embeds this file, and the browser's and the worker's runner
+// (web/jsrun/runner.js) gets its text through web/jsrun/prelude.js, which
+// reads it in Node and which the esbuild builds replace with the text.
+//
+// __tr_fetch and __tr_google give a string in the Go host, which blocks on
+// them, and a promise of one in the browser and the worker, which cannot
+// block: the bridges await them, which takes either.
 (function () {
   "use strict";
   const host = {
@@ -17,7 +24,7 @@
   for (const name of Object.keys(globalThis)) {
     if (name.startsWith("__tr_")) delete globalThis[name];
   }
-  // The QuickJS helpers tools must not use.
+  // The QuickJS helpers tools must not use, where a build has them.
   delete globalThis.print;
   delete globalThis.scriptArgs;
 
@@ -51,8 +58,9 @@
       format === undefined || format === null ? "" : String(format));
   };
 
-  // text refuses a NUL character, which the host's strings would end at:
-  // a file written with one would be cut there without a word.
+  // text refuses a NUL character, which the Go host's strings would end at:
+  // a file written with one would be cut there without a word. Every host
+  // refuses it, so they keep one behaviour.
   const text = (content) => {
     const s = String(content);
     if (s.includes("\0")) throw new Error("fs: the content holds a NUL character: files hold text; write binary data as base64");
@@ -72,7 +80,7 @@
     }
     const headers = {};
     for (const [k, v] of Object.entries(options.headers || {})) headers[k] = String(v);
-    const raw = JSON.parse(host.fetch(String(url), JSON.stringify({
+    const raw = JSON.parse(await host.fetch(String(url), JSON.stringify({
       method: options.method === undefined ? "GET" : String(options.method),
       headers,
       body: options.body === undefined || options.body === null ? null : options.body,
@@ -113,7 +121,8 @@
 
   // __tr_start starts a call; __tr_outcome is "" until its promise settles,
   // then {"ok":true,"value":...} or {"ok":false,"error":...} as JSON. The host
-  // drives the promise: each evaluation runs the pending jobs after it.
+  // drives the promise: it runs the pending jobs after each evaluation and,
+  // in the browser and the worker, again as the bridges' promises settle.
   let outcome = "";
   // MAX_RESULT_CHARS bounds what a call hands back; the host cuts what the
   // model reads much shorter.

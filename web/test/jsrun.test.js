@@ -8,9 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
+import { PRELUDE } from "../jsrun/prelude.js";
 import { DirStore } from "../jsrun/dirstore.js";
 import { loadCase, runnerOptions, calls } from "./conformance-case.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
+import { preludeLines } from "./prelude-lines.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const casesDir = path.join(root, "testdata/js");
@@ -92,6 +94,41 @@ test("a call over its memory limit runs out of memory, and the next call runs", 
 test("a stack overflow is a RangeError the tool can catch", async () => {
   const res = await run("function f(n) { return f(n + 1) + 1; }\nfunction execute() { try { f(0); } catch (e) { return e.name + ': ' + e.message; } }");
   assert.deepEqual(res, { status: "success", output: "RangeError: Maximum call stack size exceeded", logs: [] });
+});
+
+// One prelude for every host: the Go host embeds host/jsrun/prelude.js and
+// this runner runs the same file, so there is no copy to drift (two did).
+
+test("the runner runs host/jsrun/prelude.js, the Go host's prelude, as it is", async () => {
+  const file = fs.readFileSync(path.join(root, "host/jsrun/prelude.js"), "utf8");
+  assert.equal(PRELUDE, file);
+  // QuickJS keeps a function's source: what the call ran came from the file.
+  const res = await run("function execute() { return String(__tr_start); }");
+  assert.equal(res.status, "success", res.message);
+  assert.match(res.output, /^function \(fname, params\) \{/);
+  assert.ok(file.includes(res.output), res.output);
+});
+
+test("no file but host/jsrun/prelude.js holds a copy of the prelude", () => {
+  const lines = preludeLines();
+  assert.ok(lines.length > 50, "too few lines to tell a copy by");
+  const copies = [];
+  // The bundles in dist/ folders are build products, checked by the build
+  // tests (ui.test.js, worker.test.js).
+  const skip = new Set([".git", "node_modules", "dist", "output"]);
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!skip.has(e.name)) walk(p);
+      } else if (e.isFile() && /\.(c?js|mjs|ts|go|html|json|md|txt|txtar)$/.test(e.name) && p !== path.join(root, "host/jsrun/prelude.js")) {
+        const text = fs.readFileSync(p, "utf8");
+        if (lines.filter((l) => text.includes(l)).length > lines.length / 2) copies.push(path.relative(root, p));
+      }
+    }
+  };
+  walk(root);
+  assert.deepEqual(copies, []);
 });
 
 test("a bridge error is a JS error the tool can catch", async () => {

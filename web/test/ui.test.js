@@ -15,6 +15,7 @@ import { Runner } from "../jsrun/runner.js";
 import { Core } from "../ui/core.js";
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { buildUI } from "../build.mjs";
+import { missingPreludeLines } from "./prelude-lines.js";
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const wasm = await WebAssembly.compile(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
@@ -107,6 +108,10 @@ test("the build writes the page, the bundles and both wasm files, the same each 
     assert.match(html, /id="log"/);
     const worker = await readFile(path.join(out, "worker.js"), "utf8");
     assert.doesNotMatch(worker, /node:fs"/, "the worker bundle imports node:fs statically");
+    // The runner's prelude is host/jsrun/prelude.js as it is now, inlined.
+    let code = "";
+    for (const f of (await readdir(out)).filter((f) => f.endsWith(".js")).sort()) code += await readFile(path.join(out, f), "utf8");
+    assert.deepEqual(missingPreludeLines(code), [], "the bundles lack lines of host/jsrun/prelude.js");
     const hashes = async () => {
       const h = {};
       for (const f of (await readdir(out)).sort()) h[f] = createHash("sha256").update(await readFile(path.join(out, f))).digest("hex");

@@ -17,6 +17,7 @@ import { buildWorker, workerdConfig } from "../worker/build.mjs";
 import { freePort, startWorkerd } from "../worker/workerd.js";
 import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemodel.js";
 import { loadCase } from "./conformance-case.js";
+import { missingPreludeLines } from "./prelude-lines.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -144,6 +145,12 @@ async function openTurn(id, message, signal) {
 
 const answerCalls = (id, approvals, headers = auth) =>
   fetch(`${base}/api/sessions/${id}/approvals`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ approvals }) });
+
+test("the bundle runs host/jsrun/prelude.js as it is now, inlined", () => {
+  const code = fs.readFileSync(path.join(tmp, "dist", "worker.js"), "utf8");
+  assert.deepEqual(missingPreludeLines(code), [], "worker.js lacks lines of host/jsrun/prelude.js");
+  assert.doesNotMatch(code, /node:fs"/, "worker.js imports node:fs statically");
+});
 
 test("the worker loads the built-in tools and the user's, and names its provider", async () => {
   const h = await (await json("GET", "/api/health")).json();

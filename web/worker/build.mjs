@@ -1,9 +1,10 @@
 // Builds the edge worker into web/worker/dist/: worker.js (esbuild, ESM,
-// minified) with the JS tools of `toolroute export` and serve's chat page
-// inside, beside toolroute.wasm and quickjs.wasm (patched by jsrun/patch.js
-// to poll its interrupt handler at every operation: workerd compiles no wasm
-// from bytes, so the patch is made here), which the worker imports as
-// modules; and workerd.capnp, a config to run it on this machine.
+// minified; the bridges' prelude inlined by build.mjs's preludePlugin) with
+// the JS tools of `toolroute export` and serve's chat page inside, beside
+// toolroute.wasm and quickjs.wasm (patched by jsrun/patch.js to poll its
+// interrupt handler at every operation: workerd compiles no wasm from bytes,
+// so the patch is made here), which the worker imports as modules; and
+// workerd.capnp, a config to run it on this machine.
 //
 //	node worker/build.mjs                        (from web/; runs `go run ../host/cmd/toolroute export --builtin`)
 //	node worker/build.mjs --bundle FILE.json     the tools from a `toolroute export` you made
@@ -16,7 +17,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeQuickjsWasm } from "../build.mjs";
+import { preludePlugin, writeQuickjsWasm } from "../build.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.dirname(here);
@@ -70,7 +71,7 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
     legalComments: "none",
     external: ["cloudflare:*", "node:*"],
     define: { "process.env.NODE_ENV": '"production"' },
-    plugins: [virtual],
+    plugins: [virtual, preludePlugin],
     logLevel: log,
   });
   await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
