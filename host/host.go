@@ -43,8 +43,12 @@ type Options struct {
 	// listing are added to it.
 	SystemPrompt string
 	// Prompt, when set, gives the base system prompt at the start of each
-	// turn instead (to include saved memories, say).
+	// turn instead (a setting the user changes, say).
 	Prompt func(ctx context.Context) (string, error)
+	// Memories gives the user's memories at the start of each turn: the
+	// module lists them in the system prompt after the base prompt. Nil
+	// means none.
+	Memories func(ctx context.Context) ([]string, error)
 	// MaxModelCalls ends a turn after this many model calls; 0 means 25.
 	MaxModelCalls int
 	// MaxTokens caps each reply; 0 leaves it to the provider.
@@ -80,6 +84,11 @@ type Options struct {
 	// tools): each is replaced by "[redacted NAME]" in tool results and
 	// console output, in the messages stored and in model requests.
 	Secrets func(ctx context.Context) []Secret
+	// Ops are the toolroute bridge's operations this host serves, by name
+	// ("memories.save"): the built-in tools' view of the host's storage. A
+	// JS tool reaches those whose namespace (the part before the dot) its
+	// manifest lists in requiredPermissions. See HostOps.
+	Ops HostOps
 
 	// Module configures the wasm runtime: the binary, a compilation cache.
 	Module module.Config
@@ -317,7 +326,19 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 	if err != nil {
 		return abi.Description{}, err
 	}
-	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: base, History: raw})
+	mems, err := h.memories(ctx)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw})
+}
+
+// memories are the user's memories now.
+func (h *Host) memories(ctx context.Context) ([]string, error) {
+	if h.opts.Memories == nil {
+		return nil, nil
+	}
+	return h.opts.Memories(ctx)
 }
 
 // basePrompt is the turn's base system prompt.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/testcache"
@@ -105,7 +106,7 @@ func TestGroupsRestoredAcrossHosts(t *testing.T) {
 			if len(reqs) != 5 {
 				t.Fatalf("%d model calls, want 5", len(reqs))
 			}
-			core := []string{"load_tool_group", "get_current_time", "http_request", "read_file", "write_file"}
+			core := []string{"load_tool_group", "get_current_time", "http_request", "read_file", "save_memory", "search_history", "write_file"}
 			withPDF := append(append([]string{}, core...), "pdf_info", "pdf_text")
 			wantTools := [][]string{core, withPDF, withPDF, withPDF, withPDF}
 			for i, r := range reqs {
@@ -201,7 +202,7 @@ func TestJSToolsGoToTheRunner(t *testing.T) {
 	c := js.calls[0]
 	want := host.JSCall{Tool: "weather", SourceRef: "user/weather.js", Source: []byte(`async function execute(p) { return "sunny"; }`),
 		Function: "execute", Params: json.RawMessage(`{"city":"Lyon"}`), Env: map[string]string{"WEATHER_KEY": "k-123"}, Timeout: 7 * time.Second}
-	if diff := cmp.Diff(want, c); diff != "" {
+	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(host.JSCall{}, "Ops")); diff != "" {
 		t.Errorf("JS call (-want +got):\n%s", diff)
 	}
 	msgs, _ := h.Session("s").Messages(context.Background())

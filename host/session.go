@@ -143,6 +143,10 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 	if err != nil {
 		return fmt.Errorf("host: the system prompt: %w", err)
 	}
+	mems, err := s.h.memories(ctx)
+	if err != nil {
+		return fmt.Errorf("host: the memories: %w", err)
+	}
 	var policies []session.Policy
 	if o.Policies != nil {
 		if policies, err = o.Policies(ctx); err != nil {
@@ -154,7 +158,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream,
-			Policies: policies, Approvals: o.Approver != nil,
+			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
 		},
 	})
 	for err == nil {

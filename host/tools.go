@@ -53,6 +53,40 @@ type JSCall struct {
 	Google bool
 	// Timeout bounds the call.
 	Timeout time.Duration
+	// Ops serves the toolroute bridge (toolroute.memories.save(...) in JS):
+	// an operation's name and arguments in, its answer out, both JSON. It
+	// refuses operations the tool's manifest does not grant; nil refuses
+	// all.
+	Ops func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
+}
+
+// HostOps are the toolroute bridge's operations, by name: NAMESPACE.VERB,
+// such as "memories.save". Each gets its arguments as JSON and answers a
+// value that is encoded as JSON for the tool. An error's message is what
+// the tool's code catches; a *ToolError keeps its type.
+type HostOps map[string]func(ctx context.Context, args json.RawMessage) (any, error)
+
+// opsFor serves the toolroute bridge for one call: only the namespaces its
+// manifest lists in requiredPermissions.
+func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
+		ns, _, _ := strings.Cut(op, ".")
+		if !slices.Contains(c.RequiredPermissions, ns) {
+			return nil, fmt.Errorf("toolroute.%s: '%s' may not use it: only tools whose manifest lists %q in requiredPermissions may", ns, c.Tool, ns)
+		}
+		f, ok := h.opts.Ops[op]
+		if !ok {
+			return nil, fmt.Errorf("toolroute.%s: this host does not offer it", op)
+		}
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		v, err := f(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	}
 }
 
 // JSResult is a JS call's outcome and the console lines it wrote, each as
@@ -195,6 +229,7 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
 			Params: c.Input, Env: env, Timeout: timeout,
 			Google: granted.Google || slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
+			Ops:    h.opsFor(c),
 		})
 		res.Result = withConsole(out, h.opts.ShowConsole)
 	default:

@@ -176,6 +176,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Provider:    a.model,
 		Store:       db,
 		Prompt:      a.prompt,
+		Memories:    a.memories,
 		Stream:      cfg.Stream,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		Groups:      builtin.Groups(),
@@ -185,6 +186,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		JS:          runner,
 		Env:         a.env,
 		Secrets:     a.secrets,
+		Ops:         builtin.Ops(a.deps),
 		Approver:    cfg.Approver,
 		Policies:    a.Policies,
 		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
@@ -306,8 +308,8 @@ func (a *App) loadSkills() []registry.Skill {
 	return skills
 }
 
-// prompt is each turn's base system prompt: the system_prompt setting (or
-// the default) and the saved memories.
+// prompt is each turn's base system prompt: the system_prompt setting, or
+// the default.
 func (a *App) prompt(ctx context.Context) (string, error) {
 	base, ok, err := a.Store.Setting(ctx, "system_prompt")
 	if err != nil {
@@ -316,19 +318,21 @@ func (a *App) prompt(ctx context.Context) (string, error) {
 	if !ok || strings.TrimSpace(base) == "" {
 		base = DefaultSystemPrompt
 	}
+	return base, nil
+}
+
+// memories are the saved memories' texts, oldest first: the module lists
+// them in the system prompt.
+func (a *App) memories(ctx context.Context) ([]string, error) {
 	mems, err := a.Store.Memories(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(mems) == 0 {
-		return base, nil
+	out := make([]string, len(mems))
+	for i, m := range mems {
+		out[i] = m.Text
 	}
-	var b strings.Builder
-	b.WriteString(base + "\n\n## Memories\n\nWhat the user asked you to remember (save_memory adds to it):\n")
-	for _, m := range mems {
-		b.WriteString("\n- " + m.Text)
-	}
-	return b.String(), nil
+	return out, nil
 }
 
 // env gives JS tools the variables set for them (`toolroute env set`,

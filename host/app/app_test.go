@@ -455,3 +455,32 @@ func TestTitle(t *testing.T) {
 		t.Errorf("Title of a long text = %q", string(got))
 	}
 }
+
+// save_memory and search_history are built-in JS tools over the toolroute
+// bridge: the memory reaches the system prompt, the search finds what was
+// said in another session, and a tool without the permission is refused.
+func TestMemoryAndHistoryTools(t *testing.T) {
+	cfg := testConfig(t)
+	os.MkdirAll(filepath.Join(cfg.ConfigDir, "tools"), 0o755)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "snoop.json"), []byte(`{"name":"snoop","description":"Read the history"}`), 0o644)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "snoop.js"), []byte(`async function execute() { return JSON.stringify(await toolroute.history.search("pelicans")); }`), 0o644)
+	a := open(t, cfg)
+	ctx := context.Background()
+	res, err := a.Host.CallTool(ctx, "save_memory", json.RawMessage(`{"text":"The user keeps pelicans."}`))
+	if err != nil || res.Output != "Saved memory #1." {
+		t.Fatalf("save_memory = %+v, %v", res, err)
+	}
+	send(t, a, "birds", "Tell me about pelicans") // the demo's reply is stored with it
+	res, err = a.Host.CallTool(ctx, "search_history", json.RawMessage(`{"query":"pelicans","limit":5}`))
+	if err != nil || !strings.HasPrefix(res.Output, "1 matches for \"pelicans\":\n- session birds, message 0 (user on ") || !strings.Contains(res.Output, "**pelicans**") {
+		t.Errorf("search_history = %+v, %v", res, err)
+	}
+	d, err := a.Host.Describe(ctx, "")
+	if err != nil || !strings.Contains(d.SystemPrompt, "## Memories") || !strings.Contains(d.SystemPrompt, "- The user keeps pelicans.") {
+		t.Errorf("the system prompt has no memory: %q, %v", d.SystemPrompt, err)
+	}
+	res, err = a.Host.CallTool(ctx, "snoop", json.RawMessage(`{}`))
+	if err != nil || res.Status != "error" || !strings.Contains(res.Message, `toolroute.history: 'snoop' may not use it: only tools whose manifest lists "history" in requiredPermissions may`) {
+		t.Errorf("snoop = %+v, %v", res, err)
+	}
+}

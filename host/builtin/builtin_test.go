@@ -126,7 +126,7 @@ func TestToolDefinitions(t *testing.T) {
 			t.Errorf("core tool %s is in group %s", tool.Tool.Name, tool.Tool.Group)
 		}
 	}
-	if want := []string{"js_eval", "webfetch", "save_memory", "search_history"}; !slices.Equal(core, want) {
+	if want := []string{"js_eval", "webfetch"}; !slices.Equal(core, want) {
 		t.Errorf("core = %v, want %v", core, want)
 	}
 	for _, tool := range builtin.JSTools(f.deps) {
@@ -195,28 +195,45 @@ func TestWebfetch(t *testing.T) {
 	strict.fails(t, "webfetch", `{"url":"`+srv.URL+`/article"}`, "refused", "loopback")
 }
 
-func TestMemoryAndHistory(t *testing.T) {
+// The toolroute bridge's operations over the store, as the built-in JS
+// tools save_memory and search_history reach them (host/app's tests run
+// the tools end to end).
+func TestOps(t *testing.T) {
 	f := newFixture(t, false)
 	ctx := context.Background()
-	if out := f.ok(t, "save_memory", `{"text":"The user's cat is called Ada."}`); !strings.HasPrefix(out, "Saved memory #") {
-		t.Errorf("save_memory = %q", out)
+	ops := builtin.Ops(f.deps)
+	call := func(op, args string) (string, error) {
+		v, err := ops[op](ctx, json.RawMessage(args))
+		if err != nil {
+			return "", err
+		}
+		b, _ := json.Marshal(v)
+		return string(b), nil
 	}
-	mems, err := f.deps.Store.Memories(ctx)
-	if err != nil || len(mems) != 1 || mems[0].Text != "The user's cat is called Ada." {
-		t.Errorf("memories = %+v, %v", mems, err)
+	out, err := call("memories.save", `{"text":"  The user's cat is called Ada. "}`)
+	if err != nil || !strings.HasPrefix(out, `{"id":1,"text":"The user's cat is called Ada.","time":"`) {
+		t.Errorf("memories.save = %s, %v", out, err)
 	}
-	f.fails(t, "save_memory", `{"text":"  "}`, "invalid_arguments", "")
+	for _, bad := range []string{`{"text":"  "}`, `{"text":"` + strings.Repeat("x", builtin.MaxMemoryChars+1) + `"}`, `{"text":3}`} {
+		var te *host.ToolError
+		if _, err := call("memories.save", bad); !errors.As(err, &te) || te.Type != "invalid_arguments" {
+			t.Errorf("memories.save %.40s = %v, want invalid_arguments", bad, err)
+		}
+	}
+	if out, err := call("memories.list", `{}`); err != nil || !strings.HasPrefix(out, `[{"id":1,"text":"The user's cat is called Ada."`) {
+		t.Errorf("memories.list = %s, %v", out, err)
+	}
 
 	if err := f.deps.Store.Append(ctx, "old", session.Message{Type: session.User, Content: "what do pelicans eat?"},
 		session.Message{Type: session.Assistant, Content: "Pelicans eat fish."}); err != nil {
 		t.Fatal(err)
 	}
-	out := f.ok(t, "search_history", `{"query":"pelicans"}`)
-	if !strings.HasPrefix(out, `2 matches for "pelicans":`) || !strings.Contains(out, "session old") {
-		t.Errorf("search_history = %q", out)
+	out, err = call("history.search", `{"query":"pelicans","limit":1}`)
+	if err != nil || strings.Count(out, `"session":"old"`) != 1 || !strings.Contains(out, "**") {
+		t.Errorf("history.search = %s, %v", out, err)
 	}
-	if out := f.ok(t, "search_history", `{"query":"walrus"}`); out != `No past messages match "walrus".` {
-		t.Errorf("no match = %q", out)
+	if out, err := call("history.search", `{"query":"walrus"}`); err != nil || out != "[]" {
+		t.Errorf("no match = %s, %v", out, err)
 	}
 }
 

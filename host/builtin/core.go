@@ -69,7 +69,7 @@ func args[T any](in json.RawMessage) (T, error) {
 
 // Core returns the core tools: sent to the model on every call.
 func Core(d Deps) []host.NativeTool {
-	return []host.NativeTool{jsEval(d), webfetch(d), saveMemory(d), searchHistory(d)}
+	return []host.NativeTool{jsEval(d), webfetch(d)}
 }
 
 func jsEval(d Deps) host.NativeTool {
@@ -208,71 +208,4 @@ func fetchPage(ctx context.Context, c *safehttp.Client, raw string, maxChars int
 	}
 	b.WriteString(text)
 	return b.String(), nil
-}
-
-func saveMemory(d Deps) host.NativeTool {
-	return host.NativeTool{
-		Tool: registry.Tool{
-			Name: "save_memory", RequiredPermissions: []string{registry.PermissionWrite},
-			Description: "Save a fact to remember in every later conversation, such as the user's preferences, names or ongoing projects. " +
-				"Saved memories appear in the system prompt. Save short, self-contained sentences.",
-			Parameters:     schema(`{"type":"object","properties":{"text":{"type":"string","description":"What to remember, as one or two sentences"}},"required":["text"]}`),
-			TimeoutSeconds: 10,
-		},
-		Run: func(ctx context.Context, in json.RawMessage) (string, error) {
-			a, err := args[struct {
-				Text string `json:"text"`
-			}](in)
-			if err != nil {
-				return "", err
-			}
-			m, err := d.Store.SaveMemory(ctx, a.Text)
-			if err != nil {
-				return "", &host.ToolError{Type: "invalid_arguments", Message: err.Error()}
-			}
-			return fmt.Sprintf("Saved memory #%d.", m.ID), nil
-		},
-	}
-}
-
-func searchHistory(d Deps) host.NativeTool {
-	return host.NativeTool{
-		Tool: registry.Tool{
-			Name: "search_history", RequiredPermissions: []string{registry.PermissionRead},
-			Description: "Search the user's past conversations (all sessions) for words, and get the matching messages with their session and date. " +
-				"Use it when the user refers to something discussed before.",
-			Parameters: schema(`{"type":"object","properties":{"query":{"type":"string","description":"Words to find; all must appear"},` +
-				`"limit":{"type":"integer","description":"How many matches to return (default 10)"}},"required":["query"]}`),
-			TimeoutSeconds: 10,
-		},
-		Run: func(ctx context.Context, in json.RawMessage) (string, error) {
-			a, err := args[struct {
-				Query string `json:"query"`
-				Limit int    `json:"limit"`
-			}](in)
-			if err != nil {
-				return "", err
-			}
-			if a.Limit <= 0 {
-				a.Limit = 10
-			}
-			hits, err := d.Store.Search(ctx, a.Query, a.Limit)
-			if err != nil {
-				return "", err
-			}
-			if len(hits) == 0 {
-				return fmt.Sprintf("No past messages match %q.", a.Query), nil
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%d matches for %q:", len(hits), a.Query)
-			for _, h := range hits {
-				when := ""
-				if !h.Time.IsZero() {
-					when = " on " + h.Time.UTC().Format("2006-01-02 15:04")
-				}
-				fmt.Fprintf(&b, "\n- session %s, message %d (%s%s): %s", h.SessionID, h.Seq, h.Type, when, h.Snippet)
-			}
-			return b.String(), nil
-		},
-	}
 }

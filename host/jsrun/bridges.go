@@ -2,10 +2,12 @@ package jsrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -19,6 +21,7 @@ type callState struct {
 	env      map[string]string
 	tool     string
 	google   bool
+	ops      func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
 	logs     []LogLine
 	logBytes int
 	dropped  bool
@@ -87,6 +90,32 @@ func (s *callState) googleBridge(what string) (string, error) {
 		return "", fmt.Errorf("google: %v", err)
 	}
 	return v, nil
+}
+
+// hostOp serves the toolroute bridge, an operation of the host's, and the
+// google bridge ("google.token", "google.email"), with JSON arguments and
+// answer.
+func (s *callState) hostOp(op, args string) (string, error) {
+	if what, ok := strings.CutPrefix(op, "google."); ok {
+		v, err := s.googleBridge(what)
+		if err != nil {
+			return "", err
+		}
+		b, _ := json.Marshal(v)
+		return string(b), nil
+	}
+	if s.ops == nil {
+		ns, _, _ := strings.Cut(op, ".")
+		return "", fmt.Errorf("toolroute.%s: this host does not offer it", ns)
+	}
+	if !json.Valid([]byte(args)) {
+		return "", fmt.Errorf("toolroute.%s: the arguments are not JSON", op)
+	}
+	out, err := s.ops(s.ctx, op, json.RawMessage(args))
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
 }
 
 // MaxLibraryBytes bounds a library's source.

@@ -1,14 +1,18 @@
 // toolroute's JS tool bridges: the API tools see (fetch, fs, console, _time,
-// lib, google), built on the host functions named __tr_*, which this script
+// lib, google, toolroute), built on the host functions named __tr_*, which this script
 // captures and removes from the global object. It runs once in each fresh
 // QuickJS runtime, before the tool's source, in every host: the Go host
 // embeds this file, and the browser's and the worker's runner
 // (web/jsrun/runner.js) gets its text through web/jsrun/prelude.js, which
 // reads it in Node and which the esbuild builds replace with the text.
 //
-// __tr_fetch and __tr_google give a string in the Go host, which blocks on
+// __tr_fetch and __tr_host give a string in the Go host, which blocks on
 // them, and a promise of one in the browser and the worker, which cannot
-// block: the bridges await them, which takes either.
+// block: the bridges await them, which takes either. __tr_host(op, args)
+// serves the google bridge (ops google.token and google.email) and the
+// toolroute bridge (the host's storage for the built-in tools: memories,
+// history), JSON in and out; the host refuses what the tool's manifest does
+// not grant.
 (function () {
   "use strict";
   const host = {
@@ -19,7 +23,7 @@
     fsExists: globalThis.__tr_fs_exists,
     fetch: globalThis.__tr_fetch,
     lib: globalThis.__tr_lib,
-    google: globalThis.__tr_google,
+    op: globalThis.__tr_host,
   };
   for (const name of Object.keys(globalThis)) {
     if (name.startsWith("__tr_")) delete globalThis[name];
@@ -114,9 +118,24 @@
     return module.exports;
   };
 
+  const op = async (name, args) => JSON.parse(await host.op(name, JSON.stringify(args)));
   globalThis.google = Object.freeze({
-    getAccessToken: async () => host.google("token"),
-    getAccountEmail: async () => host.google("email"),
+    getAccessToken: () => op("google.token", {}),
+    getAccountEmail: () => op("google.email", {}),
+  });
+
+  // toolroute is the host's own storage, for the built-in tools whose
+  // manifest lists the namespace in requiredPermissions ("memories",
+  // "history"); each host keeps it its own way (SQLite, IndexedDB, Durable
+  // Objects) and answers the same.
+  globalThis.toolroute = Object.freeze({
+    memories: Object.freeze({
+      save: (text) => op("memories.save", { text: String(text) }),
+      list: () => op("memories.list", {}),
+    }),
+    history: Object.freeze({
+      search: (query, options) => op("history.search", { query: String(query), limit: Number((options && options.limit) || 0) }),
+    }),
   });
 
   // __tr_start starts a call; __tr_outcome is "" until its promise settles,

@@ -218,7 +218,7 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	state := &callState{runner: r, ctx: ctx, env: c.Env, tool: c.Tool, google: c.Google}
+	state := &callState{runner: r, ctx: ctx, env: c.Env, tool: c.Tool, google: c.Google, ops: c.Ops}
 	rt.call = state
 	deadline, _ := ctx.Deadline()
 
@@ -235,6 +235,10 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	switch {
 	case err == nil && rt.guardIntact():
 		return Result{Result: registry.Success(out), Logs: logs}
+	case !rt.guardIntact() && ctx.Err() == nil:
+		// The stack reached its guard: whatever the call says after
+		// that (a trap, a promise left pending), it overflowed.
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
 	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
 		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
 		if errors.Is(err, errPending) {

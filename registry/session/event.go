@@ -31,6 +31,9 @@ type Settings struct {
 	// Policies are the user's rules for asking before tools run, by tool or
 	// by group; a tool with none follows registry.DefaultDecision.
 	Policies []Policy `json:"policies,omitempty"`
+	// Memories are what the user asked to remember (save_memory): the
+	// system prompt lists them after the base prompt (see WithMemories).
+	Memories []string `json:"memories,omitempty"`
 	// Approvals says the host can put ask_approval questions to a user.
 	// Without it (a piped chat, a scheduled run, a host that predates
 	// approvals) a call that would ask is refused, with a message saying

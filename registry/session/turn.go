@@ -83,9 +83,28 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
 	t.reg = reg
-	t.system = reg.SystemPrompt(t.set.SystemPrompt)
+	t.system = reg.SystemPrompt(WithMemories(t.set.SystemPrompt, t.set.Memories))
 	t.active = ActiveTools(reg, t.log)
 	return nil
+}
+
+// WithMemories is the base system prompt with the user's memories listed
+// after it, in their order; base alone when there are none.
+func WithMemories(base string, memories []string) string {
+	var b strings.Builder
+	for _, m := range memories {
+		if m = strings.TrimSpace(m); m != "" {
+			b.WriteString("\n- " + m)
+		}
+	}
+	if b.Len() == 0 {
+		return base
+	}
+	head := "## Memories\n\nWhat the user asked you to remember (save_memory adds to it):\n"
+	if strings.TrimSpace(base) != "" {
+		head = base + "\n\n" + head
+	}
+	return head + b.String()
 }
 
 // Over reports whether the turn has ended, done or failed.
@@ -244,7 +263,7 @@ func (t *Turn) start(e Event) []Action {
 	if t.set.MaxModelCalls == 0 {
 		t.set.MaxModelCalls = DefaultMaxModelCalls
 	}
-	t.system = t.reg.SystemPrompt(t.set.SystemPrompt)
+	t.system = t.reg.SystemPrompt(WithMemories(t.set.SystemPrompt, t.set.Memories))
 	t.log = append([]Message(nil), e.History...)
 	t.active = ActiveTools(t.reg, t.log)
 	user := Message{Type: User, Content: e.User, Time: t.now}

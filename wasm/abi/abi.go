@@ -88,6 +88,8 @@ type TurnHandle struct {
 type DescribeRequest struct {
 	// SystemPrompt is the base prompt to assemble the full one from.
 	SystemPrompt string `json:"system_prompt,omitempty"`
+	// Memories are listed after it, as a turn's settings.memories are.
+	Memories []string `json:"memories,omitempty"`
 	// History is a session's log, to say which groups it has loaded.
 	History json.RawMessage `json:"history,omitempty"`
 }

@@ -54,7 +54,7 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 			return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
 		}
 	}
-	return ok(Describe(g.reg, r.SystemPrompt, history))
+	return ok(Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history))
 }
 
 // Demo answers a model request's body (OpenAI Chat Completions) as the

@@ -64,6 +64,9 @@ export class MemoryStore {
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
 //     stream}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
+//   memories: the user's memories (save_memory's), an array of texts or a
+//     function (sync or async) giving them each turn: the module lists them
+//     in the system prompt;
 //   store: {messages(id), append(id, messages)}, sync or async; a new
 //     MemoryStore by default;
 //   runJS: async (call) => {status, output, error_type, message, logs},
@@ -85,6 +88,11 @@ export class MemoryStore {
 //   secrets: the values that must never leave the host ([{name, value}],
 //     or a function, sync or async, giving them now): each is replaced by
 //     "[redacted NAME]" in tool results, stored messages and model requests;
+//   ops: the toolroute bridge's operations this host serves, {"memories.save":
+//     async (args, {signal}) => value, ...}: the built-in tools' view of the
+//     host's storage (DESIGN.md, "One tool layer"); a JS tool reaches those
+//     whose namespace (before the dot) its manifest lists in
+//     requiredPermissions;
 //   showConsole: add JS tools' console output to successful results too;
 //   fetch: the fetch to use (globalThis.fetch by default);
 //   now: () => Date, the clock stamped on the log;
@@ -188,12 +196,30 @@ export class Host {
   async describe(sessionId) {
     const history = sessionId ? await this.store.messages(sessionId) : [];
     const system_prompt = await this.#basePrompt();
-    return (await this.#instance()).describe({ system_prompt, history });
+    const memories = await this.#memories();
+    return (await this.#instance()).describe({ system_prompt, history, ...(memories.length ? { memories } : {}) });
+  }
+
+  // op serves one toolroute bridge operation for call c: only namespaces its
+  // manifest lists in requiredPermissions, as the Go host's opsFor.
+  async op(c, op, args, { signal } = {}) {
+    const ns = String(op).split(".")[0];
+    if (!(c.required_permissions ?? []).includes(ns)) {
+      throw new Error(`toolroute.${ns}: '${c.tool}' may not use it: only tools whose manifest lists "${ns}" in requiredPermissions may`);
+    }
+    const f = this.#o.ops?.[op];
+    if (typeof f !== "function" || !Object.hasOwn(this.#o.ops, op)) throw new Error(`toolroute.${op}: this host does not offer it`);
+    return f(args ?? {}, { signal });
   }
 
   // demo answers a model request's body as the module's demo model does.
   async demo(body) {
     return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
+  }
+
+  async #memories() {
+    const m = typeof this.#o.memories === "function" ? await this.#o.memories() : this.#o.memories;
+    return Array.isArray(m) ? m.map(String) : [];
   }
 
   async #basePrompt() {
@@ -230,6 +256,8 @@ export class Host {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       if (typeof this.#o.approve === "function") settings.approvals = true;
+      const memories = await this.#memories();
+      if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
       if (policies?.length) settings.policies = policies;
       let acts = t.event({ type: "start", now: t.stamp(), history, user: text, settings });
@@ -589,6 +617,7 @@ class Turn {
             params: c.input ?? {}, env: this.h.envFor([...(c.env ?? []), ...(c.granted ?? []).filter((g) => g !== "google")]),
             timeoutMs: seconds * 1000, signal: this.signal,
             google: (c.required_permissions ?? []).includes("google") || (c.granted ?? []).includes("google"),
+            ops: (op, args, opts) => this.h.op(c, op, args, opts),
           });
           return withConsole(c.id, out, this.o.showConsole);
         }

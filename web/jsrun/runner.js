@@ -150,7 +150,9 @@ export class Runner {
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
-  // object or JSON), env, google, timeoutMs, signal}; google (true when the
+  // object or JSON), env, google, ops, timeoutMs, signal}; ops(op, args,
+  // {signal}) serves the toolroute bridge (the host's ops, which refuse what
+  // the manifest does not grant); google (true when the
   // tool's manifest lists "google" in requiredPermissions) lets it use the
   // google bridge, which refuses every other call; signal, an AbortSignal,
   // cancels the call: its JS stops at the next interrupt poll and its bridge
@@ -359,7 +361,7 @@ class Call {
 
   async #google(what) {
     if (this.c.google !== true) {
-      throw new Error(`google: '${this.tool}' may not use the Google account: only tools whose manifest lists "google" in requiredPermissions may, and code the model writes never does`);
+      throw new Error(`google: '${this.tool}' may not use the Google account: only tools whose manifest lists "google" in requiredPermissions may, and code the model writes only when the user grants it at approval (js_eval's "secrets": ["google"])`);
     }
     const g = this.runner.options.google;
     const signal = this.#abort.signal;
@@ -374,6 +376,23 @@ class Call {
       throw new Error(`google: ${e?.message ?? e}`);
     }
     throw new Error(`google: unknown request ${JSON.stringify(what)}`);
+  }
+
+  // #op serves __tr_host: the google bridge (google.token, google.email)
+  // and the toolroute bridge, the call's ops (the host's, which checks the
+  // manifest's grant), JSON in and out.
+  async #op(op, args) {
+    if (op.startsWith("google.")) return JSON.stringify(await this.#google(op.slice("google.".length)));
+    const ops = this.c.ops;
+    if (typeof ops !== "function") throw new Error(`toolroute.${op.split(".")[0]}: this host does not offer it`);
+    let parsed;
+    try {
+      parsed = JSON.parse(args);
+    } catch {
+      throw new Error(`toolroute.${op}: the arguments are not JSON`);
+    }
+    const v = await abortable(Promise.resolve(ops(op, parsed, { signal: this.#abort.signal })), this.#abort.signal);
+    return JSON.stringify(v === undefined ? null : v);
   }
 
   #fetch(url, options) {
@@ -434,7 +453,7 @@ class Call {
     sync("__tr_fs_exists", (p) => this.runner.sandbox.exists(str(p)));
     sync("__tr_lib", (name) => this.#library(str(name)));
     async("__tr_fetch", (url, options) => this.#fetch(url, options));
-    async("__tr_google", (what) => this.#google(what));
+    async("__tr_host", (op, args) => this.#op(op, args));
   }
 }
 

@@ -84,7 +84,9 @@ try {
   assert.deepEqual(reqs[6].body.tools.map((t) => t.function.name), ["load_tool_group", "list_settings", "list_env_vars", "write_note"]);
   await input.fill("/clear"); await input.press("Enter");
   await page.waitForTimeout(500);
-  assert.equal(await log.innerText(), "");
+  // A new chat: nothing of the old one, only the prompts to try.
+  assert.equal(await log.locator(":scope > :not(#welcome)").count(), 0, await log.innerText());
+  assert.ok((await page.locator("#welcome .prompts button").count()) >= 3, "a new chat offers prompts");
   assert.equal(await page.locator("#active-tools").innerText(), "load_tool_group");
 } catch (e) {
   throw new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + logs.join("\n"));

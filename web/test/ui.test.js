@@ -86,9 +86,12 @@ function newCore(store, fetch, extra = {}) {
 }
 
 // ask sends one request and collects its replies until done or error.
-async function ask(core, msg) {
+async function ask(core, msg, onReply) {
   const replies = [];
-  await core.handle({ id: 1, ...msg }, (r) => replies.push(r));
+  await core.handle({ id: 1, ...msg }, (r) => {
+    replies.push(r);
+    onReply?.(r);
+  });
   const last = replies.at(-1);
   return { replies, events: replies.filter((r) => r.type === "event").map((r) => r.event), last, result: last?.result };
 }
@@ -230,4 +233,39 @@ test("abort stops a running turn; unknown requests and a failed catalogue are er
   const e = await ask(broken, { type: "describe" });
   assert.equal(e.last.type, "error");
   assert.match(e.last.error, /api\/ui\/catalogue answered 500|api\/health/);
+});
+
+test("save_memory and search_history, the built-in JS tools, over the browser's store", async () => {
+  const manifests = path.join(web, "..", "manifests");
+  const read = (f) => readFile(path.join(manifests, f), "utf8");
+  const catalogue = {
+    catalogue: { manifests: await Promise.all(["save_memory", "search_history"].map(async (n) => ({ file: n + ".json", source: "builtin/" + n + ".js", text: await read(n + ".json") }))) },
+    sources: Object.fromEntries(await Promise.all(["save_memory", "search_history"].map(async (n) => ["builtin/" + n + ".js", await read(n + ".js")]))),
+    libraries: {},
+  };
+  const store = new MemoryUIStore();
+  const server = fakeServer([
+    { call: ["save_memory", { text: "The user keeps pelicans." }] },
+    { text: "Noted." },
+    { call: ["search_history", { query: "pelicans" }] },
+    { text: "Found it." },
+  ]);
+  const core = newCore(store, server.fetch, { catalogue: async () => catalogue });
+  // save_memory writes: it asks first, and the page says yes.
+  const first = await ask(core, { type: "send", session: "a", text: "Remember: I keep pelicans" }, (r) => {
+    // The question is put to the page after the event, as a click comes.
+    if (r.type === "event" && r.event.type === "approval") {
+      setTimeout(() => core.handle({ id: 2, type: "approve", session: "a", answers: r.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
+    }
+  });
+  assert.equal(first.last.type, "done", JSON.stringify(first.last));
+  const saved = first.events.find((e) => e.type === "message" && e.message.type === "tool_result");
+  assert.equal(saved?.message.content, "Saved memory #1.", JSON.stringify(first.events.filter((e) => e.type === "message").map((e) => e.message)));
+
+  const second = await ask(core, { type: "send", session: "b", text: "What did I say about birds?" });
+  assert.equal(second.last.type, "done", JSON.stringify(second.last));
+  const found = second.events.find((e) => e.type === "message" && e.message.type === "tool_result");
+  assert.match(found.message.content, /^\d+ matches for "pelicans":\n- session a, message 0 \(user on \d{4}-\d\d-\d\d \d\d:\d\d\): Remember: I keep \*\*pelicans\*\*/);
+  const system = server.requests[2].body.messages[0].content;
+  assert.match(system, /## Memories\n\nWhat the user asked you to remember \(save_memory adds to it\):\n\n- The user keeps pelicans\./);
 });

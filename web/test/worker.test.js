@@ -607,3 +607,26 @@ test("TOOLROUTE_PROVIDER=demo: the module's demo model answers turns and the mod
   assert.equal(proxied.status, 200, await proxied.clone().text());
   assert.match((await proxied.json()).choices[0].message.content, /^\[demo model\] I am toolroute's demo/);
 });
+
+test("save_memory and search_history: memories in the worker's storage reach the system prompt, and the search reads every session's log", async () => {
+  const a = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("save_memory", '{"text":"The user keeps herons."}'), text("Noted."));
+  const t = await openTurn(a, "Remember: I keep herons");
+  const asked = await t.until("approval"); // save_memory writes: it asks first
+  assert.deepEqual(asked.calls.map((c) => c.tool), ["save_memory"]);
+  assert.equal((await answerCalls(a, [{ id: asked.calls[0].id, answer: "once", grant: ["NOPE"] }])).status, 400, "a grant of a secret not asked for");
+  assert.equal((await answerCalls(a, [{ id: asked.calls[0].id, answer: "once" }])).status, 200);
+  const first = await t.rest();
+  assert.equal(first.at(-1).type, "done", JSON.stringify(first.at(-1)));
+  const saved = first.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(saved.content, "Saved memory #1.");
+
+  const b = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("search_history", '{"query":"herons"}'), text("Found."));
+  const asked2 = model.requests.length;
+  const second = await turn(b, "What birds do I keep?");
+  assert.equal(second.at(-1).type, "done", JSON.stringify(second.at(-1)));
+  const found = second.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.match(found.content, new RegExp(`^\\d+ matches for "herons":\\n- session ${a}, message 0 \\(user on [-0-9: ]+\\): Remember: I keep \\*\\*herons\\*\\*`));
+  assert.match(model.requests[asked2].body, /## Memories\\n\\nWhat the user asked you to remember \(save_memory adds to it\):\\n\\n- The user keeps herons\./);
+});

@@ -6,6 +6,7 @@
 import { createHost } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { nativeTools, ENV_PREFIX } from "./native.js";
+import { storeOps, settingsMemories } from "../host/ops.js";
 
 // PROVIDERS are the choices of the settings panel.
 export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
@@ -108,8 +109,13 @@ export class Core {
       for (const [k, v] of Object.entries(s)) if (k.startsWith(ENV_PREFIX)) env[k.slice(ENV_PREFIX.length)] = v;
     };
     await refreshEnv();
+    const memories = settingsMemories(this.store);
     const host = await createHost({
       module: this.#d.module,
+      // The built-in tools' storage: memories in the settings, history
+      // search over the sessions kept in this browser.
+      ops: storeOps({ memories, sessions: () => this.store.sessions(), messages: (id) => this.store.messages(id) }),
+      memories: async () => (await memories.list()).map((m) => m.text),
       catalogue: cat.catalogue ?? {},
       sources: cat.sources ?? {},
       provider,

@@ -30,6 +30,11 @@
 // serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
+import { storeOps } from "../host/ops.js";
+
+// MAX_SEARCHED bounds the sessions search_history reads, most recent first:
+// each is a Durable Object to ask.
+const MAX_SEARCHED = 200;
 import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
@@ -107,7 +112,20 @@ async function start(env, deps, now) {
     append: (id, messages) => sessionStub(env, id).append(tokens.get(id) ?? "", messages, now().toISOString()),
   };
   const bundle = deps.bundle ?? {};
+  const memories = {
+    list: () => indexStub(env).memories(),
+    add: (text, time) => indexStub(env).addMemory(text, time),
+  };
   const host = await createHost({
+    // The built-in tools' storage: memories in the SessionIndex, history
+    // search over the sessions' logs (the most recent MAX_SEARCHED).
+    ops: storeOps({
+      memories,
+      sessions: async () => (await indexStub(env).list()).slice(0, MAX_SEARCHED),
+      messages: (id) => sessionStub(env, id).messages(),
+      now,
+    }),
+    memories: async () => (await memories.list()).map((m) => m.text),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
     catalogue: bundle.catalogue ?? {},
     sources: bundle.sources ?? {},

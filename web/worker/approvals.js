@@ -72,13 +72,17 @@ export function readAnswers(body) {
     if (a === null || typeof a !== "object" || typeof a.id !== "string" || typeof a.answer !== "string") {
       return { error: `approvals[${i}] is not {"id": "CALL_ID", "answer": "once", "session" or "deny"}: ${USAGE}` };
     }
-    list.push({ id: a.id, answer: a.answer });
+    if (a.grant !== undefined && (!Array.isArray(a.grant) || !a.grant.every((g) => typeof g === "string"))) {
+      return { error: `approvals[${i}].grant is not an array of secrets' names: give the names the call's "secrets" lists, or leave it out` };
+    }
+    list.push(a.grant?.length ? { id: a.id, answer: a.answer, grant: a.grant } : { id: a.id, answer: a.answer });
   }
   return { list };
 }
 
 // A question is what SessionLog stores: {token, calls, expires, answers:
-// {id: answer}}, token being the lease of the turn that asked.
+// {id: answer}, grants: {id: [secret]}}, token being the lease of the turn
+// that asked.
 
 // pending reports whether q still waits for an answer at now (ISO).
 export function pending(q, now) {
@@ -104,9 +108,15 @@ export function answer(q, answers) {
     if (seen.has(a.id)) return { error: `call ${id} is answered twice: give one answer per call` };
     if (Object.hasOwn(q.answers, a.id)) return { error: `call ${id} was answered already (${q.answers[a.id]})` };
     if (!ANSWERS.includes(a.answer)) return { error: `call ${id}: the answer ${JSON.stringify(a.answer)} is none of once, session or deny` };
+    const asked = q.calls.find((c) => c.id === a.id).secrets ?? [];
+    const stray = (a.grant ?? []).find((g) => !asked.includes(g));
+    if (stray !== undefined) return { error: `call ${id} did not ask for ${JSON.stringify(stray)}: grant only secrets it asked for (${asked.join(", ")})` };
     seen.add(a.id);
   }
-  for (const a of answers) q.answers[a.id] = a.answer;
+  for (const a of answers) {
+    q.answers[a.id] = a.answer;
+    if (a.grant?.length && a.answer !== "deny") (q.grants ??= {})[a.id] = a.grant;
+  }
   return { waiting: waiting(q) };
 }
 
@@ -117,7 +127,10 @@ export function sameCalls(a, b) {
 
 // given is q's answers so far, in its calls' order.
 export function given(q) {
-  return q.calls.filter((c) => Object.hasOwn(q.answers, c.id)).map((c) => ({ id: c.id, answer: q.answers[c.id] }));
+  return q.calls.filter((c) => Object.hasOwn(q.answers, c.id)).map((c) => {
+    const grant = q.grants?.[c.id];
+    return grant ? { id: c.id, answer: q.answers[c.id], grant } : { id: c.id, answer: q.answers[c.id] };
+  });
 }
 
 // waiting is the ids of q's calls with no answer yet.

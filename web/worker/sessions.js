@@ -200,12 +200,25 @@ export class SessionLog extends DurableObject {
   }
 }
 
-// SessionIndex lists the sessions, most recent first.
+// SessionIndex lists the sessions, most recent first, and keeps the
+// memories save_memory saves (they belong to no one session).
 export class SessionIndex extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL, messages INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, time TEXT NOT NULL)`);
+  }
+
+  // memories gives every memory, oldest first: [{id, text, time}].
+  memories() {
+    return this.sql.exec(`SELECT id, text, time FROM memories ORDER BY id`).toArray();
+  }
+
+  // addMemory saves a memory (checked by the caller) and gives it.
+  addMemory(text, time) {
+    const row = this.sql.exec(`INSERT INTO memories (text, time) VALUES (?, ?) RETURNING id`, text, time).one();
+    return { id: row.id, text, time };
   }
 
   put(s) {
