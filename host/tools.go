@@ -63,7 +63,8 @@ type JSCall struct {
 // HostOps are the toolroute bridge's operations, by name: NAMESPACE.VERB,
 // such as "memories.save". Each gets its arguments as JSON and answers a
 // value that is encoded as JSON for the tool. An error's message is what
-// the tool's code catches; a *ToolError keeps its type.
+// the tool's code catches; of a *ToolError, its Message alone (a type does
+// not cross into JS, in any host).
 type HostOps map[string]func(ctx context.Context, args json.RawMessage) (any, error)
 
 // opsFor serves the toolroute bridge for one call: only the namespaces its
@@ -82,6 +83,12 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 			args = json.RawMessage(`{}`)
 		}
 		v, err := f(ctx, args)
+		var te *ToolError
+		if errors.As(err, &te) {
+			// The tool's code catches the message alone, as in the JS
+			// hosts: a type does not cross into JS.
+			return nil, errors.New(te.Message)
+		}
 		if err != nil {
 			return nil, err
 		}
