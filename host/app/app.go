@@ -168,7 +168,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	var tools []host.NativeTool
 	tools = append(tools, builtin.Core(a.deps)...)
-	tools = append(tools, builtin.Config(a.deps)...)
 	tools = append(tools, builtin.JSTools(a.deps)...)
 	a.model = settingsModel{Provider: provider, store: db}
 	fingerprint := a.fingerprint()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
@@ -323,8 +324,8 @@ func TestSettingsReachTheTurn(t *testing.T) {
 		{"set_setting", `{"key":"model","value":"other-model"}`},
 		{"set_env_var", `{"name":"API_KEY","value":"k1"}`},
 	} {
-		if _, err := a.Host.CallTool(ctx, c.tool, json.RawMessage(c.args)); err != nil {
-			t.Fatal(err)
+		if res, err := a.Host.CallTool(ctx, c.tool, json.RawMessage(c.args)); err != nil || res.Status == "error" {
+			t.Fatalf("%s: %+v, %v", c.tool, res, err)
 		}
 	}
 	d, err := a.Host.Describe(ctx, "")
@@ -346,8 +347,8 @@ func TestSettingsReachTheTurn(t *testing.T) {
 		t.Errorf("show_env = %+v, %v", res, err)
 	}
 	// set_tool_enabled applies at once, and in the next process.
-	if _, err := a.Host.CallTool(ctx, "set_tool_enabled", json.RawMessage(`{"name":"show_env","enabled":false}`)); err != nil {
-		t.Fatal(err)
+	if res, err := a.Host.CallTool(ctx, "set_tool_enabled", json.RawMessage(`{"name":"show_env","enabled":false}`)); err != nil || res.Output != "show_env is disabled." {
+		t.Fatalf("set_tool_enabled: %+v, %v", res, err)
 	}
 	if _, err := a.Host.CallTool(ctx, "show_env", nil); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Errorf("a disabled tool ran: %v", err)
@@ -482,5 +483,107 @@ func TestMemoryAndHistoryTools(t *testing.T) {
 	res, err = a.Host.CallTool(ctx, "snoop", json.RawMessage(`{}`))
 	if err != nil || res.Status != "error" || !strings.Contains(res.Message, `toolroute.history: 'snoop' may not use it: only tools whose manifest lists "history" in requiredPermissions may`) {
 		t.Errorf("snoop = %+v, %v", res, err)
+	}
+}
+
+// The config group is the built-in JS tools of manifests/config.*, over the
+// toolroute bridge's settings, env and tools: a scripted model loads the
+// group and uses each tool as a user's model would; the write tools ask
+// first, and what they change reaches the next turn and the next process.
+func TestConfigTools(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
+		fakemodel.ToolCall("list_settings", `{}`),
+		fakemodel.ToolCall("set_setting", `{"key":"model","value":"fake-2"}`),
+		fakemodel.ToolCall("set_setting", `{"key":"colour","value":"red"}`),
+		fakemodel.ToolCall("set_env_var", `{"name":"WEATHER_KEY","value":"wx-secret-1"}`),
+		fakemodel.ToolCall("set_env_var", `{"name":"1BAD","value":"x"}`),
+		fakemodel.ToolCall("list_env_vars", `{}`),
+		fakemodel.ToolCall("set_tool_enabled", `{"name":"show_env","enabled":false}`),
+		fakemodel.ToolCall("list_tool_states", `{}`),
+		fakemodel.ToolCall("set_tool_enabled", `{"name":"load_tool_group","enabled":false}`),
+		fakemodel.Text("Done."),
+		fakemodel.Text("Hello from fake-2."),
+	)
+	defer model.Close()
+	cfg := testConfig(t)
+	cfg.Provider, cfg.Model = "openai", "fake-1"
+	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "sk-test"})
+	var asked []string
+	cfg.Approver = host.ApproverFunc(func(_ context.Context, _ string, calls []session.Call) ([]session.Approval, error) {
+		var out []session.Approval
+		for _, c := range calls {
+			asked = append(asked, c.Tool)
+			out = append(out, session.Approval{ID: c.ID, Answer: session.AnswerOnce})
+		}
+		return out, nil
+	})
+	os.MkdirAll(filepath.Join(cfg.ConfigDir, "tools"), 0o755)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "show_env.json"), []byte(`{"name":"show_env","description":"Show env","env":["WEATHER_KEY"]}`), 0o644)
+	os.WriteFile(filepath.Join(cfg.ConfigDir, "tools", "show_env.js"), []byte(`function execute(p) { return p._env.WEATHER_KEY }`), 0o644)
+	a := open(t, cfg)
+	ctx := context.Background()
+
+	send(t, a, "s", "Tidy my settings")
+	var results []string
+	msgs, err := a.Store.Messages(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Type == session.ToolResult && m.ToolName != "load_tool_group" {
+			results = append(results, m.ToolName+" "+string(m.Status)+": "+m.Content)
+		}
+	}
+	want := []string{
+		"list_settings success: - model = fake-1 (default): the model to call\n- system_prompt = toolroute's default (default): the base system prompt",
+		"set_setting success: model is now fake-2.",
+		`set_setting error: Error (execution_error): Error: no setting "colour": use one of model, system_prompt`,
+		"set_env_var success: WEATHER_KEY set.",
+		`set_env_var error: Error (execution_error): Error: "1BAD" is not a variable name: use letters, digits and _, not starting with a digit`,
+		"list_env_vars success: Set: WEATHER_KEY",
+		"set_tool_enabled success: show_env is disabled.",
+		"list_tool_states success: ",
+		"set_tool_enabled error: Error (execution_error): Error: load_tool_group cannot be disabled",
+	}
+	if len(results) != len(want) {
+		t.Fatalf("results:\n%s", strings.Join(results, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(results[i], w) {
+			t.Errorf("result %d = %q, want it to start with %q", i, results[i], w)
+		}
+	}
+	for _, w := range []string{"- load_tool_group (core): enabled", "- list_settings (config): enabled", "- show_env (core): disabled", "- js_eval (core): enabled"} {
+		if !strings.Contains(results[7], w) {
+			t.Errorf("list_tool_states lacks %q:\n%s", w, results[7])
+		}
+	}
+	// Only the tools that change something asked, each before it ran.
+	if w := []string{"set_setting", "set_setting", "set_env_var", "set_env_var", "set_tool_enabled", "set_tool_enabled"}; !slices.Equal(asked, w) {
+		t.Errorf("asked about %v, want %v", asked, w)
+	}
+	// The variable is a secret from the moment it is set: later requests
+	// carry its name, never its value.
+	reqs := model.Requests()
+	if body := string(reqs[len(reqs)-1].Body); strings.Contains(body, "wx-secret-1") || !strings.Contains(body, "[redacted WEATHER_KEY]") {
+		t.Errorf("the last request of the turn shows the variable:\n%s", body)
+	}
+	// The model applies from the next message; the disabled tool is not
+	// offered, there or in the next process.
+	send(t, a, "s", "Hello?")
+	reqs = model.Requests()
+	next := reqs[len(reqs)-1]
+	if m := next.JSON()["model"]; m != "fake-2" || slices.Contains(next.ToolNames(), "show_env") || !slices.Contains(next.ToolNames(), "set_setting") {
+		t.Errorf("the next turn's call: model %v, tools %v", m, next.ToolNames())
+	}
+	a.Close()
+	a2 := open(t, cfg)
+	if _, err := a2.Host.CallTool(ctx, "show_env", nil); err == nil || !strings.Contains(err.Error(), "disabled") {
+		t.Errorf("a disabled tool ran after a restart: %v", err)
+	}
+	res, err := a2.Host.CallTool(ctx, "list_settings", nil)
+	if err != nil || !strings.HasPrefix(res.Output, "- model = fake-2: the model to call\n") {
+		t.Errorf("list_settings in the next process = %+v, %v", res, err)
 	}
 }

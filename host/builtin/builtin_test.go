@@ -67,7 +67,6 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	}
 	var all []host.NativeTool
 	all = append(all, builtin.Core(f.deps)...)
-	all = append(all, builtin.Config(f.deps)...)
 	all = append(all, builtin.JSTools(f.deps)...)
 	for _, tool := range all {
 		f.tools[tool.Tool.Name] = tool
@@ -237,57 +236,79 @@ func TestOps(t *testing.T) {
 	}
 }
 
-func TestSettingsAndEnv(t *testing.T) {
+// The config group's operations over the store, as the built-in JS tools
+// of manifests/config.* reach them (host/app's tests run the tools end to
+// end): the answers' shapes, and each refusal's type and words.
+func TestConfigOps(t *testing.T) {
 	f := newFixture(t, false)
 	ctx := context.Background()
-	if out := f.ok(t, "list_settings", `{}`); out != "- model = m-default (default): the model to call" {
-		t.Errorf("list_settings = %q", out)
+	ops := builtin.Ops(f.deps)
+	call := func(op, args string) (string, error) {
+		t.Helper()
+		v, err := ops[op](ctx, json.RawMessage(args))
+		if err != nil {
+			return "", err
+		}
+		b, _ := json.Marshal(v)
+		return string(b), nil
 	}
-	f.ok(t, "set_setting", `{"key":"model","value":"m-2"}`)
-	if v, ok, _ := f.deps.Store.Setting(ctx, "model"); !ok || v != "m-2" {
-		t.Errorf("model setting = %q, %v", v, ok)
+	ok := func(op, args, want string) {
+		t.Helper()
+		if got, err := call(op, args); err != nil || got != want {
+			t.Errorf("%s %s = %s, %v; want %s", op, args, got, err, want)
+		}
 	}
-	f.fails(t, "set_setting", `{"key":"model","value":"two words"}`, "invalid_arguments", "no spaces")
-	f.fails(t, "set_setting", `{"key":"colour","value":"red"}`, "not_found", "use one of model")
-	f.ok(t, "set_setting", `{"key":"model","value":""}`)
-	if _, ok, _ := f.deps.Store.Setting(ctx, "model"); ok {
+	fails := func(op, args, errType, want string) {
+		t.Helper()
+		_, err := call(op, args)
+		var te *host.ToolError
+		if !errors.As(err, &te) || te.Type != errType || !strings.Contains(te.Message, want) {
+			t.Errorf("%s %s: err = %v, want a %s error containing %q", op, args, err, errType, want)
+		}
+	}
+
+	ok("settings.list", `{}`, `[{"key":"model","value":"","default":"m-default","description":"the model to call"}]`)
+	ok("settings.set", `{"key":"model","value":"m-2"}`, `{"key":"model","value":"m-2","default":"m-default","description":"the model to call"}`)
+	if v, set, _ := f.deps.Store.Setting(ctx, "model"); !set || v != "m-2" {
+		t.Errorf("model setting = %q, %v", v, set)
+	}
+	fails("settings.set", `{"key":"model","value":"two words"}`, "invalid_arguments", "no spaces")
+	fails("settings.set", `{"key":"colour","value":"red"}`, "not_found", `no setting "colour": use one of model`)
+	ok("settings.set", `{"key":"model","value":""}`, `{"key":"model","value":"","default":"m-default","description":"the model to call"}`)
+	if _, set, _ := f.deps.Store.Setting(ctx, "model"); set {
 		t.Errorf("an empty value did not restore the default")
 	}
 
-	if out := f.ok(t, "list_env_vars", `{}`); out != "No environment variables are set for tools." {
-		t.Errorf("list_env_vars = %q", out)
-	}
-	f.ok(t, "set_env_var", `{"name":"WEATHER_KEY","value":"s3cret"}`)
-	if out := f.ok(t, "list_env_vars", `{}`); out != "Set: WEATHER_KEY" {
-		t.Errorf("list_env_vars = %q (values must not show)", out)
-	}
+	ok("env.list", `{}`, `[]`)
+	ok("env.set", `{"name":"WEATHER_KEY","value":"s3cret"}`, `{"name":"WEATHER_KEY","set":true}`)
+	ok("env.set", `{"name":"A_KEY","value":"x"}`, `{"name":"A_KEY","set":true}`)
+	ok("env.list", `{}`, `["A_KEY","WEATHER_KEY"]`) // names only, sorted
 	if v, _, _ := f.deps.Store.Setting(ctx, builtin.EnvPrefix+"WEATHER_KEY"); v != "s3cret" {
 		t.Errorf("stored value = %q", v)
 	}
-	f.fails(t, "set_env_var", `{"name":"1BAD","value":"x"}`, "invalid_arguments", "not a variable name")
-	f.fails(t, "set_env_var", `{"name":"A-B","value":"x"}`, "invalid_arguments", "not a variable name")
-}
+	ok("env.set", `{"name":"A_KEY","value":""}`, `{"name":"A_KEY","set":false}`)
+	ok("env.list", `{}`, `["WEATHER_KEY"]`)
+	fails("env.set", `{"name":"1BAD","value":"x"}`, "invalid_arguments", `"1BAD" is not a variable name: use letters, digits and _, not starting with a digit`)
+	fails("env.set", `{"name":"A-B","value":"x"}`, "invalid_arguments", "not a variable name")
 
-func TestToolStates(t *testing.T) {
-	f := newFixture(t, false)
-	ctx := context.Background()
-	f.ok(t, "set_tool_enabled", `{"name":"read_file","enabled":false}`)
+	ok("tools.setEnabled", `{"name":"read_file","enabled":false}`, `{"name":"read_file","group":"","origin":"","enabled":false}`)
 	if !slices.Equal(f.disabled, []string{"read_file"}) || f.reloads != 1 {
 		t.Errorf("disabled = %v after %d reloads", f.disabled, f.reloads)
 	}
 	if got, _ := builtin.DisabledTools(ctx, f.deps); !slices.Equal(got, []string{"read_file"}) {
 		t.Errorf("stored disabled tools = %v", got)
 	}
-	out := f.ok(t, "list_tool_states", `{}`)
-	if !strings.Contains(out, "- read_file (core): disabled") || !strings.Contains(out, "- js_eval (core): enabled") {
-		t.Errorf("list_tool_states = %q", out)
-	}
-	f.ok(t, "set_tool_enabled", `{"name":"read_file","enabled":true}`)
+	ok("tools.list", `{}`, `[{"name":"load_tool_group","group":"","origin":"meta","enabled":true},`+
+		`{"name":"js_eval","group":"","origin":"","enabled":true},{"name":"read_file","group":"","origin":"","enabled":false},`+
+		`{"name":"list_settings","group":"","origin":"","enabled":true}]`)
+	ok("tools.setEnabled", `{"name":"read_file","enabled":true}`, `{"name":"read_file","group":"","origin":"","enabled":true}`)
 	if len(f.disabled) != 0 {
 		t.Errorf("disabled = %v after enabling", f.disabled)
 	}
-	f.fails(t, "set_tool_enabled", `{"name":"load_tool_group","enabled":false}`, "invalid_arguments", "cannot be disabled")
-	f.fails(t, "set_tool_enabled", `{"name":"nope","enabled":false}`, "not_found", "list_tool_states")
+	fails("tools.setEnabled", `{"name":"load_tool_group","enabled":false}`, "invalid_arguments", "load_tool_group cannot be disabled")
+	fails("tools.setEnabled", `{"name":"nope","enabled":false}`, "not_found", `no tool "nope": list_tool_states lists them`)
+	fails("tools.setEnabled", `{"name":"read_file"}`, "invalid_arguments", "enabled is missing")
+	fails("tools.setEnabled", `{"name":"read_file","enabled":"false"}`, "invalid_arguments", "do not match")
 }
 
 func TestJSToolManagement(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package builtin holds toolroute's host-native tools: the core tools
-// js_eval, webfetch, save_memory and search_history, the config group
-// (settings, environment variables for tools, tool states) and the
-// js_tool_management group (create, list, update and delete user JS tools).
+// js_eval and webfetch and the js_tool_management group (create, list,
+// update and delete user JS tools); and the toolroute bridge's operations
+// over the store (ops.go) that the built-in JS tools of manifests/ reach:
+// memories, history, settings, variables for tools, tool states.
 package builtin
 
 import (

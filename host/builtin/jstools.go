@@ -75,6 +75,14 @@ const jsToolParams = `{"type":"object","properties":{` +
 	`"env":{"type":"array","items":{"type":"string"},"description":"Environment variables the tool needs; only the user can grant them, by editing the manifest"},` +
 	`"timeout_seconds":{"type":"integer","description":"Default 30"}}`
 
+// Groups returns the host-native tool groups, in the order they are listed.
+// The config group is a JS manifest (manifests/config.json) now.
+func Groups() []registry.Group {
+	return []registry.Group{
+		{Name: "js_tool_management", DisplayName: "JS Tool Management", Description: "Create, list, update, and delete user JavaScript tools"},
+	}
+}
+
 // JSTools returns the js_tool_management group's tools.
 func JSTools(d Deps) []host.NativeTool {
 	group := func(t registry.Tool) registry.Tool {

@@ -3,10 +3,14 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
 )
 
 // MaxMemoryChars bounds one memory: it goes into every system prompt.
@@ -34,9 +38,10 @@ type SearchHit struct {
 
 // Ops are the toolroute bridge's operations over the Go program's store
 // (see DESIGN.md, "One tool layer"): the built-in JS tools' memories and
-// history.
+// history, and the config group's settings, variables and tool states.
 func Ops(d Deps) host.HostOps {
-	return host.HostOps{
+	ops := configOps(d)
+	maps.Copy(ops, host.HostOps{
 		"memories.save": func(ctx context.Context, in json.RawMessage) (any, error) {
 			a, err := args[struct {
 				Text string `json:"text"`
@@ -83,7 +88,8 @@ func Ops(d Deps) host.HostOps {
 			}
 			return out, nil
 		},
-	}
+	})
+	return ops
 }
 
 // memoryText checks a memory's text: the same rule in every host.
@@ -114,4 +120,207 @@ func stamp(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// Setting is a setting as settings.list and settings.set answer it, in
+// every host: its value is "" when none is set.
+type Setting struct {
+	Key         string `json:"key"`
+	Value       string `json:"value"`
+	Default     string `json:"default"`
+	Description string `json:"description"`
+}
+
+// ToolState is a tool as tools.list and tools.setEnabled answer it, in
+// every host: its group ("" for a core tool), its origin's kind (meta, host
+// or js) and whether it is enabled.
+type ToolState struct {
+	Name    string `json:"name"`
+	Group   string `json:"group"`
+	Origin  string `json:"origin"`
+	Enabled bool   `json:"enabled"`
+}
+
+// configOps are the config group's operations: the settings of d.Settings,
+// the variables tools may read and the tool states, over the store.
+func configOps(d Deps) host.HostOps {
+	var keys []string
+	for _, s := range d.Settings {
+		keys = append(keys, s.Key)
+	}
+	setting := func(ctx context.Context, s SettingSpec) (Setting, error) {
+		v, ok, err := d.Store.Setting(ctx, s.Key)
+		if err != nil {
+			return Setting{}, err
+		}
+		if !ok {
+			v = ""
+		}
+		return Setting{Key: s.Key, Value: v, Default: s.Default, Description: s.Description}, nil
+	}
+	return host.HostOps{
+		"settings.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			out := make([]Setting, 0, len(d.Settings))
+			for _, s := range d.Settings {
+				v, err := setting(ctx, s)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+			}
+			return out, nil
+		},
+		"settings.set": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct{ Key, Value string }](in)
+			if err != nil {
+				return nil, err
+			}
+			i := slices.IndexFunc(d.Settings, func(s SettingSpec) bool { return s.Key == a.Key })
+			if i < 0 {
+				return nil, &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no setting %q: use one of %s", a.Key, strings.Join(keys, ", "))}
+			}
+			s := d.Settings[i]
+			if a.Value != "" && s.Check != nil {
+				if err := s.Check(a.Value); err != nil {
+					return nil, &host.ToolError{Type: "invalid_arguments", Message: err.Error()}
+				}
+			}
+			if a.Value == "" {
+				err = d.Store.DeleteSetting(ctx, a.Key)
+			} else {
+				err = d.Store.SetSetting(ctx, a.Key, a.Value)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return setting(ctx, s)
+		},
+		"env.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			vars, err := d.Store.Settings(ctx, EnvPrefix)
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, len(vars))
+			for i, v := range vars {
+				names[i] = strings.TrimPrefix(v.Key, EnvPrefix)
+			}
+			return names, nil
+		},
+		"env.set": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct{ Name, Value string }](in)
+			if err != nil {
+				return nil, err
+			}
+			if !ValidEnvName(a.Name) {
+				return nil, &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a variable name: use letters, digits and _, not starting with a digit", a.Name)}
+			}
+			if a.Value == "" {
+				err = d.Store.DeleteSetting(ctx, EnvPrefix+a.Name)
+			} else {
+				err = d.Store.SetSetting(ctx, EnvPrefix+a.Name, a.Value)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return EnvVar{Name: a.Name, Set: a.Value != ""}, nil
+		},
+		"tools.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			states, err := d.Tools(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]ToolState, len(states))
+			for i, s := range states {
+				out[i] = toolState(s)
+			}
+			return out, nil
+		},
+		"tools.setEnabled": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct {
+				Name    string `json:"name"`
+				Enabled *bool  `json:"enabled"`
+			}](in)
+			if err != nil {
+				return nil, err
+			}
+			if a.Enabled == nil {
+				return nil, &host.ToolError{Type: "invalid_arguments", Message: "enabled is missing: give true or false"}
+			}
+			states, err := d.Tools(ctx)
+			if err != nil {
+				return nil, err
+			}
+			i := slices.IndexFunc(states, func(s registry.ToolState) bool { return s.Name == a.Name })
+			if i < 0 {
+				return nil, &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no tool %q: list_tool_states lists them", a.Name)}
+			}
+			if states[i].Origin.Kind == registry.OriginMeta && !*a.Enabled {
+				return nil, &host.ToolError{Type: "invalid_arguments", Message: a.Name + " cannot be disabled"}
+			}
+			if *a.Enabled {
+				err = d.Store.DeleteSetting(ctx, DisabledPrefix+a.Name)
+			} else {
+				err = d.Store.SetSetting(ctx, DisabledPrefix+a.Name, "true")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := ApplyToolStates(ctx, d); err != nil {
+				return nil, err
+			}
+			s := toolState(states[i])
+			s.Enabled = *a.Enabled
+			return s, nil
+		},
+	}
+}
+
+// EnvVar is what env.set answers: the variable's name and whether it is
+// set now (false once removed).
+type EnvVar struct {
+	Name string `json:"name"`
+	Set  bool   `json:"set"`
+}
+
+func toolState(s registry.ToolState) ToolState {
+	return ToolState{Name: s.Name, Group: s.Group, Origin: string(s.Origin.Kind), Enabled: s.Enabled}
+}
+
+// DisabledTools reads the names of the disabled tools from the store.
+func DisabledTools(ctx context.Context, d Deps) ([]string, error) {
+	set, err := d.Store.Settings(ctx, DisabledPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, s := range set {
+		if s.Value == "true" {
+			names = append(names, strings.TrimPrefix(s.Key, DisabledPrefix))
+		}
+	}
+	return names, nil
+}
+
+// ApplyToolStates gives the host the stored tool states and reloads.
+func ApplyToolStates(ctx context.Context, d Deps) error {
+	names, err := DisabledTools(ctx, d)
+	if err != nil {
+		return err
+	}
+	d.SetDisabled(names)
+	return d.Reload(ctx)
+}
+
+// ValidEnvName reports whether name is a variable name tools may be given:
+// letters, digits and _, not starting with a digit.
+func ValidEnvName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

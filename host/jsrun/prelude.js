@@ -11,8 +11,8 @@
 // block: the bridges await them, which takes either. __tr_host(op, args)
 // serves the google bridge (ops google.token and google.email) and the
 // toolroute bridge (the host's storage for the built-in tools: memories,
-// history), JSON in and out; the host refuses what the tool's manifest does
-// not grant.
+// history, settings, env, tools), JSON in and out; the host refuses what
+// the tool's manifest does not grant.
 (function () {
   "use strict";
   const host = {
@@ -126,8 +126,9 @@
 
   // toolroute is the host's own storage, for the built-in tools whose
   // manifest lists the namespace in requiredPermissions ("memories",
-  // "history"); each host keeps it its own way (SQLite, IndexedDB, Durable
-  // Objects) and answers the same.
+  // "history", "settings", "env", "tools"); each host keeps it its own way
+  // (SQLite, IndexedDB, Durable Objects) and answers the same. A host that
+  // cannot do an operation says so; the host checks what is set.
   globalThis.toolroute = Object.freeze({
     memories: Object.freeze({
       save: (text) => op("memories.save", { text: String(text) }),
@@ -135,6 +136,18 @@
     }),
     history: Object.freeze({
       search: (query, options) => op("history.search", { query: String(query), limit: Number((options && options.limit) || 0) }),
+    }),
+    settings: Object.freeze({
+      list: () => op("settings.list", {}),
+      set: (key, value) => op("settings.set", { key: String(key), value: String(value ?? "") }),
+    }),
+    env: Object.freeze({
+      list: () => op("env.list", {}),
+      set: (name, value) => op("env.set", { name: String(name), value: String(value ?? "") }),
+    }),
+    tools: Object.freeze({
+      list: () => op("tools.list", {}),
+      setEnabled: (name, enabled) => op("tools.setEnabled", { name: String(name), enabled }),
     }),
   });
 
