@@ -13,7 +13,6 @@
 package schematokens
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -195,23 +194,13 @@ func (r Report) scenario(name string, groups []string, tools []registry.Tool) (S
 // the tools, byte for byte; "" when there are none, as the body then has no
 // "tools" at all.
 func toolsJSON(tools []registry.Tool) (string, error) {
-	// The same conversion as registry/session's model call, which keeps it
-	// unexported.
+	// The same conversion as registry/session's model call; the module's
+	// describe (tools_json) gives the same text to the JS hosts' meters.
 	defs := make([]wire.ToolDef, len(tools))
 	for i, t := range tools {
 		defs[i] = wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
 	}
-	req, err := wire.Encode(wire.OpenAI, wire.Request{Tools: defs})
-	if err != nil {
-		return "", err
-	}
-	var body struct {
-		Tools json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(req.Body, &body); err != nil {
-		return "", fmt.Errorf("reading the request body: %w", err)
-	}
-	return string(body.Tools), nil
+	return wire.OpenAIToolsJSON(defs)
 }
 
 // count counts text in every encoding of the report.

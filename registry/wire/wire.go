@@ -10,6 +10,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -171,4 +172,25 @@ func ErrorMessage(status int, body []byte) string {
 		return fmt.Sprintf("HTTP %d%s", status, hint)
 	}
 	return fmt.Sprintf("HTTP %d%s: %s", status, hint, msg)
+}
+
+// OpenAIToolsJSON is the "tools" value of the OpenAI Chat Completions
+// request that sends defs, byte for byte as a model call sends it: what
+// `toolroute tokens` and every host's token meter count. "" for none, as the
+// body then has no "tools".
+func OpenAIToolsJSON(defs []ToolDef) (string, error) {
+	if len(defs) == 0 {
+		return "", nil
+	}
+	req, err := Encode(OpenAI, Request{Tools: defs})
+	if err != nil {
+		return "", err
+	}
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return "", fmt.Errorf("wire: reading the request body: %w", err)
+	}
+	return string(body.Tools), nil
 }

@@ -88,6 +88,9 @@ type TurnHandle struct {
 type DescribeRequest struct {
 	// SystemPrompt is the base prompt to assemble the full one from.
 	SystemPrompt string `json:"system_prompt,omitempty"`
+	// ToolsJSON asks for the tools' schemas as a model call sends them
+	// (Description.ToolsJSON), for a token meter.
+	ToolsJSON bool `json:"tools_json,omitempty"`
 	// Memories are listed after it, as a turn's settings.memories are.
 	Memories []string `json:"memories,omitempty"`
 	// History is a session's log, to say which groups it has loaded.
@@ -111,6 +114,17 @@ type Description struct {
 	Active []string `json:"active"`
 	// LoadedGroups is the groups the session's history loaded, that exist.
 	LoadedGroups []string `json:"loaded_groups"`
+	// ToolsJSON, when asked for, is the "tools" value of the OpenAI request
+	// that sends the active tools, and the one that sends every enabled
+	// tool but the meta-tools (all tools without routing): what `toolroute
+	// tokens` counts.
+	ToolsJSON *ToolsJSON `json:"tools_json,omitempty"`
+}
+
+// ToolsJSON is tool schemas as a model call sends them.
+type ToolsJSON struct {
+	Active string `json:"active"`
+	All    string `json:"all"`
 }
 
 // GroupInfo is one group for display.

@@ -10,6 +10,7 @@ import (
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/demo"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // Guest is the module's state and its side of every export: the registry
@@ -54,7 +55,42 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 			return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
 		}
 	}
-	return ok(Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history))
+	d := Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
+	if r.ToolsJSON {
+		tj, err := DescribeToolsJSON(g.reg, history)
+		if err != nil {
+			return fail(CodeInternal, "encoding the tools: "+err.Error())
+		}
+		d.ToolsJSON = &tj
+	}
+	return ok(d)
+}
+
+// DescribeToolsJSON gives the schemas of a session's active tools and of
+// every enabled tool but the meta-tools, as a model call sends them.
+func DescribeToolsJSON(reg *registry.Registry, history []session.Message) (ToolsJSON, error) {
+	defs := func(tools []registry.Tool) []wire.ToolDef {
+		out := make([]wire.ToolDef, len(tools))
+		for i, t := range tools {
+			out[i] = wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+		}
+		return out
+	}
+	// All: every enabled tool as without routing, so no meta-tool, as
+	// `toolroute tokens`'s "all tools".
+	var all []registry.Tool
+	for _, st := range reg.ToolStates() {
+		if st.Enabled && st.Origin.Kind != registry.OriginMeta {
+			t, _ := reg.Definition(st.Name)
+			all = append(all, t)
+		}
+	}
+	active, err := wire.OpenAIToolsJSON(defs(session.ActiveTools(reg, history).Tools()))
+	if err != nil {
+		return ToolsJSON{}, err
+	}
+	every, err := wire.OpenAIToolsJSON(defs(all))
+	return ToolsJSON{Active: active, All: every}, err
 }
 
 // Demo answers a model request's body (OpenAI Chat Completions) as the

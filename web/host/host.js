@@ -193,11 +193,15 @@ export class Host {
 
   // describe returns the catalogue for display, with the tools a session's
   // next model call would send (when sessionId is given).
-  async describe(sessionId) {
+  // With options.toolsJSON, tools_json gives the active and all tools'
+  // schemas as a model call sends them, for a token meter.
+  async describe(sessionId, options = {}) {
     const history = sessionId ? await this.store.messages(sessionId) : [];
     const system_prompt = await this.#basePrompt();
     const memories = await this.#memories();
-    return (await this.#instance()).describe({ system_prompt, history, ...(memories.length ? { memories } : {}) });
+    return (await this.#instance()).describe({
+      system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}),
+    });
   }
 
   // op serves one toolroute bridge operation for call c: only namespaces its

@@ -216,6 +216,29 @@ test("the token meter counts o200k_base tokens when a counter is given", async (
   assert.ok(d.meter.active > 0 && d.meter.active < d.meter.all);
 });
 
+test("the token meter equals `toolroute tokens --catalogue` for the catalogue the page gets", async () => {
+  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
+  const { execFileSync } = await import("node:child_process");
+  const root = path.join(web, "..");
+  const dir = await mkdtemp(path.join(tmpdir(), "toolroute-meter-"));
+  try {
+    const file = path.join(dir, "export.json");
+    const exported = execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString();
+    await import("node:fs/promises").then((f) => f.writeFile(file, exported));
+    const report = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "tokens", "--json", "--catalogue", file], { cwd: root }).toString());
+    const o200k = (name) => report.scenarios.find((x) => x.name === name).tokens.find((c) => c.encoding === "o200k_base").tokens;
+    const bundle = JSON.parse(exported);
+    const core = newCore(new MemoryUIStore(), fakeServer([]).fetch, {
+      countTokens: async (t) => countTokens(t),
+      catalogue: async () => ({ catalogue: bundle.catalogue, sources: bundle.sources, libraries: bundle.libraries }),
+    });
+    const d = (await ask(core, { type: "describe" })).result;
+    assert.deepEqual([d.meter.active, d.meter.all], [o200k("core only"), o200k("all tools")]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test("abort stops a running turn; unknown requests and a failed catalogue are errors", async () => {
   const hold = (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
   const core = newCore(new MemoryUIStore(), fakeServer([{ text: "never" }], { hold }).fetch);

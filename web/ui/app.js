@@ -110,7 +110,8 @@ function pretty(input) {
 
 // WHAT says what a tool does, from its requiredPermissions.
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
-  google: "uses your Google account", read: "reads your data", run_code: "runs code" };
+  google: "uses your Google account", read: "reads your data", run_code: "runs code",
+  memories: "keeps memories", history: "reads past chats" };
 
 // askApproval shows the calls a turn asks about, each with Allow once, Allow
 // for this session and Deny, and answers when every call has its answer.
@@ -128,6 +129,24 @@ function askApproval(calls) {
     title.textContent = `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : "");
     const pre = document.createElement("pre");
     pre.textContent = JSON.stringify(c.input ?? {}, null, 2);
+    // The secrets the call asks to read: granted only if left ticked.
+    const grants = [];
+    const secrets = document.createElement("fieldset");
+    if (c.secrets?.length) {
+      const legend = document.createElement("legend");
+      legend.textContent = "It asks to read your secrets:";
+      secrets.append(legend);
+      for (const name of c.secrets) {
+        const label = document.createElement("label");
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.checked = true;
+        box.value = name;
+        label.append(box, " " + (name === "google" ? "your Google account" : name));
+        secrets.append(label);
+        grants.push(box);
+      }
+    }
     const buttons = document.createElement("div");
     buttons.className = "approval-buttons";
     const outcome = document.createElement("p");
@@ -139,12 +158,12 @@ function askApproval(calls) {
       b.textContent = label;
       b.dataset.answer = answer;
       b.onclick = async () => {
-        for (const x of buttons.querySelectorAll("button")) x.disabled = true;
-        answers.set(c.id, answer);
+        for (const x of [...buttons.querySelectorAll("button"), ...grants]) x.disabled = true;
+        answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
         outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this session." : "Allowed once.";
         if (answers.size === calls.length) {
           try {
-            await call({ type: "approve", session, answers: calls.map((x) => ({ id: x.id, answer: answers.get(x.id) })) });
+            await call({ type: "approve", session, answers: calls.map((x) => answers.get(x.id)) });
           } catch (e) {
             showError("the answer was not taken: " + e.message);
           }
@@ -152,7 +171,7 @@ function askApproval(calls) {
       };
       buttons.append(b);
     }
-    card.append(title, pre, buttons, outcome);
+    card.append(title, pre, ...(grants.length ? [secrets] : []), buttons, outcome);
     box.append(card);
   }
   log.append(box);

@@ -239,14 +239,14 @@ export class Core {
   }
 
   // describe is the module's describe for a session, with the token meter:
-  // the schema size of the tools the next call sends against all tools.
+  // the schemas of the tools the next call sends against all tools, counted
+  // in the text the module sends them as (tools_json), as `toolroute tokens`
+  // counts it.
   async describe(session) {
     const host = await this.host();
-    const d = await host.describe(session);
-    const byName = new Map(d.tools.map((t) => [t.name, t]));
-    const schema = (t) => ({ name: t.name, description: t.description, parameters: t.parameters });
-    const activeJSON = JSON.stringify((d.active ?? []).map((n) => byName.get(n)).filter(Boolean).map(schema));
-    const allJSON = JSON.stringify(d.tools.filter((t) => t.enabled).map(schema));
+    const { tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true });
+    const activeJSON = tj?.active ?? "";
+    const allJSON = tj?.all ?? "";
     let meter;
     const count = this.#d.countTokens;
     if (count) {

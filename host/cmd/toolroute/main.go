@@ -7,7 +7,7 @@
 //	toolroute serve  [--port N] [APP FLAGS]
 //	toolroute chat   [--session NAME] [APP FLAGS]
 //	toolroute call   TOOL [--params JSON] [APP FLAGS]
-//	toolroute tokens [--json] [APP FLAGS]
+//	toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]
 //	toolroute google login|logout|status
 //	toolroute env    list|set NAME|unset NAME
 //	toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
@@ -35,9 +35,10 @@ Usage:
       Reads one message per line when standard input is not a terminal.
   toolroute call TOOL [--params JSON] [APP FLAGS]
       Run one tool directly and print its result, for tool authors.
-  toolroute tokens [--json] [APP FLAGS]
+  toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]
       Count the tool schema tokens each model call sends: all tools, core
-      only, core plus each group, all groups loaded.
+      only, core plus each group, all groups loaded. --catalogue counts the
+      catalogue in FILE (toolroute export's output) instead.
   toolroute google login|logout|status
       Connect a Google account for the Google Workspace tools.
   toolroute env list|set NAME|unset NAME
