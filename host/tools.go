@@ -110,7 +110,7 @@ type JSRunner interface {
 }
 
 // Grant is what the user granted one call at approval, of the secrets it
-// asked for: a native tool that runs code (js_eval) passes it on.
+// asked for: a native tool that takes secrets (create_js_tool) reads it.
 type Grant struct {
 	// Names are the granted secrets, as asked.
 	Names []string

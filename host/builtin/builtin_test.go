@@ -125,7 +125,7 @@ func TestToolDefinitions(t *testing.T) {
 			t.Errorf("core tool %s is in group %s", tool.Tool.Name, tool.Tool.Group)
 		}
 	}
-	if want := []string{"js_eval", "webfetch"}; !slices.Equal(core, want) {
+	if want := []string{"webfetch"}; !slices.Equal(core, want) {
 		t.Errorf("core = %v, want %v", core, want)
 	}
 	for _, tool := range builtin.JSTools(f.deps) {
@@ -133,23 +133,6 @@ func TestToolDefinitions(t *testing.T) {
 			t.Errorf("%s is in group %q", tool.Tool.Name, tool.Tool.Group)
 		}
 	}
-}
-
-func TestJSEval(t *testing.T) {
-	f := newFixture(t, false)
-	if out := f.ok(t, "js_eval", `{"code":"[1, 2, 3].map(x => x * 2)"}`); out != "[2,4,6]" {
-		t.Errorf("map = %q", out)
-	}
-	out := f.ok(t, "js_eval", `{"code":"console.log('hi', 2); 6 * 7"}`)
-	if !strings.HasPrefix(out, "42") || !strings.Contains(out, "Console output:\nlog: hi 2") {
-		t.Errorf("with console = %q", out)
-	}
-	if out := f.ok(t, "js_eval", `{"code":"(async () => { await null; return 'later'; })()"}`); out != "later" {
-		t.Errorf("async = %q", out)
-	}
-	f.fails(t, "js_eval", `{"code":"1 +"}`, "execution_error", "SyntaxError")
-	f.fails(t, "js_eval", `{"code":"throw new Error('boom')"}`, "execution_error", "boom")
-	f.fails(t, "js_eval", `{"code":7}`, "invalid_arguments", "do not match")
 }
 
 func TestWebfetch(t *testing.T) {

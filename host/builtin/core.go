@@ -1,8 +1,8 @@
-// Package builtin holds toolroute's host-native tools: the core tools
-// js_eval and webfetch and the js_tool_management group (create, list,
-// update and delete user JS tools); and the toolroute bridge's operations
-// over the store (ops.go) that the built-in JS tools of manifests/ reach:
-// memories, history, settings, variables for tools, tool states.
+// Package builtin holds toolroute's host-native tools: the core tool
+// webfetch and the js_tool_management group (create, list, update and
+// delete user JS tools); and the toolroute bridge's operations over the
+// store (ops.go) that the built-in JS tools of manifests/ reach: memories,
+// history, settings, variables for tools, tool states.
 package builtin
 
 import (
@@ -14,7 +14,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
@@ -70,63 +69,7 @@ func args[T any](in json.RawMessage) (T, error) {
 
 // Core returns the core tools: sent to the model on every call.
 func Core(d Deps) []host.NativeTool {
-	return []host.NativeTool{jsEval(d), webfetch(d)}
-}
-
-func jsEval(d Deps) host.NativeTool {
-	return host.NativeTool{
-		Tool: registry.Tool{
-			Name: "js_eval", RequiredPermissions: []string{registry.PermissionRunCode, registry.PermissionSecrets},
-			Description: "Run a JavaScript snippet in the sandbox (QuickJS) and get the value of its last expression, with what it wrote to console. " +
-				"Use it to compute, transform data or test code. The snippet has the JS tool bridges: fetch, fs, console, _time, lib. " +
-				"For await, wrap the code: (async () => { ... return value; })().",
-			Parameters: schema(`{"type":"object","properties":{"code":{"type":"string","description":"The JavaScript to run, such as [1,2,3].map(x => x * 2)"},` +
-				`"secrets":{"type":"array","items":{"type":"string"},"description":"Only if the code needs them: \"google\" for the google bridge, or names of the user's variables, read as _env.NAME. The user is asked and may refuse."}},"required":["code"]}`),
-			TimeoutSeconds: 30,
-		},
-		Run: func(ctx context.Context, in json.RawMessage) (string, error) {
-			a, err := args[struct {
-				Code string `json:"code"`
-			}](in)
-			if err != nil {
-				return "", err
-			}
-			if d.JS == nil {
-				return "", errors.New("JavaScript is not available in this host")
-			}
-			// The variables granted are _env, a global for the snippet.
-			src := "async function execute(params) { globalThis._env = params._env; return await (0, eval)(" + quote(a.Code) + "); }"
-			grant := host.GrantFrom(ctx)
-			deadline, ok := ctx.Deadline()
-			timeout := 30 * time.Second
-			if ok {
-				timeout = time.Until(deadline)
-			}
-			res := d.JS.Call(ctx, host.JSCall{Tool: "js_eval", SourceRef: "js_eval.js", Source: []byte(src), Function: "execute",
-				Params: json.RawMessage(`{}`), Env: grant.Env, Google: grant.Google, Timeout: timeout})
-			var b strings.Builder
-			if res.Status == registry.StatusSuccess {
-				b.WriteString(res.Output)
-			} else {
-				b.WriteString("Error (" + res.ErrorType + "): " + res.Message)
-			}
-			if len(res.Logs) > 0 {
-				b.WriteString("\n\nConsole output:")
-				for _, l := range res.Logs {
-					b.WriteString("\n" + l.Level + ": " + l.Text)
-				}
-			}
-			if res.Status != registry.StatusSuccess {
-				return "", &host.ToolError{Type: res.ErrorType, Message: strings.TrimPrefix(b.String(), "Error ("+res.ErrorType+"): ")}
-			}
-			return b.String(), nil
-		},
-	}
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return []host.NativeTool{webfetch(d)}
 }
 
 // MaxPageChars is webfetch's default cut of the markdown it returns.

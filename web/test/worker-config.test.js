@@ -169,15 +169,21 @@ test("answers to a question are checked all or none, saying what to fix", async 
     assert.match(readAnswers(body).error, /^approvals\[0\] is not \{"id": "CALL_ID"/, JSON.stringify(body));
   }
   assert.deepEqual(readAnswers({ approvals: [{ id: "c1", answer: "once", extra: 1 }] }), { list: [{ id: "c1", answer: "once" }] });
+  assert.deepEqual(readAnswers({ approvals: [{ id: "c1", answer: "once", grant: ["google"] }] }), { list: [{ id: "c1", answer: "once", grant: ["google"] }] });
+  assert.deepEqual(readAnswers({ approvals: [{ id: "c1", answer: "once", grant: [] }] }), { list: [{ id: "c1", answer: "once" }] });
+  for (const grant of ["google", [1], {}]) assert.match(readAnswers({ approvals: [{ id: "c1", answer: "once", grant }] }).error, /^approvals\[0\]\.grant is not an array of secrets' names/);
 
-  const fresh = () => ({ token: "t", calls: [{ id: "c1" }, { id: "c2" }], expires: "2026-01-02T03:14:05.000Z", answers: { c2: "session" } });
+  const fresh = () => ({ token: "t", calls: [{ id: "c1", secrets: ["google", "KEY"] }, { id: "c2" }], expires: "2026-01-02T03:14:05.000Z", answers: { c2: "session" } });
   const cases = [
     { name: "unknown id", input: [{ id: "c9", answer: "once" }], wantErr: /no call "c9" is waiting for an answer: the ids are "c1", "c2"/ },
     { name: "twice", input: [{ id: "c1", answer: "once" }, { id: "c1", answer: "deny" }], wantErr: /call "c1" is answered twice/ },
     { name: "answered already", input: [{ id: "c2", answer: "deny" }], wantErr: /call "c2" was answered already \(session\)/ },
     { name: "bad answer", input: [{ id: "c1", answer: "always" }], wantErr: /call "c1": the answer "always" is none of once, session or deny/ },
     { name: "a bad one refuses the lot", input: [{ id: "c1", answer: "once" }, { id: "c9", answer: "once" }], wantErr: /no call "c9"/ },
+    { name: "a secret not asked for", input: [{ id: "c1", answer: "once", grant: ["google", "OTHER"] }], wantErr: /call "c1" did not ask for "OTHER": grant only secrets it asked for \(google, KEY\)/ },
     { name: "the last", input: [{ id: "c1", answer: "deny" }], want: { waiting: [] } },
+    { name: "a grant", input: [{ id: "c1", answer: "once", grant: ["KEY"] }], want: { waiting: [] }, wantAnswers: [{ id: "c1", answer: "once", grant: ["KEY"] }, { id: "c2", answer: "session" }] },
+    { name: "a denied call is granted nothing", input: [{ id: "c1", answer: "deny", grant: ["KEY"] }], want: { waiting: [] }, wantAnswers: [{ id: "c1", answer: "deny" }, { id: "c2", answer: "session" }] },
   ];
   for (const c of cases) {
     const q = fresh();
@@ -187,6 +193,7 @@ test("answers to a question are checked all or none, saying what to fix", async 
       assert.deepEqual(q.answers, { c2: "session" }, `${c.name}: nothing recorded`);
     } else {
       assert.deepEqual(got, c.want, c.name);
+      if (c.wantAnswers) assert.deepEqual(view("s", q).answers, c.wantAnswers, c.name);
     }
   }
   const q = fresh();

@@ -354,6 +354,32 @@ test("the google bridge takes its account from the worker's secrets, refreshing 
   assert.deepEqual(Object.fromEntries(form), { grant_type: "refresh_token", refresh_token: "1//refresh", client_id: "client.apps", client_secret: "shh" });
 });
 
+test("js_eval in the worker: the value and the console, an error with its console lines, the google bridge only as granted", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(
+    toolCall("js_eval", JSON.stringify({ code: "console.log('hi', {a: 1}); 6 * 7" })),
+    toolCall("js_eval", JSON.stringify({ code: "console.warn('before'); throw new Error('boom')" })),
+    text("Ran both."));
+  const results = (await turn(id, "Run some code")).filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+  assert.deepEqual([results[0].status, results[0].content], ["success", '42\n\nConsole output:\nlog: hi {"a":1}']);
+  assert.equal(results[1].status, "error");
+  assert.match(results[1].content, /^Error \(execution_error\): Error: boom\n[^]*\n\nConsole output:\nwarn: before$/);
+
+  // A call asking for the Google account asks the user, whose answer
+  // grants it, or not.
+  const code = "(async () => (await google.getAccountEmail()) + ' ' + (await google.getAccessToken()))()";
+  for (const [grant, want] of [[["google"], /^me@example\.com \[redacted Google access token\]$/], [undefined, /google: 'js_eval' may not use the Google account/]]) {
+    model.add(toolCall("js_eval", JSON.stringify({ code, secrets: ["google"] })), text("Done."));
+    const t = await openTurn(id, "Who am I?");
+    const asked = await t.until("approval");
+    assert.deepEqual(asked.calls.map((c) => [c.tool, c.secrets]), [["js_eval", ["google"]]]);
+    assert.equal((await answerCalls(id, [{ id: asked.calls[0].id, answer: "once", grant }])).status, 200);
+    const result = (await t.rest()).filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+    assert.equal(result.status, grant ? "success" : "error", result.content);
+    assert.match(result.content, want);
+  }
+});
+
 test("a tool reads only its TOOL_ variables, redacted; the worker's secrets never", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("leak", "{}"), text("Nothing to see."));

@@ -10,8 +10,9 @@
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
 //	GET  /api/sessions/{id}/approvals     the question the session's turn is
 //	                                      waiting on
-//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer"}]}, an
-//	                                      answer to it (once, session or deny)
+//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer", "grant"}]},
+//	                                      an answer to it (once, session or
+//	                                      deny), granting secrets it asked for
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries

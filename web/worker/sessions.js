@@ -139,9 +139,9 @@ export class SessionLog extends DurableObject {
     return pending(q, now) ? view(this.#meta("id"), q) : null;
   }
 
-  // answer records answers ([{id, answer}]) to the pending question at now
-  // (approvals.js's answer): {waiting: [ids]}, {error}, or {none: true}
-  // when no question is pending.
+  // answer records answers ([{id, answer, grant}]) to the pending question
+  // at now (approvals.js's answer): {waiting: [ids]}, {error}, or {none:
+  // true} when no question is pending.
   answer(answers, now) {
     const q = this.#question();
     if (!pending(q, now)) return { none: true };

@@ -99,7 +99,7 @@ func TestCheckBuiltins(t *testing.T) {
 	if strings.Contains(out, "warning:") {
 		t.Errorf("built-in manifests have warnings:\n%s", out)
 	}
-	for _, tool := range []string{"get_current_time", "read_file", "write_file", "http_request"} {
+	for _, tool := range []string{"get_current_time", "read_file", "write_file", "http_request", "js_eval"} {
 		if !strings.Contains(out, tool) {
 			t.Errorf("%s not reported:\n%s", tool, out)
 		}
