@@ -410,21 +410,14 @@ func TestWriteTextSaving(t *testing.T) {
 }
 
 // builtinCatalogue is the built-in JS manifests, read as the host reads them,
-// after two host-native groups like the command's.
+// after a host-native group like the command's.
 func builtinCatalogue(t *testing.T) registry.Catalogue {
 	t.Helper()
 	cat := registry.Catalogue{
 		Groups: []registry.Group{
-			{Name: "config", DisplayName: "Configuration", Description: "Manage settings such as the model, the environment variables tools may read, and which tools are enabled"},
 			{Name: "js_tool_management", DisplayName: "JS Tool Management", Description: "Create, list, update, and delete user JavaScript tools"},
 		},
 		Tools: []registry.Tool{
-			{Name: "list_settings", Group: "config", Description: "List toolroute's settings (such as the model) with their values and what each does.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
-			{Name: "set_setting", Group: "config", Description: "Change a setting, such as the model. The change applies from the next message.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string","enum":["model","max_model_calls"]},"value":{"type":"string","description":"The new value; empty restores the default"}},"required":["key","value"]}`)},
-			{Name: "set_tool_enabled", Group: "config", Description: "Enable or disable a tool. A disabled tool is not offered to the model and cannot be called; the change applies from the next model call.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's name"},"enabled":{"type":"boolean"}},"required":["name","enabled"]}`)},
 			{Name: "create_js_tool", Group: "js_tool_management", Description: "Create a user JavaScript tool: a JSON manifest and the JS source whose functions receive params.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's snake_case name, also its file name"},"manifest":{"type":"string","description":"The NAME.json manifest text"},"source":{"type":"string","description":"The NAME.js source text"}},"required":["name","manifest","source"]}`)},
 			{Name: "delete_js_tool", Group: "js_tool_management", Description: "Delete a user JavaScript tool and its source.",
@@ -460,7 +453,7 @@ func TestMeasureBuiltin(t *testing.T) {
 	for _, s := range rep.Scenarios {
 		names = append(names, s.Name)
 	}
-	want := []string{"all tools", "core only", "core + config", "core + js_tool_management",
+	want := []string{"all tools", "core only", "core + js_tool_management", "core + config",
 		"core + google_calendar", "core + google_contacts", "core + google_docs", "core + google_drive", "core + google_forms",
 		"core + google_gmail", "core + google_gmail_settings", "core + google_sheets", "core + google_slides", "core + google_tasks",
 		"all groups loaded"}
