@@ -93,6 +93,34 @@ type App struct {
 	deps      builtin.Deps
 	stop      chan struct{}
 	done      chan struct{} // closed when the watcher ends; nil without one
+
+	// generation counts the catalogue's changes; changed is closed at the
+	// next one. Both are guarded by mu.
+	generation uint64
+	changed    chan struct{}
+}
+
+// Changes gives the catalogue's generation, which grows with every change
+// (a tool created, changed or deleted, a file of the tools folder changed,
+// a tool enabled or disabled), and a channel closed at the next change.
+func (a *App) Changes() (uint64, <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.changed == nil {
+		a.changed = make(chan struct{})
+	}
+	return a.generation, a.changed
+}
+
+// notify tells the Changes' watchers that the catalogue changed.
+func (a *App) notify() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.generation++
+	if a.changed != nil {
+		close(a.changed)
+	}
+	a.changed = make(chan struct{})
 }
 
 // Open starts the program: folders, store, runner, tools, skills, host.
@@ -144,7 +172,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	a.deps = builtin.Deps{
 		Store: db, JS: runner, Web: safehttp.New(cfg.Fetch), ToolsDir: cfg.ToolsDir,
 		Reload:      func(ctx context.Context) error { return a.reload(ctx) },
-		SetDisabled: func(names []string) { h.SetDisabled(names) },
+		SetDisabled: func(names []string) { h.SetDisabled(names); a.notify() },
 		Tools: func(ctx context.Context) ([]registry.ToolState, error) {
 			d, err := h.Describe(ctx, "")
 			if err != nil {
@@ -272,6 +300,7 @@ func (a *App) reload(ctx context.Context) error {
 	if err := a.Host.Reload(ctx); err != nil {
 		return err
 	}
+	a.notify()
 	go a.JS.Precompile(a.Host.AllSources())
 	return nil
 }

@@ -20,6 +20,9 @@
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser
+//	GET  /api/ui/events                   SSE: a "catalogue" event, {"generation"},
+//	                                      now and at every change of the
+//	                                      catalogue, for the page to reload it
 //	GET  /api/google/token                the Google account's access token and
 //	                                      email, for the browser's google bridge
 //	POST /api/model                       a model call the page's module made,
@@ -121,6 +124,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
+	mux.HandleFunc("GET /api/ui/events", s.catalogueEvents)
 	mux.HandleFunc("GET /api/google/token", s.googleToken)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
@@ -371,6 +375,40 @@ func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, bc)
+}
+
+// catalogueEvents streams the catalogue's generation: one event now, one
+// at every change (a tool created or deleted, a file of the tools folder
+// changed, a tool disabled), so a page running the turns itself loads the
+// new catalogue before its next model call. A comment every 30 s keeps
+// proxies from closing the stream.
+func (s *server) catalogueEvents(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		fail(w, http.StatusInternalServerError, "this connection cannot stream")
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	keepAlive := time.NewTicker(30 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		gen, next := s.a.Changes()
+		fmt.Fprintf(w, "event: catalogue\ndata: {\"generation\":%d}\n\n", gen)
+		flusher.Flush()
+	wait:
+		for {
+			select {
+			case <-next:
+				break wait
+			case <-keepAlive.C:
+				fmt.Fprint(w, ": still here\n\n")
+				flusher.Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
 }
 
 // googleToken gives the page's JS tools the Google account of the server.

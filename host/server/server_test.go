@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
@@ -421,5 +422,54 @@ func TestGoogleToken(t *testing.T) {
 	get(t, srv, "/api/google/token", http.StatusOK, &tok)
 	if tok["access_token"] != "ya29.from-env" {
 		t.Errorf("token = %v", tok)
+	}
+}
+
+// The page learns of catalogue changes from /api/ui/events: a "catalogue"
+// event at once, then one at every change (here a tool disabled through the
+// config group), with a growing generation.
+func TestServeCatalogueEvents(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	srv, a := startApp(t, t.TempDir(), model, server.Options{Token: token})
+	if resp, err := http.Get(srv.URL + "/api/ui/events"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /api/ui/events without the token: %v %v", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/ui/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	next := func() int {
+		t.Helper()
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var e struct{ Generation int }
+				if err := json.Unmarshal([]byte(data), &e); err != nil {
+					t.Fatalf("data %q: %v", data, err)
+				}
+				return e.Generation
+			}
+		}
+		t.Fatalf("the stream ended: %v", sc.Err())
+		return 0
+	}
+	first := next()
+	res, err := a.Host.CallTool(ctx, "set_tool_enabled", json.RawMessage(`{"name":"get_current_time","enabled":false}`))
+	if err != nil || res.Status != "success" {
+		t.Fatalf("set_tool_enabled: %+v, %v", res, err)
+	}
+	if second := next(); second <= first {
+		t.Errorf("generation %d after the change, %d before", second, first)
 	}
 }
