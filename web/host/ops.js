@@ -1,6 +1,7 @@
 // The toolroute bridge's operations over a JS host's storage: what the
 // built-in JS tools save_memory and search_history reach, the same as the Go
-// program's (host/builtin/ops.go), answered in the same shapes:
+// program's (host/builtin/ops.go), answered in the same shapes (and the
+// config group's, configOps below):
 //   memories.save {text}          -> {id, text, time}
 //   memories.list {}              -> [{id, text, time}], oldest first
 //   history.search {query, limit} -> [{session, seq, type, time, snippet}]
@@ -78,6 +79,110 @@ export function settingsMemories(store) {
       return m;
     },
   };
+}
+
+// ENV_NAME is what a variable's name may be: letters, digits and _, not
+// starting with a digit (the Go program's ValidEnvName).
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+// configOps gives the config group's operations (manifests/config.*), in
+// the shapes and with the refusals of the Go program's (host/builtin/ops.go):
+//   settings.list {}               -> [{key, value, default, description}],
+//                                     value "" when none is set
+//   settings.set {key, value}      -> that setting now; "" restores the default
+//   env.list {}                    -> [name], sorted: never a value
+//   env.set {name, value}          -> {name, set}; "" removes it
+//   tools.list {}                  -> [{name, group, origin, enabled}]
+//   tools.setEnabled {name, enabled} -> that tool's state now
+// over what the host has, each part optional (an operation left out is one
+// the host does not offer, and the host must not offer the tool using it):
+//   settings: {list() -> [{key, value, default, description}],
+//     check?(key, value) -> a refusal's text or "", set?(key, value)};
+//   env: {names() -> [name], set?(name, value)};
+//   tools: {list() -> [{name, group, origin, enabled}], setEnabled?(name, enabled)}.
+export function configOps({ settings, env, tools } = {}) {
+  const ops = {};
+  if (settings) {
+    ops["settings.list"] = async () => settings.list();
+    if (settings.set) {
+      ops["settings.set"] = async (args) => {
+        const key = String(args?.key ?? ""), value = String(args?.value ?? "");
+        const all = await settings.list();
+        if (!all.some((s) => s.key === key)) {
+          throw toolError("not_found", `no setting ${JSON.stringify(key)}: use one of ${all.map((s) => s.key).join(", ")}`);
+        }
+        const refusal = value === "" ? "" : await settings.check?.(key, value);
+        if (refusal) throw toolError("invalid_arguments", refusal);
+        await settings.set(key, value);
+        return (await settings.list()).find((s) => s.key === key);
+      };
+    }
+  }
+  if (env) {
+    ops["env.list"] = async () => [...(await env.names())].sort();
+    if (env.set) {
+      ops["env.set"] = async (args) => {
+        const name = String(args?.name ?? ""), value = String(args?.value ?? "");
+        if (!ENV_NAME.test(name)) {
+          throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a variable name: use letters, digits and _, not starting with a digit`);
+        }
+        await env.set(name, value);
+        return { name, set: value !== "" };
+      };
+    }
+  }
+  if (tools) {
+    ops["tools.list"] = async () => tools.list();
+    if (tools.setEnabled) {
+      ops["tools.setEnabled"] = async (args) => {
+        const name = String(args?.name ?? ""), enabled = args?.enabled;
+        if (enabled === undefined || enabled === null) throw toolError("invalid_arguments", "enabled is missing: give true or false");
+        if (typeof enabled !== "boolean") throw toolError("invalid_arguments", "the arguments do not match the parameters: enabled is not true or false");
+        const state = (await tools.list()).find((t) => t.name === name);
+        if (!state) throw toolError("not_found", `no tool ${JSON.stringify(name)}: list_tool_states lists them`);
+        if (state.origin === "meta" && !enabled) throw toolError("invalid_arguments", `${name} cannot be disabled`);
+        await tools.setEnabled(name, enabled);
+        return { ...state, enabled };
+      };
+    }
+  }
+  return ops;
+}
+
+// toolStates are the tool states of a module's describe answer, as
+// tools.list answers them.
+export function toolStates(description) {
+  return (description?.tools ?? []).map((t) => ({ name: t.name, group: t.group ?? "", origin: t.origin?.kind ?? "", enabled: !!t.enabled }));
+}
+
+// withoutTools is catalogue without the JS tools named: their entries are
+// taken out of the manifests' text (a manifest left with no tool is
+// dropped), and groups' descriptions replaced where describe says, for a
+// host that cannot offer the tools.
+export function withoutTools(catalogue, names, describe = {}) {
+  const drop = new Set(names);
+  const manifests = [];
+  for (const m of catalogue?.manifests ?? []) {
+    let parsed;
+    try {
+      parsed = JSON.parse(m.text);
+    } catch {
+      manifests.push(m); // the module reports it
+      continue;
+    }
+    if (!Array.isArray(parsed)) {
+      if (!drop.has(parsed?.name)) manifests.push(m);
+      continue;
+    }
+    const kept = parsed.filter((e) => e?._meta || !drop.has(e?.name));
+    if (!kept.some((e) => !e?._meta)) continue;
+    const group = m.file.replace(/^.*\//, "").replace(/\.json$/, "");
+    if (Object.hasOwn(describe, group)) {
+      for (const e of kept) if (e?._meta) e.description = describe[group];
+    }
+    manifests.push(kept.length === parsed.length && !Object.hasOwn(describe, group) ? m : { ...m, text: JSON.stringify(kept) });
+  }
+  return { ...catalogue, manifests };
 }
 
 // fold lowers case and drops accents, so cafe finds café.

@@ -17,11 +17,14 @@ import { chromium } from "playwright-core";
 const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
 const outDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "e2e", "output");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
-const obj = { type: "object", properties: {} };
-const CAT = { catalogue: { groups: [{ name: "config", display_name: "Configuration", description: "Settings" }],
-  tools: [{ name: "list_settings", description: "List", group: "config", parameters: obj }, { name: "list_env_vars", description: "Vars", group: "config", parameters: obj }],
-  manifests: [{ file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) }] },
-  sources: { "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
+// The real config group (manifests/config.*) and a user's notes group.
+const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
+const CAT = { catalogue: {
+  manifests: [{ file: "builtin/config.json", source: "builtin/config.js", text: await readFile(path.join(manifests, "config.json"), "utf8") },
+    { file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) }] },
+  sources: { "builtin/config.js": await readFile(path.join(manifests, "config.js"), "utf8"),
+    "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
+const CONFIG = ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"];
 const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set."];
 let n = 0; const reqs = [];
 const chunk = (delta, f = null) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: f }] }) + "\n\n";
@@ -60,9 +63,9 @@ try {
   await see("The model is fake-1.");
   const first = await log.innerText();
   assert.match(first, /^you: Which model is set\?\n→ load_tool_group/);
-  assert.match(first, /\[loaded group config: list_settings, list_env_vars\]/);
+  assert.match(first, new RegExp(`\\[loaded group config: ${CONFIG.join(", ")}\\]`));
   assert.match(first, /→ list_settings \{\}/);
-  assert.match(first, /← - model = fake-1/);
+  assert.match(first, /← - provider = server \(default\): where model calls go/); // the first line; the rest when opened
   await page.waitForTimeout(300);
   await page.locator("#meter").getByText("o200k_base").waitFor({ timeout: 15000 });
   await input.fill("note milk"); await input.press("Enter");
@@ -81,7 +84,7 @@ try {
   assert.match(back, /\[loaded group notes: write_note\]/);
   await input.fill("Any variables?"); await input.press("Enter");
   await see("No variables are set.");
-  assert.deepEqual(reqs[6].body.tools.map((t) => t.function.name), ["load_tool_group", "list_settings", "list_env_vars", "write_note"]);
+  assert.deepEqual(reqs[6].body.tools.map((t) => t.function.name), ["load_tool_group", ...CONFIG, "write_note"]);
   await input.fill("/clear"); await input.press("Enter");
   await page.waitForTimeout(500);
   // A new chat: nothing of the old one, only the prompts to try.

@@ -20,16 +20,20 @@ import { missingPreludeLines } from "./prelude-lines.js";
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const wasm = await WebAssembly.compile(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
 
-const obj = { type: "object", properties: {} };
+// builtin reads built-in tools of manifests/ as `toolroute export` gives
+// them: {manifests: [...], sources: {...}}.
+async function builtin(...names) {
+  const read = (f) => readFile(path.join(web, "..", "manifests", f), "utf8");
+  const manifests = await Promise.all(names.map(async (n) => ({ file: "builtin/" + n + ".json", source: "builtin/" + n + ".js", text: await read(n + ".json") })));
+  const sources = Object.fromEntries(await Promise.all(names.map(async (n) => ["builtin/" + n + ".js", await read(n + ".js")])));
+  return { manifests, sources };
+}
+
+// CATALOGUE is the real config group and a user's notes group.
+const config = await builtin("config");
 const CATALOGUE = {
   catalogue: {
-    groups: [{ name: "config", display_name: "Configuration", description: "Settings and environment variables" }],
-    tools: [
-      { name: "list_settings", description: "List the settings", group: "config", parameters: obj },
-      { name: "set_setting", description: "Change a setting", group: "config", parameters: { type: "object", properties: { key: { type: "string" }, value: { type: "string" } }, required: ["key", "value"] } },
-      { name: "list_env_vars", description: "List the variables", group: "config", parameters: obj },
-    ],
-    manifests: [{
+    manifests: [...config.manifests, {
       file: "notes.json", source: "user/notes.js",
       text: JSON.stringify([
         { _meta: true, display_name: "Notes", description: "Keep notes" },
@@ -37,7 +41,7 @@ const CATALOGUE = {
       ]),
     }],
   },
-  sources: { "user/notes.js": "function writeNote(params) { fs.appendFile('notes.txt', params.text + '\\n'); return 'notes: ' + fs.readFile('notes.txt').trim(); }" },
+  sources: { ...config.sources, "user/notes.js": "function writeNote(params) { fs.appendFile('notes.txt', params.text + '\\n'); return 'notes: ' + fs.readFile('notes.txt').trim(); }" },
   libraries: {},
 };
 
@@ -145,16 +149,16 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.deepEqual(before.active, ["load_tool_group"]);
   assert.equal(before.meter.unit, "bytes");
   assert.ok(before.meter.active > 0 && before.meter.active < before.meter.all);
-  assert.deepEqual(before.files.map((f) => f.file), ["notes.json"]);
+  assert.deepEqual(before.files.map((f) => f.file), ["builtin/config.json", "notes.json"]);
   assert.equal(before.model, "fake-1");
 
   const turn = await ask(core, { type: "send", session: s.id, text: "Which model is set?" });
   assert.equal(turn.last.type, "done", JSON.stringify(turn.last));
   const loaded = turn.events.find((e) => e.type === "group_loaded");
   assert.equal(loaded.group.name, "config");
-  assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars"]);
-  const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.content.startsWith("- model"));
-  assert.match(result.message.content, /^- model = fake-1 \(default\): /);
+  assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"]);
+  const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
+  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic or demo\n- model = fake-1 (default): the model to call");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
@@ -259,13 +263,8 @@ test("abort stops a running turn; unknown requests and a failed catalogue are er
 });
 
 test("save_memory and search_history, the built-in JS tools, over the browser's store", async () => {
-  const manifests = path.join(web, "..", "manifests");
-  const read = (f) => readFile(path.join(manifests, f), "utf8");
-  const catalogue = {
-    catalogue: { manifests: await Promise.all(["save_memory", "search_history"].map(async (n) => ({ file: n + ".json", source: "builtin/" + n + ".js", text: await read(n + ".json") }))) },
-    sources: Object.fromEntries(await Promise.all(["save_memory", "search_history"].map(async (n) => ["builtin/" + n + ".js", await read(n + ".js")]))),
-    libraries: {},
-  };
+  const { manifests, sources } = await builtin("save_memory", "search_history");
+  const catalogue = { catalogue: { manifests }, sources, libraries: {} };
   const store = new MemoryUIStore();
   const server = fakeServer([
     { call: ["save_memory", { text: "The user keeps pelicans." }] },
@@ -291,4 +290,70 @@ test("save_memory and search_history, the built-in JS tools, over the browser's 
   assert.match(found.message.content, /^\d+ matches for "pelicans":\n- session a, message 0 \(user on \d{4}-\d\d-\d\d \d\d:\d\d\): Remember: I keep \*\*pelicans\*\*/);
   const system = server.requests[2].body.messages[0].content;
   assert.match(system, /## Memories\n\nWhat the user asked you to remember \(save_memory adds to it\):\n\n- The user keeps pelicans\./);
+});
+
+test("the config group, the built-in JS tools, over the browser's store: write tools ask, and what they change reaches the next turn and a new worker", async () => {
+  const store = new MemoryUIStore();
+  const server = fakeServer([
+    { call: ["load_tool_group", { group_name: "config" }] },
+    { call: ["set_setting", { key: "model", value: "fake-2" }] },
+    { call: ["set_setting", { key: "provider", value: "openai" }] },
+    { call: ["set_setting", { key: "colour", value: "red" }] },
+    { call: ["set_env_var", { name: "WEATHER_KEY", value: "wx-secret-1" }] },
+    { call: ["set_env_var", { name: "1BAD", value: "x" }] },
+    { call: ["list_env_vars", {}] },
+    { call: ["set_tool_enabled", { name: "write_note", enabled: false }] },
+    { call: ["list_tool_states", {}] },
+    { call: ["set_tool_enabled", { name: "load_tool_group", enabled: false }] },
+    { call: ["list_settings", {}] },
+    { text: "Done." },
+    { text: "Hello from fake-2." },
+  ]);
+  const core = newCore(store, server.fetch);
+  const asked = [];
+  const first = await ask(core, { type: "send", session: "a", text: "Tidy my settings" }, (r) => {
+    if (r.type === "event" && r.event.type === "approval") {
+      asked.push(...r.event.calls.map((c) => c.tool));
+      setTimeout(() => core.handle({ id: 2, type: "approve", session: "a", answers: r.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
+    }
+  });
+  assert.equal(first.last.type, "done", JSON.stringify(first.last));
+  const results = first.events.filter((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name !== "load_tool_group")
+    .map((e) => `${e.message.tool_name} ${e.message.status}: ${e.message.content}`);
+  const want = [
+    "set_setting success: model is now fake-2.",
+    "set_setting error: Error (execution_error): Error: the openai provider needs an API key, which only the user enters, in the settings panel",
+    'set_setting error: Error (execution_error): Error: no setting "colour": use one of provider, model',
+    "set_env_var success: WEATHER_KEY set.",
+    'set_env_var error: Error (execution_error): Error: "1BAD" is not a variable name: use letters, digits and _, not starting with a digit',
+    "list_env_vars success: Set: WEATHER_KEY",
+    "set_tool_enabled success: write_note is disabled.",
+    "list_tool_states success: ",
+    "set_tool_enabled error: Error (execution_error): Error: load_tool_group cannot be disabled",
+    "list_settings success: - provider = server (default): where model calls go: server, openai, anthropic or demo\n- model = fake-2: the model to call",
+  ];
+  assert.equal(results.length, want.length, results.join("\n"));
+  want.forEach((w, i) => assert.ok(results[i].startsWith(w), `result ${i}: ${JSON.stringify(results[i])}, want ${JSON.stringify(w)}`));
+  for (const line of ["- load_tool_group (core): enabled", "- list_settings (config): enabled", "- write_note (notes): disabled"]) {
+    assert.ok(results[7].includes(line), results[7]);
+  }
+  // Only the tools that change something asked.
+  assert.deepEqual(asked, ["set_setting", "set_setting", "set_setting", "set_env_var", "set_env_var", "set_tool_enabled", "set_tool_enabled"]);
+  const s = await store.settings();
+  assert.deepEqual([s.model, s.provider, s["env.WEATHER_KEY"], s["tool.disabled.write_note"]], ["fake-2", undefined, "wx-secret-1", "true"]);
+  // The variable is a secret from the moment it is set; the disabled tool
+  // leaves the turn's next call at once.
+  const after = server.requests.at(-1);
+  assert.doesNotMatch(JSON.stringify(after), /wx-secret-1/);
+  assert.match(JSON.stringify(after), /\[redacted WEATHER_KEY\]/);
+  assert.ok(!toolNames(after).includes("write_note") && toolNames(after).includes("set_tool_enabled"), toolNames(after).join(", "));
+
+  // The next message goes to the model set; a new worker over the same
+  // store keeps the tool disabled.
+  const second = await ask(core, { type: "send", session: "a", text: "Hello?" });
+  assert.equal(second.last.type, "done", JSON.stringify(second.last));
+  assert.equal(server.requests.at(-1).body.model, "fake-2");
+  const d = (await ask(newCore(store, server.fetch), { type: "describe", session: "a" })).result;
+  assert.equal(d.tools.find((t) => t.name === "write_note").enabled, false);
+  assert.equal(d.model, "fake-2");
 });

@@ -5,11 +5,23 @@
 
 import { createHost } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
-import { nativeTools, ENV_PREFIX } from "./native.js";
-import { storeOps, settingsMemories } from "../host/ops.js";
+import { storeOps, settingsMemories, configOps, toolStates } from "../host/ops.js";
 
 // PROVIDERS are the choices of the settings panel.
 export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
+
+// Keys of the UI store's settings: env.NAME is a variable JS tools may read,
+// tool.disabled.NAME ("true") a tool the user disabled (set_tool_enabled).
+export const ENV_PREFIX = "env.";
+export const DISABLED_PREFIX = "tool.disabled.";
+
+// SETTINGS are the page's settings the config group lists and sets: those of
+// the settings panel but the key and the address, which only the user
+// enters there.
+const SETTINGS = [
+  { key: "provider", description: "where model calls go: server, openai, anthropic or demo" },
+  { key: "model", description: "the model to call" },
+];
 
 const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
 const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5" }; // the Go program's (host/app/provider.go)
@@ -110,20 +122,51 @@ export class Core {
     };
     await refreshEnv();
     const memories = settingsMemories(this.store);
+    const disabled = async () => {
+      const s = await this.store.settings();
+      return Object.keys(s).filter((k) => k.startsWith(DISABLED_PREFIX) && s[k] === "true").map((k) => k.slice(DISABLED_PREFIX.length)).sort();
+    };
+    const catalogue = { ...(cat.catalogue ?? {}), disabled: await disabled() };
+    // The ops below reach host, made here, only once a tool runs.
     const host = await createHost({
       module: this.#d.module,
       // The built-in tools' storage: memories in the settings, history
-      // search over the sessions kept in this browser.
-      ops: storeOps({ memories, sessions: () => this.store.sessions(), messages: (id) => this.store.messages(id) }),
+      // search over the sessions kept in this browser; the config group's
+      // settings, variables and disabled tools in the settings too.
+      ops: {
+        ...storeOps({ memories, sessions: () => this.store.sessions(), messages: (id) => this.store.messages(id) }),
+        ...configOps({
+          settings: {
+            list: async () => this.#configSettings(),
+            check: async (key, value) => this.#checkSetting(key, value),
+            set: (key, value) => this.store.setSettings({ [key]: value }),
+          },
+          env: {
+            names: () => Object.keys(env),
+            set: async (name, value) => {
+              await this.store.setSettings({ [ENV_PREFIX + name]: value });
+              await refreshEnv();
+            },
+          },
+          tools: {
+            list: async () => toolStates(await host.describe()),
+            // Kept in the store, and handed to the module at once: the
+            // running turn offers the tools as they are from its next call.
+            setEnabled: async (name, enabled) => {
+              await this.store.setSettings({ [DISABLED_PREFIX + name]: enabled ? null : "true" });
+              await host.load({ ...catalogue, disabled: await disabled() });
+            },
+          },
+        }),
+      },
       memories: async () => (await memories.list()).map((m) => m.text),
-      catalogue: cat.catalogue ?? {},
+      catalogue,
       sources: cat.sources ?? {},
       provider,
       settings: { system_prompt: settings.system_prompt ?? "", stream: true },
       store: this.store,
       fetch: this.fetch,
       runJS: runner ? (c) => runner.call(c) : undefined,
-      native: nativeTools(this.store, () => ({ provider: provider.label, model: provider.model }), refreshEnv),
       env: (name) => env[name],
       // The page shows the "approval" event's calls and answers with an
       // "approve" request.
@@ -145,6 +188,32 @@ export class Core {
     this.#host = host;
     this.#hostKey = key;
     return host;
+  }
+
+  // #configSettings are the page's settings as settings.list answers them:
+  // each default is what applies when it is unset, the model's the
+  // provider's own.
+  async #configSettings() {
+    const s = await this.store.settings();
+    let model = "the provider's default";
+    try {
+      model = (await this.provider({ ...s, model: "" })).model || model;
+    } catch {
+      // A provider without its key: the panel says so.
+    }
+    const defaults = { provider: "server", model };
+    return SETTINGS.map(({ key, description }) => ({ key, value: s[key] ?? "", default: defaults[key], description }));
+  }
+
+  // #checkSetting refuses a value the page could not use, saying what it
+  // takes.
+  async #checkSetting(key, value) {
+    if (key !== "provider") return "";
+    if (!PROVIDERS.includes(value)) return `provider must be one of ${PROVIDERS.join(", ")}`;
+    if ((value === "openai" || value === "anthropic") && !(await this.store.settings()).apiKey) {
+      return `the ${value} provider needs an API key, which only the user enters, in the settings panel`;
+    }
+    return "";
   }
 
   // handle answers one request; reply(message) sends a reply to the page.
