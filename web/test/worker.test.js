@@ -656,3 +656,29 @@ test("save_memory and search_history: memories in the worker's storage reach the
   assert.match(found.content, new RegExp(`^\\d+ matches for "herons":\\n- session ${a}, message 0 \\(user on [-0-9: ]+\\): Remember: I keep \\*\\*herons\\*\\*`));
   assert.match(model.requests[asked2].body, /## Memories\\n\\nWhat the user asked you to remember \(save_memory adds to it\):\\n\\n- The user keeps herons\./);
 });
+
+test("the config group in the worker: list_settings and list_env_vars read its variables, never a secret's value; the tools that would change them are not offered", async () => {
+  const cat = await (await json("GET", "/api/catalogue")).json();
+  const group = cat.groups.find((g) => g.name === "config");
+  assert.deepEqual(group.tools, ["list_settings", "list_env_vars"]);
+  assert.equal(group.description, "See the settings, such as the model, and the names of the environment variables tools may read");
+  for (const name of ["set_setting", "set_env_var", "list_tool_states", "set_tool_enabled"]) {
+    assert.ok(!cat.tools.some((t) => t.name === name), name + " is in the worker's catalogue");
+  }
+
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("load_tool_group", '{"group_name":"config"}'), toolCall("list_settings", "{}"), toolCall("list_env_vars", "{}"),
+    toolCall("set_env_var", '{"name":"WEATHER","value":"x"}'), text("Read."));
+  const events = await turn(id, "What are my settings and variables?");
+  assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+  assert.deepEqual(events.find((e) => e.type === "group_loaded").group.added, ["list_settings", "list_env_vars"]);
+  const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+  assert.equal(results[1].content, "- provider = openai (default): where model calls go: openai, anthropic or demo (the TOOLROUTE_PROVIDER variable)\n" +
+    "- model = fake-model: the model to call (the TOOLROUTE_MODEL variable)\n" +
+    "- system_prompt = none (default): the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)");
+  assert.equal(results[2].content, "Set: WEATHER"); // TOOL_WEATHER, by the name tools know
+  // A tool the worker does not offer is refused by the module, unrun.
+  assert.equal(results[3].status, "error");
+  assert.match(results[3].content, /set_env_var/);
+  assert.doesNotMatch(JSON.stringify(events) + model.requests.map((r) => r.body).join(""), /wx-worker-weather-key|sk-worker-secret/);
+});

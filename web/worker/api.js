@@ -31,7 +31,7 @@
 // serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
-import { storeOps } from "../host/ops.js";
+import { storeOps, configOps, withoutTools, ENV_NAME } from "../host/ops.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -120,15 +120,20 @@ async function start(env, deps, now) {
   const host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
-    ops: storeOps({
-      memories,
-      sessions: async () => (await indexStub(env).list()).slice(0, MAX_SEARCHED),
-      messages: (id) => sessionStub(env, id).messages(),
-      now,
-    }),
+    // The config group reads the worker's variables: list_settings and
+    // list_env_vars only (see UNOFFERED).
+    ops: {
+      ...storeOps({
+        memories,
+        sessions: async () => (await indexStub(env).list()).slice(0, MAX_SEARCHED),
+        messages: (id) => sessionStub(env, id).messages(),
+        now,
+      }),
+      ...configOps({ settings: { list: async () => workerSettings(env) }, env: { names: async () => toolVarNames(env) } }),
+    },
     memories: async () => (await memories.list()).map((m) => m.text),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
-    catalogue: bundle.catalogue ?? {},
+    catalogue: withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION }),
     sources: bundle.sources ?? {},
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
@@ -211,6 +216,37 @@ export function newRunner(env, quickjsModule, libraries, extra = {}) {
 // TOOL_ENV_PREFIX is the prefix of the worker variables JS tools may read:
 // a manifest's env NAME is TOOL_NAME.
 export const TOOL_ENV_PREFIX = "TOOL_";
+
+// UNOFFERED are the built-in tools the worker leaves out of its catalogue,
+// since it cannot do what they do: its settings and its tools' variables
+// are its bindings (wrangler.toml, secrets), which only a deployment
+// changes, and its catalogue is the bundle's, fixed at deployment, in
+// every isolate alike. A tool it cannot run is never offered to fail.
+export const UNOFFERED = ["set_setting", "set_env_var", "list_tool_states", "set_tool_enabled"];
+// CONFIG_DESCRIPTION is the config group's description in the worker, where
+// it only reads.
+export const CONFIG_DESCRIPTION = "See the settings, such as the model, and the names of the environment variables tools may read";
+
+// workerSettings are the worker's settings as settings.list answers them:
+// its variables, with what applies when one is unset. None is a secret.
+export function workerSettings(env) {
+  const get = (k) => (typeof env[k] === "string" ? env[k].trim() : "");
+  const unset = resolveProvider({ ...env, TOOLROUTE_PROVIDER: "", TOOLROUTE_MODEL: "" });
+  const chosen = resolveProvider({ ...env, TOOLROUTE_MODEL: "" });
+  return [
+    { key: "provider", value: get("TOOLROUTE_PROVIDER"), default: unset.error ? "none" : unset.name, description: "where model calls go: openai, anthropic or demo (the TOOLROUTE_PROVIDER variable)" },
+    { key: "model", value: get("TOOLROUTE_MODEL"), default: chosen.error ? "none" : chosen.model, description: "the model to call (the TOOLROUTE_MODEL variable)" },
+    { key: "system_prompt", value: get("TOOLROUTE_SYSTEM_PROMPT"), default: "none", description: "the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)" },
+  ];
+}
+
+// toolVarNames are the names JS tools know the worker's TOOL_ variables
+// by: names only, never their values, which are secrets.
+export function toolVarNames(env) {
+  return Object.keys(env)
+    .filter((k) => k.startsWith(TOOL_ENV_PREFIX) && typeof env[k] === "string" && ENV_NAME.test(k.slice(TOOL_ENV_PREFIX.length)))
+    .map((k) => k.slice(TOOL_ENV_PREFIX.length));
+}
 
 // SECRET_VARS are the worker's own secrets, redacted wherever text leaves
 // it (with the variables for tools and the Google tokens handed out).
