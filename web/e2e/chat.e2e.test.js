@@ -58,9 +58,9 @@ function startModel(script) {
   });
 }
 
-function startServe(args, env) {
+function startServe(args, env, { watch = false } = {}) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(bin, ["serve", "--port", "0", "--no-watch", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(bin, ["serve", "--port", "0", ...(watch ? [] : ["--no-watch"]), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "", err = "";
     proc.stderr.on("data", (d) => (err += d));
     proc.stdout.on("data", (d) => {
@@ -78,7 +78,7 @@ const cleanups = [];
 
 // setup starts a scripted model and `toolroute serve` on it, in a home of
 // its own; files are written into it first (such as user tools).
-async function setup(name, script, args = [], files = {}) {
+async function setup(name, script, args = [], files = {}, options = {}) {
   const home = join(work, name);
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(home, path)), { recursive: true });
@@ -90,9 +90,9 @@ async function setup(name, script, args = [], files = {}) {
     XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), XDG_CACHE_HOME: join(work, "cache"),
     OPENAI_BASE_URL: "http://127.0.0.1:" + srv.address().port + "/v1", OPENAI_API_KEY: "sk-test", TOOLROUTE_MODEL: "fake-1",
   };
-  const serve = await startServe(args, env);
+  const serve = await startServe(args, env, options);
   cleanups.push(() => { serve.proc.kill(); srv.close(); });
-  return { url: serve.url, open: serve.open, token: serve.token, requests };
+  return { url: serve.url, open: serve.open, token: serve.token, requests, home };
 }
 
 before(async () => {
@@ -318,4 +318,28 @@ test("make run: the browser UI on the demo model answers every welcome prompt, i
     for (const want of expected[prompt] ?? []) assert.ok(text.includes(want), `${prompt}: the page does not show ${want}:\n${text}`);
     await page.screenshot({ path: join(output, `run-${i + 1}.png`), fullPage: true });
   }
+});
+
+// A tool added to the server's tools folder while the page is open reaches
+// the page's next model call: serve watches the folder and streams the
+// change (/api/ui/events), the page's worker loads the new catalogue.
+test("the browser UI: a tool added on the server is offered on the next call, without a reload", async () => {
+  const dist = join(here, "..", "ui", "dist");
+  const { open: withToken, requests, home } = await setup("live", [
+    { call: ["greet", { name: "Ada" }] },
+    { text: "Greeted." },
+  ], ["--ui", dist], {}, { watch: true });
+  const { page, see, send } = await open(withToken, "live");
+  await page.locator("#welcome").waitFor({ timeout: 30000 });
+  const tools = join(home, "config", "toolroute", "tools");
+  mkdirSync(tools, { recursive: true });
+  writeFileSync(join(tools, "greet.js"), "function execute(p) { return 'Hello, ' + p.name + '!'; }\n");
+  writeFileSync(join(tools, "greet.json"), JSON.stringify({ name: "greet", description: "Greet someone", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }));
+  // The catalogue panel lists it once the page has the new catalogue.
+  await page.waitForFunction(() => document.getElementById("active-tools")?.textContent.includes("greet"), null, { timeout: 30000 });
+  await send("Greet Ada");
+  await see("Greeted.");
+  assert.ok(toolNames(requests[0]).includes("greet"), "the first call after the change offers the new tool");
+  assert.match(await page.locator("#log").innerText(), /← Hello, Ada!/);
+  await page.screenshot({ path: join(output, "live-tool.png"), fullPage: true });
 });

@@ -485,6 +485,32 @@ async function loadSettings() {
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
 }
 
+// watchCatalogue follows the server's catalogue (serve's /api/ui/events): a
+// tool created or changed there, or a file of its tools folder, reaches the
+// next model call of this page without a reload. Served without serve, the
+// stream answers 404 and EventSource gives up.
+function watchCatalogue() {
+  if (typeof EventSource !== "function") return;
+  let seen = null;
+  new EventSource("/api/ui/events").addEventListener("catalogue", async (e) => {
+    let generation;
+    try {
+      generation = JSON.parse(e.data).generation;
+    } catch {
+      return;
+    }
+    if (seen !== null && generation !== seen) {
+      try {
+        await call({ type: "reload" });
+        await refreshTools();
+      } catch (err) {
+        showError("the new tools could not be loaded: " + err.message);
+      }
+    }
+    seen = generation;
+  });
+}
+
 const ready = (async () => {
   try {
     // A kept id with no stored session yet (nothing sent) is still ours: a
@@ -495,6 +521,7 @@ const ready = (async () => {
     }
     await loadSettings();
     await refreshTools(); // the catalogue first: the log's group lines need it
+    watchCatalogue();
     await showSession();
     await refreshSessions();
   } catch (e) {

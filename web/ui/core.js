@@ -223,6 +223,14 @@ export class Core {
       switch (msg.type) {
         case "send":
           return await this.#send(msg, reply);
+        case "reload": {
+          // The server's catalogue changed: the next turn (and describe)
+          // fetch it again and make a host on it; a running turn keeps its own.
+          this.#cat = null;
+          this.#host = null;
+          this.#hostKey = "";
+          return reply({ id, type: "done", result: null });
+        }
         case "abort": {
           const ctl = this.#aborts.get(msg.target);
           ctl?.abort(new DOMException("stopped by the user", "AbortError"));

@@ -15,6 +15,8 @@
 //   {id, type: "abort", target}             stop the turn of send request `target`, keeping
 //                                           what it committed; its send ends with
 //                                           done {aborted: true}; this answers done {aborted}
+//   {id, type: "reload"}                    the server's catalogue changed: the next turn
+//                                           and describe fetch it again; answers done null
 //   {id, type: "describe", session?}        the module's describe (groups, tools, files,
 //                                           skills, active, loaded_groups, system_prompt)
 //                                           for the session, plus meter {unit: "tokens"|"bytes",
