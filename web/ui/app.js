@@ -111,7 +111,8 @@ function pretty(input) {
 // WHAT says what a tool does, from its requiredPermissions.
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
   google: "uses your Google account", read: "reads your data", run_code: "runs code",
-  memories: "keeps memories", history: "reads past chats" };
+  memories: "keeps memories", history: "reads past chats", settings: "changes settings", env: "sets variables tools read",
+  tools: "enables or disables tools", secrets: "may ask for secrets" };
 
 // askApproval shows the calls a turn asks about, each with Allow once, Allow
 // for this session and Deny, and answers when every call has its answer.
