@@ -330,8 +330,10 @@ func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params str
 	return s, nil
 }
 
-// MaxBytecodeCache bounds the compiled code a Runner keeps: model-written
-// snippets (js_eval) are all different, and would otherwise pile up.
+// MaxBytecodeCache bounds the compiled code a Runner keeps: tools the model
+// writes and rewrites (create_js_tool, update_js_tool) are each new source,
+// and would otherwise pile up. (js_eval's snippets are evaluated at run time
+// by one compiled tool: they never reach the cache.)
 const MaxBytecodeCache = 32 << 20
 
 // compiled returns a source's bytecode, compiling it in rt the first time.
