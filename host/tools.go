@@ -83,13 +83,9 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 			args = json.RawMessage(`{}`)
 		}
 		v, err := f(ctx, args)
-		var te *ToolError
-		if errors.As(err, &te) {
-			// The tool's code catches the message alone, as in the JS
-			// hosts: a type does not cross into JS.
-			return nil, errors.New(te.Message)
-		}
 		if err != nil {
+			// A *ToolError keeps its type: the tool's code catches an
+			// error with .type and its message, as in the JS hosts.
 			return nil, err
 		}
 		return json.Marshal(v)

@@ -538,13 +538,13 @@ func TestConfigTools(t *testing.T) {
 	want := []string{
 		"list_settings success: - model = fake-1 (default): the model to call\n- system_prompt = toolroute's default (default): the base system prompt",
 		"set_setting success: model is now fake-2.",
-		`set_setting error: Error (execution_error): Error: no setting "colour": use one of model, system_prompt`,
+		`set_setting error: Error (not_found): no setting "colour": use one of model, system_prompt`,
 		"set_env_var success: WEATHER_KEY set.",
-		`set_env_var error: Error (execution_error): Error: "1BAD" is not a variable name: use letters, digits and _, not starting with a digit`,
+		`set_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit`,
 		"list_env_vars success: Set: WEATHER_KEY",
 		"set_tool_enabled success: show_env is disabled.",
 		"list_tool_states success: ",
-		"set_tool_enabled error: Error (execution_error): Error: load_tool_group cannot be disabled",
+		"set_tool_enabled error: Error (invalid_arguments): load_tool_group cannot be disabled",
 	}
 	if len(results) != len(want) {
 		t.Fatalf("results:\n%s", strings.Join(results, "\n"))

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolroute/toolroute/host"
 )
 
 // MaxLogBytes bounds the console output kept from one call.
@@ -95,27 +97,44 @@ func (s *callState) googleBridge(what string) (string, error) {
 // hostOp serves the toolroute bridge, an operation of the host's, and the
 // google bridge ("google.token", "google.email"), with JSON arguments and
 // answer.
+//
+// The answer is {"ok": value} or {"error": {"type", "message"}}: the
+// prelude throws the error with its type (a *host.ToolError's; none for
+// another error).
 func (s *callState) hostOp(op, args string) (string, error) {
+	out, err := s.hostAnswer(op, args)
+	if err != nil {
+		e := struct {
+			Type    string `json:"type,omitempty"`
+			Message string `json:"message"`
+		}{Message: err.Error()}
+		var te *host.ToolError
+		if errors.As(err, &te) {
+			e.Type, e.Message = te.Type, te.Message
+		}
+		b, _ := json.Marshal(map[string]any{"error": e})
+		return string(b), nil
+	}
+	return `{"ok":` + string(out) + `}`, nil
+}
+
+func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 	if what, ok := strings.CutPrefix(op, "google."); ok {
 		v, err := s.googleBridge(what)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		b, _ := json.Marshal(v)
-		return string(b), nil
+		return b, nil
 	}
 	if s.ops == nil {
 		ns, _, _ := strings.Cut(op, ".")
-		return "", fmt.Errorf("toolroute.%s: this host does not offer it", ns)
+		return nil, fmt.Errorf("toolroute.%s: this host does not offer it", ns)
 	}
 	if !json.Valid([]byte(args)) {
-		return "", fmt.Errorf("toolroute.%s: the arguments are not JSON", op)
+		return nil, fmt.Errorf("toolroute.%s: the arguments are not JSON", op)
 	}
-	out, err := s.ops(s.ctx, op, json.RawMessage(args))
-	if err != nil {
-		return "", err
-	}
-	return string(out), nil
+	return s.ops(s.ctx, op, json.RawMessage(args))
 }
 
 // MaxLibraryBytes bounds a library's source.

@@ -118,7 +118,14 @@
     return module.exports;
   };
 
-  const op = async (name, args) => JSON.parse(await host.op(name, JSON.stringify(args)));
+  // op answers {"ok": value} or {"error": {"type", "message"}}: a refusal
+  // is thrown with its type, which the call's error keeps if the tool lets
+  // it through.
+  const op = async (name, args) => {
+    const r = JSON.parse(await host.op(name, JSON.stringify(args)));
+    if (r.error) throw Object.assign(new Error(r.error.message), r.error.type ? { type: r.error.type } : {});
+    return r.ok;
+  };
   globalThis.google = Object.freeze({
     getAccessToken: () => op("google.token", {}),
     getAccountEmail: () => op("google.email", {}),
@@ -175,9 +182,14 @@
           }
         },
         (e) => {
-          let error = String(e);
-          if (e && typeof e === "object" && e.stack) error += "\n" + e.stack;
-          outcome = JSON.stringify({ ok: false, error });
+          // An error's type ("not_found", say: lower case and _) is the
+          // result's error type, and its message alone what the model
+          // reads: a refusal meant for it, not a crash to debug. Without
+          // one it is an execution_error with the stack.
+          const type = e && typeof e === "object" && typeof e.type === "string" && /^[a-z][a-z_]{0,39}$/.test(e.type) ? e.type : undefined;
+          let error = type ? String(e.message) : String(e);
+          if (!type && e && typeof e === "object" && e.stack) error += "\n" + e.stack;
+          outcome = JSON.stringify({ ok: false, error, type });
         });
     },
   });

@@ -253,6 +253,10 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
 	case !rt.guardIntact() || isTrap(err):
 		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	case errors.As(err, new(*typedError)):
+		var te *typedError
+		errors.As(err, &te)
+		res = fail(te.typ, withoutGlue(te.msg))
 	default:
 		res = fail("execution_error", withoutGlue(err.Error()))
 	}
@@ -277,6 +281,11 @@ func withoutGlue(msg string) string {
 func isTrap(err error) bool {
 	return err != nil && (isClosed(err.Error()) || strings.Contains(err.Error(), "wasm error"))
 }
+
+// typedError is a tool's error that says its type (error.type in JS).
+type typedError struct{ typ, msg string }
+
+func (e *typedError) Error() string { return e.msg }
 
 // errPending: the call's promise is pending with nothing left to run, so it
 // will never settle.
@@ -316,11 +325,15 @@ func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params str
 		OK    bool            `json:"ok"`
 		Value json.RawMessage `json:"value"`
 		Error string          `json:"error"`
+		Type  string          `json:"type"`
 	}
 	if err := json.Unmarshal([]byte(raw), &o); err != nil {
 		return "", fmt.Errorf("reading the outcome: %v", err)
 	}
 	if !o.OK {
+		if o.Type != "" {
+			return "", &typedError{typ: o.Type, msg: o.Error}
+		}
 		return "", errors.New(o.Error)
 	}
 	var s string

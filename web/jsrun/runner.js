@@ -213,7 +213,8 @@ export class Runner {
     if (res.error.includes("out of memory")) {
       return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
     }
-    return fail("execution_error", withoutGlue(res.error), logs);
+    // A tool's error that says its type (error.type) keeps it.
+    return fail(res.type ?? "execution_error", withoutGlue(res.error), logs);
   }
 }
 
@@ -272,7 +273,7 @@ class Call {
       const outcome = this.vm.getProp(this.vm.global, "__tr_outcome").consume((h) => this.vm.getString(h));
       if (outcome !== "") {
         const o = JSON.parse(outcome);
-        return o.ok ? { ok: true, output: o.value } : { error: o.error };
+        return o.ok ? { ok: true, output: o.value } : { error: o.error, type: o.type };
       }
       if (this.#pending.size === 0) return { pending: true };
       const left = this.deadline - Date.now();
@@ -381,8 +382,20 @@ class Call {
   // #op serves __tr_host: the google bridge (google.token, google.email)
   // and the toolroute bridge, the call's ops (the host's, which checks the
   // manifest's grant), JSON in and out.
+  // The answer is {"ok": value} or {"error": {"type", "message"}}, as the
+  // Go host's hostOp: the prelude throws the error with its type.
   async #op(op, args) {
-    if (op.startsWith("google.")) return JSON.stringify(await this.#google(op.slice("google.".length)));
+    try {
+      const v = await this.#answer(op, args);
+      return JSON.stringify({ ok: v === undefined ? null : v });
+    } catch (e) {
+      const type = typeof e?.type === "string" ? e.type : typeof e?.error_type === "string" ? e.error_type : undefined;
+      return JSON.stringify({ error: { ...(type ? { type } : {}), message: String(e?.message ?? e) } });
+    }
+  }
+
+  async #answer(op, args) {
+    if (op.startsWith("google.")) return this.#google(op.slice("google.".length));
     const ops = this.c.ops;
     if (typeof ops !== "function") throw new Error(`toolroute.${op.split(".")[0]}: this host does not offer it`);
     let parsed;
@@ -391,8 +404,7 @@ class Call {
     } catch {
       throw new Error(`toolroute.${op}: the arguments are not JSON`);
     }
-    const v = await abortable(Promise.resolve(ops(op, parsed, { signal: this.#abort.signal })), this.#abort.signal);
-    return JSON.stringify(v === undefined ? null : v);
+    return abortable(Promise.resolve(ops(op, parsed, { signal: this.#abort.signal })), this.#abort.signal);
   }
 
   #fetch(url, options) {

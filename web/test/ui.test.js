@@ -322,14 +322,14 @@ test("the config group, the built-in JS tools, over the browser's store: write t
     .map((e) => `${e.message.tool_name} ${e.message.status}: ${e.message.content}`);
   const want = [
     "set_setting success: model is now fake-2.",
-    "set_setting error: Error (execution_error): Error: the openai provider needs an API key, which only the user enters, in the settings panel",
-    'set_setting error: Error (execution_error): Error: no setting "colour": use one of provider, model',
+    "set_setting error: Error (invalid_arguments): the openai provider needs an API key, which only the user enters, in the settings panel",
+    'set_setting error: Error (not_found): no setting "colour": use one of provider, model',
     "set_env_var success: WEATHER_KEY set.",
-    'set_env_var error: Error (execution_error): Error: "1BAD" is not a variable name: use letters, digits and _, not starting with a digit',
+    'set_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit',
     "list_env_vars success: Set: WEATHER_KEY",
     "set_tool_enabled success: write_note is disabled.",
     "list_tool_states success: ",
-    "set_tool_enabled error: Error (execution_error): Error: load_tool_group cannot be disabled",
+    "set_tool_enabled error: Error (invalid_arguments): load_tool_group cannot be disabled",
     "list_settings success: - provider = server (default): where model calls go: server, openai, anthropic or demo\n- model = fake-2: the model to call",
   ];
   assert.equal(results.length, want.length, results.join("\n"));
