@@ -220,3 +220,19 @@ func parseTxtar(data []byte) (string, []section) {
 	}
 	return comment.String(), sections
 }
+
+// ReadArchive reads a txtar archive: its comment and its files by name (a
+// name given twice keeps the last), for the other data of testdata/ that
+// uses the format.
+func ReadArchive(path string) (string, map[string][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	comment, sections := parseTxtar(data)
+	files := make(map[string][]byte, len(sections))
+	for _, s := range sections {
+		files[s.name] = s.data
+	}
+	return comment, files, nil
+}
