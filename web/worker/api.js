@@ -546,9 +546,35 @@ async function send(env, ctx, ready, now, id, body, request) {
   return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }
 
+// DRAIN_LIMIT is how much of a body too large to take is still read (and
+// dropped) before the 413: a client still sending when the answer comes may
+// see only a broken connection, never the answer that says what to fix.
+const DRAIN_LIMIT = 8 << 20;
+
+async function tooLarge(request, max) {
+  const reader = request.body?.getReader();
+  if (reader) {
+    let read = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        read += value.byteLength;
+        if (read > DRAIN_LIMIT) {
+          await reader.cancel();
+          break;
+        }
+      }
+    } catch {
+      // The client went away: the answer reaches no one.
+    }
+  }
+  return { error: fail(413, `the body is over ${max} bytes`) };
+}
+
 async function readJSON(request, max) {
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > max) return { error: fail(413, `the body is over ${max} bytes`) };
+  if (declared > max) return tooLarge(request, max);
   let text;
   try {
     const buf = await request.arrayBuffer();
