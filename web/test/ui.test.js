@@ -9,16 +9,10 @@ import { readFile, readdir, mkdtemp, rm } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { Toolroute } from "../driver/toolroute.js";
-import { Runner } from "../jsrun/runner.js";
-import { Core } from "../ui/core.js";
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { buildUI } from "../build.mjs";
 import { missingPreludeLines } from "./prelude-lines.js";
-
-const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const wasm = await WebAssembly.compile(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
+import { web, fakeServer as serve, newCore, ask } from "./ui-harness.js";
 
 // builtin reads built-in tools of manifests/ as `toolroute export` gives
 // them: {manifests: [...], sources: {...}}.
@@ -45,60 +39,8 @@ const CATALOGUE = {
   libraries: {},
 };
 
-function sse(chunks) {
-  const body = chunks.map((c) => "data: " + JSON.stringify(c) + "\n\n").join("") + "data: [DONE]\n\n";
-  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
-}
-
-const chunk = (delta, finish = null) => ({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: finish }] });
-
-// fakeServer is fetch for a mocked `toolroute serve` whose /api/model answers
-// with the script's replies: {text} or {call: [name, args]}; requests keeps
-// what the module asked for.
-function fakeServer(script, { hold } = {}) {
-  const requests = [];
-  const fetch = async (url, init = {}) => {
-    const u = String(url);
-    if (u === "/api/health") return Response.json({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1", problems: [] });
-    if (u === "/api/ui/catalogue") return Response.json(CATALOGUE);
-    if (u === "/api/model") {
-      const req = JSON.parse(init.body);
-      requests.push(req);
-      if (hold) await hold(init.signal);
-      const reply = script[requests.length - 1];
-      if (!reply) return Response.json({ error: { message: "no more replies" } }, { status: 500 });
-      if (reply.text) return sse([chunk({ role: "assistant", content: reply.text }), chunk({}, "stop")]);
-      const [name, args] = reply.call;
-      return sse([
-        chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + requests.length, type: "function", function: { name, arguments: JSON.stringify(args) } }] }),
-        chunk({}, "tool_calls"),
-      ]);
-    }
-    return new Response("not found", { status: 404 });
-  };
-  return { fetch, requests };
-}
-
-function newCore(store, fetch, extra = {}) {
-  return new Core({
-    store,
-    fetch,
-    module: () => Toolroute.instantiate(wasm),
-    runner: async ({ libraries, fs }) => new Runner({ store: fs, libraries: [libraries] }),
-    ...extra,
-  });
-}
-
-// ask sends one request and collects its replies until done or error.
-async function ask(core, msg, onReply) {
-  const replies = [];
-  await core.handle({ id: 1, ...msg }, (r) => {
-    replies.push(r);
-    onReply?.(r);
-  });
-  const last = replies.at(-1);
-  return { replies, events: replies.filter((r) => r.type === "event").map((r) => r.event), last, result: last?.result };
-}
+// fakeServer serves CATALOGUE as the page's catalogue.
+const fakeServer = (script, opts) => serve(script, { catalogue: CATALOGUE, ...opts });
 
 const toolNames = (req) => (req.body.tools ?? []).map((t) => t.function?.name ?? t.name);
 
