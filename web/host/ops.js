@@ -7,7 +7,8 @@
 //   history.search {query, limit} -> [{session, seq, type, time, snippet}]
 // Every host checks a memory the same way; history search here scans the
 // logs (the Go program's SQLite full-text index ranks by bm25, this by
-// recency), matching every word of the query, ignoring case and accents.
+// recency), matching as it does: every word of the query, whole words,
+// a hyphenated one as a phrase, ignoring case and accents.
 
 // MAX_MEMORY_CHARS bounds one memory: it goes into every system prompt.
 export const MAX_MEMORY_CHARS = 2000;
@@ -37,17 +38,18 @@ export function storeOps({ memories, sessions, messages, now = () => new Date() 
     "memories.save": async (args) => memories.add(memoryText(args?.text), stamp(now())),
     "memories.list": async () => memories.list(),
     "history.search": async (args) => {
-      const words = wordsOf(args?.query);
-      if (words.length === 0) return [];
+      const phrases = phrasesOf(args?.query);
+      if (phrases.length === 0) return [];
       const limit = args?.limit > 0 ? Math.min(Math.floor(args.limit), MAX_SEARCH_HITS) : 10;
       const hits = [];
       for (const s of await sessions()) {
         const log = await messages(s.id);
         log.forEach((m, seq) => {
           if (!SEARCHED_TYPES.has(m.type) || typeof m.content !== "string") return;
-          const folded = fold(m.content);
-          if (words.every((w) => folded.includes(w))) {
-            hits.push({ session: s.id, seq, type: m.type, time: m.time ? stamp(new Date(m.time)) : "", snippet: snippet(m.content, words) });
+          const text = String(m.content).replace(/\s+/g, " ").trim();
+          const found = matches(tokensOf(text), phrases);
+          if (found) {
+            hits.push({ session: s.id, seq, type: m.type, time: m.time ? stamp(new Date(m.time)) : "", snippet: snippet(text, found) });
           }
         });
       }
@@ -190,29 +192,52 @@ function fold(s) {
   return String(s).normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
-// wordsOf splits a query into words at anything not a letter or digit.
-function wordsOf(q) {
-  return fold(q ?? "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+// The search matches as the Go program's SQLite full-text search does:
+// text is words (runs of letters and digits, folded), a query is words
+// separated by spaces, and a query word that punctuation splits
+// ("conformance-herons-7731") is a phrase whose words must follow each
+// other. Every query word must match, whole words only.
+
+// tokensOf gives a text's words, folded, with where each is in the text.
+function tokensOf(text) {
+  return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ word: fold(m[0]), start: m.index, end: m.index + m[0].length }));
 }
 
-// snippet is up to about 160 characters around the first word found, the
-// found words marked **like this**, "…" where text is left out.
-function snippet(content, words) {
-  const text = String(content).replace(/\s+/g, " ").trim();
-  const folded = fold(text);
-  let at = text.length;
-  for (const w of words) {
-    const i = folded.indexOf(w);
-    if (i >= 0 && i < at) at = i;
+// phrasesOf gives a query's phrases: each a list of folded words.
+function phrasesOf(q) {
+  return String(q ?? "").split(/\s+/).map((w) => tokensOf(w).map((t) => t.word)).filter((p) => p.length > 0);
+}
+
+// matches gives where each phrase is found in tokens ([start, end] in the
+// text), or null when one is not.
+function matches(tokens, phrases) {
+  const found = [];
+  for (const p of phrases) {
+    let any = false;
+    for (let i = 0; i + p.length <= tokens.length; i++) {
+      if (p.every((w, k) => tokens[i + k].word === w)) {
+        found.push([tokens[i].start, tokens[i + p.length - 1].end]);
+        any = true;
+      }
+    }
+    if (!any) return null;
   }
-  // fold keeps one character per character of the text for most scripts;
-  // where it does not, the marks may be off by a little, never wrong text.
-  const start = Math.max(0, at - 60);
+  return found.sort((x, y) => x[0] - y[0]);
+}
+
+// snippet is up to about 160 characters of text around the first match,
+// each match marked **like this**, "…" where text is left out.
+function snippet(text, found) {
+  const start = Math.max(0, found[0][0] - 60);
   const end = Math.min(text.length, start + 160);
-  let out = text.slice(start, end);
-  for (const w of words) {
-    out = out.replace(new RegExp(w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), (m) => `**${m}**`);
+  let out = "";
+  let at = start;
+  for (const [a, b] of found) {
+    if (a < at || b > end) continue; // overlapping, or past the window
+    out += text.slice(at, a) + "**" + text.slice(a, b) + "**";
+    at = b;
   }
+  out += text.slice(at, end);
   return (start > 0 ? "…" : "") + out + (end < text.length ? "…" : "");
 }
 

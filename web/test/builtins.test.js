@@ -17,10 +17,8 @@ const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 
 // KNOWN_DIFFERENCES are the cases the browser cannot pass, with the reason;
-// they run as todo tests, so a fix shows as a passing todo.
-const KNOWN_DIFFERENCES = {
-  memories: "web/host/ops.js's history.search splits the query at punctuation into words found anywhere and marks each (**conformance**-**herons**-**7731**); the Go program's FTS5 search takes a hyphenated word as one phrase and marks it whole (**conformance-herons-7731**)",
-};
+// they run as todo tests, so a fix shows as a passing todo. None now.
+const KNOWN_DIFFERENCES = {};
 
 for (const { name, c, skip } of builtinCases(path.join(root, "testdata", "builtins"), "browser")) {
   test(`builtins ${name} in the browser host`, { skip, todo: KNOWN_DIFFERENCES[name] }, async () => {

@@ -693,9 +693,7 @@ test("the config group in the worker: list_settings and list_env_vars read its v
 // memories are shared by the whole worker, and other tests save some.
 // BUILTIN_DIFFERENCES are the cases the worker cannot pass, with the
 // reason; they run as todo tests, so a fix shows as a passing todo.
-const BUILTIN_DIFFERENCES = {
-  memories: "web/host/ops.js's history.search splits the query at punctuation into words found anywhere and marks each (**conformance**-**herons**-**7731**); the Go program's FTS5 search takes a hyphenated word as one phrase and marks it whole (**conformance-herons-7731**)",
-};
+const BUILTIN_DIFFERENCES = {}; // none now
 for (const { name, c, skip } of builtinCases(path.join(root, "testdata/builtins"), "worker")) {
   test(`builtins ${name} in workerd`, { skip, todo: BUILTIN_DIFFERENCES[name] }, async () => {
     const id = (await (await json("POST", "/api/sessions", {})).json()).id;
