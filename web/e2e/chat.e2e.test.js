@@ -343,3 +343,29 @@ test("the browser UI: a tool added on the server is offered on the next call, wi
   assert.match(await page.locator("#log").innerText(), /← Hello, Ada!/);
   await page.screenshot({ path: join(output, "live-tool.png"), fullPage: true });
 });
+
+// js_eval asking for a secret in the page: the approval card shows it as a
+// box to tick, and the answer's grant reaches the code (the google bridge
+// then asks the server for an account, which has none, instead of refusing
+// the call outright).
+test("the browser UI: js_eval asks for the Google account, and the grant reaches the code", async () => {
+  const dist = join(here, "..", "ui", "dist");
+  const { open: withToken } = await setup("grant", [
+    { call: ["js_eval", { code: "(async () => await google.getAccountEmail())()", secrets: ["google"] }] },
+    { text: "Done." },
+  ], ["--ui", dist]);
+  const { page, see, send } = await open(withToken, "grant");
+  await send("Which Google account am I?");
+  const card = page.locator(".approval");
+  await card.waitFor({ timeout: 30000 });
+  assert.match(await card.innerText(), /It asks to read your secrets:/);
+  const box = card.getByRole("checkbox", { name: "your Google account" });
+  assert.equal(await box.isChecked(), true, "a secret asked for is ticked");
+  await page.screenshot({ path: join(output, "grant-1-asked.png"), fullPage: true });
+  await card.getByRole("button", { name: "Allow once" }).click();
+  await see("Done.");
+  const text = await page.locator("#log").innerText();
+  assert.match(text, /Google account not connected/, "granted: the bridge asked for the account");
+  assert.doesNotMatch(text, /may not use the Google account/);
+  await page.screenshot({ path: join(output, "grant-2-ran.png"), fullPage: true });
+});
