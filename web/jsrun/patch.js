@@ -39,11 +39,14 @@
 // bytes, which wasm allows up to five), so no size or offset in the module
 // changes. The interpreter then decrements 1 to 0 and polls at every call.
 //
-// Regular expressions keep their own counter (lre_exec's, also 10,000 steps,
-// in function 644 and lre_poll_timeout, function 395), unpatched: a step is
-// short (a catastrophic backtrack with a 4-million-character back-reference
-// still stopped within 0.4 s of its deadline), and polling at every step
-// made a regex-heavy tool 3 times slower.
+// Regular expressions keep their own counter (lre_exec's, also 10,000
+// steps): stored at two places, function 644 and lre_poll_timeout
+// (function 395), each `i32.const 10000  i32.store offset=24` after a
+// local.get (REGEX_PATTERN). A step can be long: one comparing a back-reference of
+// 4 million characters took a regex 1.06 s past a 1 s deadline on a quiet
+// machine. The patch makes those 1,000 (REGEX_POLL_EVERY), which bounds
+// that to a tenth at no measurable cost; polling at every step made a
+// regex-heavy tool 3 times slower.
 
 // QUICKJS_SHA256 is the SHA-256 of the build the patch is written for.
 export const QUICKJS_SHA256 = "b56fe5094b8751c47b8c32fb5ed4d75afe2dbb43412d3d983ac5d1156af456da";
@@ -64,6 +67,13 @@ const POLL_PATTERN_OFFSET = 25779;
 const POLL_COUNTER_OFFSET = 25810;
 const OLD_COUNTER = Uint8Array.of(0x90, 0xce, 0x00); // 10000
 
+// REGEX_POLL_EVERY is how many regex steps pass between two polls.
+export const REGEX_POLL_EVERY = 1000;
+// REGEX_PATTERN is the regex counter's reset, `i32.const 10000  i32.store
+// offset=24`, found at these file offsets only; the operand is 1 byte in.
+const REGEX_PATTERN = Uint8Array.of(0x41, 0x90, 0xce, 0x00, 0x36, 0x02, 0x18);
+export const REGEX_PATTERN_OFFSETS = [147291, 227990];
+
 export const WRONG_QUICKJS = "jsrun: the QuickJS module is not @jitl/quickjs-ng-wasmfile-release-sync 0.32.0's; the interrupt-poll patch (web/jsrun/patch.js) is written for that build only";
 
 // patchQuickJS returns a copy of wasm, the quickjs-ng sync variant's
@@ -77,8 +87,12 @@ export async function patchQuickJS(wasm) {
   if (!matches(orig, POLL_PATTERN_OFFSET, POLL_PATTERN) || !matches(orig, POLL_COUNTER_OFFSET, OLD_COUNTER)) {
     throw new Error(`${WRONG_QUICKJS}: js_poll_interrupts is not at ${POLL_PATTERN_OFFSET}`);
   }
+  for (const at of REGEX_PATTERN_OFFSETS) {
+    if (!matches(orig, at, REGEX_PATTERN)) throw new Error(`${WRONG_QUICKJS}: the regex counter's reset is not at ${at}`);
+  }
   const out = orig.slice();
   out.set(sleb128(POLL_EVERY, OLD_COUNTER.length), POLL_COUNTER_OFFSET);
+  for (const at of REGEX_PATTERN_OFFSETS) out.set(sleb128(REGEX_POLL_EVERY, OLD_COUNTER.length), at + 1);
   return out;
 }
 

@@ -349,14 +349,18 @@ test("QuickJS polls the interrupt handler every ~5,000 turns of a JSON.stringify
   assert.ok(after.turns > 0 && after.turns <= after.polls, `patched: ${after.turns} turns for ${after.polls} polls`);
 });
 
-test("patchQuickJS changes the one counter's operand and refuses any other module", async () => {
+test("patchQuickJS changes the counters' operands and refuses any other module", async () => {
   const orig = await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
   const patched = await patchQuickJS(orig);
   assert.equal(patched.length, orig.length);
   const changed = [];
   for (let i = 0; i < orig.length; i++) if (orig[i] !== patched[i]) changed.push(i);
-  assert.deepEqual(changed, [25810, 25811]); // 0x90 0xce 0x00 (10000) becomes 0x81 0x80 0x00 (1)
+  // 0x90 0xce 0x00 (10000) becomes 0x81 0x80 0x00 (1) for operations, and
+  // 0xe8 0x87 0x00 (1000) for regex steps.
+  assert.deepEqual(changed, [25810, 25811, 147292, 147293, 227991, 227992]);
   assert.deepEqual([...sleb128(1, 3)], [0x81, 0x80, 0x00]);
+  assert.deepEqual([...sleb128(1000, 3)], [0xe8, 0x87, 0x00]);
+  for (const at of [147292, 227991]) assert.deepEqual([...patched.subarray(at, at + 3)], [0xe8, 0x87, 0x00]);
   assert.deepEqual([...sleb128(10000, 3)], [...orig.subarray(25810, 25813)]);
   await assert.rejects(patchQuickJS(patched), { message: /not @jitl\/quickjs-ng-wasmfile-release-sync 0\.32\.0's/ });
   await assert.rejects(patchQuickJS(new Uint8Array(8)), { message: /not @jitl\/quickjs-ng-wasmfile-release-sync 0\.32\.0's/ });
@@ -450,9 +454,9 @@ test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s tim
   assert.ok(loop.ms < 3000, `the loop ended ${loop.ms - 2000} ms past its timeout`);
 });
 
-// Regular expressions poll every 10,000 steps of their own, unpatched (see
-// jsrun/patch.js): a step is short, even one comparing a back-reference of
-// millions of characters.
+// Regular expressions poll every 1,000 steps of their own (patched from
+// 10,000, see jsrun/patch.js): even steps comparing a back-reference of
+// millions of characters then stop well within 1 s of the deadline.
 test("a back-reference regex backtracking over 4,000,000 characters stops within 1 s of its 1 s timeout", { timeout: THREAD_WAIT_MS + 60000 }, async (t) => {
   const [re] = await inThread([
     { tool: "re", function: "execute", timeoutMs: 1000, source: "function execute() { return /(a*)\\1c/.test('a'.repeat(4e6)); }" },
