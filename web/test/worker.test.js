@@ -66,7 +66,7 @@ before(async () => {
     bindings: {
       OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
       GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
-      TOOL_WEATHER: "wx-worker-weather-key", TOOLROUTE_POLICIES: "tool:post_note=allow",
+      TOOL_WEATHER: "wx-worker-weather-key", TOOLROUTE_POLICIES: "tool:post_note=allow", TOOLROUTE_KEEPALIVE_MS: "500",
     },
   }));
   workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
@@ -94,7 +94,7 @@ async function turn(id, message) {
   assert.equal(r.headers.get("content-type"), "text/event-stream");
   const events = [];
   for (const block of (await r.text()).split("\n\n")) {
-    if (block.trim() === "") continue;
+    if (block.trim() === "" || block.startsWith(":")) continue; // a keep-alive comment
     const [ev, data] = block.split("\n");
     const e = JSON.parse(data.slice("data: ".length));
     assert.equal(ev, "event: " + e.type);
@@ -120,6 +120,7 @@ async function openTurn(id, message, signal) {
       if (i >= 0) {
         const [ev, data] = buf.slice(0, i).split("\n");
         buf = buf.slice(i + 2);
+        if (ev.startsWith(":")) continue; // a keep-alive comment
         const e = JSON.parse(data.slice("data: ".length));
         assert.equal(ev, "event: " + e.type);
         events.push(e);
@@ -617,7 +618,7 @@ test("TOOLROUTE_PROVIDER=demo: the module's demo model answers turns and the mod
   const say = async (id, text) => {
     const r = await fetch(`${demoBase}/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text }) });
     assert.equal(r.status, 200, await r.clone().text());
-    const events = (await r.text()).split("\n\n").filter((b) => b.trim()).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
+    const events = (await r.text()).split("\n\n").filter((b) => b.trim() && !b.startsWith(":")).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
     const msgs = events.filter((e) => e.type === "message").map((e) => e.message);
     const status = new Map(msgs.filter((m) => m.type === "tool_result").map((m) => [m.tool_call_id, m.status]));
     return { calls: msgs.filter((m) => m.type === "tool_call").map((m) => `${m.tool_name}:${status.get(m.tool_call_id)}`), last: events.at(-1) };
@@ -708,3 +709,21 @@ for (const { name, c, skip } of builtinCases(path.join(root, "testdata/builtins"
     checkResults(c, t.events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message));
   });
 }
+
+test("a client that leaves while its turn waits for an approval ends the turn: the question goes and the call never runs", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("post_mail", "{}"), text("Mailed."));
+  const ctl = new AbortController();
+  const t = await openTurn(id, "Mail it", ctl.signal);
+  await t.until("approval");
+  assert.equal((await json("GET", `/api/sessions/${id}/approvals`)).status, 200);
+  ctl.abort();
+  let status = 200;
+  for (let i = 0; i < 50 && status === 200; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = (await json("GET", `/api/sessions/${id}/approvals`)).status;
+  }
+  assert.equal(status, 404, "the question is still open 10 s after the client left");
+  const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
+  assert.ok(!log.some((m) => m.type === "tool_result" && m.content === "mailed"), "the call ran");
+});

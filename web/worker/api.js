@@ -522,6 +522,14 @@ async function send(env, ctx, ready, now, id, body, request) {
       return false;
     }
   };
+  // A comment line every keep-alive period: a turn waiting (on the model,
+  // on an approval) learns that its client left when the write fails, as
+  // the runtime does not always abort the request's signal; proxies keep
+  // the stream open too.
+  const every = Number(env.TOOLROUTE_KEEPALIVE_MS) > 0 ? Number(env.TOOLROUTE_KEEPALIVE_MS) : KEEPALIVE_MS;
+  const keepAlive = setInterval(() => {
+    writer.write(encoder.encode(": still working\n\n")).catch(() => abort.abort(new Error("the client went away")));
+  }, every);
   const turn = (async () => {
     try {
       for await (const ev of host.send(id, text, { signal: abort.signal })) {
@@ -536,6 +544,7 @@ async function send(env, ctx, ready, now, id, body, request) {
         await write("error", { message: String(e?.message ?? e) });
       }
     } finally {
+      clearInterval(keepAlive);
       if (tokens.get(id) === token) tokens.delete(id);
       await stub.end(token).catch(() => {});
       await writer.close().catch(() => {});
@@ -545,6 +554,10 @@ async function send(env, ctx, ready, now, id, body, request) {
   request.signal?.addEventListener?.("abort", () => abort.abort(new Error("the client went away")));
   return new Response(readable, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }
+
+// KEEPALIVE_MS is how often a running turn's stream gets a comment line
+// (TOOLROUTE_KEEPALIVE_MS changes it).
+const KEEPALIVE_MS = 15_000;
 
 // DRAIN_LIMIT is how much of a body too large to take is still read (and
 // dropped) before the 413: a client still sending when the answer comes may
