@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -194,13 +195,9 @@ func (r Report) scenario(name string, groups []string, tools []registry.Tool) (S
 // the tools, byte for byte; "" when there are none, as the body then has no
 // "tools" at all.
 func toolsJSON(tools []registry.Tool) (string, error) {
-	// The same conversion as registry/session's model call; the module's
-	// describe (tools_json) gives the same text to the JS hosts' meters.
-	defs := make([]wire.ToolDef, len(tools))
-	for i, t := range tools {
-		defs[i] = wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-	}
-	return wire.OpenAIToolsJSON(defs)
+	// The model call's conversion; the module's describe (tools_json)
+	// gives the same text to the JS hosts' meters.
+	return wire.OpenAIToolsJSON(session.ToolDefs(tools))
 }
 
 // count counts text in every encoding of the report.

@@ -279,11 +279,10 @@ func (t *Turn) callModel() []Action {
 			t.set.MaxModelCalls)})
 	}
 	tools := t.active.Tools()
-	defs := make([]wire.ToolDef, len(tools))
+	defs := ToolDefs(tools)
 	names := make([]string, len(tools))
 	t.sent = make(map[string]bool, len(tools))
 	for i, tool := range tools {
-		defs[i] = wire.ToolDef{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters}
 		names[i] = tool.Name
 		t.sent[tool.Name] = true
 	}
@@ -721,6 +720,16 @@ func textDelta(deltas []string) []Action {
 		return []Action{{Type: ActionTextDelta, Text: text}}
 	}
 	return nil
+}
+
+// ToolDefs are tools as a model request sends them: what every model call,
+// `toolroute tokens` and the token meters (describe's tools_json) encode.
+func ToolDefs(tools []registry.Tool) []wire.ToolDef {
+	defs := make([]wire.ToolDef, len(tools))
+	for i, t := range tools {
+		defs[i] = wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	return defs
 }
 
 func toolNames(tools []registry.Tool) []string {

@@ -69,13 +69,6 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 // DescribeToolsJSON gives the schemas of a session's active tools and of
 // every enabled tool but the meta-tools, as a model call sends them.
 func DescribeToolsJSON(reg *registry.Registry, history []session.Message) (ToolsJSON, error) {
-	defs := func(tools []registry.Tool) []wire.ToolDef {
-		out := make([]wire.ToolDef, len(tools))
-		for i, t := range tools {
-			out[i] = wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-		}
-		return out
-	}
 	// All: every enabled tool as without routing, so no meta-tool, as
 	// `toolroute tokens`'s "all tools".
 	var all []registry.Tool
@@ -85,11 +78,11 @@ func DescribeToolsJSON(reg *registry.Registry, history []session.Message) (Tools
 			all = append(all, t)
 		}
 	}
-	active, err := wire.OpenAIToolsJSON(defs(session.ActiveTools(reg, history).Tools()))
+	active, err := wire.OpenAIToolsJSON(session.ToolDefs(session.ActiveTools(reg, history).Tools()))
 	if err != nil {
 		return ToolsJSON{}, err
 	}
-	every, err := wire.OpenAIToolsJSON(defs(all))
+	every, err := wire.OpenAIToolsJSON(session.ToolDefs(all))
 	return ToolsJSON{Active: active, All: every}, err
 }
 
