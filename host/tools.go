@@ -82,7 +82,9 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		v, err := f(ctx, args)
+		// An operation that keeps secrets for a tool (toolfiles.write)
+		// reads what the user granted this call.
+		v, err := f(context.WithValue(ctx, grantKey{}, h.grant(c.Granted)), args)
 		if err != nil {
 			// A *ToolError keeps its type: the tool's code catches an
 			// error with .type and its message, as in the JS hosts.
@@ -106,7 +108,8 @@ type JSRunner interface {
 }
 
 // Grant is what the user granted one call at approval, of the secrets it
-// asked for: a native tool that takes secrets (create_js_tool) reads it.
+// asked for: a native tool, or a toolroute bridge operation, that keeps
+// secrets for a tool (toolfiles.write, for create_js_tool) reads it.
 type Grant struct {
 	// Names are the granted secrets, as asked.
 	Names []string

@@ -196,7 +196,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	var tools []host.NativeTool
 	tools = append(tools, builtin.Core(a.deps)...)
-	tools = append(tools, builtin.JSTools(a.deps)...)
 	a.model = settingsModel{Provider: provider, store: db}
 	fingerprint := a.fingerprint()
 	h, err = host.New(ctx, host.Options{
@@ -206,7 +205,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Memories:    a.memories,
 		Stream:      cfg.Stream,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
-		Groups:      builtin.Groups(),
 		Tools:       tools,
 		Skills:      a.loadSkills(),
 		Disabled:    disabled,

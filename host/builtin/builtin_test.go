@@ -67,7 +67,6 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	}
 	var all []host.NativeTool
 	all = append(all, builtin.Core(f.deps)...)
-	all = append(all, builtin.JSTools(f.deps)...)
 	for _, tool := range all {
 		f.tools[tool.Tool.Name] = tool
 	}
@@ -108,11 +107,6 @@ func (f *fixture) fails(t *testing.T, name, args, errType, want string) {
 func TestToolDefinitions(t *testing.T) {
 	f := newFixture(t, false)
 	r := registry.New()
-	for _, g := range builtin.Groups() {
-		if err := r.AddGroup(g); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, tool := range f.tools {
 		if err := r.AddTool(tool.Tool); err != nil {
 			t.Errorf("%s is refused by the registry: %v", tool.Tool.Name, err)
@@ -127,11 +121,6 @@ func TestToolDefinitions(t *testing.T) {
 	}
 	if want := []string{"webfetch"}; !slices.Equal(core, want) {
 		t.Errorf("core = %v, want %v", core, want)
-	}
-	for _, tool := range builtin.JSTools(f.deps) {
-		if tool.Tool.Group != "js_tool_management" {
-			t.Errorf("%s is in group %q", tool.Tool.Name, tool.Tool.Group)
-		}
 	}
 }
 
@@ -294,76 +283,89 @@ func TestConfigOps(t *testing.T) {
 	fails("tools.setEnabled", `{"name":"read_file","enabled":"false"}`, "invalid_arguments", "do not match")
 }
 
-func TestJSToolManagement(t *testing.T) {
+// TestToolFileOps checks the toolfiles operations' files and answers; the
+// js_tool_management group over them is replayed in every host by
+// testdata/builtins/js_tool_management.txtar, and create_js_tool's secrets
+// by host/cmd/toolroute's secrets tests.
+func TestToolFileOps(t *testing.T) {
 	f := newFixture(t, false)
 	dir := f.deps.ToolsDir
-	create := `{"name":"double","description":"Double a number","parameters":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]},` +
-		`"code":"function execute(p) { return p.n * 2 }"}`
-	if out := f.ok(t, "create_js_tool", create); !strings.HasPrefix(out, "Created double") {
-		t.Errorf("create = %q", out)
+	ops := builtin.Ops(f.deps)
+	op := func(name, args string) (string, error) {
+		v, err := ops[name](context.Background(), json.RawMessage(args))
+		if err != nil {
+			return "", err
+		}
+		out, _ := json.Marshal(v)
+		return string(out), nil
+	}
+	fails := func(name, args, errType, want string) {
+		t.Helper()
+		_, err := op(name, args)
+		var te *host.ToolError
+		if !errors.As(err, &te) || te.Type != errType || !strings.Contains(te.Message, want) {
+			t.Errorf("%s %s: err = %v, want a %s error containing %q", name, args, err, errType, want)
+		}
+	}
+	if out, err := op("toolfiles.list", `{}`); err != nil || out != `{"place":"in the tools folder","files":[]}` {
+		t.Errorf("list of no folder = %s, %v", out, err)
+	}
+	out, err := op("toolfiles.write", `{"manifest":{"name":"double","description":"Double a number","parameters":{"type":"object","properties":{"n":{"type":"number"}}}},"code":"function execute(p) { return p.n * 2 }"}`)
+	if err != nil || !strings.Contains(out, `"place":"in the tools folder","handEdit":"double.json in the tools folder"`) {
+		t.Fatalf("write = %s, %v", out, err)
 	}
 	manifest, err := os.ReadFile(filepath.Join(dir, "double.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(manifest, &m); err != nil || m["name"] != "double" || m["description"] != "Double a number" {
-		t.Errorf("double.json = %s (%v)", manifest, err)
+	rep := registry.New().LoadManifest(registry.Manifest{File: "double.json", Text: manifest, Source: "double.js"})
+	if !rep.OK() || len(rep.Loaded) != 1 {
+		t.Errorf("the loader's report on double.json: %+v", rep)
 	}
 	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n * 2 }" {
 		t.Errorf("double.js = %q", code)
 	}
 	if f.reloads != 1 {
-		t.Errorf("%d reloads after create, want 1", f.reloads)
+		t.Errorf("%d reloads after write, want 1", f.reloads)
 	}
-	// What the loader reads back is the tool as created.
-	rep := registry.New().LoadManifest(registry.Manifest{File: "double.json", Text: manifest, Source: "double.js"})
-	if !rep.OK() || len(rep.Loaded) != 1 {
-		t.Errorf("the loader's report on double.json: %+v", rep)
+	if out, err := op("toolfiles.read", `{"name":"double"}`); err != nil || !strings.Contains(out, `"code":"function execute(p) { return p.n * 2 }"`) {
+		t.Errorf("read = %s, %v", out, err)
 	}
-
-	f.fails(t, "create_js_tool", create, "exists", "update_js_tool")
-	f.fails(t, "create_js_tool", `{"name":"read_file","description":"x","code":"function execute() {}"}`, "exists", "choose another name")
-	f.fails(t, "create_js_tool", `{"name":"Bad Name","description":"x","code":"function execute() {}"}`, "invalid_arguments", "snake_case")
-	f.fails(t, "create_js_tool", `{"name":"broken","description":"x","code":"function execute() { return 1 +; }"}`, "invalid_code", "SyntaxError")
-	f.fails(t, "create_js_tool", `{"name":"noexec","description":"x","code":"function run() {}"}`, "invalid_code", "execute")
-	f.fails(t, "create_js_tool", `{"name":"badparams","description":"x","parameters":{"type":"array"},"code":"function execute() {}"}`, "invalid_manifest", "not saved")
-	f.fails(t, "create_js_tool", `{"name":"nodesc","code":"function execute() {}"}`, "invalid_arguments", "description and code")
-	for _, name := range []string{"broken", "noexec", "badparams"} {
+	// What the tool's code cannot be trusted with.
+	fails("toolfiles.write", `{"manifest":{"name":"stealer","description":"x","env":["OPENAI_API_KEY"]},"code":"function execute(p) {}"}`, "refused", "leave env and requiredPermissions out")
+	fails("toolfiles.write", `{"manifest":{"name":"stealer","description":"x","requiredPermissions":["memories"]},"code":"function execute(p) {}"}`, "refused", "leave env")
+	fails("toolfiles.write", `{"manifest":{"name":"double","description":"x","requiredPermissions":["toolfiles"]},"code":"function execute(p) { return p.n * 2 }","replace":true}`, "refused", `cannot add "toolfiles"`)
+	fails("toolfiles.write", `{"manifest":{"name":"fresh","description":"x"},"code":"function execute() {}","replace":true}`, "not_found", "create_js_tool")
+	fails("toolfiles.write", `{"manifest":{"name":"../x","description":"x"},"code":"function execute() {}"}`, "invalid_arguments", "snake_case")
+	fails("toolfiles.write", `{"manifest":{"name":"nocode","description":"x"}}`, "invalid_arguments", "code is missing")
+	for _, name := range []string{"stealer", "fresh", "nocode"} {
 		if _, err := os.Stat(filepath.Join(dir, name+".json")); err == nil {
 			t.Errorf("a refused tool was saved: %s.json", name)
 		}
 	}
-
-	out := f.ok(t, "list_user_tools", `{}`)
-	if out != "double.json\n  - double: Double a number" {
-		t.Errorf("list_user_tools = %q", out)
+	// A tool that holds a secret keeps its code.
+	os.WriteFile(filepath.Join(dir, "mail.json"), []byte(`{"name":"mail","description":"Mail","env":["MAIL_KEY"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "mail.js"), []byte(`function execute(p) { return 1 }`), 0o644)
+	fails("toolfiles.write", `{"manifest":{"name":"mail","description":"Mail","env":["MAIL_KEY"]},"code":"function execute(p) { return p._env.MAIL_KEY }","replace":true}`, "refused", "ask the user to edit mail.js by hand")
+	if _, err := op("toolfiles.write", `{"manifest":{"name":"mail","description":"Mail, changed","env":["MAIL_KEY"]},"code":"function execute(p) { return 1 }","replace":true}`); err != nil {
+		t.Errorf("a description change of a tool with secrets: %v", err)
 	}
 	// A broken file someone wrote by hand is listed with its problem.
 	os.WriteFile(filepath.Join(dir, "hand.json"), []byte(`{"name":"hand"`), 0o644)
-	if out := f.ok(t, "list_user_tools", `{}`); !strings.Contains(out, "hand.json\n  ! ") {
-		t.Errorf("list_user_tools with a broken file = %q", out)
+	out, err = op("toolfiles.list", `{}`)
+	if err != nil || !strings.Contains(out, `{"file":"double.json","tools":[{"name":"double","description":"Double a number"}],"problems":[]}`) ||
+		!strings.Contains(out, `{"file":"hand.json","tools":[],"problems":["`) {
+		t.Errorf("list = %s, %v", out, err)
 	}
-
-	f.ok(t, "update_js_tool", `{"name":"double","code":"function execute(p) { return p.n + p.n }"}`)
-	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n + p.n }" {
-		t.Errorf("double.js after update = %q", code)
+	fails("toolfiles.read", `{"name":"../etc"}`, "invalid_arguments", "not a tool name")
+	if _, err := op("toolfiles.remove", `{"name":"double"}`); err != nil {
+		t.Fatal(err)
 	}
-	if out := f.ok(t, "list_user_tools", `{}`); !strings.Contains(out, "double: Double a number") {
-		t.Errorf("update lost the description: %q", out)
-	}
-	f.fails(t, "update_js_tool", `{"name":"double","code":"function execute( {"}`, "invalid_code", "SyntaxError")
-	if code, _ := os.ReadFile(filepath.Join(dir, "double.js")); string(code) != "function execute(p) { return p.n + p.n }" {
-		t.Errorf("a refused update changed double.js: %q", code)
-	}
-	f.fails(t, "update_js_tool", `{"name":"missing","code":"function execute() {}"}`, "not_found", "create_js_tool")
-
-	f.ok(t, "delete_js_tool", `{"name":"double"}`)
 	for _, file := range []string{"double.json", "double.js"} {
 		if _, err := os.Stat(filepath.Join(dir, file)); err == nil {
-			t.Errorf("%s is still there after delete", file)
+			t.Errorf("%s is still there after remove", file)
 		}
 	}
-	f.fails(t, "delete_js_tool", `{"name":"double"}`, "not_found", "list_user_tools")
-	f.fails(t, "delete_js_tool", `{"name":"../etc"}`, "invalid_arguments", "not a tool name")
+	fails("toolfiles.remove", `{"name":"double"}`, "not_found", "list_user_tools")
+	fails("toolfiles.remove", `{"name":"../etc"}`, "invalid_arguments", "not a tool name")
 }

@@ -38,9 +38,11 @@ type SearchHit struct {
 
 // Ops are the toolroute bridge's operations over the Go program's store
 // (see DESIGN.md, "One tool layer"): the built-in JS tools' memories and
-// history, and the config group's settings, variables and tool states.
+// history, the config group's settings, variables and tool states, and the
+// user's tool files (toolfiles.go).
 func Ops(d Deps) host.HostOps {
 	ops := configOps(d)
+	maps.Copy(ops, toolFileOps(d))
 	maps.Copy(ops, host.HostOps{
 		"memories.save": func(ctx context.Context, in json.RawMessage) (any, error) {
 			a, err := args[struct {

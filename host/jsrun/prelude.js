@@ -11,7 +11,7 @@
 // block: the bridges await them, which takes either. __tr_host(op, args)
 // serves the google bridge (ops google.token and google.email) and the
 // toolroute bridge (the host's storage for the built-in tools: memories,
-// history, settings, env, tools), JSON in and out; the host refuses what
+// history, settings, env, tools, toolfiles), JSON in and out; the host refuses what
 // the tool's manifest does not grant.
 (function () {
   "use strict";
@@ -155,6 +155,13 @@
     tools: Object.freeze({
       list: () => op("tools.list", {}),
       setEnabled: (name, enabled) => op("tools.setEnabled", { name: String(name), enabled }),
+    }),
+    // The user's own JS tools: the host checks a file before it keeps it.
+    toolfiles: Object.freeze({
+      list: () => op("toolfiles.list", {}),
+      read: (name) => op("toolfiles.read", { name: String(name) }),
+      write: (manifest, code, options) => op("toolfiles.write", { manifest, code: String(code), replace: !!(options && options.replace) }),
+      remove: (name) => op("toolfiles.remove", { name: String(name) }),
     }),
   });
 

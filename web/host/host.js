@@ -213,7 +213,9 @@ export class Host {
     }
     const f = this.#o.ops?.[op];
     if (typeof f !== "function" || !Object.hasOwn(this.#o.ops, op)) throw new Error(`toolroute.${op}: this host does not offer it`);
-    return f(args ?? {}, { signal });
+    // granted: what the user granted the call at approval (toolfiles.write
+    // keeps it in a created tool's manifest).
+    return f(args ?? {}, { signal, granted: c.granted ?? [] });
   }
 
   // demo answers a model request's body as the module's demo model does.

@@ -245,3 +245,187 @@ function snippet(text, found) {
 function stamp(d) {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
+
+// TOOL_NAME is what a tool's name may be (registry.ValidToolName).
+export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
+
+// toolFileOps gives the toolfiles operations of the js_tool_management
+// group (manifests/js_tool_management.*), in the shapes and with the
+// checks of the Go program's (host/builtin/toolfiles.go):
+//   toolfiles.list {}                         -> {place, files: [{file, tools: [{name, description}], problems}]}
+//   toolfiles.read {name}                     -> {name, manifest, code}
+//   toolfiles.write {manifest, code, replace} -> {name, manifest (as kept), place, handEdit}
+//   toolfiles.remove {name}                   -> {name}
+// The host checks what the tool's code cannot be trusted to: a name free
+// (or, to replace, a tool of that name), code that compiles, a manifest
+// that loads, and secrets: a new tool holds exactly those the user granted
+// the call at approval, a changed one no new ones, and one that holds
+// secrets keeps its code. Over:
+//   files: {list() -> [{name, manifest (its JSON text), code}], put(name,
+//     manifest, code), remove(name)}: where the host keeps them;
+//   apply(files) -> [{file, loaded, skipped}]: loads the host's catalogue
+//     with these files (file NAME.json each) and answers the module's
+//     report on them, in order;
+//   check(file, code) -> "" or why the code does not compile;
+//   tools() -> [{name, origin: {kind, file}}]: the catalogue's tools;
+//   place: where the tools are kept, as the answers say it ("in this
+//     browser").
+export function toolFileOps({ files, apply, check, tools, place }) {
+  const sorted = async () => [...(await files.list())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const read = async (name) => {
+    if (!TOOL_NAME.test(name)) throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a tool name`);
+    const f = (await files.list()).find((x) => x.name === name);
+    if (!f) throw toolError("not_found", `no tool ${name} ${place}: create it with create_js_tool`);
+    if (f.manifest.trim().startsWith("[")) throw toolError("unsupported", `${name}.json is a group manifest: edit the file itself`);
+    let m;
+    try {
+      m = JSON.parse(f.manifest);
+    } catch (e) {
+      throw toolError("invalid_manifest", `${name}.json is not valid: ${e.message}`);
+    }
+    return { manifest: keptFields(m), code: f.code };
+  };
+  return {
+    "toolfiles.list": async () => {
+      const all = await sorted();
+      const report = all.length > 0 ? await apply(all) : [];
+      return {
+        place,
+        files: all.map((f, i) => {
+          let entries = [];
+          try {
+            const parsed = JSON.parse(f.manifest);
+            entries = Array.isArray(parsed) ? parsed : [parsed];
+          } catch {
+            // the report says why
+          }
+          const r = report[i] ?? { loaded: [], skipped: [] };
+          return {
+            file: `${f.name}.json`,
+            tools: (r.loaded ?? []).map((l) => ({ name: l.tool, description: String((l.entry >= 0 ? entries[l.entry] : entries[0])?.description ?? "") })),
+            problems: (r.skipped ?? []).map((p) => p.reason),
+          };
+        }),
+      };
+    },
+    "toolfiles.read": async (args) => {
+      const name = String(args?.name ?? "");
+      return { name, ...(await read(name)) };
+    },
+    "toolfiles.write": async (args, { granted = [] } = {}) => {
+      const m = keptFields(args?.manifest ?? {});
+      const code = args?.code;
+      const replace = !!args?.replace;
+      if (!TOOL_NAME.test(m.name)) {
+        throw toolError("invalid_arguments", `${JSON.stringify(m.name)} is not a tool name: use snake_case, such as weather_lookup`);
+      }
+      if (typeof code !== "string") throw toolError("invalid_arguments", "toolfiles.write: the code is missing");
+      const all = await sorted();
+      if (!replace) {
+        if (all.some((f) => f.name === m.name)) throw toolError("exists", `a tool file ${m.name}.json exists: use update_js_tool to change it`);
+        if ((m.env ?? []).length > 0 || (m.requiredPermissions ?? []).length > 0) {
+          throw toolError("refused", "a new tool's secrets are those the user grants when asked at approval: leave env and requiredPermissions out of its manifest");
+        }
+        for (const g of granted) {
+          if (g === "google") (m.requiredPermissions ??= []).push("google");
+          else (m.env ??= []).push(g);
+        }
+      } else {
+        const old = await read(m.name);
+        const held = grantsOf(old.manifest);
+        if (held !== "" && code !== old.code) {
+          throw toolError("refused", `${m.name} reads secrets the user granted it (${held}), so its code cannot be changed here: only the user can change it; create a tool under another name`);
+        }
+        const added = (m.env ?? []).filter((e) => !(old.manifest.env ?? []).includes(e) && !granted.includes(e));
+        if (added.length > 0) {
+          throw toolError("refused", `env cannot grant ${added.join(", ")} here: variables are secrets the user grants when asked at approval. Call update_js_tool again without them.`);
+        }
+        for (const p of m.requiredPermissions ?? []) {
+          if (!(old.manifest.requiredPermissions ?? []).includes(p) && !(p === "google" && granted.includes(p))) {
+            throw toolError("refused", `requiredPermissions cannot add ${JSON.stringify(p)} here: only the user grants permissions`);
+          }
+        }
+      }
+      if (!replace) {
+        const taken = (await tools()).find((t) => t.name === m.name);
+        if (taken) throw toolError("exists", `a tool named ${m.name} exists already (${originText(taken.origin)}): choose another name`);
+      }
+      if (!code.includes("execute")) throw toolError("invalid_code", "the code must define function execute(params)");
+      const why = await check(`${m.name}.js`, code);
+      if (why) throw toolError("invalid_code", `the tool was not saved: ${why}`);
+      const text = JSON.stringify(m, null, 2) + "\n";
+      const next = [...all.filter((f) => f.name !== m.name), { name: m.name, manifest: text, code }].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const report = await apply(next);
+      const mine = report[next.findIndex((f) => f.name === m.name)] ?? { skipped: [] };
+      if ((mine.skipped ?? []).length > 0 || (mine.loaded ?? []).length === 0) {
+        await apply(all);
+        const why = (mine.skipped ?? []).map((p) => p.reason).join("; ") || "it defines no tool";
+        throw toolError("invalid_manifest", `the tool was not saved: ${m.name}.json: ${why}`);
+      }
+      try {
+        await files.put(m.name, text, code);
+      } catch (e) {
+        await apply(all);
+        throw new Error(`the tool was not saved: ${e?.message ?? e}`);
+      }
+      return { name: m.name, manifest: m, place, handEdit: "" };
+    },
+    "toolfiles.remove": async (args) => {
+      const name = String(args?.name ?? "");
+      if (!TOOL_NAME.test(name)) throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a tool name`);
+      const all = await sorted();
+      if (!all.some((f) => f.name === name)) throw toolError("not_found", `no tool ${name} ${place}: list_user_tools lists them`);
+      await files.remove(name);
+      await apply(all.filter((f) => f.name !== name));
+      return { name };
+    },
+  };
+}
+
+// keptFields is a single-tool manifest as a user tool is kept: the fields
+// the Go program writes, in its order.
+function keptFields(m) {
+  const out = { name: typeof m?.name === "string" ? m.name : String(m?.name ?? "") };
+  out.description = typeof m?.description === "string" ? m.description : "";
+  if (m?.parameters !== undefined && m.parameters !== null) out.parameters = m.parameters;
+  if (Array.isArray(m?.env) && m.env.length > 0) out.env = m.env.map(String);
+  if (Number.isInteger(m?.timeoutSeconds) && m.timeoutSeconds !== 0) out.timeoutSeconds = m.timeoutSeconds;
+  if (Array.isArray(m?.requiredPermissions) && m.requiredPermissions.length > 0) out.requiredPermissions = m.requiredPermissions.map(String);
+  return out;
+}
+
+// grantsOf says which secrets a manifest lets its code read, "" when none.
+function grantsOf(m) {
+  const g = [];
+  if ((m.env ?? []).length > 0) g.push(`the variables ${m.env.join(", ")}`);
+  if ((m.requiredPermissions ?? []).includes("google")) g.push("the Google account");
+  return g.join(" and ");
+}
+
+function originText(o) {
+  if (o?.kind === "js") return `from ${o.file}`;
+  if (o?.kind === "meta") return "a meta-tool";
+  return "a built-in tool";
+}
+
+// USER_TOOLS is the folder a JS host's own user tools have in its
+// catalogue by default: user/NAME.json, user/NAME.js.
+export const USER_TOOLS = "user/";
+
+// withUserTools is catalogue and sources with the user's tool files
+// ([{name, manifest, code}]) after the bundle's, in the folder dir.
+export function withUserTools(catalogue, sources, files, dir = USER_TOOLS) {
+  const manifests = [...(catalogue?.manifests ?? [])];
+  const out = { ...sources };
+  for (const f of files) {
+    manifests.push({ file: `${dir}${f.name}.json`, text: f.manifest, source: `${dir}${f.name}.js` });
+    out[`${dir}${f.name}.js`] = f.code;
+  }
+  return { catalogue: { ...catalogue, manifests }, sources: out };
+}
+
+// userReports picks the report's entries of the user's files, in order.
+export function userReports(report, files, dir = USER_TOOLS) {
+  const byFile = new Map((report?.manifests ?? []).map((r) => [r.file, r]));
+  return files.map((f) => byFile.get(`${dir}${f.name}.json`) ?? { file: `${f.name}.json`, loaded: [], skipped: [{ reason: "the module did not report it" }] });
+}

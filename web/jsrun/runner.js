@@ -216,6 +216,33 @@ export class Runner {
     // A tool's error that says its type (error.type) keeps it.
     return fail(res.type ?? "execution_error", withoutGlue(res.error), logs);
   }
+
+  // check compiles a tool's source without running it, as the Go host's
+  // Runner.Check: "" when it compiles, else the error ("SyntaxError: ...").
+  async check(file, source) {
+    const module = await this.#quickjs();
+    const rt = module.newRuntime();
+    rt.setMemoryLimit(this.memoryLimit);
+    rt.setMaxStackSize(this.maxStackSize);
+    const deadline = Date.now() + DEFAULT_TIMEOUT_MS;
+    rt.setInterruptHandler(() => Date.now() >= deadline);
+    const vm = rt.newContext();
+    const r = vm.evalCode(String(source), String(file), { type: "global", compileOnly: true });
+    if (!r.error) {
+      r.value.dispose();
+      return "";
+    }
+    let d;
+    try {
+      d = vm.dump(r.error);
+    } catch (e) {
+      d = e;
+    }
+    r.error.dispose();
+    // The module instance is dropped whole, as a call's is.
+    if (d && typeof d === "object") return withoutGlue(`${d.name ?? "Error"}: ${d.message ?? ""}${d.stack ? "\n" + d.stack : ""}`);
+    return String(d);
+  }
 }
 
 // Call is one call's runtime, context and bridges.

@@ -710,6 +710,40 @@ for (const { name, c, skip } of builtinCases(path.join(root, "testdata/builtins"
   });
 }
 
+// runTurn sends a message, answers every question "once", and gives the
+// turn's tool results.
+async function runTurn(id, message) {
+  const t = await openTurn(id, message);
+  for (let e; (e = await t.next()); ) {
+    if (e.type !== "approval") continue;
+    const r = await answerCalls(id, e.calls.map((x) => ({ id: x.id, answer: "once" })));
+    assert.equal(r.status, 200, await r.text());
+  }
+  assert.equal(t.events.at(-1).type, "done", JSON.stringify(t.events.at(-1)));
+  return t.events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+}
+
+test("a tool created in a worker session is kept in its storage: a new isolate, after a restart, offers it to another session", async () => {
+  const create = { name: "triple", description: "Triple a number", parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"] }, code: "function execute(p) { return p.n * 3 }" };
+  model.add(toolCall("load_tool_group", '{"group_name":"js_tool_management"}'), toolCall("create_js_tool", JSON.stringify(create)), toolCall("triple", '{"n":3}'), text("Made it."));
+  let results = await runTurn((await (await json("POST", "/api/sessions", {})).json()).id, "Make a triple tool");
+  assert.deepEqual(results.map((r) => [r.tool_name, r.status, r.content]).slice(1), [
+    ["create_js_tool", "success", "Created triple (triple.json, triple.js in the worker's storage). It can be called now."],
+    ["triple", "success", "9"],
+  ]);
+  // A new isolate starts from the bundle, and loads the user's tools from
+  // the SessionIndex before its first request.
+  await workerd.stop();
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
+  const other = (await (await json("POST", "/api/sessions", {})).json()).id;
+  const cat = await (await json("GET", `/api/catalogue?session=${other}`)).json();
+  assert.ok(JSON.stringify(cat).includes('"triple"'), "the catalogue of the new isolate lacks triple");
+  model.add(toolCall("triple", '{"n":4}'), toolCall("load_tool_group", '{"group_name":"js_tool_management"}'), toolCall("delete_js_tool", '{"name":"triple"}'), toolCall("triple", '{"n":5}'), text("Gone."));
+  results = await runTurn(other, "Triple 4, then delete it");
+  assert.deepEqual(results.map((r) => [r.tool_name, r.status]), [["triple", "success"], ["load_tool_group", "success"], ["delete_js_tool", "success"], ["triple", "error"]]);
+  assert.equal(results[0].content, "12");
+});
+
 test("a client that leaves while its turn waits for an approval ends the turn: the question goes and the call never runs", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("post_mail", "{}"), text("Mailed."));

@@ -5,7 +5,7 @@
 
 import { createHost } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
-import { storeOps, settingsMemories, configOps, toolStates } from "../host/ops.js";
+import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 
 // PROVIDERS are the choices of the settings panel.
 export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
@@ -14,6 +14,9 @@ export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
 // tool.disabled.NAME ("true") a tool the user disabled (set_tool_enabled).
 export const ENV_PREFIX = "env.";
 export const DISABLED_PREFIX = "tool.disabled.";
+// toolfile.NAME holds a user tool made with create_js_tool in this browser:
+// {"manifest": its JSON text, "code": its JS}.
+export const TOOLFILE_PREFIX = "toolfile.";
 
 // SETTINGS are the page's settings the config group lists and sets: those of
 // the settings panel but the key and the address, which only the user
@@ -126,7 +129,26 @@ export class Core {
       const s = await this.store.settings();
       return Object.keys(s).filter((k) => k.startsWith(DISABLED_PREFIX) && s[k] === "true").map((k) => k.slice(DISABLED_PREFIX.length)).sort();
     };
-    const catalogue = { ...(cat.catalogue ?? {}), disabled: await disabled() };
+    // The user's own tools, kept in this browser, come after the server's
+    // catalogue; the toolfiles ops below load it again as they change.
+    const userFiles = {
+      list: async () => {
+        const s = await this.store.settings();
+        return Object.keys(s).filter((k) => k.startsWith(TOOLFILE_PREFIX)).sort().flatMap((k) => {
+          try {
+            const f = JSON.parse(s[k]);
+            return [{ name: k.slice(TOOLFILE_PREFIX.length), manifest: String(f.manifest), code: String(f.code) }];
+          } catch {
+            return []; // not written by toolfiles.write
+          }
+        });
+      },
+      put: (name, manifest, code) => this.store.setSettings({ [TOOLFILE_PREFIX + name]: JSON.stringify({ manifest, code }) }),
+      remove: (name) => this.store.setSettings({ [TOOLFILE_PREFIX + name]: null }),
+    };
+    let files = await userFiles.list();
+    const merged = () => withUserTools(cat.catalogue ?? {}, cat.sources ?? {}, files);
+    const catalogue = { ...merged().catalogue, disabled: await disabled() };
     // The ops below reach host, made here, only once a tool runs.
     const host = await createHost({
       module: this.#d.module,
@@ -154,14 +176,27 @@ export class Core {
             // running turn offers the tools as they are from its next call.
             setEnabled: async (name, enabled) => {
               await this.store.setSettings({ [DISABLED_PREFIX + name]: enabled ? null : "true" });
-              await host.load({ ...catalogue, disabled: await disabled() });
+              await host.load({ ...merged().catalogue, disabled: await disabled() });
             },
           },
+        }),
+        ...toolFileOps({
+          files: userFiles,
+          // The running turn offers the tools as they are from its next
+          // model call (the host's reload event).
+          apply: async (next) => {
+            files = next;
+            const m = merged();
+            return userReports(await host.load({ ...m.catalogue, disabled: await disabled() }, m.sources), next);
+          },
+          check: async (file, code) => (runner?.check ? runner.check(file, code) : ""),
+          tools: async () => (await host.describe()).tools ?? [],
+          place: "in this browser",
         }),
       },
       memories: async () => (await memories.list()).map((m) => m.text),
       catalogue,
-      sources: cat.sources ?? {},
+      sources: merged().sources,
       provider,
       settings: { system_prompt: settings.system_prompt ?? "", stream: true },
       store: this.store,
@@ -170,12 +205,20 @@ export class Core {
       env: (name) => env[name],
       // The page shows the "approval" event's calls and answers with an
       // "approve" request.
+      // The listener goes once the question is answered: a turn asks many.
       approve: (sessionId, calls, { signal } = {}) => new Promise((resolve, reject) => {
-        this.#questions.set(sessionId, { resolve, reject });
-        signal?.addEventListener("abort", () => {
+        const onAbort = () => {
           this.#questions.delete(sessionId);
           reject(signal.reason);
-        }, { once: true });
+        };
+        this.#questions.set(sessionId, {
+          resolve: (answers) => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve(answers);
+          },
+          reject,
+        });
+        signal?.addEventListener("abort", onAbort, { once: true });
       }),
       // Never stored, shown or sent to the model: the provider's key, the
       // variables set for tools and the Google tokens the page was given.

@@ -31,7 +31,7 @@
 // serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
-import { storeOps, configOps, withoutTools, ENV_NAME } from "../host/ops.js";
+import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -84,12 +84,16 @@ export function createWorker(deps) {
   let state = null;
   const now = deps.now ?? (() => new Date());
 
-  async function ready(env) {
+  // ready gives the isolate's host, with the user's tools as they are in
+  // storage now (sync: false skips that look, for the model proxy).
+  async function ready(env, { sync = true } = {}) {
     state ??= start(env, deps, now).catch((e) => {
       state = null;
       throw e;
     });
-    return state;
+    const st = await state;
+    if (sync) await st.syncTools();
+    return st;
   }
 
   return {
@@ -117,6 +121,17 @@ async function start(env, deps, now) {
     list: () => indexStub(env).memories(),
     add: (text, time) => indexStub(env).addMemory(text, time),
   };
+  // The user's tools (create_js_tool) are kept in the SessionIndex, after
+  // the bundle's catalogue; tools.generation is the version this isolate
+  // loaded, compared before each request (syncTools).
+  const base = withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION });
+  const tools = { generation: -1, files: [] };
+  const merged = () => withUserTools(base, bundle.sources ?? {}, tools.files, WORKER_TOOLS);
+  const apply = async (files) => {
+    tools.files = files;
+    const m = merged();
+    return userReports(await host.load(m.catalogue, m.sources), files, WORKER_TOOLS);
+  };
   const host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
@@ -130,10 +145,25 @@ async function start(env, deps, now) {
         now,
       }),
       ...configOps({ settings: { list: async () => workerSettings(env) }, env: { names: async () => toolVarNames(env) } }),
+      ...toolFileOps({
+        files: {
+          list: async () => (await indexStub(env).toolFiles()).files,
+          put: async (name, manifest, code) => {
+            tools.generation = await indexStub(env).putToolFile(name, manifest, code);
+          },
+          remove: async (name) => {
+            tools.generation = await indexStub(env).removeToolFile(name);
+          },
+        },
+        apply,
+        check: (file, code) => newRunner(env, deps.quickjsModule, bundle.libraries).check(file, code),
+        tools: async () => (await host.describe()).tools ?? [],
+        place: "in the worker's storage",
+      }),
     },
     memories: async () => (await memories.list()).map((m) => m.text),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
-    catalogue: withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION }),
+    catalogue: base,
     sources: bundle.sources ?? {},
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
@@ -149,8 +179,20 @@ async function start(env, deps, now) {
     secrets: () => workerSecrets(env),
     now,
   });
-  return { host, provider, tokens };
+  // syncTools loads the user's tools again when another isolate changed
+  // them: one look at the SessionIndex per request.
+  const syncTools = async () => {
+    const index = indexStub(env);
+    if ((await index.toolGeneration()) === tools.generation) return;
+    const { generation, files } = await index.toolFiles();
+    await apply(files);
+    tools.generation = generation;
+  };
+  return { host, provider, tokens, syncTools };
 }
+
+// WORKER_TOOLS is the folder of the user's tools in the worker's catalogue.
+const WORKER_TOOLS = "worker/";
 
 // runWithFiles runs a JS call with the sandbox's files (SandboxFiles) and
 // stores the ones it wrote.
@@ -401,7 +443,7 @@ async function route(request, env, ctx, deps, now, ready) {
     case "GET /ui/catalogue":
       return reply(deps.bundle ?? { catalogue: {}, sources: {}, libraries: {} });
     case "POST /model":
-      return proxyModel(env, body, request.signal, () => ready(env));
+      return proxyModel(env, body, request.signal, () => ready(env, { sync: false }));
     case "GET /google/token":
       return googleToken(env);
   }

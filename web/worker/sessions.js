@@ -208,6 +208,48 @@ export class SessionIndex extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL, messages INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, time TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS tool_files (name TEXT PRIMARY KEY, manifest TEXT NOT NULL, code TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+  }
+
+  // The user's tools made with create_js_tool, which every isolate offers:
+  // an isolate compares toolGeneration with the one it loaded before each
+  // request and loads toolFiles again when they differ.
+
+  // toolGeneration counts the changes to the tool files.
+  toolGeneration() {
+    return this.sql.exec(`SELECT value FROM counters WHERE name = 'tool_files'`).toArray()[0]?.value ?? 0;
+  }
+
+  // toolFiles gives {generation, files: [{name, manifest, code}]}, by name.
+  toolFiles() {
+    return {
+      generation: this.toolGeneration(),
+      files: this.sql.exec(`SELECT name, manifest, code FROM tool_files ORDER BY name`).toArray(),
+    };
+  }
+
+  // putToolFile keeps a tool file (checked by the caller) and gives the
+  // generation it makes.
+  putToolFile(name, manifest, code) {
+    return this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`INSERT INTO tool_files (name, manifest, code) VALUES (?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET manifest = excluded.manifest, code = excluded.code`, name, manifest, code);
+      return this.#bump();
+    });
+  }
+
+  // removeToolFile drops a tool file and gives the generation it makes.
+  removeToolFile(name) {
+    return this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`DELETE FROM tool_files WHERE name = ?`, name);
+      return this.#bump();
+    });
+  }
+
+  #bump() {
+    return this.sql.exec(`INSERT INTO counters (name, value) VALUES ('tool_files', 1)
+      ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value`).one().value;
   }
 
   // memories gives every memory, oldest first: [{id, text, time}].
