@@ -20,6 +20,8 @@ WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_
 
 # The web side's npm packages, installed as web/package-lock.json pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
+# Real MCP servers from npm the tests start (testdata/mcp/package-lock.json).
+MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
@@ -50,7 +52,7 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
-test: $(WASM) $(NODE_MODULES) $(CHROMIUM) $(UI)
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(UI)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
 	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
@@ -63,6 +65,9 @@ $(CHROMIUM):
 
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
+
+$(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
+	cd testdata/mcp && npm ci --no-audit --no-fund
 
 wasm: $(WASM)
 

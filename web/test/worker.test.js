@@ -20,6 +20,7 @@ import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemod
 import { loadCase } from "./conformance-case.js";
 import { builtinCases, checkResults } from "./builtins-case.js";
 import { missingPreludeLines } from "./prelude-lines.js";
+import { startEverything } from "./mcp-servers.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -742,6 +743,37 @@ test("a tool created in a worker session is kept in its storage: a new isolate, 
   results = await runTurn(other, "Triple 4, then delete it");
   assert.deepEqual(results.map((r) => [r.tool_name, r.status]), [["triple", "success"], ["load_tool_group", "success"], ["delete_js_tool", "success"], ["triple", "error"]]);
   assert.equal(results[0].content, "12");
+});
+
+test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a tool group of the worker, and /api/health reports one that is down", async (t) => {
+  const mcpPort = await freePort();
+  const everything = await startEverything(mcpPort);
+  t.after(() => everything.stop());
+  const port = await freePort();
+  const mcpBase = `http://127.0.0.1:${port}`;
+  fs.mkdirSync(path.join(tmp, "storage-mcp"));
+  fs.writeFileSync(path.join(tmp, "workerd-mcp.capnp"), workerdConfig({
+    dir: "dist", port, storage: path.join(tmp, "storage-mcp"),
+    bindings: {
+      OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
+      TOOLROUTE_MCP: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${mcpPort}/mcp` }, gone: { url: "http://127.0.0.1:9/mcp" } } }),
+    },
+  }));
+  const w = await startWorkerd(path.join(tmp, "workerd-mcp.capnp"), { cwd: tmp, base: mcpBase });
+  t.after(() => w.stop());
+  const get = (p) => fetch(mcpBase + p, { headers: auth });
+  const health = await (await get("/api/health")).json();
+  assert.deepEqual(health.mcp.map((m) => [m.key, m.status]), [["everything", "ready"], ["gone", "down"]]);
+  assert.ok(health.problems.some((p) => p.startsWith("MCP server 'gone' (http://127.0.0.1:9/mcp): could not connect")), JSON.stringify(health.problems));
+  const id = (await (await fetch(mcpBase + "/api/sessions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })).json()).id;
+  model.add(toolCall("load_tool_group", '{"group_name":"everything"}'), toolCall("get_sum", '{"a":20,"b":22}'), text("42."));
+  const r = await fetch(`${mcpBase}/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: "Add 20 and 22" }) });
+  assert.equal(r.status, 200, await r.clone().text());
+  const events = (await r.text()).split("\n\n").filter((b) => b.trim() && !b.startsWith(":")).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
+  const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+  assert.deepEqual(results.map((m) => [m.tool_name, m.status, m.status === "success" && m.tool_name === "get_sum" ? m.content : ""]),
+    [["load_tool_group", "success", ""], ["get_sum", "success", "The sum of 20 and 22 is 42."]]);
+  assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
 });
 
 test("a client that leaves while its turn waits for an approval ends the turn: the question goes and the call never runs", async () => {

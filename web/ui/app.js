@@ -320,14 +320,33 @@ function renderCatalogue(d) {
     }
     box.append(ul);
   };
+  const mcpGroups = new Set((d.mcp ?? []).map((m) => m.group));
   add("h3", "Groups");
   const gl = document.createElement("ul");
   for (const g of d.groups) {
     const li = document.createElement("li");
-    li.textContent = `${g.name} (${g.tools.length} tools${g.origin?.kind === "host" ? ", built in" : ""}): ${g.description}`;
+    const kind = mcpGroups.has(g.name) ? ", MCP server" : g.origin?.kind === "host" ? ", built in" : "";
+    li.textContent = `${g.name} (${g.tools.length} tools${kind}): ${g.description}`;
     gl.append(li);
   }
   box.append(gl);
+  if ((d.mcp ?? []).length || (d.mcp_problems ?? []).length) {
+    add("h3", "MCP servers");
+    const ml = document.createElement("ul");
+    for (const m of d.mcp ?? []) {
+      const li = document.createElement("li");
+      li.textContent = m.status === "ready" ? `${m.key}: connected, ${m.tools} tools (group ${m.group})` : `${m.key}: ${m.status}${m.error ? " · " + m.error : ""}`;
+      if (m.status !== "ready") li.className = "problem";
+      ml.append(li);
+    }
+    for (const p of (d.mcp_problems ?? []).filter((p) => !(d.mcp ?? []).some((m) => p.startsWith(`MCP server '${m.key}' (`)))) {
+      const li = document.createElement("li");
+      li.textContent = p;
+      li.className = "problem";
+      ml.append(li);
+    }
+    box.append(ml);
+  }
   for (const f of d.files ?? []) {
     add("h3", f.group ? `${f.group}` : f.file);
     add("div", `${f.file} · ${f.source}`, "file");
@@ -464,6 +483,7 @@ $("settings").onsubmit = async (e) => {
     provider: $("set-provider").value,
     model: $("set-model").value.trim(),
     baseURL: $("set-base").value.trim(),
+    mcp: $("set-mcp").value.trim(),
   };
   const key = $("set-key").value.trim();
   if (key) set.apiKey = key;
@@ -471,7 +491,8 @@ $("settings").onsubmit = async (e) => {
     const s = await call({ type: "settings", set });
     $("set-key").value = "";
     $("set-key").placeholder = s.hasKey ? "a key is saved (type to replace)" : "kept in this browser (IndexedDB)";
-    $("settings-status").textContent = s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`;
+    $("settings-status").textContent = (s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`) +
+      (s.mcp_problems?.length ? " · " + s.mcp_problems.join(" · ") : "");
     await refreshTools();
   } catch (err) {
     $("settings-status").textContent = err.message;
@@ -483,6 +504,7 @@ async function loadSettings() {
   $("set-provider").value = s.provider;
   $("set-model").value = s.model;
   $("set-base").value = s.baseURL;
+  $("set-mcp").value = s.mcp ?? "";
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
 }
 

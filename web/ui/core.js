@@ -6,6 +6,7 @@
 import { createHost } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
+import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 
 // PROVIDERS are the choices of the settings panel.
 export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
@@ -25,6 +26,10 @@ const SETTINGS = [
   { key: "provider", description: "where model calls go: server, openai, anthropic or demo" },
   { key: "model", description: "the model to call" },
 ];
+
+// MCP_WAIT_MS is how long making a host waits for MCP servers to connect;
+// slower ones join the catalogue when they do.
+const MCP_WAIT_MS = 5000;
 
 const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
 const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5" }; // the Go program's (host/app/provider.go)
@@ -56,6 +61,7 @@ export class Core {
   #d;
   #cat = null;
   #host = null;
+  #mcp = null; // the current host's MCP servers
   #hostKey = "";
   #aborts = new Map();
   #questions = new Map(); // session -> {resolve, reject}: an approval the page is asked
@@ -112,8 +118,16 @@ export class Core {
   // host gives a Host for the current settings, made again when they change.
   async host() {
     const settings = await this.store.settings();
-    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt]);
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp]);
     if (this.#host && this.#hostKey === key) return this.#host;
+    // MCP servers (the settings' mcp.json text): their groups come after the
+    // JS tools; a server's change (connected, its tools changed) loads the
+    // catalogue again.
+    await this.#mcp?.close();
+    let host = null;
+    const mcp = new McpServers({ config: settings.mcp, fetch: this.fetch, onChange: () => host && reload() });
+    this.#mcp = mcp;
+    const native = {};
     const cat = await this.#catalogue();
     const provider = await this.provider(settings);
     const runner = await this.#runnerFor(cat.libraries);
@@ -147,10 +161,16 @@ export class Core {
       remove: (name) => this.store.setSettings({ [TOOLFILE_PREFIX + name]: null }),
     };
     let files = await userFiles.list();
-    const merged = () => withUserTools(cat.catalogue ?? {}, cat.sources ?? {}, files);
+    const merged = () => {
+      const m = withUserTools(cat.catalogue ?? {}, cat.sources ?? {}, files);
+      return { ...m, catalogue: withMcp(m.catalogue, mcp, native) };
+    };
+    const reload = async () => host.load({ ...merged().catalogue, disabled: await disabled() }, merged().sources);
+    // A server slower than this joins the catalogue when it connects.
+    await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
     const catalogue = { ...merged().catalogue, disabled: await disabled() };
     // The ops below reach host, made here, only once a tool runs.
-    const host = await createHost({
+    host = await createHost({
       module: this.#d.module,
       // The built-in tools' storage: memories in the settings, history
       // search over the sessions kept in this browser; the config group's
@@ -176,7 +196,7 @@ export class Core {
             // running turn offers the tools as they are from its next call.
             setEnabled: async (name, enabled) => {
               await this.store.setSettings({ [DISABLED_PREFIX + name]: enabled ? null : "true" });
-              await host.load({ ...merged().catalogue, disabled: await disabled() });
+              await reload();
             },
           },
         }),
@@ -197,6 +217,7 @@ export class Core {
       memories: async () => (await memories.list()).map((m) => m.text),
       catalogue,
       sources: merged().sources,
+      native,
       provider,
       settings: { system_prompt: settings.system_prompt ?? "", stream: true },
       store: this.store,
@@ -341,13 +362,13 @@ export class Core {
   async #settings(msg) {
     if (msg.set) {
       const patch = {};
-      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt"]) {
+      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp"]) {
         if (Object.hasOwn(msg.set, k)) patch[k] = msg.set[k];
       }
       await this.store.setSettings(patch);
     }
     const s = await this.store.settings();
-    const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey };
+    const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     try {
       const p = await this.provider(s);
@@ -356,6 +377,12 @@ export class Core {
       out.effective = { error: err.message };
     }
     return out;
+  }
+
+  // close ends what the core keeps open: its MCP servers' connections.
+  async close() {
+    await this.#mcp?.close();
+    this.#mcp = null;
   }
 
   // describe is the module's describe for a session, with the token meter:
@@ -377,7 +404,7 @@ export class Core {
       }
     }
     meter ??= { unit: "bytes", active: utf8(activeJSON), all: utf8(allJSON) };
-    return { ...d, meter, provider: host.provider.label, model: host.provider.model };
+    return { ...d, meter, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [] };
   }
 }
 

@@ -32,6 +32,7 @@
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
+import { McpServers, withMcp } from "../host/mcp.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -126,13 +127,22 @@ async function start(env, deps, now) {
   // loaded, compared before each request (syncTools).
   const base = withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION });
   const tools = { generation: -1, files: [] };
-  const merged = () => withUserTools(base, bundle.sources ?? {}, tools.files, WORKER_TOOLS);
+  // MCP servers (the TOOLROUTE_MCP variable, mcp.json's text) are groups
+  // after the JS tools; a server's change loads the catalogue again.
+  let host = null;
+  const native = {};
+  const mcp = new McpServers({ config: env.TOOLROUTE_MCP, onChange: () => host && apply(tools.files) });
+  await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
+  const merged = () => {
+    const m = withUserTools(base, bundle.sources ?? {}, tools.files, WORKER_TOOLS);
+    return { ...m, catalogue: withMcp(m.catalogue, mcp, native) };
+  };
   const apply = async (files) => {
     tools.files = files;
     const m = merged();
     return userReports(await host.load(m.catalogue, m.sources), files, WORKER_TOOLS);
   };
-  const host = await createHost({
+  host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
     // The config group reads the worker's variables: list_settings and
@@ -163,8 +173,9 @@ async function start(env, deps, now) {
     },
     memories: async () => (await memories.list()).map((m) => m.text),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
-    catalogue: base,
+    catalogue: merged().catalogue,
     sources: bundle.sources ?? {},
+    native,
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
@@ -182,14 +193,21 @@ async function start(env, deps, now) {
   // syncTools loads the user's tools again when another isolate changed
   // them: one look at the SessionIndex per request.
   const syncTools = async () => {
+    // A request is when a worker can try a server that was down again:
+    // its timers do not run between requests.
+    mcp.retryDue();
     const index = indexStub(env);
     if ((await index.toolGeneration()) === tools.generation) return;
     const { generation, files } = await index.toolFiles();
     await apply(files);
     tools.generation = generation;
   };
-  return { host, provider, tokens, syncTools };
+  return { host, provider, tokens, syncTools, mcp };
 }
+
+// MCP_WAIT_MS is how long an isolate's start waits for MCP servers to
+// connect; slower ones join the catalogue when they do.
+const MCP_WAIT_MS = 5000;
 
 // WORKER_TOOLS is the folder of the user's tools in the worker's catalogue.
 const WORKER_TOOLS = "worker/";
@@ -402,13 +420,14 @@ async function route(request, env, ctx, deps, now, ready) {
 
   switch (key) {
     case "GET /health": {
-      const { host, provider } = await ready(env);
+      const { host, provider, mcp } = await ready(env);
       const problems = [];
       if (provider.error) problems.push(provider.error);
       problems.push(...parsePolicies(env.TOOLROUTE_POLICIES).problems);
       for (const m of host.report?.manifests ?? []) for (const p of m.skipped ?? []) problems.push(problem(p));
       problems.push(...(host.report?.errors ?? []));
-      return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems });
+      problems.push(...mcp.problems());
+      return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems, mcp: mcp.status() });
     }
     case "GET /sessions":
       return reply(await indexStub(env).list());

@@ -1,0 +1,291 @@
+// MCP servers as tool groups in the JS hosts (the browser and the worker):
+// Streamable HTTP servers reached with the official client
+// (@modelcontextprotocol/client), each a group of host-native tools whose
+// calls go out as tools/call. The rules (names, listing, approval, result
+// text) are mcprules.js's, the Go program's too (DESIGN.md).
+//
+// A server that cannot be reached, drops or sends garbage is reported
+// (problems()) and tried again with backoff (1 s, doubling, at most 60 s);
+// its group stays listed with its last known tools, whose calls fail with
+// "unavailable" saying why and when it is tried next. Every other group
+// keeps working. A server's tools/list_changed lists its tools again and
+// calls onChange, after which the host loads its catalogue again.
+
+import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
+import { validName, groupOf, toolsOf, resultText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
+
+const CLIENT_INFO = { name: "toolroute", version: "1" };
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 60_000;
+// CONNECT_TIMEOUT_MS bounds a connection's handshake and first listing.
+const CONNECT_TIMEOUT_MS = 15_000;
+
+// parseMcpConfig reads an mcp.json text ({"mcpServers": {KEY: {url,
+// headers, disabled, timeoutSeconds}}}) into {servers: [{key, url, headers,
+// timeoutSeconds}], problems: [text]}. Servers come in the order of their
+// keys, sorted; a stdio server (command) is a problem here: only the Go
+// program starts processes.
+export function parseMcpConfig(text) {
+  const out = { servers: [], problems: [] };
+  if (text === undefined || text === null || String(text).trim() === "") return out;
+  let cfg;
+  try {
+    cfg = JSON.parse(text);
+  } catch (e) {
+    out.problems.push(`the MCP config is not JSON: ${e.message}; give {"mcpServers": {"NAME": {"url": "https://..."}}}`);
+    return out;
+  }
+  const servers = cfg?.mcpServers;
+  if (!servers || typeof servers !== "object" || Array.isArray(servers)) {
+    out.problems.push('the MCP config has no "mcpServers" object: give {"mcpServers": {"NAME": {"url": "https://..."}}}');
+    return out;
+  }
+  for (const key of Object.keys(servers).sort()) {
+    const s = servers[key];
+    if (!s || typeof s !== "object") {
+      out.problems.push(`MCP server '${key}': its entry is not an object: give {"url": "https://..."}`);
+      continue;
+    }
+    if (s.disabled === true) continue;
+    if (s.command !== undefined && s.url === undefined) {
+      out.problems.push(`MCP server '${key}': stdio servers ("command") run only in the Go program (toolroute chat or serve); here give its Streamable HTTP "url"`);
+      continue;
+    }
+    let url;
+    try {
+      url = new URL(String(s.url));
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${url.protocol} is not http or https`);
+    } catch (e) {
+      out.problems.push(`MCP server '${key}': "url" ${JSON.stringify(s.url)} is not an http or https URL (${e.message})`);
+      continue;
+    }
+    const headers = {};
+    for (const [k, v] of Object.entries(s.headers ?? {})) headers[k] = String(v);
+    const t = Number(s.timeoutSeconds);
+    out.servers.push({ key, url: url.href, headers, timeoutSeconds: t > 0 ? t : DEFAULT_TIMEOUT_SECONDS });
+  }
+  return out;
+}
+
+// McpServers connects to the servers of a config and gives their groups
+// and tools. options: {config: mcp.json's text, fetch, onChange(),
+// now: () => ms, setTimer: (fn, ms) => handle, clearTimer}.
+export class McpServers {
+  #o;
+  #servers = [];
+  #configProblems = [];
+  #closed = false;
+
+  constructor(options = {}) {
+    this.#o = options;
+    const { servers, problems } = parseMcpConfig(options.config);
+    this.#configProblems = problems;
+    this.#servers = servers.map((s) => ({ ...s, group: validName(s.key), client: null, status: "connecting", error: "", tools: [], info: null, instructions: "", retryMs: FIRST_RETRY_MS, nextTry: 0, timer: null }));
+  }
+
+  // start connects to every server; it resolves once each is connected or
+  // has failed (and is being tried again).
+  async start() {
+    await Promise.all(this.#servers.map((s) => this.#connect(s)));
+  }
+
+  // catalogue gives the servers' groups and tools for the module's
+  // catalogue; taken holds the names of the catalogue's other tools.
+  catalogue(taken = new Set()) {
+    const groups = [];
+    const tools = [];
+    const used = new Set(taken);
+    for (const s of this.#servers) {
+      if (s.tools.length === 0 && !s.info) continue; // never reached: nothing to list
+      const mapped = toolsOf(s.group, s.tools, used, s.timeoutSeconds);
+      s.byName = new Map(mapped.map((m) => [m.tool.name, m.mcpName]));
+      for (const m of mapped) used.add(m.tool.name);
+      groups.push(groupOf(s.key, s.info, s.instructions, mapped.map((m) => m.tool.name)));
+      tools.push(...mapped.map((m) => m.tool));
+    }
+    return { groups, tools };
+  }
+
+  // native gives the host-native tools' implementations, by name.
+  native() {
+    const out = {};
+    for (const s of this.#servers) {
+      for (const [name, mcpName] of s.byName ?? []) out[name] = (input, opts) => this.#call(s, mcpName, input, opts);
+    }
+    return out;
+  }
+
+  // problems gives what is wrong now: the config's, and each server not
+  // connected, with why and when it is tried again.
+  problems() {
+    const out = [...this.#configProblems];
+    for (const s of this.#servers) {
+      if (s.status !== "ready") out.push(`MCP server '${s.key}' (${s.url}): ${s.status === "connecting" ? "connecting" : s.error}${s.nextTry ? `; tried again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : ""}`);
+    }
+    return out;
+  }
+
+  // status gives each server's state, for a panel: [{key, group, url,
+  // status, error, tools}].
+  status() {
+    return this.#servers.map((s) => ({ key: s.key, group: s.group, url: s.url, status: s.status, error: s.error, tools: s.tools.length }));
+  }
+
+  // retryDue connects now to the servers that are down and whose next try
+  // is due: a host whose timers do not run between requests (a worker)
+  // calls it at each request.
+  retryDue() {
+    for (const s of this.#servers) {
+      if (s.status === "down" && s.nextTry && this.#now() >= s.nextTry) {
+        (this.#o.clearTimer ?? clearTimeout)(s.timer);
+        s.nextTry = 0;
+        this.#connect(s);
+      }
+    }
+  }
+
+  async close() {
+    this.#closed = true;
+    for (const s of this.#servers) {
+      this.#o.clearTimer?.(s.timer) ?? clearTimeout(s.timer);
+      await s.client?.close().catch(() => {});
+      s.client = null;
+    }
+  }
+
+  #now() {
+    return this.#o.now ? this.#o.now() : Date.now();
+  }
+
+  async #connect(s) {
+    if (this.#closed) return;
+    s.status = "connecting";
+    const client = new Client(CLIENT_INFO, {
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (s.client !== client) return;
+            if (error) {
+              this.#down(s, `listing its tools again failed: ${error.message ?? error}`);
+              return;
+            }
+            s.tools = Array.isArray(tools) ? tools : [];
+            this.#o.onChange?.();
+          },
+        },
+      },
+    });
+    client.onerror = () => {}; // a stream's hiccup: calls report what matters
+    client.onclose = () => {
+      if (s.client === client && !this.#closed) this.#down(s, "the connection closed");
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(s.url), {
+      requestInit: { headers: s.headers },
+      ...(this.#o.fetch ? { fetch: this.#o.fetch } : {}),
+    });
+    try {
+      const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+      await client.connect(transport, { signal, timeout: CONNECT_TIMEOUT_MS });
+      const { tools } = await client.listTools(undefined, { signal, timeout: CONNECT_TIMEOUT_MS });
+      s.client = client;
+      s.info = client.getServerVersion() ?? { name: s.key };
+      s.instructions = client.getInstructions() ?? "";
+      s.tools = Array.isArray(tools) ? tools : [];
+      s.status = "ready";
+      s.error = "";
+      s.retryMs = FIRST_RETRY_MS;
+      s.nextTry = 0;
+    } catch (e) {
+      await client.close().catch(() => {});
+      this.#down(s, `could not connect: ${reason(e)}`, false);
+      return;
+    }
+    this.#o.onChange?.();
+  }
+
+  // #down marks a server down and tries it again after the backoff.
+  #down(s, why, changed = true) {
+    if (this.#closed) return;
+    const old = s.client;
+    s.client = null;
+    old?.close().catch(() => {});
+    s.status = "down";
+    s.error = why;
+    s.nextTry = this.#now() + s.retryMs;
+    const wait = s.retryMs;
+    s.retryMs = Math.min(s.retryMs * 2, MAX_RETRY_MS);
+    // A retry alone does not keep a Node process alive.
+    const set = this.#o.setTimer ?? ((fn, ms) => {
+      const t = setTimeout(fn, ms);
+      t?.unref?.();
+      return t;
+    });
+    (this.#o.clearTimer ?? clearTimeout)(s.timer);
+    s.timer = set(() => this.#connect(s), wait);
+    if (changed) this.#o.onChange?.();
+  }
+
+  async #call(s, mcpName, input, { signal } = {}) {
+    if (!s.client) {
+      const when = s.nextTry ? ` toolroute tries it again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : "";
+      throw new McpToolError("unavailable", `MCP server '${s.key}' is not connected (${s.error || "connecting"}):${when || " try again shortly"}; other tools still work`);
+    }
+    let result;
+    try {
+      result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, { signal, timeout: s.timeoutSeconds * 1000 });
+    } catch (e) {
+      if (e instanceof ProtocolError || typeof e?.code === "number") {
+        if (e.code === -32001) {
+          throw new McpToolError("unavailable", `MCP server '${s.key}' did not answer '${mcpName}' within ${s.timeoutSeconds} s (its timeoutSeconds in the MCP config)`);
+        }
+        throw new McpToolError("mcp_error", `MCP server '${s.key}' answered error ${e.code}: ${stripCode(e.message)}`);
+      }
+      if (signal?.aborted) throw e;
+      this.#down(s, `the call of '${mcpName}' failed: ${reason(e)}`);
+      throw new McpToolError("unavailable", `MCP server '${s.key}' could not be reached for '${mcpName}': ${reason(e)}; toolroute connects again in ${Math.round(FIRST_RETRY_MS / 1000)} s or more`);
+    }
+    return resultText(result);
+  }
+}
+
+function reason(e) {
+  return String(e?.cause?.message ?? e?.message ?? e);
+}
+
+// stripCode drops the "MCP error -32602: " the SDK puts before a message.
+function stripCode(msg) {
+  return String(msg ?? "").replace(/^MCP error -?\d+:\s*/, "");
+}
+
+// META_TOOLS are the module's own tools, always in the catalogue.
+const META_TOOLS = ["load_tool_group", "load_skill"];
+
+// catalogueToolNames gives the names of a catalogue's tools: host tools and
+// those of its manifests (each manifest's JSON read; one that does not
+// parse has none the module would load).
+export function catalogueToolNames(catalogue) {
+  const names = new Set(META_TOOLS);
+  for (const t of catalogue?.tools ?? []) names.add(t.name);
+  for (const m of catalogue?.manifests ?? []) {
+    let parsed;
+    try {
+      parsed = JSON.parse(m.text);
+    } catch {
+      continue;
+    }
+    for (const e of Array.isArray(parsed) ? parsed : [parsed]) if (e && !e._meta && typeof e.name === "string") names.add(e.name);
+  }
+  return names;
+}
+
+// withMcp is catalogue with the MCP servers' groups and tools after its
+// own; native (an object the host calls host tools through) is made to
+// hold exactly their implementations.
+export function withMcp(catalogue, mcp, native) {
+  const { groups, tools } = mcp.catalogue(catalogueToolNames(catalogue));
+  const impl = mcp.native();
+  for (const k of Object.keys(native)) if (!Object.hasOwn(impl, k)) delete native[k];
+  Object.assign(native, impl);
+  if (groups.length === 0) return catalogue;
+  return { ...catalogue, groups: [...(catalogue?.groups ?? []), ...groups], tools: [...(catalogue?.tools ?? []), ...tools] };
+}

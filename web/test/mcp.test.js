@@ -1,0 +1,119 @@
+// MCP servers as tool groups in the browser host (web/ui/core.js in Node,
+// with the real module and runner) against a real server from npm,
+// @modelcontextprotocol/server-everything over Streamable HTTP, started
+// here (testdata/mcp, installed by `make test`): the group is listed,
+// loaded, its tools called, restored on the next turn; a server that is
+// down is reported and its calls fail clearly while the rest works; it is
+// tried again and comes back.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { MemoryUIStore } from "../ui/idbstore.js";
+import { freePort } from "../worker/workerd.js";
+import { startEverything } from "./mcp-servers.js";
+import { web, fakeServer, newCore, ask } from "./ui-harness.js";
+
+const root = path.join(web, "..");
+const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
+
+let port, server;
+before(async () => {
+  port = await freePort();
+  server = await startEverything(port);
+});
+after(async () => {
+  await server?.stop();
+});
+
+// mcpFetch sends the MCP server's requests to the network and the rest to
+// the scripted `toolroute serve`.
+const mcpFetch = (fake) => (url, init) => (String(url).startsWith(`http://127.0.0.1:${port}/`) ? fetch(url, init) : fake(url, init));
+
+async function turn(core, session, text) {
+  const t = await ask(core, { type: "send", session, text }, (r) => {
+    if (r.type === "event" && r.event.type === "approval") {
+      setTimeout(() => core.handle({ id: 2, type: "approve", session, answers: r.event.calls.map((x) => ({ id: x.id, answer: "once" })) }, () => {}), 10);
+    }
+  });
+  assert.equal(t.last.type, "done", JSON.stringify(t.last));
+  return t.events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+}
+
+const toolNames = (req) => (req.body?.tools ?? req.tools ?? []).map((t) => t.function?.name ?? t.name);
+
+test("an MCP server in the page's settings is a tool group: listed, loaded, called, restored on the next turn; a server that is down is reported", async () => {
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "everything" }] },
+    { call: ["get_sum", { a: 2, b: 3 }] },
+    { call: ["get_tiny_image", {}] },
+    { call: ["echo", { message: 42 }] },
+    { text: "Done." },
+    { call: ["get_structured_content", { location: "New York" }] },
+    { text: "Sunny." },
+  ]);
+  const store = new MemoryUIStore();
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp` }, gone: { url: "http://127.0.0.1:9/mcp" }, local: { command: "npx", args: ["x"] } } }) });
+  const core = newCore(store, mcpFetch(fake.fetch), { catalogue: async () => bundle });
+  const d = (await ask(core, { type: "describe", session: "s" })).result;
+  const g = d.groups.find((x) => x.name === "everything");
+  assert.ok(g, JSON.stringify(d.groups.map((x) => x.name)));
+  assert.equal(g.display_name, "Everything Reference Server");
+  assert.deepEqual(d.mcp.map((s) => [s.key, s.status]), [["everything", "ready"], ["gone", "down"]]);
+  assert.ok(d.mcp_problems.some((p) => p.startsWith("MCP server 'local': stdio servers")), JSON.stringify(d.mcp_problems));
+  assert.ok(d.mcp_problems.some((p) => p.startsWith("MCP server 'gone' (http://127.0.0.1:9/mcp): could not connect")), JSON.stringify(d.mcp_problems));
+
+  const results = await turn(core, "s", "Add 2 and 3");
+  assert.deepEqual(results.map((r) => [r.tool_name, r.status]), [["load_tool_group", "success"], ["get_sum", "success"], ["get_tiny_image", "success"], ["echo", "error"]]);
+  assert.equal(results[1].content, "The sum of 2 and 3 is 5.");
+  assert.match(results[2].content, /^Here's the image you requested:\n\n\[image image\/png, \d+ bytes\]/);
+  assert.match(results[3].content, /expected string/); // the server's own refusal, as the tool's failure
+  // The group listing names it before it is loaded; its tools are sent once loaded.
+  assert.match(fake.requests[0].body.messages[0].content, /everything/);
+  assert.ok(!toolNames(fake.requests[0]).includes("get_sum"));
+  assert.ok(toolNames(fake.requests[1]).includes("get_sum"));
+
+  // The next turn restores the loaded group from the log.
+  const next = await turn(core, "s", "The weather?");
+  assert.ok(toolNames(fake.requests[5]).includes("get_structured_content"), JSON.stringify(toolNames(fake.requests[5])));
+  assert.equal(next[0].status, "success");
+  assert.match(next[0].content, /temperature/);
+  await core.close();
+});
+
+test("an MCP server that goes away: its calls fail as unavailable while other tools work, and it is used again once it is back", async () => {
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "everything" }] },
+    { call: ["get_sum", { a: 1, b: 1 }] },
+    { text: "Two." },
+    { call: ["get_sum", { a: 1, b: 2 }] },
+    { call: ["get_current_time", {}] },
+    { text: "Down." },
+    { call: ["get_sum", { a: 2, b: 2 }] },
+    { text: "Four." },
+  ]);
+  const store = new MemoryUIStore();
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp` } } }) });
+  const core = newCore(store, mcpFetch(fake.fetch), { catalogue: async () => bundle });
+  let r = await turn(core, "s2", "1+1");
+  assert.equal(r[1].content, "The sum of 1 and 1 is 2.");
+
+  await server.stop();
+  r = await turn(core, "s2", "1+2");
+  assert.deepEqual(r.map((x) => [x.tool_name, x.status]), [["get_sum", "error"], ["get_current_time", "success"]]);
+  assert.equal(r[0].error_type, "unavailable");
+  assert.match(r[0].content, /MCP server 'everything' could not be reached for 'get-sum'/);
+
+  server = await startEverything(port);
+  let d;
+  for (let i = 0; i < 100; i++) {
+    d = (await ask(core, { type: "describe", session: "s2" })).result;
+    if (d.mcp[0].status === "ready") break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.equal(d.mcp[0].status, "ready", JSON.stringify(d.mcp));
+  r = await turn(core, "s2", "2+2");
+  assert.equal(r[0].content, "The sum of 2 and 2 is 4.");
+  await core.close();
+});
