@@ -248,8 +248,15 @@ export class McpServers {
   }
 }
 
+// reason says why a request to a server failed. A fetch that never got an
+// answer says only "Failed to fetch" (a page) or "fetch failed" (Node, the
+// worker); what it can mean is said instead.
 function reason(e) {
-  return String(e?.cause?.message ?? e?.message ?? e);
+  const msg = String(e?.cause?.message ?? e?.message ?? e);
+  if (/^(Failed to fetch|fetch failed|NetworkError|Load failed)/i.test(String(e?.message ?? ""))) {
+    return `no answer (${msg}): the server is not running at that URL, or it does not allow requests from this page's origin (CORS)`;
+  }
+  return msg;
 }
 
 // stripCode drops the "MCP error -32602: " the SDK puts before a message.
