@@ -30,7 +30,8 @@ type FetchOptions struct {
 	// Timeout bounds one request; 0 means 30 seconds. A call's own timeout
 	// bounds it too.
 	Timeout time.Duration
-	// MaxBody is the most body bytes a response keeps; 0 means 100 KB.
+	// MaxBody is the most body bytes a response keeps; 0 means 100 KB. A
+	// call's maxBytes option sets its own, up to MaxFetchBytes.
 	MaxBody int
 }
 
@@ -41,6 +42,12 @@ type Rewrite struct {
 }
 
 const defaultMaxBody = 100 << 10
+
+// MaxFetchBytes bounds a call's maxBytes option: fetch(url, {maxBytes})
+// keeps up to that many body bytes instead of the host's MaxBody, for a
+// tool that reads whole pages (webfetch). A larger maxBytes keeps this
+// many. web/jsrun/fetch.js has the same bound.
+const MaxFetchBytes = 5 << 20
 
 var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
@@ -67,6 +74,9 @@ type fetchRequest struct {
 	Method  string            `json:"method"`
 	Headers map[string]string `json:"headers"`
 	Body    *string           `json:"body"`
+	// MaxBytes is the call's maxBytes, a whole number above 0 (the prelude
+	// checks it); a float, since a tool may give 1e12.
+	MaxBytes *float64 `json:"maxBytes"`
 }
 
 type fetchResponse struct {
@@ -129,7 +139,11 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 		return "", fmt.Errorf("fetch: %s failed: %v", rawURL, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.opts.MaxBody)+1))
+	maxBody := f.opts.MaxBody
+	if req.MaxBytes != nil && *req.MaxBytes >= 1 {
+		maxBody = int(min(*req.MaxBytes, MaxFetchBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxBody)+1))
 	if err != nil {
 		return "", fmt.Errorf("fetch: reading the response from %s: %v", rawURL, err)
 	}
@@ -146,14 +160,23 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	for k, v := range resp.Header {
 		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
-	if len(data) > f.opts.MaxBody {
-		out.Truncated, out.Kept = true, f.opts.MaxBody
+	if len(data) > maxBody {
+		out.Truncated, out.Kept = true, maxBody
 		total := "more"
 		if resp.ContentLength > 0 {
 			total = strconv.FormatInt(resp.ContentLength, 10)
 		}
-		out.Body = string(data[:f.opts.MaxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %d KB: kept %d of %s bytes]", f.opts.MaxBody>>10, f.opts.MaxBody, total)
+		out.Body = string(data[:maxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %s: kept %d of %s bytes]", size(maxBody), maxBody, total)
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
+}
+
+// size writes a body limit for the note on a cut body: in KB when it is
+// whole kilobytes, as the default 100 KB is, else in bytes.
+func size(n int) string {
+	if n%1024 == 0 {
+		return strconv.Itoa(n>>10) + " KB"
+	}
+	return strconv.Itoa(n) + " bytes"
 }

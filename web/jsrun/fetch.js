@@ -1,7 +1,7 @@
 // The fetch bridge's host side, the Go host's (host/jsrun/fetch.go and
 // host/safehttp): http and https only, five methods, rewrite rules, loopback,
 // private and link-local addresses refused unless allowPrivate, bodies cut at
-// 100 KB with a note.
+// 100 KB with a note (a call's maxBytes, up to 5 MB, sets its own cut).
 //
 // # Notes
 //
@@ -19,6 +19,10 @@
 // rewritten request may redirect only within the rule's to.
 
 export const DEFAULT_MAX_BODY = 100 << 10;
+// MAX_FETCH_BYTES bounds a call's maxBytes option, as the Go host's
+// MaxFetchBytes: fetch(url, {maxBytes}) keeps up to that many body bytes
+// instead of the host's maxBody; a larger maxBytes keeps this many.
+export const MAX_FETCH_BYTES = 5 << 20;
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const MAX_REDIRECTS = 5;
 
@@ -204,7 +208,7 @@ export async function hostFetch(rawURL, options, o) {
   if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
-  const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
+  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
 
   let resp;
   try {
@@ -263,7 +267,8 @@ export async function hostFetch(rawURL, options, o) {
     out.kept = maxBody;
     const length = Number(resp.headers.get("content-length"));
     const total = length > 0 ? String(length) : "more";
-    out.body += `\n\n[toolroute: the body was cut at ${maxBody >> 10} KB: kept ${maxBody} of ${total} bytes]`;
+    const size = maxBody % 1024 === 0 ? `${maxBody >> 10} KB` : `${maxBody} bytes`;
+    out.body += `\n\n[toolroute: the body was cut at ${size}: kept ${maxBody} of ${total} bytes]`;
   }
   return JSON.stringify(out);
 }
