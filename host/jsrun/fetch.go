@@ -25,7 +25,8 @@ type FetchOptions struct {
 	// path at or below From's) to To instead, such as
 	// https://www.googleapis.com to a local test server; safehttp.Rewrite
 	// says exactly. The host chose those targets, so they are not checked
-	// for private addresses, but a redirect must stay inside them.
+	// for private addresses, but a redirect must stay inside them. The
+	// tool sees the response's URL under From (safehttp.Client.Shown).
 	Rewrites []Rewrite
 	// Timeout bounds one request; 0 means 30 seconds. A call's own timeout
 	// bounds it too.
@@ -79,6 +80,9 @@ type fetchRequest struct {
 	MaxBytes *float64 `json:"maxBytes"`
 }
 
+// fetchResponse is a response for the prelude. URL is where the request
+// ended, after redirects, in the tool's terms: a rewritten request's is
+// under the rule's From, not its To.
 type fetchResponse struct {
 	Status     int               `json:"status"`
 	StatusText string            `json:"statusText"`
@@ -151,7 +155,7 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 		Status:     resp.StatusCode,
 		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 		Headers:    map[string]string{},
-		URL:        resp.Request.URL.String(),
+		URL:        responseURL(f.client.Shown(rawURL, resp.Request.URL)),
 		Body:       string(data),
 	}
 	if out.StatusText == "" {
@@ -170,6 +174,14 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
+}
+
+// responseURL writes a response's URL as fetch gives it: without a
+// fragment, which is never sent.
+func responseURL(u *url.URL) string {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
 }
 
 // size writes a body limit for the note on a cut body: in KB when it is

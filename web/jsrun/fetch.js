@@ -189,9 +189,25 @@ function target(raw, rewrites) {
     out.pathname = r.to.path + tail;
     out.search = u.search;
     out.hash = u.hash;
-    return { url: out, to: r.to };
+    return { url: out, from: r.from, to: r.to };
   }
-  return { url: u, to: null };
+  return { url: u, from: null, to: null };
+}
+
+// shown gives final, the URL a request ended at, as the tool should see it,
+// as safehttp's Shown: under the rule's from when a rule rewrote the
+// request (final is then inside its to), as it is otherwise, and without a
+// fragment, which is never sent.
+function shown(final, from, to) {
+  const tail = to === null ? null : rest(to, final);
+  let out = new URL(final.href);
+  if (tail !== null) {
+    out = new URL(from.url.href);
+    out.pathname = from.path + tail;
+    out.search = final.search;
+  }
+  out.hash = "";
+  return out.href;
 }
 
 // hostFetch performs a tool's fetch and returns the response as JSON for the
@@ -202,7 +218,7 @@ export async function hostFetch(rawURL, options, o) {
   if (!METHODS.includes(method)) {
     throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
   }
-  const { url, to } = target(rawURL, o.rewrites ?? []);
+  const { url, from, to } = target(rawURL, o.rewrites ?? []);
   const headers = new Headers();
   for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
   if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
@@ -211,8 +227,9 @@ export async function hostFetch(rawURL, options, o) {
   const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
 
   let resp;
+  let u = url; // the URL asked last, after the redirects followed here
   try {
-    let u = url, m = method, body = req.body ?? undefined;
+    let m = method, body = req.body ?? undefined;
     for (let hops = 0; ; hops++) {
       if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
       resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
@@ -258,7 +275,7 @@ export async function hostFetch(rawURL, options, o) {
     status: resp.status,
     statusText: resp.statusText || STATUS_TEXT[resp.status] || "",
     headers: {},
-    url: resp.url || url.href,
+    url: shown(resp.url ? new URL(resp.url) : u, from, to),
     body: new TextDecoder().decode(data.subarray(0, maxBody)),
   };
   for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
