@@ -37,6 +37,25 @@ const STATUS_TEXT = {
 // PrivateAddress is the error of a request to a refused address.
 class PrivateAddress extends Error {}
 
+// CORSRefused is the error of a request the browser sent but would not let
+// the tool read.
+class CORSRefused extends Error {}
+
+// corsRefused tells, after the browser failed a request, whether the site
+// answers a request whose response is not read (mode "no-cors", which CORS
+// does not stop): then the site is up, and only CORS kept its answer from
+// the tool. A browser says "Failed to fetch" either way. Only GET and HEAD
+// are asked again: they change nothing.
+async function corsRefused(fetch, href, method, signal) {
+  if (method !== "GET" && method !== "HEAD") return false;
+  try {
+    await fetch(href, { method, mode: "no-cors", credentials: "omit", signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // blockedHost reports hosts naming loopback, private, link-local,
 // site-local, unspecified, multicast, reserved, broadcast and shared (CGNAT)
 // addresses, and the IPv6 forms carrying such an IPv4 address, as
@@ -211,7 +230,11 @@ function shown(final, from, to) {
 }
 
 // hostFetch performs a tool's fetch and returns the response as JSON for the
-// prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, signal}.
+// prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, cors,
+// signal}; cors says o.fetch is a browser's, which reads another site's
+// answer only when the site allows it (CORS): a request refused so says
+// why, not "Failed to fetch", and gets no User-Agent header, which would
+// make the browser ask the site first (a preflight many sites refuse).
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
   const method = (req.method || "GET").toUpperCase();
@@ -221,18 +244,23 @@ export async function hostFetch(rawURL, options, o) {
   const { url, from, to } = target(rawURL, o.rewrites ?? []);
   const headers = new Headers();
   for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
-  if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
+  if (!headers.has("User-Agent") && !o.cors) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
   const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
 
   let resp;
-  let u = url; // the URL asked last, after the redirects followed here
+  let u = url, m = method; // the URL and method asked last, after the redirects followed here
   try {
-    let m = method, body = req.body ?? undefined;
+    let body = req.body ?? undefined;
     for (let hops = 0; ; hops++) {
       if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
-      resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
+      try {
+        resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
+      } catch (e) {
+        if (o.cors && !signal.aborted && e?.name === "TypeError" && (await corsRefused(o.fetch, u.href, m, signal))) throw new CORSRefused();
+        throw e;
+      }
       if (resp.type === "opaqueredirect") {
         if (to !== null) {
           throw new Error(`redirect from a rewritten URL cannot be checked here: give the rewrite target's final URL`);
@@ -261,8 +289,17 @@ export async function hostFetch(rawURL, options, o) {
     if (e instanceof PrivateAddress) {
       throw new Error(`fetch: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
     }
+    if (e instanceof CORSRefused) {
+      throw new Error(`fetch: ${rawURL} failed: the site does not let pages of other sites read it (CORS), so the browser answered but kept the response from the tool. ` +
+        "In the browser only sites that allow it can be read; the Go program (toolroute serve) and the edge worker can read any public site");
+    }
     if (signal.aborted) throw new Error(`fetch: ${rawURL} timed out`);
-    throw new Error(`fetch: ${rawURL} failed: ${e.cause?.message ?? e.message}`);
+    const why = e.cause?.message ?? e.message;
+    if (o.cors && e?.name === "TypeError") {
+      const cors = m === "GET" || m === "HEAD" ? "" : ", or the site does not let pages of other sites send it this request (CORS)";
+      throw new Error(`fetch: ${rawURL} failed: the browser could not reach it (${why}): the site may be down, the name wrong or the network blocked${cors}`);
+    }
+    throw new Error(`fetch: ${rawURL} failed: ${why}`);
   }
 
   let data;
