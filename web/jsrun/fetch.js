@@ -233,8 +233,10 @@ function shown(final, from, to) {
 // prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, cors,
 // signal}; cors says o.fetch is a browser's, which reads another site's
 // answer only when the site allows it (CORS): a request refused so says
-// why, not "Failed to fetch", and gets no User-Agent header, which would
-// make the browser ask the site first (a preflight many sites refuse).
+// why, not "Failed to fetch", and carries no User-Agent header, not even a
+// tool's: Chromium drops it, and Firefox sends it, which makes the browser
+// ask the site first (a preflight many sites refuse). The browser sends
+// its own.
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
   const method = (req.method || "GET").toUpperCase();
@@ -244,7 +246,8 @@ export async function hostFetch(rawURL, options, o) {
   const { url, from, to } = target(rawURL, o.rewrites ?? []);
   const headers = new Headers();
   for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
-  if (!headers.has("User-Agent") && !o.cors) headers.set("User-Agent", "toolroute");
+  if (o.cors) headers.delete("User-Agent");
+  else if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
   const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);

@@ -48,7 +48,8 @@ test("in the browser, a site that does not allow other sites' pages says so (COR
       const { hostFetch } = await import("/fetch.js");
       const run = async (url, method = "GET") => {
         try {
-          return JSON.parse(await hostFetch(url, JSON.stringify({ method }), { fetch: (...a) => fetch(...a), cors: true, timeoutMs: 10000 })).body;
+          const options = JSON.stringify({ method, headers: { "User-Agent": "toolroute webfetch" } });
+          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: 10000 })).body;
         } catch (e) {
           return "error: " + e.message;
         }
@@ -60,7 +61,8 @@ test("in the browser, a site that does not allow other sites' pages says so (COR
       "In the browser only sites that allow it can be read; the Go program (toolroute serve) and the edge worker can read any public site");
     assert.match(results[2], /^error: fetch: http:\/\/pages\.test:\d+\/closed failed: the browser could not reach it \(Failed to fetch\): the site may be down, the name wrong or the network blocked, or the site does not let pages of other sites send it this request \(CORS\)$/);
     assert.equal(results[3], "error: fetch: http://nothing.test/ failed: the browser could not reach it (Failed to fetch): the site may be down, the name wrong or the network blocked");
-    // No User-Agent of ours: it would make the browser ask first (OPTIONS).
+    // No User-Agent of ours, though the tool set one: it would make the
+    // browser ask first (OPTIONS).
     assert.deepEqual(seen.filter((s) => !s.startsWith("OPTIONS")), ["GET /open browser", "GET /closed browser", "GET /closed browser"]);
   } finally {
     await browser.close();
