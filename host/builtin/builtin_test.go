@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/jsrun"
-	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -30,7 +27,7 @@ type fixture struct {
 	reloads  int
 }
 
-func newFixture(t *testing.T, allowPrivate bool) *fixture {
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
@@ -45,7 +42,7 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	t.Cleanup(js.Close)
 	f := &fixture{tools: map[string]host.NativeTool{}}
 	f.deps = builtin.Deps{
-		Store: db, JS: js, Web: safehttp.New(safehttp.Options{AllowPrivate: allowPrivate}),
+		Store: db, JS: js,
 		ToolsDir:    filepath.Join(t.TempDir(), "tools"),
 		Reload:      func(context.Context) error { f.reloads++; return nil },
 		SetDisabled: func(names []string) { f.disabled = names },
@@ -65,10 +62,7 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 			}},
 		},
 	}
-	var all []host.NativeTool
-	all = append(all, builtin.Core(f.deps)...)
-	all = append(all, builtin.JSTools(f.deps)...)
-	for _, tool := range all {
+	for _, tool := range builtin.JSTools(f.deps) {
 		f.tools[tool.Tool.Name] = tool
 	}
 	return f
@@ -106,7 +100,7 @@ func (f *fixture) fails(t *testing.T, name, args, errType, want string) {
 }
 
 func TestToolDefinitions(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	r := registry.New()
 	for _, g := range builtin.Groups() {
 		if err := r.AddGroup(g); err != nil {
@@ -118,16 +112,6 @@ func TestToolDefinitions(t *testing.T) {
 			t.Errorf("%s is refused by the registry: %v", tool.Tool.Name, err)
 		}
 	}
-	var core []string
-	for _, tool := range builtin.Core(f.deps) {
-		core = append(core, tool.Tool.Name)
-		if tool.Tool.Group != "" {
-			t.Errorf("core tool %s is in group %s", tool.Tool.Name, tool.Tool.Group)
-		}
-	}
-	if want := []string{"webfetch"}; !slices.Equal(core, want) {
-		t.Errorf("core = %v, want %v", core, want)
-	}
 	for _, tool := range builtin.JSTools(f.deps) {
 		if tool.Tool.Group != "js_tool_management" {
 			t.Errorf("%s is in group %q", tool.Tool.Name, tool.Tool.Group)
@@ -135,53 +119,11 @@ func TestToolDefinitions(t *testing.T) {
 	}
 }
 
-func TestWebfetch(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/article":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte(`<html><head><title>Bees</title><script>alert(1)</script></head><body>
-				<nav><a href="/">Home</a></nav><article><h1>On bees</h1><p>Bees make <b>honey</b>.</p>
-				<p><a href="/more">More</a></p></article></body></html>`))
-		case "/long":
-			w.Header().Set("Content-Type", "text/plain")
-			w.Write([]byte(strings.Repeat("b", 100)))
-		case "/image":
-			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte{0x89, 'P', 'N', 'G'})
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	f := newFixture(t, true)
-	out := f.ok(t, "webfetch", `{"url":"`+srv.URL+`/article"}`)
-	for _, want := range []string{"# Bees\n", "URL: " + srv.URL + "/article", "Bees make **honey**.", "[More](" + srv.URL + "/more)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the page lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "alert") {
-		t.Errorf("the page kept a script:\n%s", out)
-	}
-	out = f.ok(t, "webfetch", `{"url":"`+srv.URL+`/long","max_chars":10}`)
-	if !strings.Contains(out, "bbbbbbbbbb\n\n[cut at 10 of 100 characters") {
-		t.Errorf("cut page = %q", out)
-	}
-	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/image"}`, "unsupported", "image/png")
-	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/gone"}`, "http_error", "404")
-	f.fails(t, "webfetch", `{"url":"ftp://example.com/"}`, "invalid_arguments", "")
-
-	// Without AllowPrivate, loopback is refused.
-	strict := newFixture(t, false)
-	strict.fails(t, "webfetch", `{"url":"`+srv.URL+`/article"}`, "refused", "loopback")
-}
-
 // The toolroute bridge's operations over the store, as the built-in JS
 // tools save_memory and search_history reach them (host/app's tests run
 // the tools end to end).
 func TestOps(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	ctx := context.Background()
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
@@ -223,7 +165,7 @@ func TestOps(t *testing.T) {
 // of manifests/config.* reach them (host/app's tests run the tools end to
 // end): the answers' shapes, and each refusal's type and words.
 func TestConfigOps(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	ctx := context.Background()
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
@@ -295,7 +237,7 @@ func TestConfigOps(t *testing.T) {
 }
 
 func TestJSToolManagement(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	dir := f.deps.ToolsDir
 	create := `{"name":"double","description":"Double a number","parameters":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]},` +
 		`"code":"function execute(p) { return p.n * 2 }"}`
