@@ -16,7 +16,8 @@
 //
 // A rewrite rule takes the URLs with its from's scheme, host and port and a
 // path equal to from's or below it at a '/', as safehttp.Rewrite does; a
-// rewritten request may redirect only within the rule's to.
+// rewritten request may redirect only within the rule's to, and its
+// response's url is given under the rule's from (see shown).
 
 export const DEFAULT_MAX_BODY = 100 << 10;
 // MAX_FETCH_BYTES bounds a call's maxBytes option, as the Go host's
