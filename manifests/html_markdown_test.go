@@ -187,8 +187,10 @@ go test ./...</code></pre>
 	}
 }
 
-// A big page is read well within webfetch's 30 s timeout: QuickJS is an
-// interpreter, and htmlparser2 reads a character at a time.
+// A big page is read whole and right. How long it takes is logged, not
+// checked: about 7 s on a quiet machine, three times that beside the other
+// packages' tests on two cores. webfetch bounds its reading by time as well
+// as size (TestWebfetchBigPage).
 func TestHTMLMarkdownBigPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 1 MB page")
@@ -197,11 +199,11 @@ func TestHTMLMarkdownBigPage(t *testing.T) {
 	html, paragraphs := bigPage(1 << 20)
 	got, took := htmlMarkdown(t, runner, html, "https://example.com/", nil)
 	t.Logf("a %d-byte page in %v", len(html), took)
-	if n := strings.Count(got.Markdown, "Paragraph "); n != paragraphs {
-		t.Errorf("%d paragraphs in the markdown, want %d", n, paragraphs)
+	if n := strings.Count(got.Markdown, "Paragraph "); n != paragraphs || got.Read != 1 {
+		t.Errorf("%d paragraphs in the markdown, want %d; read %v", n, paragraphs, got.Read)
 	}
-	if took > 10*time.Second {
-		t.Errorf("a %d-byte page took %v: too close to webfetch's 30 s", len(html), took)
+	if !strings.Contains(got.Markdown, "\n\n## Section 7\n\nParagraph 7: some **bold** text, a [link & more](https://example.com/page/7?x=1), and `code()` in") {
+		t.Errorf("section 7 is not as written: %q", got.Markdown[:min(2000, len(got.Markdown))])
 	}
 }
 
