@@ -10,7 +10,6 @@ require (
 	github.com/openai/openai-go/v3 v3.44.0
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/tiktoken-go/tokenizer v0.7.0
-	golang.org/x/net v0.49.0
 )
 
 require (
@@ -32,6 +31,7 @@ require (
 	go.opentelemetry.io/otel/metric v1.33.0 // indirect
 	go.opentelemetry.io/otel/trace v1.33.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
 )

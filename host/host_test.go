@@ -106,7 +106,7 @@ func TestGroupsRestoredAcrossHosts(t *testing.T) {
 			if len(reqs) != 5 {
 				t.Fatalf("%d model calls, want 5", len(reqs))
 			}
-			core := []string{"load_tool_group", "get_current_time", "http_request", "js_eval", "read_file", "save_memory", "search_history", "write_file"}
+			core := []string{"load_tool_group", "get_current_time", "http_request", "js_eval", "read_file", "save_memory", "search_history", "webfetch", "write_file"}
 			withPDF := append(append([]string{}, core...), "pdf_info", "pdf_text")
 			wantTools := [][]string{core, withPDF, withPDF, withPDF, withPDF}
 			for i, r := range reqs {

@@ -68,7 +68,7 @@ type Config struct {
 	NoModel bool
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Fetch configures the network access of JS tools and webfetch.
+	// Fetch configures the network access of JS tools, webfetch among them.
 	Fetch safehttp.Options
 	// Watch is how often the tools and skills folders are checked for
 	// changes; 0 means every 2 seconds, a negative value never.
@@ -170,7 +170,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 
 	var h *host.Host
 	a.deps = builtin.Deps{
-		Store: db, JS: runner, Web: safehttp.New(cfg.Fetch), ToolsDir: cfg.ToolsDir,
+		Store: db, JS: runner, ToolsDir: cfg.ToolsDir,
 		Reload:      func(ctx context.Context) error { return a.reload(ctx) },
 		SetDisabled: func(names []string) { h.SetDisabled(names); a.notify() },
 		Tools: func(ctx context.Context) ([]registry.ToolState, error) {
@@ -194,8 +194,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	var tools []host.NativeTool
-	tools = append(tools, builtin.Core(a.deps)...)
 	a.model = settingsModel{Provider: provider, store: db}
 	fingerprint := a.fingerprint()
 	h, err = host.New(ctx, host.Options{
@@ -205,7 +203,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Memories:    a.memories,
 		Stream:      cfg.Stream,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
-		Tools:       tools,
 		Skills:      a.loadSkills(),
 		Disabled:    disabled,
 		JS:          runner,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -55,12 +58,53 @@ func TestBuiltinConformance(t *testing.T) {
 			if c.Hosts != nil && !slices.Contains(c.Hosts, "go") {
 				t.Skip("not offered by the Go program")
 			}
-			replayBuiltinCase(t, c)
+			replayBuiltinCase(t, c, servePages(t, files))
 		})
 	}
 }
 
-func replayBuiltinCase(t *testing.T, c builtinCase) {
+// pagesOrigin is where a case's pages/ files are, for its tools: a rewrite
+// rule sends it to the local server of servePages, so every other address
+// is checked as in use.
+const pagesOrigin = "https://pages.test"
+
+// pageTypes are the Content-Types of the pages, by extension.
+var pageTypes = map[string]string{
+	".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8",
+	".json": "application/json", ".png": "image/png",
+}
+
+// servePages serves the case's pages/PATH files at /PATH on loopback,
+// answering 404 for any other path, and gives the fetch rewrite rules to
+// reach them as pagesOrigin; none without pages.
+func servePages(t *testing.T, files map[string][]byte) []safehttp.Rewrite {
+	pages := map[string][]byte{}
+	for name, data := range files {
+		if path, ok := strings.CutPrefix(name, "pages/"); ok {
+			pages["/"+path] = data
+		}
+	}
+	if len(pages) == 0 {
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		typ, ok := pageTypes[filepath.Ext(r.URL.Path)]
+		if !ok {
+			typ = "application/octet-stream"
+		}
+		w.Header().Set("Content-Type", typ)
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+	return []safehttp.Rewrite{{From: pagesOrigin, To: srv.URL}}
+}
+
+func replayBuiltinCase(t *testing.T, c builtinCase, rewrites []safehttp.Rewrite) {
 	var replies []fakemodel.Reply
 	for _, call := range c.Calls {
 		replies = append(replies, fakemodel.ToolCall(call.Tool, string(call.Input)))
@@ -69,6 +113,7 @@ func replayBuiltinCase(t *testing.T, c builtinCase) {
 	defer model.Close()
 	cfg := testConfig(t)
 	cfg.Provider, cfg.Model = "openai", "fake-1"
+	cfg.Fetch.Rewrites = rewrites
 	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "sk-test"})
 	cfg.Approver = host.ApproverFunc(func(_ context.Context, _ string, calls []session.Call) ([]session.Approval, error) {
 		out := make([]session.Approval, len(calls))

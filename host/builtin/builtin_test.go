@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/jsrun"
-	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -25,12 +22,11 @@ import (
 // catalogue that the tools' Reload and SetDisabled update.
 type fixture struct {
 	deps     builtin.Deps
-	tools    map[string]host.NativeTool
 	disabled []string
 	reloads  int
 }
 
-func newFixture(t *testing.T, allowPrivate bool) *fixture {
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
@@ -43,9 +39,9 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(js.Close)
-	f := &fixture{tools: map[string]host.NativeTool{}}
+	f := &fixture{}
 	f.deps = builtin.Deps{
-		Store: db, JS: js, Web: safehttp.New(safehttp.Options{AllowPrivate: allowPrivate}),
+		Store: db, JS: js,
 		ToolsDir:    filepath.Join(t.TempDir(), "tools"),
 		Reload:      func(context.Context) error { f.reloads++; return nil },
 		SetDisabled: func(names []string) { f.disabled = names },
@@ -65,112 +61,14 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 			}},
 		},
 	}
-	var all []host.NativeTool
-	all = append(all, builtin.Core(f.deps)...)
-	for _, tool := range all {
-		f.tools[tool.Tool.Name] = tool
-	}
 	return f
-}
-
-// call runs a tool with the arguments as JSON text.
-func (f *fixture) call(t *testing.T, name, args string) (string, error) {
-	t.Helper()
-	tool, ok := f.tools[name]
-	if !ok {
-		t.Fatalf("no tool %s", name)
-	}
-	return tool.Run(context.Background(), json.RawMessage(args))
-}
-
-// ok runs a tool that must succeed.
-func (f *fixture) ok(t *testing.T, name, args string) string {
-	t.Helper()
-	out, err := f.call(t, name, args)
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, args, err)
-	}
-	return out
-}
-
-// fails runs a tool that must fail with a ToolError of that type whose
-// message contains want.
-func (f *fixture) fails(t *testing.T, name, args, errType, want string) {
-	t.Helper()
-	_, err := f.call(t, name, args)
-	var te *host.ToolError
-	if !errors.As(err, &te) || te.Type != errType || !strings.Contains(te.Message, want) {
-		t.Errorf("%s %s: err = %v, want a %s error containing %q", name, args, err, errType, want)
-	}
-}
-
-func TestToolDefinitions(t *testing.T) {
-	f := newFixture(t, false)
-	r := registry.New()
-	for _, tool := range f.tools {
-		if err := r.AddTool(tool.Tool); err != nil {
-			t.Errorf("%s is refused by the registry: %v", tool.Tool.Name, err)
-		}
-	}
-	var core []string
-	for _, tool := range builtin.Core(f.deps) {
-		core = append(core, tool.Tool.Name)
-		if tool.Tool.Group != "" {
-			t.Errorf("core tool %s is in group %s", tool.Tool.Name, tool.Tool.Group)
-		}
-	}
-	if want := []string{"webfetch"}; !slices.Equal(core, want) {
-		t.Errorf("core = %v, want %v", core, want)
-	}
-}
-
-func TestWebfetch(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/article":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte(`<html><head><title>Bees</title><script>alert(1)</script></head><body>
-				<nav><a href="/">Home</a></nav><article><h1>On bees</h1><p>Bees make <b>honey</b>.</p>
-				<p><a href="/more">More</a></p></article></body></html>`))
-		case "/long":
-			w.Header().Set("Content-Type", "text/plain")
-			w.Write([]byte(strings.Repeat("b", 100)))
-		case "/image":
-			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte{0x89, 'P', 'N', 'G'})
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	f := newFixture(t, true)
-	out := f.ok(t, "webfetch", `{"url":"`+srv.URL+`/article"}`)
-	for _, want := range []string{"# Bees\n", "URL: " + srv.URL + "/article", "Bees make **honey**.", "[More](" + srv.URL + "/more)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the page lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "alert") {
-		t.Errorf("the page kept a script:\n%s", out)
-	}
-	out = f.ok(t, "webfetch", `{"url":"`+srv.URL+`/long","max_chars":10}`)
-	if !strings.Contains(out, "bbbbbbbbbb\n\n[cut at 10 of 100 characters") {
-		t.Errorf("cut page = %q", out)
-	}
-	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/image"}`, "unsupported", "image/png")
-	f.fails(t, "webfetch", `{"url":"`+srv.URL+`/gone"}`, "http_error", "404")
-	f.fails(t, "webfetch", `{"url":"ftp://example.com/"}`, "invalid_arguments", "")
-
-	// Without AllowPrivate, loopback is refused.
-	strict := newFixture(t, false)
-	strict.fails(t, "webfetch", `{"url":"`+srv.URL+`/article"}`, "refused", "loopback")
 }
 
 // The toolroute bridge's operations over the store, as the built-in JS
 // tools save_memory and search_history reach them (host/app's tests run
 // the tools end to end).
 func TestOps(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	ctx := context.Background()
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
@@ -212,7 +110,7 @@ func TestOps(t *testing.T) {
 // of manifests/config.* reach them (host/app's tests run the tools end to
 // end): the answers' shapes, and each refusal's type and words.
 func TestConfigOps(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	ctx := context.Background()
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
@@ -288,7 +186,7 @@ func TestConfigOps(t *testing.T) {
 // testdata/builtins/js_tool_management.txtar, and create_js_tool's secrets
 // by host/cmd/toolroute's secrets tests.
 func TestToolFileOps(t *testing.T) {
-	f := newFixture(t, false)
+	f := newFixture(t)
 	dir := f.deps.ToolsDir
 	ops := builtin.Ops(f.deps)
 	op := func(name, args string) (string, error) {

@@ -25,12 +25,14 @@ type FetchOptions struct {
 	// path at or below From's) to To instead, such as
 	// https://www.googleapis.com to a local test server; safehttp.Rewrite
 	// says exactly. The host chose those targets, so they are not checked
-	// for private addresses, but a redirect must stay inside them.
+	// for private addresses, but a redirect must stay inside them. The
+	// tool sees the response's URL under From (safehttp.Client.Shown).
 	Rewrites []Rewrite
 	// Timeout bounds one request; 0 means 30 seconds. A call's own timeout
 	// bounds it too.
 	Timeout time.Duration
-	// MaxBody is the most body bytes a response keeps; 0 means 100 KB.
+	// MaxBody is the most body bytes a response keeps; 0 means 100 KB. A
+	// call's maxBytes option sets its own, up to MaxFetchBytes.
 	MaxBody int
 }
 
@@ -41,6 +43,12 @@ type Rewrite struct {
 }
 
 const defaultMaxBody = 100 << 10
+
+// MaxFetchBytes bounds a call's maxBytes option: fetch(url, {maxBytes})
+// keeps up to that many body bytes instead of the host's MaxBody, for a
+// tool that reads whole pages (webfetch). A larger maxBytes keeps this
+// many. web/jsrun/fetch.js has the same bound.
+const MaxFetchBytes = 5 << 20
 
 var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
@@ -67,8 +75,14 @@ type fetchRequest struct {
 	Method  string            `json:"method"`
 	Headers map[string]string `json:"headers"`
 	Body    *string           `json:"body"`
+	// MaxBytes is the call's maxBytes, a whole number above 0 (the prelude
+	// checks it); a float, since a tool may give 1e12.
+	MaxBytes *float64 `json:"maxBytes"`
 }
 
+// fetchResponse is a response for the prelude. URL is where the request
+// ended, after redirects, in the tool's terms: a rewritten request's is
+// under the rule's From, not its To.
 type fetchResponse struct {
 	Status     int               `json:"status"`
 	StatusText string            `json:"statusText"`
@@ -129,7 +143,11 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 		return "", fmt.Errorf("fetch: %s failed: %v", rawURL, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(f.opts.MaxBody)+1))
+	maxBody := f.opts.MaxBody
+	if req.MaxBytes != nil && *req.MaxBytes >= 1 {
+		maxBody = int(min(*req.MaxBytes, MaxFetchBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxBody)+1))
 	if err != nil {
 		return "", fmt.Errorf("fetch: reading the response from %s: %v", rawURL, err)
 	}
@@ -137,7 +155,7 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 		Status:     resp.StatusCode,
 		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 		Headers:    map[string]string{},
-		URL:        resp.Request.URL.String(),
+		URL:        responseURL(f.client.Shown(rawURL, resp.Request.URL)),
 		Body:       string(data),
 	}
 	if out.StatusText == "" {
@@ -146,14 +164,31 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	for k, v := range resp.Header {
 		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
-	if len(data) > f.opts.MaxBody {
-		out.Truncated, out.Kept = true, f.opts.MaxBody
+	if len(data) > maxBody {
+		out.Truncated, out.Kept = true, maxBody
 		total := "more"
 		if resp.ContentLength > 0 {
 			total = strconv.FormatInt(resp.ContentLength, 10)
 		}
-		out.Body = string(data[:f.opts.MaxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %d KB: kept %d of %s bytes]", f.opts.MaxBody>>10, f.opts.MaxBody, total)
+		out.Body = string(data[:maxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %s: kept %d of %s bytes]", size(maxBody), maxBody, total)
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
+}
+
+// responseURL writes a response's URL as fetch gives it: without a
+// fragment, which is never sent.
+func responseURL(u *url.URL) string {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	return c.String()
+}
+
+// size writes a body limit for the note on a cut body: in KB when it is
+// whole kilobytes, as the default 100 KB is, else in bytes.
+func size(n int) string {
+	if n%1024 == 0 {
+		return strconv.Itoa(n>>10) + " KB"
+	}
+	return strconv.Itoa(n) + " bytes"
 }

@@ -82,12 +82,20 @@
     if (options.body !== undefined && options.body !== null && typeof options.body !== "string") {
       throw new TypeError("fetch: body must be a string: use JSON.stringify for JSON");
     }
+    // maxBytes keeps more (or less) of the body than the host's 100 KB;
+    // each host keeps at most 5 MB, whatever is asked.
+    let maxBytes = null;
+    if (options.maxBytes !== undefined && options.maxBytes !== null) {
+      maxBytes = Math.floor(Number(options.maxBytes));
+      if (!(maxBytes >= 1)) throw new TypeError("fetch: maxBytes must be a number of bytes, 1 or more (at most 5 MB are kept)");
+    }
     const headers = {};
     for (const [k, v] of Object.entries(options.headers || {})) headers[k] = String(v);
     const raw = JSON.parse(await host.fetch(String(url), JSON.stringify({
       method: options.method === undefined ? "GET" : String(options.method),
       headers,
       body: options.body === undefined || options.body === null ? null : options.body,
+      maxBytes,
     })));
     return Object.freeze({
       ok: raw.status >= 200 && raw.status <= 299,

@@ -240,6 +240,28 @@ func (c *Client) Target(raw string) (*url.URL, bool, error) {
 	return u, false, nil
 }
 
+// Shown gives final, the URL a request for raw ended at, as the caller
+// should see it: under the From of the rule that rewrote raw, since
+// final then lies inside the rule's To (Do keeps redirects there), and as
+// it is when no rule applied. A page's links resolved against it go
+// through the rule again, where the target's own address would be refused.
+func (c *Client) Shown(raw string, final *url.URL) *url.URL {
+	u, err := parse(raw)
+	if err != nil {
+		return final
+	}
+	for _, r := range c.rules {
+		if r.err != nil || !r.from.contains(u) {
+			continue
+		}
+		if rest, ok := r.to.rest(final); ok {
+			return r.from.join(rest, final)
+		}
+		return final
+	}
+	return final
+}
+
 // Do sends a request built for Target's URL; rewritten says whether Target
 // rewrote it.
 func (c *Client) Do(req *http.Request, rewritten bool) (*http.Response, error) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -128,6 +129,39 @@ func TestTarget(t *testing.T) {
 			}
 			if err != nil || u.String() != tc.want || rewritten != tc.wantRewritten {
 				t.Errorf("Target(%q) = %v, %v, %v; want %s, %v", tc.input, u, rewritten, err, tc.want, tc.wantRewritten)
+			}
+		})
+	}
+}
+
+// Shown gives a rewritten request's final URL under the rule's From: the
+// tool sees the URL it asked for, whatever server answered.
+func TestShown(t *testing.T) {
+	c := New(Options{Rewrites: []Rewrite{
+		{From: "https://www.googleapis.com", To: "http://127.0.0.1:9/fake"},
+		{From: "https://api.example.com/v1/", To: "http://127.0.0.1:9/v1"},
+	}})
+	for _, tc := range []struct {
+		name  string
+		raw   string
+		final string
+		want  string
+	}{
+		{name: "rewritten", raw: "https://www.googleapis.com/drive?q=x", final: "http://127.0.0.1:9/fake/drive?q=x", want: "https://www.googleapis.com/drive?q=x"},
+		{name: "redirected in the target", raw: "https://www.googleapis.com/a", final: "http://127.0.0.1:9/fake/b/c?d=1", want: "https://www.googleapis.com/b/c?d=1"},
+		{name: "path prefix", raw: "https://api.example.com/v1/models", final: "http://127.0.0.1:9/v1/models/x", want: "https://api.example.com/v1/models/x"},
+		{name: "escapes kept", raw: "https://api.example.com/v1/a%2Fb", final: "http://127.0.0.1:9/v1/a%2Fb", want: "https://api.example.com/v1/a%2Fb"},
+		{name: "no rule", raw: "https://example.com/a", final: "https://example.com/b", want: "https://example.com/b"},
+		{name: "final outside the target", raw: "https://www.googleapis.com/a", final: "http://127.0.0.1:9/other", want: "http://127.0.0.1:9/other"},
+		{name: "bad raw", raw: "::", final: "https://example.com/b", want: "https://example.com/b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			final, err := url.Parse(tc.final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Shown(tc.raw, final).String(); got != tc.want {
+				t.Errorf("Shown(%q, %q) = %q, want %q", tc.raw, tc.final, got, tc.want)
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 // The fetch bridge's host side, the Go host's (host/jsrun/fetch.go and
 // host/safehttp): http and https only, five methods, rewrite rules, loopback,
 // private and link-local addresses refused unless allowPrivate, bodies cut at
-// 100 KB with a note.
+// 100 KB with a note (a call's maxBytes, up to 5 MB, sets its own cut).
 //
 // # Notes
 //
@@ -16,9 +16,14 @@
 //
 // A rewrite rule takes the URLs with its from's scheme, host and port and a
 // path equal to from's or below it at a '/', as safehttp.Rewrite does; a
-// rewritten request may redirect only within the rule's to.
+// rewritten request may redirect only within the rule's to, and its
+// response's url is given under the rule's from (see shown).
 
 export const DEFAULT_MAX_BODY = 100 << 10;
+// MAX_FETCH_BYTES bounds a call's maxBytes option, as the Go host's
+// MaxFetchBytes: fetch(url, {maxBytes}) keeps up to that many body bytes
+// instead of the host's maxBody; a larger maxBytes keeps this many.
+export const MAX_FETCH_BYTES = 5 << 20;
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const MAX_REDIRECTS = 5;
 
@@ -32,6 +37,25 @@ const STATUS_TEXT = {
 
 // PrivateAddress is the error of a request to a refused address.
 class PrivateAddress extends Error {}
+
+// CORSRefused is the error of a request the browser sent but would not let
+// the tool read.
+class CORSRefused extends Error {}
+
+// corsRefused tells, after the browser failed a request, whether the site
+// answers a request whose response is not read (mode "no-cors", which CORS
+// does not stop): then the site is up, and only CORS kept its answer from
+// the tool. A browser says "Failed to fetch" either way. Only GET and HEAD
+// are asked again: they change nothing.
+async function corsRefused(fetch, href, method, signal) {
+  if (method !== "GET" && method !== "HEAD") return false;
+  try {
+    await fetch(href, { method, mode: "no-cors", credentials: "omit", signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // blockedHost reports hosts naming loopback, private, link-local,
 // site-local, unspecified, multicast, reserved, broadcast and shared (CGNAT)
@@ -185,33 +209,62 @@ function target(raw, rewrites) {
     out.pathname = r.to.path + tail;
     out.search = u.search;
     out.hash = u.hash;
-    return { url: out, to: r.to };
+    return { url: out, from: r.from, to: r.to };
   }
-  return { url: u, to: null };
+  return { url: u, from: null, to: null };
+}
+
+// shown gives final, the URL a request ended at, as the tool should see it,
+// as safehttp's Shown: under the rule's from when a rule rewrote the
+// request (final is then inside its to), as it is otherwise, and without a
+// fragment, which is never sent.
+function shown(final, from, to) {
+  const tail = to === null ? null : rest(to, final);
+  let out = new URL(final.href);
+  if (tail !== null) {
+    out = new URL(from.url.href);
+    out.pathname = from.path + tail;
+    out.search = final.search;
+  }
+  out.hash = "";
+  return out.href;
 }
 
 // hostFetch performs a tool's fetch and returns the response as JSON for the
-// prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, signal}.
+// prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, cors,
+// signal}; cors says o.fetch is a browser's, which reads another site's
+// answer only when the site allows it (CORS): a request refused so says
+// why, not "Failed to fetch", and carries no User-Agent header, not even a
+// tool's: Chromium drops it, and Firefox sends it, which makes the browser
+// ask the site first (a preflight many sites refuse). The browser sends
+// its own.
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
   const method = (req.method || "GET").toUpperCase();
   if (!METHODS.includes(method)) {
     throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
   }
-  const { url, to } = target(rawURL, o.rewrites ?? []);
+  const { url, from, to } = target(rawURL, o.rewrites ?? []);
   const headers = new Headers();
   for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
-  if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
+  if (o.cors) headers.delete("User-Agent");
+  else if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
-  const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
+  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
 
   let resp;
+  let u = url, m = method; // the URL and method asked last, after the redirects followed here
   try {
-    let u = url, m = method, body = req.body ?? undefined;
+    let body = req.body ?? undefined;
     for (let hops = 0; ; hops++) {
       if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
-      resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
+      try {
+        resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
+      } catch (e) {
+        if (o.cors && !signal.aborted && e?.name === "TypeError" && (await corsRefused(o.fetch, u.href, m, signal))) throw new CORSRefused();
+        throw e;
+      }
       if (resp.type === "opaqueredirect") {
         if (to !== null) {
           throw new Error(`redirect from a rewritten URL cannot be checked here: give the rewrite target's final URL`);
@@ -240,8 +293,17 @@ export async function hostFetch(rawURL, options, o) {
     if (e instanceof PrivateAddress) {
       throw new Error(`fetch: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
     }
+    if (e instanceof CORSRefused) {
+      throw new Error(`fetch: ${rawURL} failed: the site does not let pages of other sites read it (CORS), so the browser answered but kept the response from the tool. ` +
+        "In the browser only sites that allow it can be read; the Go program (toolroute serve) and the edge worker can read any public site");
+    }
     if (signal.aborted) throw new Error(`fetch: ${rawURL} timed out`);
-    throw new Error(`fetch: ${rawURL} failed: ${e.cause?.message ?? e.message}`);
+    const why = e.cause?.message ?? e.message;
+    if (o.cors && e?.name === "TypeError") {
+      const cors = m === "GET" || m === "HEAD" ? "" : ", or the site does not let pages of other sites send it this request (CORS)";
+      throw new Error(`fetch: ${rawURL} failed: the browser could not reach it (${why}): the site may be down, the name wrong or the network blocked${cors}`);
+    }
+    throw new Error(`fetch: ${rawURL} failed: ${why}`);
   }
 
   let data;
@@ -254,7 +316,7 @@ export async function hostFetch(rawURL, options, o) {
     status: resp.status,
     statusText: resp.statusText || STATUS_TEXT[resp.status] || "",
     headers: {},
-    url: resp.url || url.href,
+    url: shown(resp.url ? new URL(resp.url) : u, from, to),
     body: new TextDecoder().decode(data.subarray(0, maxBody)),
   };
   for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
@@ -263,7 +325,8 @@ export async function hostFetch(rawURL, options, o) {
     out.kept = maxBody;
     const length = Number(resp.headers.get("content-length"));
     const total = length > 0 ? String(length) : "more";
-    out.body += `\n\n[toolroute: the body was cut at ${maxBody >> 10} KB: kept ${maxBody} of ${total} bytes]`;
+    const size = maxBody % 1024 === 0 ? `${maxBody >> 10} KB` : `${maxBody} bytes`;
+    out.body += `\n\n[toolroute: the body was cut at ${size}: kept ${maxBody} of ${total} bytes]`;
   }
   return JSON.stringify(out);
 }

@@ -97,7 +97,8 @@ const encoder = new TextEncoder();
 //     object from name to source, or a function(name) giving the source or
 //     undefined;
 //   fetch: {fetch (the host's fetch; globalThis.fetch by default),
-//     allowPrivate, rewrites: [{from, to}], timeoutMs, maxBody};
+//     allowPrivate, rewrites: [{from, to}], timeoutMs, maxBody, cors (the
+//     fetch is a browser's, bound by CORS: see hostFetch)};
 //   google: {accessToken({signal}), accountEmail({signal})}, async,
 //     throwing NotConnected when no account is connected; none means none
 //     is; signal aborts when the call is canceled or over;
@@ -442,6 +443,7 @@ class Call {
       rewrites: o.rewrites,
       timeoutMs: o.timeoutMs,
       maxBody: o.maxBody,
+      cors: o.cors,
       signal: this.#abort.signal,
     });
   }

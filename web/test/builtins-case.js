@@ -4,17 +4,43 @@
 // messages a turn gave.
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
-import { loadCase } from "./conformance-case.js";
+import { loadCase, PAGES_ORIGIN } from "./conformance-case.js";
 
-// builtinCases reads the cases of dir, sorted by name: [{name, c, skip}],
-// skip saying why a case is not for host (its hosts leave it out).
+// builtinCases reads the cases of dir, sorted by name: [{name, c, pages,
+// skip}], pages being its pages/PATH files as {"/PATH": text}, skip saying
+// why a case is not for host (its hosts leave it out).
 export function builtinCases(dir, host) {
   return fs.readdirSync(dir).filter((f) => f.endsWith(".txtar")).sort().map((f) => {
-    const { c } = loadCase(fs.readFileSync(path.join(dir, f), "utf8"));
+    const { c, files } = loadCase(fs.readFileSync(path.join(dir, f), "utf8"));
+    const pages = {};
+    for (const [name, text] of Object.entries(files)) {
+      if (name.startsWith("pages/")) pages[name.slice("pages".length)] = text;
+    }
     const hosts = c.hosts ?? ["go", "browser", "worker"];
-    return { name: f.replace(/\.txtar$/, ""), c, skip: hosts.includes(host) ? undefined : `its hosts are ${hosts.join(", ")}` };
+    return { name: f.replace(/\.txtar$/, ""), c, pages, skip: hosts.includes(host) ? undefined : `its hosts are ${hosts.join(", ")}` };
   });
+}
+
+// PAGE_TYPES are the Content-Types of the pages, by extension.
+const PAGE_TYPES = { ".html": "text/html; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".json": "application/json", ".png": "image/png" };
+
+// pageServer serves pages ({"/PATH": text}, which may be replaced) on
+// loopback, 404 for any other path: {url, rewrites, pages, close()}, the
+// rewrites sending PAGES_ORIGIN there.
+export async function pageServer(pages = {}) {
+  const s = { pages };
+  const server = http.createServer((req, res) => {
+    const p = new URL(req.url, "http://x").pathname;
+    if (!Object.hasOwn(s.pages, p)) return res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found\n");
+    res.writeHead(200, { "content-type": PAGE_TYPES[path.extname(p)] ?? "application/octet-stream" }).end(s.pages[p]);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  s.url = `http://127.0.0.1:${server.address().port}`;
+  s.rewrites = [{ from: PAGES_ORIGIN, to: s.url }];
+  s.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); });
+  return s;
 }
 
 // checkResults compares a turn's tool_result messages, in order, with the

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { MemoryUIStore } from "../ui/idbstore.js";
-import { builtinCases, checkResults } from "./builtins-case.js";
+import { Runner } from "../jsrun/runner.js";
+import { builtinCases, checkResults, pageServer } from "./builtins-case.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 
 const root = path.join(web, "..");
@@ -20,10 +21,15 @@ const bundle = { catalogue: exported.catalogue, sources: exported.sources, libra
 // they run as todo tests, so a fix shows as a passing todo. None now.
 const KNOWN_DIFFERENCES = {};
 
-for (const { name, c, skip } of builtinCases(path.join(root, "testdata", "builtins"), "browser")) {
-  test(`builtins ${name} in the browser host`, { skip, todo: KNOWN_DIFFERENCES[name] }, async () => {
+for (const { name, c, pages, skip } of builtinCases(path.join(root, "testdata", "builtins"), "browser")) {
+  test(`builtins ${name} in the browser host`, { skip, todo: KNOWN_DIFFERENCES[name] }, async (t) => {
     const server = fakeServer([...c.calls.map((call) => ({ call: [call.tool, call.input] })), { text: "Done." }]);
-    const core = newCore(new MemoryUIStore(), server.fetch, { catalogue: async () => bundle });
+    const site = await pageServer(pages);
+    t.after(site.close);
+    // Node's fetch, which CORS does not bind: the page's own runner says
+    // cors, and fetch-cors-browser.test.js checks that in Chromium.
+    const runner = async ({ libraries, fs }) => new Runner({ store: fs, libraries: [libraries], fetch: { rewrites: site.rewrites } });
+    const core = newCore(new MemoryUIStore(), server.fetch, { catalogue: async () => bundle, runner });
     const session = "case";
     const turn = await ask(core, { type: "send", session, text: c.user ?? "Run the calls" }, (r) => {
       // The question is put to the page after the event, as a click comes.

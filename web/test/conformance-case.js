@@ -3,7 +3,7 @@
 // workerd. Nothing in this file needs Node.
 
 // loadCase reads a case: case.json and tool.js from a txtar archive, as the
-// Go test's loadCase does.
+// Go test's loadCase does, and all its files by name (files).
 export function loadCase(text) {
   const parts = {};
   let name = null;
@@ -16,8 +16,14 @@ export function loadCase(text) {
     }
     if (name !== null) parts[name] += line;
   }
-  return { c: JSON.parse(parts["case.json"]), source: parts["tool.js"] ?? "" };
+  return { c: JSON.parse(parts["case.json"]), source: parts["tool.js"] ?? "", files: parts };
 }
+
+// PAGES_ORIGIN is where a testdata/builtins case's pages are, for its
+// tools: a fetch rewrite rule sends it to a local server (builtins-case.js's
+// pageServer; host/app/builtins_test.go's servePages is the Go side), so
+// every other address is checked as in use.
+export const PAGES_ORIGIN = "https://pages.test";
 
 // withServer puts the case's fake server's URL where the case says {{server}}.
 export function withServer(v, url) {

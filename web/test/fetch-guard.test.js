@@ -214,3 +214,23 @@ test("odd IPv4 spellings of loopback are refused before any request", async (t) 
     });
   }
 });
+
+// A browser fails a request CORS stops and one that reached nothing alike
+// ("Failed to fetch"); a no-cors GET tells them apart. Chromium itself:
+// fetch-cors-browser.test.js.
+test("cors: a browser's TypeError is told apart with a no-cors GET", async (t) => {
+  const browserFetch = (reachable) => async (url, init) => {
+    if (init.mode === "no-cors" && reachable) return { type: "opaque", status: 0, headers: new Headers(), body: null };
+    throw new TypeError("Failed to fetch");
+  };
+  for (const { name, reachable, cors, method, want } of [
+    { name: "CORS", reachable: true, cors: true, method: "GET", want: /failed: the site does not let pages of other sites read it \(CORS\)/ },
+    { name: "unreachable", reachable: false, cors: true, method: "GET", want: /failed: the browser could not reach it \(Failed to fetch\): the site may be down, the name wrong or the network blocked$/ },
+    { name: "not asked again for a POST", reachable: true, cors: true, method: "POST", want: /could not reach it \(Failed to fetch\).*, or the site does not let pages of other sites send it this request \(CORS\)$/ },
+    { name: "not a browser", reachable: true, cors: false, method: "GET", want: /failed: Failed to fetch$/ },
+  ]) {
+    await t.test(name, async () => {
+      await assert.rejects(hostFetch("https://site.example/", JSON.stringify({ method }), { fetch: browserFetch(reachable), cors, timeoutMs: 5000 }), want);
+    });
+  }
+});

@@ -1,15 +1,25 @@
-// The worker the tests run in workerd: web/worker's, unchanged, plus one
-// route replaying a conformance case of testdata/js in the worker's JS tool
-// runner (newRunner: QuickJS from the worker's module import).
+// The worker the tests run in workerd: web/worker's (worker.js's
+// createWorker, with the same modules, bundle and page), plus one route
+// replaying a conformance case of testdata/js in the worker's JS tool
+// runner (newRunner: QuickJS from the worker's module import), and the
+// testdata/builtins cases' pages: the TEST_PAGES_URL binding, when set,
+// is where JS tools' requests to https://pages.test go.
 //
 //	POST /test/jsrun {c, source, server} -> {results: [...], files: {name: text}}
-import worker from "../worker/worker.js";
+import toolrouteModule from "../worker/toolroute.wasm";
 import quickjsModule from "../worker/quickjs.wasm";
-import { newRunner } from "../worker/api.js";
+import bundle from "toolroute:bundle";
+import page from "toolroute:page";
+import { createWorker, newRunner } from "../worker/api.js";
 import { MemoryStore } from "../jsrun/runner.js";
-import { runnerOptions, calls } from "./conformance-case.js";
+import { runnerOptions, calls, PAGES_ORIGIN } from "./conformance-case.js";
 
-export { SessionLog, SessionIndex, SandboxFiles } from "../worker/worker.js";
+export { SessionLog, SessionIndex, SandboxFiles } from "../worker/sessions.js";
+
+const worker = createWorker({
+  toolrouteModule, quickjsModule, bundle, page,
+  fetchOptions: (env) => (env.TEST_PAGES_URL ? { rewrites: [{ from: PAGES_ORIGIN, to: env.TEST_PAGES_URL }] } : undefined),
+});
 
 export default {
   async fetch(request, env, ctx) {

@@ -18,7 +18,7 @@ import { buildWorker, workerdConfig } from "../worker/build.mjs";
 import { freePort, startWorkerd } from "../worker/workerd.js";
 import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemodel.js";
 import { loadCase } from "./conformance-case.js";
-import { builtinCases, checkResults } from "./builtins-case.js";
+import { builtinCases, checkResults, pageServer } from "./builtins-case.js";
 import { missingPreludeLines } from "./prelude-lines.js";
 import { startEverything } from "./mcp-servers.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
@@ -28,7 +28,7 @@ const web = path.dirname(here);
 const root = path.dirname(web);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-"));
-let model, workerd, base, oauth;
+let model, workerd, base, oauth, site;
 
 // A user's JS group, exported with the built-in tools by `toolroute export`
 // as a deployment would be.
@@ -59,6 +59,7 @@ before(async () => {
   await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
   fs.mkdirSync(path.join(tmp, "storage"));
   model = await startFakeModel("openai");
+  site = await pageServer(); // each builtins case puts its pages there
   oauth = await fakeServer([{ method: "POST", path: "/token", headers: { "content-type": "application/json" }, body: JSON.stringify({ access_token: "ya29.from-refresh", expires_in: 3599, token_type: "Bearer" }) }]);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -68,6 +69,7 @@ before(async () => {
       OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
       GOOGLE_REFRESH_TOKEN: "1//refresh", GOOGLE_CLIENT_ID: "client.apps", GOOGLE_CLIENT_SECRET: "shh", GOOGLE_TOKEN_URL: oauth.url + "/token", GOOGLE_ACCOUNT_EMAIL: "me@example.com",
       TOOL_WEATHER: "wx-worker-weather-key", TOOLROUTE_POLICIES: "tool:post_note=allow", TOOLROUTE_KEEPALIVE_MS: "500",
+      TEST_PAGES_URL: site.url,
     },
   }));
   workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
@@ -77,6 +79,7 @@ after(async () => {
   await workerd?.stop();
   await model?.close();
   await oauth?.close();
+  await site?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -696,8 +699,9 @@ test("the config group in the worker: list_settings and list_env_vars read its v
 // BUILTIN_DIFFERENCES are the cases the worker cannot pass, with the
 // reason; they run as todo tests, so a fix shows as a passing todo.
 const BUILTIN_DIFFERENCES = {}; // none now
-for (const { name, c, skip } of builtinCases(path.join(root, "testdata/builtins"), "worker")) {
+for (const { name, c, pages, skip } of builtinCases(path.join(root, "testdata/builtins"), "worker")) {
   test(`builtins ${name} in workerd`, { skip, todo: BUILTIN_DIFFERENCES[name] }, async () => {
+    site.pages = pages;
     const id = (await (await json("POST", "/api/sessions", {})).json()).id;
     model.add(...c.calls.map((call) => toolCall(call.tool, JSON.stringify(call.input))), text("Done."));
     const t = await openTurn(id, c.user ?? "Run the calls");

@@ -94,7 +94,7 @@ async function getCore() {
       new Runner({
         store: fs,
         libraries: [libraries],
-        fetch: { fetch: (...a) => fetch(...a) },
+        fetch: { fetch: (...a) => fetch(...a), cors: true },
         google: serverGoogle((...a) => fetch(...a), base),
         wasmModule: () => compile(new URL("quickjs.wasm", base)),
       }),

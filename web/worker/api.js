@@ -77,6 +77,9 @@ const BAD_SESSION_ID = "a session id is 1 to 128 characters of A-Z, a-z, 0-9, '.
 //   toolrouteModule, quickjsModule: the WebAssembly.Modules (module imports);
 //   bundle: {catalogue, sources, libraries}, `toolroute export`'s output;
 //   page: the chat page's HTML;
+//   fetchOptions: (env) => the JS tools' fetch options beyond the worker's
+//     fetch ({rewrites}, see jsrun's Runner), none by default: the tests'
+//     entry sends a test site to a local server with it;
 //   now: the clock (new Date by default).
 // The module is instantiated on the first request, inside the handler (a
 // worker may not ask for random bytes at global scope), and reused by every
@@ -181,7 +184,7 @@ async function start(env, deps, now) {
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
     settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
     store,
-    runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call),
+    runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call, deps.fetchOptions?.(env)),
     // A tool's variable NAME is the worker's TOOL_NAME: never the worker's
     // own secrets (the provider key, Google's, the token).
     env: (name) => (typeof env[TOOL_ENV_PREFIX + name] === "string" ? env[TOOL_ENV_PREFIX + name] : undefined),
@@ -213,11 +216,12 @@ const MCP_WAIT_MS = 5000;
 const WORKER_TOOLS = "worker/";
 
 // runWithFiles runs a JS call with the sandbox's files (SandboxFiles) and
-// stores the ones it wrote.
-async function runWithFiles(env, quickjsModule, libraries, call) {
+// stores the ones it wrote; fetchOptions add to the fetch bridge's.
+async function runWithFiles(env, quickjsModule, libraries, call, fetchOptions) {
   const files = env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME));
   const store = new BoundedStore(await files.all());
-  const out = await newRunner(env, quickjsModule, libraries, { store }).call(call);
+  const extra = fetchOptions ? { store, fetch: { fetch: (...a) => fetch(...a), ...fetchOptions } } : { store };
+  const out = await newRunner(env, quickjsModule, libraries, extra).call(call);
   const written = store.written();
   if (Object.keys(written).length > 0) {
     try {
