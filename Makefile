@@ -20,11 +20,14 @@ WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_
 
 # The web side's npm packages, installed as web/package-lock.json pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
+# The MCP servers toolroute did not write that host/mcp's tests start
+# (server-everything, -filesystem, -memory), as testdata/mcp pins them.
+MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker
+.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker mcp-servers
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -50,7 +53,7 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
-test: $(WASM) $(NODE_MODULES) $(CHROMIUM) $(UI)
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(UI)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
 	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
@@ -63,6 +66,11 @@ $(CHROMIUM):
 
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
+
+# mcp-servers installs the npm MCP servers the Go tests run against.
+mcp-servers: $(MCP_SERVERS)
+$(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
+	cd testdata/mcp && npm ci --no-audit --no-fund
 
 wasm: $(WASM)
 
