@@ -99,11 +99,22 @@ func RPCErrorText(key string, code int64, message string) string {
 	return fmt.Sprintf("MCP server '%s' answered error %d: %s", key, code, message)
 }
 
-// rpcError finds a JSON-RPC error the server sent in a call's error. The
-// SDK's own codes for a connection closing are not the server's answer.
+// The SDK's own JSON-RPC codes for a connection that is closing or a
+// request its transport could not send: not the server's answer.
+const (
+	codeClientClosing       = -32003
+	codeServerClosing       = -32004
+	codeRejectedByTransport = -32005
+)
+
+// rpcError finds a JSON-RPC error the server sent in a call's error.
 func rpcError(err error) (*jsonrpc.Error, bool) {
 	var we *jsonrpc.Error
 	if !errors.As(err, &we) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil, false
+	}
+	switch we.Code {
+	case codeClientClosing, codeServerClosing, codeRejectedByTransport:
 		return nil, false
 	}
 	return we, true

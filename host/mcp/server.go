@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -182,7 +183,12 @@ func (s *server) start() (*session, error) {
 	if init != nil {
 		s.info, s.instructions, s.protocol = init.ServerInfo, init.Instructions, init.ProtocolVersion
 	}
+	// A list_changed that came while the tools were listed.
+	stale := sess.stale
 	s.mu.Unlock()
+	if stale {
+		go s.refresh(sess)
+	}
 	go func() {
 		err := cs.Wait()
 		select {
@@ -191,7 +197,7 @@ func (s *server) start() (*session, error) {
 		default:
 		}
 		sess.close()
-		s.end(sess, sess.exitProblem(err))
+		s.end(sess, s.problem(sess, err))
 	}()
 	s.opts.changed()
 	return sess, nil
@@ -266,12 +272,13 @@ func (s *server) refresh(sess *session) {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
 	s.mu.Lock()
-	stale := sess.stale && s.sess == sess
-	sess.stale = false
-	s.mu.Unlock()
-	if !stale {
+	if s.sess != sess || !sess.stale {
+		// Not yet the server's session: start looks at stale once it is.
+		s.mu.Unlock()
 		return
 	}
+	sess.stale = false
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.cfg.TimeoutSeconds)*time.Second)
 	defer cancel()
 	tools, err := listTools(ctx, sess.cs)
@@ -333,11 +340,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	case <-sess.ended:
 	case <-time.After(2 * time.Second):
 	}
-	if errors.Is(err, mcp.ErrConnectionClosed) {
-		s.end(sess, "it closed the connection"+sess.lastWords())
-	} else {
-		s.end(sess, "it answered something that is not MCP: "+clip(err.Error(), 300))
-	}
+	s.end(sess, s.problem(sess, err))
 	go sess.close()
 	return "", s.unavailable(true)
 }
@@ -392,17 +395,20 @@ func closedByPeer(err error) bool {
 	return err == nil || errors.Is(err, io.EOF) || errors.As(err, &exitErr) || strings.HasSuffix(err.Error(), "EOF")
 }
 
-// exitProblem says why a session ended by itself.
-func (sess *session) exitProblem(err error) string {
+// problem says why a session broke: a call's error, or the one its end
+// came with.
+func (s *server) problem(sess *session, err error) string {
 	switch {
+	case s.cfg.URL != "" && err != nil && strings.HasSuffix(err.Error(), "session not found"):
+		return "it no longer knows toolroute's session (it was restarted)"
+	case s.cfg.URL != "" && err != nil:
+		return "the request to it failed: " + clip(sdkError(err), 300)
 	case !closedByPeer(err):
-		return "it sent something that is not MCP: " + clip(err.Error(), 300) + sess.lastWords()
+		return "it sent something that is not MCP: " + clip(sdkError(err), 300) + sess.lastWords()
 	case sess.cmd != nil && sess.cmd.ProcessState != nil:
 		return fmt.Sprintf("it exited (%s)%s", sess.cmd.ProcessState, sess.lastWords())
-	case err == nil:
-		return "it closed the connection"
 	}
-	return "the connection broke: " + clip(err.Error(), 300) + sess.lastWords()
+	return "it closed the connection" + sess.lastWords()
 }
 
 // lastWords is the end of what the process wrote to stderr, for messages.
@@ -414,6 +420,14 @@ func (sess *session) lastWords() string {
 		return fmt.Sprintf("; it wrote: %q", w)
 	}
 	return ""
+}
+
+// sdkPrefix is how the SDK starts the errors of a request.
+var sdkPrefix = regexp.MustCompile(`^((calling|sending) "[^"]*": |rejected by transport: )+`)
+
+// sdkError is an error's text without the SDK's prefixes.
+func sdkError(err error) string {
+	return sdkPrefix.ReplaceAllString(err.Error(), "")
 }
 
 // clip cuts s to n bytes (at a character boundary) with an ellipsis.

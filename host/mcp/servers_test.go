@@ -302,6 +302,46 @@ func TestGoServerHTTP(t *testing.T) {
 	}
 }
 
+// A Streamable HTTP server that goes away: the call fails as unavailable,
+// and the server is reached again once it is back.
+func TestHTTPServerGone(t *testing.T) {
+	port := mcptest.FreePort(t)
+	argv := []string{mcptest.TestServer(t, binDir), "-http", fmt.Sprintf("127.0.0.1:%d", port)}
+	proc := mcptest.StartHTTP(t, port, nil, argv...)
+	m := start(t, fast, ServerConfig{Key: "remote", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)})
+	o := offered(t, m, registry.Catalogue{})
+	proc.Process.Kill()
+	proc.Wait()
+	got := call(t, o.tool(t, "echo"), `{"text":"anyone?"}`)
+	if got.ErrorType != ErrorUnavailable {
+		t.Fatalf("echo with the server gone: %+v", got)
+	}
+	// Refused, or cut off while the process died.
+	mustContain(t, "the failure", got.Text, "MCP server 'remote' is unavailable: the request to it failed: Post \"http://127.0.0.1:", ". toolroute starts it again in ")
+	if st := status(t, m, "remote"); st.State != Down {
+		t.Errorf("with the server gone: %+v", st)
+	}
+	proc = mcptest.StartHTTP(t, port, nil, argv...)
+	eventually(t, "remote is connected again", func() bool { return status(t, m, "remote").State == Connected })
+	if got := call(t, o.tool(t, "echo"), `{"text":"back"}`); got.Text != "back" {
+		t.Errorf("after the restart: %+v", got)
+	}
+
+	// Restarted behind toolroute's back, the server no longer knows the
+	// session: the call says so, and toolroute starts a new one.
+	proc.Process.Kill()
+	proc.Wait()
+	mcptest.StartHTTP(t, port, nil, argv...)
+	got = call(t, o.tool(t, "echo"), `{"text":"who?"}`)
+	if got.ErrorType != ErrorUnavailable || !strings.HasPrefix(got.Text, "MCP server 'remote' is unavailable: it no longer knows toolroute's session (it was restarted). ") {
+		t.Errorf("a call in a session the server forgot: %+v", got)
+	}
+	eventually(t, "remote is connected again", func() bool { return status(t, m, "remote").State == Connected })
+	if got := call(t, o.tool(t, "echo"), `{"text":"new session"}`); got.Text != "new session" {
+		t.Errorf("in the new session: %+v", got)
+	}
+}
+
 // A server listing its tools over pages gives them all.
 func TestPagination(t *testing.T) {
 	m := start(t, fast, testServer(t, "paged", "-page-size", "3", "-extra", "10"))
