@@ -11,7 +11,9 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
 	registry/session:FuzzEvents \
-	internal/fakegoogle:FuzzFields
+	internal/fakegoogle:FuzzFields \
+	host/mcp:FuzzParseConfig \
+	host/mcp:FuzzServerInput
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
