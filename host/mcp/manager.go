@@ -218,6 +218,9 @@ func (st Status) OK() bool {
 	return true
 }
 
+// DownAdvice is what a user can do about a server that is down.
+const DownAdvice = `fix the server or its entry, or give the entry "disabled": true`
+
 // Problems are what a user should hear of the statuses, a line each: a
 // server down or left out, a tool left out.
 func Problems(statuses []Status) []string {
@@ -225,7 +228,8 @@ func Problems(statuses []Status) []string {
 	for _, st := range statuses {
 		switch {
 		case st.State == Down:
-			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s", st.Key, st.Error, max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second))))
+			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s (%s)", st.Key, st.Error,
+				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
 		case st.Error != "":
 			out = append(out, fmt.Sprintf("MCP server '%s' is left out: %s", st.Key, st.Error))
 		}

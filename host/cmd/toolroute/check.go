@@ -170,8 +170,8 @@ func printMCP(w io.Writer, file string, statuses []mcp.Status) {
 			fmt.Fprintf(w, "%-5s %s: left out: %s\n", status, st.Key, st.Error)
 			continue
 		case st.State == mcp.Down:
-			fmt.Fprintf(w, "%-5s %s: down: %s; toolroute starts it again in %d s\n", status, st.Key, st.Error,
-				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)))
+			fmt.Fprintf(w, "%-5s %s: down: %s; toolroute starts it again in %d s (%s)\n", status, st.Key, st.Error,
+				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), mcp.DownAdvice)
 		default:
 			connected++
 			fmt.Fprintf(w, "%-5s %s: group %s, %s over %s (%s, MCP %s)\n", status, st.Key, st.Group,

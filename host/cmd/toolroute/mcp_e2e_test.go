@@ -176,7 +176,7 @@ func TestMCPCheck(t *testing.T) {
 		"ok    filesystem: group filesystem, 14 tools over stdio",
 		"      filesystem_read_file (MCP tool \"read_file\"): read, runs unasked\n",
 		"      filesystem_write_file (MCP tool \"write_file\"): delete, asks first\n",
-		"ERROR broken: down: it could not be started: fork/exec "+filepath.Join(u.home, "no-such-server")+": no such file or directory (check \"command\" in its entry); toolroute starts it again in 1 s\n",
+		"ERROR broken: down: it could not be started: fork/exec "+filepath.Join(u.home, "no-such-server")+": no such file or directory (check \"command\" in its entry); toolroute starts it again in 1 s (fix the server or its entry, or give the entry \"disabled\": true)\n",
 		"off   old: disabled\n",
 		"4 MCP servers: 2 connected; 27 tools offered\n")
 
