@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +87,31 @@ func TestReadConfig(t *testing.T) {
 	}
 	if _, err := ReadConfig(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// An entry's headers go to its server's host only, not to one a redirect
+// leads to.
+func TestHeaders(t *testing.T) {
+	var got []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, "other:"+r.Header.Get("Authorization"))
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, "server:"+r.Header.Get("Authorization"))
+		http.Redirect(w, r, other.URL+"/elsewhere", http.StatusFound)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c := &http.Client{Transport: headers{host: u.Host, values: map[string]string{"Authorization": "Bearer secret"}}}
+	resp, err := c.Get(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := []string{"server:Bearer secret", "other:"}; !cmp.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -148,7 +149,8 @@ func (s *server) start() (*session, error) {
 	})
 	var t mcp.Transport
 	if s.cfg.URL != "" {
-		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers(s.cfg.Headers)}}
+		u, _ := url.Parse(s.cfg.URL) // ParseConfig checked it
+		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers{host: u.Host, values: s.cfg.Headers}}}
 	} else {
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Env = Env(os.Getenv, s.cfg.Env)
@@ -498,13 +500,17 @@ func Env(getenv func(string) string, extra map[string]string) []string {
 	return out
 }
 
-// headers is an HTTP transport adding the entry's headers to every request.
-type headers map[string]string
+// headers is an HTTP transport adding the entry's headers (a token, often)
+// to the requests to the server's own host, not to one a redirect leads to.
+type headers struct {
+	host   string
+	values map[string]string
+}
 
 func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h) > 0 {
+	if len(h.values) > 0 && r.URL.Host == h.host {
 		r = r.Clone(r.Context())
-		for k, v := range h {
+		for k, v := range h.values {
 			r.Header.Set(k, v)
 		}
 	}
