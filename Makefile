@@ -11,7 +11,9 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
 	registry/session:FuzzEvents \
-	internal/fakegoogle:FuzzFields
+	internal/fakegoogle:FuzzFields \
+	host/mcp:FuzzParseConfig \
+	host/mcp:FuzzServerInput
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
@@ -20,13 +22,14 @@ WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_
 
 # The web side's npm packages, installed as web/package-lock.json pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
-# Real MCP servers from npm the tests start (testdata/mcp/package-lock.json).
+# The MCP servers toolroute did not write that host/mcp's tests start
+# (server-everything, -filesystem, -memory), as testdata/mcp pins them.
 MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker
+.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker mcp-servers
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -66,6 +69,8 @@ $(CHROMIUM):
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
+# mcp-servers installs the npm MCP servers the Go tests run against.
+mcp-servers: $(MCP_SERVERS)
 $(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
 	cd testdata/mcp && npm ci --no-audit --no-fund
 

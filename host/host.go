@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/toolroute/toolroute/host/catalog"
@@ -64,6 +65,10 @@ type Options struct {
 	// Groups and Tools are the host-native groups and tools.
 	Groups []registry.Group
 	Tools  []NativeTool
+	// ToolSources give more host-native groups and tools, which change
+	// while the host runs (an MCP server's): each Reload asks them, after
+	// Groups and Tools, in order.
+	ToolSources []ToolSource
 	// Skills are listed in the system prompt and loaded with load_skill.
 	Skills []registry.Skill
 	// Disabled names tools the model must not see or call.
@@ -124,6 +129,16 @@ func (f ApproverFunc) Approve(ctx context.Context, sessionID string, calls []ses
 	return f(ctx, sessionID, calls)
 }
 
+// ToolSource gives host-native groups and tools that change while the host
+// runs, such as an MCP server's. Whoever runs it calls Host.Reload when they
+// change.
+type ToolSource interface {
+	// Tools gives the groups and tools now. cat is the catalogue without
+	// them (and without the sources after it), so that their names can keep
+	// clear of the others'.
+	Tools(cat registry.Catalogue) ([]registry.Group, []NativeTool)
+}
+
 // ToolFolder is a folder of user JS tools.
 type ToolFolder struct {
 	// FS holds NAME.json and NAME.js files at its root.
@@ -142,15 +157,18 @@ type Host struct {
 	pool      *module.Pool
 	js        JSRunner
 	env       func(string) (string, bool)
-	native    map[string]NativeTool
 	locks     sync.Map // session id -> *sync.Mutex
 	mu        sync.RWMutex
+	native    map[string]NativeTool // by name, the sources' included
 	sources   map[string][]byte
 	report    registry.BuildReport
 	skills    []registry.Skill
 	disabled  []string
 	catalogue registry.Catalogue
 	running   chan struct{} // one token per tool call running
+	// reloading keeps two reloads from interleaving: the last to start is
+	// the catalogue that stays.
+	reloading sync.Mutex
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -176,7 +194,6 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if t.Run == nil {
 			return nil, fmt.Errorf("host: native tool %q has no Run function", t.Tool.Name)
 		}
-		h.native[t.Tool.Name] = t
 	}
 	rt, err := module.New(ctx, opts.Module)
 	if err != nil {
@@ -191,15 +208,19 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	return h, nil
 }
 
-// Reload reads the tool folders again and hands the new catalogue to the
-// module. A running turn uses it from its next model call after a tool
-// call; others, from their next turn.
+// Reload reads the tool folders again, asks the tool sources for their
+// tools and hands the new catalogue to the module. A running turn uses it
+// from its next model call after a tool call; others, from their next turn.
 func (h *Host) Reload(ctx context.Context) error {
+	h.reloading.Lock()
+	defer h.reloading.Unlock()
 	h.mu.RLock()
-	cat := registry.Catalogue{Groups: h.opts.Groups, Skills: h.skills, Disabled: h.disabled}
+	cat := registry.Catalogue{Groups: slices.Clone(h.opts.Groups), Skills: h.skills, Disabled: h.disabled}
 	h.mu.RUnlock()
+	native := map[string]NativeTool{}
 	for _, t := range h.opts.Tools {
 		cat.Tools = append(cat.Tools, t.Tool)
+		native[t.Tool.Name] = t
 	}
 	sources := map[string][]byte{}
 	// order holds every manifest file in load order: a refused file's report,
@@ -230,6 +251,23 @@ func (h *Host) Reload(ctx context.Context) error {
 			cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override})
 		}
 	}
+	// The sources' groups and tools come after the fixed ones, in the
+	// catalogue as the module registers it (host groups before JS ones);
+	// each source sees the catalogue without them.
+	for _, src := range h.opts.ToolSources {
+		groups, tools := src.Tools(cat)
+		cat.Groups = append(cat.Groups, groups...)
+		for _, t := range tools {
+			if t.Run == nil {
+				return fmt.Errorf("host: native tool %q has no Run function", t.Tool.Name)
+			}
+			if _, ok := native[t.Tool.Name]; ok {
+				continue // the registry reports the duplicate
+			}
+			cat.Tools = append(cat.Tools, t.Tool)
+			native[t.Tool.Name] = t
+		}
+	}
 	data, err := module.Marshal(cat)
 	if err != nil {
 		return fmt.Errorf("host: catalogue: %w", err)
@@ -248,7 +286,7 @@ func (h *Host) Reload(ctx context.Context) error {
 		}
 	}
 	h.mu.Lock()
-	h.sources, h.report, h.catalogue = sources, rep, cat
+	h.sources, h.report, h.catalogue, h.native = sources, rep, cat, native
 	h.mu.Unlock()
 	return nil
 }

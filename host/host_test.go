@@ -217,6 +217,7 @@ func TestToolFailuresAreResults(t *testing.T) {
 			fakemodel.Call{Name: "boom", Args: `{}`},
 			fakemodel.Call{Name: "typed", Args: `{}`},
 			fakemodel.Call{Name: "slow", Args: `{}`},
+			fakemodel.Call{Name: "late", Args: `{}`},
 			fakemodel.Call{Name: "js_tool", Args: `{}`},
 		),
 		fakemodel.Text("All failed."),
@@ -236,6 +237,11 @@ func TestToolFailuresAreResults(t *testing.T) {
 				return "", &host.ToolError{Type: "not_found", Message: "no such file: x.pdf"}
 			}),
 			tool("slow", 1, func(ctx context.Context, _ json.RawMessage) (string, error) { <-ctx.Done(); return "", ctx.Err() }),
+			// A tool that says why it ran out of time is believed.
+			tool("late", 1, func(ctx context.Context, _ json.RawMessage) (string, error) {
+				<-ctx.Done()
+				return "", &host.ToolError{Type: "unavailable", Message: "the server did not answer in time"}
+			}),
 		},
 	})
 	send(t, h.Session("s"), "Try them")
@@ -250,6 +256,7 @@ func TestToolFailuresAreResults(t *testing.T) {
 		"boom":    "Error (execution_error): tool 'boom' failed inside the host (kaboom at): try other arguments, or report it",
 		"typed":   "Error (not_found): no such file: x.pdf",
 		"slow":    "Error (timeout): tool 'slow' timed out after 1s",
+		"late":    "Error (unavailable): the server did not answer in time",
 		"js_tool": "Error (execution_error): JS tools cannot run here: no JS runner is configured (tool 'js_tool')",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -421,6 +428,93 @@ func TestToolCreatedMidTurn(t *testing.T) {
 	if len(js.calls) != 1 || js.calls[0].Tool != "fresh_tool" {
 		t.Errorf("fresh_tool did not run: %+v", js.calls)
 	}
+}
+
+// shelf is a ToolSource whose tools change while the host runs, as an MCP
+// server's do.
+type shelf struct {
+	mu    sync.Mutex
+	names []string
+	saw   [][]string // the catalogue's tools each Tools call saw
+}
+
+func (s *shelf) Tools(cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var seen []string
+	for _, t := range cat.Tools {
+		seen = append(seen, t.Name)
+	}
+	s.saw = append(s.saw, seen)
+	var tools []host.NativeTool
+	for _, name := range s.names {
+		tools = append(tools, host.NativeTool{
+			Tool: registry.Tool{Name: name, Description: "A tool on the shelf", Group: "shelf"},
+			Run:  func(context.Context, json.RawMessage) (string, error) { return name + " ran", nil },
+		})
+	}
+	return []registry.Group{{Name: "shelf", Description: "Tools that come and go"}}, tools
+}
+
+// A tool source's tools are asked for at each Reload: a change a tool call
+// makes is offered from the turn's next model call, in the loaded group,
+// and the new tool runs. The source sees the catalogue without its tools.
+func TestToolSourceChangesMidTurn(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"shelf"}`),
+		fakemodel.ToolCall("stock", `{}`),
+		fakemodel.ToolCall("fresh", `{}`),
+		fakemodel.Text("Stocked and used."),
+	)
+	defer model.Close()
+	src := &shelf{names: []string{"old"}}
+	var h *host.Host
+	h = newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins:  true,
+		ToolSources: []host.ToolSource{src},
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "stock", Description: "Put a tool on the shelf"},
+			Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				src.mu.Lock()
+				src.names = append(src.names, "fresh")
+				src.mu.Unlock()
+				return "stocked", h.Reload(ctx)
+			},
+		}},
+	})
+	if ev := last(send(t, h.Session("s"), "stock the shelf and use the new tool")); ev.Type != host.EventDone {
+		t.Fatalf("turn ended with %+v %+v", ev, ev.Failure)
+	}
+	reqs := model.Requests()
+	if got := reqs[1].ToolNames(); !cmp.Equal(got, []string{"load_tool_group", "stock", "old"}) {
+		t.Errorf("after the load: %v", got)
+	}
+	if got := reqs[2].ToolNames(); !cmp.Equal(got, []string{"load_tool_group", "stock", "old", "fresh"}) {
+		t.Errorf("after stock: %v", got)
+	}
+	mustResult(t, h, "s", "fresh", "fresh ran")
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	for _, saw := range src.saw {
+		if !cmp.Equal(saw, []string{"stock"}) {
+			t.Errorf("the source saw the tools %v, want only stock", saw)
+		}
+	}
+}
+
+// mustResult checks the content of a session's result of a tool.
+func mustResult(t *testing.T, h *host.Host, id, tool, want string) {
+	t.Helper()
+	msgs, _ := h.Session(id).Messages(context.Background())
+	for _, m := range msgs {
+		if m.Type == session.ToolResult && m.ToolName == tool {
+			if m.Content != want {
+				t.Errorf("%s's result is %q, want %q", tool, m.Content, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no result of %s", tool)
 }
 
 // Options.Prompt gives each turn's base prompt, read afresh every turn.

@@ -191,7 +191,9 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 	res := session.Result{ID: c.ID}
 	switch c.Origin.Kind {
 	case registry.OriginHost:
+		h.mu.RLock()
 		tool, ok := h.native[c.Tool]
+		h.mu.RUnlock()
 		if !ok {
 			res.Result = registry.Failure("execution_error", fmt.Sprintf("the host has no implementation of tool '%s'", c.Tool))
 			return res
@@ -202,18 +204,18 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))
 		}
 		out, err := runNative(ctx, tool, c.Input)
+		// A tool that says what went wrong (an MCP server that did not
+		// answer in time, say) is believed over the deadline.
+		var te *ToolError
 		switch {
 		case err == nil:
 			res.Result = registry.Success(out)
+		case errors.As(err, &te):
+			res.Result = registry.Failure(te.Type, te.Message)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			res.Result = registry.Failure("timeout", fmt.Sprintf("tool '%s' timed out after %s", c.Tool, timeout))
 		default:
-			var te *ToolError
-			if errors.As(err, &te) {
-				res.Result = registry.Failure(te.Type, te.Message)
-			} else {
-				res.Result = registry.Failure("execution_error", err.Error())
-			}
+			res.Result = registry.Failure("execution_error", err.Error())
 		}
 	case registry.OriginJS:
 		if h.js == nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
@@ -73,6 +74,13 @@ type Config struct {
 	// Watch is how often the tools and skills folders are checked for
 	// changes; 0 means every 2 seconds, a negative value never.
 	Watch time.Duration
+	// MCPConfig is the MCP servers' configuration (mcp.json), which must
+	// exist; empty means ConfigDir/mcp.json when there is one.
+	MCPConfig string
+	// NoMCP starts no MCP server (export: their tools run in Go only).
+	NoMCP bool
+	// MCP tunes the servers' restarts; the zero value is the program's.
+	MCP mcp.Options
 }
 
 // App is the running program.
@@ -85,6 +93,9 @@ type App struct {
 	// Google is the Google account JS tools use, here and, through serve,
 	// in the browser.
 	Google jsrun.CredentialProvider
+	// MCP runs the MCP servers of the configuration, each a tool group; nil
+	// without any.
+	MCP *mcp.Manager
 
 	model     settingsModel
 	closeOnce sync.Once
@@ -132,6 +143,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if errors.Is(err, ErrNoProvider) && cfg.NoModel {
 		provider, info, err = noModel{}, ProviderInfo{Name: "none"}, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	mcpCfg, err := cfg.readMCP()
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +211,13 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.model = settingsModel{Provider: provider, store: db}
 	fingerprint := a.fingerprint()
+	// The servers start while the module compiles; the host asks them for
+	// their tools at each reload.
+	var sources []host.ToolSource
+	if len(mcpCfg.Servers) > 0 {
+		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
+		sources = append(sources, a.MCP)
+	}
 	h, err = host.New(ctx, host.Options{
 		Provider:    a.model,
 		Store:       db,
@@ -203,6 +225,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Memories:    a.memories,
 		Stream:      cfg.Stream,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
+		ToolSources: sources,
 		Skills:      a.loadSkills(),
 		Disabled:    disabled,
 		JS:          runner,
@@ -214,11 +237,25 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
+		if a.MCP != nil {
+			a.MCP.Close()
+		}
 		runner.Close()
 		db.Close()
 		return nil, err
 	}
 	a.Host = h
+	if a.MCP != nil {
+		a.MCP.Wait(ctx)
+		// From now on a server whose tools change reloads the catalogue,
+		// so a running turn offers the change from its next model call.
+		if missed := a.MCP.OnChange(a.mcpChanged); missed {
+			if err := h.Reload(ctx); err != nil {
+				a.Close()
+				return nil, err
+			}
+		}
+	}
 	go runner.Precompile(h.AllSources())
 	if cfg.Watch >= 0 {
 		a.done = make(chan struct{})
@@ -257,6 +294,9 @@ func (a *App) Close() {
 		if a.done != nil {
 			<-a.done
 		}
+		if a.MCP != nil {
+			a.MCP.Close()
+		}
 		if a.Host != nil {
 			a.Host.Close(context.Background())
 		}
@@ -275,18 +315,58 @@ func (a *App) Hint(msg string) string {
 	return info.Hint(msg)
 }
 
-// Problems lists what did not load: a malformed skill, a bad manifest.
+// Problems lists what did not load: a malformed skill, a bad manifest, an
+// MCP server that is down or a tool of it left out.
 func (a *App) Problems() []string {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	out := slices.Clone(a.problems)
+	a.mu.Unlock()
 	rep := a.Host.Report()
 	for _, r := range rep.Manifests {
 		for _, p := range r.Skipped {
 			out = append(out, p.Error())
 		}
 	}
-	return append(out, rep.Errors...)
+	out = append(out, rep.Errors...)
+	return append(out, mcp.Problems(a.MCPStatus())...)
+}
+
+// MCPStatus reports each MCP server of the configuration: its group and
+// tools, or why it is down. Nil without any.
+func (a *App) MCPStatus() []mcp.Status {
+	if a.MCP == nil {
+		return nil
+	}
+	return a.MCP.Status()
+}
+
+// mcpChanged reloads the catalogue after an MCP server's tools changed.
+func (a *App) mcpChanged() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.Host.Reload(ctx); err == nil {
+		a.notify()
+	}
+}
+
+// readMCP reads the MCP servers' configuration: the file given, which must
+// exist, or the config folder's mcp.json when there is one.
+func (c *Config) readMCP() (mcp.Config, error) {
+	if c.NoMCP {
+		return mcp.Config{}, nil
+	}
+	path := c.MCPConfig
+	if path == "" {
+		path = filepath.Join(c.ConfigDir, mcp.ConfigFile)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return mcp.Config{}, nil
+		}
+	}
+	cfg, err := mcp.ReadConfig(path)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		return cfg, fmt.Errorf("%w: give an mcp.json in the mcpServers shape, or leave out --mcp-config", err)
+	}
+	return cfg, err
 }
 
 // reload reads the skills and the tools folder again.

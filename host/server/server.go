@@ -1,7 +1,9 @@
 // Package server is `toolroute serve`'s HTTP API: sessions, their messages,
 // turns streamed as server-sent events, and the catalogue, on localhost.
 //
-//	GET  /api/health                      the provider and what did not load
+//	GET  /api/health                      the provider, what did not load and
+//	                                      each MCP server's state (down ones
+//	                                      are among the problems too)
 //	GET  /api/sessions                    sessions, most recent first
 //	POST /api/sessions                    {"title"} -> a new session
 //	GET  /api/sessions/{id}               one session
@@ -56,6 +58,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -188,7 +191,12 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if problems == nil {
 		problems = []string{}
 	}
-	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems})
+	servers := s.a.MCPStatus()
+	if servers == nil {
+		servers = []mcp.Status{}
+	}
+	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems,
+		"mcp": servers})
 }
 
 func (s *server) sessions(w http.ResponseWriter, r *http.Request) {

@@ -30,6 +30,11 @@ func (f *appFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noWatch, "no-watch", false, "do not reload when the tools or skills folders change")
 }
 
+// registerMCP adds --mcp-config, for the commands that run tools.
+func (f *appFlags) registerMCP(fs *flag.FlagSet) {
+	fs.StringVar(&f.cfg.MCPConfig, "mcp-config", "", "the MCP servers' configuration, in the mcpServers shape (default: CONFIG/mcp.json when it exists)")
+}
+
 // open starts the program, printing what did not load to stderr.
 func (f *appFlags) open(ctx context.Context, stderr io.Writer) (*app.App, error) {
 	cfg := f.cfg

@@ -20,6 +20,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var af appFlags
 	af.register(fs)
+	af.registerMCP(fs)
 	params := fs.String("params", "{}", `the tool's arguments as a JSON object, such as '{"path":"notes.md"}'; - reads them from standard input`)
 	rest, err := parseArgs(fs, args)
 	if err != nil {

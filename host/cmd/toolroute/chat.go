@@ -33,6 +33,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var af appFlags
 	af.register(fs)
+	af.registerMCP(fs)
 	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
 	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
 	rest, err := parseArgs(fs, args)

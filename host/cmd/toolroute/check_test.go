@@ -45,6 +45,8 @@ func runIn(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		t.Fatal(err)
 	}
 	t.Chdir("../../..")
+	// No mcp.json of the machine's user: check reports its servers.
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	var out, errOut bytes.Buffer
 	code = run(args, strings.NewReader(""), &out, &errOut)
 	t.Chdir(wd)

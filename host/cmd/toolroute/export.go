@@ -43,6 +43,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		af.cfg.ToolsDir, af.cfg.SkillsDir, af.cfg.LibDir = "", "", ""
 	}
 	af.cfg.NoModel = true
+	af.cfg.NoMCP = true // their tools run in Go only
 	af.noWatch = true
 	a, err := af.open(context.Background(), stderr)
 	if err != nil {

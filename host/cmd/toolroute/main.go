@@ -11,7 +11,7 @@
 //	toolroute google login|logout|status
 //	toolroute env    list|set NAME|unset NAME
 //	toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
-//	toolroute check  [--json] [--with-builtin] [--override] [DIR...]
+//	toolroute check  [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]
 package main
 
 import (
@@ -46,9 +46,11 @@ Usage:
       set reads the value from standard input.
   toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
       Whether a tool may run without asking you first.
-  toolroute check [--json] [--with-builtin] [--override] [DIR...]
+  toolroute check [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]
       Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
-      the built-in manifests when no folder is given. Exit status 1 on any error.
+      the built-in manifests when no folder is given, and the MCP servers of
+      CONFIG/mcp.json (or FILE): each one's group and tools, or why it is down.
+      Exit status 1 on any error.
   toolroute export [--builtin] [APP FLAGS]
       Print the JS tools, their sources and libraries as one JSON document,
       as the edge worker's build (web/worker) and the browser UI take them.
@@ -59,7 +61,12 @@ vLLM), or ANTHROPIC_API_KEY; choose the model with --model or TOOLROUTE_MODEL;
 
 APP FLAGS (see toolroute COMMAND -h): --provider, --model, --db, --data,
 --config-dir, --tools-dir, --skills-dir, --allow-override, --no-cache,
---no-watch.
+--no-watch; serve, chat, call and tokens also take --mcp-config FILE.
+
+MCP servers: each server of CONFIG/mcp.json ({"mcpServers": {"NAME":
+{"command", "args", "env"} or {"url", "headers"}}}, as Claude Desktop and
+Cursor write it; ~/.config/toolroute/mcp.json on Linux) is a tool group
+named NAME; --mcp-config FILE reads another file.
 `
 
 // run is the program with its arguments and streams, for tests.

@@ -21,6 +21,7 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var af appFlags
 	af.register(fs)
+	af.registerMCP(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	file := fs.String("catalogue", "", "count the catalogue in this file (toolroute export's output, or a catalogue object) instead")
 	rest, err := parseArgs(fs, args)

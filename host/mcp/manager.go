@@ -1,0 +1,287 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
+)
+
+// Options tune a Manager; the zero value is what the program uses.
+type Options struct {
+	// MinBackoff is the wait before the first restart of a server that
+	// failed; it doubles with each failure in a row up to MaxBackoff.
+	// Defaults: 1 s and 60 s.
+	MinBackoff, MaxBackoff time.Duration
+	// Terminate is how long a stdio server has to exit once its stdin is
+	// closed before it is signalled; default 2 s.
+	Terminate time.Duration
+}
+
+// hub is what the servers share: the options and who hears of changes.
+type hub struct {
+	Options
+	mu        sync.Mutex
+	onChange  func()
+	gen, seen uint64
+}
+
+func (h *hub) minBackoff() time.Duration {
+	if h.MinBackoff > 0 {
+		return h.MinBackoff
+	}
+	return time.Second
+}
+
+func (h *hub) maxBackoff() time.Duration {
+	if h.MaxBackoff > 0 {
+		return h.MaxBackoff
+	}
+	return 60 * time.Second
+}
+
+func (h *hub) terminate() time.Duration {
+	if h.Terminate > 0 {
+		return h.Terminate
+	}
+	return 2 * time.Second
+}
+
+// changed records that a server's tools changed and tells the host.
+func (h *hub) changed() {
+	h.mu.Lock()
+	h.gen++
+	f := h.onChange
+	h.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+// Manager keeps the configured servers running and offers each as a tool
+// group. It implements host.ToolSource. It is safe for concurrent use.
+type Manager struct {
+	cfg       Config
+	opts      *hub
+	servers   []*server
+	closeOnce sync.Once
+
+	mu sync.Mutex
+	// What the last Tools call made of each server, by index.
+	named   [][]Named
+	refused []string
+}
+
+// Start starts every server that is not disabled, each in the background;
+// Wait waits for their first start. A server that failed is started again,
+// with backoff; Close stops them all.
+func Start(cfg Config, opts Options) *Manager {
+	m := &Manager{cfg: cfg, opts: &hub{Options: opts}}
+	m.named = make([][]Named, len(cfg.Servers))
+	m.refused = make([]string, len(cfg.Servers))
+	for _, sc := range cfg.Servers {
+		s := newServer(sc, m.opts)
+		m.servers = append(m.servers, s)
+		if !sc.Disabled {
+			go s.supervise()
+		}
+	}
+	return m
+}
+
+// Wait waits until each server has listed its tools or failed to (each
+// within its timeoutSeconds), or until ctx ends.
+func (m *Manager) Wait(ctx context.Context) {
+	for _, s := range m.servers {
+		select {
+		case <-s.started:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// OnChange sets what is called, from the manager's goroutines, when a
+// server's tools change (it started again, or listed them again after
+// notifications/tools/list_changed): the host reloads its catalogue, which
+// calls Tools. f may be nil. It reports whether they changed since the
+// last Tools call, which f will not hear of.
+func (m *Manager) OnChange(f func()) (missed bool) {
+	o := m.opts
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.onChange = f
+	return o.gen != o.seen
+}
+
+// Tools gives each server's group and tools as they are now (a server that
+// is down keeps its last known tools, whose calls fail as unavailable). cat
+// is the catalogue without them: a tool whose name another tool of it has
+// is renamed GROUP_NAME, and a server whose group name another group has is
+// left out, reported by Status.
+func (m *Manager) Tools(cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+	m.opts.mu.Lock()
+	m.opts.seen = m.opts.gen
+	m.opts.mu.Unlock()
+	r, _ := registry.Build(cat)
+	taken := map[string]bool{}
+	for _, t := range r.ToolStates() {
+		taken[t.Name] = true
+	}
+	groupTaken := map[string]bool{}
+	for _, g := range r.Groups() {
+		groupTaken[g.Name] = true
+	}
+	var groups []registry.Group
+	var tools []host.NativeTool
+	named := make([][]Named, len(m.servers))
+	refused := make([]string, len(m.servers))
+	for i, s := range m.servers {
+		if s.cfg.Disabled {
+			continue
+		}
+		g := s.cfg.Group()
+		if groupTaken[g] {
+			refused[i] = fmt.Sprintf("its group name %s is taken by another tool group: give the server another name in %s", g, m.file())
+			continue
+		}
+		groupTaken[g] = true
+		s.mu.Lock()
+		list, info, instructions := s.tools, s.info, s.instructions
+		s.mu.Unlock()
+		named[i] = NameTools(s.cfg.Key, g, s.cfg.TimeoutSeconds, list, taken)
+		var names []string
+		for _, n := range named[i] {
+			if n.Name == "" {
+				continue
+			}
+			names = append(names, n.Name)
+			tools = append(tools, host.NativeTool{Tool: n.Tool, Run: s.runner(n.MCPName)})
+		}
+		groups = append(groups, registry.Group{Name: g, DisplayName: DisplayName(info, s.cfg.Key), Description: GroupDescription(instructions, names)})
+	}
+	m.mu.Lock()
+	m.named, m.refused = named, refused
+	m.mu.Unlock()
+	return groups, tools
+}
+
+func (s *server) runner(mcpName string) func(context.Context, json.RawMessage) (string, error) {
+	return func(ctx context.Context, input json.RawMessage) (string, error) {
+		return s.call(ctx, mcpName, input)
+	}
+}
+
+func (m *Manager) file() string {
+	if m.cfg.File == "" {
+		return ConfigFile
+	}
+	return m.cfg.File
+}
+
+// Status is one server's state, for `toolroute check` and /api/health.
+type Status struct {
+	Key       string `json:"key"`
+	Group     string `json:"group"`
+	Transport string `json:"transport"`
+	State     State  `json:"state"`
+	// Error says why it is down, or why its group is left out.
+	Error string `json:"error,omitempty"`
+	// RetryAt is when a server that is down is started again.
+	RetryAt time.Time `json:"retry_at,omitzero"`
+	// Server is the server's name and version as it gave them; Protocol
+	// the MCP revision agreed.
+	Server   string `json:"server,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	// Tools are its tools as the last Tools call named them.
+	Tools []Named `json:"tools"`
+}
+
+// OK reports whether the server is offered with all its tools (a disabled
+// one counts as fine).
+func (st Status) OK() bool {
+	if st.State == Disabled {
+		return true
+	}
+	if st.State != Connected || st.Error != "" {
+		return false
+	}
+	for _, t := range st.Tools {
+		if t.Skipped != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// DownAdvice is what a user can do about a server that is down.
+const DownAdvice = `fix the server or its entry, or give the entry "disabled": true`
+
+// Problems are what a user should hear of the statuses, a line each: a
+// server down or left out, a tool left out.
+func Problems(statuses []Status) []string {
+	var out []string
+	for _, st := range statuses {
+		switch {
+		case st.State == Down:
+			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s (%s)", st.Key, st.Error,
+				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
+		case st.Error != "":
+			out = append(out, fmt.Sprintf("MCP server '%s' is left out: %s", st.Key, st.Error))
+		}
+		for _, t := range st.Tools {
+			if t.Skipped != "" {
+				out = append(out, fmt.Sprintf("MCP server '%s': tool %q is left out: %s", st.Key, t.MCPName, t.Skipped))
+			}
+		}
+	}
+	return out
+}
+
+// Status reports every configured server, in the file's order.
+func (m *Manager) Status() []Status {
+	m.mu.Lock()
+	named, refused := m.named, m.refused
+	m.mu.Unlock()
+	out := make([]Status, len(m.servers))
+	for i, s := range m.servers {
+		s.mu.Lock()
+		st := Status{Key: s.cfg.Key, Group: s.cfg.Group(), Transport: s.cfg.Transport(), State: s.state, Error: s.why,
+			Protocol: s.protocol, Tools: named[i]}
+		if s.state == Down {
+			st.RetryAt = s.retryAt
+		}
+		if s.info != nil {
+			st.Server = s.info.Name + " " + s.info.Version
+		}
+		s.mu.Unlock()
+		if refused[i] != "" {
+			st.Error, st.Group = refused[i], ""
+		}
+		if st.Tools == nil {
+			st.Tools = []Named{}
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// Close stops every server and waits for them to end. Calling it again
+// does nothing.
+func (m *Manager) Close() {
+	m.closeOnce.Do(func() {
+		m.OnChange(nil)
+		for _, s := range m.servers {
+			if !s.cfg.Disabled {
+				close(s.stop)
+			}
+		}
+		for _, s := range m.servers {
+			<-s.done
+		}
+	})
+}

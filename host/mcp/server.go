@@ -1,0 +1,554 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolroute/toolroute/host"
+)
+
+// MaxTools is the most tools toolroute takes from one server: a server
+// paging on without end is cut there.
+const MaxTools = 1000
+
+// State is where a server stands.
+type State string
+
+const (
+	// Starting: its first start has not ended yet.
+	Starting State = "starting"
+	// Connected: it listed its tools and takes calls.
+	Connected State = "connected"
+	// Down: it would not start, crashed, hung or sent garbage; toolroute
+	// starts it again at RetryAt.
+	Down State = "down"
+	// Disabled: its entry says "disabled": true.
+	Disabled State = "disabled"
+)
+
+// server is one configured server and the goroutine that keeps it running.
+type server struct {
+	cfg  ServerConfig
+	opts *hub
+	stop chan struct{}
+	done chan struct{}
+	// started is closed when the first start has ended, either way.
+	started chan struct{}
+
+	mu sync.Mutex
+	// sess is the running session; nil while down.
+	sess     *session
+	state    State
+	why      string    // why it is down
+	retryAt  time.Time // when it is started again
+	failures int       // starts failed or sessions ended since the last long one
+	upSince  time.Time
+	// What the server said of itself, and its tools as last listed.
+	info         *mcp.Implementation
+	instructions string
+	protocol     string
+	tools        []*mcp.Tool
+	listed       bool
+
+	// refreshing serializes listing the tools again after list_changed.
+	refreshing sync.Mutex
+}
+
+// session is one connection to a server: a process for stdio.
+type session struct {
+	cs     *mcp.ClientSession
+	cmd    *exec.Cmd // nil over HTTP
+	stderr *tail
+	// ended is closed by end, once: the session is over, for whatever reason.
+	ended chan struct{}
+	// stale is set when the server said its tools changed and they were
+	// not listed since.
+	stale bool // guarded by server.mu
+}
+
+func newServer(cfg ServerConfig, opts *hub) *server {
+	s := &server{cfg: cfg, opts: opts, stop: make(chan struct{}), done: make(chan struct{}), started: make(chan struct{}), state: Starting}
+	if cfg.Disabled {
+		s.state = Disabled
+		close(s.started)
+		close(s.done)
+	}
+	return s
+}
+
+// supervise starts the server and starts it again, with backoff, whenever
+// its session ends, until stop.
+func (s *server) supervise() {
+	defer close(s.done)
+	for {
+		sess, err := s.start()
+		if err != nil {
+			s.end(nil, err.Error())
+		}
+		s.startedOnce()
+		if sess != nil {
+			select {
+			case <-sess.ended:
+			case <-s.stop:
+				s.end(sess, "toolroute stopped it")
+				sess.close()
+				return
+			}
+			go sess.close()
+		}
+		s.mu.Lock()
+		wait := time.Until(s.retryAt)
+		s.mu.Unlock()
+		select {
+		case <-time.After(wait):
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+func (s *server) startedOnce() {
+	select {
+	case <-s.started:
+	default:
+		close(s.started)
+	}
+}
+
+// start connects, lists the tools and makes the session the server's.
+func (s *server) start() (*session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.cfg.TimeoutSeconds)*time.Second)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	sess := &session{ended: make(chan struct{})}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolroute", Version: version()}, &mcp.ClientOptions{
+		// No roots, sampling or elicitation: toolroute offers none.
+		Capabilities:           &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.listChanged(sess, true) },
+	})
+	var t mcp.Transport
+	if s.cfg.URL != "" {
+		u, _ := url.Parse(s.cfg.URL) // ParseConfig checked it
+		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers{host: u.Host, values: s.cfg.Headers}}}
+	} else {
+		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd.Env = Env(os.Getenv, s.cfg.Env)
+		cmd.Dir = s.cfg.Cwd
+		sess.stderr = &tail{}
+		cmd.Stderr = sess.stderr
+		sess.cmd = cmd
+		t = &watched{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.opts.terminate()}, notice: func() { s.listChanged(sess, false) }}
+	}
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		// The SDK closes what it started, except on a few paths.
+		if sess.cmd != nil && sess.cmd.Process != nil && sess.cmd.ProcessState == nil {
+			sess.cmd.Process.Kill()
+			go sess.cmd.Wait()
+		}
+		return nil, errors.New(s.startProblem(sess, err))
+	}
+	sess.cs = cs
+	s.mu.Lock()
+	sess.stale = false
+	s.mu.Unlock()
+	tools, err := listTools(ctx, cs)
+	if err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("its tools/list failed: %s", clip(err.Error(), 300)+sess.lastWords())
+	}
+	init := cs.InitializeResult()
+	s.mu.Lock()
+	s.sess, s.state, s.why, s.upSince = sess, Connected, "", time.Now()
+	s.tools, s.listed = tools, true
+	if init != nil {
+		s.info, s.instructions, s.protocol = init.ServerInfo, init.Instructions, init.ProtocolVersion
+	}
+	// A list_changed that came while the tools were listed.
+	stale := sess.stale
+	s.mu.Unlock()
+	if stale {
+		go s.refresh(sess)
+	}
+	go func() {
+		err := cs.Wait()
+		select {
+		case <-sess.ended:
+			return // ended by toolroute
+		default:
+		}
+		sess.close()
+		s.end(sess, s.problem(sess, err))
+	}()
+	s.opts.changed()
+	return sess, nil
+}
+
+// listTools pages through tools/list, at most MaxTools.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		if len(tools) == MaxTools {
+			return nil, fmt.Errorf("it lists more than %d tools", MaxTools)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// end marks sess over (nil: a start that failed) and the server down, and
+// sets when it is started again: 1 s after the first failure, doubling up
+// to the maximum; a session that stayed up that long starts the count
+// again. A session ends once; the first reason given is kept.
+func (s *server) end(sess *session, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess != nil {
+		select {
+		case <-sess.ended:
+			return
+		default:
+			close(sess.ended)
+		}
+		if s.sess != sess {
+			return
+		}
+		if time.Since(s.upSince) >= s.opts.maxBackoff() {
+			s.failures = 0
+		}
+	}
+	delay := s.opts.minBackoff() << min(s.failures, 16)
+	delay = min(delay, s.opts.maxBackoff())
+	s.failures++
+	s.sess, s.state, s.why, s.retryAt = nil, Down, why, time.Now().Add(delay)
+}
+
+// close ends the session's connection, and its process.
+func (sess *session) close() {
+	if sess.cs != nil {
+		sess.cs.Close()
+	}
+}
+
+// listChanged is the server's notifications/tools/list_changed: the tools
+// are listed again at the next call's end, or now. The stdio connection
+// sees the notification as it is read (now false), before the result of a
+// call it came ahead of, so that call returns only once the catalogue has
+// the change.
+func (s *server) listChanged(sess *session, now bool) {
+	s.mu.Lock()
+	sess.stale = true
+	s.mu.Unlock()
+	if now {
+		go s.refresh(sess)
+	}
+}
+
+// refresh lists the tools again if the server said they changed, and tells
+// the host. A failed listing ends the session.
+func (s *server) refresh(sess *session) {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
+	s.mu.Lock()
+	if s.sess != sess || !sess.stale {
+		// Not yet the server's session: start looks at stale once it is.
+		s.mu.Unlock()
+		return
+	}
+	sess.stale = false
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.cfg.TimeoutSeconds)*time.Second)
+	defer cancel()
+	tools, err := listTools(ctx, sess.cs)
+	if err != nil {
+		s.end(sess, "listing its tools again after it said they changed failed: "+clip(err.Error(), 300))
+		go sess.close()
+		return
+	}
+	s.mu.Lock()
+	current := s.sess == sess
+	if current {
+		s.tools = tools
+	}
+	s.mu.Unlock()
+	if current {
+		s.opts.changed()
+	}
+}
+
+// call runs tools/call and maps its outcome for the model.
+func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage) (string, error) {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil {
+		return "", s.unavailable(false)
+	}
+	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: mcpName, Arguments: input})
+	we, rpcErr := rpcError(err)
+	if err == nil || rpcErr {
+		// A list_changed the server sent before its answer is in the
+		// catalogue before the call returns.
+		s.refresh(sess)
+	}
+	if err == nil {
+		return toolResult(mcpName, res)
+	}
+	if rpcErr {
+		return "", &host.ToolError{Type: ErrorMCP, Message: RPCErrorText(s.cfg.Key, we.Code, we.Message)}
+	}
+	if ctx.Err() != nil {
+		return "", ctx.Err() // the turn was stopped: not the server's fault
+	}
+	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		s.end(sess, fmt.Sprintf("it did not answer a call of %s within %d s, so toolroute stopped it", mcpName, s.cfg.TimeoutSeconds))
+		go sess.close()
+		return "", s.unavailable(true)
+	}
+	// The connection broke or the answer was not MCP. A crashed process is
+	// reported by the session's watcher with its exit status; wait a
+	// little for it.
+	select {
+	case <-sess.ended:
+	case <-time.After(2 * time.Second):
+	}
+	s.end(sess, s.problem(sess, err))
+	go sess.close()
+	return "", s.unavailable(true)
+}
+
+// unavailable is the failure of a call the server cannot take: which
+// server, why, when it is tried again and what to do.
+func (s *server) unavailable(midCall bool) error {
+	s.mu.Lock()
+	why, retry := s.why, time.Until(s.retryAt)
+	s.mu.Unlock()
+	return &host.ToolError{Type: ErrorUnavailable, Message: UnavailableText(s.cfg.Key, why, retry, midCall)}
+}
+
+// UnavailableText is the failure text of a call to a server that is down:
+// which server, why, when toolroute tries it again, and what to do. After
+// a call that broke off, it says the call may have taken effect.
+func UnavailableText(key, why string, retryIn time.Duration, midCall bool) string {
+	secs := int((retryIn + time.Second - 1) / time.Second)
+	text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", key, why, max(secs, 1))
+	if midCall {
+		text += " The call may or may not have taken effect: check before repeating anything that changes data."
+	}
+	return text
+}
+
+// startProblem says why a start failed: the command, the handshake or the
+// URL, with what the process last wrote to stderr.
+func (s *server) startProblem(sess *session, err error) string {
+	var exitErr *exec.ExitError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("it did not complete the MCP handshake within %d s%s", s.cfg.TimeoutSeconds, sess.lastWords())
+	case s.cfg.URL != "":
+		return fmt.Sprintf("it could not be reached at %s: %s", s.cfg.URL, clip(err.Error(), 300))
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission):
+		return fmt.Sprintf("it could not be started: %s (check \"command\" in its entry)", clip(err.Error(), 300))
+	case !closedByPeer(err):
+		return "it answered the MCP handshake with something that is not MCP: " + clip(err.Error(), 300) + sess.lastWords()
+	case sess.cmd != nil && sess.cmd.ProcessState != nil:
+		return fmt.Sprintf("it exited during the MCP handshake (%s)%s", sess.cmd.ProcessState, sess.lastWords())
+	case errors.As(err, &exitErr):
+		return fmt.Sprintf("it exited during the MCP handshake (%s)%s", exitErr, sess.lastWords())
+	}
+	return "the MCP handshake failed: " + clip(err.Error(), 300) + sess.lastWords()
+}
+
+// closedByPeer reports whether a connection ended because the other side
+// closed it (its process exited), rather than because what it sent could
+// not be read. The SDK gives the reason only as text.
+func closedByPeer(err error) bool {
+	var exitErr *exec.ExitError
+	return err == nil || errors.Is(err, io.EOF) || errors.As(err, &exitErr) || strings.HasSuffix(err.Error(), "EOF")
+}
+
+// problem says why a session broke: a call's error, or the one its end
+// came with.
+func (s *server) problem(sess *session, err error) string {
+	switch {
+	case s.cfg.URL != "" && err != nil && strings.HasSuffix(err.Error(), "session not found"):
+		return "it no longer knows toolroute's session (it was restarted)"
+	case s.cfg.URL != "" && err != nil:
+		return "the request to it failed: " + clip(sdkError(err), 300)
+	case !closedByPeer(err):
+		return "it sent something that is not MCP: " + clip(sdkError(err), 300) + sess.lastWords()
+	case sess.cmd != nil && sess.cmd.ProcessState != nil:
+		return fmt.Sprintf("it exited (%s)%s", sess.cmd.ProcessState, sess.lastWords())
+	}
+	return "it closed the connection" + sess.lastWords()
+}
+
+// lastWords is the end of what the process wrote to stderr, for messages.
+func (sess *session) lastWords() string {
+	if sess.stderr == nil {
+		return ""
+	}
+	if w := sess.stderr.last(); w != "" {
+		return fmt.Sprintf("; it wrote: %q", w)
+	}
+	return ""
+}
+
+// sdkPrefix is how the SDK starts the errors of a request.
+var sdkPrefix = regexp.MustCompile(`^((calling|sending) "[^"]*": |rejected by transport: )+`)
+
+// sdkError is an error's text without the SDK's prefixes.
+func sdkError(err error) string {
+	return sdkPrefix.ReplaceAllString(err.Error(), "")
+}
+
+// clip cuts s to n bytes (at a character boundary) with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// tail keeps the end of what a process writes to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 4096
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = slices.Clone(t.buf[len(t.buf)-tailSize:])
+	}
+	return len(p), nil
+}
+
+// last is the last non-empty line written, at most 300 bytes.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return clip(strings.TrimSpace(lines[len(lines)-1]), 300)
+}
+
+// InheritedEnv are the variables of toolroute's environment a stdio server
+// gets, as the official SDKs pass them: not the provider's key or any other
+// secret the process holds.
+var InheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG"}
+
+// Env is a stdio server's environment: InheritedEnv from getenv, then the
+// entry's env, sorted by name.
+func Env(getenv func(string) string, extra map[string]string) []string {
+	vars := map[string]string{}
+	for _, k := range InheritedEnv {
+		if v := getenv(k); v != "" {
+			vars[k] = v
+		}
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + "=" + vars[k]
+	}
+	return out
+}
+
+// headers is an HTTP transport adding the entry's headers (a token, often)
+// to the requests to the server's own host, not to one a redirect leads to.
+type headers struct {
+	host   string
+	values map[string]string
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.values) > 0 && r.URL.Host == h.host {
+		r = r.Clone(r.Context())
+		for k, v := range h.values {
+			r.Header.Set(k, v)
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// watched is a transport whose connection reports a tools/list_changed
+// notification as soon as it is read, ahead of the messages after it.
+type watched struct {
+	mcp.Transport
+	notice func()
+}
+
+func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &watchedConn{Connection: c, notice: w.notice}, nil
+}
+
+type watchedConn struct {
+	mcp.Connection
+	notice func()
+}
+
+func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/tools/list_changed" {
+		c.notice()
+	}
+	return msg, err
+}
+
+// version is toolroute's version as the build records it.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
