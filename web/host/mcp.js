@@ -12,7 +12,7 @@
 // calls onChange, after which the host loads its catalogue again.
 
 import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
-import { validName, groupOf, toolsOf, resultText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
+import { validName, groupOf, toolsOf, resultText, rpcErrorText, unavailableText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
 
 const CLIENT_INFO = { name: "toolroute", version: "1" };
 const FIRST_RETRY_MS = 1000;
@@ -97,7 +97,9 @@ export class McpServers {
     const used = new Set(taken);
     for (const s of this.#servers) {
       if (s.tools.length === 0 && !s.info) continue; // never reached: nothing to list
-      const mapped = toolsOf(s.group, s.tools, used, s.timeoutSeconds);
+      const named = toolsOf(s.key, s.tools, used, s.timeoutSeconds);
+      const mapped = named.filter((m) => m.tool);
+      s.skipped = named.filter((m) => m.skipped).map((m) => `MCP server '${s.key}': its tool ${JSON.stringify(m.mcpName)} is left out: ${m.skipped}`);
       s.byName = new Map(mapped.map((m) => [m.tool.name, m.mcpName]));
       for (const m of mapped) used.add(m.tool.name);
       groups.push(groupOf(s.key, s.info, s.instructions, mapped.map((m) => m.tool.name)));
@@ -118,7 +120,7 @@ export class McpServers {
   // problems gives what is wrong now: the config's, and each server not
   // connected, with why and when it is tried again.
   problems() {
-    const out = [...this.#configProblems];
+    const out = [...this.#configProblems, ...this.#servers.flatMap((s) => s.skipped ?? [])];
     for (const s of this.#servers) {
       if (s.status !== "ready") out.push(`MCP server '${s.key}' (${s.url}): ${s.status === "connecting" ? "connecting" : s.error}${s.nextTry ? `; tried again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : ""}`);
     }
@@ -226,42 +228,32 @@ export class McpServers {
   }
 
   async #call(s, mcpName, input, { signal } = {}) {
+    const retry = () => (s.nextTry ? (s.nextTry - this.#now()) / 1000 : s.retryMs / 1000);
     if (!s.client) {
-      const when = s.nextTry ? ` toolroute tries it again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : "";
-      throw new McpToolError("unavailable", `MCP server '${s.key}' is not connected (${s.error || "connecting"}):${when || " try again shortly"}; other tools still work`);
+      throw new McpToolError("unavailable", unavailableText(s.key, s.error || "it is still connecting", retry(), false));
     }
     let result;
     try {
       result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, { signal, timeout: s.timeoutSeconds * 1000 });
     } catch (e) {
-      if (e instanceof ProtocolError || typeof e?.code === "number") {
-        if (e.code === -32001) {
-          throw new McpToolError("unavailable", `MCP server '${s.key}' did not answer '${mcpName}' within ${s.timeoutSeconds} s (its timeoutSeconds in the MCP config)`);
-        }
-        throw new McpToolError("mcp_error", `MCP server '${s.key}' answered error ${e.code}: ${stripCode(e.message)}`);
-      }
       if (signal?.aborted) throw e;
-      this.#down(s, `the call of '${mcpName}' failed: ${reason(e)}`);
-      throw new McpToolError("unavailable", `MCP server '${s.key}' could not be reached for '${mcpName}': ${reason(e)}; toolroute connects again in ${Math.round(FIRST_RETRY_MS / 1000)} s or more`);
+      if (e instanceof ProtocolError) throw new McpToolError("mcp_error", rpcErrorText(s.key, e.code, e.message));
+      const why = /timed? ?out/i.test(String(e?.message ?? e) + String(e?.code ?? ""))
+        ? `it did not answer a call of ${mcpName} within ${s.timeoutSeconds} s`
+        : `the request to it failed: ${reason(e)}`;
+      this.#down(s, why);
+      throw new McpToolError("unavailable", unavailableText(s.key, why, retry(), true));
     }
-    return resultText(result);
+    return resultText(result, mcpName);
   }
 }
 
-// reason says why a request to a server failed. A fetch that never got an
-// answer says only "Failed to fetch" (a page) or "fetch failed" (Node, the
-// worker); what it can mean is said instead.
 function reason(e) {
   const msg = String(e?.cause?.message ?? e?.message ?? e);
   if (/^(Failed to fetch|fetch failed|NetworkError|Load failed)/i.test(String(e?.message ?? ""))) {
     return `no answer (${msg}): the server is not running at that URL, or it does not allow requests from this page's origin (CORS)`;
   }
   return msg;
-}
-
-// stripCode drops the "MCP error -32602: " the SDK puts before a message.
-function stripCode(msg) {
-  return String(msg ?? "").replace(/^MCP error -?\d+:\s*/, "");
 }
 
 // META_TOOLS are the module's own tools, always in the catalogue.

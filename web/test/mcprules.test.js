@@ -1,41 +1,46 @@
-// The MCP rules (web/host/mcprules.js) against testdata/mcp/rules.json,
-// the cases the Go program replays too.
+// The MCP rules of the JS hosts (web/host/mcprules.js) against
+// testdata/mcp/cases.json, the cases the Go program replays too
+// (host/mcp/cases_test.go): one behaviour in every host.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { validName, groupOf, toolsOf, resultText } from "../host/mcprules.js";
+import { validName, groupOf, toolsOf, resultText, rpcErrorText, unavailableText } from "../host/mcprules.js";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const cases = JSON.parse(fs.readFileSync(path.join(root, "testdata/mcp/rules.json"), "utf8"));
+const cases = JSON.parse(fs.readFileSync(path.join(root, "testdata/mcp/cases.json"), "utf8"));
 
 test("MCP names made valid", () => {
-  for (const [name, want] of cases.names) assert.equal(validName(name), want, name);
+  for (const c of cases.names) assert.equal(validName(c.input), c.want, c.input);
 });
 
 test("an MCP server's group", () => {
-  for (const c of cases.groups) assert.deepEqual(groupOf(c.key, c.info, c.instructions, c.tools), c.want, c.key);
+  for (const c of cases.groups) assert.deepEqual(groupOf(c.key, c.server_info, c.instructions, c.tools), c.want, c.name);
 });
 
-test("an MCP server's tools: names, collisions, descriptions, approval from annotations", () => {
+test("an MCP server's tools: names clear of the catalogue, descriptions, schemas, approval from annotations", () => {
   for (const c of cases.tools) {
-    const got = toolsOf(c.group, c.tools, new Set(c.taken), c.timeout_seconds);
-    assert.deepEqual(got.map(({ tool, mcpName }) => ({ name: tool.name, mcp_name: mcpName, description: tool.description, requiredPermissions: tool.required_permissions })), c.want);
-    for (const { tool } of got) {
-      assert.equal(tool.group, c.group);
-      assert.equal(tool.timeout_seconds, c.timeout_seconds);
-      assert.equal(tool.parameters.type, "object");
-    }
+    const got = toolsOf(c.key, c.tools, new Set(c.taken), c.timeout_seconds).map((n) =>
+      n.skipped
+        ? { mcp_name: n.mcpName, skipped: true }
+        : { mcp_name: n.mcpName, name: n.tool.name, description: n.tool.description, parameters: n.tool.parameters, permissions: n.tool.required_permissions, timeout_seconds: n.tool.timeout_seconds },
+    );
+    assert.deepEqual(got, c.want, c.name);
   }
 });
 
 test("what the model reads of a tools/call result", () => {
   for (const c of cases.results) {
-    if (c.error_type) {
-      assert.throws(() => resultText(c.result), (e) => e.type === c.error_type && e.message === c.message, JSON.stringify(c.result));
+    if (c.want.error_type) {
+      assert.throws(() => resultText(c.result, c.tool), (e) => e.type === c.want.error_type && e.message === c.want.text, c.name);
     } else {
-      assert.equal(resultText(c.result), c.want, JSON.stringify(c.result));
+      assert.equal(resultText(c.result, c.tool), c.want.text, c.name);
     }
   }
+});
+
+test("a JSON-RPC error and a server that is not there, as the model reads them", () => {
+  for (const c of cases.rpc_errors) assert.equal(rpcErrorText(c.key, c.error.code, c.error.message), c.want.text, c.name);
+  for (const c of cases.unavailable) assert.equal(unavailableText(c.key, c.why, c.retry_seconds, c.mid_call), c.want.text, c.name);
 });
