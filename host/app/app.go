@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -623,13 +624,21 @@ type BrowserCatalogue struct {
 	Catalogue registry.Catalogue `json:"catalogue"`
 	Sources   map[string]string  `json:"sources"`
 	Libraries map[string]string  `json:"libraries"`
+	// ServerTools are the catalogue's host tools, which the server runs
+	// for the page (serve's POST /api/ui/tools/{name}): its MCP servers'
+	// tools, which a page cannot start (stdio) or may not reach (CORS).
+	ServerTools []string `json:"server_tools"`
 }
 
-// ForBrowser returns the catalogue for a browser host.
+// ForBrowser returns the catalogue for a browser host: the JS tools, run
+// by the page, and the host tools (its MCP servers'), run by this program
+// when the page asks (RunForBrowser).
 func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	cat := a.Host.Catalogue()
-	cat.Tools, cat.Groups = nil, nil
-	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}}
+	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}, ServerTools: []string{}}
+	for _, t := range cat.Tools {
+		out.ServerTools = append(out.ServerTools, t.Name)
+	}
 	for ref, src := range a.Host.AllSources() {
 		out.Sources[ref] = string(src)
 	}
@@ -651,4 +660,16 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 		}
 	}
 	return out, nil
+}
+
+// RunForBrowser runs one of ForBrowser's ServerTools for a page whose own
+// host made the call (and asked the user first, as its tool's permissions
+// say): a JS tool, which the page runs itself, is refused.
+func (a *App) RunForBrowser(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
+	for _, t := range a.Host.Catalogue().Tools {
+		if t.Name == name {
+			return a.Host.CallTool(ctx, name, input)
+		}
+	}
+	return registry.Result{}, fmt.Errorf("%q is not a tool this server runs for the page: the page runs its JS tools itself, and /api/ui/catalogue's server_tools lists the others", name)
 }

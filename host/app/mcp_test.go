@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/mcptest"
+	"github.com/toolroute/toolroute/registry"
 )
 
 // toolNames are the tools of the host's catalogue now.
@@ -78,5 +79,36 @@ func TestMCPServers(t *testing.T) {
 	}
 	if strings.Contains(strings.Join(a.Problems(), "\n"), "lab") {
 		t.Errorf("problems: %v", a.Problems())
+	}
+}
+
+// A page served by serve gets the Go program's MCP tools in its catalogue
+// as server tools, and the server runs them when the page asks; the JS
+// tools, which the page runs itself, are refused there.
+func TestMCPServerToolsForBrowser(t *testing.T) {
+	cfg := testConfig(t)
+	os.MkdirAll(cfg.ConfigDir, 0o755)
+	cfg.MCPConfig = filepath.Join(cfg.ConfigDir, "servers.json")
+	entry, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"lab": map[string]any{"command": mcptest.TestServer(t, cacheDir)}}})
+	os.WriteFile(cfg.MCPConfig, entry, 0o644)
+	a := open(t, cfg)
+	bc, err := a.ForBrowser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(bc.ServerTools, "echo") || len(bc.Catalogue.Groups) != 1 || bc.Catalogue.Groups[0].Name != "lab" {
+		t.Fatalf("server tools %v, groups %+v", bc.ServerTools, bc.Catalogue.Groups)
+	}
+	for _, name := range bc.ServerTools {
+		if !slices.ContainsFunc(bc.Catalogue.Tools, func(tool registry.Tool) bool { return tool.Name == name && tool.Group == "lab" }) {
+			t.Errorf("server tool %s is not the lab group's in the catalogue", name)
+		}
+	}
+	res, err := a.RunForBrowser(context.Background(), "echo", json.RawMessage(`{"text":"from the page"}`))
+	if err != nil || res.Output != "from the page" {
+		t.Errorf("echo for the page: %+v, %v", res, err)
+	}
+	if _, err := a.RunForBrowser(context.Background(), "read_file", json.RawMessage(`{"path":"x"}`)); err == nil || !strings.Contains(err.Error(), "the page runs its JS tools itself") {
+		t.Errorf("a JS tool run for the page: %v", err)
 	}
 }

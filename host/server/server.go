@@ -22,6 +22,7 @@
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser
+//	POST /api/ui/tools/{name}             run a server tool (an MCP server's) for the page
 //	GET  /api/ui/events                   SSE: a "catalogue" event, {"generation"},
 //	                                      now and at every change of the
 //	                                      catalogue, for the page to reload it
@@ -128,6 +129,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
 	mux.HandleFunc("GET /api/ui/events", s.catalogueEvents)
+	mux.HandleFunc("POST /api/ui/tools/{name}", s.runForBrowser)
 	mux.HandleFunc("GET /api/google/token", s.googleToken)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
@@ -374,6 +376,24 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// runForBrowser runs a server tool (an MCP server's) for a page whose host
+// made the call: {"input": {...}} -> the result, {"status", "output"} or
+// {"status": "error", "error_type", "message"}.
+func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Input json.RawMessage `json:"input"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	res, err := s.a.RunForBrowser(r.Context(), r.PathValue("name"), req.Input)
+	if err != nil {
+		fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "host: "))
+		return
+	}
+	reply(w, res)
 }
 
 func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {

@@ -279,10 +279,11 @@ export function catalogueToolNames(catalogue) {
 
 // withMcp is catalogue with the MCP servers' groups and tools after its
 // own; native (an object the host calls host tools through) is made to
-// hold exactly their implementations.
-export function withMcp(catalogue, mcp, native) {
+// hold exactly their implementations and those of fixed (the host's other
+// host tools).
+export function withMcp(catalogue, mcp, native, fixed = {}) {
   const { groups, tools } = mcp.catalogue(catalogueToolNames(catalogue));
-  const impl = mcp.native();
+  const impl = { ...fixed, ...mcp.native() };
   for (const k of Object.keys(native)) if (!Object.hasOwn(impl, k)) delete native[k];
   Object.assign(native, impl);
   if (groups.length === 0) return catalogue;

@@ -117,3 +117,38 @@ test("an MCP server that goes away: its calls fail as unavailable while other to
   assert.equal(r[0].content, "The sum of 2 and 2 is 4.");
   await core.close();
 });
+
+test("the server's MCP tools (serve's server_tools) run on the server for the page's turns, and a failure there is the tool's failure", async () => {
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "lab" }] },
+    { call: ["lab_echo", { text: "hi" }] },
+    { call: ["lab_fail", {}] },
+    { text: "Done." },
+  ]);
+  const catalogue = {
+    ...bundle,
+    catalogue: {
+      ...bundle.catalogue,
+      groups: [{ name: "lab", display_name: "Lab", description: "The lab server" }],
+      tools: [
+        { name: "lab_echo", description: "Echo", group: "lab", parameters: { type: "object", properties: { text: { type: "string" } } }, required_permissions: ["read"], timeout_seconds: 60 },
+        { name: "lab_fail", description: "Fail", group: "lab", parameters: { type: "object", properties: {} }, required_permissions: ["read"], timeout_seconds: 60 },
+      ],
+    },
+    server_tools: ["lab_echo", "lab_fail"],
+  };
+  const ran = [];
+  const fetch = async (url, init) => {
+    const m = String(url).match(/^\/api\/ui\/tools\/(\w+)$/);
+    if (!m) return fake.fetch(url, init);
+    ran.push([m[1], JSON.parse(init.body).input]);
+    return Response.json(m[1] === "lab_echo" ? { status: "success", output: "echo: hi" } : { status: "error", error_type: "tool_error", message: "the lab is closed" });
+  };
+  const core = newCore(new MemoryUIStore(), fetch, { catalogue: async () => catalogue });
+  const results = await turn(core, "s3", "Echo hi");
+  assert.deepEqual(ran, [["lab_echo", { text: "hi" }], ["lab_fail", {}]]);
+  assert.deepEqual(results.slice(1).map((r) => [r.tool_name, r.status, r.error_type ?? ""]), [["lab_echo", "success", ""], ["lab_fail", "error", "tool_error"]]);
+  assert.equal(results[1].content, "echo: hi");
+  assert.match(results[2].content, /the lab is closed/);
+  await core.close();
+});

@@ -129,6 +129,10 @@ export class Core {
     this.#mcp = mcp;
     const native = {};
     const cat = await this.#catalogue();
+    // The server's host tools (its MCP servers', which a page cannot start
+    // or may not reach) run there: serve's POST /api/ui/tools/{name}.
+    const relay = {};
+    for (const name of cat.server_tools ?? []) relay[name] = (input, { signal } = {}) => this.#serverTool(name, input, signal);
     const provider = await this.provider(settings);
     const runner = await this.#runnerFor(cat.libraries);
     let env = {};
@@ -163,7 +167,7 @@ export class Core {
     let files = await userFiles.list();
     const merged = () => {
       const m = withUserTools(cat.catalogue ?? {}, cat.sources ?? {}, files);
-      return { ...m, catalogue: withMcp(m.catalogue, mcp, native) };
+      return { ...m, catalogue: withMcp(m.catalogue, mcp, native, relay) };
     };
     const reload = async () => host.load({ ...merged().catalogue, disabled: await disabled() }, merged().sources);
     // A server slower than this joins the catalogue when it connects.
@@ -377,6 +381,25 @@ export class Core {
       out.effective = { error: err.message };
     }
     return out;
+  }
+
+  // #serverTool runs one of the server's tools there, for this page's turn,
+  // which asked the user first when the tool's permissions say to.
+  async #serverTool(name, input, signal) {
+    const fail = (type, message) => Object.assign(new Error(message), { type });
+    let r;
+    try {
+      r = await this.fetch(`/api/ui/tools/${encodeURIComponent(name)}`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: input ?? {} }), signal,
+      });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw fail("unavailable", `the server that runs ${name} could not be reached (${e?.message ?? e}): is toolroute serve still running?`);
+    }
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw fail("unavailable", `the server could not run ${name}: ${body.error ?? `it answered ${r.status}`}`);
+    if (body.status === "success") return body.output ?? "";
+    throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
   }
 
   // close ends what the core keeps open: its MCP servers' connections.
