@@ -389,8 +389,16 @@ func TestBrowserCatalogue(t *testing.T) {
 		Libraries map[string]string `json:"libraries"`
 	}
 	get(t, srv, "/api/ui/catalogue", http.StatusOK, &bc)
+	// No MCP server is configured: no server tools.
 	if len(bc.Catalogue.Tools) != 0 || len(bc.Catalogue.Groups) != 0 {
 		t.Errorf("host-native tools or groups sent: %d tools, %d groups", len(bc.Catalogue.Tools), len(bc.Catalogue.Groups))
+	}
+	// A JS tool is the page's to run, never the server's for it.
+	resp := post(t, srv, "/api/ui/tools/read_file", `{"input":{"path":"notes.md"}}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "the page runs its JS tools itself") {
+		t.Errorf("POST /api/ui/tools/read_file: %d %s", resp.StatusCode, body)
 	}
 	found := false
 	for _, m := range bc.Catalogue.Manifests {
