@@ -116,5 +116,5 @@ fuzz:
 # (web/jsrun/bench.mjs), and writes BENCHMARKS.md with the medians
 # (internal/benchreport).
 BENCHCOUNT ?= 5
-bench: $(WASM) $(NODE_MODULES)
+bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS)
 	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)

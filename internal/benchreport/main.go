@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -300,7 +301,78 @@ func tokenRows() ([]row, error) {
 		row{"1. Tokens", "all groups loaded", fig(find(schematokens.AllGroupsLoaded), listing), how},
 		row{"1. Tokens", "the seeds' estimate", "83% less on a simple query (RFC-040); here a simple query sends core only", "seeds"},
 	)
-	return rows, nil
+	mcpRows, err := mcpTokenRows(dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, mcpRows...), nil
+}
+
+// mcpTokenRows measures the built-in catalogue with the three npm MCP
+// servers of testdata/mcp connected over stdio (server-everything,
+// server-filesystem, server-memory), as `toolroute tokens --mcp-config`
+// does: every tool sent, against a routed call.
+func mcpTokenRows(dir string) ([]row, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("node is not on PATH: the npm MCP servers need it: %w", err)
+	}
+	script := func(name string) string {
+		return filepath.Join("testdata", "mcp", "node_modules", "@modelcontextprotocol", name, "dist", "index.js")
+	}
+	for _, name := range []string{"server-everything", "server-filesystem", "server-memory"} {
+		if _, err := os.Stat(script(name)); err != nil {
+			return nil, fmt.Errorf("the npm MCP server %s is not installed: run make mcp-servers: %w", name, err)
+		}
+	}
+	root := filepath.Join(dir, "files")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script("server-everything"), "stdio"}},
+		"filesystem": map[string]any{"command": node, "args": []string{script("server-filesystem"), root}},
+		"memory":     map[string]any{"command": node, "args": []string{script("server-memory")}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	mcpFile := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(mcpFile, cfg, 0o644); err != nil {
+		return nil, err
+	}
+	a, err := app.Open(context.Background(), app.Config{DataDir: filepath.Join(dir, "mcp-data"), ConfigDir: filepath.Join(dir, "mcp-config"),
+		CacheDir: "-", NoModel: true, Watch: -1, Getenv: func(string) string { return "" }, MCPConfig: mcpFile})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	for _, st := range a.MCPStatus() {
+		if !st.OK() {
+			return nil, fmt.Errorf("the MCP server %s did not start: %+v", st.Key, st)
+		}
+	}
+	rep, err := schematokens.Measure(a.Host.Catalogue())
+	if err != nil {
+		return nil, err
+	}
+	var all, core schematokens.Scenario
+	for _, sc := range rep.Scenarios {
+		switch sc.Name {
+		case schematokens.AllTools:
+			all = sc
+		case schematokens.CoreOnly:
+			core = sc
+		}
+	}
+	listing := rep.Listing.Tokens[0].Tokens
+	how := "host/schematokens on the built-in catalogue with server-everything, -filesystem and -memory from npm connected over stdio (`toolroute tokens --mcp-config`)"
+	routed := core.Tokens[0].Tokens + listing
+	return []row{
+		{"1. Tokens", "with 3 MCP servers: all tools", fmt.Sprintf("%d tools: %d o200k_base tokens per call", len(all.Tools), all.Tokens[0].Tokens), how},
+		{"1. Tokens", "with 3 MCP servers: routed (core + group listing)", fmt.Sprintf("%d tools: %d o200k_base tokens (%d + a %d-token listing), %.1f%% less than all tools",
+			len(core.Tools), routed, core.Tokens[0].Tokens, listing, 100*(1-float64(routed)/float64(all.Tokens[0].Tokens))), how},
+	}, nil
 }
 
 // moduleRows gives the module's size.
