@@ -178,7 +178,7 @@ func (p *peer) heardFirst(n int) bool {
 
 // connect connects a client speaking revision to s over an in-memory
 // pipe. elicit, when set, answers the user's questions.
-func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp.ElicitRequest) *mcp.ElicitResult) *peer {
+func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp.ElicitRequest) *mcp.ElicitResult, more ...func(*mcp.ClientOptions)) *peer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
@@ -193,6 +193,9 @@ func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp
 		opts.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return elicit(req), nil
 		}
+	}
+	for _, f := range more {
+		f(opts)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, recording{ct, p}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
@@ -427,29 +430,55 @@ func TestNoOneToAsk(t *testing.T) {
 	}
 }
 
-// A client of 2026-07-28 that calls again with an answer toolroute did not
-// ask for, or for other arguments, is asked anew: an answer counts for the
-// call it was given for, once.
-func TestForgedAnswer(t *testing.T) {
+// A client of 2026-07-28 puts the question itself: the call's result asks
+// for the answer (input_required) with a state, and the client calls again
+// with both. An answer counts only with a state toolroute gave, for the
+// same tool and arguments, once: any other call is asked anew.
+func TestAnswerOnlyOnce(t *testing.T) {
 	s, _, _ := newServer(t)
-	c := connect(t, s, "2026-07-28", nil)
+	// The SDK's client answers input_required itself; without it, the test
+	// sees the results and makes up the answers.
+	c := connect(t, s, "2026-07-28", nil, func(o *mcp.ClientOptions) {
+		o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+		o.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	})
 	c.call(t, "load_tool_group", map[string]any{"group_name": "notes"})
 	accept := mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "accept"}}
-	call := func(state string, text string) *mcp.CallToolResult {
+	call := func(text, state string, answers mcp.InputResponseMap) *mcp.CallToolResult {
 		t.Helper()
-		// The SDK's client answers input_required itself when it can
-		// elicit; this one cannot, so the raw call shows what it gets.
 		res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: "note_write", Arguments: map[string]any{"text": text},
-			InputResponses: accept, RequestState: state})
+			InputResponses: answers, RequestState: state})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
-	for _, state := range []string{"", "made-up"} {
-		if res := call(state, "x"); !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "cannot ask them") {
-			t.Errorf("state %q: %+v", state, res)
+	asked := func(what, text, state string, answers mcp.InputResponseMap) string {
+		t.Helper()
+		res := call(text, state, answers)
+		q, ok := res.InputRequests["approval"].(*mcp.ElicitParams)
+		if !res.NeedsInput() || !ok || res.RequestState == "" || len(res.Content) > 0 {
+			t.Fatalf("%s: not asked: %+v", what, res)
 		}
+		if want := `The model wants to run note_write (write) with {"text":"` + text + `"}. Allow it?`; q.Message != want {
+			t.Errorf("%s: the question is %q", what, q.Message)
+		}
+		return res.RequestState
+	}
+	first := asked("the first call", "a", "", nil)
+	asked("a made-up state", "a", "made-up", accept)
+	asked("the state for other arguments", "b", first, accept)
+	asked("the state once used", "a", first, accept)
+	second := asked("asked again", "a", "", nil)
+	res := call("a", second, accept)
+	if res.NeedsInput() || res.IsError || res.Content[0].(*mcp.TextContent).Text != `note_write did {"text":"a"}` {
+		t.Errorf("the answer given: %+v", res)
+	}
+	asked("the answered state again", "a", second, accept)
+	third := asked("declined", "a", "", nil)
+	res = call("a", third, mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "decline"}})
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "(denied)") {
+		t.Errorf("declined: %+v", res)
 	}
 }
 
