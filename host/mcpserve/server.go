@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -31,7 +32,8 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Version is the server's version, as initialize answers it.
+	// Version is the server's version, as initialize answers it; empty
+	// means the program's module version, or "devel".
 	Version string
 	// Changes gives the catalogue's generation and a channel closed at its
 	// next change (app.App.Changes): Watch follows it. Nil means the
@@ -57,6 +59,12 @@ type Server struct {
 func New(h *host.Host, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			opts.Version = bi.Main.Version
+		}
 	}
 	s := &Server{h: h, opts: opts}
 	s.probe = mcp.NewServer(s.implementation(), &mcp.ServerOptions{Logger: opts.Logger})
