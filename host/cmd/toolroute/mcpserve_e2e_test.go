@@ -233,12 +233,30 @@ func TestServeMCPApproval(t *testing.T) {
 	if diff := cmp.Diff([]string{
 		`The model wants to run save_memory (write, memories) with {"text":"The user likes tea."}. Allow it?`,
 		`The model wants to run save_memory (write, memories) with {"text":"The user likes coffee."}. Allow it?`,
-	}, asked); diff != "" {
+	}, asked[:2]); diff != "" {
 		t.Errorf("the questions (-want +got):\n%s", diff)
 	}
 	mu.Unlock()
 
+	// Secrets are the user's to grant, and their values never reach the
+	// client.
+	if res := u.run("sk-weather-secret-4242\n", "env", "set", "WEATHER_KEY"); res.code != 0 {
+		t.Fatalf("env set: %d %s", res.code, res.stderr)
+	}
+	mu.Lock()
+	answer = "accept"
+	mu.Unlock()
+	if got := c.ok("js_eval", `{"code":"'key: ' + _env.WEATHER_KEY","secrets":["WEATHER_KEY"]}`); got != "key: [redacted WEATHER_KEY]" {
+		t.Errorf("js_eval with a granted secret: %q", got)
+	}
+	mu.Lock()
+	mustContain(t, "the question", asked[len(asked)-1], "It asks to read your secrets: the variables WEATHER_KEY. Allow it with them?")
+	mu.Unlock()
+
 	plain := u.mcpClient(nil)
+	if text, failed := plain.call("js_eval", `{"code":"_env.WEATHER_KEY","secrets":["WEATHER_KEY"]}`); !failed || !strings.Contains(text, "which only the user can grant when asked") {
+		t.Errorf("secrets without elicitation: %v %q", failed, text)
+	}
 	text, failed := plain.call("save_memory", `{"text":"The user likes water."}`)
 	if !failed || !strings.HasSuffix(text, "It did not run. The user can allow it with: toolroute policy set tool save_memory allow") {
 		t.Errorf("without elicitation: %v %q", failed, text)
