@@ -24,6 +24,8 @@ import (
 	"github.com/toolroute/toolroute/host/internal/mcptest"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // mcpPeer is an MCP client session of toolroute mcp, with the
@@ -411,4 +413,81 @@ func waitListening(t *testing.T, port int, out *lockedBuffer) {
 		}
 	}
 	t.Fatalf("toolroute mcp --http did not start; it wrote:\n%s", out)
+}
+
+// What an MCP client of toolroute mcp puts before its model, against what
+// a server listing every tool would: tools/list on connect, and after one
+// load, as the tools array of an OpenAI request (what toolroute tokens
+// counts), and the instructions. With -v it prints the figures the README
+// gives, for the built-in tools and with the three npm MCP servers of the
+// README's mcp.json connected.
+func TestServeMCPTokens(t *testing.T) {
+	count := func(tools []*mcp.Tool) (int, int) {
+		t.Helper()
+		defs := make([]wire.ToolDef, len(tools))
+		for i, tl := range tools {
+			schema, err := json.Marshal(tl.InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs[i] = wire.ToolDef{Name: tl.Name, Description: tl.Description, Parameters: schema}
+		}
+		text, err := wire.OpenAIToolsJSON(defs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := tokens.Count(tokens.O200kBase, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(tools), n
+	}
+	for _, tt := range []struct {
+		name    string
+		servers func(u *user) []mcpEntry
+		load    string
+	}{
+		{name: "built-in tools", load: "config"},
+		{name: "with everything, filesystem and memory", load: "filesystem", servers: func(u *user) []mcpEntry {
+			return []mcpEntry{
+				{"everything", stdio(mcptest.NPMServer(t, "server-everything", "stdio")...)},
+				{"filesystem", stdio(mcptest.NPMServer(t, "server-filesystem", u.home)...)},
+				{"memory", map[string]any{"command": mcptest.NPMServer(t, "server-memory")[0], "args": mcptest.NPMServer(t, "server-memory")[1:],
+					"env": map[string]string{"MEMORY_FILE_PATH": u.home + "/memory.jsonl"}}},
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUser(t, nil, "")
+			if tt.servers != nil {
+				mcpServers(t, u.mcpConfig(), tt.servers(u)...)
+			}
+			res := u.run("", "tokens", "--json")
+			var rep schematokens.Report
+			if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+				t.Fatalf("tokens: %v\n%s", err, res.stderr)
+			}
+			all := rep.Scenarios[0]
+			if all.Name != schematokens.AllTools {
+				t.Fatalf("the first scenario is %q", all.Name)
+			}
+			allTokens := all.Tokens[0].Tokens // o200k_base
+
+			c := u.mcpClient(nil)
+			n, onConnect := count(c.tools())
+			ins, err := tokens.Count(tokens.O200kBase, c.InitializeResult().Instructions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.ok("load_tool_group", fmt.Sprintf(`{"group_name":%q}`, tt.load))
+			c.waitChange()
+			m, afterLoad := count(c.tools())
+			if onConnect*5 > allTokens || afterLoad >= allTokens {
+				t.Errorf("on connect %d tokens, after loading %s %d, against %d for every tool", onConnect, tt.load, afterLoad, allTokens)
+			}
+			t.Logf("%s: on connect %d tools, %d o200k tokens (+%d of instructions); after loading %s %d tools, %d; every tool listed: %d tools, %d (%.1f%% fewer on connect, %.1f%% with the instructions)",
+				tt.name, n, onConnect, ins, tt.load, m, afterLoad, len(all.Tools), allTokens,
+				100*float64(allTokens-onConnect)/float64(allTokens), 100*float64(allTokens-onConnect-ins)/float64(allTokens))
+		})
+	}
 }
