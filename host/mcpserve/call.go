@@ -70,8 +70,12 @@ func (c *client) approve(ctx context.Context, req *mcp.CallToolRequest, mc host.
 	}, nil
 }
 
-// canElicit reports whether the client can put a form to the user.
+// canElicit reports whether the client can put a form to the user:
+// elicitation came with 2025-06-18, and the client must say it has it.
 func canElicit(req *mcp.CallToolRequest) bool {
+	if req.ProtocolVersion() < "2025-06-18" {
+		return false
+	}
 	caps := req.ClientCapabilities()
 	if caps == nil || caps.Elicitation == nil {
 		return false

@@ -29,10 +29,13 @@ var cacheDir string
 
 func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
 
-// The revisions the tests speak: the stateless one, where the server asks
-// the user through the call's result, and two with sessions, where it
-// sends the client a request.
-var revisions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+// The revisions the Go SDK speaks: the stateless one, where the server
+// asks the user through the call's result, then those with sessions, where
+// it sends the client a request, and the two before elicitation.
+var (
+	revisions   = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+	elicitation = revisions[:3]
+)
 
 // catalogue is a host's changing tools: a ToolSource whose tools a test
 // sets, with the generation and channel of app.App.Changes.
@@ -348,7 +351,7 @@ func TestBadCalls(t *testing.T) {
 // the session. Secrets are granted with the answer. A client that cannot
 // ask gets the command that allows the tool.
 func TestApproval(t *testing.T) {
-	for _, rev := range revisions {
+	for _, rev := range elicitation {
 		t.Run(rev, func(t *testing.T) {
 			s, _, _ := newServer(t)
 			var mu sync.Mutex
@@ -406,7 +409,16 @@ func TestNoOneToAsk(t *testing.T) {
 		t.Run(rev, func(t *testing.T) {
 			s, _, _ := newServer(t, session.Policy{Tool: "note_read", Decision: registry.DecisionDeny},
 				session.Policy{Group: "files", Decision: registry.DecisionAsk})
-			c := connect(t, s, rev, nil)
+			// A client of a revision before elicitation is not asked, even
+			// one that says it could be.
+			var elicit func(*mcp.ElicitRequest) *mcp.ElicitResult
+			if !slices.Contains(elicitation, rev) {
+				elicit = func(*mcp.ElicitRequest) *mcp.ElicitResult {
+					t.Error("asked the user on " + rev)
+					return &mcp.ElicitResult{Action: "accept"}
+				}
+			}
+			c := connect(t, s, rev, elicit)
 			c.call(t, "load_tool_group", map[string]any{"group_name": "notes"})
 			c.call(t, "load_tool_group", map[string]any{"group_name": "files"})
 			tests := []struct {
