@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,7 +355,7 @@ func TestServeMCPHTTP(t *testing.T) {
 
 	connect := func(elicit elicitor) *mcpPeer {
 		p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
-		return p.connect(&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer(token)}}, elicit, "")
+		return p.connect(&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: header{"Authorization", "Bearer " + token}}}, elicit, "")
 	}
 	a := connect(func(*mcp.ElicitRequest) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "accept"} })
 	b := connect(nil)
@@ -377,12 +378,13 @@ func TestServeMCPHTTP(t *testing.T) {
 	}
 }
 
-// bearer is a transport that sends the token.
-type bearer string
+// header is a transport that sends a header, as a client configured with
+// "headers" does.
+type header struct{ key, value string }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (h header) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
+	r.Header.Set(h.key, h.value)
 	return http.DefaultTransport.RoundTrip(r)
 }
 
@@ -489,5 +491,70 @@ func TestServeMCPTokens(t *testing.T) {
 				tt.name, n, onConnect, ins, tt.load, m, afterLoad, len(all.Tools), allTokens,
 				100*float64(allTokens-onConnect)/float64(allTokens), 100*float64(allTokens-onConnect-ins)/float64(allTokens))
 		})
+	}
+}
+
+// The README's two client configurations for toolroute mcp, run as a
+// client runs them: the stdio one with its command and args, the HTTP one
+// with its URL's path and its header, on a free port and with the token.
+func TestServeMCPReadme(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(mcptest.Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "**mcp** serves the routed tools")
+	if !ok {
+		t.Fatal("the README has no **mcp** section")
+	}
+	var configs []map[string]map[string]map[string]any
+	for _, block := range strings.Split(section, "```json\n")[1:3] {
+		var cfg map[string]map[string]map[string]any
+		body, _, _ := strings.Cut(block, "```")
+		if err := json.Unmarshal([]byte(body), &cfg); err != nil {
+			t.Fatalf("a README config is not JSON: %v\n%s", err, body)
+		}
+		configs = append(configs, cfg)
+	}
+	u := newUser(t, nil, "")
+
+	local := configs[0]["mcpServers"]["toolroute"]
+	if local["command"] != "toolroute" {
+		t.Fatalf("the stdio config runs %v", local["command"])
+	}
+	var args []string
+	for _, a := range local["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env, cmd.Dir = u.env, u.home
+	p := (&mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}).connect(&mcp.CommandTransport{Command: cmd}, nil, "")
+	if diff := cmp.Diff(u.coreTools(), p.names()); diff != "" {
+		t.Errorf("the stdio config's tools (-want +got):\n%s", diff)
+	}
+
+	remote := configs[1]["mcpServers"]["toolroute"]
+	url, _ := remote["url"].(string)
+	auth, _ := remote["headers"].(map[string]any)["Authorization"].(string)
+	if !strings.HasPrefix(url, "http://127.0.0.1:8378/") || auth != "Bearer TOKEN" {
+		t.Fatalf("the HTTP config: %v", remote)
+	}
+	port := mcptest.FreePort(t)
+	out := &lockedBuffer{}
+	const token = "readme-token-0123456789"
+	srv := exec.Command(binary(t), "mcp", "--http", "--port", strconv.Itoa(port), "--token", token)
+	srv.Env, srv.Dir, srv.Stdout, srv.Stderr = u.env, u.home, out, out
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	})
+	waitListening(t, port, out)
+	endpoint := strings.Replace(url, ":8378/", fmt.Sprintf(":%d/", port), 1)
+	h := (&mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}).connect(
+		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: header{"Authorization", strings.Replace(auth, "TOKEN", token, 1)}}}, nil, "")
+	if diff := cmp.Diff(u.coreTools(), h.names()); diff != "" {
+		t.Errorf("the HTTP config's tools (-want +got):\n%s", diff)
 	}
 }
