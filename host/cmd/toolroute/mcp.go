@@ -57,7 +57,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !*overHTTP {
 		// Standard output carries the protocol alone; what did not load
 		// went to standard error.
-		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		err := srv.RunIO(ctx, stdin, stdout)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
 			fmt.Fprintf(stderr, "toolroute mcp: %v\n", err)
 			return 1
@@ -102,9 +102,3 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// nopWriteCloser leaves standard output open when the session ends: the
-// process's streams are not the session's to close.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -5,10 +5,12 @@ package main
 // Claude Desktop or Cursor would drive it.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -557,4 +559,58 @@ func TestServeMCPReadme(t *testing.T) {
 	if diff := cmp.Diff(u.coreTools(), h.names()); diff != "" {
 		t.Errorf("the HTTP config's tools (-want +got):\n%s", diff)
 	}
+}
+
+// What a client writes that is not MCP gets a JSON-RPC error, and the
+// session goes on: a call after it is answered.
+func TestServeMCPBadInput(t *testing.T) {
+	u := newUser(t, nil, "")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	lines := []string{
+		"this is not json",
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"js_eval","arguments":7,` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"no/such/method","params":{` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":99,"result":{}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"js_eval","arguments":{"code":"1 + 1"},` + meta + `}}`,
+	}
+	// Standard input stays open until the last answer: a client that
+	// closes it has gone, and its calls with it.
+	cmd := exec.Command(binary(t), "mcp")
+	cmd.Env, cmd.Dir = u.env, u.home
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A server that stops answering fails the test, not its timeout.
+	defer time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }).Stop()
+	io.WriteString(stdin, strings.Join(lines, "\n")+"\n")
+	var answers []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		answers = append(answers, sc.Text())
+		if strings.Contains(sc.Text(), `"id":4,`) {
+			break
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	mustContain(t, "what it answered", strings.Join(answers, "\n"),
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"not JSON: send one JSON-RPC message a line"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not taken: send one message a line"}}`,
+		`"id":2,"result":{`, `Error (invalid_arguments): The arguments for 'js_eval' are not a JSON object`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"method not found: \"no/such/method\""}}`,
+		`"id":4,"result":{`, `"content":[{"type":"text","text":"2"}]`)
 }
