@@ -13,7 +13,8 @@ FUZZ_TARGETS = \
 	registry/session:FuzzEvents \
 	internal/fakegoogle:FuzzFields \
 	host/mcp:FuzzParseConfig \
-	host/mcp:FuzzServerInput
+	host/mcp:FuzzServerInput \
+	host/mcpserve:FuzzGuard
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm

@@ -165,7 +165,8 @@ type Host struct {
 	skills    []registry.Skill
 	disabled  []string
 	catalogue registry.Catalogue
-	running   chan struct{} // one token per tool call running
+	registry  *registry.Registry // built from catalogue, read only
+	running   chan struct{}      // one token per tool call running
 	// reloading keeps two reloads from interleaving: the last to start is
 	// the catalogue that stays.
 	reloading sync.Mutex
@@ -274,7 +275,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	}
 	// The module builds the same registry from the same catalogue: the
 	// report is computed here, without waiting for an instance.
-	_, rep := registry.Build(cat)
+	reg, rep := registry.Build(cat)
 	h.pool.SetCatalogue(data)
 	loaded := rep.Manifests
 	rep.Manifests = make([]registry.Report, 0, len(order))
@@ -286,7 +287,7 @@ func (h *Host) Reload(ctx context.Context) error {
 		}
 	}
 	h.mu.Lock()
-	h.sources, h.report, h.catalogue, h.native = sources, rep, cat, native
+	h.sources, h.report, h.catalogue, h.native, h.registry = sources, rep, cat, native, reg
 	h.mu.Unlock()
 	return nil
 }
@@ -297,6 +298,16 @@ func (h *Host) Catalogue() registry.Catalogue {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.catalogue
+}
+
+// Registry is the registry of the catalogue the module was last given,
+// built natively: the same tools, groups, listing and meta-tools the
+// module's turns use, for a host that routes without the module (toolroute
+// mcp). Callers only read it; Reload replaces it with a new one.
+func (h *Host) Registry() *registry.Registry {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.registry
 }
 
 // SetSkills replaces the skills; Reload makes them the model's.

@@ -31,32 +31,53 @@ func (r *Registry) SystemPrompt(base string) string {
 	if strings.TrimSpace(base) != "" {
 		sections = append(sections, base)
 	}
-	if len(r.skills) > 0 {
-		var b strings.Builder
-		b.WriteString("## Available Skills\n\nUse `load_skill` to load a skill's instructions before following them.\n\n")
-		for i, s := range r.skills {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString("- " + s.Name + ": " + listedDescription(s.Description))
-		}
-		sections = append(sections, b.String())
+	if skills := r.SkillListing(); skills != "" {
+		sections = append(sections, skills)
 	}
-	if groups := r.AvailableGroups(); len(groups) > 0 {
-		var b strings.Builder
-		b.WriteString("## Available Tool Groups\n\nUse `load_tool_group` to load tools from a group before using them.\n\n")
-		for i, g := range groups {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString("- " + g.Name + ": " + listedDescription(g.Description))
-		}
-		sections = append(sections, b.String())
+	if groups := r.GroupListing(); groups != "" {
+		sections = append(sections, groups)
 	}
 	if len(sections) == 0 {
 		return base
 	}
 	return strings.Join(sections, sectionSeparator)
+}
+
+// SkillListing is the system prompt's skills section, "## Available
+// Skills" with a line for each skill, or "" when there are none.
+func (r *Registry) SkillListing() string {
+	if len(r.skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Available Skills\n\nUse `load_skill` to load a skill's instructions before following them.\n\n")
+	for i, s := range r.skills {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- " + s.Name + ": " + listedDescription(s.Description))
+	}
+	return b.String()
+}
+
+// GroupListing is the system prompt's tool group listing, "## Available
+// Tool Groups" with a line for each group that has an enabled tool, or ""
+// when none has. A host that cannot write the system prompt (an MCP
+// server's) puts it where the model reads it instead.
+func (r *Registry) GroupListing() string {
+	groups := r.AvailableGroups()
+	if len(groups) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Available Tool Groups\n\nUse `load_tool_group` to load tools from a group before using them.\n\n")
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- " + g.Name + ": " + listedDescription(g.Description))
+	}
+	return b.String()
 }
 
 // listedDescription puts a description on one line and cuts it at

@@ -402,6 +402,16 @@ func TestSystemPrompt(t *testing.T) {
 		if got := r.SystemPrompt("Base."); got != want {
 			t.Errorf("prompt:\n%s\nwant:\n%s", got, want)
 		}
+		// The sections alone, for hosts that put them elsewhere.
+		if got := r.GroupListing(); got != groupsSection {
+			t.Errorf("GroupListing:\n%s", got)
+		}
+		if got, want := r.SkillListing(), "## Available Skills\n\nUse `load_skill` to load a skill's instructions before following them.\n\n- pdf-forms: Fill in PDF forms"; got != want {
+			t.Errorf("SkillListing:\n%s", got)
+		}
+		if empty := New(); empty.GroupListing() != "" || empty.SkillListing() != "" {
+			t.Errorf("an empty registry lists %q and %q", empty.GroupListing(), empty.SkillListing())
+		}
 	})
 	t.Run("long and multi-line descriptions", func(t *testing.T) {
 		r := New()

@@ -130,11 +130,20 @@ func cookieName(r *http.Request) string {
 // authorized reports whether r carries the token, as the cookie or as
 // Authorization: Bearer.
 func (a *auth) authorized(r *http.Request) bool {
-	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && a.match(strings.TrimSpace(tok)) {
+	if tok, ok := bearer(r); ok && a.match(tok) {
 		return true
 	}
 	c, err := r.Cookie(cookieName(r))
 	return err == nil && a.match(c.Value)
+}
+
+// bearer is the token of a request's Authorization: Bearer header.
+func bearer(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
 }
 
 // api lets only requests with the token through.

@@ -330,20 +330,12 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
-		decision := t.decide(c.Name)
-		if decision != registry.DecisionDeny && len(call.Secrets) > 0 {
-			// Secrets are granted by the user only: a call asking for
-			// some the session has not granted asks, whatever the policy.
-			if granted := sessionGrants(t.log, c.Name); containsAll(granted, call.Secrets) {
-				p.run.Granted = call.Secrets
-			} else {
-				decision = registry.DecisionAsk
-			}
-		}
+		tool, _ := t.reg.Tool(c.Name)
+		var decision registry.Decision
+		decision, p.run.Granted = Decide(tool, t.set.Policies, t.log, call.Secrets)
 		switch decision {
 		case registry.DecisionDeny:
-			logged = append(logged, t.record(i, c, registry.Failure("denied", fmt.Sprintf(
-				"The user does not allow '%s' to run (their policy denies it). Do not call it again; tell the user, who can change the policy.", c.Name)))...)
+			logged = append(logged, t.record(i, c, DeniedByPolicy(c.Name))...)
 		case registry.DecisionAsk:
 			if !t.set.Approvals && len(call.Secrets) > 0 {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
@@ -398,16 +390,18 @@ func (t *Turn) runApproved() []Action {
 	return t.callModel()
 }
 
-// decide is the policy for a call of a tool: the user's rule for the tool,
-// else for its group, else the tool's default; a tool the user approved
-// for the session runs unasked.
-func (t *Turn) decide(name string) registry.Decision {
-	tool, _ := t.reg.Tool(name)
-	d := registry.DefaultDecision(tool)
+// Decide decides a call of tool, as a turn does before it runs a call: by
+// the user's rule for the tool, else for its group, else the tool's default
+// (registry.DefaultDecision); a tool the user approved for the session (an
+// approval answer of "session" in log) runs unasked. A call asking for
+// secrets asks, whatever the rules allow, unless the session granted them
+// all: granted is then those secrets, which the call runs with.
+func Decide(tool registry.Tool, policies []Policy, log []Message, secrets []string) (d registry.Decision, granted []string) {
+	d = registry.DefaultDecision(tool)
 	var byGroup, byTool registry.Decision
-	for _, p := range t.set.Policies {
+	for _, p := range policies {
 		switch {
-		case p.Tool == name:
+		case p.Tool == tool.Name:
 			byTool = p.Decision
 		case p.Group != "" && p.Group == tool.Group:
 			byGroup = p.Decision
@@ -419,10 +413,29 @@ func (t *Turn) decide(name string) registry.Decision {
 	if byTool != "" {
 		d = byTool
 	}
-	if d == registry.DecisionAsk && approvedForSession(t.log, name) {
-		return registry.DecisionAllow
+	if d == registry.DecisionAsk && approvedForSession(log, tool.Name) {
+		d = registry.DecisionAllow
 	}
-	return d
+	if d == registry.DecisionDeny || len(secrets) == 0 {
+		return d, nil
+	}
+	// Secrets are granted by the user only.
+	if !containsAll(sessionGrants(log, tool.Name), secrets) {
+		return registry.DecisionAsk, nil
+	}
+	return d, secrets
+}
+
+// DeniedByPolicy is the result of a call the user's rule denies.
+func DeniedByPolicy(tool string) registry.Result {
+	return registry.Failure("denied", fmt.Sprintf(
+		"The user does not allow '%s' to run (their policy denies it). Do not call it again; tell the user, who can change the policy.", tool))
+}
+
+// DeniedByUser is the result of a call the user denied when asked.
+func DeniedByUser(tool string) registry.Result {
+	return registry.Failure("denied", fmt.Sprintf(
+		"The user denied this call of '%s': it did not run. Do not call it again unless the user asks; ask them what they want instead.", tool))
 }
 
 // sessionGrants are the secrets the user granted a tool for the rest of
@@ -480,8 +493,7 @@ func (t *Turn) approve(answers []Approval) []Action {
 		p.run.Granted = granted
 		logged = append(logged, Message{Type: ApprovalAnswer, ToolCallID: p.call.ID, ToolName: p.call.Name, Content: string(a), Grant: granted, Time: t.now})
 		if a == AnswerDeny {
-			logged = append(logged, t.resultMessage(p.call, registry.Failure("denied", fmt.Sprintf(
-				"The user denied this call of '%s': it did not run. Do not call it again unless the user asks; ask them what they want instead.", p.call.Name))))
+			logged = append(logged, t.resultMessage(p.call, DeniedByUser(p.call.Name)))
 			continue
 		}
 		t.pending = append(t.pending, p)
@@ -557,7 +569,7 @@ func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result
 		return t.reg.LoadSkill(json.RawMessage(c.Input)), nil, nil
 	}
 
-	input, problem := checkArguments(tool, c.Input)
+	input, problem := CheckArguments(tool, c.Input)
 	if problem != "" {
 		return registry.Failure("invalid_arguments", problem), nil, nil
 	}
@@ -580,7 +592,7 @@ func AskedSecrets(tool string, input json.RawMessage) ([]string, string) {
 	var args struct {
 		Secrets json.RawMessage `json:"secrets"`
 	}
-	_ = json.Unmarshal(input, &args) // an object: checkArguments said so
+	_ = json.Unmarshal(input, &args) // an object: CheckArguments said so
 	if len(args.Secrets) == 0 || string(args.Secrets) == "null" {
 		return nil, ""
 	}
@@ -600,9 +612,10 @@ func AskedSecrets(tool string, input json.RawMessage) ([]string, string) {
 	return out, ""
 }
 
-// checkArguments checks a call's arguments: one JSON object ("" counts as
-// {}) holding every required parameter.
-func checkArguments(tool registry.Tool, input string) (json.RawMessage, string) {
+// CheckArguments checks a call's arguments: one JSON object ("" counts as
+// {}) holding every required parameter. problem says what is wrong, for the
+// model.
+func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) {
 	if strings.TrimSpace(input) == "" {
 		input = "{}"
 	}

@@ -1,10 +1,12 @@
 // Command toolroute is toolroute's program: it chats with a model through
-// the tool-group router, in a terminal or behind a local HTTP server, runs
-// single tools, counts schema tokens and checks tool manifests.
+// the tool-group router, in a terminal or behind a local HTTP server, serves
+// the routed tools to MCP clients, runs single tools, counts schema tokens
+// and checks tool manifests.
 //
 // Usage:
 //
 //	toolroute serve  [--port N] [APP FLAGS]
+//	toolroute mcp    [--http [--port N]] [APP FLAGS]
 //	toolroute chat   [--session NAME] [APP FLAGS]
 //	toolroute call   TOOL [--params JSON] [APP FLAGS]
 //	toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]
@@ -30,6 +32,12 @@ const usage = `toolroute routes tools to language models by group.
 Usage:
   toolroute serve [--port 8377] [APP FLAGS]
       Serve the chat API and page on http://127.0.0.1:PORT.
+  toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]
+      Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
+      over standard input and output, routed by group: the client lists the
+      core tools and load_tool_group, and a load adds a group's tools. --http
+      serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for
+      clients that send serve's token as Authorization: Bearer.
   toolroute chat [--session NAME] [APP FLAGS]
       Chat in the terminal; --session continues (or starts) a named session.
       Reads one message per line when standard input is not a terminal.
@@ -61,7 +69,7 @@ vLLM), or ANTHROPIC_API_KEY; choose the model with --model or TOOLROUTE_MODEL;
 
 APP FLAGS (see toolroute COMMAND -h): --provider, --model, --db, --data,
 --config-dir, --tools-dir, --skills-dir, --allow-override, --no-cache,
---no-watch; serve, chat, call and tokens also take --mcp-config FILE.
+--no-watch; serve, mcp, chat, call and tokens also take --mcp-config FILE.
 
 MCP servers: each server of CONFIG/mcp.json ({"mcpServers": {"NAME":
 {"command", "args", "env"} or {"url", "headers"}}}, as Claude Desktop and
@@ -78,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(args[1:], stdin, stdout, stderr)
 	case "chat":
 		return runChat(args[1:], stdin, stdout, stderr)
 	case "call":

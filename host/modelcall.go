@@ -1,0 +1,135 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+// ModelCalls runs the tool calls of a model whose turns the host does not
+// run: an MCP client's, whose model calls toolroute's tools one at a time
+// through `toolroute mcp`. Each call is checked and decided as a turn does
+// it (the catalogue's tool, its required arguments, the user's rules of
+// Options.Policies, secrets only as the user grants them) and run as a turn
+// runs it (the sandbox and the timeout, redaction, the cut at
+// MaxResultChars). The user's answers of "session" hold for the later calls
+// of the same ModelCalls, as they do in a turn's log.
+//
+// Unlike CallTool, which is the user's own call, a call here is the
+// model's: a tool that asks first waits for the user's answer (Answer).
+// ModelCalls is safe for concurrent use.
+type ModelCalls struct {
+	h       *Host
+	mu      sync.Mutex
+	answers []session.Message // the user's answers of "session", as a turn logs them
+	n       int               // the calls checked, for their ids
+}
+
+// NewModelCalls starts the calls of one conversation: an MCP client
+// session's.
+func (h *Host) NewModelCalls() *ModelCalls { return &ModelCalls{h: h} }
+
+// ModelCall is a call Check let through.
+type ModelCall struct {
+	session.Call
+	// Ask says the user must allow it first: Answer runs it when they do.
+	// Otherwise Run runs it.
+	Ask bool
+}
+
+// Check checks a call of the tool name with the model's arguments (a JSON
+// object; empty counts as {}). A call that ends here gets its result, a
+// failure the model reads: no such tool (unknown_tool), a disabled one
+// (tool_disabled), arguments that are not an object or miss a required
+// parameter, or a "secrets" argument that names none (invalid_arguments),
+// or the user's rule denies the tool (denied). Any other call is returned
+// to Run, or to put to the user first when its Ask is set.
+//
+// # Errors
+//
+// The meta-tools (load_tool_group, load_skill) change what a conversation
+// offers, which the caller keeps: they are refused with an error, as is
+// failing to read the user's rules.
+func (m *ModelCalls) Check(ctx context.Context, name string, input json.RawMessage) (ModelCall, *registry.Result, error) {
+	reg := m.h.Registry()
+	tool, enabled := reg.Tool(name)
+	switch {
+	case !reg.Has(name):
+		return ModelCall{}, failure("unknown_tool", fmt.Sprintf(
+			"Tool '%s' does not exist. Call one of the tools you were given, or load a tool group with load_tool_group.", name)), nil
+	case !enabled:
+		return ModelCall{}, failure("tool_disabled", fmt.Sprintf(
+			"Tool '%s' is disabled. Use another tool, or ask the user to enable it.", name)), nil
+	case tool.Origin.Kind == registry.OriginMeta:
+		return ModelCall{}, nil, fmt.Errorf("host: %s changes what the conversation offers: its caller runs it", name)
+	}
+	args, problem := session.CheckArguments(tool, string(input))
+	if problem != "" {
+		return ModelCall{}, failure("invalid_arguments", problem), nil
+	}
+	var secrets []string
+	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
+		if secrets, problem = session.AskedSecrets(name, args); problem != "" {
+			return ModelCall{}, failure("invalid_arguments", problem), nil
+		}
+	}
+	var policies []session.Policy
+	if m.h.opts.Policies != nil {
+		var err error
+		if policies, err = m.h.opts.Policies(ctx); err != nil {
+			return ModelCall{}, nil, fmt.Errorf("host: the approval policies: %w", err)
+		}
+	}
+	m.mu.Lock()
+	m.n++
+	id := "call_" + strconv.Itoa(m.n)
+	decision, granted := session.Decide(tool, policies, m.answers, secrets)
+	m.mu.Unlock()
+	if decision == registry.DecisionDeny {
+		res := session.DeniedByPolicy(name)
+		return ModelCall{}, &res, nil
+	}
+	return ModelCall{
+		Call: session.Call{ID: id, Tool: name, Input: args, Origin: tool.Origin, TimeoutSeconds: tool.TimeoutSeconds,
+			Env: tool.Env, RequiredPermissions: tool.RequiredPermissions, Secrets: secrets, Granted: granted},
+		Ask: decision == registry.DecisionAsk,
+	}, nil, nil
+}
+
+// Run runs a call that Check let through unasked.
+func (m *ModelCalls) Run(ctx context.Context, c ModelCall) registry.Result {
+	if c.Ask {
+		return registry.Failure("approval_needed", fmt.Sprintf("'%s' asks the user before it runs, and they were not asked. It did not run.", c.Tool))
+	}
+	return m.h.run(ctx, c.Call).Result
+}
+
+// Answer takes the user's answer to a call that asked, and runs it unless
+// they denied it. AnswerOnce and AnswerSession run it with every secret it
+// asked for; AnswerSession also lets the tool run unasked, with those
+// secrets, for the rest of the conversation. Any other answer denies the
+// call: its result says so.
+func (m *ModelCalls) Answer(ctx context.Context, c ModelCall, a session.Answer) registry.Result {
+	if a != session.AnswerOnce && a != session.AnswerSession {
+		return session.DeniedByUser(c.Tool)
+	}
+	if a == session.AnswerSession {
+		m.mu.Lock()
+		m.answers = append(m.answers, session.Message{Type: session.ApprovalAnswer, ToolCallID: c.ID, ToolName: c.Tool,
+			Content: string(a), Grant: c.Secrets})
+		m.mu.Unlock()
+	}
+	c.Granted, c.Ask = c.Secrets, false
+	return m.Run(ctx, c)
+}
+
+func failure(errorType, message string) *registry.Result {
+	r := registry.Failure(errorType, message)
+	return &r
+}
