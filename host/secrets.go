@@ -23,6 +23,23 @@ type Secret struct {
 // replace ordinary words.
 const MinSecretLength = 8
 
+// DescribeSecrets names secrets a call asks for, for the user who is asked
+// to grant them: the Google account, then the variables.
+func DescribeSecrets(names []string) string {
+	var parts, vars []string
+	for _, n := range names {
+		if n == registry.PermissionGoogle {
+			parts = append(parts, "your Google account")
+		} else {
+			vars = append(vars, n)
+		}
+	}
+	if len(vars) > 0 {
+		parts = append(parts, "the variables "+strings.Join(vars, ", "))
+	}
+	return strings.Join(parts, " and ")
+}
+
 // Redaction is the marker that replaces a secret's value.
 func Redaction(name string) string { return "[redacted " + name + "]" }
 

@@ -114,27 +114,13 @@ type gtest struct {
 func newGoogle(t *testing.T) *gtest {
 	t.Helper()
 	g := &gtest{t: t, G: fakegoogle.New(t), creds: &creds{token: fakegoogle.Token}}
-	runner, err := jsrun.New(jsrun.Options{
+	h := toolHost(t, jsrun.Options{
 		SandboxRoot: t.TempDir(),
 		Libraries:   []fs.FS{manifests.Lib},
 		Fetch:       jsrun.FetchOptions{AllowPrivate: true, Rewrites: g.G.Rewrites()},
 		Google:      g.creds,
 		Warm:        1,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(runner.Close)
-	h, err := host.New(context.Background(), host.Options{
-		// Tools are called directly: the provider is never used.
-		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:1/v1", ModelName: "unused"},
-		JS:       runner,
-		Module:   moduleConfig(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
 	g.h = h
 	return g
 }
@@ -255,3 +241,24 @@ type errorProbe struct{ group, tool, params string }
 var errorProbes []errorProbe
 
 func moduleConfig() module.Config { return module.Config{CacheDir: cacheDir} }
+
+// toolHost is a host whose JS tools run in a runner of opts; its tools are
+// called directly, so its provider is never used.
+func toolHost(t *testing.T, opts jsrun.Options) *host.Host {
+	t.Helper()
+	runner, err := jsrun.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runner.Close)
+	h, err := host.New(context.Background(), host.Options{
+		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:1/v1", ModelName: "unused"},
+		JS:       runner,
+		Module:   moduleConfig(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}

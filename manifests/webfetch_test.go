@@ -20,30 +20,15 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // webfetchHost is a host whose JS tools' fetch may reach loopback or not.
 func webfetchHost(t *testing.T, allowPrivate bool) *host.Host {
 	t.Helper()
-	runner, err := jsrun.New(jsrun.Options{
+	return toolHost(t, jsrun.Options{
 		SandboxRoot: t.TempDir(), Libraries: []fs.FS{manifests.Lib}, Warm: 1,
 		Fetch: jsrun.FetchOptions{AllowPrivate: allowPrivate},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(runner.Close)
-	h, err := host.New(context.Background(), host.Options{
-		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:1/v1", ModelName: "unused"},
-		JS:       runner,
-		Module:   moduleConfig(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
 }
 
 func TestWebfetch(t *testing.T) {

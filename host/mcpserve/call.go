@@ -153,7 +153,7 @@ func question(mc host.ModelCall) *mcp.ElicitParams {
 	}
 	fmt.Fprintf(&b, " with %s.", shorten(string(mc.Input), 600))
 	if len(mc.Secrets) > 0 {
-		fmt.Fprintf(&b, " It asks to read your secrets: %s. Allow it with them?", describeSecrets(mc.Secrets))
+		fmt.Fprintf(&b, " It asks to read your secrets: %s. Allow it with them?", host.DescribeSecrets(mc.Secrets))
 	} else {
 		b.WriteString(" Allow it?")
 	}
@@ -170,23 +170,6 @@ func question(mc host.ModelCall) *mcp.ElicitParams {
 		"always": {Type: "boolean", Title: "Allow " + mc.Tool + " for the rest of this session", Default: false},
 	}})
 	return &mcp.ElicitParams{Mode: "form", Message: b.String(), RequestedSchema: json.RawMessage(schema)}
-}
-
-// describeSecrets names secrets for the user: the Google account, then the
-// variables.
-func describeSecrets(names []string) string {
-	var parts, vars []string
-	for _, n := range names {
-		if n == registry.PermissionGoogle {
-			parts = append(parts, "your Google account")
-		} else {
-			vars = append(vars, n)
-		}
-	}
-	if len(vars) > 0 {
-		parts = append(parts, "the variables "+strings.Join(vars, ", "))
-	}
-	return strings.Join(parts, " and ")
 }
 
 // noOneToAsk is the result of a call that asks first when the client

@@ -266,11 +266,14 @@ export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
 //   apply(files) -> [{file, loaded, skipped}]: loads the host's catalogue
 //     with these files (file NAME.json each) and answers the module's
 //     report on them, in order;
+//   loaded(files) -> [{file, loaded, skipped}]: the report of the
+//     catalogue the host has loaded now on these files, in order (listing
+//     loads nothing);
 //   check(file, code) -> "" or why the code does not compile;
 //   tools() -> [{name, origin: {kind, file}}]: the catalogue's tools;
 //   place: where the tools are kept, as the answers say it ("in this
 //     browser").
-export function toolFileOps({ files, apply, check, tools, place }) {
+export function toolFileOps({ files, apply, loaded, check, tools, place }) {
   const sorted = async () => [...(await files.list())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const read = async (name) => {
     if (!TOOL_NAME.test(name)) throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a tool name`);
@@ -288,7 +291,7 @@ export function toolFileOps({ files, apply, check, tools, place }) {
   return {
     "toolfiles.list": async () => {
       const all = await sorted();
-      const report = all.length > 0 ? await apply(all) : [];
+      const report = all.length > 0 ? await loaded(all) : [];
       return {
         place,
         files: all.map((f, i) => {

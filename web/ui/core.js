@@ -213,6 +213,7 @@ export class Core {
             const m = merged();
             return userReports(await host.load({ ...m.catalogue, disabled: await disabled() }, m.sources), next);
           },
+          loaded: async (list) => userReports(host.report, list),
           check: async (file, code) => (runner?.check ? runner.check(file, code) : ""),
           tools: async () => (await host.describe()).tools ?? [],
           place: "in this browser",

@@ -169,6 +169,7 @@ async function start(env, deps, now) {
           },
         },
         apply,
+        loaded: async (list) => userReports(host.report, list, WORKER_TOOLS),
         check: (file, code) => newRunner(env, deps.quickjsModule, bundle.libraries).check(file, code),
         tools: async () => (await host.describe()).tools ?? [],
         place: "in the worker's storage",

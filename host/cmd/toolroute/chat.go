@@ -341,7 +341,7 @@ func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]s
 		question := "  Allow it? [y] once, [a] always in this session, [n] no: "
 		if len(call.Secrets) > 0 {
 			// Yes grants every secret asked for: the question names them.
-			fmt.Fprintf(c.out, "  It asks to read your secrets: %s.\n", describeSecrets(call.Secrets))
+			fmt.Fprintf(c.out, "  It asks to read your secrets: %s.\n", host.DescribeSecrets(call.Secrets))
 			question = "  Allow it with them? [y] once, [a] always in this session, [n] no: "
 		}
 		answer := session.AnswerDeny
@@ -402,21 +402,4 @@ func shorten(s string, max int) string {
 		s += " […]"
 	}
 	return s
-}
-
-// describeSecrets names secrets for the user: the Google account, then the
-// variables.
-func describeSecrets(names []string) string {
-	var parts, vars []string
-	for _, n := range names {
-		if n == registry.PermissionGoogle {
-			parts = append(parts, "your Google account")
-		} else {
-			vars = append(vars, n)
-		}
-	}
-	if len(vars) > 0 {
-		parts = append(parts, "the variables "+strings.Join(vars, ", "))
-	}
-	return strings.Join(parts, " and ")
 }

@@ -87,18 +87,5 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "toolroute: serving MCP over Streamable HTTP on http://%s%s (Ctrl-C stops)\n", ln.Addr(), mcpPath)
 	fmt.Fprintf(stdout, "toolroute: clients send the header Authorization: Bearer %s (the token from %s)\n", tok, from)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(stderr, "toolroute: %v\n", err)
-			return 1
-		}
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shutdown)
-	}
-	return 0
+	return serveUntilDone(ctx, hs, ln, stderr)
 }

@@ -74,11 +74,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), tok)
 	fmt.Fprintf(stdout, "toolroute: serving on %s with %s (open it in a browser; Ctrl-C stops)\n", url, a.Provider)
 	fmt.Fprintf(stderr, "toolroute: API clients send Authorization: Bearer with the token from %s\n", from)
+	if *open {
+		openBrowser(url) // the listener is bound: the browser's request waits for Serve
+	}
+	return serveUntilDone(ctx, srv, ln, stderr)
+}
+
+// serveUntilDone serves on ln until the server fails (exit status 1) or
+// ctx ends (Ctrl-C): then it shuts down, letting requests finish for 5 s.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, stderr io.Writer) int {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	if *open {
-		openBrowser(url)
-	}
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
