@@ -244,7 +244,7 @@ func moduleConfig() module.Config { return module.Config{CacheDir: cacheDir} }
 
 // toolHost is a host whose JS tools run in a runner of opts; its tools are
 // called directly, so its provider is never used.
-func toolHost(t *testing.T, opts jsrun.Options) *host.Host {
+func toolHost(t testing.TB, opts jsrun.Options) *host.Host {
 	t.Helper()
 	runner, err := jsrun.New(opts)
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 )
 
 // webfetchHost is a host whose JS tools' fetch may reach loopback or not.
-func webfetchHost(t *testing.T, allowPrivate bool) *host.Host {
+func webfetchHost(t testing.TB, allowPrivate bool) *host.Host {
 	t.Helper()
 	return toolHost(t, jsrun.Options{
 		SandboxRoot: t.TempDir(), Libraries: []fs.FS{manifests.Lib}, Warm: 1,
@@ -150,4 +150,39 @@ func TestWebfetchBigPage(t *testing.T) {
 	if !end.MatchString(res.Output) {
 		t.Errorf("the page ends %q", res.Output[max(0, len(res.Output)-200):])
 	}
+}
+
+// BenchmarkWebfetchPage is webfetch on a 1 MB article from a local server,
+// through the Go host's QuickJS: /steady after a first call (the libraries
+// compiled and cached), /cold a new host's first call each time.
+func BenchmarkWebfetchPage(b *testing.B) {
+	html, _ := bigPage(1 << 20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(html))
+	}))
+	defer srv.Close()
+	args := json.RawMessage(`{"url":"` + srv.URL + `/","max_chars":1000}`)
+	call := func(h *host.Host) {
+		res, err := h.CallTool(context.Background(), "webfetch", args)
+		if err != nil || res.Status != registry.StatusSuccess {
+			b.Fatalf("webfetch = %+v, %v", res, err)
+		}
+	}
+	b.Run("steady", func(b *testing.B) {
+		h := webfetchHost(b, true)
+		call(h)
+		b.ResetTimer()
+		for b.Loop() {
+			call(h)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			h := webfetchHost(b, true)
+			b.StartTimer()
+			call(h)
+		}
+	})
 }

@@ -24,8 +24,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/schematokens"
+	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // run is one `go test -bench` invocation.
@@ -40,6 +44,7 @@ var runs = []run{
 	{"./host", "Throughput", "200x"},
 	{"./host", "MemoryBombs", "1x"},
 	{"./host/cmd/toolroute", "Start", "3x"},
+	{"./manifests", "WebfetchPage", "1x"},
 }
 
 // nodeRuns are the JS hosts' benchmarks: Node scripts in web/ that print Go
@@ -301,6 +306,11 @@ func tokenRows() ([]row, error) {
 		row{"1. Tokens", "all groups loaded", fig(find(schematokens.AllGroupsLoaded), listing), how},
 		row{"1. Tokens", "the seeds' estimate", "83% less on a simple query (RFC-040); here a simple query sends core only", "seeds"},
 	)
+	n, connect, err := onConnect(a)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"1. Tokens", "toolroute mcp: a new client's tools/list", fmt.Sprintf("%d tools: %d o200k_base tokens (load_tool_group's description holds the group listing), %.1f%% less than all tools", n, connect, 100*(1-float64(connect)/float64(o200(all)))), mcpServeHow})
 	mcpRows, err := mcpTokenRows(dir)
 	if err != nil {
 		return nil, err
@@ -368,7 +378,12 @@ func mcpTokenRows(dir string) ([]row, error) {
 	listing := rep.Listing.Tokens[0].Tokens
 	how := "host/schematokens on the built-in catalogue with server-everything, -filesystem and -memory from npm connected over stdio (`toolroute tokens --mcp-config`)"
 	routed := core.Tokens[0].Tokens + listing
+	n, connect, err := onConnect(a)
+	if err != nil {
+		return nil, err
+	}
 	return []row{
+		{"1. Tokens", "with 3 MCP servers: toolroute mcp's tools/list to a new client", fmt.Sprintf("%d tools: %d o200k_base tokens, %.1f%% less than all tools", n, connect, 100*(1-float64(connect)/float64(all.Tokens[0].Tokens))), mcpServeHow},
 		{"1. Tokens", "with 3 MCP servers: all tools", fmt.Sprintf("%d tools: %d o200k_base tokens per call", len(all.Tools), all.Tokens[0].Tokens), how},
 		{"1. Tokens", "with 3 MCP servers: routed (core + group listing)", fmt.Sprintf("%d tools: %d o200k_base tokens (%d + a %d-token listing), %.1f%% less than all tools",
 			len(core.Tools), routed, core.Tokens[0].Tokens, listing, 100*(1-float64(routed)/float64(all.Tokens[0].Tokens))), how},
@@ -451,3 +466,38 @@ const notes = `
 - "all groups loaded" costs a little more than "all tools": it adds
   load_tool_group's schema. Routing saves when a conversation needs few groups.
 `
+
+const mcpServeHow = "host/mcpserve (`toolroute mcp`) on the same catalogue, its tools/list to a Go SDK client, counted as `toolroute tokens` counts (the tools array of an OpenAI request)"
+
+// onConnect counts what `toolroute mcp` lists to a new client of a's host:
+// its tools, and the o200k_base tokens of their OpenAI tools array.
+func onConnect(a *app.App) (int, int, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- mcpserve.New(a.Host, mcpserve.Options{}).Run(ctx, st) }()
+	defer func() { cancel(); <-done }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "benchreport", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cs.Close()
+	var defs []wire.ToolDef
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return 0, 0, err
+		}
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return 0, 0, err
+		}
+		defs = append(defs, wire.ToolDef{Name: t.Name, Description: t.Description, Parameters: schema})
+	}
+	text, err := wire.OpenAIToolsJSON(defs)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := tokens.Count(tokens.O200kBase, text)
+	return len(defs), n, err
+}
