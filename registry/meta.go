@@ -34,6 +34,9 @@ type Result struct {
 	Output    string `json:"output,omitempty"`
 	ErrorType string `json:"error_type,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Images are pictures the model sees beside the text, where the wire
+	// format carries them; the text names each with a placeholder.
+	Images []Image `json:"images,omitempty"`
 }
 
 // Success returns a successful result.

@@ -90,7 +90,7 @@ func (r *response) addResult(m Message) {
 		r.results = map[string]wire.Result{}
 	}
 	if _, ok := r.results[m.ToolCallID]; !ok {
-		r.results[m.ToolCallID] = wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, IsError: m.Status == registry.StatusError}
+		r.results[m.ToolCallID] = wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), IsError: m.Status == registry.StatusError}
 	}
 }
 
@@ -123,6 +123,15 @@ func (r *response) appendTo(out []wire.Message) []wire.Message {
 	out = append(out, msg)
 	if len(results) > 0 {
 		out = append(out, wire.Message{Role: wire.RoleTool, Results: results})
+	}
+	return out
+}
+
+// wireImages are a result's images as the codecs take them.
+func wireImages(images []registry.Image) []wire.Image {
+	var out []wire.Image
+	for _, img := range images {
+		out = append(out, wire.Image(img))
 	}
 	return out
 }

@@ -48,9 +48,12 @@ type Message struct {
 	Type MessageType `json:"type"`
 	// Content is the user's or the model's text, or the text the model reads
 	// for a tool result.
-	Content    string `json:"content,omitempty"`
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	ToolName   string `json:"tool_name,omitempty"`
+	Content string `json:"content,omitempty"`
+	// Images are a tool result's pictures, sent beside Content where the
+	// wire format carries them (Content names each with a placeholder).
+	Images     []registry.Image `json:"images,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+	ToolName   string           `json:"tool_name,omitempty"`
 	// ToolInput is a tool call's arguments exactly as the model sent them:
 	// JSON text, possibly malformed.
 	ToolInput string `json:"tool_input,omitempty"`

@@ -646,8 +646,14 @@ func (t *Turn) record(index int, c wire.Call, res registry.Result) []Message {
 }
 
 // resultMessage is the tool_result message of a call.
+// A result's images a model cannot take are left out, each with a note
+// after the text.
 func (t *Turn) resultMessage(c wire.Call, res registry.Result) Message {
-	return Message{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now}
+	m := Message{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now}
+	if len(res.Images) > 0 {
+		m.Content, m.Images = registry.CheckImages(m.Content, res.Images)
+	}
+	return m
 }
 
 // results logs tool results as they come; when none is pending, the next

@@ -28,7 +28,8 @@ type anMessage struct {
 	Content []anBlock `json:"content"`
 }
 
-// anBlock is a request content block: text, tool_use or tool_result.
+// anBlock is a request content block: text, tool_use, tool_result or
+// image (inside a tool_result).
 type anBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
@@ -38,6 +39,14 @@ type anBlock struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   []anBlock       `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	Source    *anSource       `json:"source,omitempty"`
+}
+
+// anSource is an image block's picture, inline.
+type anSource struct {
+	Type      string `json:"type"` // "base64"
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type anTool struct {
@@ -98,6 +107,9 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 				b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
 				if res.Content != "" {
 					b.Content = []anBlock{{Type: "text", Text: res.Content}}
+				}
+				for _, img := range res.Images {
+					b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
 				}
 				blocks = append(blocks, b)
 			}

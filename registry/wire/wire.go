@@ -77,7 +77,17 @@ type Result struct {
 	CallID  string
 	Name    string
 	Content string
+	// Images go beside Content where the format carries them (Anthropic);
+	// elsewhere Content's placeholders stand for them.
+	Images  []Image
 	IsError bool
+}
+
+// Image is a picture in a tool result: its media type and standard base64
+// data, already checked against the provider's limits.
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     string `json:"data"`
 }
 
 // ToolDef is a tool definition as sent to the model.

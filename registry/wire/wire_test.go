@@ -398,3 +398,37 @@ func TestErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeImages: Anthropic carries a result's images as image blocks after
+// its text; OpenAI's tool messages are text only, so the text's placeholder
+// stands for the image there.
+func TestEncodeImages(t *testing.T) {
+	conv := []Message{
+		{Role: RoleUser, Text: "Show me"},
+		{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "shot", Input: `{}`}, {ID: "c2", Name: "pic", Input: `{}`}}},
+		{Role: RoleTool, Results: []Result{
+			{CallID: "c1", Name: "shot", Content: "A screenshot:\n\n[image image/png, 8 bytes]", Images: []Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}},
+			{CallID: "c2", Name: "pic", Images: []Image{{MIMEType: "image/jpeg", Data: "/9j/4A=="}}},
+		}},
+	}
+	an, err := Encode(Anthropic, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","max_tokens":4096,"messages":[` +
+		`{"role":"user","content":[{"type":"text","text":"Show me"}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"shot","input":{}},{"type":"tool_use","id":"c2","name":"pic","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"A screenshot:\n\n[image image/png, 8 bytes]"},` +
+		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},` +
+		`{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4A=="}}]}]}]}`
+	if diff := cmp.Diff(want, string(an.Body)); diff != "" {
+		t.Errorf("anthropic body (-want +got):\n%s", diff)
+	}
+	oa, err := Encode(OpenAI, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(oa.Body, []byte("iVBORw0KGgo=")) || !bytes.Contains(oa.Body, []byte(`"content":"A screenshot:\n\n[image image/png, 8 bytes]"`)) {
+		t.Errorf("openai body carries the image data or lost the placeholder:\n%s", oa.Body)
+	}
+}

@@ -33,7 +33,7 @@ func request(stream bool) wire.Request {
 				{CallID: "call_2", Name: "get_current_time", Content: "Error (timeout): too slow", IsError: true},
 			}},
 			{Role: wire.RoleAssistant, Calls: []wire.Call{{ID: "call_3", Name: "pdf_info", Input: `{"path":"a.pdf"}`}}},
-			{Role: wire.RoleTool, Results: []wire.Result{{CallID: "call_3", Name: "pdf_info", Content: `{"pages":3}`}}},
+			{Role: wire.RoleTool, Results: []wire.Result{{CallID: "call_3", Name: "pdf_info", Content: "{\"pages\":3}\n\n[image image/png, 8 bytes]", Images: []wire.Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}}}},
 			{Role: wire.RoleAssistant, Text: "It has 3 pages."},
 			{Role: wire.RoleUser, Text: "Thanks"},
 		},
@@ -98,7 +98,7 @@ func TestOpenAIRequestDecodesWithSDK(t *testing.T) {
 		"tool call_1: Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info",
 		"tool call_2: Error (timeout): too slow",
 		`assistant:  [call_3 pdf_info {"path":"a.pdf"}]`,
-		`tool call_3: {"pages":3}`,
+		"tool call_3: {\"pages\":3}\n\n[image image/png, 8 bytes]",
 		"assistant: It has 3 pages.",
 		"user: Thanks",
 	}
@@ -151,7 +151,15 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 			case b.OfToolResult != nil:
 				var text []string
 				for _, c := range b.OfToolResult.Content {
-					text = append(text, c.OfText.Text)
+					switch {
+					case c.OfText != nil:
+						text = append(text, c.OfText.Text)
+					case c.OfImage != nil && c.OfImage.Source.OfBase64 != nil:
+						src := c.OfImage.Source.OfBase64
+						text = append(text, fmt.Sprintf(" <image %s %s>", src.MediaType, src.Data))
+					default:
+						text = append(text, " <unknown content>")
+					}
 				}
 				blocks = append(blocks, fmt.Sprintf("tool_result %s error=%v %s", b.OfToolResult.ToolUseID, b.OfToolResult.IsError.Value, strings.Join(text, "")))
 			default:
@@ -165,7 +173,7 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 		`assistant: text Loading. | tool_use call_1 load_tool_group {"group_name":"pdf"} | tool_use call_2 get_current_time {}`,
 		"user: tool_result call_1 error=false Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info | tool_result call_2 error=true Error (timeout): too slow",
 		`assistant: tool_use call_3 pdf_info {"path":"a.pdf"}`,
-		`user: tool_result call_3 error=false {"pages":3}`,
+		"user: tool_result call_3 error=false {\"pages\":3}\n\n[image image/png, 8 bytes] <image image/png iVBORw0KGgo=>",
 		"assistant: text It has 3 pages.",
 		"user: text Thanks",
 	}

@@ -1,0 +1,97 @@
+package registry
+
+import "fmt"
+
+// Image is a picture in a tool's result, for the model to see where the wire
+// format carries images (Anthropic's tool_result blocks); the result's text
+// names it with a placeholder for the formats that do not.
+type Image struct {
+	// MIMEType is the image's media type, such as "image/png".
+	MIMEType string `json:"mime_type"`
+	// Data is the image, standard base64 with padding.
+	Data string `json:"data"`
+}
+
+// The caps on the images of one tool result. A provider refuses a whole
+// request over an image it cannot take, and every image stays in the
+// session's log and goes with every later model call: an image past a cap is
+// left out with a note the model reads.
+const (
+	// MaxImageChars is the most base64 characters of one image: Anthropic's
+	// limit per image (5 MiB of base64).
+	MaxImageChars = 5 << 20
+	// MaxResultImageChars is the most base64 characters of all the images
+	// of one result.
+	MaxResultImageChars = 5 << 20
+	// MaxResultImages is the most images one result carries.
+	MaxResultImages = 4
+)
+
+// ImageTypes are the media types the models take, in the order notes name
+// them.
+var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// CheckImages keeps the images of a result that a model can take, within
+// the caps, in order, and adds to text a note for each left out saying why.
+func CheckImages(text string, images []Image) (string, []Image) {
+	var kept []Image
+	total := 0
+	for i, img := range images {
+		why := ""
+		switch {
+		case !imageType(img.MIMEType):
+			why = fmt.Sprintf("its type %q is not one the model reads (PNG, JPEG, GIF or WebP)", img.MIMEType)
+		case !isBase64(img.Data):
+			why = "its data is not base64"
+		case len(img.Data) > MaxImageChars:
+			why = fmt.Sprintf("it is %d base64 characters, over the limit of %d per image", len(img.Data), MaxImageChars)
+		case len(kept) == MaxResultImages:
+			why = fmt.Sprintf("a result carries at most %d images", MaxResultImages)
+		case total+len(img.Data) > MaxResultImageChars:
+			why = fmt.Sprintf("the result's images would pass %d base64 characters", MaxResultImageChars)
+		}
+		if why == "" {
+			total += len(img.Data)
+			kept = append(kept, img)
+			continue
+		}
+		if text != "" {
+			text += "\n\n"
+		}
+		text += fmt.Sprintf("[toolroute: image %d of %d was not sent to the model: %s]", i+1, len(images), why)
+	}
+	return text, kept
+}
+
+func imageType(t string) bool {
+	for _, it := range ImageTypes {
+		if t == it {
+			return true
+		}
+	}
+	return false
+}
+
+// isBase64 reports whether s is non-empty standard base64 with padding.
+func isBase64(s string) bool {
+	if s == "" || len(s)%4 != 0 {
+		return false
+	}
+	pad := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '=':
+			pad++
+			if i < len(s)-2 {
+				return false
+			}
+		case pad > 0:
+			return false
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
