@@ -192,8 +192,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		h.env = func(string) (string, bool) { return "", false }
 	}
 	for _, t := range opts.Tools {
-		if t.Run == nil {
-			return nil, fmt.Errorf("host: native tool %q has no Run function", t.Tool.Name)
+		if t.Run == nil && t.RunOutput == nil {
+			return nil, fmt.Errorf("host: native tool %q has no Run or RunOutput function", t.Tool.Name)
 		}
 	}
 	rt, err := module.New(ctx, opts.Module)
@@ -259,8 +259,8 @@ func (h *Host) Reload(ctx context.Context) error {
 		groups, tools := src.Tools(cat)
 		cat.Groups = append(cat.Groups, groups...)
 		for _, t := range tools {
-			if t.Run == nil {
-				return fmt.Errorf("host: native tool %q has no Run function", t.Tool.Name)
+			if t.Run == nil && t.RunOutput == nil {
+				return fmt.Errorf("host: native tool %q has no Run or RunOutput function", t.Tool.Name)
 			}
 			if _, ok := native[t.Tool.Name]; ok {
 				continue // the registry reports the duplicate

@@ -25,6 +25,20 @@ type NativeTool struct {
 	// the required parameters. Its string is the result; its error, the
 	// failure the model reads (a *ToolError sets the error type).
 	Run func(ctx context.Context, input json.RawMessage) (string, error)
+	// RunOutput, when set, runs calls instead of Run, for a tool whose
+	// results may carry pictures: a screenshot, a page of a PDF, an MCP
+	// server's image.
+	RunOutput func(ctx context.Context, input json.RawMessage) (Output, error)
+}
+
+// Output is a native tool's result with pictures. The model sees the
+// images beside the text where the wire format carries them (Anthropic);
+// the text should name each with a placeholder, such as
+// "[image image/png, 1234 bytes]", for the formats that do not. Images
+// past the caps in registry.CheckImages are left out with a note.
+type Output struct {
+	Text   string
+	Images []registry.Image
 }
 
 // ToolError is a tool failure with an error type, such as "not_found".
@@ -209,7 +223,8 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 		var te *ToolError
 		switch {
 		case err == nil:
-			res.Result = registry.Success(out)
+			res.Result = registry.Success(out.Text)
+			res.Images = out.Images
 		case errors.As(err, &te):
 			res.Result = registry.Failure(te.Type, te.Message)
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -262,13 +277,20 @@ func withConsole(out JSResult, show bool) registry.Result {
 }
 
 // runNative runs a native tool, turning a panic into a failure.
-func runNative(ctx context.Context, tool NativeTool, input json.RawMessage) (out string, err error) {
+func runNative(ctx context.Context, tool NativeTool, input json.RawMessage) (out Output, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("tool '%s' failed inside the host (%s): try other arguments, or report it", tool.Tool.Name, PanicText(r))
 		}
 	}()
-	return tool.Run(ctx, input)
+	if tool.RunOutput != nil {
+		return tool.RunOutput(ctx, input)
+	}
+	if tool.Run == nil {
+		return Output{}, fmt.Errorf("tool '%s' has no implementation in the host: set its Run or RunOutput", tool.Tool.Name)
+	}
+	text, err := tool.Run(ctx, input)
+	return Output{Text: text}, err
 }
 
 // goSource matches a Go source position, such as /home/u/x/y.go:12: a

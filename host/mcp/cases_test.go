@@ -72,8 +72,9 @@ type wantTool struct {
 }
 
 type wantFailure struct {
-	ErrorType string `json:"error_type"`
-	Text      string `json:"text"`
+	ErrorType string           `json:"error_type"`
+	Text      string           `json:"text"`
+	Images    []registry.Image `json:"images"`
 }
 
 func readCases(t *testing.T) cases {
@@ -93,10 +94,10 @@ func readCases(t *testing.T) cases {
 
 // failureOf is what a tool's Run outcome is for the model: its text, and
 // its error type when it failed.
-func failureOf(t *testing.T, out string, err error) wantFailure {
+func failureOf(t *testing.T, out host.Output, err error) wantFailure {
 	t.Helper()
 	if err == nil {
-		return wantFailure{Text: out}
+		return wantFailure{Text: out.Text, Images: out.Images}
 	}
 	var te *host.ToolError
 	if !errors.As(err, &te) {

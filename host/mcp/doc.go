@@ -8,7 +8,8 @@
 // reads, the failures and their texts, restarts) are the same in every host
 // and are written in DESIGN.md, "MCP servers as tool groups";
 // testdata/mcp/cases.json holds them as data. The pure parts are here too:
-// ValidName, NameTools, Permissions, GroupDescription, ResultText.
+// ValidName, NameTools, Permissions, GroupDescription, ResultText,
+// ResultImages.
 //
 // A Manager is a host.ToolSource: the host asks it for its groups and tools
 // at each reload, and it asks the host to reload (OnChange) when a server's

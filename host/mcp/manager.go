@@ -160,7 +160,7 @@ func (m *Manager) Tools(cat registry.Catalogue) ([]registry.Group, []host.Native
 				continue
 			}
 			names = append(names, n.Name)
-			tools = append(tools, host.NativeTool{Tool: n.Tool, Run: s.runner(n.MCPName)})
+			tools = append(tools, host.NativeTool{Tool: n.Tool, RunOutput: s.runner(n.MCPName)})
 		}
 		groups = append(groups, registry.Group{Name: g, DisplayName: DisplayName(info, s.cfg.Key), Description: GroupDescription(instructions, names)})
 	}
@@ -170,8 +170,8 @@ func (m *Manager) Tools(cat registry.Catalogue) ([]registry.Group, []host.Native
 	return groups, tools
 }
 
-func (s *server) runner(mcpName string) func(context.Context, json.RawMessage) (string, error) {
-	return func(ctx context.Context, input json.RawMessage) (string, error) {
+func (s *server) runner(mcpName string) func(context.Context, json.RawMessage) (host.Output, error) {
+	return func(ctx context.Context, input json.RawMessage) (host.Output, error) {
 		return s.call(ctx, mcpName, input)
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry"
 )
 
 // The error types of an MCP tool's failures, as the model reads them.
@@ -57,8 +59,26 @@ func ResultText(res *mcp.CallToolResult) (text string, isError bool) {
 	return strings.Join(parts, "\n\n"), res.IsError
 }
 
-// media is an image's or audio clip's placeholder, until the wire formats
-// carry them: [image image/png, 1234 bytes].
+// ResultImages are a tools/call result's images, in order, for the model to
+// see beside the text where the wire format carries them; the text names
+// each with a placeholder. The turn engine keeps those a model can take
+// (registry.CheckImages).
+func ResultImages(res *mcp.CallToolResult) []registry.Image {
+	if res == nil {
+		return nil
+	}
+	var images []registry.Image
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			images = append(images, registry.Image{MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)})
+		}
+	}
+	return images
+}
+
+// media is an image's or audio clip's placeholder, which stands for it
+// where the wire format carries no images (and for audio everywhere):
+// [image image/png, 1234 bytes].
 func media(kind, mime string, n int) string {
 	if mime == "" {
 		return fmt.Sprintf("[%s, %d bytes]", kind, n)
@@ -81,17 +101,17 @@ func embedded(r *mcp.ResourceContents) string {
 	return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
 }
 
-// toolResult turns a result into what host.NativeTool.Run returns: the text,
-// or a tool_error with it.
-func toolResult(mcpName string, res *mcp.CallToolResult) (string, error) {
+// toolResult turns a result into what host.NativeTool.RunOutput returns:
+// the text and images, or a tool_error with the text.
+func toolResult(mcpName string, res *mcp.CallToolResult) (host.Output, error) {
 	text, isError := ResultText(res)
 	if !isError {
-		return text, nil
+		return host.Output{Text: text, Images: ResultImages(res)}, nil
 	}
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("MCP tool %q failed without saying why: try other arguments, or another tool", mcpName)
 	}
-	return "", &host.ToolError{Type: ErrorTool, Message: text}
+	return host.Output{}, &host.ToolError{Type: ErrorTool, Message: text}
 }
 
 // RPCErrorText is a JSON-RPC error's failure text.

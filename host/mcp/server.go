@@ -301,12 +301,12 @@ func (s *server) refresh(sess *session) {
 }
 
 // call runs tools/call and maps its outcome for the model.
-func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage) (string, error) {
+func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage) (host.Output, error) {
 	s.mu.Lock()
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return "", s.unavailable(false)
+		return host.Output{}, s.unavailable(false)
 	}
 	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -325,15 +325,15 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 		return toolResult(mcpName, res)
 	}
 	if rpcErr {
-		return "", &host.ToolError{Type: ErrorMCP, Message: RPCErrorText(s.cfg.Key, we.Code, we.Message)}
+		return host.Output{}, &host.ToolError{Type: ErrorMCP, Message: RPCErrorText(s.cfg.Key, we.Code, we.Message)}
 	}
 	if ctx.Err() != nil {
-		return "", ctx.Err() // the turn was stopped: not the server's fault
+		return host.Output{}, ctx.Err() // the turn was stopped: not the server's fault
 	}
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		s.end(sess, fmt.Sprintf("it did not answer a call of %s within %d s, so toolroute stopped it", mcpName, s.cfg.TimeoutSeconds))
 		go sess.close()
-		return "", s.unavailable(true)
+		return host.Output{}, s.unavailable(true)
 	}
 	// The connection broke or the answer was not MCP. A crashed process is
 	// reported by the session's watcher with its exit status; wait a
@@ -344,7 +344,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	}
 	s.end(sess, s.problem(sess, err))
 	go sess.close()
-	return "", s.unavailable(true)
+	return host.Output{}, s.unavailable(true)
 }
 
 // unavailable is the failure of a call the server cannot take: which

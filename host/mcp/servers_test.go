@@ -5,7 +5,9 @@ package mcp
 // (host/internal/mcptest/testserver), over stdio and Streamable HTTP.
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -132,7 +134,7 @@ func call(t *testing.T, tool host.NativeTool, args string) wantFailure {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := tool.Run(ctx, json.RawMessage(args))
+	out, err := tool.RunOutput(ctx, json.RawMessage(args))
 	return failureOf(t, out, err)
 }
 
@@ -218,10 +220,11 @@ func TestNPMServers(t *testing.T) {
 		tool, args string
 		want       wantFailure
 		contains   []string
+		png        bool // the result carries one PNG image
 	}{
 		{tool: "get_sum", args: `{"a":2,"b":3}`, want: wantFailure{Text: "The sum of 2 and 3 is 5."}},
 		{tool: "echo", args: `{"message":"hi"}`, want: wantFailure{Text: "Echo: hi"}},
-		{tool: "get_tiny_image", args: `{}`, contains: []string{"[image image/png, ", " bytes]"}},
+		{tool: "get_tiny_image", args: `{}`, contains: []string{"[image image/png, ", " bytes]"}, png: true},
 		{tool: "get_resource_links", args: `{"count":2}`, contains: []string{"[resource ", ": demo://resource/"}},
 		{tool: "get_resource_reference", args: `{"resourceType":"Text","resourceId":3}`, contains: []string{"[resource demo://resource/dynamic/text/3]\n"}},
 		{tool: "get_structured_content", args: `{"location":"New York"}`, contains: []string{`"temperature":`}},
@@ -236,6 +239,16 @@ func TestNPMServers(t *testing.T) {
 			mustContain(t, c.tool, got.Text, c.contains...)
 			if c.contains != nil {
 				c.want.Text = got.Text
+			}
+			if c.png {
+				if len(got.Images) != 1 || got.Images[0].MIMEType != "image/png" {
+					t.Fatalf("images: %+v", got.Images)
+				}
+				data, err := base64.StdEncoding.DecodeString(got.Images[0].Data)
+				if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG\r\n")) {
+					t.Errorf("the image is not a PNG in base64: %v %q", err, got.Images[0].Data[:min(20, len(got.Images[0].Data))])
+				}
+				c.want.Images = got.Images
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -253,7 +266,7 @@ func TestNPMServers(t *testing.T) {
 	// The JS SDK answers a tool it does not know with isError, not a
 	// JSON-RPC error (the Go test server sends one: TestGoServerCalls).
 	_, err := m.servers[0].call(context.Background(), "no-such-tool", json.RawMessage(`{}`))
-	if got := failureOf(t, "", err); got != (wantFailure{ErrorType: ErrorTool, Text: "MCP error -32602: Tool no-such-tool not found"}) {
+	if got := failureOf(t, host.Output{}, err); !cmp.Equal(got, wantFailure{ErrorType: ErrorTool, Text: "MCP error -32602: Tool no-such-tool not found"}) {
 		t.Errorf("an unknown tool: %+v", got)
 	}
 }
@@ -271,7 +284,7 @@ func TestNPMServerHTTP(t *testing.T) {
 	if n := len(o.names("everything")); n != 13 {
 		t.Errorf("%d tools over HTTP, want the 13 of stdio: %v", n, o.names("everything"))
 	}
-	if got := call(t, o.tool(t, "get_sum"), `{"a":40,"b":2}`); got != (wantFailure{Text: "The sum of 40 and 2 is 42."}) {
+	if got := call(t, o.tool(t, "get_sum"), `{"a":40,"b":2}`); !cmp.Equal(got, wantFailure{Text: "The sum of 40 and 2 is 42."}) {
 		t.Errorf("get_sum: %+v", got)
 	}
 }
@@ -388,7 +401,7 @@ func TestGoServerCalls(t *testing.T) {
 		{"fail", `{}`, wantFailure{ErrorType: ErrorTool, Text: "the disk is full"}},
 		{"rpc_error", `{}`, wantFailure{ErrorType: ErrorMCP, Text: "MCP server 'go-test' answered error -32042: the frobnicator is offline"}},
 	} {
-		if got := call(t, o.tool(t, c.tool), c.args); got != c.want {
+		if got := call(t, o.tool(t, c.tool), c.args); !cmp.Equal(got, c.want) {
 			t.Errorf("%s: %+v, want %+v", c.tool, got, c.want)
 		}
 	}

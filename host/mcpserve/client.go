@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"sync"
@@ -299,9 +300,20 @@ func (c *client) loadSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 
 // result is a tool's result as MCP carries it: the output as text, or a
 // failure marked isError with its type and message.
+//
+// A successful result's images follow its text as image content, those a
+// model cannot take left out with a note, as the turn engine does.
 func result(r registry.Result) *mcp.CallToolResult {
 	if r.Status == registry.StatusSuccess {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Output}}}
+		text, images := registry.CheckImages(r.Output, r.Images)
+		content := []mcp.Content{&mcp.TextContent{Text: text}}
+		for _, img := range images {
+			data, err := base64.StdEncoding.DecodeString(img.Data) // checked by CheckImages
+			if err == nil {
+				content = append(content, &mcp.ImageContent{MIMEType: img.MIMEType, Data: data})
+			}
+		}
+		return &mcp.CallToolResult{Content: content}
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: r.Content()}}}
 }

@@ -597,3 +597,33 @@ func TestCatalogueChanges(t *testing.T) {
 		t.Errorf("the tool gone (-want +got):\n%s", diff)
 	}
 }
+
+// A tool's images reach the client as image content after the text, those
+// a model cannot take left out with a note, as in a chat.
+func TestImages(t *testing.T) {
+	s, h, cat := newServer(t)
+	snapshot := host.NativeTool{
+		Tool: registry.Tool{Name: "snapshot", Description: "A picture", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+		RunOutput: func(context.Context, json.RawMessage) (host.Output, error) {
+			return host.Output{Text: "[image image/png, 8 bytes]\n\n[image image/bmp, 2 bytes]", Images: []registry.Image{
+				{MIMEType: "image/png", Data: "iVBORw0KGgo="}, {MIMEType: "image/bmp", Data: "Qk0="}}}, nil
+		},
+	}
+	cat.set(t, h, snapshot)
+	c := connect(t, s, "2025-11-25", nil)
+	res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: "snapshot", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("%+v", res)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || !strings.HasSuffix(text.Text, "[toolroute: image 2 of 2 was not sent to the model: its type \"image/bmp\" is not one the model reads (PNG, JPEG, GIF or WebP)]") {
+		t.Errorf("the text: %+v", res.Content[0])
+	}
+	img, ok := res.Content[1].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/png" || string(img.Data) != "\x89PNG\r\n\x1a\n" {
+		t.Errorf("the image: %+v", res.Content[1])
+	}
+}

@@ -6,6 +6,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -319,4 +321,77 @@ func TestMCPHealth(t *testing.T) {
 	}
 	mustContain(t, "the problems", strings.Join(health.Problems, "\n"),
 		`MCP server 'broken' is down: it exited during the MCP handshake (exit status 1); it wrote: "no NOTES_DIR set"; toolroute starts it again in `)
+}
+
+// An MCP server's image reaches an Anthropic model as an image block of the
+// tool_result, beside the text's placeholder, and stays in the log: the
+// next process sends it again.
+func TestMCPImageInChat(t *testing.T) {
+	model := fakemodel.New(fakemodel.Anthropic,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"everything"}`),
+		fakemodel.ToolCall("get_tiny_image", `{}`),
+		fakemodel.Text("A tiny picture."),
+		fakemodel.Text("Still a tiny picture."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.Anthropic)
+	mcpServers(t, u.mcpConfig(), mcpEntry{"everything", stdio(mcptest.NPMServer(t, "server-everything", "stdio")...)})
+	res := u.run("Show me the tiny image\n", "chat", "--session", "pics")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	mustContain(t, "the output", res.stdout, "[image image/png, ", "A tiny picture.\n")
+	if again := u.run("And now?\n", "chat", "--session", "pics"); again.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", again.code, again.stdout, again.stderr)
+	}
+	reqs := model.Requests()
+	for _, i := range []int{2, 3} {
+		img := toolResultImage(t, reqs[i])
+		if img.MediaType != "image/png" {
+			t.Errorf("request %d: the image's type is %q", i, img.MediaType)
+		}
+		data, err := base64.StdEncoding.DecodeString(img.Data)
+		if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG\r\n")) {
+			t.Errorf("request %d: the image is not a PNG in base64: %v", i, err)
+		}
+	}
+}
+
+type anImage struct {
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// toolResultImage is the one image in the tool_result blocks of an
+// Anthropic request.
+func toolResultImage(t *testing.T, r fakemodel.Request) anImage {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Content []struct {
+				Type    string `json:"type"`
+				Content []struct {
+					Type   string   `json:"type"`
+					Source *anImage `json:"source"`
+				} `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var found []anImage
+	for _, m := range body.Messages {
+		for _, b := range m.Content {
+			for _, c := range b.Content {
+				if b.Type == "tool_result" && c.Type == "image" && c.Source != nil {
+					found = append(found, *c.Source)
+				}
+			}
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d images in the tool results, want 1:\n%s", len(found), r.Body)
+	}
+	return found[0]
 }
