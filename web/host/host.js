@@ -601,6 +601,7 @@ class Turn {
           const work = (async () => {
             try {
               const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [] });
+              if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {
               return fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err));
@@ -634,6 +635,29 @@ class Turn {
       return fail("execution_error", `tool '${c.tool}' failed in the host: ${err?.message ?? err}`);
     }
   }
+}
+
+// OUTPUT marks a native tool's result that carries images (toolOutput).
+const OUTPUT = Symbol.for("toolroute.output");
+
+// toolOutput is what a native tool returns for a result with pictures: its
+// text, whose placeholders ("[image image/png, 1234 bytes]") name the images
+// for the wire formats that carry none, and images [{mime_type, data}]
+// (standard base64), which the model sees beside the text where the format
+// carries them. The module leaves out, with a note, what a model cannot
+// take (wasm/ABI.md, "tool_results").
+export function toolOutput(text, images) {
+  return { [OUTPUT]: true, text, images };
+}
+
+// imagesOf keeps the well-formed entries of a native tool's images: the
+// module checks their types, data and sizes.
+function imagesOf(images) {
+  if (!Array.isArray(images)) return undefined;
+  const out = images
+    .filter((i) => i && typeof i.mime_type === "string" && typeof i.data === "string")
+    .map((i) => ({ mime_type: i.mime_type, data: i.data }));
+  return out.length > 0 ? out : undefined;
 }
 
 // modelRequest gives fetch's arguments for a model request the module made

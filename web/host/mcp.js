@@ -12,7 +12,8 @@
 // calls onChange, after which the host loads its catalogue again.
 
 import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
-import { validName, groupOf, toolsOf, resultText, rpcErrorText, unavailableText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
+import { toolOutput } from "./host.js";
+import { validName, groupOf, toolsOf, resultText, resultImages, rpcErrorText, unavailableText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
 
 const CLIENT_INFO = { name: "toolroute", version: "1" };
 const FIRST_RETRY_MS = 1000;
@@ -244,7 +245,9 @@ export class McpServers {
       this.#down(s, why);
       throw new McpToolError("unavailable", unavailableText(s.key, why, retry(), true));
     }
-    return resultText(result, mcpName);
+    const text = resultText(result, mcpName);
+    const images = resultImages(result);
+    return images.length > 0 ? toolOutput(text, images) : text;
   }
 }
 

@@ -177,6 +177,18 @@ export function resultText(result, mcpName = "") {
   return text;
 }
 
+// resultImages are a tools/call result's images, in order, as the module
+// takes them ([{mime_type, data}]), for the model to see beside the text
+// where the wire format carries them; the text names each with a
+// placeholder. The module keeps those a model can take.
+export function resultImages(result) {
+  const out = [];
+  for (const c of Array.isArray(result?.content) ? result.content : []) {
+    if (c?.type === "image") out.push({ mime_type: String(c.mimeType ?? ""), data: String(c.data ?? "") });
+  }
+  return out;
+}
+
 // rpcErrorText is a JSON-RPC error's failure text.
 export function rpcErrorText(key, code, message) {
   return `MCP server '${key}' answered error ${code}: ${message}`;

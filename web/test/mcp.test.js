@@ -13,6 +13,7 @@ import { MemoryUIStore } from "../ui/idbstore.js";
 import { freePort } from "../worker/workerd.js";
 import { startEverything } from "./mcp-servers.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
+import { startFakeModel, toolCall, text } from "./host-fakemodel.js";
 
 const root = path.join(web, "..");
 const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
@@ -82,6 +83,33 @@ test("an MCP server in the page's settings is a tool group: listed, loaded, call
   await core.close();
 });
 
+test("an MCP server's image reaches an Anthropic model as an image block of the tool_result, beside the text's placeholder, and again from the log on the next turn", async () => {
+  const model = await startFakeModel("anthropic",
+    toolCall("load_tool_group", '{"group_name":"everything"}'), toolCall("get_tiny_image", "{}"), text("A tiny picture."), text("Still tiny."));
+  const store = new MemoryUIStore();
+  await store.setSettings({ provider: "anthropic", apiKey: "sk-test", baseURL: model.baseURL, mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp` } } }) });
+  const netOnly = (url, init) => (String(url).startsWith("http://127.0.0.1:") ? fetch(url, init) : Promise.resolve(new Response("not found", { status: 404 })));
+  const core = newCore(store, netOnly, { catalogue: async () => bundle });
+  try {
+    const results = await turn(core, "img", "Show me the tiny image");
+    const shot = results.find((r) => r.tool_name === "get_tiny_image");
+    assert.match(shot.content, /\[image image\/png, \d+ bytes\]/);
+    assert.equal(shot.images.length, 1);
+    assert.equal(shot.images[0].mime_type, "image/png");
+    assert.ok(Buffer.from(shot.images[0].data, "base64").subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])), "not a PNG");
+    await turn(core, "img", "And now?");
+    for (const i of [2, 3]) {
+      const blocks = model.requests[i].json.messages.flatMap((m) => m.content).filter((b) => b.type === "tool_result").flatMap((b) => b.content ?? []);
+      const images = blocks.filter((b) => b.type === "image");
+      assert.deepEqual(images, [{ type: "image", source: { type: "base64", media_type: "image/png", data: shot.images[0].data } }], `request ${i}`);
+      assert.ok(blocks.some((b) => b.type === "text" && b.text.includes("[image image/png, ")), `request ${i} lost the placeholder`);
+    }
+  } finally {
+    await core.close();
+    await model.close();
+  }
+});
+
 test("an MCP server that goes away: its calls fail as unavailable while other tools work, and it is used again once it is back", async () => {
   const fake = fakeServer([
     { call: ["load_tool_group", { group_name: "everything" }] },
@@ -142,13 +170,14 @@ test("the server's MCP tools (serve's server_tools) run on the server for the pa
     const m = String(url).match(/^\/api\/ui\/tools\/(\w+)$/);
     if (!m) return fake.fetch(url, init);
     ran.push([m[1], JSON.parse(init.body).input]);
-    return Response.json(m[1] === "lab_echo" ? { status: "success", output: "echo: hi" } : { status: "error", error_type: "tool_error", message: "the lab is closed" });
+    return Response.json(m[1] === "lab_echo" ? { status: "success", output: "echo: hi\n\n[image image/png, 8 bytes]", images: [{ mime_type: "image/png", data: "iVBORw0KGgo=" }] } : { status: "error", error_type: "tool_error", message: "the lab is closed" });
   };
   const core = newCore(new MemoryUIStore(), fetch, { catalogue: async () => catalogue });
   const results = await turn(core, "s3", "Echo hi");
   assert.deepEqual(ran, [["lab_echo", { text: "hi" }], ["lab_fail", {}]]);
   assert.deepEqual(results.slice(1).map((r) => [r.tool_name, r.status, r.error_type ?? ""]), [["lab_echo", "success", ""], ["lab_fail", "error", "tool_error"]]);
-  assert.equal(results[1].content, "echo: hi");
+  assert.equal(results[1].content, "echo: hi\n\n[image image/png, 8 bytes]");
+  assert.deepEqual(results[1].images, [{ mime_type: "image/png", data: "iVBORw0KGgo=" }]); // the server's images reach the page's log
   assert.match(results[2].content, /the lab is closed/);
   await core.close();
 });

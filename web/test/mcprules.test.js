@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { validName, groupOf, toolsOf, resultText, rpcErrorText, unavailableText } from "../host/mcprules.js";
+import { validName, groupOf, toolsOf, resultText, resultImages, rpcErrorText, unavailableText } from "../host/mcprules.js";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const cases = JSON.parse(fs.readFileSync(path.join(root, "testdata/mcp/cases.json"), "utf8"));
@@ -36,6 +36,7 @@ test("what the model reads of a tools/call result", () => {
       assert.throws(() => resultText(c.result, c.tool), (e) => e.type === c.want.error_type && e.message === c.want.text, c.name);
     } else {
       assert.equal(resultText(c.result, c.tool), c.want.text, c.name);
+      assert.deepEqual(resultImages(c.result), c.want.images ?? [], c.name);
     }
   }
 });

@@ -14,6 +14,7 @@ import path from "node:path";
 import { tmpdir } from "node:os";
 import { rm, mkdir } from "node:fs/promises";
 import { chromium } from "playwright-core";
+import { deflateSync } from "node:zlib";
 const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
 const outDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "e2e", "output");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -24,14 +25,21 @@ const CAT = { catalogue: {
     { file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) }] },
   sources: { "builtin/config.js": await readFile(path.join(manifests, "config.js"), "utf8"),
     "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
+// A server tool whose result carries a picture (an MCP server's, run by
+// serve): a 64x32 blue PNG made here.
+CAT.catalogue.groups = [{ name: "charts", display_name: "Charts", description: "Draw charts" }];
+CAT.catalogue.tools = [{ name: "chart", description: "Draw a chart", group: "charts", parameters: { type: "object", properties: {} }, required_permissions: ["read"], timeout_seconds: 30 }];
+CAT.server_tools = ["chart"];
+const PNG = png(64, 32, [30, 90, 200]);
 const CONFIG = ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"];
-const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set."];
+const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set.", ["load_tool_group", { group_name: "charts" }], ["chart", {}], "A blue chart."];
 let n = 0; const reqs = [];
 const chunk = (delta, f = null) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: f }] }) + "\n\n";
 const srv = createServer(async (req, res) => {
   let body = ""; for await (const d of req) body += d;
   const u = req.url;
   if (u === "/api/health") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" })); }
+  if (u === "/api/ui/tools/chart") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify({ status: "success", output: `The chart:\n\n[image image/png, ${PNG.length} bytes]`, images: [{ mime_type: "image/png", data: PNG.toString("base64") }] })); }
   if (u === "/api/ui/catalogue") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify(CAT)); }
   if (u === "/api/model") {
     reqs.push(JSON.parse(body)); const r = script[n++];
@@ -91,6 +99,14 @@ try {
   assert.equal(await log.locator(":scope > :not(#welcome)").count(), 0, await log.innerText());
   assert.ok((await page.locator("#welcome .prompts button").count()) >= 3, "a new chat offers prompts");
   assert.equal(await page.locator("#active-tools").innerText(), "load_tool_group");
+  // A tool's picture is shown under its result, decoded by the browser.
+  await input.fill("Draw the chart"); await input.press("Enter");
+  await see("A blue chart.");
+  const img = page.locator(".pictures img");
+  assert.equal(await img.count(), 1);
+  assert.equal(await img.getAttribute("alt"), "image 1 from chart");
+  assert.deepEqual(await img.evaluate((el) => [el.complete, el.naturalWidth, el.naturalHeight]), [true, 64, 32]);
+  await page.screenshot({ path: path.join(outDir, "ui-picture.png") });
 } catch (e) {
   throw new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + logs.join("\n"));
 } finally {
@@ -100,3 +116,31 @@ try {
 }
 
 });
+
+// png makes a w x h PNG of one colour (zlib from Node, CRC-32 here).
+function png(w, h, [r, g, b]) {
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: w }, () => [r, g, b]).flat())]);
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.concat(Array.from({ length: h }, () => row)))), chunk("IEND", Buffer.alloc(0))]);
+}
+
+function crc32(buf) {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}

@@ -749,17 +749,19 @@ test("a tool created in a worker session is kept in its storage: a new isolate, 
   assert.equal(results[0].content, "12");
 });
 
-test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a tool group of the worker, and /api/health reports one that is down", async (t) => {
+test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a tool group of the worker, its images reach an Anthropic model, and /api/health reports one that is down", async (t) => {
   const mcpPort = await freePort();
   const everything = await startEverything(mcpPort);
   t.after(() => everything.stop());
+  const claude = await startFakeModel("anthropic");
+  t.after(() => claude.close());
   const port = await freePort();
   const mcpBase = `http://127.0.0.1:${port}`;
   fs.mkdirSync(path.join(tmp, "storage-mcp"));
   fs.writeFileSync(path.join(tmp, "workerd-mcp.capnp"), workerdConfig({
     dir: "dist", port, storage: path.join(tmp, "storage-mcp"),
     bindings: {
-      OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
+      TOOLROUTE_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: claude.baseURL, ANTHROPIC_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
       TOOLROUTE_MCP: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${mcpPort}/mcp` }, gone: { url: "http://127.0.0.1:9/mcp" } } }),
     },
   }));
@@ -770,14 +772,22 @@ test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a
   assert.deepEqual(health.mcp.map((m) => [m.key, m.status]), [["everything", "ready"], ["gone", "down"]]);
   assert.ok(health.problems.some((p) => p.startsWith("MCP server 'gone' (http://127.0.0.1:9/mcp): could not connect")), JSON.stringify(health.problems));
   const id = (await (await fetch(mcpBase + "/api/sessions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })).json()).id;
-  model.add(toolCall("load_tool_group", '{"group_name":"everything"}'), toolCall("get_sum", '{"a":20,"b":22}'), text("42."));
+  claude.add(toolCall("load_tool_group", '{"group_name":"everything"}'), toolCall("get_sum", '{"a":20,"b":22}'), toolCall("get_tiny_image", "{}"), text("42, and a tiny picture."));
   const r = await fetch(`${mcpBase}/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: "Add 20 and 22" }) });
   assert.equal(r.status, 200, await r.clone().text());
   const events = (await r.text()).split("\n\n").filter((b) => b.trim() && !b.startsWith(":")).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
   const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
   assert.deepEqual(results.map((m) => [m.tool_name, m.status, m.status === "success" && m.tool_name === "get_sum" ? m.content : ""]),
-    [["load_tool_group", "success", ""], ["get_sum", "success", "The sum of 20 and 22 is 42."]]);
+    [["load_tool_group", "success", ""], ["get_sum", "success", "The sum of 20 and 22 is 42."], ["get_tiny_image", "success", ""]]);
   assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+  // The image is in the stored log, and in the tool_result of the next
+  // model call, beside the text's placeholder.
+  const log = await (await get(`/api/sessions/${id}/messages`)).json();
+  const shot = log.find((m) => m.type === "tool_result" && m.tool_name === "get_tiny_image");
+  assert.match(shot.content, /\[image image\/png, \d+ bytes\]/);
+  assert.equal(shot.images?.length, 1, JSON.stringify(shot).slice(0, 300));
+  const blocks = claude.requests[3].json.messages.flatMap((m) => m.content).filter((b) => b.type === "tool_result").flatMap((b) => b.content ?? []);
+  assert.deepEqual(blocks.filter((b) => b.type === "image"), [{ type: "image", source: { type: "base64", media_type: "image/png", data: shot.images[0].data } }]);
 });
 
 test("a client that leaves while its turn waits for an approval ends the turn: the question goes and the call never runs", async () => {

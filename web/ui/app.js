@@ -100,6 +100,28 @@ function collapsible(summary, body, cls) {
   return d;
 }
 
+// IMAGE_TYPES are the types a tool result's images may have: the module
+// keeps no others, and none that could run script (no SVG).
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+// pictures shows a tool result's images, as the model saw them.
+function pictures(tool, images) {
+  const box = document.createElement("div");
+  box.className = "pictures";
+  for (const [i, img] of images.entries()) {
+    if (!IMAGE_TYPES.includes(img?.mime_type) || typeof img.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(img.data)) continue;
+    const el = document.createElement("img");
+    el.src = `data:${img.mime_type};base64,${img.data}`;
+    el.alt = `image ${i + 1} from ${tool}`;
+    el.loading = "lazy";
+    box.append(el);
+  }
+  if (box.childElementCount > 0) {
+    log.append(box);
+    scroll();
+  }
+}
+
 function pretty(input) {
   try {
     return JSON.stringify(JSON.parse(input), null, 2);
@@ -208,6 +230,7 @@ function message(m, calls, fromLog) {
       const text = m.content ?? "";
       const first = short(text.split("\n")[0], 200) + (text.includes("\n") ? " …" : "");
       collapsible(`← ${failed ? "failed" + (m.error_type ? ` (${m.error_type})` : "") + ": " : ""}${first}`, text, "result" + (failed ? " failed" : ""));
+      if (Array.isArray(m.images) && m.images.length > 0) pictures(m.tool_name, m.images);
       const c = calls?.get(m.tool_call_id);
       if (fromLog && c?.tool_name === "load_tool_group" && !failed) {
         let name = "";

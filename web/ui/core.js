@@ -3,7 +3,7 @@
 // protocol) with a web/host Host over toolroute.wasm, a JS tool runner and
 // a UI store (idbstore.js).
 
-import { createHost } from "../host/host.js";
+import { createHost, toolOutput } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
@@ -399,7 +399,7 @@ export class Core {
     }
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw fail("unavailable", `the server could not run ${name}: ${body.error ?? `it answered ${r.status}`}`);
-    if (body.status === "success") return body.output ?? "";
+    if (body.status === "success") return Array.isArray(body.images) ? toolOutput(body.output ?? "", body.images) : body.output ?? "";
     throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
   }
 
