@@ -597,9 +597,12 @@ func TestServeMCPBadInput(t *testing.T) {
 	var answers []string
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
+	// The server answers calls as they finish, not in the order sent: read
+	// until the last two calls have both answered.
 	for sc.Scan() {
 		answers = append(answers, sc.Text())
-		if strings.Contains(sc.Text(), `"id":4,`) {
+		all := strings.Join(answers, "\n")
+		if strings.Contains(all, `"id":2,`) && strings.Contains(all, `"id":4,`) {
 			break
 		}
 	}
