@@ -305,6 +305,7 @@ func (t *Turn) callModel() []Action {
 func (t *Turn) respond(resp wire.Response) []Action {
 	t.usage.InputTokens += resp.Usage.InputTokens
 	t.usage.OutputTokens += resp.Usage.OutputTokens
+	t.usage.CachedTokens += resp.Usage.CachedTokens
 	logged := []Message{{Type: Assistant, Content: resp.Text, Time: t.now}}
 	t.log = append(t.log, logged[0])
 	if len(resp.Calls) == 0 {

@@ -171,8 +171,13 @@ type anResponseBlock struct {
 }
 
 type anUsage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens          int `json:"input_tokens"`
+	OutputTokens         int `json:"output_tokens"`
+	CacheReadInputTokens int `json:"cache_read_input_tokens"`
+}
+
+func (u anUsage) usage() Usage {
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CacheReadInputTokens}
 }
 
 type anResponse struct {
@@ -193,7 +198,7 @@ func decodeAnthropic(body []byte) (Response, error) {
 	if r.Type != "message" {
 		return Response{}, fmt.Errorf("%w: response type is %q, not \"message\"", ErrBadResponse, r.Type)
 	}
-	out := Response{StopReason: r.StopReason, Usage: Usage(r.Usage)}
+	out := Response{StopReason: r.StopReason, Usage: r.Usage.usage()}
 	var text strings.Builder
 	for _, b := range r.Content {
 		switch b.Type {
@@ -263,8 +268,7 @@ func (s *anStream) event(name, data string) ([]string, error) {
 	case "error":
 		return nil, fmt.Errorf("%w: %s", ErrProvider, providerMessage([]byte(data)))
 	case "message_start":
-		s.resp.Usage.InputTokens = e.Message.Usage.InputTokens
-		s.resp.Usage.OutputTokens = e.Message.Usage.OutputTokens
+		s.resp.Usage = e.Message.Usage.usage()
 	case "content_block_start":
 		b := &anStreamBlock{kind: e.ContentBlock.Type}
 		if b.kind == "tool_use" {
@@ -302,6 +306,9 @@ func (s *anStream) event(name, data string) ([]string, error) {
 			s.resp.Usage.OutputTokens = e.Usage.OutputTokens
 			if e.Usage.InputTokens > 0 {
 				s.resp.Usage.InputTokens = e.Usage.InputTokens
+			}
+			if e.Usage.CacheReadInputTokens > 0 {
+				s.resp.Usage.CachedTokens = e.Usage.CacheReadInputTokens
 			}
 		}
 	case "message_stop":

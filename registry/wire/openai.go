@@ -106,11 +106,25 @@ type oaResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *oaUsage        `json:"usage"`
 	Error json.RawMessage `json:"error"`
+}
+
+// oaUsage is a response's usage, whole or in a stream's last chunk.
+type oaUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func (u *oaUsage) usage() Usage {
+	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u.PromptTokensDetails != nil {
+		out.CachedTokens = u.PromptTokensDetails.CachedTokens
+	}
+	return out
 }
 
 func decodeOpenAI(body []byte) (Response, error) {
@@ -134,7 +148,7 @@ func decodeOpenAI(body []byte) (Response, error) {
 		out.Calls = append(out.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Input: argumentsText(tc.Function.Arguments)})
 	}
 	if r.Usage != nil {
-		out.Usage = Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
+		out.Usage = r.Usage.usage()
 	}
 	return out, nil
 }
@@ -196,10 +210,7 @@ type oaChunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *oaUsage        `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
 
@@ -226,7 +237,7 @@ func (s *oaStream) event(_ string, data string) ([]string, error) {
 		return nil, fmt.Errorf("%w: %s", ErrProvider, providerMessage([]byte(data)))
 	}
 	if c.Usage != nil {
-		s.resp.Usage = Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}
+		s.resp.Usage = c.Usage.usage()
 	}
 	var deltas []string
 	for _, ch := range c.Choices {

@@ -138,6 +138,10 @@ type Response struct {
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// CachedTokens are input tokens read from the provider's prompt cache:
+	// OpenAI's prompt_tokens_details.cached_tokens (counted in InputTokens
+	// too), Anthropic's cache_read_input_tokens (not in its input_tokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // Encode builds the HTTP request for one model call.

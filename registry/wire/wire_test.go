@@ -192,6 +192,18 @@ func TestDecode(t *testing.T) {
 			body:   `{"type":"message","content":[{"type":"thinking","thinking":"hmm","signature":"x"},{"type":"text","text":"Done"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`,
 			want:   Response{Text: "Done", StopReason: "end_turn", Usage: Usage{InputTokens: 1, OutputTokens: 1}},
 		},
+		{
+			name:   "openai cached tokens",
+			format: OpenAI,
+			body:   `{"choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}}`,
+			want:   Response{Text: "Hi", StopReason: "stop", Usage: Usage{InputTokens: 2006, OutputTokens: 300, CachedTokens: 1920}},
+		},
+		{
+			name:   "anthropic cache reads",
+			format: Anthropic,
+			body:   `{"type":"message","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":21,"cache_creation_input_tokens":0,"cache_read_input_tokens":1888,"output_tokens":5}}`,
+			want:   Response{Text: "Hi", StopReason: "end_turn", Usage: Usage{InputTokens: 21, OutputTokens: 5, CachedTokens: 1888}},
+		},
 		{name: "anthropic error", format: Anthropic, body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, wantErr: ErrProvider},
 		{name: "anthropic wrong type", format: Anthropic, body: `{"type":"completion"}`, wantErr: ErrBadResponse},
 		{name: "anthropic truncated", format: Anthropic, body: `{"type":"message","content":[`, wantErr: ErrBadResponse},
