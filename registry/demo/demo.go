@@ -8,7 +8,9 @@
 // get_current_time; "load the calendar tools" calls load_tool_group; mail,
 // calendar, files and the other groups' subjects load the matching group
 // and call one of its tools that needs no arguments; writing a note writes
-// a file in the sandbox and reads it back; anything else gets what it is
+// a file in the sandbox and reads it back; "make me a tool" loads
+// js_tool_management, writes a Celsius converter with create_js_tool and
+// calls it; anything else gets what it is
 // and how to set a real provider. Every reply starts with Tag, and reports
 // what the tools answered, a failure as a failure: it never claims what
 // did not happen. It is stateless: each step follows from the request's
@@ -119,6 +121,57 @@ func (a answer) call(id, tool, args string) answer {
 	return a
 }
 
+// The tool the demo writes for "make me a tool".
+const (
+	ownToolName = "celsius_to_fahrenheit"
+	ownToolArgs = `{"celsius":100}`
+)
+
+// ownToolSpec is create_js_tool's arguments for it.
+func ownToolSpec() string {
+	b, _ := json.Marshal(struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+		Code        string          `json:"code"`
+	}{
+		Name:        ownToolName,
+		Description: "Convert a temperature from degrees Celsius to degrees Fahrenheit",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number","description":"degrees Celsius"}},"required":["celsius"]}`),
+		Code:        "function execute(params) {\n  const f = params.celsius * 9 / 5 + 32;\n  return params.celsius + \" °C is \" + f + \" °F\";\n}\n",
+	})
+	return string(b)
+}
+
+// ownTool is the next step of "make me a tool": load the group that
+// writes tools, write it, call it.
+func ownTool(steps []step, offered map[string]json.RawMessage, names []string) answer {
+	load, loaded := find(steps, "load_tool_group")
+	made, wrote := find(steps, "create_js_tool")
+	used, ran := find(steps, ownToolName)
+	switch {
+	case ran && used.failed:
+		return report(used)
+	case ran:
+		return say("%s answered: %s. It is a JS tool of yours now: kept with your tools, run in the sandbox, and offered in every later chat without loading a group. %s", ownToolName, short(used.result, 200), Setup)
+	case wrote && made.failed:
+		return report(made)
+	case wrote || offered[ownToolName] != nil:
+		intro := "Your tool " + ownToolName + " is offered in this call."
+		if wrote {
+			intro = "create_js_tool answered: " + strings.TrimSuffix(short(made.result, 200), ".") + "."
+		}
+		return say("%s I call it with 100 °C.", intro).call("use", ownToolName, ownToolArgs)
+	case offered["create_js_tool"] != nil:
+		return say("I am toolroute's demo, not a real model. With js_tool_management loaded, I write a tool with create_js_tool; it changes your tools, so you are asked first.").
+			call("create", "create_js_tool", ownToolSpec())
+	case loaded && load.failed:
+		return reportLoad(load, len(names))
+	}
+	return say("I am toolroute's demo, not a real model. This call offered %s. Tools are written by the js_tool_management group, so I load it first.", count(names)).
+		call("load", "load_tool_group", quote(map[string]string{"group_name": "js_tool_management"}))
+}
+
 // reply is the next step for the conversation in req.
 func reply(req request) answer {
 	user, steps, groups, loaded := read(req)
@@ -147,6 +200,12 @@ func reply(req request) answer {
 		}
 		return say("I am toolroute's demo, not a real model. This call offered %s. I load the %s group.", count(names), g.name).
 			call("load", "load_tool_group", quote(map[string]string{"group_name": g.name}))
+	}
+
+	// A tool of the user's own: load js_tool_management, write one with
+	// create_js_tool (the user approves it), then call it.
+	if hasAny(words, "tool") && hasAny(words, "make", "create", "build", "new") {
+		return ownTool(steps, offered, names)
 	}
 
 	g, subject := match(groups, words)
