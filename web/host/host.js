@@ -267,14 +267,21 @@ export class Host {
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
       if (policies?.length) settings.policies = policies;
       let acts = t.event({ type: "start", now: t.stamp(), history, user: text, settings });
-      for (;;) {
-        const next = yield* t.perform(acts);
-        if (!next) break;
-        signal?.throwIfAborted();
-        if (next.type === "call_model") acts = yield* t.callModel(next.request);
-        else if (next.type === "ask_approval") acts = yield* t.askApproval(next.calls);
-        else acts = yield* t.runTools(next.calls);
-        if (!acts) break;
+      try {
+        for (;;) {
+          const next = yield* t.perform(acts);
+          if (!next) break;
+          signal?.throwIfAborted();
+          if (next.type === "call_model") acts = yield* t.callModel(next.request);
+          else if (next.type === "ask_approval") acts = yield* t.askApproval(next.calls);
+          else acts = yield* t.runTools(next.calls);
+          if (!acts) break;
+        }
+      } catch (err) {
+        // Stopped while the reply streamed: what came is kept in the log,
+        // as the model's answer so far, so the next turn and a reload see it.
+        if (signal?.aborted && t.partial?.trim()) await t.keepPartial();
+        throw err;
       }
     } finally {
       if (inst && handle && !inst.broken) inst.turnFree(handle);
@@ -371,6 +378,15 @@ class Turn {
     return this.h.now().toISOString();
   }
 
+  // keepPartial logs the text streamed before the turn was stopped as an
+  // assistant message, redacted as every message is.
+  async keepPartial() {
+    const msgs = [{ type: "assistant", content: this.partial, time: this.stamp() }];
+    this.partial = "";
+    (await this.h.redactor()).messages(msgs);
+    await this.h.store.append(this.id, msgs).catch(() => {});
+  }
+
   event(ev) {
     try {
       return this.inst.turnEvent(this.handle, ev);
@@ -392,9 +408,11 @@ class Turn {
           } catch (err) {
             throw new Error(`host: storing messages of session ${JSON.stringify(this.id)}: ${err.message}`, { cause: err });
           }
+          if (a.messages.some((m) => m.type === "assistant")) this.partial = "";
           for (const m of a.messages) yield { type: "message", message: m };
           break;
         case "text_delta":
+          this.partial = (this.partial ?? "") + a.text;
           yield { type: "text", text: a.text };
           break;
         case "group_loaded":
@@ -423,11 +441,12 @@ class Turn {
   async *callModel(req) {
     yield { type: "model_call", tools: req.tools ?? [] };
     let resp;
+    this.partial = "";
     try {
       resp = yield* this.post(req);
     } catch (err) {
       if (this.signal?.aborted) throw this.signal.reason;
-      return this.event({ type: "model_error", now: this.stamp(), error: String(err?.message ?? err) });
+      return this.event({ type: "model_error", now: this.stamp(), error: unreachable(this.o.provider, req, err) });
     }
     if (resp.status < 200 || resp.status > 299) {
       const body = (await readText(resp, this.signal).catch(() => "")).slice(0, MAX_ERROR_BODY);
@@ -658,6 +677,19 @@ function imagesOf(images) {
     .filter((i) => i && typeof i.mime_type === "string" && typeof i.data === "string")
     .map((i) => ({ mime_type: i.mime_type, data: i.data }));
   return out.length > 0 ? out : undefined;
+}
+
+// unreachable says why a model call got no response, naming where it went
+// and what to check.
+function unreachable(p, req, err) {
+  const why = String(err?.message ?? err);
+  if (p.proxyURL) return `POST ${p.proxyURL} (the server's model proxy) failed: ${why}: is the server still running?`;
+  if (!p.baseURL) return why;
+  const url = p.baseURL.replace(/\/+$/, "") + req.path;
+  const network = /^(Failed to fetch|fetch failed|NetworkError|Load failed)/i.test(why);
+  return network
+    ? `POST ${url} failed (${why}): check the base URL and that the provider is up; a provider called from a browser must also allow this page's origin (CORS)`
+    : `POST ${url} failed: ${why}`;
 }
 
 // modelRequest gives fetch's arguments for a model request the module made
