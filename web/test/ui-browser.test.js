@@ -1,120 +1,240 @@
 // The chat page in headless Chromium against a mocked `toolroute serve`
-// (the built web/ui/dist, /api/health, /api/ui/catalogue, /api/model with a
-// scripted model): a group load, a JS tool in QuickJS, a reload that brings
-// the conversation and the loaded groups back, /clear. Skipped when there is
-// no Chromium (set CHROMIUM to its path). The full page against the real
-// server is web/e2e/.
+// (web/test/browser-harness.js): each point of the page a user meets, at
+// 1280 and 390 pixels, light and dark, with an axe-core scan of each screen
+// (no serious or critical violations) and screenshots in web/e2e/output.
+// The full page against the real server is web/e2e/. Skipped when there is
+// no Chromium (set CHROMIUM to its path).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { buildUI } from "../build.mjs";
-import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
+import { deflateSync } from "node:zlib";
 import path from "node:path";
 import { tmpdir } from "node:os";
-import { rm, mkdir } from "node:fs/promises";
-import { chromium } from "playwright-core";
-import { deflateSync } from "node:zlib";
-const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
-const outDir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "e2e", "output");
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
-// The real config group (manifests/config.*) and a user's notes group.
-const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
-const CAT = { catalogue: {
-  manifests: [{ file: "builtin/config.json", source: "builtin/config.js", text: await readFile(path.join(manifests, "config.json"), "utf8") },
-    { file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) }] },
-  sources: { "builtin/config.js": await readFile(path.join(manifests, "config.js"), "utf8"),
-    "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }" }, libraries: {} };
-// A server tool whose result carries a picture (an MCP server's, run by
-// serve): a 64x32 blue PNG made here.
-CAT.catalogue.groups = [{ name: "charts", display_name: "Charts", description: "Draw charts" }];
-CAT.catalogue.tools = [{ name: "chart", description: "Draw a chart", group: "charts", parameters: { type: "object", properties: {} }, required_permissions: ["read"], timeout_seconds: 30 }];
-CAT.server_tools = ["chart"];
-const PNG = png(64, 32, [30, 90, 200]);
-const CONFIG = ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"];
-const script = [["load_tool_group", { group_name: "config" }], ["list_settings", {}], "The model is fake-1.", ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.", ["list_env_vars", {}], "No variables are set.", ["load_tool_group", { group_name: "charts" }], ["chart", {}], "A blue chart."];
-let n = 0; const reqs = [];
-const chunk = (delta, f = null) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: f }] }) + "\n\n";
-const srv = createServer(async (req, res) => {
-  let body = ""; for await (const d of req) body += d;
-  const u = req.url;
-  if (u === "/api/health") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" })); }
-  if (u === "/api/ui/tools/chart") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify({ status: "success", output: `The chart:\n\n[image image/png, ${PNG.length} bytes]`, images: [{ mime_type: "image/png", data: PNG.toString("base64") }] })); }
-  if (u === "/api/ui/catalogue") { res.setHeader("content-type", "application/json"); return res.end(JSON.stringify(CAT)); }
-  if (u === "/api/model") {
-    reqs.push(JSON.parse(body)); const r = script[n++];
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    if (typeof r === "string") { res.write(chunk({ role: "assistant", content: r.slice(0, 5) })); res.write(chunk({ content: r.slice(5) })); res.write(chunk({}, "stop")); }
-    else { res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + n, type: "function", function: { name: r[0], arguments: JSON.stringify(r[1]) } }] })); res.write(chunk({}, "tool_calls")); }
-    return res.end("data: [DONE]\n\n");
-  }
-  let f = u === "/" ? "/ui/index.html" : u;
-  if (!f.startsWith("/ui/")) { res.writeHead(404); return res.end(); }
-  try { const data = await readFile(path.join(dist, f.slice(4)));
-    const ext = path.extname(f); res.setHeader("content-type", { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" }[ext] ?? "application/octet-stream"); res.end(data);
-  } catch { res.writeHead(404); res.end(); }
-});
-test("the page chats, runs tools, and comes back after a reload", { skip: !existsSync(chromiumPath) && "no Chromium at " + chromiumPath, timeout: 120000 }, async () => {
-await buildUI({ out: dist });
-await mkdir(outDir, { recursive: true });
-await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-const url = `http://127.0.0.1:${srv.address().port}/ui/index.html`;
-const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
-const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-const logs = []; page.on("console", (m) => logs.push(m.type() + ": " + m.text())); page.on("pageerror", (e) => logs.push("pageerror: " + e.message));
-try {
-  await page.goto(url);
-  const input = page.getByRole("textbox", { name: "Message" });
-  const log = page.locator("#log");
-  const see = (t) => log.getByText(t).first().waitFor({ timeout: 15000 });
-  await input.fill("Which model is set?"); await input.press("Enter");
-  await see("The model is fake-1.");
-  const first = await log.innerText();
-  assert.match(first, /^you: Which model is set\?\n→ load_tool_group/);
-  assert.match(first, new RegExp(`\\[loaded group config: ${CONFIG.join(", ")}\\]`));
-  assert.match(first, /→ list_settings \{\}/);
-  assert.match(first, /← - provider = server \(default\): where model calls go/); // the first line; the rest when opened
-  await page.waitForTimeout(300);
-  await page.locator("#meter").getByText("o200k_base").waitFor({ timeout: 15000 });
-  await input.fill("note milk"); await input.press("Enter");
-  // write_note changes the user's data: the page asks first.
-  const allow = page.getByRole("button", { name: "Allow once" });
-  await allow.waitFor({ timeout: 15000 });
-  assert.match(await page.locator(".approval").innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n  "text": "milk"\n\}/);
-  await page.screenshot({ path: path.join(outDir, "ui-approval.png") });
-  await allow.click();
-  await see("Saved.");
-  assert.match(await log.innerText(), /Allowed once\.\n+\[write_note: allowed once\]\n← notes: milk/);
-  await page.reload();
-  await see("Saved.");
-  const back = await log.innerText();
-  assert.match(back, /← notes: milk/);
-  assert.match(back, /\[loaded group notes: write_note\]/);
-  await input.fill("Any variables?"); await input.press("Enter");
-  await see("No variables are set.");
-  assert.deepEqual(reqs[6].body.tools.map((t) => t.function.name), ["load_tool_group", ...CONFIG, "write_note"]);
-  await input.fill("/clear"); await input.press("Enter");
-  await page.waitForTimeout(500);
-  // A new chat: nothing of the old one, only the prompts to try.
-  assert.equal(await log.locator(":scope > :not(#welcome)").count(), 0, await log.innerText());
-  assert.ok((await page.locator("#welcome .prompts button").count()) >= 3, "a new chat offers prompts");
-  assert.equal(await page.locator("#active-tools").innerText(), "load_tool_group");
-  // A tool's picture is shown under its result, decoded by the browser.
-  await input.fill("Draw the chart"); await input.press("Enter");
-  await see("A blue chart.");
-  const img = page.locator(".pictures img");
-  assert.equal(await img.count(), 1);
-  assert.equal(await img.getAttribute("alt"), "image 1 from chart");
-  assert.deepEqual(await img.evaluate((el) => [el.complete, el.naturalWidth, el.naturalHeight]), [true, 64, 32]);
-  await page.screenshot({ path: path.join(outDir, "ui-picture.png") });
-} catch (e) {
-  throw new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + logs.join("\n"));
-} finally {
-  await browser.close();
-  srv.close();
-  await rm(dist, { recursive: true, force: true });
-}
+import { buildUI } from "../build.mjs";
+import { fakeServe, launch, watch, axe, shot, noChromium } from "./browser-harness.js";
 
+const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
+const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
+// The real config group (manifests/config.*), a user's notes group, and a
+// server tool whose result carries a picture (an MCP server's, run by serve).
+const CAT = {
+  catalogue: {
+    manifests: [
+      { file: "builtin/config.json", source: "builtin/config.js", text: await readFile(path.join(manifests, "config.json"), "utf8") },
+      { file: "notes.json", source: "user/notes.js", text: JSON.stringify([{ _meta: true, display_name: "Notes", description: "Keep notes" }, { name: "write_note", description: "Write", function: "writeNote", requiredPermissions: ["write"], parameters: { properties: { text: { type: "string" } } } }]) },
+    ],
+    groups: [{ name: "charts", display_name: "Charts", description: "Draw charts" }],
+    tools: [{ name: "chart", description: "Draw a chart", group: "charts", parameters: { type: "object", properties: {} }, required_permissions: ["read"], timeout_seconds: 30 }],
+  },
+  sources: {
+    "builtin/config.js": await readFile(path.join(manifests, "config.js"), "utf8"),
+    "user/notes.js": "function writeNote(p){ fs.appendFile('n.txt', p.text+'\\n'); return 'notes: ' + fs.readFile('n.txt').trim(); }",
+  },
+  libraries: {},
+  server_tools: ["chart"],
+};
+const CONFIG = ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"];
+const PNG = png(64, 32, [30, 90, 200]);
+
+// MARKDOWN is a reply with what a model writes, and what it must not get
+// through: a script, a javascript: link, an event handler.
+const MARKDOWN = [
+  "The model is **fake-1**. Settings:",
+  "",
+  "| key | value |",
+  "| --- | --- |",
+  "| model | fake-1 |",
+  "",
+  "```js",
+  "const answer = 42; // the answer",
+  "```",
+  "",
+  "See [the docs](https://example.com/docs/a/very/long/path/that/goes/on/and/on/and/on/without/any/spaces/at/all) or [this](javascript:alert(1)).",
+  "",
+  '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">',
+].join("\n");
+
+const STORY = ["Once ", "upon ", "a ", "time ", "there ", "was ", "a ", "very ", "long ", "story ", "that ", "never ", "seemed ", "to ", "end ", "at ", "all."];
+
+const script = [
+  ["load_tool_group", { group_name: "config" }], ["list_settings", {}], MARKDOWN,
+  ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.",
+  ["load_tool_group", { group_name: "charts" }], ["chart", {}], "A blue chart.",
+  { status: 400, message: "The model 'x' does not exist" },
+  { stream: STORY, gap: 400 },
+];
+
+test("the chat page: markdown, cards, approvals, the meter, a queued message, Stop, errors, the catalogue, a reload, the phone drawer, dark mode, no serious accessibility violations", { skip: noChromium, timeout: 180000 }, async () => {
+  await buildUI({ out: dist });
+  const serve = await fakeServe({
+    dist, catalogue: CAT, script,
+    tools: { chart: { status: "success", output: `The chart:\n\n[image image/png, ${PNG.length} bytes]`, images: [{ mime_type: "image/png", data: PNG.toString("base64") }] } },
+  });
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const failure = watch(page);
+  const violations = [];
+  const scan = async (what, p = page) => {
+    for (const v of await axe(p)) violations.push(`${what}: ${v}`);
+  };
+  try {
+    await page.goto(serve.url);
+    const input = page.getByRole("textbox", { name: "Message" });
+    const log = page.locator("#log");
+    const see = (t, timeout = 20000) => log.getByText(t).first().waitFor({ timeout });
+    const send = async (text) => {
+      await input.fill(text);
+      await input.press("Enter");
+    };
+
+    // A new chat: what toolroute does, and prompts that show it.
+    await page.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+    assert.match(await page.locator("#welcome").innerText(), /3 tool groups by name/);
+    assert.equal(await page.locator("#welcome .prompts button").count(), 4);
+    await page.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: 20000 });
+    await shot(page, "ui-1280-welcome");
+    await scan("welcome");
+
+    // A group load and a tool call as cards; the reply's markdown rendered
+    // and made safe.
+    await send("Which model is set?");
+    await see("The model is");
+    const group = page.locator(".card.group").first();
+    assert.match(await group.innerText(), /^\+?\s*Loaded Configuration: 6 tools, [\d,]+ tokens of schemas from now on/);
+    assert.deepEqual(await group.locator(".tags li").allInnerTexts(), CONFIG);
+    const card = page.locator(".card.tool").filter({ has: page.locator(".name", { hasText: "list_settings" }) });
+    assert.equal(await card.locator(".state").innerText(), "done");
+    assert.match(await card.locator(".preview").innerText(), /^→ - provider = server \(default\)/);
+    await card.locator("summary").click();
+    assert.match(await card.locator(".body pre").last().innerText(), /model = /);
+    const reply = page.locator(".msg.assistant .bubble").last();
+    assert.equal(await reply.locator("strong").innerText(), "fake-1");
+    assert.equal(await reply.locator("table td").nth(1).innerText(), "fake-1");
+    assert.ok((await reply.locator("pre code.hljs span").count()) > 0, "the code is highlighted");
+    assert.equal(await reply.locator("pre .copy").innerText(), "Copy");
+    const docs = reply.getByRole("link", { name: "the docs" });
+    assert.equal(await docs.getAttribute("target"), "_blank");
+    assert.equal(await docs.getAttribute("rel"), "noopener noreferrer nofollow");
+    assert.equal(await reply.getByText("this", { exact: true }).getAttribute("href"), null, "a javascript: link keeps no href");
+    assert.equal(await reply.locator("script, img, [onerror]").count(), 0);
+    assert.equal(await page.evaluate(() => window.pwned), undefined);
+    const box = await reply.boundingBox();
+    assert.ok(box.width <= 1280 - 352, "a long link wraps inside the reply");
+    // The meter splits what the call sends.
+    const legend = await page.locator("#meter .legend").innerText();
+    assert.match(legend, /Core tools[\s\S]*Group listing[\s\S]*Configuration/);
+    assert.deepEqual(await page.locator("#active-tools li").allInnerTexts(), ["load_tool_group", ...CONFIG]);
+    await shot(page, "ui-1280-markdown");
+    await scan("a reply with cards and markdown");
+
+    // A tool that changes data asks in the flow; a message typed while it
+    // waits is kept, marked, and sent when the reply ends.
+    await send("note milk");
+    const approval = page.locator(".approval");
+    await approval.waitFor({ timeout: 20000 });
+    assert.match(await approval.innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n {2}"text": "milk"\n\}/);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Allow once", "the question takes the focus");
+    await send("And draw the chart");
+    await page.locator(".msg.user.waiting").getByText("And draw the chart").waitFor();
+    assert.match(await page.locator("#queued").innerText(), /1 message waiting: sent when the reply ends/);
+    await shot(page, "ui-1280-approval-and-queue");
+    await scan("an approval");
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    await see("Saved.");
+    await see("A blue chart.");
+    assert.equal(await page.locator(".msg.user.waiting").count(), 0);
+    assert.equal(await page.locator("#queued").isVisible(), false);
+    assert.match(await page.locator(".card.tool").filter({ hasText: "write_note" }).locator(".preview").innerText(), /→ notes: milk/);
+    const img = page.locator(".pictures img");
+    assert.equal(await img.getAttribute("alt"), "image 1 from chart");
+    assert.deepEqual(await img.evaluate((el) => [el.complete, el.naturalWidth, el.naturalHeight]), [true, 64, 32]);
+
+    // A failed turn is said once, in the flow, with the provider's words.
+    await send("Break it");
+    const err = page.locator(".card.turn-error");
+    await err.waitFor({ timeout: 20000 });
+    assert.match(await err.innerText(), /the model call failed: HTTP 400: The model 'x' does not exist \(invalid_request_error\)/);
+    assert.equal(await page.locator("#error").innerText(), "");
+    assert.equal((await log.innerText()).match(/does not exist/g).length, 1, "the error is shown once");
+
+    // Stop keeps what streamed, after a reload too.
+    await send("Tell me a story");
+    await see("Once upon a", 20000);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await see("Stopped: what came before Stop is kept.", 10000);
+    const kept = await page.locator(".msg.assistant .bubble").last().innerText();
+    assert.match(kept, /^Once upon a/);
+    assert.doesNotMatch(kept, /all\.$/);
+    await shot(page, "ui-1280-stopped");
+
+    // The catalogue: searched, filtered by source, each group's cost and
+    // whether it is loaded.
+    await page.locator("#panel-catalogue > summary").click();
+    await page.locator("#catalogue-search").fill("chart");
+    assert.equal(await page.locator("#catalogue-count").innerText(), "1 tool in 1 group match.");
+    assert.match(await page.locator(".cat-group").first().innerText(), /Charts\s*1 tool · the server's · [\d,]+ tokens\s*loaded/);
+    await page.locator("#catalogue-search").fill("");
+    await page.locator("#catalogue-source").selectOption("user");
+    assert.deepEqual(await page.locator(".cat-group .gname").allInnerTexts(), ["Notes"]);
+    await shot(page, "ui-1280-catalogue");
+    await scan("the catalogue");
+
+    // A reload brings the conversation back as it was shown.
+    await page.reload();
+    await see("A blue chart.");
+    const back = await log.innerText();
+    assert.match(back, /Loaded Configuration: 6 tools/);
+    assert.match(back, /✓ write_note: allowed once/);
+    assert.match(back, /Once upon a/);
+    assert.equal(await page.locator(".pictures img").count(), 1);
+    assert.match(await page.locator("#sessions li[aria-current=true]").innerText(), /Which model is set\?\s*\d+ messages/);
+
+    // /clear: a new chat with only the core tools.
+    await send("/clear");
+    await page.locator("#welcome").waitFor();
+    assert.deepEqual(await page.locator("#active-tools li").allInnerTexts(), ["load_tool_group"]);
+
+    // Dark.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shot(page, "ui-1280-dark");
+    await scan("dark");
+    await page.close();
+
+    // A phone: the chat first, the panels in a drawer.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const phoneFailure = watch(phone);
+    try {
+      await phone.goto(serve.url);
+      await phone.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+      assert.equal(await phone.locator("#panels").isVisible(), false, "the panels wait in the drawer");
+      assert.ok(await phone.getByRole("textbox", { name: "Message" }).isVisible());
+      const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+      assert.equal(width, 390, "nothing is wider than the screen");
+      await shot(phone, "ui-390-welcome");
+      await scan("phone", phone);
+      const menu = phone.getByRole("button", { name: "Sessions, tools and settings" });
+      await menu.click();
+      await phone.locator("#panels.open").waitFor();
+      assert.equal(await menu.getAttribute("aria-expanded"), "true");
+      await phone.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: 20000 });
+      await phone.waitForTimeout(300);
+      await shot(phone, "ui-390-drawer");
+      await scan("phone drawer", phone);
+      await phone.keyboard.press("Escape");
+      await phone.waitForTimeout(300);
+      assert.equal(await phone.locator("#panels").isVisible(), false, "Escape closes the drawer");
+      assert.equal(await phone.evaluate(() => document.activeElement?.id), "open-panels", "the focus goes back to the menu button");
+    } catch (e) {
+      throw await phoneFailure(e);
+    }
+    assert.deepEqual(violations, [], "axe-core found serious or critical violations");
+  } catch (e) {
+    throw await failure(e);
+  } finally {
+    await browser.close();
+    await serve.close();
+    await rm(dist, { recursive: true, force: true });
+  }
 });
 
 // png makes a w x h PNG of one colour (zlib from Node, CRC-32 here).

@@ -70,12 +70,12 @@ test("Stop ends a JS tool that never waits, and the next message works", { skip:
     const see = (t, timeout = 15000) => log.getByText(t).first().waitFor({ timeout });
     await input.fill("spin");
     await input.press("Enter");
-    await see("→ spin");
+    await page.locator(".card.tool .state", { hasText: "running…" }).waitFor({ timeout: 15000 });
     await page.waitForTimeout(300); // the tool is running: the worker is busy
     const stop = page.getByRole("button", { name: "Stop" });
     const t = Date.now();
     await stop.click();
-    await see("[stopped]", 5000);
+    await see("Stopped.", 5000);
     const took = Date.now() - t;
     assert.ok(took < 3000, `stopped after ${took} ms`);
     assert.equal(await stop.isDisabled(), true);

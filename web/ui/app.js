@@ -1,12 +1,13 @@
-// The chat page: it renders and asks; the worker (worker.js) does the work.
-// See worker.js for the protocol.
+// The chat page: it renders and asks; the worker (worker.js, over core.js)
+// does the work. See core.js for the requests.
+import { render as renderMarkdown } from "./markdown.js";
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = "toolroute.session";
 const log = $("log");
 
-// The worker is a module worker next to this file (dist/worker.js in the
-// build).
+// ---- The worker ----------------------------------------------------------
+
 let worker = null;
 let nextID = 1;
 const pending = new Map();
@@ -25,7 +26,7 @@ function startWorker() {
       else p.reject(new Error(m.error));
     }
   };
-  worker.onerror = (e) => showError("the worker failed: " + (e.message || "see the console"));
+  worker.onerror = (e) => showError("The page's worker failed: " + (e.message || "see the browser console") + ". Reload the page.");
 }
 startWorker();
 
@@ -36,8 +37,8 @@ startWorker();
 const STOP_GRACE_MS = 1000;
 
 // restartWorker ends the worker, its running tools with it, and starts
-// another; what the turn committed is in IndexedDB already. The send
-// request `stopped` ends as stopped, the other pending requests fail.
+// another; what the turn committed is stored already. The send request
+// `stopped` ends as stopped, the other pending requests fail.
 function restartWorker(stopped) {
   worker.terminate();
   const left = [...pending];
@@ -60,25 +61,36 @@ function ask(msg, onEvent) {
 }
 const call = (msg) => ask(msg).done;
 
+// ---- State ---------------------------------------------------------------
+
 let session = localStorage.getItem(SESSION_KEY);
 let catalogue = null; // the last describe
-let running = null; // the send request in progress
+let running = null; // the send request in progress: its id, or 0 while it starts
+const queue = []; // messages typed during a turn, sent after it: {text, el}
+const cards = new Map(); // tool_call_id -> its card
 
 function showError(text) {
   $("error").textContent = text;
 }
 
-function line(text, cls) {
-  const d = document.createElement("div");
-  d.textContent = text;
-  if (cls) d.className = cls;
-  log.append(d);
-  scroll();
-  return d;
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
 }
 
-function scroll() {
-  log.scrollTop = log.scrollHeight;
+// atBottom says whether the log shows its end: new content scrolls into
+// view only then, so reading back is not interrupted.
+function atBottom() {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+}
+
+function add(node) {
+  const follow = atBottom();
+  log.append(node);
+  if (follow) log.scrollTop = log.scrollHeight;
+  return node;
 }
 
 function short(s, n = 200) {
@@ -86,40 +98,59 @@ function short(s, n = 200) {
   return s.length > n ? s.slice(0, n) + "…" : s;
 }
 
-// collapsible renders a summary line, the whole text inside.
-function collapsible(summary, body, cls) {
-  const d = document.createElement("details");
-  d.className = cls;
-  const s = document.createElement("summary");
-  s.textContent = summary;
-  const pre = document.createElement("pre");
-  pre.textContent = body;
-  d.append(s, pre);
-  log.append(d);
-  scroll();
-  return d;
+const fmt = new Intl.NumberFormat("en");
+const n = (x) => fmt.format(x);
+const plural = (count, one, many = one + "s") => `${n(count)} ${count === 1 ? one : many}`;
+
+// ---- Messages ------------------------------------------------------------
+
+function userMessage(text, waiting = false) {
+  const box = el("div", "msg user" + (waiting ? " waiting" : ""));
+  box.append(el("p", "role visually-hidden", "You said:"), el("div", "bubble", text));
+  if (waiting) box.append(el("p", "foot", "Waiting: sent when the reply ends"));
+  return add(box);
 }
 
-// IMAGE_TYPES are the types a tool result's images may have: the module
-// keeps no others, and none that could run script (no SVG).
-const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+// assistantMessage is a reply in the log: set renders its markdown (as it
+// streams, at most once a frame), foot adds a line under it.
+function assistantMessage() {
+  const box = el("div", "msg assistant");
+  const label = catalogue?.model ? `Assistant (${catalogue.model})` : "Assistant";
+  const bubble = el("div", "bubble md");
+  box.append(el("p", "role", label), bubble);
+  add(box);
+  let text = "", frame = 0;
+  const paint = () => {
+    frame = 0;
+    const follow = atBottom();
+    renderMarkdown(bubble, text);
+    if (follow) log.scrollTop = log.scrollHeight;
+  };
+  return {
+    box,
+    get text() {
+      return text;
+    },
+    set(t) {
+      text = t;
+      if (!frame) frame = requestAnimationFrame(paint);
+    },
+    now() {
+      if (frame) cancelAnimationFrame(frame);
+      paint();
+    },
+    foot(t, cls = "foot") {
+      box.append(el("p", cls, t));
+    },
+  };
+}
 
-// pictures shows a tool result's images, as the model saw them.
-function pictures(tool, images) {
-  const box = document.createElement("div");
-  box.className = "pictures";
-  for (const [i, img] of images.entries()) {
-    if (!IMAGE_TYPES.includes(img?.mime_type) || typeof img.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(img.data)) continue;
-    const el = document.createElement("img");
-    el.src = `data:${img.mime_type};base64,${img.data}`;
-    el.alt = `image ${i + 1} from ${tool}`;
-    el.loading = "lazy";
-    box.append(el);
-  }
-  if (box.childElementCount > 0) {
-    log.append(box);
-    scroll();
-  }
+// failureText is a failed result's message without the "Error (type): "
+// the model reads before it: the card says the type once.
+function failureText(m) {
+  const t = String(m.content ?? "");
+  const prefix = m.error_type ? `Error (${m.error_type}): ` : "Error: ";
+  return t.startsWith(prefix) ? t.slice(prefix.length) : t;
 }
 
 function pretty(input) {
@@ -130,66 +161,185 @@ function pretty(input) {
   }
 }
 
+// toolCard is a tool call as a card: its name and arguments, then its
+// result's state; the input and output open on a click.
+function toolCard(m) {
+  const card = el("details", "card tool");
+  const summary = el("summary");
+  const input = m.tool_input || "{}";
+  const args = input === "{}" ? "" : short(input.replace(/\s+/g, " "), 120);
+  const state = el("span", "state", "running…");
+  const preview = el("span", "preview");
+  summary.append(el("span", "name", m.tool_name), el("span", "args", args), state, preview);
+  card._preview = preview;
+  const body = el("div", "body");
+  body.append(el("h3", "", "Input"), el("pre", "", pretty(input)));
+  card.append(summary, body);
+  card._state = state;
+  card._body = body;
+  cards.set(m.tool_call_id, card);
+  return add(card);
+}
+
+function toolResult(m) {
+  let card = cards.get(m.tool_call_id);
+  if (!card) card = toolCard({ tool_call_id: m.tool_call_id, tool_name: m.tool_name, tool_input: "" });
+  const failed = m.status && m.status !== "success";
+  card._state.textContent = failed ? `failed${m.error_type ? ` (${m.error_type})` : ""}` : "done";
+  card._state.className = "state " + (failed ? "bad" : "ok");
+  if (failed) {
+    card.classList.add("failed");
+    card.open = true;
+    card._body.prepend(el("p", "problem", failureText(m)));
+  } else {
+    const text = String(m.content ?? "");
+    card._preview.textContent = "→ " + short(text.split("\n").find((l) => l.trim()) ?? "(empty)", 160);
+    card._body.append(el("h3", "", "Result"), el("pre", "", text));
+  }
+  if (Array.isArray(m.images) && m.images.length > 0) pictures(card._body, m.tool_name, m.images);
+}
+
+// IMAGE_TYPES are the types a tool result's images may have: the module
+// keeps no others, and none that could run script (no SVG).
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+// pictures shows a tool result's images, as the model saw them.
+function pictures(parent, tool, images) {
+  const box = el("div", "pictures");
+  for (const [i, img] of images.entries()) {
+    if (!IMAGE_TYPES.includes(img?.mime_type) || typeof img.data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(img.data)) continue;
+    const pic = el("img");
+    pic.src = `data:${img.mime_type};base64,${img.data}`;
+    pic.alt = `image ${i + 1} from ${tool}`;
+    box.append(pic);
+  }
+  if (box.childElementCount > 0) parent.append(box);
+}
+
+// groupCard shows a group load: what it added, and what that costs.
+function groupCard(name, tools) {
+  const g = catalogue?.groups?.find((x) => x.name === name);
+  const cost = catalogue?.meter?.groups?.[name];
+  const card = el("section", "card group");
+  card.setAttribute("aria-label", `Loaded tool group ${g?.display_name ?? name}`);
+  const head = el("div", "head");
+  const unit = catalogue?.meter?.unit === "tokens" ? "tokens" : "bytes";
+  head.append(el("span", "", `Loaded ${g?.display_name ?? name}: ${plural(tools.length, "tool")}` + (cost ? `, ${n(cost)} ${unit} of schemas from now on` : "")));
+  const tags = el("ul", "tags");
+  for (const t of tools) tags.append(el("li", "", t));
+  card.append(head, tags);
+  return add(card);
+}
+
+// message renders one message of the log. fromLog: read back, not live.
+function message(m, fromLog) {
+  switch (m.type) {
+    case "user":
+      userMessage(m.content);
+      break;
+    case "assistant":
+      if (m.content) {
+        const a = assistantMessage();
+        a.set(m.content);
+        a.now();
+      }
+      break;
+    case "approval": {
+      const what = m.content === "deny" ? "✗ " + m.tool_name + ": denied" : `✓ ${m.tool_name}: allowed ${m.content === "session" ? "for this chat" : "once"}`;
+      add(el("p", "muted small", what));
+      break;
+    }
+    case "tool_call":
+      if (m.tool_name !== "load_tool_group") toolCard(m);
+      else cards.set(m.tool_call_id, { load: m });
+      break;
+    case "tool_result": {
+      const c = cards.get(m.tool_call_id);
+      if (c?.load || m.tool_name === "load_tool_group") {
+        let name = "";
+        try {
+          name = JSON.parse(c?.load?.tool_input ?? "{}").group_name ?? "";
+        } catch {}
+        if (m.status && m.status !== "success") {
+          toolCard(c?.load ?? m);
+          toolResult(m);
+        } else if (fromLog) {
+          const g = catalogue?.groups?.find((x) => x.name === name);
+          groupCard(name, g?.tools ?? []);
+        }
+        break;
+      }
+      toolResult(m);
+      break;
+    }
+  }
+}
+
+// turnError says once, in the flow, why a turn ended without an answer.
+function turnError(text) {
+  const card = el("div", "card turn-error");
+  card.setAttribute("role", "alert");
+  card.append(el("p", "", text));
+  add(card);
+}
+
+// ---- Approvals -----------------------------------------------------------
+
 // WHAT says what a tool does, from its requiredPermissions.
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
   google: "uses your Google account", read: "reads your data", run_code: "runs code",
   memories: "keeps memories", history: "reads past chats", settings: "changes settings", env: "sets variables tools read",
   tools: "enables or disables tools", secrets: "may ask for secrets" };
 
-// askApproval shows the calls a turn asks about, each with Allow once, Allow
-// for this session and Deny, and answers when every call has its answer.
+// askApproval puts the calls a turn asks about in the flow, each with Allow
+// once, Allow for this chat and Deny, and answers when every call has one.
 function askApproval(calls) {
-  const box = document.createElement("section");
-  box.className = "approval";
+  const box = el("section", "approval");
   box.setAttribute("role", "group");
-  box.setAttribute("aria-label", "Approve tool calls");
+  const heading = el("h3", "", calls.length === 1 ? "A tool asks to run" : `${calls.length} tools ask to run`);
+  heading.id = "approval-" + nextID++;
+  box.setAttribute("aria-labelledby", heading.id);
+  box.append(heading);
   const answers = new Map();
   for (const c of calls) {
-    const card = document.createElement("div");
-    card.className = "approval-call";
-    const title = document.createElement("p");
+    const card = el("div", "approval-call");
     const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? p).join(", ");
-    title.textContent = `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : "");
-    const pre = document.createElement("pre");
-    pre.textContent = JSON.stringify(c.input ?? {}, null, 2);
+    const title = el("p", "", `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : ""));
+    const pre = el("pre", "", JSON.stringify(c.input ?? {}, null, 2));
     // The secrets the call asks to read: granted only if left ticked.
     const grants = [];
-    const secrets = document.createElement("fieldset");
+    const secrets = el("fieldset");
     if (c.secrets?.length) {
-      const legend = document.createElement("legend");
-      legend.textContent = "It asks to read your secrets:";
-      secrets.append(legend);
+      secrets.append(el("legend", "", "It asks to read your secrets:"));
       for (const name of c.secrets) {
-        const label = document.createElement("label");
-        const box = document.createElement("input");
-        box.type = "checkbox";
-        box.checked = true;
-        box.value = name;
-        label.append(box, " " + (name === "google" ? "your Google account" : name));
+        const label = el("label");
+        const tick = el("input");
+        tick.type = "checkbox";
+        tick.checked = true;
+        tick.value = name;
+        label.append(tick, " " + (name === "google" ? "your Google account" : name));
         secrets.append(label);
-        grants.push(box);
+        grants.push(tick);
       }
     }
-    const buttons = document.createElement("div");
-    buttons.className = "approval-buttons";
-    const outcome = document.createElement("p");
-    outcome.className = "muted";
+    const buttons = el("div", "approval-buttons");
+    const outcome = el("p", "muted small");
     outcome.setAttribute("role", "status");
-    for (const [answer, label] of [["once", "Allow once"], ["session", "Allow for this session"], ["deny", "Deny"]]) {
-      const b = document.createElement("button");
+    for (const [answer, label, cls] of [["once", "Allow once", "primary"], ["session", "Allow for this chat", "secondary"], ["deny", "Deny", "secondary"]]) {
+      const b = el("button", cls, label);
       b.type = "button";
-      b.textContent = label;
       b.dataset.answer = answer;
       b.onclick = async () => {
         for (const x of [...buttons.querySelectorAll("button"), ...grants]) x.disabled = true;
         answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
-        outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this session." : "Allowed once.";
+        outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this chat." : "Allowed once.";
         if (answers.size === calls.length) {
           try {
             await call({ type: "approve", session, answers: calls.map((x) => answers.get(x.id)) });
           } catch (e) {
-            showError("the answer was not taken: " + e.message);
+            showError("The answer was not taken: " + e.message);
           }
+          $("message").focus();
         }
       };
       buttons.append(b);
@@ -197,265 +347,382 @@ function askApproval(calls) {
     card.append(title, pre, ...(grants.length ? [secrets] : []), buttons, outcome);
     box.append(card);
   }
-  log.append(box);
-  scroll();
+  add(box);
+  log.scrollTop = log.scrollHeight;
   box.querySelector("button")?.focus();
 }
 
-function groupLine(name, tools) {
-  line(`[loaded group ${name}: ${tools.join(", ")}]`, "group");
-}
+// ---- A new chat ----------------------------------------------------------
 
-// message renders one message of the log. calls maps tool_call ids to their
-// calls, for the group lines of a log read back.
-function message(m, calls, fromLog) {
-  switch (m.type) {
-    case "user":
-      line("you: " + m.content, "user");
-      break;
-    case "assistant":
-      if (m.content) line(m.content, "assistant");
-      break;
-    case "approval":
-      line(`[${m.tool_name}: ${m.content === "deny" ? "denied" : m.content === "session" ? "allowed for this session" : "allowed once"}]`, "group");
-      break;
-    case "tool_call": {
-      calls?.set(m.tool_call_id, m);
-      const input = m.tool_input || "{}";
-      collapsible(`→ ${m.tool_name} ${short(input, 160)}`, pretty(input), "tool");
-      break;
-    }
-    case "tool_result": {
-      const failed = m.status && m.status !== "success";
-      const text = m.content ?? "";
-      const first = short(text.split("\n")[0], 200) + (text.includes("\n") ? " …" : "");
-      collapsible(`← ${failed ? "failed" + (m.error_type ? ` (${m.error_type})` : "") + ": " : ""}${first}`, text, "result" + (failed ? " failed" : ""));
-      if (Array.isArray(m.images) && m.images.length > 0) pictures(m.tool_name, m.images);
-      const c = calls?.get(m.tool_call_id);
-      if (fromLog && c?.tool_name === "load_tool_group" && !failed) {
-        let name = "";
-        try {
-          name = JSON.parse(c.tool_input).group_name;
-        } catch {}
-        const g = catalogue?.groups?.find((x) => x.name === name);
-        if (g) groupLine(g.name, g.tools);
-      }
-      break;
-    }
-  }
-}
-
-// WELCOME are the prompts a new chat offers: each works in every host with
-// no account connected (the demo model answers them with tools too).
-const WELCOME = ["What time is it?", "Load the calendar tools", "Write a note: water the plants", "What can you do?"];
-
-// welcome shows a new chat what toolroute does and prompts to try; a click
-// sends one as if typed.
+// welcome shows a new chat what toolroute does, with prompts that show
+// routing at work: a core tool, a group load, a tool of the user's own.
 function welcome() {
-  const box = document.createElement("section");
+  const box = el("section");
   box.id = "welcome";
-  box.setAttribute("aria-label", "Try a prompt");
-  const p = document.createElement("p");
-  p.textContent = "toolroute sends the model its tool groups' names, not every tool's schema: a group's tools are loaded when the model asks for them, and stay loaded for the rest of the chat. Try:";
-  const row = document.createElement("div");
-  row.className = "prompts";
-  for (const text of WELCOME) {
-    const b = document.createElement("button");
+  box.setAttribute("aria-labelledby", "welcome-heading");
+  const h = el("h2", "", "What can I do for you?");
+  h.id = "welcome-heading";
+  const p = el("p", "", welcomeText(catalogue));
+  p.id = "welcome-text";
+  const prompts = [
+    { text: "What time is it?", what: "a core tool, always there" },
+    { text: "Load the calendar tools", what: "loads a tool group" },
+    { text: "Write a note: water the plants", what: "a sandboxed file tool" },
+  ];
+  const own = (catalogue?.files ?? []).find((f) => f.source?.startsWith("user/") && f.tools?.length);
+  prompts.push(own
+    ? { text: `Use my ${own.tools[0]} tool`, what: "a tool of your own" }
+    : { text: "Make me a tool that converts Celsius to Fahrenheit", what: "writes a tool of your own" });
+  const row = el("div", "prompts");
+  for (const pr of prompts) {
+    const b = el("button");
     b.type = "button";
-    b.textContent = text;
-    b.onclick = () => {
-      $("message").value = text;
-      $("composer").requestSubmit();
-    };
+    b.append(el("span", "", pr.text), el("span", "what", pr.what));
+    b.onclick = () => submit(pr.text);
     row.append(b);
   }
-  box.append(p, row);
+  box.append(h, p, row);
   log.append(box);
 }
 
+function welcomeText(d) {
+  const groups = (d?.groups ?? []).filter((g) => g.available !== false);
+  const m = d?.meter;
+  const cost = m && m.all > 0 ? ` This chat starts with ${n(m.active)} ${m.unit} of tool schemas instead of ${n(m.all)}.` : "";
+  return `The model sees ${plural(groups.length, "tool group")} by name and loads the tools of one when it needs them.${cost}`;
+}
+
+// ---- Sessions ------------------------------------------------------------
+
 async function showSession() {
-  const s = await call({ type: "sessions", action: "get", session });
+  const s = await call({ type: "sessions", action: "get", session }).catch(() => null);
   $("session-title").textContent = s?.title || "New chat";
   log.textContent = "";
-  const msgs = await call({ type: "messages", session });
-  const calls = new Map();
-  for (const m of msgs) message(m, calls, true);
+  cards.clear();
+  const msgs = await call({ type: "messages", session }).catch((e) => {
+    showError("This chat could not be read: " + e.message);
+    return [];
+  });
+  for (const m of msgs) message(m, true);
   if (msgs.length === 0) welcome();
+  log.scrollTop = log.scrollHeight;
+}
+
+async function openSession(id) {
+  session = id;
+  localStorage.setItem(SESSION_KEY, session);
+  closePanels();
+  await showSession();
+  await refresh();
 }
 
 async function newSession() {
   const s = await call({ type: "sessions", action: "create" });
-  session = s.id;
-  localStorage.setItem(SESSION_KEY, session);
-  await showSession();
-  await refresh();
+  await openSession(s.id);
+  $("message").focus();
+}
+
+// sessionList reads the list in either shape the core gives: an array, or
+// {sessions, problems}.
+function sessionList(r) {
+  if (Array.isArray(r)) return { sessions: r, problems: [] };
+  return { sessions: r?.sessions ?? [], problems: r?.problems ?? [] };
+}
+
+function when(iso) {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return "";
+  const d = new Date(t);
+  const today = new Date();
+  return d.toDateString() === today.toDateString()
+    ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : d.toLocaleDateString([], { month: "short", day: "numeric" });
+}
+
+async function refreshSessions() {
+  let list;
+  try {
+    list = sessionList(await call({ type: "sessions" }));
+  } catch (e) {
+    $("sessions-note").textContent = "The chats could not be listed: " + e.message;
+    return;
+  }
+  $("sessions-note").textContent = list.problems.join(" ");
+  const ul = $("sessions");
+  ul.textContent = "";
+  const shown = list.sessions.filter((s) => s.messages > 0 || s.id === session);
+  if (shown.length === 0) ul.append(el("li", "muted small", "No chats yet."));
+  for (const s of shown) {
+    const li = el("li");
+    const title = s.title || "New chat";
+    const open = el("button", "open");
+    open.type = "button";
+    const where = s.where === "server" ? " · on the server" : "";
+    open.append(el("span", "t", title), el("span", "m", `${plural(s.messages ?? 0, "message")}${s.updated ? " · " + when(s.updated) : ""}${where}`));
+    open.onclick = () => openSession(s.id);
+    if (s.id === session) {
+      li.setAttribute("aria-current", "true");
+      $("session-title").textContent = title;
+    }
+    li.append(open);
+    if (s.messages > 0) {
+      const rename = el("button", "act", "Rename");
+      rename.type = "button";
+      rename.setAttribute("aria-label", `Rename “${title}”`);
+      rename.onclick = () => renameSession(s);
+      const del = el("button", "act", "Delete");
+      del.type = "button";
+      del.setAttribute("aria-label", `Delete “${title}”`);
+      del.onclick = () => deleteSession(s);
+      li.append(rename, del);
+    }
+    ul.append(li);
+  }
+}
+
+function renameSession(s) {
+  const dialog = $("rename-dialog");
+  const input = $("rename-title");
+  input.value = s.title || "";
+  $("rename-cancel").onclick = () => dialog.close("cancel");
+  dialog.onclose = async () => {
+    if (dialog.returnValue !== "ok") return;
+    const title = input.value.trim();
+    if (!title || title === s.title) return;
+    try {
+      await call({ type: "sessions", action: "rename", session: s.id, title });
+    } catch (e) {
+      showError("The chat was not renamed: " + e.message);
+    }
+    await refreshSessions();
+  };
+  dialog.returnValue = "";
+  dialog.showModal();
+  input.select();
+}
+
+async function deleteSession(s) {
+  if (!confirm(`Delete “${s.title || "this chat"}” and its ${plural(s.messages ?? 0, "message")}? This cannot be undone.`)) return;
+  try {
+    await call({ type: "sessions", action: "delete", session: s.id });
+  } catch (e) {
+    showError("The chat was not deleted: " + e.message);
+    return;
+  }
+  if (s.id === session) await newSession();
+  else await refreshSessions();
+}
+
+// ---- Tools: the meter and the catalogue ----------------------------------
+
+const PALETTE = ["#3b82f6", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#ec4899", "#84cc16"];
+
+// meterVisible says whether the meter is on screen: the tokenizer, a large
+// download, is loaded only then.
+function meterVisible() {
+  return window.matchMedia("(min-width: 900px)").matches || $("panels").classList.contains("open");
+}
+
+function renderMeter(d) {
+  const m = d.meter;
+  const box = $("meter");
+  box.textContent = "";
+  if (!m) return;
+  const unit = m.unit === "tokens" ? "tokens" : "bytes";
+  const parts = (m.parts ?? []).filter((p) => p.size > 0);
+  // What routing costs this call: the schemas it sends and the listing of
+  // the groups it does not.
+  const spent = m.active + ((m.parts ?? []).find((p) => p.kind === "listing")?.size ?? 0);
+  const pct = m.all > 0 ? Math.round((100 * spent) / m.all) : 0;
+  const head = el("p", "headline");
+  head.append(el("strong", "", `${n(spent)} ${unit}`), ` on tools in this call; sending every tool would be ${n(m.all)} (this is ${pct}%).`);
+  box.append(head);
+  const scale = Math.max(m.all, spent, 1);
+  const bar = el("div", "bar");
+  bar.setAttribute("role", "img");
+  bar.setAttribute("aria-label", parts.map((p) => `${p.label} ${n(p.size)}`).join(", ") + `, of ${n(m.all)} for every tool`);
+  const legend = el("ul", "legend");
+  let g = 0;
+  for (const p of parts) {
+    const color = p.kind === "core" ? "var(--bar-core)" : p.kind === "listing" ? "var(--bar-listing)" : PALETTE[g++ % PALETTE.length];
+    const seg = el("span");
+    seg.style.width = `${(100 * p.size) / scale}%`;
+    seg.style.background = color;
+    seg.title = `${p.label}: ${n(p.size)} ${unit}`;
+    bar.append(seg);
+    const li = el("li");
+    const sw = el("span", "swatch");
+    sw.style.background = color;
+    li.append(sw, el("span", "", p.label), el("span", "size", n(p.size)));
+    legend.append(li);
+  }
+  box.append(bar, legend);
+  box.append(el("p", "muted small", m.unit === "tokens" ? `Counted in ${m.encoding} tokens, as the model call sends them.` : "Counted in bytes until the tokenizer is loaded."));
+}
+
+let lastUsage = null;
+
+function renderTools(d) {
+  renderMeter(d);
+  if ($("welcome-text")) $("welcome-text").textContent = welcomeText(d);
+  const ul = $("active-tools");
+  ul.textContent = "";
+  for (const name of d.active) ul.append(el("li", "", name));
+  if (lastUsage && (lastUsage.input_tokens || lastUsage.output_tokens)) {
+    const u = lastUsage;
+    const p = el("p", "muted small", `Last reply: ${n(u.input_tokens)} tokens in${u.cached_tokens ? ` (${n(u.cached_tokens)} from the cache)` : ""}, ${n(u.output_tokens)} out.`);
+    $("meter").append(p);
+  }
+}
+
+// sourceOf says where a group's tools come from.
+function sourceOf(d, g) {
+  if ((d.mcp ?? []).some((m) => m.group === g.name)) return "mcp";
+  if ((g.tools ?? []).some((t) => (d.server_tools ?? []).includes(t))) return "server";
+  const file = (d.files ?? []).find((f) => f.group === g.name || f.tools?.some((t) => g.tools?.includes(t)));
+  if (file) return file.source?.startsWith("user/") ? "user" : "builtin";
+  return g.origin?.kind === "host" ? "builtin" : "server";
+}
+
+const SOURCE_LABEL = { builtin: "built in", user: "your tools", mcp: "MCP server", server: "the server's" };
+
+function renderCatalogue(d) {
+  const box = $("catalogue");
+  box.textContent = "";
+  const q = $("catalogue-search").value.trim().toLowerCase();
+  const source = $("catalogue-source").value;
+  const byName = new Map(d.tools.map((t) => [t.name, t]));
+  const loaded = new Set(d.loaded_groups ?? []);
+  const unit = d.meter?.unit === "tokens" ? "tokens" : "bytes";
+  const mcp = new Map((d.mcp ?? []).map((m) => [m.group, m]));
+  const inGroup = new Set();
+  const entries = d.groups.map((g) => ({ g, source: sourceOf(d, g), tools: g.tools ?? [] }));
+  for (const e of entries) e.tools.forEach((t) => inGroup.add(t));
+  const core = d.tools.filter((t) => !inGroup.has(t.name) && !t.group).map((t) => t.name);
+  entries.unshift({ g: { name: "", display_name: "Core tools", description: "Sent with every call." }, source: "core", tools: core });
+  let shownGroups = 0, shownTools = 0;
+  for (const e of entries) {
+    if (source && e.source !== source) continue;
+    const match = (t) => !q || t.toLowerCase().includes(q) || (byName.get(t)?.description ?? "").toLowerCase().includes(q);
+    const groupMatch = !q || `${e.g.name} ${e.g.display_name ?? ""} ${e.g.description ?? ""}`.toLowerCase().includes(q);
+    const tools = groupMatch ? e.tools : e.tools.filter(match);
+    if (!groupMatch && tools.length === 0) continue;
+    shownGroups++;
+    shownTools += tools.length;
+    const det = el("details", "cat-group");
+    if (q) det.open = true;
+    const sum = el("summary");
+    sum.append(el("span", "gname", e.g.display_name || e.g.name));
+    const cost = e.g.name ? d.meter?.groups?.[e.g.name] : (d.meter?.parts ?? []).find((p) => p.kind === "core")?.size;
+    const meta = [plural(e.tools.length, "tool"), e.source === "core" ? "always sent" : SOURCE_LABEL[e.source], cost ? `${n(cost)} ${unit}` : ""].filter(Boolean).join(" · ");
+    sum.append(el("span", "meta", meta));
+    if (loaded.has(e.g.name)) sum.append(el("span", "badge", "loaded"));
+    const server = mcp.get(e.g.name);
+    if (server && server.status !== "ready") sum.append(el("span", "badge down", server.status));
+    if (e.g.description) sum.append(el("span", "desc", short(e.g.description, 160)));
+    det.append(sum);
+    const ul = el("ul");
+    for (const name of tools) {
+      const t = byName.get(name);
+      const li = el("li", t && !t.enabled ? "off" : "");
+      li.append(el("code", "", name), document.createTextNode((t && !t.enabled ? " (disabled)" : "") + (t?.description ? " — " + short(t.description, 140) : "")));
+      ul.append(li);
+    }
+    det.append(ul);
+    box.append(det);
+  }
+  for (const p of d.mcp_problems ?? []) box.append(el("p", "error", p));
+  $("catalogue-count").textContent = q || source ? `${plural(shownTools, "tool")} in ${plural(shownGroups, "group")} match.` : `${plural(d.tools.length, "tool")} in ${plural(d.groups.length, "group")}, and the core tools.`;
+}
+
+$("catalogue-search").oninput = () => catalogue && renderCatalogue(catalogue);
+$("catalogue-source").onchange = () => catalogue && renderCatalogue(catalogue);
+
+// refreshTools describes the session's tools: at once in bytes, then, when
+// the meter is on screen, again in tokens (the tokenizer loads the first
+// time).
+async function refreshTools() {
+  const shown = async (tokens) => {
+    const d = await call({ type: "describe", session, tokens });
+    catalogue = d;
+    $("provider-label").textContent = `${d.provider}${d.model ? " · " + d.model : ""}`;
+    renderTools(d);
+    renderCatalogue(d);
+  };
+  try {
+    await shown(false);
+  } catch (e) {
+    showError(e.message);
+    $("provider-label").textContent = "not ready";
+    return;
+  }
+  if (meterVisible()) shown(true).catch(() => {});
 }
 
 async function refresh() {
   await Promise.all([refreshTools(), refreshSessions()]);
 }
 
-async function refreshTools() {
-  try {
-    catalogue = await call({ type: "describe", session });
-  } catch (e) {
-    showError(e.message);
-    $("provider-label").textContent = "not ready";
-    return;
-  }
-  const d = catalogue;
-  $("provider-label").textContent = `${d.provider}${d.model ? " · " + d.model : ""}`;
-  const ul = $("active-tools");
-  ul.textContent = "";
-  for (const name of d.active) {
-    const li = document.createElement("li");
-    li.textContent = name;
-    ul.append(li);
-  }
-  const m = d.meter;
-  const pct = m.all > 0 ? Math.round((100 * m.active) / m.all) : 0;
-  $("meter").textContent = m.unit === "tokens"
-    ? `Schema tokens (${m.encoding}): ${m.active} of ${m.all} for all tools (${pct}%)`
-    : `Schema bytes: ${m.active} of ${m.all} bytes for all tools (${pct}%)`;
-  $("loaded-groups").textContent = d.loaded_groups.length ? "Loaded groups: " + d.loaded_groups.join(", ") : "No group loaded yet.";
-  renderCatalogue(d);
-}
-
-function renderCatalogue(d) {
-  const box = $("catalogue");
-  box.textContent = "";
-  const add = (tag, text, cls) => {
-    const e = document.createElement(tag);
-    e.textContent = text;
-    if (cls) e.className = cls;
-    box.append(e);
-    return e;
-  };
-  const byName = new Map(d.tools.map((t) => [t.name, t]));
-  const inFile = new Set();
-  const toolList = (names) => {
-    const ul = document.createElement("ul");
-    for (const n of names) {
-      const t = byName.get(n);
-      const li = document.createElement("li");
-      li.textContent = n + (t && !t.enabled ? " (disabled)" : "") + (t?.description ? ": " + short(t.description, 100) : "");
-      ul.append(li);
-    }
-    box.append(ul);
-  };
-  const mcpGroups = new Set((d.mcp ?? []).map((m) => m.group));
-  add("h3", "Groups");
-  const gl = document.createElement("ul");
-  for (const g of d.groups) {
-    const li = document.createElement("li");
-    const kind = mcpGroups.has(g.name) ? ", MCP server" : g.origin?.kind === "host" ? ", built in" : "";
-    li.textContent = `${g.name} (${g.tools.length} tools${kind}): ${g.description}`;
-    gl.append(li);
-  }
-  box.append(gl);
-  if ((d.mcp ?? []).length || (d.mcp_problems ?? []).length) {
-    add("h3", "MCP servers");
-    const ml = document.createElement("ul");
-    for (const m of d.mcp ?? []) {
-      const li = document.createElement("li");
-      li.textContent = m.status === "ready" ? `${m.key}: connected, ${m.tools} tools (group ${m.group})` : `${m.key}: ${m.status}${m.error ? " · " + m.error : ""}`;
-      if (m.status !== "ready") li.className = "problem";
-      ml.append(li);
-    }
-    for (const p of (d.mcp_problems ?? []).filter((p) => !(d.mcp ?? []).some((m) => p.startsWith(`MCP server '${m.key}' (`)))) {
-      const li = document.createElement("li");
-      li.textContent = p;
-      li.className = "problem";
-      ml.append(li);
-    }
-    box.append(ml);
-  }
-  for (const f of d.files ?? []) {
-    add("h3", f.group ? `${f.group}` : f.file);
-    add("div", `${f.file} · ${f.source}`, "file");
-    toolList(f.tools);
-    f.tools.forEach((t) => inFile.add(t));
-  }
-  const rest = d.tools.filter((t) => !inFile.has(t.name)).map((t) => t.name);
-  if (rest.length) {
-    add("h3", "Built-in tools");
-    toolList(rest);
-  }
-}
-
-async function refreshSessions() {
-  const list = await call({ type: "sessions" });
-  const ul = $("sessions");
-  ul.textContent = "";
-  for (const s of list) {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = (s.title || "(empty)") + ` · ${s.messages} messages`;
-    if (s.id === session) {
-      b.setAttribute("aria-current", "true");
-      $("session-title").textContent = s.title || "New chat";
-    }
-    b.onclick = async () => {
-      session = s.id;
-      localStorage.setItem(SESSION_KEY, session);
-      await showSession();
-      await refresh();
-    };
-    li.append(b);
-    ul.append(li);
-  }
-}
+// ---- Sending -------------------------------------------------------------
 
 async function send(text) {
   showError("");
   $("welcome")?.remove();
-  line("you: " + text, "user");
+  userMessage(text);
+  log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
-  let reply = null, streamed = false;
+  let reply = null;
   const req = ask({ type: "send", session, text }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
-        streamed = false;
         break;
       case "text":
-        streamed = true;
-        reply ??= line("", "assistant");
-        reply.textContent += ev.text;
-        scroll();
+        reply ??= assistantMessage();
+        reply.set(reply.text + ev.text);
         break;
       case "message": {
         const m = ev.message;
         if (m.type === "user") break;
-        if (m.type === "assistant" && streamed) {
-          if (reply && m.content) reply.textContent = m.content;
+        if (m.type === "assistant") {
+          if (!m.content) break;
+          reply ??= assistantMessage();
+          reply.set(m.content);
+          reply.now();
           break;
         }
-        message(m, null, false);
+        message(m, false);
         break;
       }
       case "group_loaded":
-        groupLine(ev.group.name, ev.group.added ?? []);
+        groupCard(ev.group.name, ev.group.added ?? []);
         refreshTools();
         break;
       case "approval":
         askApproval(ev.calls ?? []);
         break;
       case "retry":
-        line(`[the provider answered ${ev.retry.status}: trying again in ${Math.round(ev.retry.wait_ms / 1000)} s]`, "group");
+        add(el("p", "card retry", `The provider answered ${ev.retry.status}: trying again in ${Math.max(1, Math.round(ev.retry.wait_ms / 1000))} s.`));
+        break;
+      case "done":
+        lastUsage = ev.usage ?? null;
+        if (ev.usage && (ev.usage.input_tokens || ev.usage.output_tokens) && reply) reply.foot(`${n(ev.usage.input_tokens)} tokens in${ev.usage.cached_tokens ? ` (${n(ev.usage.cached_tokens)} cached)` : ""} · ${n(ev.usage.output_tokens)} out`);
         break;
       case "failed":
-        line("failed: " + (ev.failure?.message ?? "the turn failed"), "error");
+        lastUsage = ev.usage ?? null;
+        turnError(ev.failure?.message ?? "The turn failed.");
         break;
     }
   });
   running = req.id;
   try {
     const r = await req.done;
-    if (r?.aborted) line("[stopped]", "group");
+    if (r?.aborted) {
+      if (reply) reply.foot("Stopped: what came before Stop is kept.", "foot stopped");
+      else add(el("p", "stopped small", "Stopped."));
+    }
   } catch (e) {
-    line("error: " + e.message, "error");
+    turnError(e.message);
   } finally {
     running = null;
     $("stop").disabled = true;
@@ -463,13 +730,15 @@ async function send(text) {
   }
 }
 
-$("composer").onsubmit = async (e) => {
-  e.preventDefault();
-  const input = $("message");
-  const text = input.value.trim();
-  if (!text || running !== null) return;
+// submit sends text now, or after the turn that is running: a message
+// typed during a turn waits in the log, marked, and is sent when it ends.
+async function submit(text) {
+  if (running !== null) {
+    queue.push({ text, el: userMessage(text, true) });
+    $("queued").textContent = `${plural(queue.length, "message")} waiting: sent when the reply ends.`;
+    return;
+  }
   running = 0; // busy: no second send before this one starts
-  input.value = "";
   try {
     await ready; // the log read back first, then what is sent now
     if (text === "/clear") await newSession();
@@ -479,9 +748,32 @@ $("composer").onsubmit = async (e) => {
   } finally {
     running = null;
   }
+  const next = queue.shift();
+  $("queued").textContent = queue.length ? `${plural(queue.length, "message")} waiting: sent when the reply ends.` : "";
+  if (next) {
+    next.el.remove();
+    await submit(next.text);
+  }
+}
+
+$("composer").onsubmit = (e) => {
+  e.preventDefault();
+  const input = $("message");
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  grow();
+  submit(text);
   input.focus();
 };
 
+function grow() {
+  const t = $("message");
+  t.style.height = "auto";
+  t.style.height = Math.min(t.scrollHeight + 2, window.innerHeight * 0.4) + "px";
+}
+
+$("message").addEventListener("input", grow);
 $("message").addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
@@ -499,6 +791,33 @@ $("stop").onclick = () => {
 };
 
 $("new-session").onclick = () => newSession();
+
+// ---- The panels drawer (phone) ------------------------------------------
+
+function openPanels() {
+  $("panels").classList.add("open");
+  $("backdrop").hidden = false;
+  $("open-panels").setAttribute("aria-expanded", "true");
+  $("close-panels").focus();
+  if (catalogue?.meter?.unit !== "tokens") refreshTools();
+}
+
+function closePanels() {
+  if (!$("panels").classList.contains("open")) return;
+  $("panels").classList.remove("open");
+  $("backdrop").hidden = true;
+  $("open-panels").setAttribute("aria-expanded", "false");
+  $("open-panels").focus();
+}
+
+$("open-panels").onclick = openPanels;
+$("close-panels").onclick = closePanels;
+$("backdrop").onclick = closePanels;
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape") closePanels();
+});
+
+// ---- Settings ------------------------------------------------------------
 
 $("settings").onsubmit = async (e) => {
   e.preventDefault();
@@ -550,7 +869,7 @@ function watchCatalogue() {
         await call({ type: "reload" });
         await refreshTools();
       } catch (err) {
-        showError("the new tools could not be loaded: " + err.message);
+        showError("The new tools could not be loaded: " + err.message);
       }
     }
     seen = generation;
@@ -566,7 +885,7 @@ const ready = (async () => {
       localStorage.setItem(SESSION_KEY, session);
     }
     await loadSettings();
-    await refreshTools(); // the catalogue first: the log's group lines need it
+    await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
     await showSession();
     await refreshSessions();

@@ -7,6 +7,7 @@ import { createHost, toolOutput } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
+import { breakdown } from "./meter.js";
 
 // PROVIDERS are the choices of the settings panel.
 export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
@@ -313,7 +314,7 @@ export class Core {
           return reply({ id, type: "done", result: null });
         }
         case "describe":
-          return reply({ id, type: "done", result: await this.describe(msg.session) });
+          return reply({ id, type: "done", result: await this.describe(msg.session, { tokens: msg.tokens !== false }) });
         case "sessions":
           return reply({ id, type: "done", result: await this.#sessions(msg) });
         case "messages":
@@ -412,23 +413,25 @@ export class Core {
   // describe is the module's describe for a session, with the token meter:
   // the schemas of the tools the next call sends against all tools, counted
   // in the text the module sends them as (tools_json), as `toolroute tokens`
-  // counts it.
-  async describe(session) {
+  // counts it, split into core tools, the group listing and each loaded
+  // group (meter.parts), with each group's cost (meter.groups). Tokens only
+  // when msg.tokens asks (the meter is on screen): the tokenizer is a large
+  // download; UTF-8 bytes otherwise.
+  async describe(session, { tokens = true } = {}) {
     const host = await this.host();
     const { tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true });
-    const activeJSON = tj?.active ?? "";
-    const allJSON = tj?.all ?? "";
     let meter;
     const count = this.#d.countTokens;
-    if (count) {
+    if (count && tokens) {
       try {
-        meter = { unit: "tokens", encoding: "o200k_base", active: await count(activeJSON), all: await count(allJSON) };
+        meter = { unit: "tokens", encoding: "o200k_base", ...(await breakdown({ ...d, tools_json: tj }, count)) };
       } catch {
         meter = null;
       }
     }
-    meter ??= { unit: "bytes", active: utf8(activeJSON), all: utf8(allJSON) };
-    return { ...d, meter, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [] };
+    meter ??= { unit: "bytes", ...(await breakdown({ ...d, tools_json: tj }, async (t) => utf8(t))) };
+    const serverTools = (await this.#catalogue().catch(() => ({}))).server_tools ?? [];
+    return { ...d, meter, server_tools: serverTools, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [] };
   }
 }
 

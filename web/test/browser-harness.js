@@ -1,0 +1,112 @@
+// What the Chromium tests of the chat page share: a mocked `toolroute
+// serve` (the built UI at /ui/, /api/health, /api/ui/catalogue, server
+// tools, /api/model answering from a script in the OpenAI streaming
+// format), Chromium through playwright-core, an accessibility scan with
+// axe-core, and screenshots in web/e2e/output.
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+export const outDir = path.join(here, "..", "e2e", "output");
+export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+export const noChromium = !existsSync(chromiumPath) && "no Chromium at " + chromiumPath;
+const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+
+const chunk = (delta, finish = null) => "data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: finish }] }) + "\n\n";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// fakeServe serves dist and answers model calls from script, in order:
+//   "text"                      a reply streamed in two chunks
+//   ["tool", {args}]            a tool call
+//   {stream: [...], gap: ms}    a reply streamed chunk by chunk, gap apart
+//   {status, message}           an HTTP error with an OpenAI error body
+// tools maps a server tool's name to its answer ({status, output, images}).
+export async function fakeServe({ dist, catalogue, script, tools = {} }) {
+  const requests = [];
+  let n = 0;
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const d of req) body += d;
+    const u = req.url;
+    const json = (v, status = 200) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(v));
+    };
+    if (u === "/api/health") return json({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" });
+    if (u === "/api/ui/catalogue") return json(catalogue);
+    const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
+    if (tool && tools[tool[1]]) return json(tools[tool[1]]);
+    if (u === "/api/model") {
+      requests.push(JSON.parse(body));
+      const r = script[n++];
+      if (r === undefined) return json({ error: { message: "the script has no more replies" } }, 500);
+      if (r.status) return json({ error: { message: r.message, type: "invalid_request_error" } }, r.status);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      if (typeof r === "string") {
+        res.write(chunk({ role: "assistant", content: r.slice(0, 5) }));
+        res.write(chunk({ content: r.slice(5) }));
+        res.write(chunk({}, "stop"));
+      } else if (Array.isArray(r)) {
+        res.write(chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + n, type: "function", function: { name: r[0], arguments: JSON.stringify(r[1]) } }] }));
+        res.write(chunk({}, "tool_calls"));
+      } else {
+        for (const [i, piece] of r.stream.entries()) {
+          if (res.destroyed) return;
+          res.write(chunk(i === 0 ? { role: "assistant", content: piece } : { content: piece }));
+          await sleep(r.gap ?? 50);
+        }
+        res.write(chunk({}, "stop"));
+      }
+      return res.end("data: [DONE]\n\n");
+    }
+    const f = u === "/" ? "/ui/index.html" : u.split("?")[0];
+    if (!f.startsWith("/ui/")) {
+      res.writeHead(404);
+      return res.end();
+    }
+    try {
+      const data = await readFile(path.join(dist, f === "/ui/" ? "index.html" : f.slice(4)));
+      res.writeHead(200, { "content-type": TYPES[path.extname(f)] ?? "text/html" });
+      res.end(data);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${srv.address().port}/ui/`, requests, served: () => n, close: () => new Promise((r) => srv.close(r)) };
+}
+
+export async function launch() {
+  await mkdir(outDir, { recursive: true });
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+}
+
+// watch keeps what a page logs, for a failure's message.
+export function watch(page) {
+  const lines = [];
+  page.on("console", (m) => lines.push(m.type() + ": " + m.text()));
+  page.on("pageerror", (e) => lines.push("pageerror: " + e.message));
+  return async (e) => new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + lines.join("\n"));
+}
+
+// axe runs axe-core on the page and returns its serious and critical
+// violations, one line each.
+export async function axe(page) {
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((x) => x.target.join(" ")).slice(0, 5) }));
+  });
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.join(", ")})`);
+}
+
+export function shot(page, name) {
+  return page.screenshot({ path: path.join(outDir, name + ".png") });
+}
