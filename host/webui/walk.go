@@ -201,28 +201,26 @@ func refsOf(files fs.FS, name string) ([]ref, error) {
 	default:
 		// The three kinds in source order, so that From names the first.
 		type hit struct {
-			at     int
-			target string
-			load   Load
-			named  bool
+			at int
+			ref
 		}
 		var hits []hit
 		for _, m := range jsImport.FindAllSubmatchIndex(text, -1) {
-			hits = append(hits, hit{m[0], string(text[m[2]:m[3]]), Initial, false})
+			hits = append(hits, hit{m[0], ref{string(text[m[2]:m[3]]), Initial, false}})
 		}
 		for _, m := range jsDynamic.FindAllSubmatchIndex(text, -1) {
-			hits = append(hits, hit{m[0], string(text[m[2]:m[3]]), Imported, false})
+			hits = append(hits, hit{m[0], ref{string(text[m[2]:m[3]]), Imported, false}})
 		}
 		for _, m := range jsURL.FindAllSubmatchIndex(text, -1) {
 			target, load := string(text[m[2]:m[3]]), Fetched
 			if jsFileName.MatchString(target) {
 				load = Initial // a worker's script, started as the page loads
 			}
-			hits = append(hits, hit{m[0], target, load, true})
+			hits = append(hits, hit{m[0], ref{target, load, true}})
 		}
 		slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
 		for _, h := range hits {
-			found(h.target, h.load, h.named)
+			found(h.name, h.load, h.named)
 		}
 	}
 	return rs, nil
