@@ -28,9 +28,12 @@ NODE_MODULES = web/node_modules/.package-lock.json
 MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
 UI           = web/ui/dist/index.html
+# The browser UI built into the program (host/webui): the same build
+# without toolroute.wasm, committed so that `go build` needs no Node.
+UI_EMBED     = host/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui bench worker bench-worker mcp-servers
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench worker bench-worker mcp-servers
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -41,10 +44,24 @@ run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set: serving the scripted demo model.")
 	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open $(RUN_FLAGS)
 
-# ui builds the browser UI into web/ui/dist (esbuild, from web/package.json).
+# ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
+# which make run and the tests serve, and into $(UI_EMBED), the copy built
+# into the program: after changing web/, run it and commit $(UI_EMBED).
+UI_SRCS = web/build.mjs web/package-lock.json host/jsrun/prelude.js $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 ui: $(UI)
-$(UI): $(NODE_MODULES) $(WASM) web/build.mjs host/jsrun/prelude.js $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+	cd web && node build.mjs --out ../$(UI_EMBED) --no-module
+$(UI): $(NODE_MODULES) $(WASM) $(UI_SRCS)
 	cd web && node build.mjs
+
+# check-ui: the committed $(UI_EMBED) is what web/ builds, byte for byte.
+check-ui: $(NODE_MODULES)
+	@tmp=$$(mktemp -d); \
+	(cd web && node build.mjs --out $$tmp --no-module >/dev/null) || { rm -rf $$tmp; exit 1; }; \
+	if ! diff -r $$tmp $(UI_EMBED) >/dev/null; then \
+		diff -rq $$tmp $(UI_EMBED) | sed "s|$$tmp|a fresh build|"; \
+		echo "$(UI_EMBED) is not what web/ builds: run make ui and commit it"; \
+		rm -rf $$tmp; exit 1; \
+	fi; rm -rf $$tmp; echo "$(UI_EMBED) rebuilds byte for byte"
 
 # worker builds the edge worker into web/worker/dist with the built-in JS
 # tools, and prints its size against Workers' limits (see README).
@@ -92,7 +109,8 @@ check-wasm:
 	fi; rm -f $$tmp; echo "$(WASM) rebuilds byte for byte"
 
 # check: formatting, vet, registry/ building for wasip1 with nothing outside
-# the standard library, and a tidy go.mod.
+# the standard library, a tidy go.mod, and the committed module and UI
+# rebuilding byte for byte.
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
@@ -105,6 +123,7 @@ check:
 	$(GO) mod tidy
 	git diff --exit-code -- go.mod go.sum
 	$(MAKE) check-wasm
+	$(MAKE) check-ui
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

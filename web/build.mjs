@@ -9,6 +9,9 @@
 //
 //	node build.mjs            (from web/)
 //	TOOLROUTE_WASM=path node build.mjs   to take the module from elsewhere
+//	node build.mjs --out DIR --no-module  the copy built into the program
+//	                                      (make ui: host/webui/dist), which
+//	                                      serves its own toolroute.wasm
 import { build } from "esbuild";
 import { copyFile, mkdir, readFile, rm, readdir, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -51,10 +54,12 @@ export const preludePlugin = {
   },
 };
 
-export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUTE_WASM || path.join(web, "..", "wasm", "toolroute.wasm"), log = "warning" } = {}) {
+// buildUI writes the UI into out, emptied first; module false leaves
+// toolroute.wasm out.
+export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUTE_WASM || path.join(web, "..", "wasm", "toolroute.wasm"), module = true, log = "warning" } = {}) {
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
-  await build({
+  const { metafile } = await build({
     absWorkingDir: web,
     entryPoints: { app: path.join(ui, "app.js"), worker: path.join(ui, "worker.js") },
     outdir: out,
@@ -72,10 +77,12 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
     define: { "process.env.NODE_ENV": '"production"' },
     plugins: [preludePlugin],
     logLevel: log,
+    metafile: true,
   });
+  await removeUnreached(metafile, out, ["app.js", "worker.js"]);
   await copyFile(path.join(ui, "index.html"), path.join(out, "index.html"));
   await copyFile(path.join(ui, "app.css"), path.join(out, "app.css"));
-  await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
+  if (module) await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   const files = (await readdir(out)).sort();
   const sizes = {};
@@ -83,7 +90,44 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
   return sizes;
 }
 
+// removeUnreached deletes the chunks that no import, static or dynamic,
+// reaches from the entry points. esbuild writes a chunk for every import()
+// it sees, also for one whose code it then drops as unused (the MCP
+// client's jose, for OAuth, and QuickJS's asyncify variant): no page ever
+// loads those, so they are not shipped.
+async function removeUnreached(metafile, out, entries) {
+  const outputs = metafile.outputs; // keys relative to web/
+  const reached = new Set();
+  const visit = (p) => {
+    if (reached.has(p) || !outputs[p]) return;
+    reached.add(p);
+    for (const i of outputs[p].imports) if (!i.external) visit(i.path);
+  };
+  for (const e of entries) visit(path.relative(web, path.join(out, e)));
+  for (const p of Object.keys(outputs).sort()) {
+    if (!reached.has(p)) await rm(path.resolve(web, p));
+  }
+}
+
+// built names the files buildUI writes: index.html, app.css, the entry
+// points, the wasm files and content-hashed chunks.
+const built = /^(index\.html|app\.css|app\.js|worker\.js|toolroute\.wasm|quickjs\.wasm|chunk-[A-Z0-9]+\.js)$/;
+
+// cliOut is --out's folder, refused when it holds a file no build writes
+// (such as web/ui itself): buildUI empties it.
+async function cliOut(args) {
+  const i = args.indexOf("--out");
+  if (i < 0) return dist;
+  if (!args[i + 1]) throw new Error("--out needs a folder");
+  const out = path.resolve(args[i + 1]);
+  const other = (await readdir(out).catch(() => [])).filter((f) => !built.test(f));
+  if (other.length > 0) throw new Error(`--out ${out} holds ${other.sort().join(", ")}, which no build writes: not emptying it`);
+  return out;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const sizes = await buildUI();
-  for (const [f, n] of Object.entries(sizes)) console.log(`${path.relative(web, path.join(dist, f))}\t${n}`);
+  const args = process.argv.slice(2);
+  const out = await cliOut(args);
+  const sizes = await buildUI({ out, module: !args.includes("--no-module") });
+  for (const [f, n] of Object.entries(sizes)) console.log(`${path.relative(web, path.join(out, f))}\t${n}`);
 }

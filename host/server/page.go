@@ -8,12 +8,15 @@ import (
 //go:embed page.html
 var pageHTML []byte
 
-// minimalPage is a small chat page on the API, until the browser UI.
-func minimalPage(w http.ResponseWriter, r *http.Request) {
+// MinimalPage serves a small chat page at /: its turns run in the program,
+// through the API, where the browser UI runs them in the page. The edge
+// worker serves it too (web/worker/build.mjs reads page.html).
+func MinimalPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/" {
 		http.NotFound(w, r)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(pageHTML)
 }

@@ -35,7 +35,8 @@
 // the HttpOnly cookie the page at /?token=T sets or as Authorization: Bearer
 // T: other local processes and users cannot use the provider's key or the
 // Google account without it. The page and its static files need no token
-// and hold nothing secret.
+// and hold nothing secret: the browser UI (package webui) at /, or the
+// minimal page (MinimalPage), which runs turns through the API.
 //
 // Every POST and PUT takes JSON (Content-Type: application/json): a page on
 // another site cannot send that without a CORS preflight, which the server
@@ -61,7 +62,9 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm"
 )
 
 // MaxBody bounds a request body; MaxModelBody a model call's, which
@@ -83,7 +86,9 @@ type Options struct {
 	// TokenFrom says where a client finds the token, such as the token
 	// file's path, for the answer to a request without it.
 	TokenFrom string
-	// Page, when set, is served at / (the chat UI); default a minimal page.
+	// Page is served at / and every path outside /api/: default the
+	// browser chat UI built into the program (webui.Files, with the
+	// program's module as toolroute.wasm).
 	Page http.Handler
 	// BodyTimeout bounds the time a request body takes to arrive; zero
 	// means DefaultBodyTimeout.
@@ -136,7 +141,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	})
 	page := o.Page
 	if page == nil {
-		page = http.HandlerFunc(minimalPage)
+		page = webui.Handler(webui.Files, wasm.Binary)
 	}
 	// The API has a mux of its own behind the token: a request reaches its
 	// handlers only through the outer /api/ route, after whatever path

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/server"
+	"github.com/toolroute/toolroute/host/webui"
 )
 
 var cacheDir string
@@ -305,15 +307,15 @@ func TestBadRequests(t *testing.T) {
 	if len(model.Requests()) != 0 {
 		t.Errorf("a bad request reached the model")
 	}
-	// The page.
+	// The page: the browser UI built in (TestBuiltInUI has the rest).
 	resp, err := http.Get(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(page), "/api/sessions") {
-		t.Errorf("page: HTTP %d", resp.StatusCode)
+	if index, _ := fs.ReadFile(webui.Files, "index.html"); resp.StatusCode != 200 || string(page) != string(index) {
+		t.Errorf("page: HTTP %d, %.100q; want the UI's index.html", resp.StatusCode, page)
 	}
 	var health map[string]any
 	get(t, srv, "/api/health", http.StatusOK, &health)

@@ -5,12 +5,12 @@
 // machine.
 //
 //	go run ./internal/benchreport [-count 5] [-out BENCHMARKS.md]
+//	go run ./internal/benchreport -sizes   the module's and the UI's sizes alone
 package main
 
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"flag"
@@ -29,7 +29,9 @@ import (
 	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/wire"
+	"github.com/toolroute/toolroute/wasm"
 )
 
 // run is one `go test -bench` invocation.
@@ -59,11 +61,34 @@ type row struct {
 func main() {
 	count := flag.Int("count", 5, "runs of each benchmark; the report gives the median")
 	out := flag.String("out", "BENCHMARKS.md", "the file to write")
+	sizes := flag.Bool("sizes", false, "print the sizes alone (the module's, the browser UI's), running no benchmark and writing nothing")
 	flag.Parse()
+	if *sizes {
+		if err := printSizes(); err != nil {
+			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := report(*count, *out); err != nil {
 		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// printSizes prints the rows that measure files, in seconds: after a
+// change to the UI, before a whole make bench.
+func printSizes() error {
+	rows, err := moduleRows()
+	if err != nil {
+		return err
+	}
+	ui, err := uiRows(webui.Files, wasm.Binary)
+	if err != nil {
+		return err
+	}
+	fmt.Print(render(append(rows, ui...)))
+	return nil
 }
 
 func report(count int, out string) error {
@@ -119,6 +144,11 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, mod...)
+	ui, err := uiRows(webui.Files, wasm.Binary)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, ui...)
 
 	table := render(rows)
 	fmt.Print(table)
@@ -396,11 +426,7 @@ func moduleRows() ([]row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run make bench from the repository's root: %w", err)
 	}
-	var gz bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	w.Write(raw)
-	w.Close()
-	return []row{{"4. The module", "size of wasm/toolroute.wasm", fmt.Sprintf("%d bytes raw, %d gzipped", len(raw), gz.Len()), "the file, and Go's compress/gzip at level 9 (`gzip -9` gives about 1% less)"}}, nil
+	return []row{{"4. The module", "size of wasm/toolroute.wasm", fmt.Sprintf("%d bytes raw, %d gzipped", len(raw), gzipSize(raw)), "the file, and Go's compress/gzip at level 9 (`gzip -9` gives about 1% less)"}}, nil
 }
 
 func render(rows []row) string {
@@ -465,6 +491,11 @@ const notes = `
   session's history grows with its turns.
 - "all groups loaded" costs a little more than "all tools": it adds
   load_tool_group's schema. Routing saves when a conversation needs few groups.
+- "The browser UI" is sizes, not timings, of the build the program serves:
+  initial is what the page fetches as it opens (worker.js holds the module
+  driver, the session loop, QuickJS's runner and the MCP client); the rest
+  loads when first used. Gzipped is what a server that compresses would
+  send: serve, on loopback, sends the files as they are.
 `
 
 const mcpServeHow = "host/mcpserve (`toolroute mcp`) on the same catalogue, its tools/list to a Go SDK client, counted as `toolroute tokens` counts (the tools array of an OpenAI request)"

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestParseAndMedian(t *testing.T) {
@@ -62,5 +64,48 @@ func TestParseNode(t *testing.T) {
 		if want[r.figure] != r.value {
 			t.Errorf("%s = %q, want %q", r.figure, r.value, want[r.figure])
 		}
+	}
+}
+
+// The UI's figures: the initial JavaScript against the target, the
+// tokenizer apart, the wasm files, by how index.html reaches each file.
+func TestUIRows(t *testing.T) {
+	files := fstest.MapFS{
+		"index.html":    {Data: []byte(`<link rel="stylesheet" href="app.css"><script type="module" src="app.js"></script>`)},
+		"app.css":       {Data: []byte(`body{}`)},
+		"app.js":        {Data: []byte(`new Worker(new URL("worker.js",import.meta.url));`)},
+		"worker.js":     {Data: []byte(`import"./chunk-AAAA.js";import("./chunk-TTTT.js");import("./chunk-QQQQ.js");new URL("toolroute.wasm",b);new URL("quickjs.wasm",b)`)},
+		"chunk-AAAA.js": {Data: []byte(strings.Repeat("a", 1000))},
+		"chunk-TTTT.js": {Data: []byte(`const e="o200k_base";`)},
+		"chunk-QQQQ.js": {Data: []byte(`export const q=1;`)},
+		"quickjs.wasm":  {Data: []byte("\x00asm")},
+	}
+	rows, err := uiRows(files, []byte("\x00asm\x01\x00\x00\x00"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		if r.section != uiSection {
+			t.Errorf("row %q in section %q", r.figure, r.section)
+		}
+		got[strings.SplitN(r.figure, ",", 2)[0]] = r.value
+	}
+	initial := len(files["app.js"].Data) + len(files["worker.js"].Data) + 1000
+	for figure, want := range map[string]string{
+		"initial JavaScript: what the page runs before the first interaction (index.html's script": fmt.Sprintf("3 files (app.js, worker.js, chunk-AAAA.js): %d bytes raw,", initial),
+		"the o200k_base tokenizer":                      "chunk-TTTT.js: 21 bytes raw,",
+		"other JavaScript import()ed when first needed": "1 files (chunk-QQQQ.js): 17 bytes raw,",
+		"toolroute.wasm":                                "8 bytes raw,",
+		"quickjs.wasm":                                  "4 bytes raw,",
+		"the page's other files":                        "index.html, app.css: ",
+		"what the UI adds to the program":               "",
+	} {
+		if v, ok := got[figure]; !ok || !strings.HasPrefix(v, want) {
+			t.Errorf("%s = %q, want it to start with %q", figure, v, want)
+		}
+	}
+	if v := got["initial JavaScript: what the page runs before the first interaction (index.html's script"]; !strings.Contains(v, "under the 500 KB target; the largest, chunk-AAAA.js, 1000 raw") {
+		t.Errorf("initial JavaScript = %q", v)
 	}
 }

@@ -142,7 +142,7 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
     { text: "The model is fake-1." },
     { call: ["list_env_vars", {}] },
     { text: "No variables are set." },
-  ]);
+  ], ["--minimal-page"]);
   const { page, log, see, send } = await open(withToken, "go");
   assert.equal(page.url(), url + "/", "the token leaves the address bar");
   await send("Which model is set?");
@@ -189,7 +189,7 @@ test("the Go host: a tool that sends asks first", async () => {
     { text: "Your note to Ada is sent." },
     { call: ["send_note", { to: "ada@example.com", text: "Lunch tomorrow?" }] },
     { text: "I did not send it." },
-  ], [], {
+  ], ["--minimal-page"], {
     "config/toolroute/tools/send_note.json": JSON.stringify({
       name: "send_note", description: "Send a note to someone", requiredPermissions: ["send"],
       parameters: { type: "object", properties: { to: { type: "string" }, text: { type: "string" } }, required: ["to", "text"] },
@@ -256,7 +256,7 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
     "config/toolroute/tools/text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() }\n",
   });
   const { page, log, see, send } = await open(withToken, "ui");
-  assert.equal(page.url(), url + "/ui/", "the token leaves the address bar");
+  assert.equal(page.url(), url + "/", "the token leaves the address bar");
   await send("How many words in 'one two three'?");
   await see("It has 3 words.");
   const first = await log.innerText();

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,7 +28,9 @@ import (
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm"
 )
 
 var (
@@ -488,7 +491,7 @@ func TestTokens(t *testing.T) {
 }
 
 // serve answers the API, to the token in the URL it prints, until it is
-// stopped.
+// stopped; with no flag, / is the browser UI built into the program.
 func TestServe(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Served."))
 	defer model.Close()
@@ -515,6 +518,24 @@ func TestServe(t *testing.T) {
 	kept, err := os.ReadFile(filepath.Join(u.home, ".local", "share", "toolroute", "serve-token"))
 	if err != nil || strings.TrimSpace(string(kept)) != token {
 		t.Errorf("the token file holds %q (%v), the URL %q", kept, err, token)
+	}
+	for _, f := range []struct{ path, contentType, from string }{
+		{"/", "text/html; charset=utf-8", "index.html"},
+		{"/" + webui.Module, "application/wasm", ""},
+	} {
+		resp, err := http.Get(addr + f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := wasm.Binary
+		if f.from != "" {
+			want, _ = fs.ReadFile(webui.Files, f.from)
+		}
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != f.contentType || !bytes.Equal(body, want) {
+			t.Errorf("GET %s: HTTP %d %s, %d bytes; want the built-in UI's %d", f.path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body), len(want))
+		}
 	}
 	send := func(token string) *http.Response {
 		req, _ := http.NewRequest("POST", addr+"/api/sessions/web/messages", strings.NewReader(`{"text":"hi"}`))

@@ -11,11 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/toolroute/toolroute/host/server"
+	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/wasm"
 )
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -26,7 +27,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	af.registerMCP(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	open := fs.Bool("open", false, "open the page in a browser once serving")
-	ui := fs.String("ui", "", "serve the browser UI built in this folder at /ui/ (make ui builds web/ui/dist); default: a minimal page")
+	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/ui/dist)")
+	minimal := fs.Bool("minimal-page", false, "serve the minimal page instead of the browser UI: its turns run in this program, through the API")
 	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return 2
@@ -48,18 +50,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1
 	}
+	page, err := servePage(*ui, *minimal)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v (choose another port with --port)\n", err)
 		return 1
-	}
-	var page http.Handler
-	if *ui != "" {
-		if _, err := os.Stat(filepath.Join(*ui, "index.html")); err != nil {
-			fmt.Fprintf(stderr, "toolroute: no built UI in %s (%v): run make ui, or leave out --ui\n", *ui, err)
-			return 1
-		}
-		page = uiHandler(*ui)
 	}
 	// No ReadTimeout or WriteTimeout: a turn streams for as long as it
 	// takes. The handler bounds the time a body takes to arrive. Requests
@@ -119,17 +118,21 @@ func serveToken(flagToken string, getenv func(string) string, dataDir string) (t
 	return tok, filepath.Join(dataDir, server.TokenFile), err
 }
 
-// uiHandler serves a built UI folder at /ui/ and sends / there.
-func uiHandler(dir string) http.Handler {
-	files := http.StripPrefix("/ui/", http.FileServer(http.Dir(dir)))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/":
-			http.Redirect(w, r, "/ui/", http.StatusFound)
-		case strings.HasPrefix(r.URL.Path, "/ui/"):
-			files.ServeHTTP(w, r)
-		default:
-			http.NotFound(w, r)
+// servePage is what serve answers at /: the browser UI built into the
+// program (nil: server.Handler's default), one built in the folder ui, or
+// the minimal page. A folder's own toolroute.wasm is served when it has
+// one (web/build.mjs copies it), else the program's.
+func servePage(ui string, minimal bool) (http.Handler, error) {
+	switch {
+	case ui != "" && minimal:
+		return nil, errors.New("--ui and --minimal-page: choose one")
+	case minimal:
+		return http.HandlerFunc(server.MinimalPage), nil
+	case ui != "":
+		if _, err := os.Stat(filepath.Join(ui, "index.html")); err != nil {
+			return nil, fmt.Errorf("no built UI in %s (%v): run make ui, or leave out --ui for the one built in", ui, err)
 		}
-	})
+		return webui.Handler(os.DirFS(ui), wasm.Binary), nil
+	}
+	return nil, nil
 }

@@ -10,33 +10,62 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host/server"
+	"github.com/toolroute/toolroute/wasm"
 )
 
-func TestUIHandler(t *testing.T) {
+// What serve answers at /: the UI built in (server's default), a built
+// folder's, or the minimal page.
+func TestServePage(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>ui</title>"), 0o644)
+	get := func(h http.Handler, path string) (*http.Response, string) {
+		t.Helper()
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+
+	if page, err := servePage("", false); page != nil || err != nil {
+		t.Errorf("no flag: %v, %v; want nil, the built-in UI", page, err)
+	}
+	if _, err := servePage(dir, true); err == nil || !strings.Contains(err.Error(), "choose one") {
+		t.Errorf("both flags: %v", err)
+	}
+	if _, err := servePage(t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "run make ui, or leave out --ui") {
+		t.Errorf("a folder with no build: %v", err)
+	}
+
+	page, err := servePage(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := get(page, "/"); resp.StatusCode != 200 || body != "<!doctype html><title>ui</title>" {
+		t.Errorf("/: HTTP %d %q", resp.StatusCode, body)
+	}
+	// A folder without the module gets the program's; with one, its own.
+	if resp, body := get(page, "/toolroute.wasm"); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" || body != string(wasm.Binary) {
+		t.Errorf("the program's module: HTTP %d %s, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+	}
 	os.WriteFile(filepath.Join(dir, "toolroute.wasm"), []byte("\x00asm\x01\x00\x00\x00"), 0o644)
-	srv := httptest.NewServer(uiHandler(dir))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
+	if resp, body := get(page, "/toolroute.wasm"); resp.StatusCode != 200 || body != "\x00asm\x01\x00\x00\x00" {
+		t.Errorf("the folder's module: HTTP %d, %d bytes", resp.StatusCode, len(body))
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.Request.URL.Path != "/ui/" || !strings.Contains(string(body), "<title>ui</title>") {
-		t.Errorf("/ led to %s: %s", resp.Request.URL, body)
-	}
-	resp, err = http.Get(srv.URL + "/ui/toolroute.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" {
-		t.Errorf("the module: HTTP %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	if resp, _ := http.Get(srv.URL + "/elsewhere"); resp.StatusCode != 404 {
+	if resp, _ := get(page, "/elsewhere"); resp.StatusCode != 404 {
 		t.Errorf("/elsewhere: HTTP %d", resp.StatusCode)
+	}
+
+	page, err = servePage("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := get(page, "/"); resp.StatusCode != 200 || !strings.Contains(body, "<title>toolroute</title>") {
+		t.Errorf("the minimal page: HTTP %d %.200s", resp.StatusCode, body)
 	}
 }
 

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/toolroute/toolroute/host/webui"
+)
+
+// initialJSTarget is issue 17's budget for the UI's initial JavaScript,
+// gzipped: 500 KB.
+const initialJSTarget = 500_000
+
+const uiSection = "6. The browser UI"
+
+// uiRows measures the browser UI built into the program as a page loads
+// it (webui.Walk): the JavaScript it runs before the first interaction,
+// what it imports later, the wasm files, and what the program embeds.
+func uiRows(files fs.FS, module []byte) ([]row, error) {
+	walked, err := webui.Walk(files, module)
+	if err != nil {
+		return nil, err
+	}
+	type sized struct {
+		webui.File
+		data []byte
+		gz   int
+	}
+	var all []sized
+	for _, f := range walked {
+		data := module
+		if f.Name != webui.Module {
+			if data, err = fs.ReadFile(files, f.Name); err != nil {
+				return nil, err
+			}
+		}
+		all = append(all, sized{f, data, gzipSize(data)})
+	}
+	isJS := func(s sized) bool { return strings.HasSuffix(s.Name, ".js") }
+	// sum gives the files' names and their sizes, raw and gzipped each on
+	// its own, as a browser fetches them.
+	sum := func(keep func(sized) bool) (names []string, raw, gz int) {
+		for _, s := range all {
+			if keep(s) {
+				names = append(names, s.Name)
+				raw += len(s.data)
+				gz += s.gz
+			}
+		}
+		return names, raw, gz
+	}
+	tokenizer := func(s sized) bool {
+		return s.Load == webui.Imported && isJS(s) && bytes.Contains(s.data, []byte("o200k_base"))
+	}
+	how := "host/webui.Walk from index.html over the UI built into the program (host/webui/dist, `make ui`); each file gzipped on its own, compress/gzip level 9"
+	var rows []row
+
+	names, raw, gz := sum(func(s sized) bool { return s.Load == webui.Initial && isJS(s) })
+	verdict := "under"
+	if gz >= initialJSTarget {
+		verdict = "over"
+	}
+	largest := sized{}
+	for _, s := range all {
+		if s.Load == webui.Initial && isJS(s) && len(s.data) > len(largest.data) {
+			largest = s
+		}
+	}
+	rows = append(rows, row{uiSection, "initial JavaScript: what the page runs before the first interaction (index.html's script, the worker it starts, their static imports)",
+		fmt.Sprintf("%d files (%s): %d bytes raw, %d gzipped, %s the 500 KB target; the largest, %s, %d raw, %d gzipped",
+			len(names), strings.Join(names, ", "), raw, gz, verdict, largest.Name, len(largest.data), largest.gz), how})
+
+	if names, raw, gz := sum(tokenizer); len(names) > 0 {
+		rows = append(rows, row{uiSection, "the o200k_base tokenizer, import()ed when the token meter first counts",
+			fmt.Sprintf("%s: %d bytes raw, %d gzipped", strings.Join(names, ", "), raw, gz), how})
+	}
+	if names, raw, gz := sum(func(s sized) bool { return s.Load == webui.Imported && isJS(s) && !tokenizer(s) }); len(names) > 0 {
+		rows = append(rows, row{uiSection, "other JavaScript import()ed when first needed",
+			fmt.Sprintf("%d files (%s): %d bytes raw, %d gzipped", len(names), strings.Join(names, ", "), raw, gz), how})
+	}
+	for _, s := range all {
+		if strings.HasSuffix(s.Name, ".wasm") {
+			what := s.Name + ", fetched by the worker"
+			if s.Name == webui.Module {
+				what += " (the program serves its own module)"
+			}
+			rows = append(rows, row{uiSection, what, fmt.Sprintf("%d bytes raw, %d gzipped", len(s.data), s.gz), how})
+		}
+	}
+	if names, raw, gz := sum(func(s sized) bool { return !isJS(s) && !strings.HasSuffix(s.Name, ".wasm") && s.Load != webui.Unused }); len(names) > 0 {
+		rows = append(rows, row{uiSection, "the page's other files",
+			fmt.Sprintf("%s: %d bytes raw, %d gzipped", strings.Join(names, ", "), raw, gz), how})
+	}
+	if names, raw, _ := sum(func(s sized) bool { return s.Load == webui.Unused }); len(names) > 0 {
+		rows = append(rows, row{uiSection, "files of the build nothing refers to",
+			fmt.Sprintf("%d files (%s): %d bytes", len(names), strings.Join(names, ", "), raw), how})
+	}
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		return nil, err
+	}
+	embedded := int64(0)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			embedded += info.Size()
+		}
+	}
+	rows = append(rows, row{uiSection, "what the UI adds to the program",
+		fmt.Sprintf("%d bytes embedded, toolroute.wasm not among them: the program serves the module it holds already", embedded),
+		"the files of host/webui/dist"})
+	return rows, nil
+}
+
+func gzipSize(data []byte) int {
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(data)
+	w.Close()
+	return gz.Len()
+}
