@@ -260,9 +260,9 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   await send("How many words in 'one two three'?");
   await see("It has 3 words.");
   const first = await log.innerText();
-  assert.match(first, /\[loaded group text_utils: word_count, shout\]/);
-  assert.match(first, /→ word_count/);
-  assert.match(first, /← 3/);
+  assert.match(first, /Loaded Text Utilities: 2 tools/);
+  assert.equal(await page.locator(".card.tool .name").first().innerText(), "word_count");
+  assert.equal(await page.locator(".card.tool .preview").first().innerText(), "→ 3");
   await page.screenshot({ path: join(output, "ui-1-group-loaded.png"), fullPage: true });
 
   await page.reload();
@@ -272,8 +272,8 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   await send("Shout 'hi there'");
   await see("Shouted.");
   const second = await log.innerText();
-  assert.match(second, /← HI THERE/);
-  assert.equal(second.match(/→ load_tool_group/g).length, 1, "the group is loaded once, in the first turn");
+  assert.match(second, /→ HI THERE/);
+  assert.equal(second.match(/Loaded Text Utilities/g).length, 1, "the group is loaded once, in the first turn");
   await page.screenshot({ path: join(output, "ui-3-tool-called-again.png"), fullPage: true });
 
   assert.equal(requests.length, 5);
@@ -296,13 +296,14 @@ test("make run: the browser UI on the demo model answers every welcome prompt, i
   cleanups.push(() => serve.proc.kill());
   const { page, log, see } = await open(serve.open, "run");
   await page.locator("#welcome .prompts button").first().waitFor({ timeout: 30000 });
-  const prompts = await page.locator("#welcome .prompts button").allInnerTexts();
-  assert.ok(prompts.length >= 3, "a new chat offers prompts: " + prompts);
+  const prompts = await page.locator("#welcome .prompts button > span:first-child").allInnerTexts();
+  assert.ok(prompts.length >= 4, "a new chat offers prompts: " + prompts);
   const expected = {
-    "What time is it?": ["→ get_current_time"],
-    "Load the calendar tools": ["→ load_tool_group", "[loaded group google_calendar"],
-    "Write a note: water the plants": ["→ write_file", "→ read_file", "water the plants"],
-    "What can you do?": ["not a real model"],
+    "What time is it?": ["get_current_time", "→ "],
+    "Load the calendar tools": ["Loaded Google Calendar: 8 tools"],
+    "Write a note: water the plants": ["write_file", "read_file", "water the plants"],
+    // A group load and a tool of the user's own, which asks first.
+    "Make me a tool that converts Celsius to Fahrenheit": ["Loaded JS Tool Management", "create_js_tool", "→ 100 °C is 212 °F"],
   };
   for (const [i, prompt] of prompts.entries()) {
     if (i > 0) {
@@ -310,6 +311,10 @@ test("make run: the browser UI on the demo model answers every welcome prompt, i
       await page.locator("#welcome").waitFor();
     }
     await page.getByRole("button", { name: prompt }).click();
+    if (prompt.startsWith("Make me a tool")) {
+      await page.locator(".approval").waitFor({ timeout: 30000 });
+      await page.getByRole("button", { name: "Allow once" }).click();
+    }
     await see("To talk to a real model");
     await page.locator("#stop[disabled]").waitFor();
     const text = await log.innerText();
@@ -340,7 +345,7 @@ test("the browser UI: a tool added on the server is offered on the next call, wi
   await send("Greet Ada");
   await see("Greeted.");
   assert.ok(toolNames(requests[0]).includes("greet"), "the first call after the change offers the new tool");
-  assert.match(await page.locator("#log").innerText(), /← Hello, Ada!/);
+  assert.match(await page.locator("#log").innerText(), /→ Hello, Ada!/);
   await page.screenshot({ path: join(output, "live-tool.png"), fullPage: true });
 });
 

@@ -1,0 +1,1 @@
+import{j as l,k as o,l as p,m as e}from"./chunk-YQNX3F3R.js";import"./chunk-OOJM4CTU.js";export{l as QuickJSModuleCallbacks,e as QuickJSWASMModule,o as applyBaseRuntimeOptions,p as applyModuleEvalRuntimeOptions};

@@ -1,1 +1,0 @@
-import{j as l,k as o,l as p,m as e}from"./chunk-YQNX3F3R.js";import"./chunk-WOT6VMZA.js";export{l as QuickJSModuleCallbacks,e as QuickJSWASMModule,o as applyBaseRuntimeOptions,p as applyModuleEvalRuntimeOptions};
