@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -321,6 +322,40 @@ func TestStopReading(t *testing.T) {
 	}
 	if !cmp.Equal(d.LoadedGroups, []string{"pdf"}) {
 		t.Errorf("loaded groups = %v", d.LoadedGroups)
+	}
+}
+
+// Stopped while the reply streams: the text that came is kept in the log as
+// the model's answer so far, and the next turn sends it back.
+func TestStopKeepsStreamedText(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Once upon a time there was a long story."), fakemodel.Text("The end."))
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Stream: true})
+	s := h.Session("s")
+	var got string
+	for ev, err := range s.Send(context.Background(), "Tell me a story") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == host.EventText {
+			got = ev.Text
+			break
+		}
+	}
+	if got == "" {
+		t.Fatal("no text streamed")
+	}
+	msgs, _ := s.Messages(context.Background())
+	if n := len(msgs); n != 2 || msgs[1].Type != session.Assistant || msgs[1].Content != got {
+		t.Fatalf("the log after Stop: %+v, want the user's message and %q", msgs, got)
+	}
+	for _, err := range s.Send(context.Background(), "Go on") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if body := string(model.Requests()[1].Body); !strings.Contains(body, `{"role":"assistant","content":`+strconv.Quote(got)+`}`) {
+		t.Errorf("the next turn does not send the kept text back:\n%s", body)
 	}
 }
 

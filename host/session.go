@@ -176,10 +176,26 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 			acts, err = t.askApproval(ctx, next.Calls)
 		}
 	}
+	if err != nil && t.partial != "" && (errors.Is(err, errStopped) || ctx.Err() != nil) {
+		// Stopped while the reply streamed: what came is kept in the log, as
+		// the model's answer so far, so the next turn and a reader see it.
+		t.keepPartial(context.WithoutCancel(ctx))
+	}
 	if errors.Is(err, errStopped) {
 		return nil
 	}
 	return err
+}
+
+// keepPartial logs the text streamed before the turn stopped as an
+// assistant message, redacted as every message is.
+func (t *turn) keepPartial(ctx context.Context) {
+	msgs := []session.Message{{Type: session.Assistant, Content: t.partial, Time: time.Now()}}
+	t.partial = ""
+	t.s.h.redactor(ctx).messages(msgs)
+	// On a store error the turn's own error is the one to report; the
+	// reply shown so far is then all that is lost.
+	_ = t.s.h.store.Append(ctx, t.s.id, msgs...)
 }
 
 // turn is one turn in progress on a module instance.
@@ -189,6 +205,9 @@ type turn struct {
 	handle uint32
 	emit   func(Event) bool
 	over   bool
+	// partial is the text of the reply streaming now, kept if the turn
+	// stops before the module logs it.
+	partial string
 }
 
 func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, error) {
@@ -223,6 +242,11 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			if err := t.s.h.store.Append(ctx, t.s.id, a.Messages...); err != nil {
 				return nil, fmt.Errorf("host: storing messages of session %q: %w", t.s.id, err)
 			}
+			for _, m := range a.Messages {
+				if m.Type == session.Assistant {
+					t.partial = ""
+				}
+			}
 			for j := range a.Messages {
 				if !t.emit(Event{Type: EventMessage, Message: &a.Messages[j]}) {
 					return nil, errStopped
@@ -230,6 +254,7 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			}
 			continue
 		case session.ActionTextDelta:
+			t.partial += a.Text
 			ev = Event{Type: EventText, Text: a.Text}
 		case session.ActionGroupLoaded:
 			ev = Event{Type: EventGroupLoaded, Group: a.Group}
