@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,7 +23,7 @@ import (
 // kept): the dummy value Gemini's documentation gives for history it did not
 // produce, "skip_thought_signature_validator", as the bytes field it is,
 // base64 encoded (as the official SDKs send it).
-var geminiSkipSignature = base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))
+const geminiSkipSignature = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
 
 type gmRequest struct {
 	Contents          []gmContent  `json:"contents"`
@@ -237,40 +236,76 @@ func unreserved(c byte) bool {
 
 // withoutSchemaKeyword drops a schema's top-level "$schema", which names the
 // JSON Schema dialect (MCP servers send it) and which Gemini has no use for;
-// the rest is kept byte for byte, in order.
+// the rest is kept byte for byte, in order. A schema it cannot read goes as
+// it is.
 func withoutSchemaKeyword(schema json.RawMessage) json.RawMessage {
 	if !bytes.Contains(schema, []byte(`"$schema"`)) {
 		return schema
 	}
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	var buf bytes.Buffer
+	if json.Compact(&buf, schema) != nil || buf.Len() < 2 || buf.Bytes()[0] != '{' {
 		return schema
 	}
-	var out bytes.Buffer
-	out.WriteByte('{')
-	for dec.More() {
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok {
+	obj := buf.Bytes()
+	out := []byte{'{'}
+	for _, m := range topLevelMembers(obj[1 : len(obj)-1]) {
+		var key string
+		if colon := memberColon(m); colon < 0 || json.Unmarshal(m[:colon], &key) != nil {
 			return schema
-		}
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			return schema
-		}
-		if key == "$schema" {
+		} else if key == "$schema" {
 			continue
 		}
-		if out.Len() > 1 {
-			out.WriteByte(',')
+		if len(out) > 1 {
+			out = append(out, ',')
 		}
-		k, _ := marshal(key)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(value)
+		out = append(out, m...)
 	}
-	out.WriteByte('}')
-	return out.Bytes()
+	return append(out, '}')
+}
+
+// topLevelMembers splits the inside of a compact JSON object at the commas
+// between its members.
+func topLevelMembers(inner []byte) [][]byte {
+	var members [][]byte
+	depth, start, inString := 0, 0, false
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 0:
+			members = append(members, inner[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(inner) {
+		members = append(members, inner[start:])
+	}
+	return members
+}
+
+// memberColon is where a compact member's key ends: the colon after its
+// closing quote.
+func memberColon(member []byte) int {
+	for i := 1; i < len(member); i++ {
+		switch member[i] {
+		case '\\':
+			i++
+		case '"':
+			if i+1 < len(member) && member[i+1] == ':' {
+				return i + 1
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // gmResponse is a GenerateContentResponse: a whole body, or one streamed

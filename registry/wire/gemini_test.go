@@ -150,3 +150,23 @@ func TestEncodeGeminiSchema(t *testing.T) {
 		t.Errorf("body:\n got %s\nwant %s", got.Body, want)
 	}
 }
+
+func TestWithoutSchemaKeyword(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"object"}`, `{"type":"object"}`},
+		{`{"$schema":"x","type":"object"}`, `{"type":"object"}`},
+		{`{"type":"object","$schema":"x"}`, `{"type":"object"}`},
+		{`{ "$schema" : "x" , "a" : [1, {"$schema":2}] }`, `{"a":[1,{"$schema":2}]}`},
+		{`{"description":"a \"$schema\", {quoted}","$schema":"x"}`, `{"description":"a \"$schema\", {quoted}"}`},
+		{`{"k\"ey":"$schema","$schema":"x"}`, `{"k\"ey":"$schema"}`},
+		{`{"$schema":"x"}`, `{}`},
+		{`{"properties":{"$schema":{"type":"string"}}}`, `{"properties":{"$schema":{"type":"string"}}}`},
+		{`["$schema"]`, `["$schema"]`},
+		{`{"$schema":`, `{"$schema":`},
+	}
+	for _, tt := range tests {
+		if got := string(withoutSchemaKeyword([]byte(tt.in))); got != tt.want {
+			t.Errorf("withoutSchemaKeyword(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
