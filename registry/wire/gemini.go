@@ -45,10 +45,12 @@ type gmPart struct {
 	ThoughtSignature string              `json:"thoughtSignature,omitempty"`
 }
 
+// gmFunctionCall is a call sent back. Its args are left out when empty, as
+// the SDKs leave them (the field is optional).
 type gmFunctionCall struct {
 	ID   string          `json:"id,omitempty"`
 	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
+	Args json.RawMessage `json:"args,omitempty"`
 }
 
 // gmFunctionResponse is a call's result: "output", or "error" for a failure,
@@ -128,7 +130,11 @@ func encodeGemini(r Request) (HTTPRequest, error) {
 				parts = append(parts, gmPart{Text: m.Text})
 			}
 			for i, c := range m.Calls {
-				p := gmPart{FunctionCall: &gmFunctionCall{ID: c.ID, Name: c.Name, Args: inputObject(c.Input)}, ThoughtSignature: c.Signature}
+				args := inputObject(c.Input)
+				if string(args) == "{}" {
+					args = nil
+				}
+				p := gmPart{FunctionCall: &gmFunctionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature}
 				// Gemini 3 checks the signature of the first call of each
 				// response in the current turn; the others may have none.
 				if i == 0 && p.ThoughtSignature == "" {

@@ -20,12 +20,12 @@ func TestEncodeGemini(t *testing.T) {
 		// documented stand-in; the others go without.
 		`{"role":"model","parts":[{"text":"Loading the PDF tools."},` +
 		`{"functionCall":{"id":"call_1","name":"load_tool_group","args":{"group_name":"pdf"}},"thoughtSignature":"` + skip + `"},` +
-		`{"functionCall":{"id":"call_2","name":"get_current_time","args":{}}}]},` +
+		`{"functionCall":{"id":"call_2","name":"get_current_time"}}]},` +
 		// Results by id and name, failures under "error".
 		`{"role":"user","parts":[{"functionResponse":{"id":"call_1","name":"load_tool_group","response":{"output":"Loaded 1 tools from group 'PDF':\n- pdf_info: Info"}}},` +
 		`{"functionResponse":{"id":"call_2","name":"get_current_time","response":{"error":"Error (timeout): too slow"}}}]},` +
 		// Malformed arguments become {}: args is an object.
-		`{"role":"model","parts":[{"functionCall":{"id":"call.3","name":"pdf_info","args":{}},"thoughtSignature":"` + skip + `"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"call.3","name":"pdf_info"},"thoughtSignature":"` + skip + `"}]},` +
 		// The last results and the next user text share one user turn, results first.
 		`{"role":"user","parts":[{"functionResponse":{"id":"call.3","name":"pdf_info","response":{"output":""}}},{"text":"Thanks"}]}],` +
 		`"systemInstruction":{"parts":[{"text":"Be brief."}]},` +
@@ -90,10 +90,10 @@ func TestEncodeGeminiSignatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"contents":[{"role":"user","parts":[{"text":"go"}]},` +
-		`{"role":"model","parts":[{"functionCall":{"id":"a","name":"one","args":{}},"thoughtSignature":"c2lnMQ=="},{"functionCall":{"id":"b","name":"two","args":{}}}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"a","name":"one"},"thoughtSignature":"c2lnMQ=="},{"functionCall":{"id":"b","name":"two"}}]},` +
 		`{"role":"user","parts":[{"functionResponse":{"id":"a","name":"one","response":{"output":"1"}}},{"functionResponse":{"id":"b","name":"two","response":{"output":"2"}}}]},` +
-		`{"role":"model","parts":[{"functionCall":{"id":"c","name":"three","args":{}},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},` +
-		`{"functionCall":{"id":"d","name":"four","args":{}},"thoughtSignature":"c2lnMg=="}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"c","name":"three"},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},` +
+		`{"functionCall":{"id":"d","name":"four"},"thoughtSignature":"c2lnMg=="}]},` +
 		`{"role":"user","parts":[{"functionResponse":{"id":"c","name":"three","response":{"output":"3"}}},{"functionResponse":{"id":"d","name":"four","response":{"output":"4"}}}]}]}`
 	if diff := cmp.Diff(want, string(got.Body)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)

@@ -541,7 +541,7 @@ func TestEncodeImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = `{"contents":[{"role":"user","parts":[{"text":"Show me"}]},` +
-		`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"shot","args":{}},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},{"functionCall":{"id":"c2","name":"pic","args":{}}}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"shot"},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},{"functionCall":{"id":"c2","name":"pic"}}]},` +
 		`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"shot","response":{"output":"A screenshot:\n\n[image image/png, 8 bytes]"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]}},` +
 		`{"functionResponse":{"id":"c2","name":"pic","response":{"output":""},"parts":[{"inlineData":{"mimeType":"image/jpeg","data":"/9j/4A=="}}]}}]}]}`
 	if diff := cmp.Diff(want, string(gm.Body)); diff != "" {
