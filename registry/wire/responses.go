@@ -150,17 +150,21 @@ type rsResponse struct {
 	Usage  *rsUsage       `json:"usage"`
 }
 
+// rsOutputItem is an output item. Its content is read only for a message:
+// other items' are not toolroute's to read, whatever their shape.
 type rsOutputItem struct {
 	Type      string          `json:"type"`
 	ID        string          `json:"id"`
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Content   []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	} `json:"content"`
+	Content   json.RawMessage `json:"content"`
+}
+
+type rsOutputPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
 }
 
 type rsUsage struct {
@@ -215,7 +219,9 @@ func (r *rsResponse) content() (string, []Call) {
 	for _, it := range r.Output {
 		switch it.Type {
 		case "message":
-			for _, p := range it.Content {
+			var parts []rsOutputPart
+			_ = json.Unmarshal(it.Content, &parts)
+			for _, p := range parts {
 				switch p.Type {
 				case "output_text":
 					text.WriteString(p.Text)
@@ -250,7 +256,7 @@ type rsEvent struct {
 	OutputIndex *int            `json:"output_index"`
 	ItemID      string          `json:"item_id"`
 	Item        *rsOutputItem   `json:"item"`
-	Delta       string          `json:"delta"`
+	Delta       json.RawMessage `json:"delta"`
 	Arguments   json.RawMessage `json:"arguments"`
 	Response    *rsResponse     `json:"response"`
 	Message     string          `json:"message"`
@@ -295,9 +301,9 @@ func (s *rsStream) event(name, data string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrProvider, msg)
 	case "response.output_text.delta", "response.refusal.delta":
-		if e.Delta != "" {
-			s.text.WriteString(e.Delta)
-			return []string{e.Delta}, nil
+		if d := jsonString(e.Delta); d != "" {
+			s.text.WriteString(d)
+			return []string{d}, nil
 		}
 	case "response.output_item.added", "response.output_item.done":
 		if e.Item == nil || e.Item.Type != "function_call" {
@@ -319,7 +325,7 @@ func (s *rsStream) event(name, data string) ([]string, error) {
 		if c == nil {
 			return nil, fmt.Errorf("%w: arguments for function call item %q, which never started", ErrBadResponse, e.ItemID)
 		}
-		c.args.WriteString(e.Delta)
+		c.args.WriteString(jsonString(e.Delta))
 	case "response.function_call_arguments.done":
 		c := s.callFor(e.OutputIndex, e.ItemID, false)
 		if c == nil {
@@ -385,6 +391,13 @@ func (s *rsStream) callFor(index *int, itemID string, add bool) *rsStreamCall {
 	}
 	s.calls = append(s.calls, c)
 	return c
+}
+
+// jsonString is a JSON string's value, or "" for anything else.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }
 
 func (s *rsStream) close() (Response, error) {

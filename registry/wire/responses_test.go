@@ -108,3 +108,20 @@ func TestStreamResponsesErrorMessage(t *testing.T) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }
+
+// Events and items toolroute does not read may have any shape: they are
+// skipped, never a failure.
+func TestStreamResponsesSkipsOtherShapes(t *testing.T) {
+	body := `data: {"type":"response.audio.delta","delta":{"not":"a string"}}` + "\n\n" +
+		`data: {"type":"response.output_item.done","output_index":0,"item":{"type":"custom_tool_call","content":"a string here"}}` + "\n\n" +
+		`data: {"type":"response.output_text.delta","delta":"Hi"}` + "\n\n" +
+		`data: {"type":"response.completed","response":{"status":"completed","output":[{"type":"custom_tool_call","content":"x"},{"type":"message","content":[{"type":"output_text","text":"Hi"}]}]}}` + "\n\n"
+	s, _ := NewStream(Responses)
+	if _, err := s.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Close()
+	if err != nil || got.Text != "Hi" || len(got.Calls) != 0 {
+		t.Errorf("%+v, %v", got, err)
+	}
+}
