@@ -37,11 +37,11 @@ SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
-PROVIDER_SET = $(or $(OPENAI_API_KEY),$(OPENAI_BASE_URL),$(ANTHROPIC_API_KEY))
+PROVIDER_SET = $(or $(OPENAI_API_KEY),$(OPENAI_BASE_URL),$(ANTHROPIC_API_KEY),$(GEMINI_API_KEY))
 RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
 run: $(UI)
-	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set: serving the scripted demo model.")
+	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set: serving the scripted demo model.")
 	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open $(RUN_FLAGS)
 
 # ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,

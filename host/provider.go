@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,14 +27,19 @@ type Provider interface {
 	Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error)
 }
 
-// HTTPProvider is a Provider for an OpenAI-compatible or Anthropic endpoint.
+// HTTPProvider is a Provider for an endpoint of one of the wire formats:
+// OpenAI-compatible Chat Completions, Anthropic, the OpenAI Responses API or
+// Gemini.
 type HTTPProvider struct {
-	// Wire is the format: wire.OpenAI or wire.Anthropic.
+	// Wire is the format: wire.OpenAI, wire.Anthropic, wire.Responses or
+	// wire.Gemini.
 	Wire wire.Format
 	// BaseURL is the API root: https://api.openai.com/v1 (or an Ollama,
-	// llama.cpp or vLLM server's /v1), or https://api.anthropic.com.
+	// llama.cpp or vLLM server's /v1) for OpenAI and Responses,
+	// https://api.anthropic.com, https://generativelanguage.googleapis.com.
 	BaseURL string
-	// APIKey is sent as a bearer token (OpenAI) or x-api-key (Anthropic).
+	// APIKey is sent as a bearer token (OpenAI, Responses), x-api-key
+	// (Anthropic) or x-goog-api-key (Gemini).
 	APIKey string
 	// ModelName is the model to call.
 	ModelName string
@@ -46,7 +52,8 @@ type HTTPProvider struct {
 	Retries int
 	// Backoff is the first wait between tries, doubled each time and never
 	// over MaxBackoff; 0 means one second. A Retry-After header, in seconds
-	// or as a date, is honoured when longer.
+	// or as a date, is honoured when longer, and so is the retryDelay of a
+	// Gemini error body, which sends no header.
 	Backoff time.Duration
 	// MaxBackoff bounds one wait; 0 means 60 seconds. A Retry-After asking
 	// for longer ends the retries.
@@ -74,7 +81,7 @@ func (p *HTTPProvider) Format() wire.Format { return p.Wire }
 func (p *HTTPProvider) Model() string { return p.ModelName }
 
 // Call implements Provider. It tries again on 429 and 5xx, waiting as
-// Backoff and the response's Retry-After say.
+// Backoff and the response's Retry-After (or Gemini's retryDelay) say.
 func (p *HTTPProvider) Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	retries := p.Retries
 	if retries == 0 {
@@ -93,7 +100,11 @@ func (p *HTTPProvider) Call(ctx context.Context, req *session.ModelRequest) (*ht
 			return resp, err
 		}
 		wait := min(backoff<<(attempt-1), maxBackoff)
-		if after, ok := retryAfter(resp.Header, time.Now()); ok {
+		after, ok := retryAfter(resp.Header, time.Now())
+		if !ok {
+			after, ok = bodyRetryDelay(resp)
+		}
+		if ok {
 			if after > maxBackoff {
 				return resp, nil // the provider asks for longer than we wait
 			}
@@ -133,6 +144,49 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
+// bodyRetryDelay reads how long a Gemini error body asks to wait: the
+// retryDelay of its google.rpc.RetryInfo detail, a protobuf duration such as
+// "27s" or "45.837906927s". The body read is put back for the caller.
+func bodyRetryDelay(resp *http.Response) (time.Duration, bool) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+	if err != nil {
+		return 0, false
+	}
+	return retryDelay(body)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// retryDelay finds the retryDelay of a RetryInfo detail in an error body.
+func retryDelay(body []byte) (time.Duration, bool) {
+	var e struct {
+		Error struct {
+			Details []struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return 0, false
+	}
+	for _, d := range e.Error.Details {
+		if !strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			continue
+		}
+		secs, err := strconv.ParseFloat(strings.TrimSuffix(d.RetryDelay, "s"), 64)
+		if err != nil || !strings.HasSuffix(d.RetryDelay, "s") || secs < 0 {
+			return 0, false
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	return 0, false
+}
+
 func (p *HTTPProvider) call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	url := strings.TrimSuffix(p.BaseURL, "/") + req.Path
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(req.Body))
@@ -151,6 +205,8 @@ func (p *HTTPProvider) call(ctx context.Context, req *session.ModelRequest) (*ht
 		switch p.Wire {
 		case wire.Anthropic:
 			hreq.Header.Set("x-api-key", p.APIKey)
+		case wire.Gemini:
+			hreq.Header.Set("x-goog-api-key", p.APIKey)
 		default:
 			hreq.Header.Set("Authorization", "Bearer "+p.APIKey)
 		}

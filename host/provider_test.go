@@ -1,8 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +71,131 @@ func TestHTTPProviderRetries(t *testing.T) {
 				t.Errorf("retries %v, want %v", retried, tt.wantRetry)
 			}
 		})
+	}
+}
+
+// Each provider's 429: the wait it asks for is read from its Retry-After,
+// or, for Gemini, which sends none, from the body's RetryInfo; a wait longer
+// than MaxBackoff ends the retries at once, a short one is waited out.
+func TestHTTPProviderRateLimits(t *testing.T) {
+	for _, f := range fakemodel.Formats {
+		for _, tt := range []struct {
+			seconds   int
+			wantCalls int
+		}{{0, 2}, {3600, 1}} {
+			t.Run(fmt.Sprintf("%s %ds", f, tt.seconds), func(t *testing.T) {
+				model := fakemodel.New(f, fakemodel.RateLimited(f, tt.seconds), fakemodel.Text("ok"))
+				defer model.Close()
+				req, err := wire.Encode(wire.Format(f), wire.Request{Model: "m", Messages: []wire.Message{{Role: wire.RoleUser, Text: "hi"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := &HTTPProvider{Wire: wire.Format(f), BaseURL: model.BaseURL(), APIKey: "k", ModelName: "m", Retries: 2, Backoff: time.Millisecond, MaxBackoff: time.Minute}
+				resp, err := p.Call(context.Background(), &session.ModelRequest{Format: wire.Format(f), Path: req.Path, Headers: req.Headers, Body: req.Body})
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if n := len(model.Requests()); n != tt.wantCalls {
+					t.Errorf("%d calls, want %d (status %d)", n, tt.wantCalls, resp.StatusCode)
+				}
+				// A response not tried again keeps its body, read or not.
+				if tt.wantCalls == 1 && !strings.Contains(string(body), "error") {
+					t.Errorf("the 429's body was lost: %q", body)
+				}
+			})
+		}
+	}
+}
+
+// Each provider's overloaded answer is tried again; a request it refuses
+// (an unknown field) is not.
+func TestHTTPProviderErrorShapes(t *testing.T) {
+	for _, f := range fakemodel.Formats {
+		req, err := wire.Encode(wire.Format(f), wire.Request{Model: "m", Messages: []wire.Message{{Role: wire.RoleUser, Text: "hi"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &HTTPProvider{Wire: wire.Format(f), APIKey: "k", ModelName: "m", Retries: 2, Backoff: time.Millisecond}
+		call := func(body []byte) (int, string) {
+			resp, err := p.Call(context.Background(), &session.ModelRequest{Format: wire.Format(f), Path: req.Path, Headers: req.Headers, Body: body})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode, string(b)
+		}
+
+		model := fakemodel.New(f, fakemodel.Overloaded(f), fakemodel.Text("ok"))
+		p.BaseURL = model.BaseURL()
+		if status, _ := call(req.Body); status != 200 || len(model.Requests()) != 2 {
+			t.Errorf("%s overloaded: status %d after %d calls", f, status, len(model.Requests()))
+		}
+		model.Close()
+
+		model = fakemodel.New(f, fakemodel.Text("never"))
+		p.BaseURL = model.BaseURL()
+		withExtra := append(bytes.TrimSuffix(req.Body, []byte("}")), []byte(`,"cache_hint":true}`)...)
+		status, body := call(withExtra)
+		if status != 400 || len(model.Requests()) != 1 || !strings.Contains(wire.ErrorMessage(status, []byte(body)), "cache_hint") {
+			t.Errorf("%s unknown field: status %d after %d calls: %s", f, status, len(model.Requests()), wire.ErrorMessage(status, []byte(body)))
+		}
+		model.Close()
+	}
+}
+
+// The key goes in each format's own header.
+func TestHTTPProviderAuth(t *testing.T) {
+	want := map[fakemodel.Format][2]string{
+		fakemodel.OpenAI:    {"Authorization", "Bearer k"},
+		fakemodel.Responses: {"Authorization", "Bearer k"},
+		fakemodel.Anthropic: {"X-Api-Key", "k"},
+		fakemodel.Gemini:    {"X-Goog-Api-Key", "k"},
+	}
+	for _, f := range fakemodel.Formats {
+		model := fakemodel.New(f, fakemodel.Text("ok"))
+		req, err := wire.Encode(wire.Format(f), wire.Request{Model: "m", Messages: []wire.Message{{Role: wire.RoleUser, Text: "hi"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &HTTPProvider{Wire: wire.Format(f), BaseURL: model.BaseURL(), APIKey: "k", ModelName: "m"}
+		resp, err := p.Call(context.Background(), &session.ModelRequest{Format: wire.Format(f), Path: req.Path, Headers: req.Headers, Body: req.Body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		model.Close()
+		h := model.Requests()[0].Header
+		if resp.StatusCode != 200 || h.Get(want[f][0]) != want[f][1] {
+			t.Errorf("%s: status %d, headers %v", f, resp.StatusCode, h)
+		}
+		for _, other := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
+			if other != want[f][0] && h.Get(other) != "" {
+				t.Errorf("%s: the key also went as %s", f, other)
+			}
+		}
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	tests := []struct {
+		body   string
+		want   time.Duration
+		wantOK bool
+	}{
+		{`{"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure"},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"27s"}]}}`, 27 * time.Second, true},
+		{`{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"45.837906927s"}]}}`, 45837906927 * time.Nanosecond, true},
+		{`{"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"soon"}]}}`, 0, false},
+		{`{"error":{"message":"Rate limit reached","type":"requests"}}`, 0, false},
+		{`busy`, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := retryDelay([]byte(tt.body))
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("retryDelay(%s) = %v, %v; want %v, %v", tt.body, got, ok, tt.want, tt.wantOK)
+		}
 	}
 }
 

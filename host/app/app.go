@@ -58,7 +58,8 @@ type Config struct {
 	CacheDir string
 	// AllowOverride lets user tools replace built-in ones of the same name.
 	AllowOverride bool
-	// Provider (openai, anthropic, demo) and Model override the environment.
+	// Provider (openai, anthropic, responses, gemini, demo) and Model
+	// override the environment.
 	Provider, Model string
 	// Stream asks the provider to stream replies.
 	Stream bool
@@ -481,7 +482,7 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 
 // secretVars are the process's variables that hold secrets: the provider's
 // keys, the Google credentials, serve's token.
-var secretVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET", "TOOLROUTE_TOKEN"}
+var secretVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET", "TOOLROUTE_TOKEN"}
 
 // secrets are the values redacted wherever text leaves the host: the
 // process's secret variables, the variables set for tools and the Google

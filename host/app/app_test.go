@@ -19,6 +19,7 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 var cacheDir string
@@ -38,23 +39,37 @@ func TestResolveProvider(t *testing.T) {
 	}{
 		{name: "nothing", wantErr: "no model provider is configured"},
 		{name: "openai key", env: map[string]string{"OPENAI_API_KEY": "k"},
-			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY"}},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
 		{name: "local server", env: map[string]string{"OPENAI_BASE_URL": "http://localhost:11434/v1"},
-			want: ProviderInfo{Name: "openai", BaseURL: "http://localhost:11434/v1", Model: DefaultLocalModel, KeyVar: "OPENAI_API_KEY"}},
+			want: ProviderInfo{Name: "openai", BaseURL: "http://localhost:11434/v1", Model: DefaultLocalModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
 		{name: "anthropic key", env: map[string]string{"ANTHROPIC_API_KEY": "k"},
-			want: ProviderInfo{Name: "anthropic", BaseURL: "https://api.anthropic.com", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY"}},
+			want: ProviderInfo{Name: "anthropic", BaseURL: "https://api.anthropic.com", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL"}},
 		{name: "both keys: openai", env: map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"},
-			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY"}},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
 		{name: "both keys, flag", flagProvider: "anthropic", env: map[string]string{"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
-			want: ProviderInfo{Name: "anthropic", BaseURL: "http://127.0.0.1:9", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY"}},
+			want: ProviderInfo{Name: "anthropic", BaseURL: "http://127.0.0.1:9", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL"}},
 		{name: "model from env", env: map[string]string{"OPENAI_API_KEY": "k", "TOOLROUTE_MODEL": "gpt-x"},
-			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-x", KeyVar: "OPENAI_API_KEY"}},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-x", KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
 		{name: "model flag wins", flagModel: "gpt-y", env: map[string]string{"OPENAI_API_KEY": "k", "TOOLROUTE_MODEL": "gpt-x"},
-			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-y", KeyVar: "OPENAI_API_KEY"}},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: "gpt-y", KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
 		{name: "demo", flagProvider: "demo", want: ProviderInfo{Name: "demo", Model: DemoModel}},
 		{name: "anthropic without key", flagProvider: "anthropic", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: "needs ANTHROPIC_API_KEY"},
 		{name: "openai without key", flagProvider: "openai", wantErr: "needs OPENAI_API_KEY"},
-		{name: "unknown", flagProvider: "gemini", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: `unknown provider "gemini"`},
+		{name: "gemini key", env: map[string]string{"GEMINI_API_KEY": "k"},
+			want: ProviderInfo{Name: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Model: DefaultGeminiModel, KeyVar: "GEMINI_API_KEY", BaseVar: "GEMINI_BASE_URL"}},
+		{name: "anthropic before gemini", env: map[string]string{"GEMINI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"},
+			want: ProviderInfo{Name: "anthropic", BaseURL: "https://api.anthropic.com", Model: DefaultAnthropicModel, KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL"}},
+		{name: "gemini flag, base URL", flagProvider: "gemini", env: map[string]string{"GEMINI_API_KEY": "k", "OPENAI_API_KEY": "k", "GEMINI_BASE_URL": "http://127.0.0.1:9"},
+			want: ProviderInfo{Name: "gemini", BaseURL: "http://127.0.0.1:9", Model: DefaultGeminiModel, KeyVar: "GEMINI_API_KEY", BaseVar: "GEMINI_BASE_URL"}},
+		{name: "gemini without key", flagProvider: "gemini", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: "needs GEMINI_API_KEY"},
+		{name: "responses", flagProvider: "responses", env: map[string]string{"OPENAI_API_KEY": "k"},
+			want: ProviderInfo{Name: "responses", BaseURL: "https://api.openai.com/v1", Model: DefaultResponsesModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
+		{name: "responses, local server", flagProvider: "responses", env: map[string]string{"OPENAI_BASE_URL": "http://localhost:8000/v1"},
+			want: ProviderInfo{Name: "responses", BaseURL: "http://localhost:8000/v1", Model: DefaultLocalModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
+		{name: "responses is never guessed", env: map[string]string{"OPENAI_API_KEY": "k"},
+			want: ProviderInfo{Name: "openai", BaseURL: "https://api.openai.com/v1", Model: DefaultOpenAIModel, KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}},
+		{name: "responses without key", flagProvider: "responses", wantErr: "--provider responses needs OPENAI_API_KEY"},
+		{name: "unknown", flagProvider: "mistral", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: `unknown provider "mistral": use openai, anthropic, responses, gemini or demo`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, info, err := resolveProvider(c.flagProvider, c.flagModel, env(c.env))
@@ -73,11 +88,14 @@ func TestResolveProvider(t *testing.T) {
 			if p.Model() != c.want.Model {
 				t.Errorf("provider model = %q", p.Model())
 			}
+			if want := map[string]wire.Format{"openai": wire.OpenAI, "anthropic": wire.Anthropic, "responses": wire.Responses, "gemini": wire.Gemini}[c.want.Name]; want != "" && p.Format() != want {
+				t.Errorf("provider format = %q, want %q", p.Format(), want)
+			}
 		})
 	}
 	// With no provider, the message says how to configure one.
 	_, _, err := resolveProvider("", "", env(nil))
-	for _, want := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "--model", "--provider demo"} {
+	for _, want := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "--provider responses", "--model", "--provider demo"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the no-provider message lacks %s", want)
 		}
@@ -85,7 +103,7 @@ func TestResolveProvider(t *testing.T) {
 }
 
 func TestHint(t *testing.T) {
-	p := ProviderInfo{Name: "openai", BaseURL: "http://127.0.0.1:9/v1", Model: "m1", KeyVar: "OPENAI_API_KEY"}
+	p := ProviderInfo{Name: "openai", BaseURL: "http://127.0.0.1:9/v1", Model: "m1", KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}
 	for msg, want := range map[string]string{
 		"HTTP 401: check the API key":                     "(check OPENAI_API_KEY)",
 		"HTTP 404: check the model name and the base URL": `(the model is "m1"`,

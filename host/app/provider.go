@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,9 +20,21 @@ import (
 const (
 	DefaultOpenAIModel    = "gpt-4.1-mini"
 	DefaultAnthropicModel = "claude-sonnet-4-5"
+	// DefaultResponsesModel is OpenAI's current small model, for the API
+	// OpenAI builds its reasoning models for.
+	DefaultResponsesModel = "gpt-5.4-mini"
+	// DefaultGeminiModel is Gemini's current stable Flash model.
+	DefaultGeminiModel = "gemini-3.5-flash"
 	// DefaultLocalModel is for an OpenAI-compatible server other than
 	// OpenAI's, such as Ollama.
 	DefaultLocalModel = "llama3.2"
+)
+
+// Base URLs of the providers' APIs, when no *_BASE_URL variable gives one.
+const (
+	OpenAIBaseURL    = "https://api.openai.com/v1"
+	AnthropicBaseURL = "https://api.anthropic.com"
+	GeminiBaseURL    = "https://generativelanguage.googleapis.com"
 )
 
 // ErrNoProvider says how to configure a provider.
@@ -31,16 +44,19 @@ var ErrNoProvider = errors.New(`no model provider is configured. Set one of:
                       http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp server)
                       or http://localhost:8000/v1 (vLLM)
   ANTHROPIC_API_KEY   for Anthropic (and ANTHROPIC_BASE_URL to change its address)
-then pick the model with --model or TOOLROUTE_MODEL. To see toolroute work without
+  GEMINI_API_KEY      for Gemini (and GEMINI_BASE_URL to change its address)
+then pick the model with --model or TOOLROUTE_MODEL; --provider responses uses
+OpenAI's Responses API with the OPENAI_ variables. To see toolroute work without
 a model, run the scripted demo: --provider demo`)
 
 // ProviderInfo describes the provider in use, for people.
 type ProviderInfo struct {
-	Name    string // openai, anthropic or demo
+	Name    string // openai, anthropic, responses, gemini or demo
 	BaseURL string
 	Model   string // the default model; the model setting may override it
-	// KeyVar is the environment variable holding the key, for error hints.
-	KeyVar string
+	// KeyVar and BaseVar are the environment variables holding the key and
+	// the base URL, for error hints.
+	KeyVar, BaseVar string
 }
 
 func (p ProviderInfo) String() string {
@@ -62,18 +78,20 @@ func (p ProviderInfo) Hint(msg string) string {
 		}
 	case strings.Contains(msg, "HTTP 404"):
 		return msg + fmt.Sprintf(" (the model is %q: choose another with --model, TOOLROUTE_MODEL or the model setting)", p.Model)
-	case strings.Contains(msg, "could not be reached"):
-		return msg + fmt.Sprintf(" (is the server at %s running? set %s_BASE_URL to change it)", p.BaseURL, strings.ToUpper(p.Name))
+	case strings.Contains(msg, "could not be reached") && p.BaseVar != "":
+		return msg + fmt.Sprintf(" (is the server at %s running? set %s to change it)", p.BaseURL, p.BaseVar)
 	}
 	return msg
 }
 
 // resolveProvider picks the provider: --provider, or the one whose key is
-// set (OpenAI first when both are); the model: --model, TOOLROUTE_MODEL, or
-// the provider's default.
+// set (OpenAI first, then Anthropic, then Gemini; the Responses API only
+// when asked for, since it shares OpenAI's variables); the model: --model,
+// TOOLROUTE_MODEL, or the provider's default.
 func resolveProvider(name, model string, getenv func(string) string) (host.Provider, ProviderInfo, error) {
 	openaiKey, openaiBase := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	anthropicKey, anthropicBase := getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
+	geminiKey, geminiBase := getenv("GEMINI_API_KEY"), getenv("GEMINI_BASE_URL")
 	if model == "" {
 		model = getenv("TOOLROUTE_MODEL")
 	}
@@ -83,44 +101,60 @@ func resolveProvider(name, model string, getenv func(string) string) (host.Provi
 			name = "openai"
 		case anthropicKey != "":
 			name = "anthropic"
+		case geminiKey != "":
+			name = "gemini"
 		default:
 			return nil, ProviderInfo{}, ErrNoProvider
 		}
 	}
+	provider := func(f wire.Format, base, key string, info ProviderInfo) (host.Provider, ProviderInfo, error) {
+		info.Name, info.BaseURL, info.Model = name, base, model
+		return &host.HTTPProvider{Wire: f, BaseURL: base, APIKey: key, ModelName: model}, info, nil
+	}
+	openaiVars := ProviderInfo{KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}
 	switch name {
-	case "openai":
+	case "openai", "responses":
 		base := openaiBase
 		if base == "" {
 			if openaiKey == "" {
-				return nil, ProviderInfo{}, errors.New("--provider openai needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server")
+				return nil, ProviderInfo{}, fmt.Errorf("--provider %s needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server", name)
 			}
-			base = "https://api.openai.com/v1"
+			base = OpenAIBaseURL
 		}
 		if model == "" {
-			model = DefaultOpenAIModel
-			if !strings.Contains(base, "api.openai.com") {
+			switch {
+			case !strings.Contains(base, "api.openai.com"):
 				model = DefaultLocalModel
+			case name == "responses":
+				model = DefaultResponsesModel
+			default:
+				model = DefaultOpenAIModel
 			}
 		}
-		return &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: base, APIKey: openaiKey, ModelName: model},
-			ProviderInfo{Name: name, BaseURL: base, Model: model, KeyVar: "OPENAI_API_KEY"}, nil
+		if name == "responses" {
+			return provider(wire.Responses, base, openaiKey, openaiVars)
+		}
+		return provider(wire.OpenAI, base, openaiKey, openaiVars)
 	case "anthropic":
 		if anthropicKey == "" {
 			return nil, ProviderInfo{}, errors.New("--provider anthropic needs ANTHROPIC_API_KEY")
 		}
-		base := anthropicBase
-		if base == "" {
-			base = "https://api.anthropic.com"
-		}
 		if model == "" {
 			model = DefaultAnthropicModel
 		}
-		return &host.HTTPProvider{Wire: wire.Anthropic, BaseURL: base, APIKey: anthropicKey, ModelName: model},
-			ProviderInfo{Name: name, BaseURL: base, Model: model, KeyVar: "ANTHROPIC_API_KEY"}, nil
+		return provider(wire.Anthropic, cmp.Or(anthropicBase, AnthropicBaseURL), anthropicKey, ProviderInfo{KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL"})
+	case "gemini":
+		if geminiKey == "" && geminiBase == "" {
+			return nil, ProviderInfo{}, errors.New("--provider gemini needs GEMINI_API_KEY, or GEMINI_BASE_URL for a server that takes no key")
+		}
+		if model == "" {
+			model = DefaultGeminiModel
+		}
+		return provider(wire.Gemini, cmp.Or(geminiBase, GeminiBaseURL), geminiKey, ProviderInfo{KeyVar: "GEMINI_API_KEY", BaseVar: "GEMINI_BASE_URL"})
 	case "demo":
 		return Demo{}, ProviderInfo{Name: "demo", Model: DemoModel}, nil
 	}
-	return nil, ProviderInfo{}, fmt.Errorf("unknown provider %q: use openai, anthropic or demo", name)
+	return nil, ProviderInfo{}, fmt.Errorf("unknown provider %q: use openai, anthropic, responses, gemini or demo", name)
 }
 
 // settingsModel lets the model setting (set_setting model) override the
@@ -148,8 +182,22 @@ func (noModel) Call(context.Context, *session.ModelRequest) (*http.Response, err
 	return nil, ErrNoProvider
 }
 
-// ModelPaths are the request paths a model proxy forwards, by format.
-var ModelPaths = map[wire.Format]string{wire.OpenAI: "/chat/completions", wire.Anthropic: "/v1/messages"}
+// ModelPath reports whether a model proxy forwards a request of format to
+// path: the format's one endpoint, or for Gemini a model's generateContent
+// or streamGenerateContent; want names them for an error message.
+func ModelPath(format wire.Format, path string) (ok bool, want string) {
+	switch format {
+	case wire.OpenAI:
+		return path == "/chat/completions", "/chat/completions"
+	case wire.Anthropic:
+		return path == "/v1/messages", "/v1/messages"
+	case wire.Responses:
+		return path == "/responses", "/responses"
+	case wire.Gemini:
+		return wire.GeminiPath(path), "/v1beta/models/MODEL:generateContent or :streamGenerateContent?alt=sse"
+	}
+	return false, "no path"
+}
 
 // ModelCall makes a model call the caller's copy of the module asked for,
 // with this program's provider and key: the browser UI's proxy, so a key
@@ -161,7 +209,7 @@ func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.R
 	if req.Format != format {
 		return nil, fmt.Errorf("the server's provider speaks the %s format, not %q: set the page's provider to \"server\" with that format", format, req.Format)
 	}
-	if want := ModelPaths[format]; req.Path != want {
+	if ok, want := ModelPath(format, req.Path); !ok {
 		return nil, fmt.Errorf("the proxy forwards only %s requests to %s, not %q", format, want, req.Path)
 	}
 	headers := map[string]string{}

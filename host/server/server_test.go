@@ -372,6 +372,42 @@ func TestModelProxy(t *testing.T) {
 	}
 }
 
+// The proxy forwards Gemini's paths, which name the model and whether the
+// answer streams, and nothing else, with the server's key in Gemini's header.
+func TestModelProxyGemini(t *testing.T) {
+	model := fakemodel.New(fakemodel.Gemini, fakemodel.Text("Proxied."))
+	defer model.Close()
+	srv := start(t, model, "OPENAI_BASE_URL", "", "OPENAI_API_KEY", "", "GEMINI_BASE_URL", model.BaseURL(), "GEMINI_API_KEY", "test-key")
+	var health map[string]any
+	get(t, srv, "/api/health", http.StatusOK, &health)
+	if health["format"] != "gemini" || !strings.HasPrefix(health["provider"].(string), "gemini at "+model.BaseURL()) {
+		t.Errorf("health = %v", health)
+	}
+	resp := post(t, srv, "/api/model", `{"format":"gemini","path":"/v1beta/models/fake-model:streamGenerateContent?alt=sse","stream":true,
+		"headers":{"content-type":"application/json","x-goog-api-key":"from-the-page"},
+		"body":{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(string(body), `"finishReason":"STOP"`) {
+		t.Errorf("HTTP %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	got := model.Requests()[0]
+	if got.Header.Get("X-Goog-Api-Key") != "test-key" || got.Path != "/v1beta/models/fake-model:streamGenerateContent" || got.Query != "alt=sse" {
+		t.Errorf("the provider got %s?%s with headers %v", got.Path, got.Query, got.Header)
+	}
+	for _, path := range []string{"/v1beta/models/fake-model:countTokens", "/v1beta/models/../files:generateContent", "/v1beta/models/m:generateContent?key=x", "/v1/messages"} {
+		resp := post(t, srv, "/api/model", `{"format":"gemini","path":"`+path+`","body":{}}`)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 || !strings.Contains(string(body), "forwards only gemini requests to /v1beta/models/MODEL:generateContent") {
+			t.Errorf("%s: HTTP %d %s", path, resp.StatusCode, body)
+		}
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("%d requests reached the provider, want 1", n)
+	}
+}
+
 // A browser host gets the JS tools, their sources and the libraries, and
 // none of the host-native tools, which run in Go only.
 func TestBrowserCatalogue(t *testing.T) {

@@ -31,7 +31,7 @@ const Model = "toolroute-demo"
 const Tag = "[demo model] "
 
 // Setup is how to use a real model, said where the demo can do no more.
-const Setup = "To talk to a real model, set OPENAI_API_KEY, OPENAI_BASE_URL (Ollama, llama.cpp, vLLM) or ANTHROPIC_API_KEY."
+const Setup = "To talk to a real model, set OPENAI_API_KEY, OPENAI_BASE_URL (Ollama, llama.cpp, vLLM), ANTHROPIC_API_KEY or GEMINI_API_KEY."
 
 // request is the part of a Chat Completions request the demo reads.
 type request struct {

@@ -82,7 +82,7 @@ func (r *response) addCall(m Message) {
 			return
 		}
 	}
-	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput}, status: m.Status})
+	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput, Signature: m.Signature}, status: m.Status})
 }
 
 func (r *response) addResult(m Message) {

@@ -9,7 +9,8 @@
 // earlier turns are found again by scanning it (RFC-044), so a turn needs
 // nothing but the log to continue a conversation, in any host and in any
 // process. The log is provider-neutral: a session may switch between the
-// OpenAI and Anthropic formats from one turn to the next.
+// wire formats (OpenAI, Anthropic, Responses, Gemini) from one turn to the
+// next.
 //
 // The package keeps no clock, no randomness and no map order: the same events
 // give the same actions, byte for byte.
@@ -57,6 +58,10 @@ type Message struct {
 	// ToolInput is a tool call's arguments exactly as the model sent them:
 	// JSON text, possibly malformed.
 	ToolInput string `json:"tool_input,omitempty"`
+	// Signature is an opaque token the provider sent with a tool call and
+	// wants back with it (Gemini's thoughtSignature); the other formats
+	// ignore it.
+	Signature string `json:"signature,omitempty"`
 	// Status is a tool call's or a tool result's outcome.
 	Status registry.Status `json:"status,omitempty"`
 	// ErrorType is a failed tool result's error type, such as "not_found".

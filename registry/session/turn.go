@@ -353,13 +353,13 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			// Logged before the user is asked: the question is part of
 			// the log, and a restart knows the call never ran.
 			t.asking = append(t.asking, p)
-			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusAwaitingApproval, Index: i, Time: t.now})
+			logged = append(logged, t.callMessage(i, c, registry.StatusAwaitingApproval))
 		default:
 			// Committed before it runs: a call cut off while it runs is
 			// then known, and never run again unseen (see conversation).
 			t.approved = append(t.approved, p.run)
 			t.pending = append(t.pending, p)
-			logged = append(logged, Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: registry.StatusPending, Index: i, Time: t.now})
+			logged = append(logged, t.callMessage(i, c, registry.StatusPending))
 		}
 	}
 	t.log = append(t.log, logged[1:]...)
@@ -640,10 +640,12 @@ func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 // tool_call message, with the outcome's status, and the tool_result message
 // the model reads.
 func (t *Turn) record(index int, c wire.Call, res registry.Result) []Message {
-	return []Message{
-		{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Status: res.Status, Index: index, Time: t.now},
-		t.resultMessage(c, res),
-	}
+	return []Message{t.callMessage(index, c, res.Status), t.resultMessage(c, res)}
+}
+
+// callMessage is the tool_call message of the index'th call of a response.
+func (t *Turn) callMessage(index int, c wire.Call, status registry.Status) Message {
+	return Message{Type: ToolCall, ToolCallID: c.ID, ToolName: c.Name, ToolInput: c.Input, Signature: c.Signature, Status: status, Index: index, Time: t.now}
 }
 
 // resultMessage is the tool_result message of a call.

@@ -341,27 +341,16 @@ func (s *anStream) close() (Response, error) {
 
 // providerMessage digs the error message out of a provider's error body:
 // OpenAI's {"error":{"message":...}}, Anthropic's {"type":"error","error":
-// {"type":...,"message":...}}, Ollama's {"error":"..."}; or the start of a
-// body that is not JSON.
+// {"type":...,"message":...}}, Gemini's {"error":{"code":...,"message":...,
+// "status":...}}, Ollama's {"error":"..."}; or the start of a body that is
+// not JSON.
 func providerMessage(body []byte) string {
 	var e struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
-		var s string
-		if json.Unmarshal(e.Error, &s) == nil {
-			return s
-		}
-		var obj struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    any    `json:"code"`
-		}
-		if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
-			if obj.Type != "" {
-				return fmt.Sprintf("%s (%s)", obj.Message, obj.Type)
-			}
-			return obj.Message
+	if json.Unmarshal(body, &e) == nil {
+		if msg, ok := errorValueMessage(e.Error); ok {
+			return msg
 		}
 	}
 	text := strings.Join(strings.Fields(string(body)), " ")
@@ -369,4 +358,35 @@ func providerMessage(body []byte) string {
 		text = string(r[:300]) + "…"
 	}
 	return text
+}
+
+// errorValueMessage reads an "error" value: a string, or an object with a
+// message and its type (Gemini: its status; a failed Responses API
+// response: its code). ok is false for none (absent, null) or one without a
+// message.
+func errorValueMessage(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, s != ""
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Status  string          `json:"status"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(raw, &obj) != nil || obj.Message == "" {
+		return "", false
+	}
+	var code string
+	_ = json.Unmarshal(obj.Code, &code)
+	for _, kind := range []string{obj.Type, obj.Status, code} {
+		if kind != "" {
+			return fmt.Sprintf("%s (%s)", obj.Message, kind), true
+		}
+	}
+	return obj.Message, true
 }

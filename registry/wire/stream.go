@@ -29,6 +29,10 @@ func NewStream(f Format) (*Stream, error) {
 		s.fmt = &oaStream{}
 	case Anthropic:
 		s.fmt = &anStream{}
+	case Responses:
+		s.fmt = &rsStream{}
+	case Gemini:
+		s.fmt = &gmStream{}
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 	}

@@ -1,8 +1,8 @@
 // Package wire speaks the model providers' HTTP formats: OpenAI Chat
-// Completions (which OpenAI, Ollama, llama.cpp server and vLLM all serve) and
-// Anthropic Messages. It turns a provider-neutral conversation into a request
-// body, and a response body or its streamed chunks back into text and tool
-// calls.
+// Completions (which OpenAI, Ollama, llama.cpp server and vLLM all serve),
+// Anthropic Messages, the OpenAI Responses API and Gemini's generateContent.
+// It turns a provider-neutral conversation into a request body, and a
+// response body or its streamed chunks back into text and tool calls.
 //
 // The package is pure: no I/O, no clock, standard library only. Its structs
 // are written by hand from the providers' public API references, so the wasm
@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Format is a provider wire format.
@@ -23,15 +24,42 @@ const (
 	OpenAI Format = "openai"
 	// Anthropic is the Messages format at POST {base}/v1/messages.
 	Anthropic Format = "anthropic"
+	// Responses is the OpenAI Responses API at POST {base}/responses, used
+	// statelessly: every request carries the whole conversation.
+	Responses Format = "responses"
+	// Gemini is Google's Gemini API at POST
+	// {base}/v1beta/models/{model}:generateContent, and
+	// :streamGenerateContent?alt=sse when streamed.
+	Gemini Format = "gemini"
 )
+
+// Formats are the formats this package speaks, in the order error messages
+// list them.
+var Formats = []Format{OpenAI, Anthropic, Responses, Gemini}
 
 // ParseFormat checks a format name.
 func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case OpenAI, Anthropic:
-		return Format(s), nil
+	for _, f := range Formats {
+		if Format(s) == f {
+			return f, nil
+		}
 	}
-	return "", fmt.Errorf("%w: %q: use %q or %q", ErrUnknownFormat, s, OpenAI, Anthropic)
+	return "", fmt.Errorf("%w: %q: use %s", ErrUnknownFormat, s, formatList())
+}
+
+// formatList is "openai", "anthropic", "responses" or "gemini".
+func formatList() string {
+	var b strings.Builder
+	for i, f := range Formats {
+		switch {
+		case i == len(Formats)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", f)
+	}
+	return b.String()
 }
 
 // Errors a caller may branch on.
@@ -70,6 +98,10 @@ type Call struct {
 	// Input is the arguments as the model sent them: JSON text, which may be
 	// malformed.
 	Input string
+	// Signature is an opaque token the provider wants back with the call:
+	// Gemini's thoughtSignature, which Gemini 3 models check on the calls of
+	// the current turn. The other formats neither send nor read it.
+	Signature string
 }
 
 // Result is the outcome of one tool call as the model reads it.
@@ -77,8 +109,8 @@ type Result struct {
 	CallID  string
 	Name    string
 	Content string
-	// Images go beside Content where the format carries them (Anthropic);
-	// elsewhere Content's placeholders stand for them.
+	// Images go beside Content where the format carries them (Anthropic,
+	// Responses, Gemini); elsewhere Content's placeholders stand for them.
 	Images  []Image
 	IsError bool
 }
@@ -106,7 +138,8 @@ type Request struct {
 	// Tools are sent in this order.
 	Tools []ToolDef
 	// MaxTokens caps the reply; 0 leaves it to the provider, except for
-	// Anthropic, which requires it and gets DefaultMaxTokens.
+	// Anthropic, which requires it and gets DefaultMaxTokens. For Responses
+	// and Gemini it includes the tokens a reasoning model thinks with.
 	MaxTokens   int
 	Temperature *float64
 	Stream      bool
@@ -129,18 +162,25 @@ type Response struct {
 	Text  string
 	Calls []Call
 	// StopReason is the provider's reason, such as "stop", "tool_calls",
-	// "end_turn", "tool_use" or "max_tokens".
+	// "end_turn", "tool_use" or "max_tokens"; for Responses the status
+	// ("completed") or why it is incomplete ("max_output_tokens"); for Gemini
+	// the finishReason ("STOP").
 	StopReason string
 	Usage      Usage
 }
 
 // Usage is what a response cost in tokens, as the provider reports it.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens include a reasoning model's thinking where the provider
+	// bills it as output: Responses' output_tokens count it already, Gemini's
+	// thoughtsTokenCount is added to its candidatesTokenCount.
 	OutputTokens int `json:"output_tokens"`
 	// CachedTokens are input tokens read from the provider's prompt cache:
-	// OpenAI's prompt_tokens_details.cached_tokens (counted in InputTokens
-	// too), Anthropic's cache_read_input_tokens (not in its input_tokens).
+	// OpenAI's prompt_tokens_details.cached_tokens and Responses'
+	// input_tokens_details.cached_tokens (counted in InputTokens too),
+	// Anthropic's cache_read_input_tokens (not in its input_tokens), Gemini's
+	// cachedContentTokenCount (counted in its promptTokenCount too).
 	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
@@ -151,6 +191,10 @@ func Encode(f Format, r Request) (HTTPRequest, error) {
 		return encodeOpenAI(r)
 	case Anthropic:
 		return encodeAnthropic(r)
+	case Responses:
+		return encodeResponses(r)
+	case Gemini:
+		return encodeGemini(r)
 	}
 	return HTTPRequest{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }
@@ -162,6 +206,10 @@ func Decode(f Format, body []byte) (Response, error) {
 		return decodeOpenAI(body)
 	case Anthropic:
 		return decodeAnthropic(body)
+	case Responses:
+		return decodeResponses(body)
+	case Gemini:
+		return decodeGemini(body)
 	}
 	return Response{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }

@@ -126,10 +126,10 @@ func TestEncodeAnthropicAlternation(t *testing.T) {
 }
 
 func TestEncodeErrors(t *testing.T) {
-	if _, err := Encode("gemini", Request{}); !errors.Is(err, ErrUnknownFormat) {
+	if _, err := Encode("mistral", Request{}); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("unknown format: %v", err)
 	}
-	for _, f := range []Format{OpenAI, Anthropic} {
+	for _, f := range Formats {
 		if _, err := Encode(f, Request{Messages: []Message{{Role: "system"}}}); err == nil {
 			t.Errorf("%s: a bad role was accepted", f)
 		}
@@ -139,6 +139,15 @@ func TestEncodeErrors(t *testing.T) {
 	}
 	if _, err := ParseFormat("Anthropic"); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("ParseFormat is case-sensitive: %v", err)
+	}
+	for _, f := range Formats {
+		if got, err := ParseFormat(string(f)); err != nil || got != f {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+	_, err := ParseFormat("mistral")
+	if want := `wire: unknown format: "mistral": use "openai", "anthropic", "responses" or "gemini"`; err == nil || err.Error() != want {
+		t.Errorf("ParseFormat(mistral):\n got %v\nwant %s", err, want)
 	}
 }
 
@@ -207,6 +216,53 @@ func TestDecode(t *testing.T) {
 		{name: "anthropic error", format: Anthropic, body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, wantErr: ErrProvider},
 		{name: "anthropic wrong type", format: Anthropic, body: `{"type":"completion"}`, wantErr: ErrBadResponse},
 		{name: "anthropic truncated", format: Anthropic, body: `{"type":"message","content":[`, wantErr: ErrBadResponse},
+		{
+			name:   "responses text, refusal and calls, reasoning skipped",
+			format: Responses,
+			body: `{"id":"resp_1","object":"response","status":"completed","error":null,"incomplete_details":null,"output":[` +
+				`{"id":"rs_1","type":"reasoning","summary":[]},` +
+				`{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Let me check.","annotations":[]}]},` +
+				`{"id":"fc_1","type":"function_call","status":"completed","call_id":"call_1","name":"gmail_search","arguments":"{\"query\":\"is:unread\"}"}],` +
+				`"usage":{"input_tokens":2006,"input_tokens_details":{"cached_tokens":1920},"output_tokens":300,"output_tokens_details":{"reasoning_tokens":200},"total_tokens":2306}}`,
+			want: Response{Text: "Let me check.", StopReason: "completed", Usage: Usage{InputTokens: 2006, OutputTokens: 300, CachedTokens: 1920},
+				Calls: []Call{{ID: "call_1", Name: "gmail_search", Input: `{"query":"is:unread"}`}}},
+		},
+		{
+			name:   "responses refusal",
+			format: Responses,
+			body:   `{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"I can't help with that."}]}]}`,
+			want:   Response{Text: "I can't help with that.", StopReason: "completed"},
+		},
+		{
+			name:   "responses incomplete",
+			format: Responses,
+			body:   `{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"Partial"}]}]}`,
+			want:   Response{Text: "Partial", StopReason: "max_output_tokens"},
+		},
+		{name: "responses error body", format: Responses, body: `{"error":{"message":"Unknown parameter: 'foo'.","type":"invalid_request_error","param":"foo","code":"unknown_parameter"}}`, wantErr: ErrProvider},
+		{name: "responses failed", format: Responses, body: `{"status":"failed","error":{"code":"server_error","message":"The model failed."},"output":[]}`, wantErr: ErrProvider},
+		{name: "responses not a response", format: Responses, body: `{"choices":[]}`, wantErr: ErrBadResponse},
+		{
+			name:   "gemini text and calls, thoughts skipped, signature kept",
+			format: Gemini,
+			body: `{"candidates":[{"content":{"role":"model","parts":[{"text":"thinking...","thought":true},{"text":"Let me "},{"text":"check."},` +
+				`{"functionCall":{"id":"fc_1","name":"gmail_search","args":{"query": "is:unread"}},"thoughtSignature":"CiQBsig="},` +
+				`{"functionCall":{"name":"get_current_time"}}]},"finishReason":"STOP","index":0}],` +
+				`"usageMetadata":{"promptTokenCount":2006,"candidatesTokenCount":100,"thoughtsTokenCount":200,"cachedContentTokenCount":1920,"totalTokenCount":2306},"modelVersion":"gemini-test"}`,
+			want: Response{Text: "Let me check.", StopReason: "STOP", Usage: Usage{InputTokens: 2006, OutputTokens: 300, CachedTokens: 1920},
+				Calls: []Call{{ID: "fc_1", Name: "gmail_search", Input: `{"query":"is:unread"}`, Signature: "CiQBsig="}, {Name: "get_current_time", Input: `{}`}}},
+		},
+		{
+			name:   "gemini text with a signature on an empty last part",
+			format: Gemini,
+			body:   `{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"},{"text":"","thoughtSignature":"CiQB"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}`,
+			want:   Response{Text: "Hi", StopReason: "STOP", Usage: Usage{InputTokens: 5, OutputTokens: 1}},
+		},
+		{name: "gemini error body", format: Gemini, body: `{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"foo\": Cannot find field.","status":"INVALID_ARGUMENT"}}`, wantErr: ErrProvider},
+		{name: "gemini prompt blocked", format: Gemini, body: `{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5}}`, wantErr: ErrProvider},
+		{name: "gemini candidate blocked", format: Gemini, body: `{"candidates":[{"finishReason":"SAFETY","index":0}]}`, wantErr: ErrProvider},
+		{name: "gemini no candidates", format: Gemini, body: `{"usageMetadata":{"promptTokenCount":5}}`, wantErr: ErrBadResponse},
+		{name: "gemini not JSON", format: Gemini, body: `<html>`, wantErr: ErrBadResponse},
 		{name: "unknown format", format: "x", body: `{}`, wantErr: ErrUnknownFormat},
 	}
 	for _, tt := range tests {
@@ -234,6 +290,14 @@ func TestStreams(t *testing.T) {
 		{ID: "call_Ab1", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
 		{ID: "call_Cd2", Name: "get_current_time", Input: `{}`},
 	}, StopReason: "tool_calls"}
+	wantResponses := Response{Text: "Loading the PDF tools.", Calls: []Call{
+		{ID: "call_Ab1", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
+		{ID: "call_Cd2", Name: "get_current_time", Input: `{}`},
+	}, StopReason: "completed", Usage: Usage{InputTokens: 472, OutputTokens: 61, CachedTokens: 384}}
+	wantGemini := Response{Text: "Loading the PDF tools.", Calls: []Call{
+		{ID: "fc_g1", Name: "load_tool_group", Input: `{"group_name":"pdf"}`, Signature: "CiQBjz1rX2Rsb2FkIHRoZSBQREYgdG9vbHM="},
+		{ID: "fc_g2", Name: "get_current_time", Input: `{}`},
+	}, StopReason: "STOP", Usage: Usage{InputTokens: 472, OutputTokens: 61, CachedTokens: 384}}
 	wantAnthropic := Response{Text: "Loading the PDF tools.", Calls: []Call{
 		{ID: "toolu_01A", Name: "load_tool_group", Input: `{"group_name": "pdf"}`},
 		{ID: "toolu_01B", Name: "get_current_time", Input: `{}`},
@@ -246,6 +310,8 @@ func TestStreams(t *testing.T) {
 	}{
 		{OpenAI, "testdata/openai_stream_tools.sse", want},
 		{Anthropic, "testdata/anthropic_stream_tools.sse", wantAnthropic},
+		{Responses, "testdata/responses_stream_tools.sse", wantResponses},
+		{Gemini, "testdata/gemini_stream_tools.sse", wantGemini},
 	} {
 		body, err := os.ReadFile(tt.file)
 		if err != nil {
@@ -300,6 +366,15 @@ func TestStreamErrors(t *testing.T) {
 		{"anthropic cut", Anthropic, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n", ErrBadResponse},
 		{"anthropic error event", Anthropic, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n", ErrProvider},
 		{"anthropic delta before start", Anthropic, "data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n", ErrBadResponse},
+		{"responses cut", Responses, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hel\"}\n\n", ErrBadResponse},
+		{"responses error event", Responses, "event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\",\"param\":null,\"sequence_number\":3}\n\n", ErrProvider},
+		{"responses failed", Responses, "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"The model failed.\"},\"output\":[]}}\n\n", ErrProvider},
+		{"responses arguments before the item", Responses, "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_9\",\"output_index\":4,\"delta\":\"{\"}\n\n", ErrBadResponse},
+		{"responses garbage", Responses, "data: {nope\n\n", ErrBadResponse},
+		{"gemini cut", Gemini, "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hel\"}]}}]}\n\n", ErrBadResponse},
+		{"gemini error chunk", Gemini, "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}\n\n", ErrProvider},
+		{"gemini blocked", Gemini, "data: {\"candidates\":[{\"finishReason\":\"SAFETY\"}]}\n\n", ErrProvider},
+		{"gemini garbage", Gemini, "data: [1,2\n\n", ErrBadResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -402,6 +477,8 @@ func TestErrorMessage(t *testing.T) {
 		{429, `{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}`,
 			"HTTP 429: rate limited, try again later: Number of requests has exceeded your rate limit (rate_limit_error)"},
 		{502, "<html>\n<body>Bad   Gateway</body></html>", "HTTP 502: the provider failed, try again later: <html> <body>Bad Gateway</body></html>"},
+		{429, `{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"27s"}]}}`,
+			"HTTP 429: rate limited, try again later: You exceeded your current quota. (RESOURCE_EXHAUSTED)"},
 		{400, ``, "HTTP 400"},
 	}
 	for _, tt := range tests {
@@ -412,7 +489,9 @@ func TestErrorMessage(t *testing.T) {
 }
 
 // TestEncodeImages: Anthropic carries a result's images as image blocks after
-// its text; OpenAI's tool messages are text only, so the text's placeholder
+// its text, Responses as input_image parts of function_call_output, Gemini
+// as inline data parts of the functionResponse (PNG, JPEG and WebP: it reads
+// no GIF); OpenAI's tool messages are text only, so the text's placeholder
 // stands for the image there.
 func TestEncodeImages(t *testing.T) {
 	conv := []Message{
@@ -420,7 +499,7 @@ func TestEncodeImages(t *testing.T) {
 		{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "shot", Input: `{}`}, {ID: "c2", Name: "pic", Input: `{}`}}},
 		{Role: RoleTool, Results: []Result{
 			{CallID: "c1", Name: "shot", Content: "A screenshot:\n\n[image image/png, 8 bytes]", Images: []Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}},
-			{CallID: "c2", Name: "pic", Images: []Image{{MIMEType: "image/jpeg", Data: "/9j/4A=="}}},
+			{CallID: "c2", Name: "pic", Images: []Image{{MIMEType: "image/jpeg", Data: "/9j/4A=="}, {MIMEType: "image/gif", Data: "R0lGOD=="}}},
 		}},
 	}
 	an, err := Encode(Anthropic, Request{Model: "m", Messages: conv})
@@ -432,7 +511,8 @@ func TestEncodeImages(t *testing.T) {
 		`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"shot","input":{}},{"type":"tool_use","id":"c2","name":"pic","input":{}}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"A screenshot:\n\n[image image/png, 8 bytes]"},` +
 		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},` +
-		`{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4A=="}}]}]}]}`
+		`{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4A=="}},` +
+		`{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"R0lGOD=="}}]}]}]}`
 	if diff := cmp.Diff(want, string(an.Body)); diff != "" {
 		t.Errorf("anthropic body (-want +got):\n%s", diff)
 	}
@@ -442,5 +522,29 @@ func TestEncodeImages(t *testing.T) {
 	}
 	if bytes.Contains(oa.Body, []byte("iVBORw0KGgo=")) || !bytes.Contains(oa.Body, []byte(`"content":"A screenshot:\n\n[image image/png, 8 bytes]"`)) {
 		t.Errorf("openai body carries the image data or lost the placeholder:\n%s", oa.Body)
+	}
+	rs, err := Encode(Responses, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Show me"}]},` +
+		`{"type":"function_call","call_id":"c1","name":"shot","arguments":"{}"},{"type":"function_call","call_id":"c2","name":"pic","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"A screenshot:\n\n[image image/png, 8 bytes]"},` +
+		`{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="}]},` +
+		`{"type":"function_call_output","call_id":"c2","output":[{"type":"input_image","image_url":"data:image/jpeg;base64,/9j/4A=="},` +
+		`{"type":"input_image","image_url":"data:image/gif;base64,R0lGOD=="}]}],"store":false}`
+	if diff := cmp.Diff(want, string(rs.Body)); diff != "" {
+		t.Errorf("responses body (-want +got):\n%s", diff)
+	}
+	gm, err := Encode(Gemini, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"contents":[{"role":"user","parts":[{"text":"Show me"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"shot"},"thoughtSignature":"c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="},{"functionCall":{"id":"c2","name":"pic"}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"shot","response":{"output":"A screenshot:\n\n[image image/png, 8 bytes]"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}]}},` +
+		`{"functionResponse":{"id":"c2","name":"pic","response":{"output":""},"parts":[{"inlineData":{"mimeType":"image/jpeg","data":"/9j/4A=="}}]}}]}]}`
+	if diff := cmp.Diff(want, string(gm.Body)); diff != "" {
+		t.Errorf("gemini body (-want +got):\n%s", diff)
 	}
 }

@@ -31,7 +31,7 @@ export const MAX_RESPONSE_BODY = 64 << 20;
 const MAX_ERROR_BODY = 1 << 20;
 
 // FORMATS are the wire formats the module speaks.
-const FORMATS = new Set(["openai", "anthropic"]);
+export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 
 // MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)}.
 export class MemoryStore {
@@ -54,7 +54,8 @@ export class MemoryStore {
 //   catalogue: the catalogue toolroute_load takes (see wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object, or a function(ref) giving the text (or a promise of it);
-//   provider: {format: "openai"|"anthropic", baseURL, apiKey, model,
+//   provider: {format: "openai"|"anthropic"|"responses"|"gemini", baseURL,
+//     apiKey, model,
 //     headers, proxyURL, browser, demo}; with proxyURL the module's whole
 //     model request is POSTed there (`toolroute serve`'s /api/model) and
 //     the server adds the key; browser (default true) adds Anthropic's
@@ -124,8 +125,8 @@ export class Host {
 
   constructor(options) {
     const p = options.provider ?? {};
-    if (!FORMATS.has(p.format)) {
-      throw new Error(`host: provider.format must be "openai" or "anthropic", not ${JSON.stringify(p.format)}`);
+    if (!FORMATS.includes(p.format)) {
+      throw new Error(`host: provider.format must be one of ${FORMATS.map((f) => JSON.stringify(f)).join(", ")}, not ${JSON.stringify(p.format)}`);
     }
     if (p.demo && p.format !== "openai") throw new Error(`host: the demo model speaks format "openai", not ${JSON.stringify(p.format)}`);
     if (!p.proxyURL && !p.baseURL && !p.demo) {
@@ -507,7 +508,7 @@ class Turn {
     }
     for (let attempt = 1; ; attempt++) {
       const resp = await this.h.fetch(...this.request(req));
-      const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now());
+      const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now(), await bodyRetryDelay(resp));
       if (wait === null) return resp;
       await resp.body?.cancel().catch(() => {});
       yield { type: "retry", retry: { status: resp.status, attempt, wait: Math.round(wait * 1e6), wait_ms: wait } };
@@ -695,6 +696,8 @@ function unreachable(p, req, err) {
 // modelRequest gives fetch's arguments for a model request the module made
 // ({format, path, headers, body, stream}), sent to provider ({baseURL,
 // apiKey, headers, browser}, or {proxyURL}: the whole request POSTed there).
+// The key goes as each format's API takes it: x-api-key for Anthropic,
+// x-goog-api-key for Gemini, a bearer token for OpenAI and the Responses API.
 export function modelRequest(p, req, signal) {
   const body = typeof req.body === "string" ? req.body : JSON.stringify(req.body);
   if (p.proxyURL) {
@@ -706,6 +709,7 @@ export function modelRequest(p, req, signal) {
   for (const [k, v] of Object.entries(p.headers ?? {})) headers.append(k, v);
   if (p.apiKey) {
     if (req.format === "anthropic") headers.set("x-api-key", p.apiKey);
+    else if (req.format === "gemini") headers.set("x-goog-api-key", p.apiKey);
     else headers.set("authorization", "Bearer " + p.apiKey);
   }
   if (req.format === "anthropic" && p.browser !== false) {
@@ -780,13 +784,44 @@ function retryable(status) {
 // resp, the answer to try number attempt, or null not to try again: only a
 // 429 or 5xx is tried again, count times at most, waiting backoffMs doubled
 // each time up to maxBackoffMs, or what Retry-After asks if longer (and
-// not at all when it asks for more than maxBackoffMs).
-export function retryWait(resp, attempt, { count, backoffMs, maxBackoffMs }, now) {
+// not at all when it asks for more than maxBackoffMs); bodyDelayMs is the
+// wait the body asked for (bodyRetryDelay), used when there is no header.
+export function retryWait(resp, attempt, { count, backoffMs, maxBackoffMs }, now, bodyDelayMs = null) {
   if (!retryable(resp.status) || attempt > count) return null;
   const wait = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
-  const after = retryAfter(resp.headers.get("retry-after"), now);
+  const after = retryAfter(resp.headers.get("retry-after"), now) ?? bodyDelayMs;
   if (after === null) return wait;
   return after > maxBackoffMs ? null : Math.max(wait, after);
+}
+
+// bodyRetryDelay is the wait, in ms, a 429 or 5xx without Retry-After asks
+// for in its body: Gemini's google.rpc.RetryInfo retryDelay, a protobuf
+// duration such as "27s" or "45.8s" (Gemini sends no header); null for none.
+// It reads a clone, so resp's body stays unread.
+export async function bodyRetryDelay(resp) {
+  if (!retryable(resp.status) || resp.headers.has("retry-after") || !resp.body) return null;
+  try {
+    return retryDelay(await resp.clone().text());
+  } catch {
+    return null;
+  }
+}
+
+// retryDelay finds the retryDelay of a RetryInfo detail in an error body, in
+// ms, as the Go host's retryDelay does; null for none.
+export function retryDelay(body) {
+  let e;
+  try {
+    e = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  for (const d of Array.isArray(e?.error?.details) ? e.error.details : []) {
+    if (typeof d?.["@type"] !== "string" || !d["@type"].endsWith("google.rpc.RetryInfo")) continue;
+    const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay ?? "");
+    return m ? Number(m[1]) * 1000 : null;
+  }
+  return null;
 }
 
 // retryAfter reads a Retry-After header, seconds or an HTTP date, in ms; null

@@ -1,7 +1,8 @@
 // The JS host (web/host) runs whole turns against scripted model servers on
-// loopback, in both wire formats, streamed and whole, as the Go host's
+// loopback, in the four wire formats, streamed and whole, as the Go host's
 // session tests do: group loads growing the tools offered, the log restoring
-// them in another host (RFC-044), retries, errors, the /api/model proxy.
+// them in another host (RFC-044), retries, each provider's errors, the
+// /api/model proxy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, MemoryStore } from "../host/host.js";
-import { startFakeModel, text, toolCall, error, toolNames } from "./host-fakemodel.js";
+import { startFakeModel, text, toolCall, error, toolNames, FORMATS, rateLimited, overloaded, contextTooLong, signature } from "./host-fakemodel.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
@@ -51,7 +52,7 @@ function newHost(model, extra = {}) {
   return { host, calls };
 }
 
-for (const format of ["openai", "anthropic"]) {
+for (const format of FORMATS) {
   for (const stream of [true, false]) {
     test(`${format} ${stream ? "streamed" : "whole"}: load a group, call its tool; another host restores the group`, async () => {
       const model = await startFakeModel(format,
@@ -95,17 +96,29 @@ for (const format of ["openai", "anthropic"]) {
 
         // Wire details: the path and the provider's authentication.
         const req = model.requests[0];
-        if (format === "openai") {
-          assert.equal(req.path, "/v1/chat/completions");
-          assert.equal(req.headers.authorization, "Bearer sk-test");
-        } else {
-          assert.equal(req.path, "/v1/messages");
-          assert.equal(req.headers["x-api-key"], "sk-test");
-          assert.ok(req.headers["anthropic-version"]);
-          assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
-          assert.equal(req.headers.authorization, undefined);
+        switch (format) {
+          case "openai":
+          case "responses":
+            assert.equal(req.path, format === "openai" ? "/v1/chat/completions" : "/v1/responses");
+            assert.equal(req.headers.authorization, "Bearer sk-test");
+            assert.equal(req.json.stream ?? false, stream);
+            break;
+          case "anthropic":
+            assert.equal(req.path, "/v1/messages");
+            assert.equal(req.headers["x-api-key"], "sk-test");
+            assert.ok(req.headers["anthropic-version"]);
+            assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
+            assert.equal(req.headers.authorization, undefined);
+            assert.equal(req.json.stream ?? false, stream);
+            break;
+          case "gemini":
+            assert.equal(req.path, stream ? "/v1beta/models/fake-model:streamGenerateContent?alt=sse" : "/v1beta/models/fake-model:generateContent");
+            assert.equal(req.headers["x-goog-api-key"], "sk-test");
+            assert.equal(req.headers.authorization, undefined);
+            // The signature of the first response's call went back with it.
+            assert.ok(model.requests[1].body.includes(`"thoughtSignature":"${signature("r1")}"`), model.requests[1].body);
+            break;
         }
-        assert.equal(req.json.stream ?? false, stream);
 
         // RFC-044: a second host on the same store finds the loaded group in
         // the log; its first request already carries pdf_info's schema.
@@ -162,6 +175,34 @@ test("429 then success: honours Retry-After through the injected sleep", async (
     await model.close();
   }
 });
+
+// Each provider's 429 is waited out as it asks (Gemini in its body, the
+// others in Retry-After), its overloaded answer tried again after the
+// backoff, and its context-too-long said once, in its own words.
+for (const format of FORMATS) {
+  test(`${format}: 429, then overloaded, then success; a context too long is not tried again`, async () => {
+    const model = await startFakeModel(format, rateLimited(format, 3), overloaded(format), text("Hello."), contextTooLong(format), text("never"));
+    try {
+      const waits = [];
+      const h = await newHost(model, { format, options: { retries: { backoffMs: 10, sleep: async (ms) => waits.push(ms) } } }).host;
+      const events = await collect(h.send("s", "hi"));
+      assert.deepStrictEqual(types(events), ["message", "model_call", "retry", "retry", "message", "done"]);
+      assert.deepStrictEqual(events.filter((e) => e.type === "retry").map((e) => e.retry.status), [429, format === "anthropic" ? 529 : 503]);
+      assert.deepStrictEqual(waits, [3000, 20]);
+      assert.equal(events.at(-1).text, "Hello.");
+
+      const again = await collect(h.send("s", "a long one"));
+      const last = again.at(-1);
+      assert.equal(last.type, "failed");
+      assert.equal(last.failure.code, "model_error");
+      assert.match(last.failure.message, /HTTP 400: .*(context|too long|exceeds)/);
+      assert.ok(!last.failure.message.includes("{"), last.failure.message);
+      assert.equal(model.requests.length, 4);
+    } finally {
+      await model.close();
+    }
+  });
+}
 
 test("5xx retries give up after the count and the turn fails", async () => {
   const model = await startFakeModel("openai", error(503, "busy"), error(503, "busy"), error(503, "still busy"));

@@ -100,7 +100,7 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.equal(loaded.group.name, "config");
   assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"]);
   const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
-  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic or demo\n- model = fake-1 (default): the model to call");
+  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
@@ -151,6 +151,26 @@ test("settings: the server provider by default; a direct provider needs a key, w
   assert.equal(s.apiKey, undefined);
   assert.deepEqual(s.effective, { format: "anthropic", model: "claude-x", label: "anthropic" });
   assert.equal((await ask(core, { type: "settings", withKey: true })).result.apiKey, "sk-ant-x");
+});
+
+test("settings: the Responses API and Gemini with the user's key, and a server speaking Gemini", async () => {
+  const server = fakeServer([]);
+  let format = "gemini";
+  const fetch = async (url, init) =>
+    String(url) === "/api/health" ? Response.json({ ok: true, provider: `${format} at x, model g-1`, format, model: "g-1", problems: [] }) : server.fetch(url, init);
+  const store = new MemoryUIStore();
+  const core = newCore(store, fetch);
+  let s = (await ask(core, { type: "settings" })).result;
+  assert.deepEqual(s.effective, { format: "gemini", model: "g-1", label: "server (gemini at x, model g-1)" });
+  format = "mistral"; // a format the page does not know: it asks in OpenAI's
+  s = (await ask(core, { type: "settings", set: { model: "m" } })).result;
+  assert.equal(s.effective.format, "openai");
+  for (const [provider, model] of [["responses", "gpt-5.4-mini"], ["gemini", "gemini-3.5-flash"]]) {
+    s = (await ask(core, { type: "settings", set: { provider, model: "", apiKey: "" } })).result;
+    assert.match(s.effective.error, new RegExp(`the ${provider} provider needs an API key`));
+    s = (await ask(core, { type: "settings", set: { apiKey: "k-" + provider } })).result;
+    assert.deepEqual(s.effective, { format: provider, model, label: provider });
+  }
 });
 
 test("the token meter counts o200k_base tokens when a counter is given", async () => {
@@ -272,7 +292,7 @@ test("the config group, the built-in JS tools, over the browser's store: write t
     "set_tool_enabled success: write_note is disabled.",
     "list_tool_states success: ",
     "set_tool_enabled error: Error (invalid_arguments): load_tool_group cannot be disabled",
-    "list_settings success: - provider = server (default): where model calls go: server, openai, anthropic or demo\n- model = fake-2: the model to call",
+    "list_settings success: - provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-2: the model to call",
   ];
   assert.equal(results.length, want.length, results.join("\n"));
   want.forEach((w, i) => assert.ok(results[i].startsWith(w), `result ${i}: ${JSON.stringify(results[i])}, want ${JSON.stringify(w)}`));

@@ -8,11 +8,16 @@ import { authorize } from "../worker/auth.js";
 
 test("the provider is chosen as the Go program chooses it", () => {
   const cases = [
-    [{ OPENAI_API_KEY: "k" }, { name: "openai", format: "openai", baseURL: "https://api.openai.com/v1", apiKey: "k", model: "gpt-4.1-mini", keyVar: "OPENAI_API_KEY" }],
-    [{ OPENAI_BASE_URL: "http://localhost:11434/v1" }, { name: "openai", format: "openai", baseURL: "http://localhost:11434/v1", apiKey: "", model: "llama3.2", keyVar: "OPENAI_API_KEY" }],
-    [{ ANTHROPIC_API_KEY: "a" }, { name: "anthropic", format: "anthropic", baseURL: "https://api.anthropic.com", apiKey: "a", model: "claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY" }],
-    [{ ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "k", TOOLROUTE_MODEL: "gpt-x" }, { name: "openai", format: "openai", baseURL: "https://api.openai.com/v1", apiKey: "k", model: "gpt-x", keyVar: "OPENAI_API_KEY" }],
-    [{ ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "k", TOOLROUTE_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" }, { name: "anthropic", format: "anthropic", baseURL: "http://127.0.0.1:9", apiKey: "a", model: "claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY" }],
+    [{ OPENAI_API_KEY: "k" }, { name: "openai", format: "openai", baseURL: "https://api.openai.com/v1", apiKey: "k", model: "gpt-4.1-mini", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" }],
+    [{ OPENAI_BASE_URL: "http://localhost:11434/v1" }, { name: "openai", format: "openai", baseURL: "http://localhost:11434/v1", apiKey: "", model: "llama3.2", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" }],
+    [{ ANTHROPIC_API_KEY: "a" }, { name: "anthropic", format: "anthropic", baseURL: "https://api.anthropic.com", apiKey: "a", model: "claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL" }],
+    [{ ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "k", TOOLROUTE_MODEL: "gpt-x" }, { name: "openai", format: "openai", baseURL: "https://api.openai.com/v1", apiKey: "k", model: "gpt-x", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" }],
+    [{ ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "k", TOOLROUTE_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" }, { name: "anthropic", format: "anthropic", baseURL: "http://127.0.0.1:9", apiKey: "a", model: "claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL" }],
+    [{ GEMINI_API_KEY: "g" }, { name: "gemini", format: "gemini", baseURL: "https://generativelanguage.googleapis.com", apiKey: "g", model: "gemini-3.5-flash", keyVar: "GEMINI_API_KEY", baseVar: "GEMINI_BASE_URL" }],
+    [{ GEMINI_API_KEY: "g", ANTHROPIC_API_KEY: "a" }, { name: "anthropic", format: "anthropic", baseURL: "https://api.anthropic.com", apiKey: "a", model: "claude-sonnet-4-5", keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL" }],
+    [{ GEMINI_API_KEY: "g", OPENAI_API_KEY: "k", TOOLROUTE_PROVIDER: "gemini", GEMINI_BASE_URL: "http://127.0.0.1:9" }, { name: "gemini", format: "gemini", baseURL: "http://127.0.0.1:9", apiKey: "g", model: "gemini-3.5-flash", keyVar: "GEMINI_API_KEY", baseVar: "GEMINI_BASE_URL" }],
+    [{ OPENAI_API_KEY: "k", TOOLROUTE_PROVIDER: "responses" }, { name: "responses", format: "responses", baseURL: "https://api.openai.com/v1", apiKey: "k", model: "gpt-5.4-mini", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" }],
+    [{ OPENAI_BASE_URL: "http://localhost:8000/v1", TOOLROUTE_PROVIDER: "responses" }, { name: "responses", format: "responses", baseURL: "http://localhost:8000/v1", apiKey: "", model: "llama3.2", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" }],
   ];
   for (const [env, want] of cases) assert.deepEqual(resolveProvider(env), want, JSON.stringify(env));
 });
@@ -22,8 +27,12 @@ test("a missing or wrong provider says which secret or variable to set", () => {
   assert.match(NO_PROVIDER, /wrangler secret put NAME/);
   assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "anthropic" }).error, /needs the ANTHROPIC_API_KEY secret/);
   assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "openai" }).error, /needs the OPENAI_API_KEY secret, or the OPENAI_BASE_URL variable/);
-  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "gemini", OPENAI_API_KEY: "k" }).error, /unknown TOOLROUTE_PROVIDER "gemini": use openai, anthropic or demo/);
-  assert.deepEqual(resolveProvider({ TOOLROUTE_PROVIDER: "demo" }), { name: "demo", format: "openai", demo: true, baseURL: "(the module's demo model)", model: "toolroute-demo", keyVar: "" });
+  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "gemini", OPENAI_API_KEY: "k" }).error, /needs the GEMINI_API_KEY secret/);
+  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "responses" }).error, /TOOLROUTE_PROVIDER=responses needs the OPENAI_API_KEY secret/);
+  assert.match(resolveProvider({ TOOLROUTE_PROVIDER: "mistral", OPENAI_API_KEY: "k" }).error, /unknown TOOLROUTE_PROVIDER "mistral": use openai, anthropic, responses, gemini or demo/);
+  assert.match(NO_PROVIDER, /GEMINI_API_KEY/);
+  assert.match(NO_PROVIDER, /TOOLROUTE_PROVIDER=responses/);
+  assert.deepEqual(resolveProvider({ TOOLROUTE_PROVIDER: "demo" }), { name: "demo", format: "openai", demo: true, baseURL: "(the module's demo model)", model: "toolroute-demo", keyVar: "", baseVar: "" });
   assert.equal(describeProvider(resolveProvider({})), "no model provider");
 });
 
@@ -33,6 +42,11 @@ test("failures get the Go program's hints, naming the worker's settings", () => 
   assert.match(hint(p, "HTTP 404: no such model"), /the model is "gpt-4.1-mini": choose another with the TOOLROUTE_MODEL variable/);
   assert.match(hint(p, "the model could not be reached: connection refused"), /set the OPENAI_BASE_URL variable/);
   assert.equal(hint(p, "HTTP 500"), "HTTP 500");
+  const g = resolveProvider({ GEMINI_API_KEY: "g" });
+  assert.equal(hint(g, "HTTP 403: denied"), "HTTP 403: denied (check the GEMINI_API_KEY secret)");
+  assert.match(hint(g, "the model could not be reached: refused"), /server at https:\/\/generativelanguage.googleapis.com running\? set the GEMINI_BASE_URL variable/);
+  const r = resolveProvider({ OPENAI_API_KEY: "k", TOOLROUTE_PROVIDER: "responses" });
+  assert.match(hint(r, "the model could not be reached: refused"), /set the OPENAI_BASE_URL variable/);
 });
 
 test("only the token's holders, a public worker, or a dev worker's loopback names are served", () => {

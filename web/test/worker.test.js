@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWorker, workerdConfig } from "../worker/build.mjs";
 import { freePort, startWorkerd } from "../worker/workerd.js";
-import { startFakeModel, text, toolCall, toolNames, error } from "./host-fakemodel.js";
+import { startFakeModel, text, toolCall, toolNames, error, rateLimited, signature } from "./host-fakemodel.js";
 import { loadCase } from "./conformance-case.js";
 import { builtinCases, checkResults, pageServer } from "./builtins-case.js";
 import { missingPreludeLines } from "./prelude-lines.js";
@@ -643,6 +643,65 @@ test("TOOLROUTE_PROVIDER=demo: the module's demo model answers turns and the mod
   assert.match((await proxied.json()).choices[0].message.content, /^\[demo model\] I am toolroute's demo/);
 });
 
+// The Responses API and Gemini as the worker's provider: a group loaded in
+// one turn is offered from the next turn's first call (Gemini's thought
+// signatures come back from the Durable Object's log), a 429 is waited out
+// as the provider asks (Gemini in its body), the key goes in the format's
+// header, and the model proxy forwards the format's paths only.
+for (const [provider, keyVar, baseVar] of [["responses", "OPENAI_API_KEY", "OPENAI_BASE_URL"], ["gemini", "GEMINI_API_KEY", "GEMINI_BASE_URL"]]) {
+  test(`TOOLROUTE_PROVIDER=${provider}: turns, a retried 429 and the model proxy, with the worker's key`, async (t) => {
+    const fake = await startFakeModel(provider,
+      toolCall("load_tool_group", '{"group_name":"config"}'), rateLimited(provider, 1), toolCall("list_settings", "{}"), text("Listed."),
+      text("Still loaded."), text("Proxied."));
+    t.after(() => fake.close());
+    const port = await freePort();
+    const wbase = `http://127.0.0.1:${port}`;
+    fs.mkdirSync(path.join(tmp, "storage-" + provider));
+    fs.writeFileSync(path.join(tmp, `workerd-${provider}.capnp`), workerdConfig({
+      dir: "dist", port, storage: path.join(tmp, "storage-" + provider),
+      bindings: { TOOLROUTE_PROVIDER: provider, [baseVar]: fake.baseURL, [keyVar]: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN },
+    }));
+    const w = await startWorkerd(path.join(tmp, `workerd-${provider}.capnp`), { cwd: tmp, base: wbase });
+    t.after(() => w.stop());
+    const health = await (await fetch(wbase + "/api/health", { headers: auth })).json();
+    assert.equal(health.format, provider);
+    assert.equal(health.provider, `${provider} at ${fake.baseURL}, model fake-model`);
+    const say = async (text) => {
+      const r = await fetch(`${wbase}/api/sessions/s1/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text }) });
+      assert.equal(r.status, 200, await r.clone().text());
+      return (await r.text()).split("\n\n").filter((b) => b.trim() && !b.startsWith(":")).map((b) => JSON.parse(b.split("\n")[1].slice("data: ".length)));
+    };
+    const first = await say("Which settings are there?");
+    assert.equal(first.at(-1).type, "done", JSON.stringify(first.at(-1)));
+    assert.deepEqual(first.filter((e) => e.type === "retry").map((e) => [e.retry.status, e.retry.wait_ms]), [[429, 1000]]);
+    const second = await say("And now?");
+    assert.equal(second.at(-1).text, "Still loaded.");
+    assert.equal(fake.requests.length, 5);
+    const restored = fake.requests[4];
+    assert.ok(toolNames(restored).includes("list_settings"), toolNames(restored).join(", "));
+    if (provider === "gemini") {
+      assert.equal(restored.path, "/v1beta/models/fake-model:streamGenerateContent?alt=sse");
+      assert.equal(restored.headers["x-goog-api-key"], "sk-worker-secret");
+      for (const r of ["r1", "r3"]) assert.ok(restored.body.includes(`"thoughtSignature":"${signature(r)}"`), `the signature of ${r} did not come back`);
+    } else {
+      assert.equal(restored.path, "/v1/responses");
+      assert.equal(restored.headers.authorization, "Bearer sk-worker-secret");
+      assert.equal(restored.json.store, false);
+    }
+
+    const path1 = provider === "gemini" ? "/v1beta/models/fake-model:generateContent" : "/responses";
+    const body = provider === "gemini" ? { contents: [{ role: "user", parts: [{ text: "hi" }] }] } : { model: "fake-model", input: "hi", store: false };
+    const proxy = (req) => fetch(`${wbase}/api/model`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(req) });
+    const ok = await proxy({ format: provider, path: path1, headers: { "content-type": "application/json" }, body });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.match(await ok.text(), /Proxied\./);
+    const wrong = await proxy({ format: provider, path: provider === "gemini" ? "/v1beta/models/fake-model:countTokens" : "/chat/completions", body });
+    assert.equal(wrong.status, 502);
+    assert.match(await wrong.text(), /forwards only/);
+    assert.equal(fake.requests.length, 6);
+  });
+}
+
 test("save_memory and search_history: memories in the worker's storage reach the system prompt, and the search reads every session's log", async () => {
   const a = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("save_memory", '{"text":"The user keeps herons."}'), text("Noted."));
@@ -682,7 +741,7 @@ test("the config group in the worker: list_settings and list_env_vars read its v
   assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
   assert.deepEqual(events.find((e) => e.type === "group_loaded").group.added, ["list_settings", "list_env_vars"]);
   const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
-  assert.equal(results[1].content, "- provider = openai (default): where model calls go: openai, anthropic or demo (the TOOLROUTE_PROVIDER variable)\n" +
+  assert.equal(results[1].content, "- provider = openai (default): where model calls go: openai, anthropic, responses, gemini or demo (the TOOLROUTE_PROVIDER variable)\n" +
     "- model = fake-model: the model to call (the TOOLROUTE_MODEL variable)\n" +
     "- system_prompt = none (default): the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)");
   assert.equal(results[2].content, "Set: WEATHER"); // TOOL_WEATHER, by the name tools know

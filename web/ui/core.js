@@ -3,14 +3,18 @@
 // protocol) with a web/host Host over toolroute.wasm, a JS tool runner and
 // a UI store (idbstore.js).
 
-import { createHost, toolOutput } from "../host/host.js";
+import { createHost, toolOutput, FORMATS } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 import { breakdown } from "./meter.js";
 
-// PROVIDERS are the choices of the settings panel.
-export const PROVIDERS = ["server", "openai", "anthropic", "demo"];
+// PROVIDERS are the choices of the settings panel: the server's own, a wire
+// format with the user's key (responses is OpenAI's Responses API), or the
+// demo.
+export const PROVIDERS = ["server", "openai", "anthropic", "responses", "gemini", "demo"];
+// KEYED are the providers that need the user's key: one per wire format.
+const KEYED = FORMATS;
 
 // Keys of the UI store's settings: env.NAME is a variable JS tools may read,
 // tool.disabled.NAME ("true") a tool the user disabled (set_tool_enabled).
@@ -24,7 +28,7 @@ export const TOOLFILE_PREFIX = "toolfile.";
 // the settings panel but the key and the address, which only the user
 // enters there.
 const SETTINGS = [
-  { key: "provider", description: "where model calls go: server, openai, anthropic or demo" },
+  { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini or demo" },
   { key: "model", description: "the model to call" },
 ];
 
@@ -32,8 +36,14 @@ const SETTINGS = [
 // slower ones join the catalogue when they do.
 const MCP_WAIT_MS = 5000;
 
-const DEFAULT_BASE = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
-const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5" }; // the Go program's (host/app/provider.go)
+// The Go program's (host/app/provider.go).
+const DEFAULT_BASE = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+  responses: "https://api.openai.com/v1",
+  gemini: "https://generativelanguage.googleapis.com",
+};
+const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5", responses: "gpt-5.4-mini", gemini: "gemini-3.5-flash" };
 
 // PersistentFS is the fs bridge's store: synchronous reads from memory (the
 // runner needs them synchronous), each write also saved to the UI store.
@@ -94,7 +104,7 @@ export class Core {
     if (kind === "server") {
       const r = await this.fetch("/api/health");
       const h = r.ok ? await r.json() : {};
-      const format = h.format === "anthropic" ? "anthropic" : "openai";
+      const format = FORMATS.includes(h.format) ? h.format : "openai";
       return { format, proxyURL: "/api/model", model: settings.model || h.model || "", label: `server (${h.provider ?? format})` };
     }
     if (kind === "demo") return { format: "openai", demo: true, model: "toolroute-demo", label: "demo (scripted, no model)" };
@@ -280,7 +290,7 @@ export class Core {
   async #checkSetting(key, value) {
     if (key !== "provider") return "";
     if (!PROVIDERS.includes(value)) return `provider must be one of ${PROVIDERS.join(", ")}`;
-    if ((value === "openai" || value === "anthropic") && !(await this.store.settings()).apiKey) {
+    if (KEYED.includes(value) && !(await this.store.settings()).apiKey) {
       return `the ${value} provider needs an API key, which only the user enters, in the settings panel`;
     }
     return "";

@@ -30,7 +30,7 @@
 // wrangler dev on this machine; see auth.js). Every POST takes JSON, as
 // serve's do.
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost, modelRequest, retryWait, sleep } from "../host/host.js";
+import { createHost, modelRequest, retryWait, bodyRetryDelay, sleep } from "../host/host.js";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
 import { McpServers, withMcp } from "../host/mcp.js";
 
@@ -60,8 +60,18 @@ export const SANDBOX_MAX_BYTES = 16 << 20;
 // MAX_MODEL_BODY bounds a proxied model call's body (a whole conversation),
 // as serve's MaxModelBody.
 export const MAX_MODEL_BODY = 32 << 20;
-// MODEL_PATHS are the request paths the model proxy forwards, by format.
-const MODEL_PATHS = { openai: "/chat/completions", anthropic: "/v1/messages" };
+// MODEL_PATHS are the request paths the model proxy forwards, by format:
+// each format's one endpoint, or for Gemini a model's generateContent or
+// streamGenerateContent (the model named as the wire package writes it).
+const MODEL_PATHS = {
+  openai: { test: (p) => p === "/chat/completions", want: "/chat/completions" },
+  anthropic: { test: (p) => p === "/v1/messages", want: "/v1/messages" },
+  responses: { test: (p) => p === "/responses", want: "/responses" },
+  gemini: {
+    test: (p) => /^\/v1beta\/models\/[A-Za-z0-9._~%-]+:(generateContent|streamGenerateContent\?alt=sse)$/.test(p),
+    want: "/v1beta/models/MODEL:generateContent or :streamGenerateContent?alt=sse",
+  },
+};
 // MODEL_RETRIES: how often the proxy tries a 429 or 5xx again, waiting
 // from 1 s, doubling, as the Go program's provider does.
 const MODEL_RETRIES = 3;
@@ -299,7 +309,7 @@ export function workerSettings(env) {
   const unset = resolveProvider({ ...env, TOOLROUTE_PROVIDER: "", TOOLROUTE_MODEL: "" });
   const chosen = resolveProvider({ ...env, TOOLROUTE_MODEL: "" });
   return [
-    { key: "provider", value: get("TOOLROUTE_PROVIDER"), default: unset.error ? "none" : unset.name, description: "where model calls go: openai, anthropic or demo (the TOOLROUTE_PROVIDER variable)" },
+    { key: "provider", value: get("TOOLROUTE_PROVIDER"), default: unset.error ? "none" : unset.name, description: "where model calls go: openai, anthropic, responses, gemini or demo (the TOOLROUTE_PROVIDER variable)" },
     { key: "model", value: get("TOOLROUTE_MODEL"), default: chosen.error ? "none" : chosen.model, description: "the model to call (the TOOLROUTE_MODEL variable)" },
     { key: "system_prompt", value: get("TOOLROUTE_SYSTEM_PROMPT"), default: "none", description: "the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)" },
   ];
@@ -315,7 +325,7 @@ export function toolVarNames(env) {
 
 // SECRET_VARS are the worker's own secrets, redacted wherever text leaves
 // it (with the variables for tools and the Google tokens handed out).
-const SECRET_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOOLROUTE_TOKEN", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET"];
+const SECRET_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "TOOLROUTE_TOKEN", "GOOGLE_ACCESS_TOKEN", "GOOGLE_REFRESH_TOKEN", "GOOGLE_CLIENT_SECRET"];
 
 // workerSecrets are the values the host redacts.
 export function workerSecrets(env) {
@@ -516,8 +526,9 @@ async function proxyModel(env, req, signal, started) {
   if (req.format !== provider.format) {
     return fail(502, `the worker's provider speaks the ${provider.format} format, not ${JSON.stringify(req.format)}: set the page's provider to "server" with that format`);
   }
-  if (req.path !== MODEL_PATHS[provider.format]) {
-    return fail(502, `the proxy forwards only ${provider.format} requests to ${MODEL_PATHS[provider.format]}, not ${JSON.stringify(req.path)}`);
+  const paths = MODEL_PATHS[provider.format];
+  if (!paths.test(req.path)) {
+    return fail(502, `the proxy forwards only ${provider.format} requests to ${paths.want}, not ${JSON.stringify(req.path)}`);
   }
   const headers = {};
   for (const [k, v] of Object.entries(req.headers ?? {})) {
@@ -532,7 +543,7 @@ async function proxyModel(env, req, signal, started) {
     } catch (e) {
       return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
     }
-    const wait = retryWait(resp, attempt, retries, new Date());
+    const wait = retryWait(resp, attempt, retries, new Date(), await bodyRetryDelay(resp));
     if (wait === null) break;
     await resp.body?.cancel().catch(() => {});
     await sleep(wait, signal);

@@ -18,7 +18,7 @@ type appFlags struct {
 }
 
 func (f *appFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.cfg.Provider, "provider", "", "the model provider: openai, anthropic or demo (default: from whichever API key is set)")
+	fs.StringVar(&f.cfg.Provider, "provider", "", "the model provider: openai, anthropic, responses (OpenAI's Responses API), gemini or demo (default: from whichever API key is set)")
 	fs.StringVar(&f.cfg.Model, "model", "", "the model (default: TOOLROUTE_MODEL, the model setting, or the provider's default)")
 	fs.StringVar(&f.cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
 	fs.StringVar(&f.cfg.DataDir, "data", "", "the data folder: database and files JS tools may use")

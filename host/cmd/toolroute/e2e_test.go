@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func newUser(t testing.TB, model *fakemodel.Server, format fakemodel.Format) *us
 	u := &user{t: t, home: home}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "TOOLROUTE_") ||
+		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "TOOLROUTE_") ||
 			strings.HasPrefix(k, "GOOGLE_") || strings.HasPrefix(k, "XDG_") || k == "HOME" {
 			continue
 		}
@@ -86,12 +87,35 @@ func newUser(t testing.TB, model *fakemodel.Server, format fakemodel.Format) *us
 		"XDG_CACHE_HOME="+filepath.Join(tmpRoot, "cache"))
 	switch {
 	case model == nil:
-	case format == fakemodel.OpenAI:
+	case format == fakemodel.OpenAI || format == fakemodel.Responses:
+		// The Responses API also needs --provider responses: providerFlags.
 		u.env = append(u.env, "OPENAI_BASE_URL="+model.BaseURL(), "OPENAI_API_KEY=sk-test")
+	case format == fakemodel.Gemini:
+		u.env = append(u.env, "GEMINI_BASE_URL="+model.BaseURL(), "GEMINI_API_KEY=gm-test")
 	default:
 		u.env = append(u.env, "ANTHROPIC_BASE_URL="+model.BaseURL(), "ANTHROPIC_API_KEY=sk-ant-test")
 	}
 	return u
+}
+
+// providerFlags are the flags that choose format's provider when its
+// variables alone do not: the Responses API shares OpenAI's.
+func providerFlags(format fakemodel.Format) []string {
+	if format == fakemodel.Responses {
+		return []string{"--provider", "responses"}
+	}
+	return nil
+}
+
+// authHeader is the header and value newUser's key goes as in format.
+func authHeader(format fakemodel.Format) (string, string) {
+	switch format {
+	case fakemodel.Anthropic:
+		return "x-api-key", "sk-ant-test"
+	case fakemodel.Gemini:
+		return "x-goog-api-key", "gm-test"
+	}
+	return "Authorization", "Bearer sk-test"
 }
 
 func (u *user) setenv(kv ...string) { u.env = append(u.env, kv...) }
@@ -154,11 +178,12 @@ func mustContain(t testing.TB, what, text string, wants ...string) {
 // either format, for checks that history was sent.
 func requestText(r fakemodel.Request) string { return string(r.Body) }
 
-// RFC-044 across processes: a group loaded in one process is still loaded
-// in the next, whose first model call sends the group's schemas; the model
-// calls its tools without loading it again.
+// RFC-044 across processes, in each wire format: a group loaded in one
+// process is still loaded in the next, whose first model call sends the
+// group's schemas; the model calls its tools without loading it again. The
+// log carries what the format needs back: Gemini's thought signatures.
 func TestRestartKeepsLoadedGroups(t *testing.T) {
-	for _, format := range []fakemodel.Format{fakemodel.OpenAI, fakemodel.Anthropic} {
+	for _, format := range fakemodel.Formats {
 		t.Run(string(format), func(t *testing.T) {
 			model := fakemodel.New(format,
 				fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
@@ -169,7 +194,8 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 			)
 			defer model.Close()
 			u := newUser(t, model, format)
-			first := u.run("Which model is set?\n", "chat", "--session", "work", "--model", "fake-1")
+			args := append([]string{"chat", "--session", "work", "--model", "fake-1"}, providerFlags(format)...)
+			first := u.run("Which model is set?\n", args...)
 			if first.code != 0 {
 				t.Fatalf("first process: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
 			}
@@ -181,7 +207,7 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 				"← list_settings: - model = fake-1 (default): the model to call",
 				"The model is fake-1.\n")
 
-			second := u.run("Any variables?\n", "chat", "--session", "work", "--model", "fake-1")
+			second := u.run("Any variables?\n", args...)
 			if second.code != 0 {
 				t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
 			}
@@ -206,9 +232,21 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 				}
 			}
 			mustContain(t, "the restarted process's first request", requestText(restarted),
-				"Which model is set?", "The model is fake-1.", "Any variables?", `"model":"fake-1"`)
-			if format == fakemodel.Anthropic && restarted.Header.Get("x-api-key") != "sk-ant-test" ||
-				format == fakemodel.OpenAI && restarted.Header.Get("Authorization") != "Bearer sk-test" {
+				"Which model is set?", "The model is fake-1.", "Any variables?")
+			if format == fakemodel.Gemini {
+				// The model is in the path; the first process's calls go
+				// back with the signatures Gemini gave them.
+				if restarted.Path != "/v1beta/models/fake-1:streamGenerateContent" || restarted.Query != "alt=sse" {
+					t.Errorf("path %s?%s", restarted.Path, restarted.Query)
+				}
+				for _, r := range []string{"r1", "r2"} {
+					mustContain(t, "the restarted process's first request", requestText(restarted),
+						`"thoughtSignature":"`+base64.StdEncoding.EncodeToString([]byte("signature of "+r))+`"`)
+				}
+			} else {
+				mustContain(t, "the restarted process's first request", requestText(restarted), `"model":"fake-1"`)
+			}
+			if h, v := authHeader(format); restarted.Header.Get(h) != v {
 				t.Errorf("authentication headers: %v", restarted.Header)
 			}
 		})
@@ -247,21 +285,38 @@ func TestClearAndBlockedCall(t *testing.T) {
 }
 
 func TestProviderErrors(t *testing.T) {
-	t.Run("429 then success", func(t *testing.T) {
-		model := fakemodel.New(fakemodel.OpenAI,
-			fakemodel.Reply{Status: 429, ErrorBody: `{"error":{"message":"Rate limit reached","type":"requests"}}`, RetryAfter: "1"},
-			fakemodel.Text("Got through."),
-		)
-		defer model.Close()
-		res := newUser(t, model, fakemodel.OpenAI).run("hi\n", "chat")
-		if res.code != 0 {
-			t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
-		}
-		mustContain(t, "the output", res.stdout, "[the provider answered 429: trying again in 1s (attempt 1)]\n", "Got through.\n")
-		if n := len(model.Requests()); n != 2 {
-			t.Errorf("%d requests, want 2", n)
-		}
-	})
+	// Each provider's 429, with the wait it asks for: Gemini says it in
+	// the body, the others in Retry-After.
+	for _, format := range fakemodel.Formats {
+		t.Run("429 then success, "+string(format), func(t *testing.T) {
+			model := fakemodel.New(format, fakemodel.RateLimited(format, 1), fakemodel.Text("Got through."))
+			defer model.Close()
+			res := newUser(t, model, format).run("hi\n", append([]string{"chat"}, providerFlags(format)...)...)
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+			}
+			mustContain(t, "the output", res.stdout, "[the provider answered 429: trying again in 1s (attempt 1)]\n", "Got through.\n")
+			if n := len(model.Requests()); n != 2 {
+				t.Errorf("%d requests, want 2", n)
+			}
+		})
+	}
+	// A conversation over the context window is not tried again; the user
+	// reads the provider's own words.
+	for _, format := range fakemodel.Formats {
+		t.Run("context too long, "+string(format), func(t *testing.T) {
+			model := fakemodel.New(format, fakemodel.ContextTooLong(format), fakemodel.Text("never"))
+			defer model.Close()
+			res := newUser(t, model, format).run("hi\n", append([]string{"chat"}, providerFlags(format)...)...)
+			if res.code != 1 || len(model.Requests()) != 1 {
+				t.Errorf("exit %d after %d requests, want 1 after 1", res.code, len(model.Requests()))
+			}
+			mustContain(t, "the output", res.stdout, "error: the model call failed: HTTP 400")
+			if !strings.Contains(res.stdout, "context") && !strings.Contains(res.stdout, "too long") && !strings.Contains(res.stdout, "exceeds") {
+				t.Errorf("the output does not say why:\n%s", res.stdout)
+			}
+		})
+	}
 	t.Run("401", func(t *testing.T) {
 		model := fakemodel.New(fakemodel.Anthropic,
 			fakemodel.Error(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
@@ -298,7 +353,7 @@ func TestProviderErrors(t *testing.T) {
 		if res.code != 1 {
 			t.Errorf("exit %d, want 1", res.code)
 		}
-		mustContain(t, "the error", res.stderr, "no model provider is configured", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "--provider demo")
+		mustContain(t, "the error", res.stderr, "no model provider is configured", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "--provider demo")
 	})
 }
 

@@ -64,8 +64,10 @@ Usage:
       as the edge worker's build (web/worker) and the browser UI take them.
 
 Models: set OPENAI_API_KEY (and OPENAI_BASE_URL for Ollama, llama.cpp or
-vLLM), or ANTHROPIC_API_KEY; choose the model with --model or TOOLROUTE_MODEL;
---provider demo plays a scripted demo that needs no model.
+vLLM), ANTHROPIC_API_KEY or GEMINI_API_KEY; --provider responses speaks
+OpenAI's Responses API with the OpenAI variables; choose the model with
+--model or TOOLROUTE_MODEL; --provider demo plays a scripted demo that needs
+no model.
 
 APP FLAGS (see toolroute COMMAND -h): --provider, --model, --db, --data,
 --config-dir, --tools-dir, --skills-dir, --allow-override, --no-cache,

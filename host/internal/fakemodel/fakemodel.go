@@ -1,16 +1,27 @@
 // Package fakemodel is a scripted model server on loopback for tests,
 // examples and benchmarks: it answers each request with the next reply of
-// its script, in the OpenAI Chat Completions or Anthropic Messages wire
-// format, whole or streamed as server-sent events, and records every request
-// it receives so tests can check what was sent.
+// its script, in one of the four wire formats (OpenAI Chat Completions,
+// Anthropic Messages, the OpenAI Responses API, Gemini), whole or streamed
+// as server-sent events, and records every request it receives so tests can
+// check what was sent.
+//
+// It checks requests as the real APIs do where a client is likely to go
+// wrong, answering in the provider's own error shape: an unknown top-level
+// field is a 400; a Responses API function_call_output must answer a
+// function_call of the input; Gemini's function responses must answer the
+// calls before them one for one, and the current turn's calls must carry
+// their thought signatures (Gemini 3). Replies script the rest of the
+// providers' errors: RateLimited, Overloaded, ContextTooLong.
 package fakemodel
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +33,12 @@ type Format string
 const (
 	OpenAI    Format = "openai"
 	Anthropic Format = "anthropic"
+	Responses Format = "responses"
+	Gemini    Format = "gemini"
 )
+
+// Formats are the four formats, for tests that run in each.
+var Formats = []Format{OpenAI, Anthropic, Responses, Gemini}
 
 // Reply is one scripted answer.
 type Reply struct {
@@ -57,9 +73,85 @@ func ToolCalls(calls ...Call) Reply { return Reply{Calls: calls} }
 // Error is a reply with an HTTP error status and body.
 func Error(status int, body string) Reply { return Reply{Status: status, ErrorBody: body} }
 
+// RateLimited is format's 429 asking to wait seconds: in a Retry-After
+// header for OpenAI, the Responses API and Anthropic; in the body's
+// google.rpc.RetryInfo for Gemini, which sends no header.
+func RateLimited(format Format, seconds int) Reply {
+	r := Reply{Status: http.StatusTooManyRequests, RetryAfter: strconv.Itoa(seconds)}
+	switch format {
+	case Anthropic:
+		r.ErrorBody = `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50 requests per minute."}}`
+	case Gemini:
+		r.RetryAfter = ""
+		r.ErrorBody = fmt.Sprintf(`{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED",`+
+			`"details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},`+
+			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"%ds"}]}}`, seconds)
+	default:
+		r.ErrorBody = fmt.Sprintf(`{"error":{"message":"Rate limit reached for fake in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in %ds.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`, seconds)
+	}
+	return r
+}
+
+// Overloaded is format's answer when the provider has no capacity: 529 for
+// Anthropic, 503 for the others.
+func Overloaded(format Format) Reply {
+	switch format {
+	case Anthropic:
+		return Error(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	case Gemini:
+		return Error(503, `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`)
+	}
+	return Error(503, `{"error":{"message":"The server is overloaded or not ready yet.","type":"server_error","param":null,"code":null}}`)
+}
+
+// ContextTooLong is format's 400 for a conversation over the model's
+// context window.
+func ContextTooLong(format Format) Reply {
+	switch format {
+	case Anthropic:
+		return Error(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}`)
+	case Responses:
+		return Error(400, `{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}`)
+	case Gemini:
+		return Error(400, `{"error":{"code":400,"message":"The input token count (1204857) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}`)
+	}
+	return Error(400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)
+}
+
+// UnknownField is format's 400 for a request with a field the API does not
+// have; the server answers it itself to any such request.
+func UnknownField(format Format, name string) Reply {
+	q, _ := json.Marshal(name)
+	n := string(q[1 : len(q)-1])
+	switch format {
+	case Anthropic:
+		return Error(400, `{"type":"error","error":{"type":"invalid_request_error","message":"`+n+`: Extra inputs are not permitted"}}`)
+	case Responses:
+		return Error(400, `{"error":{"message":"Unknown parameter: '`+n+`'.","type":"invalid_request_error","param":"`+n+`","code":"unknown_parameter"}}`)
+	case Gemini:
+		msg := `Invalid JSON payload received. Unknown name \"` + n + `\": Cannot find field.`
+		return Error(400, `{"error":{"code":400,"message":"`+msg+`","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"description":"`+msg+`"}]}]}}`)
+	}
+	return Error(400, `{"error":{"message":"Unrecognized request argument supplied: `+n+`","type":"invalid_request_error","param":null,"code":null}}`)
+}
+
+// badRequest is format's 400 with message, for the checks the server makes.
+func badRequest(format Format, message string) Reply {
+	q, _ := json.Marshal(message)
+	switch format {
+	case Anthropic:
+		return Error(400, `{"type":"error","error":{"type":"invalid_request_error","message":`+string(q)+`}}`)
+	case Gemini:
+		return Error(400, `{"error":{"code":400,"message":`+string(q)+`,"status":"INVALID_ARGUMENT"}}`)
+	}
+	return Error(400, `{"error":{"message":`+string(q)+`,"type":"invalid_request_error","param":"input","code":null}}`)
+}
+
 // Request is one request the server received.
 type Request struct {
-	Path   string
+	Path string
+	// Query is the URL's query, without "?": Gemini's alt=sse.
+	Query  string
 	Header http.Header
 	Body   []byte
 }
@@ -71,7 +163,8 @@ func (r Request) JSON() map[string]any {
 	return m
 }
 
-// ToolNames lists the names of the tools the request offered, in order.
+// ToolNames lists the names of the tools the request offered, in order, in
+// any of the formats.
 func (r Request) ToolNames() []string {
 	var body struct {
 		Tools []struct {
@@ -79,15 +172,22 @@ func (r Request) ToolNames() []string {
 			Function struct {
 				Name string `json:"name"`
 			} `json:"function"`
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
 		} `json:"tools"`
 	}
 	_ = json.Unmarshal(r.Body, &body)
 	var names []string
 	for _, t := range body.Tools {
-		if t.Function.Name != "" {
+		switch {
+		case t.Function.Name != "":
 			names = append(names, t.Function.Name)
-		} else {
+		case t.Name != "":
 			names = append(names, t.Name)
+		}
+		for _, d := range t.FunctionDeclarations {
+			names = append(names, d.Name)
 		}
 	}
 	return names
@@ -126,25 +226,63 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// BaseURL is the base URL a provider uses: with /v1 for OpenAI, without for
-// Anthropic, as their official clients expect.
+// BaseURL is the base URL a provider uses: with /v1 for OpenAI and the
+// Responses API, without for Anthropic and Gemini, as their official
+// clients expect.
 func (s *Server) BaseURL() string {
-	if s.format == OpenAI {
+	if s.format == OpenAI || s.format == Responses {
 		return s.URL + "/v1"
 	}
 	return s.URL
 }
 
+// route checks the method and path, and says whether the reply streams.
+func (s *Server) route(r *http.Request, body []byte) (stream, ok bool) {
+	if r.Method != http.MethodPost {
+		return false, false
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &req)
+	switch s.format {
+	case OpenAI:
+		return req.Stream, r.URL.Path == "/v1/chat/completions"
+	case Anthropic:
+		return req.Stream, r.URL.Path == "/v1/messages"
+	case Responses:
+		return req.Stream, r.URL.Path == "/v1/responses"
+	}
+	model, method, found := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":")
+	if !strings.HasPrefix(r.URL.Path, "/v1beta/models/") || !found || model == "" {
+		return false, false
+	}
+	switch method {
+	case "generateContent":
+		return false, true
+	case "streamGenerateContent":
+		return r.URL.Query().Get("alt") == "sse", true
+	}
+	return false, false
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	stream, routed := s.route(r, body)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 	var reply Reply
-	ok := s.calls < len(s.script)
-	if ok {
-		reply = s.script[s.calls]
+	var ok bool
+	refused, checked := s.check(body)
+	if routed && !checked {
+		reply, ok = refused, true
+	} else {
+		ok = s.calls < len(s.script)
+		if ok {
+			reply = s.script[s.calls]
+		}
+		s.calls++
 	}
-	s.calls++
 	n := s.calls
 	s.mu.Unlock()
 
@@ -155,12 +293,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	want := "/v1/chat/completions"
-	if s.format == Anthropic {
-		want = "/v1/messages"
-	}
 	switch {
-	case r.Method != http.MethodPost || r.URL.Path != want:
+	case !routed:
 		http.Error(w, fmt.Sprintf(`{"error":{"message":"no route %s %s","type":"invalid_request_error"}}`, r.Method, r.URL.Path), http.StatusNotFound)
 		return
 	case !ok:
@@ -175,12 +309,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, reply.ErrorBody)
 		return
 	}
-	var req struct {
-		Stream bool `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &req)
 	id := "r" + strconv.Itoa(n)
-	if req.Stream {
+	if s.format == Gemini && !stream && strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+		// Without alt=sse Gemini streams one JSON array of the chunks.
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "["+strings.Join(geminiChunks(id, reply), ",\n")+"]")
+		return
+	}
+	if stream {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, ev := range s.events(id, reply) {
 			io.WriteString(w, ev)
@@ -194,8 +330,133 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(s.whole(id, reply))
 }
 
+// knownFields are the top-level fields of each format's request body, as its
+// API reference lists them; any other is refused as the API refuses it.
+var knownFields = map[Format][]string{
+	OpenAI: {"audio", "frequency_penalty", "logit_bias", "logprobs", "max_completion_tokens", "max_tokens", "messages", "metadata",
+		"modalities", "model", "n", "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "reasoning_effort",
+		"response_format", "safety_identifier", "seed", "service_tier", "stop", "store", "stream", "stream_options", "temperature",
+		"tool_choice", "tools", "top_logprobs", "top_p", "user", "verbosity", "web_search_options"},
+	Anthropic: {"container", "context_management", "max_tokens", "mcp_servers", "messages", "metadata", "model", "service_tier",
+		"stop_sequences", "stream", "system", "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p"},
+	Responses: {"background", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens",
+		"max_tool_calls", "metadata", "model", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key",
+		"prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream", "stream_options",
+		"temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user"},
+	Gemini: {"cachedContent", "contents", "generationConfig", "safetySettings", "systemInstruction", "toolConfig", "tools"},
+}
+
+// check refuses a request as the provider would: the refusal, and false.
+func (s *Server) check(body []byte) (Reply, bool) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return badRequest(s.format, "the request body is not a JSON object: "+err.Error()), false
+	}
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if !slices.Contains(knownFields[s.format], k) {
+			return UnknownField(s.format, k), false
+		}
+	}
+	switch s.format {
+	case Responses:
+		return checkResponses(fields["input"])
+	case Gemini:
+		return checkGemini(fields["contents"])
+	}
+	return Reply{}, true
+}
+
+// checkResponses: every function_call_output answers a function_call the
+// input has before it.
+func checkResponses(input json.RawMessage) (Reply, bool) {
+	var items []struct {
+		Type   string `json:"type"`
+		ID     string `json:"id"`
+		CallID string `json:"call_id"`
+	}
+	if json.Unmarshal(input, &items) != nil {
+		return Reply{}, true // a string input
+	}
+	called := map[string]bool{}
+	for _, it := range items {
+		switch it.Type {
+		case "function_call":
+			if it.ID != "" && !strings.HasPrefix(it.ID, "fc") {
+				return badRequest(Responses, fmt.Sprintf("Invalid 'input[].id': '%s'. Expected an ID that begins with 'fc'.", it.ID)), false
+			}
+			called[it.CallID] = true
+		case "function_call_output":
+			if !called[it.CallID] {
+				return badRequest(Responses, fmt.Sprintf("No tool call found for function call output with call_id %s.", it.CallID)), false
+			}
+		}
+	}
+	return Reply{}, true
+}
+
+// checkGemini: a turn of function responses answers the calls of the model
+// turn before it, one for one; and in the current turn (since the last user
+// text), the first call of each model turn carries its thought signature.
+func checkGemini(contents json.RawMessage) (Reply, bool) {
+	var turns []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Text             *string         `json:"text"`
+			FunctionCall     json.RawMessage `json:"functionCall"`
+			FunctionResponse json.RawMessage `json:"functionResponse"`
+			ThoughtSignature string          `json:"thoughtSignature"`
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal(contents, &turns); err != nil || len(turns) == 0 {
+		return badRequest(Gemini, "* GenerateContentRequest.contents: contents is not specified"), false
+	}
+	current := 0
+	for i, t := range turns {
+		for _, p := range t.Parts {
+			if t.Role == "user" && p.Text != nil {
+				current = i
+			}
+		}
+	}
+	calls := 0
+	for i, t := range turns {
+		responses, first := 0, true
+		for _, p := range t.Parts {
+			switch {
+			case len(p.FunctionCall) > 0:
+				if first && i > current && p.ThoughtSignature == "" {
+					return badRequest(Gemini, fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:x` , position %d.", i+1)), false
+				}
+				first = false
+			case len(p.FunctionResponse) > 0:
+				responses++
+			}
+		}
+		if responses > 0 && responses != calls {
+			return badRequest(Gemini, "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."), false
+		}
+		calls = 0
+		for _, p := range t.Parts {
+			if len(p.FunctionCall) > 0 {
+				calls++
+			}
+		}
+	}
+	return Reply{}, true
+}
+
 func (s *Server) whole(id string, r Reply) any {
-	if s.format == Anthropic {
+	finish := "stop"
+	if len(r.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	switch s.format {
+	case Anthropic:
 		content := []map[string]any{}
 		if r.Text != "" {
 			content = append(content, map[string]any{"type": "text", "text": r.Text})
@@ -209,12 +470,15 @@ func (s *Server) whole(id string, r Reply) any {
 		}
 		return map[string]any{"id": "msg_" + id, "type": "message", "role": "assistant", "model": "fake", "content": content,
 			"stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 5}}
+	case Responses:
+		return responsesObject(id, r, "completed")
+	case Gemini:
+		return json.RawMessage(geminiChunk(id, geminiParts(id, r.Text, r.Calls), "STOP", true))
 	}
 	msg := map[string]any{"role": "assistant", "content": nil}
 	if r.Text != "" {
 		msg["content"] = r.Text
 	}
-	finish := "stop"
 	if len(r.Calls) > 0 {
 		var calls []map[string]any
 		for i, c := range r.Calls {
@@ -222,11 +486,93 @@ func (s *Server) whole(id string, r Reply) any {
 				"function": map[string]string{"name": c.Name, "arguments": orEmpty(c.Args)}})
 		}
 		msg["tool_calls"] = calls
-		finish = "tool_calls"
 	}
 	return map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion", "model": "fake",
 		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+}
+
+// responsesObject is a Responses API response object with r's output.
+func responsesObject(id string, r Reply, status string) map[string]any {
+	output := []any{}
+	if status == "completed" {
+		if r.Text != "" {
+			output = append(output, responsesMessage(id, r.Text, "completed"))
+		}
+		for i, c := range r.Calls {
+			output = append(output, responsesCall(id, i, c, orEmpty(c.Args), "completed"))
+		}
+	}
+	obj := map[string]any{"id": "resp_" + id, "object": "response", "created_at": 1772355600, "status": status, "error": nil,
+		"incomplete_details": nil, "model": "fake", "output": output, "store": false, "usage": nil}
+	if status == "completed" {
+		obj["usage"] = map[string]any{"input_tokens": 10, "input_tokens_details": map[string]int{"cached_tokens": 0},
+			"output_tokens": 5, "output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 15}
+	}
+	return obj
+}
+
+func responsesMessage(id, text, status string) map[string]any {
+	content := []any{}
+	if text != "" {
+		content = append(content, map[string]any{"type": "output_text", "text": text, "annotations": []any{}})
+	}
+	return map[string]any{"id": "msg_" + id, "type": "message", "status": status, "role": "assistant", "content": content}
+}
+
+func responsesCall(id string, i int, c Call, args, status string) map[string]any {
+	return map[string]any{"id": fmt.Sprintf("fc_%s_%d", id, i), "type": "function_call", "status": status,
+		"call_id": fmt.Sprintf("call_%s_%d", id, i), "name": c.Name, "arguments": args}
+}
+
+// geminiParts are a reply's parts; the first call carries a thought
+// signature, as Gemini 3's do.
+func geminiParts(id, text string, calls []Call) []any {
+	parts := []any{}
+	if text != "" {
+		parts = append(parts, map[string]any{"text": text})
+	}
+	for i, c := range calls {
+		p := map[string]any{"functionCall": map[string]any{"id": fmt.Sprintf("fc_%s_%d", id, i), "name": c.Name, "args": json.RawMessage(orEmpty(c.Args))}}
+		if i == 0 {
+			p["thoughtSignature"] = base64.StdEncoding.EncodeToString([]byte("signature of " + id))
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// geminiChunk is a GenerateContentResponse with parts; the last of a reply
+// has the finishReason and the whole usage.
+func geminiChunk(id string, parts []any, finish string, last bool) string {
+	cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+	usage := map[string]int{"promptTokenCount": 10, "totalTokenCount": 10}
+	if last {
+		cand["finishReason"] = finish
+		usage = map[string]int{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+	}
+	b, _ := json.Marshal(map[string]any{"candidates": []any{cand}, "usageMetadata": usage, "modelVersion": "fake", "responseId": "resp_" + id})
+	return string(b)
+}
+
+// geminiChunks stream a reply: text in two chunks, then the calls, whole,
+// with the finishReason.
+func geminiChunks(id string, r Reply) []string {
+	half := func(s string) (string, string) { return s[:len(s)/2], s[len(s)/2:] }
+	var chunks []string
+	a, b := half(r.Text)
+	if len(r.Calls) == 0 {
+		if a != "" {
+			chunks = append(chunks, geminiChunk(id, geminiParts(id, a, nil), "", false))
+		}
+		return append(chunks, geminiChunk(id, geminiParts(id, b, nil), "STOP", true))
+	}
+	for _, t := range []string{a, b} {
+		if t != "" {
+			chunks = append(chunks, geminiChunk(id, geminiParts(id, t, nil), "", false))
+		}
+	}
+	return append(chunks, geminiChunk(id, geminiParts(id, "", r.Calls), "STOP", true))
 }
 
 // events streams a reply: text in two deltas, each call's arguments in two
@@ -242,7 +588,8 @@ func (s *Server) events(id string, r Reply) []string {
 		}
 	}
 	half := func(s string) (string, string) { return s[:len(s)/2], s[len(s)/2:] }
-	if s.format == Anthropic {
+	switch s.format {
+	case Anthropic:
 		data("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_" + id, "type": "message",
 			"role": "assistant", "content": []any{}, "model": "fake", "usage": map[string]int{"input_tokens": 10, "output_tokens": 1}}})
 		idx := 0
@@ -271,6 +618,44 @@ func (s *Server) events(id string, r Reply) []string {
 		}
 		data("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]int{"output_tokens": 5}})
 		data("message_stop", map[string]any{"type": "message_stop"})
+		return out
+	case Responses:
+		seq := 0
+		ev := func(typ string, fields map[string]any) {
+			fields["type"], fields["sequence_number"] = typ, seq
+			seq++
+			data(typ, fields)
+		}
+		ev("response.created", map[string]any{"response": responsesObject(id, r, "in_progress")})
+		idx := 0
+		if r.Text != "" {
+			ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesMessage(id, "", "in_progress")})
+			a, b := half(r.Text)
+			for _, t := range []string{a, b} {
+				ev("response.output_text.delta", map[string]any{"item_id": "msg_" + id, "output_index": idx, "content_index": 0, "delta": t, "logprobs": []any{}})
+			}
+			ev("response.output_text.done", map[string]any{"item_id": "msg_" + id, "output_index": idx, "content_index": 0, "text": r.Text, "logprobs": []any{}})
+			ev("response.output_item.done", map[string]any{"output_index": idx, "item": responsesMessage(id, r.Text, "completed")})
+			idx++
+		}
+		for i, c := range r.Calls {
+			args := orEmpty(c.Args)
+			itemID := fmt.Sprintf("fc_%s_%d", id, i)
+			ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, "", "in_progress")})
+			a, b := half(args)
+			for _, p := range []string{a, b} {
+				ev("response.function_call_arguments.delta", map[string]any{"item_id": itemID, "output_index": idx, "delta": p})
+			}
+			ev("response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": idx, "name": c.Name, "arguments": args})
+			ev("response.output_item.done", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, args, "completed")})
+			idx++
+		}
+		ev("response.completed", map[string]any{"response": responsesObject(id, r, "completed")})
+		return out
+	case Gemini:
+		for _, c := range geminiChunks(id, r) {
+			out = append(out, "data: "+c+"\r\n\r\n")
+		}
 		return out
 	}
 	chunk := func(delta map[string]any, finish any) {
