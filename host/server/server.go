@@ -5,10 +5,13 @@
 //	                                      each MCP server's state (down ones
 //	                                      are among the problems too)
 //	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {"title"} -> a new session
+//	POST /api/sessions                    {} -> a new session's id; it is
+//	                                      stored with its first message
 //	GET  /api/sessions/{id}               one session
 //	GET  /api/sessions/{id}/messages      its message log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
+//	                                      the first message stores the
+//	                                      session, titled after it
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/sessions/{id}/approvals     the question the session's turn is
 //	                                      waiting on: calls a tool that acts
@@ -214,6 +217,10 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 	reply(w, out)
 }
 
+// createSession answers a new session: an id, stored by nothing until the
+// session's first message (POST .../messages), which titles it. A title
+// is refused rather than dropped: the first message gives it, PATCH
+// changes it.
 func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Title string `json:"title"`
@@ -221,12 +228,19 @@ func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	id := app.NewSessionID()
-	if err := s.a.Store.CreateSession(r.Context(), id, req.Title); err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+	if req.Title != "" {
+		fail(w, http.StatusBadRequest, `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`)
 		return
 	}
-	s.sessionReply(w, r, id, http.StatusCreated)
+	newSession(w)
+}
+
+// newSession answers 201 with a new session's id, storing nothing.
+func newSession(w http.ResponseWriter) {
+	now := time.Now()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	json.NewEncoder(w).Encode(toJSON(store.Session{ID: app.NewSessionID(), Created: now, Updated: now}))
 }
 
 func (s *server) session(w http.ResponseWriter, r *http.Request) {
@@ -239,7 +253,7 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	case err != nil:
 		fail(w, http.StatusInternalServerError, err.Error())
 	case !ok:
-		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+		noSession(w, id)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -247,10 +261,14 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	}
 }
 
+func noSession(w http.ResponseWriter, id string) {
+	fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them (a session is stored with its first message)", id))
+}
+
 func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+		noSession(w, id)
 		return
 	}
 	msgs, err := s.a.Store.Messages(r.Context(), id)
@@ -278,10 +296,6 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.TrimSpace(req.Text) == "" {
 		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
-		return
-	}
-	if err := s.a.Begin(r.Context(), id, req.Text); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	flusher, _ := w.(http.Flusher)
@@ -324,16 +338,12 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// clear answers a new session, as createSession does: /clear.
 func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &struct{}{}) {
 		return
 	}
-	id := app.NewSessionID()
-	if err := s.a.Store.CreateSession(r.Context(), id, ""); err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	s.sessionReply(w, r, id, http.StatusCreated)
+	newSession(w)
 }
 
 // model forwards a model call to the provider and streams its answer back

@@ -150,14 +150,23 @@ func TestConversation(t *testing.T) {
 	defer model.Close()
 	srv := start(t, model)
 
+	// A new session is an id; nothing is stored before its first message.
 	var created map[string]any
-	resp := post(t, srv, "/api/sessions", `{"title":"Settings"}`)
+	resp := post(t, srv, "/api/sessions", `{}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: HTTP %d", resp.StatusCode)
 	}
 	json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
 	id := created["id"].(string)
+	if created["messages"] != float64(0) || created["title"] != "" {
+		t.Errorf("created = %v", created)
+	}
+	var none []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &none)
+	if len(none) != 0 {
+		t.Errorf("sessions before any message = %v", none)
+	}
 
 	evs := turn(t, srv, id, "Which model is this?")
 	var names []string
@@ -204,11 +213,11 @@ func TestConversation(t *testing.T) {
 	}
 	var sessions []map[string]any
 	get(t, srv, "/api/sessions", http.StatusOK, &sessions)
-	if len(sessions) != 1 || sessions[0]["id"] != id || sessions[0]["title"] != "Settings" || sessions[0]["messages"] != float64(len(msgs)) {
+	if len(sessions) != 1 || sessions[0]["id"] != id || sessions[0]["title"] != "Which model is this?" || sessions[0]["messages"] != float64(len(msgs)) {
 		t.Errorf("sessions = %v", sessions)
 	}
 
-	// clear: a new, empty session.
+	// clear: a new session, stored by its first message.
 	resp = post(t, srv, "/api/sessions/"+id+"/clear", `{}`)
 	var cleared map[string]any
 	json.NewDecoder(resp.Body).Decode(&cleared)
@@ -216,12 +225,8 @@ func TestConversation(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || cleared["id"] == id || cleared["messages"] != float64(0) {
 		t.Errorf("clear = HTTP %d %v", resp.StatusCode, cleared)
 	}
-	// An empty session's log is [], not null.
-	var empty []map[string]any
-	get(t, srv, "/api/sessions/"+cleared["id"].(string)+"/messages", http.StatusOK, &empty)
-	if empty == nil {
-		t.Errorf("an empty session's messages are null, want []")
-	}
+	var e map[string]string
+	get(t, srv, "/api/sessions/"+cleared["id"].(string)+"/messages", http.StatusNotFound, &e)
 	get(t, srv, "/api/catalogue?session="+cleared["id"].(string), http.StatusOK, &cat)
 	if len(cat.LoadedGroups) != 0 {
 		t.Errorf("the cleared session has groups %v", cat.LoadedGroups)
@@ -292,6 +297,7 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{"form post", "POST", "/api/sessions", "application/x-www-form-urlencoded", "title=x", "", 415, "Content-Type: application/json"},
 		{"bad json", "POST", "/api/sessions", "application/json", "{", "", 400, "not the JSON"},
+		{"a title for a new session", "POST", "/api/sessions", "application/json", `{"title":"x"}`, "", 400, "titled after its first message"},
 		{"no text", "POST", "/api/sessions/s/messages", "application/json", `{"text":"  "}`, "", 400, `{"text": "..."}`},
 		{"too big", "POST", "/api/sessions/s/messages", "application/json", `{"text":"` + strings.Repeat("a", server.MaxBody) + `"}`, "", 413, "over"},
 		{"unknown session", "GET", "/api/sessions/nope/messages", "", "", "", 404, "GET /api/sessions lists them"},
