@@ -8,6 +8,9 @@
 //	POST /api/sessions                    {} -> a new session's id; it is
 //	                                      stored with its first message
 //	GET  /api/sessions/{id}               one session
+//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
+//	DELETE /api/sessions/{id}             delete it and its messages (409
+//	                                      while a turn runs in it)
 //	GET  /api/sessions/{id}/messages      its message log
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
 //	                                      the first message stores the
@@ -40,7 +43,7 @@
 // Google account without it. The page and its static files need no token
 // and hold nothing secret.
 //
-// Every POST and PUT takes JSON (Content-Type: application/json): a page on
+// Every POST, PUT and PATCH takes JSON (Content-Type: application/json): a page on
 // another site cannot send that without a CORS preflight, which the server
 // never grants. Requests whose Host is not a loopback name are refused (DNS
 // rebinding). A request body has Options.BodyTimeout to arrive.
@@ -121,6 +124,8 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
+	mux.HandleFunc("PATCH /api/sessions/{id}", s.renameSession)
+	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
@@ -172,10 +177,11 @@ func guard(next http.Handler, bodyTimeout time.Duration) http.Handler {
 	})
 }
 
-// jsonOnly refuses POSTs and PUTs that are not JSON and bounds their size.
+// jsonOnly refuses POSTs, PUTs and PATCHes that are not JSON and bounds
+// their size.
 func jsonOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if mt != "application/json" {
 				fail(w, http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
@@ -258,6 +264,50 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(toJSON(x))
+	}
+}
+
+// renameSession gives a session the title {"title"} asks for.
+func (s *server) renameSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var req struct {
+		Title *string `json:"title"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	if req.Title == nil {
+		fail(w, http.StatusBadRequest, `give the new title as {"title": "..."}`)
+		return
+	}
+	err := s.a.Store.Rename(r.Context(), id, *req.Title)
+	var bad *store.TitleError
+	switch {
+	case errors.As(err, &bad):
+		fail(w, http.StatusBadRequest, bad.Reason)
+	case errors.Is(err, store.ErrNotFound):
+		noSession(w, id)
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+	default:
+		s.sessionReply(w, r, id, http.StatusOK)
+	}
+}
+
+// deleteSession deletes a session and its log, unless a turn runs in it
+// (here, or in toolroute chat on the same database).
+func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	err := s.a.Store.DeleteSession(r.Context(), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		noSession(w, id)
+	case errors.Is(err, store.ErrSessionBusy):
+		fail(w, http.StatusConflict, fmt.Sprintf("session %q has a turn running: wait for its done or failed event, or stop it (close its stream; Ctrl-C in toolroute chat), then delete it", id))
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+	default:
+		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
