@@ -146,10 +146,13 @@ test("a terminal's session in the page: listed, read, continued on the server, r
   assert.deepEqual((await ask(core, { type: "abort", target: 7 })).result, { aborted: true });
   await running;
   assert.deepEqual(replies.at(-1), { id: 7, type: "done", result: { aborted: true } });
-  answer();
-  // serve lets the session go once the turn has stopped.
+  const kept = (await ask(core, { type: "messages", session: "server:terminal-1" })).result;
+  assert.deepEqual(kept.at(-1).content, "Take your time", "the stopped turn's message is kept");
+  // serve ends the turn, the model never having answered, and lets the
+  // session go.
   let deleted;
   await until(async () => (deleted = await ask(core, { type: "sessions", action: "delete", session: "server:terminal-1" })).last.type === "done", "the delete after Stop");
+  answer();
   assert.deepEqual(deleted.result.sessions.map((x) => x.id), ["p1"]);
   assert.equal((await ask(core, { type: "sessions", action: "get", session: "server:terminal-1" })).result, null);
   assert.deepEqual((await ask(core, { type: "messages", session: "server:terminal-1" })).result, []);
