@@ -563,9 +563,8 @@ export class Core {
   // describe is the module's describe for a session, with the token meter:
   // the schemas of the tools the next call sends against all tools, counted
   // in the text the module sends them as (tools_json), as `toolroute tokens`
-  // counts it.
-  // A server session's is the server's (GET /api/catalogue), without a
-  // meter (meter null): the server sends no schemas' text.
+  // counts it. A server session's describe is the server's (GET
+  // /api/catalogue), with meter null: the server sends no schemas' text.
   async describe(session) {
     const sid = session === undefined || session === null ? null : serverID(session);
     if (sid !== null) {
@@ -641,7 +640,7 @@ function pageEvent(ev) {
 // per event, comments (the worker's keep-alive) skipped. Each event is its
 // data, with the event's name as type when the data has none. The reading
 // stops when signal aborts.
-export async function* serverSentEvents(body, signal) {
+async function* serverSentEvents(body, signal) {
   const reader = body.getReader();
   const stop = () => reader.cancel(signal.reason).catch(() => {});
   signal?.addEventListener("abort", stop, { once: true });
