@@ -512,15 +512,6 @@ func NewSessionID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-// Title makes a session title from its first message.
-func Title(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if r := []rune(t); len(r) > 60 {
-		t = string(r[:59]) + "…"
-	}
-	return t
-}
-
 // watch reloads when the tools or skills folders change.
 func (a *App) watch(every time.Duration, last string) {
 	defer close(a.done)
@@ -602,19 +593,6 @@ func (c *Config) Defaults() error {
 	set(&c.LibDir, filepath.Join(c.ConfigDir, "lib"))
 	set(&c.SandboxDir, filepath.Join(c.DataDir, "files"))
 	return nil
-}
-
-// Begin readies a session for a turn: it creates the session if it does not
-// exist and gives an untitled one its first message as title.
-func (a *App) Begin(ctx context.Context, id, text string) error {
-	if err := a.Store.CreateSession(ctx, id, ""); err != nil {
-		return err
-	}
-	s, ok, err := a.Store.Session(ctx, id)
-	if err != nil || !ok || s.Title != "" {
-		return err
-	}
-	return a.Store.SetTitle(ctx, id, Title(text))
 }
 
 // BrowserCatalogue is what a browser or worker host needs to run the same

@@ -140,9 +140,6 @@ func open(t *testing.T, cfg Config) *App {
 // send runs a turn and returns its events.
 func send(t *testing.T, a *App, id, text string) []host.Event {
 	t.Helper()
-	if err := a.Begin(context.Background(), id, text); err != nil {
-		t.Fatal(err)
-	}
 	var evs []host.Event
 	for ev, err := range a.Host.Session(id).Send(context.Background(), text) {
 		if err != nil {
@@ -462,16 +459,6 @@ func TestGoogleLogin(t *testing.T) {
 	}
 	if err := RevokeGoogle(ctx, f.Client(), fakegoogle.OAuthRefresh); err != nil || !slices.Equal(f.Revoked(), []string{fakegoogle.OAuthRefresh}) {
 		t.Errorf("revoke: %v, %v", err, f.Revoked())
-	}
-}
-
-func TestTitle(t *testing.T) {
-	if got := Title("  what\n is   this? "); got != "what is this?" {
-		t.Errorf("Title = %q", got)
-	}
-	long := strings.Repeat("é", 100)
-	if got := []rune(Title(long)); len(got) != 60 || got[59] != '…' {
-		t.Errorf("Title of a long text = %q", string(got))
 	}
 }
 

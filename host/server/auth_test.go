@@ -36,7 +36,7 @@ func TestTokenRequired(t *testing.T) {
 	routes := []struct{ method, path, body string }{
 		{"GET", "/api/health", ""},
 		{"GET", "/api/sessions", ""},
-		{"POST", "/api/sessions", `{"title":"x"}`},
+		{"POST", "/api/sessions", `{}`},
 		{"GET", "/api/sessions/s", ""},
 		{"GET", "/api/sessions/s/messages", ""},
 		{"POST", "/api/sessions/s/messages", `{"text":"hi"}`},
@@ -45,6 +45,8 @@ func TestTokenRequired(t *testing.T) {
 		{"GET", "/api/ui/catalogue", ""},
 		{"GET", "/api/google/token", ""},
 		{"POST", "/api/model", modelCall},
+		{"PATCH", "/api/sessions/s", `{"title":"y"}`},
+		{"DELETE", "/api/sessions/s", ""},
 		{"GET", "/api/nothing", ""},
 	}
 	port := srv.Listener.Addr().(*net.TCPAddr).Port

@@ -5,10 +5,16 @@
 //	                                      each MCP server's state (down ones
 //	                                      are among the problems too)
 //	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {"title"} -> a new session
+//	POST /api/sessions                    {} -> a new session's id; it is
+//	                                      stored with its first message
 //	GET  /api/sessions/{id}               one session
+//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
+//	DELETE /api/sessions/{id}             delete it and its messages (409
+//	                                      while a turn runs in it)
 //	GET  /api/sessions/{id}/messages      its message log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
+//	                                      the first message stores the
+//	                                      session, titled after it
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	GET  /api/sessions/{id}/approvals     the question the session's turn is
 //	                                      waiting on: calls a tool that acts
@@ -38,7 +44,7 @@
 // and hold nothing secret: the browser UI (package webui) at /, or the
 // minimal page (MinimalPage), which runs turns through the API.
 //
-// Every POST and PUT takes JSON (Content-Type: application/json): a page on
+// Every POST, PUT and PATCH takes JSON (Content-Type: application/json): a page on
 // another site cannot send that without a CORS preflight, which the server
 // never grants. Requests whose Host is not a loopback name are refused (DNS
 // rebinding). A request body has Options.BodyTimeout to arrive.
@@ -123,6 +129,8 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
+	mux.HandleFunc("PATCH /api/sessions/{id}", s.renameSession)
+	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
@@ -174,10 +182,11 @@ func guard(next http.Handler, bodyTimeout time.Duration) http.Handler {
 	})
 }
 
-// jsonOnly refuses POSTs and PUTs that are not JSON and bounds their size.
+// jsonOnly refuses POSTs, PUTs and PATCHes that are not JSON and bounds
+// their size.
 func jsonOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 			mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if mt != "application/json" {
 				fail(w, http.StatusUnsupportedMediaType, "send JSON with Content-Type: application/json")
@@ -219,6 +228,10 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 	reply(w, out)
 }
 
+// createSession answers a new session: an id, stored by nothing until the
+// session's first message (POST .../messages), which titles it. A title
+// is refused rather than dropped: the first message gives it, PATCH
+// changes it.
 func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Title string `json:"title"`
@@ -226,12 +239,19 @@ func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	id := app.NewSessionID()
-	if err := s.a.Store.CreateSession(r.Context(), id, req.Title); err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+	if req.Title != "" {
+		fail(w, http.StatusBadRequest, `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`)
 		return
 	}
-	s.sessionReply(w, r, id, http.StatusCreated)
+	newSession(w)
+}
+
+// newSession answers 201 with a new session's id, storing nothing.
+func newSession(w http.ResponseWriter) {
+	now := time.Now()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	json.NewEncoder(w).Encode(toJSON(store.Session{ID: app.NewSessionID(), Created: now, Updated: now}))
 }
 
 func (s *server) session(w http.ResponseWriter, r *http.Request) {
@@ -244,7 +264,7 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	case err != nil:
 		fail(w, http.StatusInternalServerError, err.Error())
 	case !ok:
-		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+		noSession(w, id)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -252,10 +272,58 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	}
 }
 
+// renameSession gives a session the title {"title"} asks for.
+func (s *server) renameSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var req struct {
+		Title *string `json:"title"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	if req.Title == nil {
+		fail(w, http.StatusBadRequest, `give the new title as {"title": "..."}`)
+		return
+	}
+	err := s.a.Store.Rename(r.Context(), id, *req.Title)
+	var bad *store.TitleError
+	switch {
+	case errors.As(err, &bad):
+		fail(w, http.StatusBadRequest, bad.Reason)
+	case errors.Is(err, store.ErrNotFound):
+		noSession(w, id)
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+	default:
+		s.sessionReply(w, r, id, http.StatusOK)
+	}
+}
+
+// deleteSession deletes a session and its log, unless a turn runs in it
+// (here, or in toolroute chat on the same database).
+func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	err := s.a.Store.DeleteSession(r.Context(), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		noSession(w, id)
+	case errors.Is(err, store.ErrSessionBusy):
+		fail(w, http.StatusConflict, fmt.Sprintf("session %q has a turn running: wait for its done or failed event, or stop it (close its stream; Ctrl-C in toolroute chat), then delete it", id))
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func noSession(w http.ResponseWriter, id string) {
+	fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them (a session is stored with its first message)", id))
+}
+
 func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
-		fail(w, http.StatusNotFound, fmt.Sprintf("no session %q: GET /api/sessions lists them", id))
+		noSession(w, id)
 		return
 	}
 	msgs, err := s.a.Store.Messages(r.Context(), id)
@@ -283,10 +351,6 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.TrimSpace(req.Text) == "" {
 		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
-		return
-	}
-	if err := s.a.Begin(r.Context(), id, req.Text); err != nil {
-		fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	flusher, _ := w.(http.Flusher)
@@ -329,16 +393,12 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// clear answers a new session, as createSession does: /clear.
 func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &struct{}{}) {
 		return
 	}
-	id := app.NewSessionID()
-	if err := s.a.Store.CreateSession(r.Context(), id, ""); err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	s.sessionReply(w, r, id, http.StatusCreated)
+	newSession(w)
 }
 
 // model forwards a model call to the provider and streams its answer back

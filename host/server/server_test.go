@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -152,14 +153,23 @@ func TestConversation(t *testing.T) {
 	defer model.Close()
 	srv := start(t, model)
 
+	// A new session is an id; nothing is stored before its first message.
 	var created map[string]any
-	resp := post(t, srv, "/api/sessions", `{"title":"Settings"}`)
+	resp := post(t, srv, "/api/sessions", `{}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: HTTP %d", resp.StatusCode)
 	}
 	json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
 	id := created["id"].(string)
+	if created["messages"] != float64(0) || created["title"] != "" {
+		t.Errorf("created = %v", created)
+	}
+	var none []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &none)
+	if len(none) != 0 {
+		t.Errorf("sessions before any message = %v", none)
+	}
 
 	evs := turn(t, srv, id, "Which model is this?")
 	var names []string
@@ -206,11 +216,11 @@ func TestConversation(t *testing.T) {
 	}
 	var sessions []map[string]any
 	get(t, srv, "/api/sessions", http.StatusOK, &sessions)
-	if len(sessions) != 1 || sessions[0]["id"] != id || sessions[0]["title"] != "Settings" || sessions[0]["messages"] != float64(len(msgs)) {
+	if len(sessions) != 1 || sessions[0]["id"] != id || sessions[0]["title"] != "Which model is this?" || sessions[0]["messages"] != float64(len(msgs)) {
 		t.Errorf("sessions = %v", sessions)
 	}
 
-	// clear: a new, empty session.
+	// clear: a new session, stored by its first message.
 	resp = post(t, srv, "/api/sessions/"+id+"/clear", `{}`)
 	var cleared map[string]any
 	json.NewDecoder(resp.Body).Decode(&cleared)
@@ -218,12 +228,8 @@ func TestConversation(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated || cleared["id"] == id || cleared["messages"] != float64(0) {
 		t.Errorf("clear = HTTP %d %v", resp.StatusCode, cleared)
 	}
-	// An empty session's log is [], not null.
-	var empty []map[string]any
-	get(t, srv, "/api/sessions/"+cleared["id"].(string)+"/messages", http.StatusOK, &empty)
-	if empty == nil {
-		t.Errorf("an empty session's messages are null, want []")
-	}
+	var e map[string]string
+	get(t, srv, "/api/sessions/"+cleared["id"].(string)+"/messages", http.StatusNotFound, &e)
 	get(t, srv, "/api/catalogue?session="+cleared["id"].(string), http.StatusOK, &cat)
 	if len(cat.LoadedGroups) != 0 {
 		t.Errorf("the cleared session has groups %v", cat.LoadedGroups)
@@ -294,6 +300,8 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{"form post", "POST", "/api/sessions", "application/x-www-form-urlencoded", "title=x", "", 415, "Content-Type: application/json"},
 		{"bad json", "POST", "/api/sessions", "application/json", "{", "", 400, "not the JSON"},
+		{"a title for a new session", "POST", "/api/sessions", "application/json", `{"title":"x"}`, "", 400, "titled after its first message"},
+		{"a form patch", "PATCH", "/api/sessions/s", "application/x-www-form-urlencoded", "title=x", "", 415, "Content-Type: application/json"},
 		{"no text", "POST", "/api/sessions/s/messages", "application/json", `{"text":"  "}`, "", 400, `{"text": "..."}`},
 		{"too big", "POST", "/api/sessions/s/messages", "application/json", `{"text":"` + strings.Repeat("a", server.MaxBody) + `"}`, "", 413, "over"},
 		{"unknown session", "GET", "/api/sessions/nope/messages", "", "", "", 404, "GET /api/sessions lists them"},
@@ -517,5 +525,82 @@ func TestServeCatalogueEvents(t *testing.T) {
 	}
 	if second := next(); second <= first {
 		t.Errorf("generation %d after the change, %d before", second, first)
+	}
+}
+
+// Renaming and deleting: a session made by its first message is renamed,
+// refused a bad title, and deleted with its log, unless its turn runs.
+func TestRenameAndDelete(t *testing.T) {
+	hold := make(chan struct{})
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Hi."), fakemodel.Text("Else."), fakemodel.Reply{Text: "Late.", Hold: hold})
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "s", "Plan my trip to Lisbon in May")
+	other := "t"
+	turn(t, srv, other, "Something else")
+
+	send := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		resp := do(t, method, srv.URL+path, body)
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		return resp.StatusCode, v
+	}
+	status, s := send("PATCH", "/api/sessions/s", `{"title":"  Lisbon,\n May "}`)
+	if status != http.StatusOK || s["title"] != "Lisbon, May" || s["messages"] != float64(2) || s["id"] != "s" {
+		t.Errorf("rename: HTTP %d %v", status, s)
+	}
+	var listed []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &listed)
+	if len(listed) != 2 || listed[1]["title"] != "Lisbon, May" {
+		t.Errorf("sessions = %v", listed)
+	}
+
+	for _, c := range []struct {
+		name, method, path, body string
+		status                   int
+		want                     string
+	}{
+		{"no title", "PATCH", "/api/sessions/s", `{}`, 400, `give the new title as {"title": "..."}`},
+		{"empty title", "PATCH", "/api/sessions/s", `{"title":" \n "}`, 400, "the title is empty: give one of 1 to 200 characters"},
+		{"long title", "PATCH", "/api/sessions/s", `{"title":"` + strings.Repeat("a", 201) + `"}`, 400, "the title has 201 characters: give one of 1 to 200"},
+		{"not a string", "PATCH", "/api/sessions/s", `{"title":7}`, 400, "not the JSON this endpoint takes"},
+		{"rename unknown", "PATCH", "/api/sessions/nope", `{"title":"x"}`, 404, `no session "nope": GET /api/sessions lists them`},
+		{"delete unknown", "DELETE", "/api/sessions/nope", "", 404, `no session "nope"`},
+	} {
+		status, v := send(c.method, c.path, c.body)
+		if status != c.status || !strings.Contains(fmt.Sprint(v["error"]), c.want) {
+			t.Errorf("%s: HTTP %d %v, want %d with %q", c.name, status, v, c.status, c.want)
+		}
+	}
+
+	// While a turn runs in it, the session stays; once it ends, it goes.
+	st := startTurn(t, srv, "s", "One more thing")
+	st.until("model_call")
+	if status, v := send("DELETE", "/api/sessions/s", ""); status != http.StatusConflict || !strings.Contains(fmt.Sprint(v["error"]), "has a turn running: wait for its done or failed event, or stop it") {
+		t.Errorf("delete while a turn runs: HTTP %d %v", status, v)
+	}
+	close(hold)
+	if last := st.rest(); last.Name != "done" {
+		t.Fatalf("the turn ended with %v", last)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, v := send("DELETE", "/api/sessions/s", "")
+		if status == http.StatusNoContent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delete after the turn: HTTP %d %v", status, v)
+		}
+		time.Sleep(20 * time.Millisecond) // the turn's lock goes just after its last event
+	}
+	var e map[string]string
+	get(t, srv, "/api/sessions/s", http.StatusNotFound, &e)
+	get(t, srv, "/api/sessions/s/messages", http.StatusNotFound, &e)
+	get(t, srv, "/api/sessions", http.StatusOK, &listed)
+	if len(listed) != 1 || listed[0]["id"] != other {
+		t.Errorf("sessions after delete = %v", listed)
 	}
 }

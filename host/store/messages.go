@@ -41,7 +41,10 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message
 }
 
 // Append adds msgs to the end of a session's log in one transaction,
-// creating the session if needed and setting its updated time to now. It
+// creating the session if needed and setting its updated time to now. A
+// session without a title (a new one) gets one made by Title from the
+// first user message among msgs: a session is stored with its first
+// message and titled after it. It
 // returns once the transaction is committed to disk: the messages are then
 // all kept, and if it fails or the process dies first none of them are.
 // Appending no messages does nothing. It implements host.Store.
@@ -64,15 +67,23 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 		}
 		texts[i] = string(b)
 	}
+	title := ""
+	for _, m := range msgs {
+		if m.Type == session.User {
+			title = Title(m.Content)
+			break
+		}
+	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := db.now().UnixNano()
 		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO sessions (id, created, updated) VALUES (?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated`,
-			sessionID, now, now); err != nil {
+			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
+				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
+			sessionID, title, now, now); err != nil {
 			return err
 		}
 		var next int

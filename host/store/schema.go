@@ -76,6 +76,11 @@ CREATE TABLE turn_leases (
 	expires    INTEGER NOT NULL  -- Unix nanoseconds
 ) STRICT, WITHOUT ROWID;
 `,
+	// 3: a session is stored with its first message; older versions stored
+	// one at "new session" and kept it, empty, if nothing was sent.
+	`
+DELETE FROM sessions WHERE NOT EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id);
+`,
 }
 
 // migrate brings the schema up to the latest version in one transaction.

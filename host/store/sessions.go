@@ -35,31 +35,14 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	return s, nil
 }
 
-// CreateSession creates an empty session with a title. It does nothing if
-// the session exists, whatever its title.
-func (db *DB) CreateSession(ctx context.Context, id, title string) error {
-	if id == "" {
-		return errors.New("store: create session: empty session id")
-	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		now := db.now().UnixNano()
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
-			ON CONFLICT (id) DO NOTHING`,
-			id, title, now, now)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: create session %q: %w", id, err)
-	}
-	return nil
-}
-
-// Sessions returns all the sessions, the most recently updated first, then
-// by id.
+// Sessions returns the sessions that have messages, the most recently
+// updated first, then by id. A session is stored with its first message;
+// an empty one (an older toolroute made them) is not listed.
 func (db *DB) Sessions(ctx context.Context) ([]Session, error) {
 	rows, err := db.sql.QueryContext(ctx,
-		`SELECT `+sessionColumns+` FROM sessions ORDER BY updated DESC, id`)
+		`SELECT `+sessionColumns+` FROM sessions
+		WHERE EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id)
+		ORDER BY updated DESC, id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
 	}
@@ -91,23 +74,41 @@ func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
 	return s, true, nil
 }
 
-// SetTitle sets a session's title, leaving its updated time alone. It
-// returns an error wrapping ErrNotFound if there is no such session.
-func (db *DB) SetTitle(ctx context.Context, id, title string) error {
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id)
+// Rename gives a session the title a user chose, cleaned by CleanTitle,
+// leaving its updated time alone. It returns a *TitleError for a title
+// CleanTitle refuses, and an error wrapping ErrNotFound if there is no such
+// session.
+func (db *DB) Rename(ctx context.Context, id, title string) error {
+	t, err := CleanTitle(title)
+	if err != nil {
+		return err
+	}
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, t, id)
 		return mustChange(res, err)
 	})
 	if err != nil {
-		return fmt.Errorf("store: set title of session %q: %w", id, err)
+		return fmt.Errorf("store: rename session %q: %w", id, err)
 	}
 	return nil
 }
 
 // DeleteSession deletes a session, its messages and their search entries.
-// It returns an error wrapping ErrNotFound if there is no such session.
+// It returns an error wrapping ErrNotFound if there is no such session, and
+// one wrapping ErrSessionBusy while a turn runs in it, in this process or
+// another sharing the file: the turn would go on writing to it.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
 	err := db.write(ctx, func(tx *sql.Tx) error {
+		db.turnsMu.Lock()
+		_, mine := db.turns[id]
+		db.turnsMu.Unlock()
+		l, found, err := readLease(ctx, tx, id)
+		switch {
+		case err != nil:
+			return err
+		case mine || found && l.live(db.now().UnixNano()):
+			return ErrSessionBusy
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
 			return err
 		}

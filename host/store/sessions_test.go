@@ -1,7 +1,10 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,21 +29,29 @@ func TestSessions(t *testing.T) {
 			name: "most recently updated first",
 			ops: func(t *testing.T, db *DB) {
 				ctx := t.Context()
-				must(t, db.CreateSession(ctx, "b", "Bee"))          // at(0)
-				must(t, db.CreateSession(ctx, "a", "Ay"))           // at(1)
-				must(t, db.Append(ctx, "c", msg))                   // at(2)
-				must(t, db.Append(ctx, "b", msg, msg))              // at(3)
-				must(t, db.CreateSession(ctx, "b", "not this one")) // at(4), no-op
-				must(t, db.SetTitle(ctx, "c", "Sea"))               // no clock
-				must(t, db.Append(ctx, "c", msg))                   // at(5)
-				must(t, db.Append(ctx, "d", msg))                   // at(6)
+				must(t, db.Append(ctx, "b", userMessage("Bee")))    // at(0)
+				must(t, db.Append(ctx, "c", msg))                   // at(1)
+				must(t, db.Append(ctx, "b", msg, msg))              // at(2)
+				must(t, db.Rename(ctx, "c", " Sea\n"))              // no clock
+				must(t, db.Append(ctx, "c", userMessage("not me"))) // at(3)
+				must(t, db.Append(ctx, "d", msg))                   // at(4)
 				must(t, db.DeleteSession(ctx, "d"))
 			},
 			want: []Session{
-				{ID: "c", Title: "Sea", Created: at(2), Updated: at(5), Messages: 2},
-				{ID: "b", Title: "Bee", Created: at(0), Updated: at(3), Messages: 2},
-				{ID: "a", Title: "Ay", Created: at(1), Updated: at(1), Messages: 0},
+				{ID: "c", Title: "Sea", Created: at(1), Updated: at(3), Messages: 2},
+				{ID: "b", Title: "Bee", Created: at(0), Updated: at(2), Messages: 3},
 			},
+		},
+		{
+			name: "titled by the first user message",
+			ops: func(t *testing.T, db *DB) {
+				ctx := t.Context()
+				must(t, db.Append(ctx, "s",
+					session.Message{Type: session.Assistant, Content: "not this"},
+					userMessage("  What  time is it\nin Paris? "),
+					userMessage("nor this")))
+			},
+			want: []Session{{ID: "s", Title: "What time is it in Paris?", Created: at(0), Updated: at(0), Messages: 3}},
 		},
 		{
 			name: "same time: by id",
@@ -48,15 +59,23 @@ func TestSessions(t *testing.T) {
 				db.now = func() time.Time { return clockStart }
 				ctx := t.Context()
 				for _, id := range []string{"z", "m", "é", "a", "A"} {
-					must(t, db.CreateSession(ctx, id, ""))
+					must(t, db.Append(ctx, id, msg))
 				}
 			},
 			want: []Session{
-				{ID: "A", Created: at(0), Updated: at(0)},
-				{ID: "a", Created: at(0), Updated: at(0)},
-				{ID: "m", Created: at(0), Updated: at(0)},
-				{ID: "z", Created: at(0), Updated: at(0)},
-				{ID: "é", Created: at(0), Updated: at(0)},
+				{ID: "A", Title: "hi", Created: at(0), Updated: at(0), Messages: 1},
+				{ID: "a", Title: "hi", Created: at(0), Updated: at(0), Messages: 1},
+				{ID: "m", Title: "hi", Created: at(0), Updated: at(0), Messages: 1},
+				{ID: "z", Title: "hi", Created: at(0), Updated: at(0), Messages: 1},
+				{ID: "é", Title: "hi", Created: at(0), Updated: at(0), Messages: 1},
+			},
+		},
+		{
+			name: "an empty session is not listed",
+			ops: func(t *testing.T, db *DB) {
+				// As an older toolroute stored one at "new session".
+				_, err := db.sql.ExecContext(t.Context(), `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
+				must(t, err)
 			},
 		},
 	}
@@ -103,9 +122,8 @@ func TestSessionMissing(t *testing.T) {
 		call    func() error
 		wantErr string
 	}{
-		{"SetTitle", func() error { return db.SetTitle(ctx, "nobody", "x") }, `store: set title of session "nobody": not found`},
+		{"Rename", func() error { return db.Rename(ctx, "nobody", "x") }, `store: rename session "nobody": not found`},
 		{"DeleteSession", func() error { return db.DeleteSession(ctx, "nobody") }, `store: delete session "nobody": not found`},
-		{"CreateSession empty id", func() error { return db.CreateSession(ctx, "", "x") }, "store: create session: empty session id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +175,118 @@ func TestDeleteSession(t *testing.T) {
 	must(t, db.Append(ctx, "gone", msgs[0]))
 	if got, err := db.Messages(ctx, "gone"); err != nil || len(got) != 1 {
 		t.Errorf("Messages(gone) after a new Append = %v, %v; want one", got, err)
+	}
+}
+
+// titleCases are testdata/sessions/titles.json, which the JS hosts replay
+// too (web/test/session-names.test.js).
+type titleCases struct {
+	Titles []struct {
+		Name, Text, Want string
+	}
+	Renames []struct {
+		Name, Title, Want, Error string
+	}
+}
+
+func readTitleCases(t *testing.T) titleCases {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", "titles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c titleCases
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Titles) == 0 || len(c.Renames) == 0 {
+		t.Fatal("no cases")
+	}
+	return c
+}
+
+func TestTitle(t *testing.T) {
+	for _, tt := range readTitleCases(t).Titles {
+		t.Run(tt.Name, func(t *testing.T) {
+			if got := Title(tt.Text); got != tt.Want {
+				t.Errorf("Title(%q) = %q, want %q", tt.Text, got, tt.Want)
+			}
+		})
+	}
+}
+
+func TestRename(t *testing.T) {
+	db := openTest(t)
+	ctx := t.Context()
+	must(t, db.Append(ctx, "s", userMessage("first")))
+	for _, tt := range readTitleCases(t).Renames {
+		t.Run(tt.Name, func(t *testing.T) {
+			got, err := CleanTitle(tt.Title)
+			if tt.Error != "" {
+				var te *TitleError
+				if !errors.As(err, &te) || te.Reason != tt.Error {
+					t.Fatalf("CleanTitle(%q) = %q, %v; want the error %q", tt.Title, got, err, tt.Error)
+				}
+				if err := db.Rename(ctx, "s", tt.Title); !errors.As(err, &te) {
+					t.Errorf("Rename: %v, want a *TitleError", err)
+				}
+				return
+			}
+			if err != nil || got != tt.Want {
+				t.Fatalf("CleanTitle(%q) = %q, %v; want %q", tt.Title, got, err, tt.Want)
+			}
+			must(t, db.Rename(ctx, "s", tt.Title))
+			if s, _, _ := db.Session(ctx, "s"); s.Title != tt.Want {
+				t.Errorf("after Rename the title is %q, want %q", s.Title, tt.Want)
+			}
+		})
+	}
+}
+
+// A session whose turn runs, here or in another process sharing the file,
+// is not deleted: the turn would go on writing to it.
+func TestDeleteSessionBusy(t *testing.T) {
+	dbs := openShared(t, 2)
+	here, there := dbs[0], dbs[1]
+	ctx := t.Context()
+	must(t, here.Append(ctx, "s", userMessage("hi")))
+	unlock := lockTurn(t, here, "s", true)
+	for i, db := range []*DB{here, there} {
+		if err := db.DeleteSession(ctx, "s"); !errors.Is(err, ErrSessionBusy) {
+			t.Errorf("from process %d: DeleteSession = %v, want ErrSessionBusy", i, err)
+		}
+	}
+	unlock()
+	must(t, there.DeleteSession(ctx, "s"))
+	if _, ok, _ := here.Session(ctx, "s"); ok {
+		t.Error("the session is still there")
+	}
+}
+
+// Version 3 of the schema drops the empty sessions older versions kept.
+func TestMigrationDropsEmptySessions(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, db.Append(ctx, "kept", userMessage("hello")))
+	_, err = db.sql.ExecContext(ctx, `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
+	must(t, err)
+	_, err = db.sql.ExecContext(ctx, `PRAGMA user_version = 2`)
+	must(t, err)
+	must(t, db.Close())
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, ok, _ := db.Session(ctx, "empty"); ok {
+		t.Error("the empty session is kept")
+	}
+	if s, ok, _ := db.Session(ctx, "kept"); !ok || s.Messages != 1 || s.Title != "hello" {
+		t.Errorf("kept = %+v, %v", s, ok)
 	}
 }

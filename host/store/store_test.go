@@ -264,10 +264,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if err := db.Append(ctx, "s1", msgs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetTitle(ctx, "s1", "Groceries"); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateSession(ctx, "s2", "Empty"); err != nil {
+	if err := db.Rename(ctx, "s1", "Groceries"); err != nil {
 		t.Fatal(err)
 	}
 	memory, err := db.SaveMemory(ctx, "The user likes milk.")

@@ -24,6 +24,10 @@ const releaseTimeout = 15 * time.Second
 // another process runs.
 var ErrTurnRunning = errors.New("a turn is running in another process")
 
+// ErrSessionBusy is returned, wrapped, by DeleteSession while a turn runs
+// in the session, in this process or another.
+var ErrSessionBusy = errors.New("a turn is running in the session")
+
 // ErrTurnLost is returned, wrapped, by Append to a session whose turn lock
 // this DB took and then lost: it was not renewed within its lease (the
 // process was stopped or the disk stalled) and another process took it.

@@ -40,6 +40,7 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
     };
     if (u === "/api/health") return json({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" });
     if (u === "/api/ui/catalogue") return json(catalogue);
+    if (u === "/api/sessions") return json([]); // serve's own sessions: none
     const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
     if (tool && tools[tool[1]]) return json(tools[tool[1]]);
     if (u === "/api/model") {

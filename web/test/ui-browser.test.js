@@ -189,10 +189,29 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     assert.equal(await page.locator(".pictures img").count(), 1);
     assert.match(await page.locator("#sessions li[aria-current=true]").innerText(), /Which model is set\?\s*\d+ messages/);
 
-    // /clear: a new chat with only the core tools.
+    // Rename the chat.
+    await page.locator("#sessions li[aria-current=true]").getByRole("button", { name: /^Rename/ }).click();
+    const dialog = page.getByRole("dialog", { name: "Rename the chat" });
+    await dialog.getByLabel("Title").fill("Milk and charts");
+    await shot(page, "ui-1280-rename");
+    await scan("the rename dialog");
+    await dialog.getByRole("button", { name: "Rename" }).click();
+    await page.locator("#sessions li[aria-current=true]").getByText("Milk and charts").waitFor();
+    assert.equal(await page.locator("#session-title").innerText(), "Milk and charts");
+
+    // /clear: a new chat with only the core tools, and no empty chat kept.
     await send("/clear");
     await page.locator("#welcome").waitFor();
     assert.deepEqual(await page.locator("#active-tools li").allInnerTexts(), ["load_tool_group"]);
+    await page.reload();
+    await page.locator("#welcome").waitFor({ timeout: 20000 });
+    await page.locator("#sessions").getByText("Milk and charts").waitFor();
+    assert.equal(await page.locator("#sessions li").filter({ hasText: "0 messages" }).count(), 0, "an empty chat is not listed");
+
+    // Delete the old one, after saying yes.
+    page.once("dialog", (d) => d.accept());
+    await page.locator("#sessions li").filter({ hasText: "Milk and charts" }).getByRole("button", { name: /^Delete/ }).click();
+    await page.locator("#sessions").getByText("Milk and charts").waitFor({ state: "detached" });
 
     // Dark.
     await page.emulateMedia({ colorScheme: "dark" });

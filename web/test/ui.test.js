@@ -105,7 +105,7 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
 
-  const sessions = (await ask(core, { type: "sessions" })).result;
+  const { sessions } = (await ask(core, { type: "sessions" })).result;
   assert.equal(sessions[0].title, "Which model is set?");
   const log = (await ask(core, { type: "messages", session: s.id })).result;
   assert.deepEqual(log.map((m) => m.type), ["user", "assistant", "tool_call", "tool_result", "assistant", "tool_call", "tool_result", "assistant"]);

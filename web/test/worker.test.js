@@ -532,6 +532,67 @@ test("a second turn in a session while one runs is refused, and the session is f
   assert.deepEqual(log.map((m) => m.content), ["one", "First.", "three", "Third."]);
 });
 
+test("sessions: stored with their first message, renamed, deleted (not while a turn runs)", async () => {
+  const created = await json("POST", "/api/sessions", {});
+  assert.equal(created.status, 201);
+  const s = await created.json();
+  assert.equal(s.messages, 0);
+  assert.equal((await json("GET", `/api/sessions/${s.id}`)).status, 404, "nothing is stored before the first message");
+  assert.ok(!(await (await json("GET", "/api/sessions")).json()).some((x) => x.id === s.id));
+  const titled = await json("POST", "/api/sessions", { title: "Mine" });
+  assert.equal(titled.status, 400);
+  assert.match((await titled.json()).error, /titled after its first message.*PATCH \/api\/sessions\/\{id\}/);
+
+  model.add(text("Lisbon is lovely in May."));
+  assert.equal((await turn(s.id, "Plan my trip to Lisbon in May, with a day in Sintra and a night of fado please")).at(-1).type, "done");
+  const listed = (await (await json("GET", "/api/sessions")).json()).find((x) => x.id === s.id);
+  assert.equal(listed.title, "Plan my trip to Lisbon in May, with a day in Sintra and a…");
+  assert.equal(listed.messages, 2);
+
+  const renamed = await json("PATCH", `/api/sessions/${s.id}`, { title: "  Lisbon,\n May " });
+  assert.equal(renamed.status, 200);
+  assert.deepEqual(await renamed.json(), { ...listed, title: "Lisbon, May" });
+  assert.equal((await (await json("GET", "/api/sessions")).json()).find((x) => x.id === s.id).title, "Lisbon, May");
+
+  const cases = [
+    [await json("PATCH", `/api/sessions/${s.id}`, {}), 400, /give the new title as \{"title": "\.\.\."\}/],
+    [await json("PATCH", `/api/sessions/${s.id}`, { title: " \n " }), 400, /the title is empty: give one of 1 to 200 characters/],
+    [await json("PATCH", `/api/sessions/${s.id}`, { title: "a".repeat(201) }), 400, /the title has 201 characters: give one of 1 to 200/],
+    [await json("PATCH", `/api/sessions/${s.id}`, { title: 7 }), 400, /give the new title as/],
+    [await fetch(`${base}/api/sessions/${s.id}`, { method: "PATCH", headers: auth, body: '{"title":"x"}' }), 415, /Content-Type: application\/json/],
+    [await json("PATCH", "/api/sessions/no-such-session", { title: "x" }), 404, /no session "no-such-session"/],
+    [await json("PATCH", "/api/sessions/a%20b", { title: "x" }), 400, /a session id is 1 to 128 characters/],
+    [await json("DELETE", "/api/sessions/no-such-session"), 404, /no session "no-such-session": GET \/api\/sessions lists them/],
+  ];
+  for (const [r, status, re] of cases) {
+    assert.equal(r.status, status, `${r.url}: ${r.status}`);
+    assert.match((await r.json()).error, re);
+  }
+
+  // While a turn runs in it the session stays; once it ends, it goes.
+  let answer;
+  const asked = model.requests.length;
+  model.add({ text: "Later.", wait: new Promise((r) => (answer = r)) });
+  const running = turn(s.id, "And the hotels?");
+  while (model.requests.length === asked) await new Promise((r) => setImmediate(r));
+  const busy = await json("DELETE", `/api/sessions/${s.id}`);
+  assert.equal(busy.status, 409);
+  assert.match((await busy.json()).error, /has a turn running: wait for its done or failed event, or stop it/);
+  answer();
+  assert.equal((await running).at(-1).text, "Later.");
+  const gone = await json("DELETE", `/api/sessions/${s.id}`);
+  assert.equal(gone.status, 204);
+  assert.equal(await gone.text(), "");
+  assert.equal((await json("GET", `/api/sessions/${s.id}`)).status, 404);
+  assert.equal((await json("GET", `/api/sessions/${s.id}/messages`)).status, 404);
+  assert.ok(!(await (await json("GET", "/api/sessions")).json()).some((x) => x.id === s.id));
+  // The id can be used again, from the start.
+  model.add(text("Hello again."));
+  assert.equal((await turn(s.id, "Start over")).at(-1).type, "done");
+  const again = await (await json("GET", `/api/sessions/${s.id}`)).json();
+  assert.deepEqual([again.title, again.messages], ["Start over", 2]);
+});
+
 // get makes a GET to the worker with the headers given, Host included
 // (fetch sets its own).
 function get(p, headers) {

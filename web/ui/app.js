@@ -567,7 +567,7 @@ function renderTools(d) {
   if ($("welcome-text")) $("welcome-text").textContent = welcomeText(d);
   const ul = $("active-tools");
   ul.textContent = "";
-  for (const name of d.active) ul.append(el("li", "", name));
+  for (const name of d.active ?? []) ul.append(el("li", "", name));
   if (lastUsage && (lastUsage.input_tokens || lastUsage.output_tokens)) {
     const u = lastUsage;
     const p = el("p", "muted small", `Last reply: ${n(u.input_tokens)} tokens in${u.cached_tokens ? ` (${n(u.cached_tokens)} from the cache)` : ""}, ${n(u.output_tokens)} out.`);
@@ -591,14 +591,14 @@ function renderCatalogue(d) {
   box.textContent = "";
   const q = $("catalogue-search").value.trim().toLowerCase();
   const source = $("catalogue-source").value;
-  const byName = new Map(d.tools.map((t) => [t.name, t]));
+  const byName = new Map((d.tools ?? []).map((t) => [t.name, t]));
   const loaded = new Set(d.loaded_groups ?? []);
   const unit = d.meter?.unit === "tokens" ? "tokens" : "bytes";
   const mcp = new Map((d.mcp ?? []).map((m) => [m.group, m]));
   const inGroup = new Set();
-  const entries = d.groups.map((g) => ({ g, source: sourceOf(d, g), tools: g.tools ?? [] }));
+  const entries = (d.groups ?? []).map((g) => ({ g, source: sourceOf(d, g), tools: g.tools ?? [] }));
   for (const e of entries) e.tools.forEach((t) => inGroup.add(t));
-  const core = d.tools.filter((t) => !inGroup.has(t.name) && !t.group).map((t) => t.name);
+  const core = (d.tools ?? []).filter((t) => !inGroup.has(t.name) && !t.group).map((t) => t.name);
   entries.unshift({ g: { name: "", display_name: "Core tools", description: "Sent with every call." }, source: "core", tools: core });
   let shownGroups = 0, shownTools = 0;
   for (const e of entries) {
@@ -632,7 +632,7 @@ function renderCatalogue(d) {
     box.append(det);
   }
   for (const p of d.mcp_problems ?? []) box.append(el("p", "error", p));
-  $("catalogue-count").textContent = q || source ? `${plural(shownTools, "tool")} in ${plural(shownGroups, "group")} match.` : `${plural(d.tools.length, "tool")} in ${plural(d.groups.length, "group")}, and the core tools.`;
+  $("catalogue-count").textContent = q || source ? `${plural(shownTools, "tool")} in ${plural(shownGroups, "group")} match.` : `${plural((d.tools ?? []).length, "tool")} in ${plural((d.groups ?? []).length, "group")}, and the core tools.`;
 }
 
 $("catalogue-search").oninput = () => catalogue && renderCatalogue(catalogue);

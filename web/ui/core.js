@@ -8,6 +8,13 @@ import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 import { breakdown } from "./meter.js";
+import { cleanTitle } from "../host/session-names.js";
+import { newID } from "./idbstore.js";
+
+// SERVER_PREFIX starts the id the core gives a session the server keeps
+// (toolroute serve's or the worker's): "server:" and the server's id. The
+// page's own ids are hex, so the two never meet.
+export const SERVER_PREFIX = "server:";
 
 // PROVIDERS are the choices of the settings panel: the server's own, a wire
 // format with the user's key (responses is OpenAI's Responses API), or the
@@ -76,6 +83,7 @@ export class Core {
   #hostKey = "";
   #aborts = new Map();
   #questions = new Map(); // session -> {resolve, reject}: an approval the page is asked
+  #running = new Map(); // page session -> how many of its turns run here
   #runner = null;
   #fs = null;
 
@@ -317,6 +325,12 @@ export class Core {
           return reply({ id, type: "done", result: { aborted: !!ctl } });
         }
         case "approve": {
+          const sid = serverID(msg.session);
+          if (sid !== null) {
+            const answers = (Array.isArray(msg.answers) ? msg.answers : []).filter((a) => a && typeof a.id === "string");
+            await this.#api("POST", `/api/sessions/${encodeURIComponent(sid)}/approvals`, { approvals: answers });
+            return reply({ id, type: "done", result: null });
+          }
           const q = this.#questions.get(msg.session);
           if (!q) return reply({ id, type: "error", error: "no question is waiting in this session" });
           this.#questions.delete(msg.session);
@@ -327,8 +341,11 @@ export class Core {
           return reply({ id, type: "done", result: await this.describe(msg.session, { tokens: msg.tokens !== false }) });
         case "sessions":
           return reply({ id, type: "done", result: await this.#sessions(msg) });
-        case "messages":
-          return reply({ id, type: "done", result: await this.store.messages(msg.session) });
+        case "messages": {
+          const sid = serverID(msg.session);
+          const result = sid === null ? await this.store.messages(msg.session) : await this.#api("GET", `/api/sessions/${encodeURIComponent(sid)}/messages`, undefined, { missing: [] });
+          return reply({ id, type: "done", result });
+        }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
         default:
@@ -339,16 +356,24 @@ export class Core {
     }
   }
 
+  // #send runs a turn: a page session's here, a server session's on the
+  // server (#sendToServer), its events forwarded in the same shapes.
   async #send(msg, reply) {
     const text = String(msg.text ?? "").trim();
     if (!msg.session) throw new Error("send: session is required");
     if (!text) throw new Error("send: the message is empty");
-    const host = await this.host();
+    const sid = serverID(msg.session);
     const ctl = new AbortController();
     this.#aborts.set(msg.id, ctl);
+    if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
-      for await (const ev of host.send(msg.session, text, { signal: ctl.signal })) {
-        reply({ id: msg.id, type: "event", event: ev });
+      if (sid !== null) {
+        await this.#sendToServer(sid, text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
+      } else {
+        const host = await this.host();
+        for await (const ev of host.send(msg.session, text, { signal: ctl.signal })) {
+          reply({ id: msg.id, type: "event", event: ev });
+        }
       }
       reply({ id: msg.id, type: "done", result: null });
     } catch (err) {
@@ -356,23 +381,149 @@ export class Core {
       else throw err;
     } finally {
       this.#aborts.delete(msg.id);
+      if (sid === null) {
+        const n = this.#running.get(msg.session) - 1;
+        if (n > 0) this.#running.set(msg.session, n);
+        else this.#running.delete(msg.session);
+      }
     }
   }
 
+  // #sendToServer runs a turn on the server (POST .../messages) and gives
+  // emit its events, read from the stream as the page's own turns give
+  // them. Aborting closes the request: serve and the worker then end the
+  // turn, keeping what it did.
+  async #sendToServer(sid, text, signal, emit) {
+    const path = `/api/sessions/${encodeURIComponent(sid)}/messages`;
+    let r;
+    try {
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }), signal });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      throw unreachable(e);
+    }
+    if (!r.ok) {
+      const v = await r.json().catch(() => null);
+      throw new Error(v?.error ?? `the server answered ${r.status} to POST ${path}`);
+    }
+    let ended = false;
+    for await (const ev of serverSentEvents(r.body, signal)) {
+      // error: the server's host failed (its store, its module, a turn
+      // already running there); the stream ends with it.
+      if (ev.type === "error") throw new Error(`the server's turn failed: ${ev.message ?? "it said no more"}`);
+      if (ev.type === "done" || ev.type === "failed") ended = true;
+      emit(pageEvent(ev));
+    }
+    signal.throwIfAborted();
+    if (!ended) throw new Error("the server's stream ended before the turn did: is the server still running? What the turn did is kept there");
+  }
+
   async #sessions(msg) {
+    const sid = msg.session === undefined ? null : serverID(msg.session);
     switch (msg.action ?? "list") {
       case "list":
-        return this.store.sessions();
-      case "create":
-        return this.store.createSession(msg.title ?? "");
-      case "get":
-        return this.store.session(msg.session);
-      case "delete":
-        await this.store.deleteSession(msg.session);
-        return this.store.sessions();
+        return this.#list();
+      case "create": {
+        // Nothing is stored: a session is, with its first message.
+        if (msg.title) throw new Error("sessions: a session is titled after its first message; rename it once it has one");
+        if (msg.where === "server") return fromServer(await this.#api("POST", "/api/sessions", {}));
+        if (msg.where !== undefined && msg.where !== "page") throw new Error(`sessions: where is "page" or "server", not ${JSON.stringify(msg.where)}`);
+        const now = new Date().toISOString();
+        return { id: newID(), title: "", created: now, updated: now, messages: 0, where: "page" };
+      }
+      case "get": {
+        if (sid !== null) {
+          const s = await this.#api("GET", `/api/sessions/${encodeURIComponent(sid)}`, undefined, { missing: null });
+          return s && fromServer(s);
+        }
+        const s = await this.store.session(msg.session);
+        return s && { ...s, where: "page" };
+      }
+      case "rename": {
+        const t = cleanTitle(msg.title);
+        if (t.error) throw new Error(t.error);
+        if (sid !== null) return fromServer(await this.#api("PATCH", `/api/sessions/${encodeURIComponent(sid)}`, { title: t.title }));
+        const s = await this.store.renameSession(msg.session, t.title);
+        if (!s) throw noPageSession(msg.session);
+        return { ...s, where: "page" };
+      }
+      case "delete": {
+        if (sid !== null) {
+          await this.#api("DELETE", `/api/sessions/${encodeURIComponent(sid)}`);
+        } else {
+          if (this.#running.has(msg.session)) {
+            throw new Error(`a turn is running in session ${JSON.stringify(msg.session)}: wait for it to end, or stop it (abort), then delete it`);
+          }
+          if (!(await this.store.deleteSession(msg.session))) throw noPageSession(msg.session);
+        }
+        return this.#list();
+      }
       default:
         throw new Error(`sessions: unknown action ${JSON.stringify(msg.action)}`);
     }
+  }
+
+  // #list is the page's sessions and, when a server answers, the server's,
+  // most recent first: {sessions, problems, server}. A server that does not
+  // answer leaves the page's, with a problem saying so.
+  async #list() {
+    const sessions = (await this.store.sessions()).map((s) => ({ ...s, where: "page" }));
+    const problems = [];
+    const server = await this.#server();
+    if (server.problem) problems.push(server.problem);
+    if (server.ok) {
+      try {
+        const list = await this.#api("GET", "/api/sessions");
+        if (!Array.isArray(list)) throw new Error("GET /api/sessions did not answer a list");
+        sessions.push(...list.map(fromServer));
+      } catch (e) {
+        problems.push(`the server's sessions are not listed: ${e.message}`);
+      }
+    }
+    sessions.sort(byRecent);
+    return { sessions, problems, server: !!server.ok };
+  }
+
+  // #server says whether a toolroute server (serve or the worker) is
+  // there: {ok: true, health}, {none: true} when the page is served by
+  // something else, or {problem} when one should be there and does not
+  // answer.
+  async #server() {
+    let r;
+    try {
+      r = await this.fetch("/api/health");
+    } catch (e) {
+      return { problem: `the server's sessions are not listed: it could not be reached (${e?.message ?? e}); is toolroute serve, or the worker, still running?` };
+    }
+    const body = await r.json().catch(() => null);
+    if (r.ok && body?.ok === true) return { ok: true, health: body };
+    if (r.status === 401 || r.status === 403) {
+      return { problem: `the server's sessions are not listed: it refused the page (${r.status}: ${body?.error ?? "no reason given"})` };
+    }
+    if (r.status >= 500) return { problem: `the server's sessions are not listed: it answered ${r.status} to GET /api/health` };
+    return { none: true };
+  }
+
+  // #api makes a JSON request to the server and gives its answer: null for
+  // 204, options.missing (when given) for 404; otherwise a non-2xx answer
+  // throws the server's error.
+  async #api(method, path, body, { missing, signal } = {}) {
+    let r;
+    try {
+      r = await this.fetch(path, {
+        method,
+        ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+        signal,
+      });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw unreachable(e);
+    }
+    if (r.status === 404 && missing !== undefined) return missing;
+    if (r.status === 204) return null;
+    const v = await r.json().catch(() => undefined);
+    if (!r.ok) throw new Error(v?.error ?? `the server answered ${r.status} to ${method} ${path}`);
+    return v;
   }
 
   async #settings(msg) {
@@ -426,8 +577,16 @@ export class Core {
   // counts it, split into core tools, the group listing and each loaded
   // group (meter.parts), with each group's cost (meter.groups). Tokens only
   // when msg.tokens asks (the meter is on screen): the tokenizer is a large
-  // download; UTF-8 bytes otherwise.
+  // download; UTF-8 bytes otherwise. A server session's describe is the
+  // server's (GET /api/catalogue), with meter null: the server sends no
+  // schemas' text.
   async describe(session, { tokens = true } = {}) {
+    const sid = session === undefined || session === null ? null : serverID(session);
+    if (sid !== null) {
+      const d = await this.#api("GET", `/api/catalogue?session=${encodeURIComponent(sid)}`);
+      const h = (await this.#server()).health ?? {};
+      return { ...d, meter: null, provider: `server (${h.provider ?? "?"})`, model: h.model ?? "", mcp: h.mcp ?? [], mcp_problems: [], where: "server" };
+    }
     const host = await this.host();
     const { tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true });
     let meter;
@@ -441,7 +600,94 @@ export class Core {
     }
     meter ??= { unit: "bytes", ...(await breakdown({ ...d, tools_json: tj }, async (t) => utf8(t))) };
     const serverTools = (await this.#catalogue().catch(() => ({}))).server_tools ?? [];
-    return { ...d, meter, server_tools: serverTools, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [] };
+    return { ...d, meter, server_tools: serverTools, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [], where: "page" };
+  }
+}
+
+// serverID is the server's id of a core session id ("server:ID"), or null
+// for a page session.
+function serverID(session) {
+  const s = String(session ?? "");
+  if (!s.startsWith(SERVER_PREFIX)) return null;
+  const id = s.slice(SERVER_PREFIX.length);
+  if (!id) throw new Error(`a server session's id is ${SERVER_PREFIX}ID, not ${JSON.stringify(s)}`);
+  return id;
+}
+
+// fromServer is a server's session as the core lists it: its id
+// prefixed, its times in UTC (serve writes its own zone's).
+function fromServer(s) {
+  const iso = (t) => {
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? String(t ?? "") : new Date(ms).toISOString();
+  };
+  return { id: SERVER_PREFIX + s.id, title: s.title ?? "", created: iso(s.created), updated: iso(s.updated), messages: s.messages ?? 0, where: "server" };
+}
+
+// byRecent orders sessions the most recently updated first, then the
+// page's before the server's, then by id.
+function byRecent(a, b) {
+  const d = Date.parse(b.updated) - Date.parse(a.updated);
+  if (d) return d;
+  if (a.where !== b.where) return a.where === "page" ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function noPageSession(id) {
+  return new Error(`no session ${JSON.stringify(id)} in this page: a session is stored with its first message`);
+}
+
+function unreachable(e) {
+  return new Error(`the server could not be reached (${e?.message ?? e}): is toolroute serve, or the worker, still running?`);
+}
+
+// pageEvent is a server's turn event as the page's host gives it: the Go
+// host's retry has wait in nanoseconds only.
+function pageEvent(ev) {
+  if (ev.type === "retry" && ev.retry && ev.retry.wait_ms === undefined) {
+    return { ...ev, retry: { ...ev.retry, wait_ms: Math.round((ev.retry.wait ?? 0) / 1e6) } };
+  }
+  return ev;
+}
+
+// serverSentEvents reads a turn's stream: "event: TYPE" and "data: JSON"
+// per event, comments (the worker's keep-alive) skipped. Each event is its
+// data, with the event's name as type when the data has none. The reading
+// stops when signal aborts.
+async function* serverSentEvents(body, signal) {
+  const reader = body.getReader();
+  const stop = () => reader.cancel(signal.reason).catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
+  const decoder = new TextDecoder();
+  let buf = "";
+  let finished = false;
+  try {
+    while (!finished) {
+      const { value, done } = await reader.read();
+      finished = done;
+      buf += done ? decoder.decode() + "\n\n" : decoder.decode(value, { stream: true });
+      buf = buf.replace(/\r\n/g, "\n");
+      for (let i; (i = buf.indexOf("\n\n")) >= 0; ) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let name = "message";
+        const data = [];
+        for (const line of block.split("\n")) {
+          if (line === "" || line.startsWith(":")) continue;
+          const c = line.indexOf(":");
+          const field = c < 0 ? line : line.slice(0, c);
+          const v = c < 0 ? "" : line.slice(c + 1).replace(/^ /, "");
+          if (field === "event") name = v;
+          else if (field === "data") data.push(v);
+        }
+        if (data.length === 0) continue;
+        const ev = JSON.parse(data.join("\n"));
+        yield { ...ev, type: ev.type ?? name };
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    if (!finished) reader.cancel().catch(() => {});
   }
 }
 

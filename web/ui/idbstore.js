@@ -3,11 +3,14 @@
 // files of the JS tools' fs sandbox, in IndexedDB. MemoryUIStore has the same
 // API in memory, for Node tests and as a fallback when IndexedDB is missing.
 //
+// A session is stored with its first message and titled after it
+// (sessionTitle, as the Go program titles one); there is no empty session.
+//
 // API (all async):
 //   sessions()                    -> [{id, title, created, updated, messages}], newest first
-//   createSession(title?)         -> session
 //   session(id)                   -> session or null
-//   deleteSession(id)
+//   renameSession(id, title)      -> the session, or null if there is none (title: cleanTitle's)
+//   deleteSession(id)             -> whether there was one
 //   messages(id)                  -> [message], oldest first
 //   append(id, messages)          (the web/host store API; creates the session if missing)
 //   settings()                    -> {key: value}
@@ -15,18 +18,19 @@
 //   files()                       -> {path: text}
 //   putFile(path, text)
 
+import { sessionTitle } from "../host/session-names.js";
+
 export function newID() {
   const b = new Uint8Array(8);
   crypto.getRandomValues(b);
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-// titleFrom makes a session's title from its first user message.
+// titleFrom makes a session's title from the first user message among
+// messages, "" when there is none.
 export function titleFrom(messages) {
   const u = messages.find((m) => m.type === "user" && m.content);
-  if (!u) return "";
-  const t = String(u.content).replace(/\s+/g, " ").trim();
-  return t.length > 60 ? t.slice(0, 57) + "…" : t;
+  return u ? sessionTitle(u.content) : "";
 }
 
 function newSession(id, title, now) {
@@ -40,13 +44,7 @@ export class MemoryUIStore {
   #files = {};
 
   async sessions() {
-    return [...this.#sessions.values()].map((s) => ({ ...s })).sort(byUpdated);
-  }
-
-  async createSession(title) {
-    const s = newSession(newID(), title, new Date().toISOString());
-    this.#sessions.set(s.id, s);
-    return { ...s };
+    return [...this.#sessions.values()].filter((s) => s.messages > 0).map((s) => ({ ...s })).sort(byUpdated);
   }
 
   async session(id) {
@@ -54,9 +52,16 @@ export class MemoryUIStore {
     return s ? { ...s } : null;
   }
 
+  async renameSession(id, title) {
+    const s = this.#sessions.get(id);
+    if (!s) return null;
+    s.title = title;
+    return { ...s };
+  }
+
   async deleteSession(id) {
-    this.#sessions.delete(id);
     this.#logs.delete(id);
+    return this.#sessions.delete(id);
   }
 
   async messages(id) {
@@ -99,7 +104,9 @@ function byUpdated(a, b) {
   return a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1;
 }
 
-const DB_VERSION = 1;
+// DB_VERSION 2 dropped the empty sessions version 1 kept ("new chat"
+// stored one).
+const DB_VERSION = 2;
 
 function req(r) {
   return new Promise((resolve, reject) => {
@@ -128,13 +135,24 @@ export class IDBStore {
 
   static async open(name = "toolroute", idb = globalThis.indexedDB) {
     const open = idb.open(name, DB_VERSION);
-    open.onupgradeneeded = () => {
+    open.onupgradeneeded = (e) => {
       const db = open.result;
-      db.createObjectStore("sessions", { keyPath: "id" });
-      const m = db.createObjectStore("messages", { autoIncrement: true });
-      m.createIndex("session", "session");
-      db.createObjectStore("settings");
-      db.createObjectStore("files");
+      if (e.oldVersion < 1) {
+        db.createObjectStore("sessions", { keyPath: "id" });
+        const m = db.createObjectStore("messages", { autoIncrement: true });
+        m.createIndex("session", "session");
+        db.createObjectStore("settings");
+        db.createObjectStore("files");
+      }
+      if (e.oldVersion >= 1 && e.oldVersion < 2) {
+        const cursor = open.transaction.objectStore("sessions").openCursor();
+        cursor.onsuccess = () => {
+          const c = cursor.result;
+          if (!c) return;
+          if (!(c.value.messages > 0)) c.delete();
+          c.continue();
+        };
+      }
     };
     return new IDBStore(await req(open));
   }
@@ -142,15 +160,7 @@ export class IDBStore {
   async sessions() {
     const tx = this.#db.transaction("sessions");
     const all = await req(tx.objectStore("sessions").getAll());
-    return all.sort(byUpdated);
-  }
-
-  async createSession(title) {
-    const s = newSession(newID(), title, new Date().toISOString());
-    const tx = this.#db.transaction("sessions", "readwrite");
-    tx.objectStore("sessions").put(s);
-    await done(tx);
-    return s;
+    return all.filter((s) => s.messages > 0).sort(byUpdated);
   }
 
   async session(id) {
@@ -158,13 +168,28 @@ export class IDBStore {
     return (await req(tx.objectStore("sessions").get(id))) ?? null;
   }
 
+  async renameSession(id, title) {
+    const tx = this.#db.transaction("sessions", "readwrite");
+    const ss = tx.objectStore("sessions");
+    const s = await req(ss.get(id));
+    if (s) {
+      s.title = title;
+      ss.put(s);
+    }
+    await done(tx);
+    return s ?? null;
+  }
+
   async deleteSession(id) {
     const tx = this.#db.transaction(["sessions", "messages"], "readwrite");
-    tx.objectStore("sessions").delete(id);
+    const ss = tx.objectStore("sessions");
+    const found = (await req(ss.getKey(id))) !== undefined;
+    ss.delete(id);
     const idx = tx.objectStore("messages").index("session");
     const keys = await req(idx.getAllKeys(id));
     for (const k of keys) tx.objectStore("messages").delete(k);
     await done(tx);
+    return found;
   }
 
   async messages(id) {

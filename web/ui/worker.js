@@ -10,21 +10,37 @@
 // Every request carries an id the page chooses (unique among its pending
 // requests); every reply carries the id of its request.
 //
-// Requests, page -> worker:
-//   {id, type: "send", session, text}       run a turn; replies: event*, then done or error
+// Requests, page -> worker. A session is the page's (kept in IndexedDB, its
+// turns run here) or, when the page talks to toolroute serve or the worker,
+// the server's: its id is "server:" and the server's id, and its reads,
+// turns, approvals, renames and deletes go to the server's API.
+//   {id, type: "send", session, text}       run a turn (a server session's on the server);
+//                                           replies: event*, then done or error
 //   {id, type: "abort", target}             stop the turn of send request `target`, keeping
-//                                           what it committed; its send ends with
-//                                           done {aborted: true}; this answers done {aborted}
+//                                           what it committed (a server's: the request is
+//                                           closed and the server ends the turn); its send
+//                                           ends with done {aborted: true}; this answers
+//                                           done {aborted}
+//   {id, type: "approve", session, answers} answers [{id, answer, grant?}] to the question
+//                                           of the session's turn
 //   {id, type: "reload"}                    the server's catalogue changed: the next turn
 //                                           and describe fetch it again; answers done null
 //   {id, type: "describe", session?}        the module's describe (groups, tools, files,
 //                                           skills, active, loaded_groups, system_prompt)
 //                                           for the session, plus meter {unit: "tokens"|"bytes",
-//                                           encoding?, active, all}, provider, model
-//   {id, type: "sessions", action?, ...}    action "list" (default) -> [session], newest first;
-//                                           "create" {title?} -> session; "get" {session} ->
-//                                           session|null; "delete" {session} -> [session]
-//                                           (session: {id, title, created, updated, messages})
+//                                           encoding?, active, all} (null for a server
+//                                           session), provider, model, where
+//   {id, type: "sessions", action?, ...}    action "list" (default) -> {sessions, problems,
+//                                           server}: the page's sessions and the server's,
+//                                           most recent first; problems: why the server's
+//                                           are missing; server: whether they are listed.
+//                                           "create" {where?: "page"|"server"} -> a new
+//                                           session, stored with its first message;
+//                                           "get" {session} -> session|null;
+//                                           "rename" {session, title} -> session;
+//                                           "delete" {session} -> the list, as "list"
+//                                           (session: {id, title, created, updated,
+//                                           messages, where: "page"|"server"})
 //   {id, type: "messages", session}         the session's message log, oldest first
 //   {id, type: "settings", set?, withKey?}  set: {provider, model, apiKey, baseURL,
 //                                           system_prompt} (a "" value removes); answers
@@ -33,9 +49,9 @@
 //                                           label} | {error}}
 //
 // Replies, worker -> page:
-//   {id, type: "event", event}   a turn's event, web/host's (the Go host's Event JSON):
-//                                text, message, model_call, tool_calls, group_loaded,
-//                                retry, done, failed
+//   {id, type: "event", event}   a turn's event, web/host's (the Go host's Event JSON),
+//                                a server session's the same: text, message, model_call,
+//                                tool_calls, group_loaded, approval, retry, done, failed
 //   {id, type: "done", result}   the request finished; result as above
 //   {id, type: "error", error}   the request failed: error is a message
 //

@@ -4,10 +4,16 @@
 //
 //	GET  /api/health                      the provider and what did not load
 //	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {"title"} -> a new session
+//	POST /api/sessions                    {} -> a new session's id; it is
+//	                                      stored with its first message
 //	GET  /api/sessions/{id}               one session
+//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
+//	DELETE /api/sessions/{id}             delete it and its messages (409
+//	                                      while a turn runs in it)
 //	GET  /api/sessions/{id}/messages      its message log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
+//	                                      the first message stores the
+//	                                      session, titled after it
 //	GET  /api/sessions/{id}/approvals     the question the session's turn is
 //	                                      waiting on
 //	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer", "grant"}]},
@@ -27,8 +33,8 @@
 // the cookie GET /?token=TOKEN sets; every request when the TOOLROUTE_PUBLIC
 // variable is "1" (behind Cloudflare Access, say); and requests to a
 // loopback name when the TOOLROUTE_DEV_NO_TOKEN variable is "1" (workerd or
-// wrangler dev on this machine; see auth.js). Every POST takes JSON, as
-// serve's do.
+// wrangler dev on this machine; see auth.js). Every POST and PATCH takes
+// JSON, as serve's do.
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, bodyRetryDelay, sleep } from "../host/host.js";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
@@ -44,6 +50,7 @@ import { INDEX_NAME, FILES_NAME } from "./sessions.js";
 import { parsePolicies } from "./policies.js";
 import { createApprover, expiry, readAnswers } from "./approvals.js";
 import { byteLength } from "../jsrun/sandbox.js";
+import { sessionTitle, cleanTitle, newSessionID } from "../host/session-names.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
 export const MAX_BODY = 1 << 20;
@@ -412,7 +419,7 @@ async function route(request, env, ctx, deps, now, ready) {
   }
 
   let body = null;
-  if (method === "POST") {
+  if (method === "POST" || method === "PATCH") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "application/json") return fail(415, "send JSON with Content-Type: application/json");
     const r = await readJSON(request, path === "/api/model" ? MAX_MODEL_BODY : MAX_BODY);
@@ -447,13 +454,30 @@ async function route(request, env, ctx, deps, now, ready) {
     case "GET /sessions":
       return reply(await indexStub(env).list());
     case "POST /sessions": {
-      return reply(await createSession(env, now, typeof body.title === "string" ? body.title : ""), 201);
+      if (body.title !== undefined && body.title !== "") {
+        return fail(400, 'a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}');
+      }
+      return reply(newSession(now()), 201);
     }
     case "POST /sessions/{id}/clear":
-      return reply(await createSession(env, now, ""), 201);
+      return reply(newSession(now()), 201);
     case "GET /sessions/{id}": {
       const info = await sessionStub(env, id).info();
       return info ? reply(info) : noSession(id);
+    }
+    case "PATCH /sessions/{id}": {
+      const t = cleanTitle(body.title);
+      if (t.error) return fail(400, t.error);
+      const info = await sessionStub(env, id).rename(t.title);
+      return info ? reply(info) : noSession(id);
+    }
+    case "DELETE /sessions/{id}": {
+      const r = await sessionStub(env, id).destroy();
+      if (r.none) return noSession(id);
+      if (r.busy) {
+        return fail(409, `session ${JSON.stringify(id)} has a turn running: wait for its done or failed event, or stop it (close its stream), then delete it; a turn whose worker died lets the session go after 10 minutes`);
+      }
+      return new Response(null, { status: 204 });
     }
     case "GET /sessions/{id}/messages": {
       const stub = sessionStub(env, id);
@@ -499,9 +523,11 @@ function noQuestion(id) {
   return fail(404, `no question is pending for session ${JSON.stringify(id)}: a turn asks when a tool that acts (writes, sends, deletes, shares) is about to run, and the approval event of its stream says so`);
 }
 
-async function createSession(env, now, title) {
-  const id = newSessionID(now());
-  return sessionStub(env, id).create(id, title, now().toISOString());
+// newSession is a new session's id and times: nothing is stored until its
+// first message.
+function newSession(d) {
+  const at = d.toISOString();
+  return { id: newSessionID(d), title: "", created: at, updated: at, messages: 0 };
 }
 
 // proxyModel forwards a model call to the worker's provider and streams the
@@ -583,7 +609,7 @@ async function send(env, ctx, ready, now, id, body, request) {
   if (provider.error) return fail(503, provider.error);
   const stub = sessionStub(env, id);
   const token = crypto.randomUUID();
-  const begun = await stub.begin(id, token, title(text), now().toISOString());
+  const begun = await stub.begin(id, token, sessionTitle(text), now().toISOString());
   if (begun.busy) return fail(409, "a turn is already running in this session: wait for its done or failed event, then send again");
   tokens.set(id, token);
 
@@ -686,22 +712,6 @@ async function readJSON(request, max) {
   return { value };
 }
 
-// title makes a session title from its first message, as app.Title does.
-export function title(text) {
-  const t = text.split(/\s+/).filter(Boolean).join(" ");
-  const runes = [...t];
-  return runes.length > 60 ? runes.slice(0, 59).join("") + "…" : t;
-}
-
-// newSessionID makes an id as app.NewSessionID does: the UTC time and 3
-// random bytes.
-export function newSessionID(d) {
-  const p = (n) => String(n).padStart(2, "0");
-  const stamp = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
-  const b = crypto.getRandomValues(new Uint8Array(3));
-  return stamp + "-" + [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-}
-
 function problem(p) {
   let s = p.file;
   if (p.entry >= 0) s += `: entry ${p.entry}`;
@@ -710,7 +720,7 @@ function problem(p) {
 }
 
 function noSession(id) {
-  return fail(404, `no session ${JSON.stringify(id)}: GET /api/sessions lists them`);
+  return fail(404, `no session ${JSON.stringify(id)}: GET /api/sessions lists them (a session is stored with its first message)`);
 }
 
 function reply(v, status = 200, headers = {}) {

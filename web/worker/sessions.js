@@ -53,35 +53,58 @@ export class SessionLog extends DurableObject {
     return { id, title: this.#meta("title") ?? "", created: this.#meta("created"), updated: this.#meta("updated"), messages: this.#count() };
   }
 
-  // create makes the session if it is new; either way it gives its info.
-  async create(id, title, now) {
-    if (this.#meta("id") === null) {
-      this.ctx.storage.transactionSync(() => {
-        this.#setMeta("id", id);
-        this.#setMeta("title", title ?? "");
-        this.#setMeta("created", now);
-        this.#setMeta("updated", now);
-      });
-      await this.#publish();
-    }
-    return this.info();
-  }
-
-  // begin starts a turn: it makes the session if needed, titles an untitled
-  // one after the message, and takes the lease for token. It gives
-  // {ok: true} or {busy: true} when another turn holds the session.
-  async begin(id, token, title, now) {
-    const info = await this.create(id, "", now);
+  // #busy says whether a turn other than token's holds the session: its
+  // lease was renewed less than LEASE_MS ago.
+  #busy(token) {
     const holder = this.#meta("lease");
     const renewed = Number(this.#meta("lease_renewed") ?? 0);
-    if (holder && holder !== token && Date.now() - renewed < LEASE_MS) return { busy: true };
+    return !!holder && holder !== token && Date.now() - renewed < LEASE_MS;
+  }
+
+  // begin starts a turn: it makes the session if needed, titled after the
+  // turn's message (an untitled one too), and takes the lease for token.
+  // It gives {ok: true} or {busy: true} when another turn holds the
+  // session. The index learns of a new session with its first message
+  // (append): a session is listed once it has one.
+  async begin(id, token, title, now) {
+    if (this.#busy(token)) return { busy: true };
     this.ctx.storage.transactionSync(() => {
+      if (this.#meta("id") === null) {
+        this.#setMeta("id", id);
+        this.#setMeta("created", now);
+        this.#setMeta("updated", now);
+      }
+      if (!this.#meta("title") && title) this.#setMeta("title", title);
       this.sql.exec(`DELETE FROM meta WHERE key = 'question'`); // a dead turn's
       this.#setMeta("lease", token);
       this.#setMeta("lease_renewed", String(Date.now()));
-      if (info.title === "" && title) this.#setMeta("title", title);
     });
-    if (info.title === "" && title) await this.#publish();
+    return { ok: true };
+  }
+
+  // rename gives the session a title (cleanTitle's): its info, or null
+  // when there is no such session.
+  async rename(title) {
+    if (this.#meta("id") === null) return null;
+    this.#setMeta("title", title);
+    if (this.#count() > 0) await this.#publish();
+    return this.info();
+  }
+
+  // destroy deletes the session, its log and its question, and takes it
+  // out of the index: {ok: true}, {none: true} when there is no such
+  // session, or {busy: true} while a turn holds it (the turn would go on
+  // appending to it).
+  async destroy() {
+    const id = this.#meta("id");
+    if (id === null) return { none: true };
+    if (this.#busy(null)) return { busy: true };
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`DELETE FROM parts`);
+      this.sql.exec(`DELETE FROM meta`);
+    });
+    const index = this.env.SESSION_INDEX.get(this.env.SESSION_INDEX.idFromName(INDEX_NAME));
+    await index.remove(id);
     return { ok: true };
   }
 
@@ -207,6 +230,9 @@ export class SessionIndex extends DurableObject {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL, messages INTEGER NOT NULL)`);
+    // Sessions are listed from their first message; older versions
+    // listed a new session at once, and kept it empty if nothing was sent.
+    this.sql.exec(`DELETE FROM sessions WHERE messages = 0`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, time TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS tool_files (name TEXT PRIMARY KEY, manifest TEXT NOT NULL, code TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
@@ -270,8 +296,13 @@ export class SessionIndex extends DurableObject {
       s.id, s.title, s.created, s.updated, s.messages);
   }
 
+  // remove takes a deleted session out of the list.
+  remove(id) {
+    this.sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
+  }
+
   list() {
-    return this.sql.exec(`SELECT id, title, created, updated, messages FROM sessions ORDER BY updated DESC, id`).toArray();
+    return this.sql.exec(`SELECT id, title, created, updated, messages FROM sessions WHERE messages > 0 ORDER BY updated DESC, id`).toArray();
   }
 }
 

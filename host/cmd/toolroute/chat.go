@@ -242,11 +242,6 @@ func (c *chat) groups(ctx context.Context) {
 
 // send runs one turn, printing its events as they happen.
 func (c *chat) send(ctx context.Context, text string) {
-	if err := c.a.Begin(ctx, c.id, text); err != nil {
-		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
-		c.failed = true
-		return
-	}
 	c.lineStart = true
 	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text) {
 		if err != nil {
