@@ -641,22 +641,28 @@ $("catalogue-source").onchange = () => catalogue && renderCatalogue(catalogue);
 // refreshTools describes the session's tools: at once in bytes, then, when
 // the meter is on screen, again in tokens (the tokenizer loads the first
 // time).
+let counted = false; // the tokenizer has counted once: it is loaded
+let describes = 0; // the last describe asked, so an older answer is dropped
+
 async function refreshTools() {
+  const asked = ++describes;
   const shown = async (tokens) => {
     const d = await call({ type: "describe", session, tokens });
+    if (asked !== describes) return;
+    if (d.meter?.unit === "tokens") counted = true;
     catalogue = d;
     $("provider-label").textContent = `${d.provider}${d.model ? " · " + d.model : ""}`;
     renderTools(d);
     renderCatalogue(d);
   };
   try {
-    await shown(false);
+    await shown(counted && meterVisible());
   } catch (e) {
     showError(e.message);
     $("provider-label").textContent = "not ready";
     return;
   }
-  if (meterVisible()) shown(true).catch(() => {});
+  if (!counted && meterVisible()) shown(true).catch(() => {});
 }
 
 async function refresh() {
