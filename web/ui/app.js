@@ -388,7 +388,8 @@ function welcome() {
 function welcomeText(d) {
   const groups = (d?.groups ?? []).filter((g) => g.available !== false);
   const m = d?.meter;
-  const cost = m && m.all > 0 ? ` This chat starts with ${n(m.active)} ${m.unit} of tool schemas instead of ${n(m.all)}.` : "";
+  const spent = m ? m.active + ((m.parts ?? []).find((p) => p.kind === "listing")?.size ?? 0) : 0;
+  const cost = m && m.all > 0 ? ` This chat starts with ${n(spent)} ${m.unit} on tools instead of the ${n(m.all)} every tool's schema would take.` : "";
   return `The model sees ${plural(groups.length, "tool group")} by name and loads the tools of one when it needs them.${cost}`;
 }
 
