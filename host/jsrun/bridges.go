@@ -140,26 +140,29 @@ func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 // MaxLibraryBytes bounds a library's source.
 const MaxLibraryBytes = 1 << 20
 
-// library returns the source of lib(name): NAME.js from the first library
-// folder that has it.
+// library returns the source of lib(name): NAME.min.js, else NAME.js, from
+// the first library folder that has either, as the original system looked
+// them up (it shipped its libraries minified).
 func (r *Runner) library(name string) (string, error) {
 	if !validLibraryName(name) {
 		return "", fmt.Errorf("lib: invalid library name '%s': use letters, digits, '_' and '-', starting with a letter", name)
 	}
 	for _, dir := range r.opts.Libraries {
-		b, err := fs.ReadFile(dir, name+".js")
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		for _, file := range []string{name + ".min.js", name + ".js"} {
+			b, err := fs.ReadFile(dir, file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return "", fmt.Errorf("lib: reading '%s': %v", file, err)
+			}
+			if len(b) > MaxLibraryBytes {
+				return "", fmt.Errorf("lib: library '%s' is over %d bytes", file, MaxLibraryBytes)
+			}
+			return string(b), nil
 		}
-		if err != nil {
-			return "", fmt.Errorf("lib: reading '%s': %v", name, err)
-		}
-		if len(b) > MaxLibraryBytes {
-			return "", fmt.Errorf("lib: library '%s' is over %d bytes", name, MaxLibraryBytes)
-		}
-		return string(b), nil
 	}
-	return "", fmt.Errorf("lib: library '%s' not found in the library folders", name)
+	return "", fmt.Errorf("lib: library '%s' not found in the library folders (as %s.min.js or %s.js)", name, name, name)
 }
 
 // validLibraryName checks ^[a-zA-Z][a-zA-Z0-9_-]*$.

@@ -370,22 +370,27 @@ class Call {
     this.logs.push({ level, text });
   }
 
+  // #library gives lib(name)'s source: NAME.min, else NAME, from the first
+  // folder that has either (a folder's keys are file names without ".js"),
+  // as the Go host looks up NAME.min.js, then NAME.js.
   #library(name) {
     if (!LIBRARY_RE.test(name)) {
       throw new Error(`lib: invalid library name '${name}': use letters, digits, '_' and '-', starting with a letter`);
     }
     for (const folder of this.runner.options.libraries ?? []) {
-      let src;
-      if (typeof folder === "function") src = folder(name);
-      else if (folder instanceof Map) src = folder.get(name);
-      else if (Object.hasOwn(folder, name)) src = folder[name];
-      if (src === undefined || src === null) continue;
-      if (encoder.encode(src).length > MAX_LIBRARY_BYTES) {
-        throw new Error(`lib: library '${name}' is over ${MAX_LIBRARY_BYTES} bytes`);
+      for (const key of [name + ".min", name]) {
+        let src;
+        if (typeof folder === "function") src = folder(key);
+        else if (folder instanceof Map) src = folder.get(key);
+        else if (Object.hasOwn(folder, key)) src = folder[key];
+        if (src === undefined || src === null) continue;
+        if (encoder.encode(src).length > MAX_LIBRARY_BYTES) {
+          throw new Error(`lib: library '${key}.js' is over ${MAX_LIBRARY_BYTES} bytes`);
+        }
+        return String(src);
       }
-      return String(src);
     }
-    throw new Error(`lib: library '${name}' not found in the library folders`);
+    throw new Error(`lib: library '${name}' not found in the library folders (as ${name}.min.js or ${name}.js)`);
   }
 
   async #google(what) {
