@@ -1,5 +1,6 @@
 // toolroute's JS tool bridges: the API tools see (fetch, fs, console, _time,
-// lib, google, toolroute), built on the host functions named __tr_*, which this script
+// lib, google, toolroute, btoa and atob), built on the host functions named
+// __tr_*, which this script
 // captures and removes from the global object. It runs once in each fresh
 // QuickJS runtime, before the tool's source, in every host: the Go host
 // embeds this file, and the browser's and the worker's runner
@@ -76,6 +77,93 @@
     appendFile: (path, content) => { host.fsWrite(String(path), text(content), true); },
     exists: (path) => host.fsExists(String(path)),
   });
+
+  // btoa and atob are the browser's: btoa encodes a string of characters
+  // U+0000 to U+00FF (one byte each, a "binary string") as base64, atob
+  // decodes base64 (ASCII whitespace ignored, "=" padding optional) to such
+  // a string; anything else throws a DOMException named
+  // InvalidCharacterError, as in a browser. QuickJS has neither.
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // The tables, made at the first call: a character's code and a base64
+  // character's value by the character (a property read costs less than a
+  // charCodeAt call in QuickJS, where every call polls the interrupt
+  // handler), the base64 of every 12 bits, each code's character.
+  let enc = null;
+  let dec = null;
+  const invalidCharacter = (message) => (typeof DOMException === "function"
+    ? new DOMException(message, "InvalidCharacterError")
+    : Object.assign(new Error(message), { name: "InvalidCharacterError", code: 5 }));
+  const CHUNK = 8190; // characters a step of btoa reads, a multiple of 3 (and atob 4/3 of it)
+  globalThis.btoa = function btoa(data) {
+    if (arguments.length === 0) throw new TypeError("btoa: 1 argument required, but only 0 present");
+    const s = `${data}`;
+    const wide = /[^\u0000-\u00ff]/.exec(s);
+    if (wide) {
+      const hex = wide[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+      throw invalidCharacter("btoa: the string holds '" + wide[0] + "' (U+" + hex + ") at index " + wide.index +
+        ", outside Latin-1 (U+0000 to U+00FF), which btoa cannot encode; for text, btoa(unescape(encodeURIComponent(text))) encodes its UTF-8");
+    }
+    if (enc === null) {
+      enc = { code: {}, pairs: new Array(4096) };
+      for (let i = 0; i < 256; i++) enc.code[String.fromCharCode(i)] = i;
+      for (let i = 0; i < 4096; i++) enc.pairs[i] = B64[i >> 6] + B64[i & 63];
+    }
+    const { code, pairs } = enc;
+    const out = [];
+    const whole = s.length - (s.length % 3);
+    for (let start = 0; start < whole; start += CHUNK) {
+      const c = s.slice(start, Math.min(start + CHUNK, whole)).split("");
+      const piece = new Array(c.length / 3);
+      for (let i = 0, j = 0; i < c.length; i += 3, j++) {
+        const t = (code[c[i]] << 16) | (code[c[i + 1]] << 8) | code[c[i + 2]];
+        piece[j] = pairs[t >> 12] + pairs[t & 4095];
+      }
+      out.push(piece.join(""));
+    }
+    if (s.length - whole === 1) {
+      out.push(pairs[code[s[whole]] << 4] + "==");
+    } else if (s.length - whole === 2) {
+      const t = (code[s[whole]] << 16) | (code[s[whole + 1]] << 8);
+      out.push(pairs[t >> 12] + B64[(t >> 6) & 63] + "=");
+    }
+    return out.join("");
+  };
+  globalThis.atob = function atob(data) {
+    if (arguments.length === 0) throw new TypeError("atob: 1 argument required, but only 0 present");
+    let s = `${data}`.replace(/[\t\n\f\r ]+/g, "");
+    if (s.length % 4 === 0) s = s.replace(/==?$/, "");
+    const bad = /[^A-Za-z0-9+/]/.exec(s);
+    if (bad || s.length % 4 === 1) {
+      throw invalidCharacter("atob: the string is not valid base64: " + (bad
+        ? "'" + bad[0] + "' at index " + bad.index + " is not one of A-Z, a-z, 0-9, '+' and '/' (base64url's '-' and '_' are not base64: replace them with '+' and '/')"
+        : "its length, padding aside, leaves one character over"));
+    }
+    if (dec === null) {
+      dec = { value: {}, chars: new Array(256) };
+      for (let i = 0; i < 64; i++) dec.value[B64[i]] = i;
+      for (let i = 0; i < 256; i++) dec.chars[i] = String.fromCharCode(i);
+    }
+    const { value, chars } = dec;
+    const out = [];
+    const whole = s.length - (s.length % 4);
+    for (let start = 0; start < whole; start += CHUNK / 3 * 4) {
+      const c = s.slice(start, Math.min(start + CHUNK / 3 * 4, whole)).split("");
+      const piece = new Array(c.length / 4 * 3);
+      for (let i = 0, j = 0; i < c.length; i += 4, j += 3) {
+        const t = (value[c[i]] << 18) | (value[c[i + 1]] << 12) | (value[c[i + 2]] << 6) | value[c[i + 3]];
+        piece[j] = chars[t >> 16];
+        piece[j + 1] = chars[(t >> 8) & 255];
+        piece[j + 2] = chars[t & 255];
+      }
+      out.push(piece.join(""));
+    }
+    const left = s.length - whole; // 2 or 3 characters: 1 or 2 bytes, the bits past them dropped
+    if (left >= 2) {
+      const t = (value[s[whole]] << 18) | (value[s[whole + 1]] << 12) | (left === 3 ? value[s[whole + 2]] << 6 : 0);
+      out.push(left === 3 ? chars[t >> 16] + chars[(t >> 8) & 255] : chars[t >> 16]);
+    }
+    return out.join("");
+  };
 
   globalThis.fetch = async function (url, options) {
     options = options || {};
