@@ -165,6 +165,14 @@
     return out.join("");
   };
 
+  // headerMap is the headers a tool gives, as strings.
+  const headerMap = (h) => {
+    const out = {};
+    for (const [k, v] of Object.entries(h || {})) out[k] = String(v);
+    return out;
+  };
+  const hasHeader = (h, name) => Object.keys(h).some((k) => k.toLowerCase() === name);
+
   globalThis.fetch = async function (url, options) {
     options = options || {};
     if (options.body !== undefined && options.body !== null && typeof options.body !== "string") {
@@ -177,8 +185,12 @@
       maxBytes = Math.floor(Number(options.maxBytes));
       if (!(maxBytes >= 1)) throw new TypeError("fetch: maxBytes must be a number of bytes, 1 or more (at most 5 MB are kept)");
     }
-    const headers = {};
-    for (const [k, v] of Object.entries(options.headers || {})) headers[k] = String(v);
+    const headers = headerMap(options.headers);
+    // A string body the tool did not type is JSON, as the original system
+    // sent it (and a browser would say text/plain).
+    if (typeof options.body === "string" && !hasHeader(headers, "content-type")) {
+      headers["Content-Type"] = "application/json; charset=utf-8";
+    }
     const raw = JSON.parse(await host.fetch(String(url), JSON.stringify({
       method: options.method === undefined ? "GET" : String(options.method),
       headers,

@@ -68,6 +68,6 @@ export function checkRequests(c, seen) {
     assert.equal(got.path, want.path, `request ${i} path`);
     assert.equal(got.query, want.query ?? "", `request ${i} query`);
     if (want.body) assert.equal(got.body, want.body, `request ${i} body`);
-    for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()], v, `request ${i} header ${k}`);
+    for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()] ?? "", v, `request ${i} header ${k}`);
   });
 }
