@@ -18,15 +18,18 @@ const MaxLogBytes = 64 << 10
 
 // callState is what the bridges of one call share.
 type callState struct {
-	runner   *Runner
-	ctx      context.Context
-	env      map[string]string
-	tool     string
-	google   bool
-	ops      func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
-	logs     []LogLine
-	logBytes int
-	dropped  bool
+	runner *Runner
+	ctx    context.Context
+	env    map[string]string
+	tool   string
+	google bool
+	ops    func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
+	// noNetwork refuses the bridges' requests: toolroute check runs a
+	// file's top level, which should only define functions.
+	noNetwork bool
+	logs      []LogLine
+	logBytes  int
+	dropped   bool
 }
 
 func (s *callState) log(level, text string) {
@@ -94,8 +97,9 @@ func (s *callState) googleBridge(what string) (string, error) {
 	return v, nil
 }
 
-// hostOp serves the toolroute bridge, an operation of the host's, and the
-// google bridge ("google.token", "google.email"), with JSON arguments and
+// hostOp serves the toolroute bridge, an operation of the host's, the
+// google bridge ("google.token", "google.email") and downloadToFile and
+// uploadMultipart ("net.download", "net.upload"), with JSON arguments and
 // answer.
 //
 // The answer is {"ok": value} or {"error": {"type", "message"}}: the
@@ -126,6 +130,9 @@ func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 		}
 		b, _ := json.Marshal(v)
 		return b, nil
+	}
+	if strings.HasPrefix(op, "net.") {
+		return s.netOp(op, args)
 	}
 	if s.ops == nil {
 		ns, _, _ := strings.Cut(op, ".")

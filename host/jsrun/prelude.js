@@ -1,6 +1,6 @@
 // toolroute's JS tool bridges: the API tools see (fetch, fs, console, _time,
-// lib, google, toolroute, btoa and atob), built on the host functions named
-// __tr_*, which this script
+// lib, google, toolroute, downloadToFile, uploadMultipart, btoa and atob),
+// built on the host functions named __tr_*, which this script
 // captures and removes from the global object. It runs once in each fresh
 // QuickJS runtime, before the tool's source, in every host: the Go host
 // embeds this file, and the browser's and the worker's runner
@@ -10,10 +10,12 @@
 // __tr_fetch and __tr_host give a string in the Go host, which blocks on
 // them, and a promise of one in the browser and the worker, which cannot
 // block: the bridges await them, which takes either. __tr_host(op, args)
-// serves the google bridge (ops google.token and google.email) and the
+// serves the google bridge (ops google.token and google.email), the
 // toolroute bridge (the host's storage for the built-in tools: memories,
-// history, settings, env, tools, toolfiles), JSON in and out; the host refuses what
-// the tool's manifest does not grant.
+// history, settings, env, tools, toolfiles), JSON in and out, and the file
+// transfers (net.download, net.upload); the host refuses what the tool's
+// manifest does not grant. The Go host keeps to eight host functions (see
+// DESIGN.md), so a new bridge is a new op, not a new function.
 (function () {
   "use strict";
   const host = {
@@ -211,6 +213,88 @@
         return JSON.parse(raw.body);
       },
     });
+  };
+
+  // downloadToFile(url, savePath, headers) saves a GET's body in the
+  // sandbox folder and gives {success, path, size, error, status};
+  // uploadMultipart(url, parts, headers) POSTs parts as one multipart body
+  // and gives {status, body, ok, error}. The original system's file
+  // transfers, through fetch's guard and rewrites, binary-safe, 5 MB at
+  // most, inside the sandbox folder. They never throw: a failure is an
+  // answer with its error, which is null on success.
+  const transfer = async (op, args, fail) => {
+    try {
+      const r = JSON.parse(await host.op(op, JSON.stringify(args)));
+      return r.error ? fail(r.error.message) : r.ok;
+    } catch (e) {
+      return fail(String((e && e.message) || e));
+    }
+  };
+  const given = (v) => v !== undefined && v !== null;
+  globalThis.downloadToFile = async function (url, savePath, headers) {
+    const path = given(savePath) ? String(savePath) : "";
+    const fail = (error) => ({ success: false, path, size: 0, error, status: 0 });
+    if (!given(url) || url === "") return fail("downloadToFile: give the URL to download, such as 'https://example.com/report.pdf'");
+    if (path === "") return fail("downloadToFile: give the path to save to, in the sandbox folder, such as 'downloads/report.pdf'");
+    return transfer("net.download", { url: String(url), path, headers: headerMap(headers) }, fail);
+  };
+  // A part is {name?, filename?, contentType, content or filePath}: content
+  // is text (sent as UTF-8; anything else is sent as JSON), filePath a file
+  // of the sandbox folder (sent byte for byte). The body is
+  // multipart/related, Drive's (a JSON metadata part, then the media),
+  // unless a Content-Type header says another multipart/... type; with
+  // multipart/form-data each part says its name (and a file's name) in a
+  // Content-Disposition. The host adds the boundary.
+  globalThis.uploadMultipart = async function (url, parts, headers) {
+    const fail = (error) => ({ status: 0, body: "", ok: false, error });
+    if (!given(url) || url === "") return fail("uploadMultipart: give the URL to upload to");
+    if (!Array.isArray(parts) || parts.length === 0) {
+      return fail("uploadMultipart: give the parts as an array of {name?, contentType, content or filePath}, such as " +
+        "[{contentType: 'application/json; charset=UTF-8', content: JSON.stringify({name: 'a.png'})}, {contentType: 'image/png', filePath: 'a.png'}]");
+    }
+    const h = headerMap(headers);
+    let type = null;
+    for (const k of Object.keys(h)) {
+      if (k.toLowerCase() === "content-type") {
+        type = h[k].trim();
+        delete h[k];
+      }
+    }
+    if (type === null) {
+      type = "multipart/related";
+    } else if (!/^multipart\/[a-z0-9!#$&^_.+-]+\s*(;|$)/i.test(type)) {
+      return fail("uploadMultipart: the Content-Type header '" + type + "' is not multipart: leave it out, or give multipart/related or multipart/form-data; the boundary is added");
+    }
+    type = type.replace(/\s*;\s*boundary\s*=\s*("[^"]*"|[^;]*)/gi, ""); // the host adds its own
+    const formData = /^multipart\/form-data\s*(;|$)/i.test(type);
+    const out = [];
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
+      const at = "uploadMultipart: part " + (i + 1);
+      if (!p || typeof p !== "object") return fail(at + " is not an object: give {name?, contentType, content or filePath}");
+      if (given(p.content) === given(p.filePath)) {
+        return fail(at + (given(p.content) ? " has both content and filePath: give one" : " has neither content nor filePath: give its text, or the path of a file in the sandbox folder"));
+      }
+      if (formData && !(given(p.name) && String(p.name) !== "")) return fail(at + " has no name: every part of multipart/form-data needs one");
+      const part = {};
+      if (given(p.name)) part.name = String(p.name);
+      if (formData && (given(p.filename) || given(p.filePath))) {
+        part.filename = given(p.filename) ? String(p.filename) : String(p.filePath).split("/").pop();
+      }
+      let contentType = given(p.contentType) ? String(p.contentType) : null;
+      if (given(p.content)) {
+        if (typeof p.content === "string") part.content = p.content;
+        else {
+          part.content = JSON.stringify(p.content) ?? String(p.content);
+          contentType = contentType ?? "application/json; charset=UTF-8";
+        }
+      } else {
+        part.filePath = String(p.filePath);
+      }
+      part.contentType = contentType ?? (given(p.filePath) ? "application/octet-stream" : "text/plain; charset=UTF-8");
+      out.push(part);
+    }
+    return transfer("net.upload", { url: String(url), headers: h, contentType: type, formData, parts: out }, fail);
   };
 
   const libraries = new Map();
