@@ -24,12 +24,23 @@ type callState struct {
 	tool   string
 	google bool
 	ops    func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
-	// noNetwork refuses the bridges' requests: toolroute check runs a
-	// file's top level, which should only define functions.
-	noNetwork bool
-	logs      []LogLine
-	logBytes  int
-	dropped   bool
+	// noNetwork and sandboxOff refuse the bridges' requests and fs:
+	// toolroute check runs a file's top level, which should only define
+	// functions.
+	noNetwork  bool
+	sandboxOff bool
+	logs       []LogLine
+	logBytes   int
+	dropped    bool
+}
+
+// files is the sandbox folder fs and the transfers reach: none while
+// toolroute check runs a file's top level.
+func (s *callState) files() *sandbox {
+	if s.sandboxOff {
+		return &sandbox{}
+	}
+	return s.runner.sandbox
 }
 
 func (s *callState) log(level, text string) {

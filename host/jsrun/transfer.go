@@ -115,7 +115,7 @@ func (s *callState) download(req downloadRequest) downloadResult {
 		return fail("downloadToFile: " + req.URL + " was not requested: toolroute check runs a file's top level without the network")
 	}
 	// The path first: a bad one costs no request.
-	rel, err := s.runner.sandbox.rel(req.Path)
+	rel, err := s.files().rel(req.Path)
 	if err != nil {
 		return fail("downloadToFile: " + strings.TrimPrefix(err.Error(), "fs: "))
 	}
@@ -152,7 +152,7 @@ func (s *callState) download(req downloadRequest) downloadResult {
 	if len(data) > MaxTransferBytes {
 		return tooBig()
 	}
-	if err := s.runner.sandbox.writeBytes(req.Path, data); err != nil {
+	if err := s.files().writeBytes(req.Path, data); err != nil {
 		return fail("downloadToFile: " + strings.TrimPrefix(err.Error(), "fs: "))
 	}
 	res.Success, res.Size = true, int64(len(data))
@@ -222,7 +222,7 @@ func (s *callState) multipart(req uploadRequest) ([]byte, string, error) {
 	for i, p := range req.Parts {
 		switch {
 		case p.FilePath != nil:
-			b, err := s.runner.sandbox.readBytes(*p.FilePath, MaxTransferBytes)
+			b, err := s.files().readBytes(*p.FilePath, MaxTransferBytes)
 			if err != nil {
 				return nil, "", fmt.Errorf("part %d: %s", i+1, strings.TrimPrefix(err.Error(), "fs: "))
 			}
