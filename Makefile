@@ -11,6 +11,7 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
 	registry/session:FuzzEvents \
+	registry/session:FuzzCheckArguments \
 	internal/fakegoogle:FuzzFields \
 	host/mcp:FuzzParseConfig \
 	host/mcp:FuzzServerInput \

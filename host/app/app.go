@@ -597,8 +597,9 @@ func (c *Config) Defaults() error {
 
 // BrowserCatalogue is what a browser or worker host needs to run the same
 // JS tools: the catalogue without the host-native tools and groups (they
-// run in Go only), every JS source by reference, and the libraries by name
-// (the built-in ones first, then the user's).
+// run in Go only), every JS source by reference, and the libraries by file
+// name without ".js" (NAME or NAME.min; a user's library of a built-in's
+// name is left out, as jsrun would never load it).
 type BrowserCatalogue struct {
 	Catalogue registry.Catalogue `json:"catalogue"`
 	Sources   map[string]string  `json:"sources"`
@@ -621,7 +622,12 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	for ref, src := range a.Host.AllSources() {
 		out.Sources[ref] = string(src)
 	}
-	for _, dir := range []fs.FS{os.DirFS(a.Config.LibDir), manifests.Lib} {
+	// One map holds both folders: a library the built-in folder has, as
+	// NAME.js or NAME.min.js, is left out of the user's, so that the page
+	// finds what jsrun finds (the first folder with either, NAME.min.js
+	// first).
+	builtin := map[string]bool{}
+	for i, dir := range []fs.FS{manifests.Lib, os.DirFS(a.Config.LibDir)} {
 		entries, err := fs.ReadDir(dir, ".")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return out, err
@@ -631,11 +637,18 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 			if !ok || e.IsDir() {
 				continue
 			}
+			base := strings.TrimSuffix(name, ".min")
+			if i > 0 && builtin[base] {
+				continue
+			}
+			if i == 0 {
+				builtin[base] = true
+			}
 			text, err := fs.ReadFile(dir, e.Name())
 			if err != nil {
 				return out, err
 			}
-			out.Libraries[name] = string(text) // the built-in one, read last, wins as in jsrun
+			out.Libraries[name] = string(text)
 		}
 	}
 	return out, nil

@@ -299,6 +299,37 @@ func TestUserFolders(t *testing.T) {
 	}
 }
 
+// The page's libraries are what jsrun loads: NAME.min.js before NAME.js in
+// a folder, the built-in folder before the user's, so a user's
+// google_api.min.js is never loaded and is left out.
+func TestForBrowserLibraries(t *testing.T) {
+	cfg := testConfig(t)
+	for name, text := range map[string]string{
+		"hello.js": `exports.v = "hello.js"`, "hello.min.js": `exports.v = "hello.min.js"`,
+		"google_api.min.js": `exports.v = "shadowed"`,
+	} {
+		if err := os.MkdirAll(filepath.Join(cfg.ConfigDir, "lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cfg.ConfigDir, "lib", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := open(t, cfg)
+	bc, err := a.ForBrowser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bc.Libraries["google_api.min"]; ok {
+		t.Error("the user's google_api.min.js is offered, though the built-in google_api.js comes first")
+	}
+	for _, name := range []string{"hello", "hello.min", "google_api", "htmlparser2"} {
+		if _, ok := bc.Libraries[name]; !ok {
+			t.Errorf("library %s is missing", name)
+		}
+	}
+}
+
 // The watcher picks up a tool written into the tools folder.
 func TestWatch(t *testing.T) {
 	cfg := testConfig(t)

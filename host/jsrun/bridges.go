@@ -18,15 +18,29 @@ const MaxLogBytes = 64 << 10
 
 // callState is what the bridges of one call share.
 type callState struct {
-	runner   *Runner
-	ctx      context.Context
-	env      map[string]string
-	tool     string
-	google   bool
-	ops      func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
-	logs     []LogLine
-	logBytes int
-	dropped  bool
+	runner *Runner
+	ctx    context.Context
+	env    map[string]string
+	tool   string
+	google bool
+	ops    func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
+	// noNetwork and sandboxOff refuse the bridges' requests and fs:
+	// toolroute check runs a file's top level, which should only define
+	// functions.
+	noNetwork  bool
+	sandboxOff bool
+	logs       []LogLine
+	logBytes   int
+	dropped    bool
+}
+
+// files is the sandbox folder fs and the transfers reach: none while
+// toolroute check runs a file's top level.
+func (s *callState) files() *sandbox {
+	if s.sandboxOff {
+		return &sandbox{}
+	}
+	return s.runner.sandbox
 }
 
 func (s *callState) log(level, text string) {
@@ -94,8 +108,9 @@ func (s *callState) googleBridge(what string) (string, error) {
 	return v, nil
 }
 
-// hostOp serves the toolroute bridge, an operation of the host's, and the
-// google bridge ("google.token", "google.email"), with JSON arguments and
+// hostOp serves the toolroute bridge, an operation of the host's, the
+// google bridge ("google.token", "google.email") and downloadToFile and
+// uploadMultipart ("net.download", "net.upload"), with JSON arguments and
 // answer.
 //
 // The answer is {"ok": value} or {"error": {"type", "message"}}: the
@@ -127,6 +142,9 @@ func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 		b, _ := json.Marshal(v)
 		return b, nil
 	}
+	if strings.HasPrefix(op, "net.") {
+		return s.netOp(op, args)
+	}
 	if s.ops == nil {
 		ns, _, _ := strings.Cut(op, ".")
 		return nil, fmt.Errorf("toolroute.%s: this host does not offer it", ns)
@@ -140,26 +158,29 @@ func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 // MaxLibraryBytes bounds a library's source.
 const MaxLibraryBytes = 1 << 20
 
-// library returns the source of lib(name): NAME.js from the first library
-// folder that has it.
+// library returns the source of lib(name): NAME.min.js, else NAME.js, from
+// the first library folder that has either, as the original system looked
+// them up (it shipped its libraries minified).
 func (r *Runner) library(name string) (string, error) {
 	if !validLibraryName(name) {
 		return "", fmt.Errorf("lib: invalid library name '%s': use letters, digits, '_' and '-', starting with a letter", name)
 	}
 	for _, dir := range r.opts.Libraries {
-		b, err := fs.ReadFile(dir, name+".js")
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		for _, file := range []string{name + ".min.js", name + ".js"} {
+			b, err := fs.ReadFile(dir, file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return "", fmt.Errorf("lib: reading '%s': %v", file, err)
+			}
+			if len(b) > MaxLibraryBytes {
+				return "", fmt.Errorf("lib: library '%s' is over %d bytes", file, MaxLibraryBytes)
+			}
+			return string(b), nil
 		}
-		if err != nil {
-			return "", fmt.Errorf("lib: reading '%s': %v", name, err)
-		}
-		if len(b) > MaxLibraryBytes {
-			return "", fmt.Errorf("lib: library '%s' is over %d bytes", name, MaxLibraryBytes)
-		}
-		return string(b), nil
 	}
-	return "", fmt.Errorf("lib: library '%s' not found in the library folders", name)
+	return "", fmt.Errorf("lib: library '%s' not found in the library folders (as %s.min.js or %s.js)", name, name, name)
 }
 
 // validLibraryName checks ^[a-zA-Z][a-zA-Z0-9_-]*$.

@@ -2,6 +2,7 @@ package jsrun
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -34,10 +35,12 @@ type jsCase struct {
 	TimeoutSeconds      int               `json:"timeout_seconds"`
 	MemoryLimitMB       int               `json:"memory_limit_mb"`
 	Files               map[string]string `json:"files"`
-	Symlinks            map[string]string `json:"symlinks"`
-	Libraries           []map[string]string
-	Server              []route `json:"server"`
-	Fetch               struct {
+	// FilesBase64 are files of any content, base64.
+	FilesBase64 map[string]string `json:"files_base64"`
+	Symlinks    map[string]string `json:"symlinks"`
+	Libraries   []map[string]string
+	Server      []route `json:"server"`
+	Fetch       struct {
 		AllowPrivate bool `json:"allow_private"`
 		Rewrites     []struct {
 			From string `json:"from"`
@@ -48,12 +51,14 @@ type jsCase struct {
 		Token string `json:"token"`
 		Email string `json:"email"`
 	} `json:"google"`
-	Now            string             `json:"now"`
-	Hosts          []string           `json:"hosts"`
-	Repeat         int                `json:"repeat"`
-	Expect         expectation        `json:"expect"`
-	ExpectFiles    map[string]*string `json:"expect_files"`
-	ExpectRequests []requestSeen      `json:"expect_requests"`
+	Now         string             `json:"now"`
+	Hosts       []string           `json:"hosts"`
+	Repeat      int                `json:"repeat"`
+	Expect      expectation        `json:"expect"`
+	ExpectFiles map[string]*string `json:"expect_files"`
+	// ExpectFilesBase64 are files of any content, base64; null for none.
+	ExpectFilesBase64 map[string]*string `json:"expect_files_base64"`
+	ExpectRequests    []requestSeen      `json:"expect_requests"`
 }
 
 type route struct {
@@ -62,6 +67,7 @@ type route struct {
 	Status     int               `json:"status"`
 	Headers    map[string]string `json:"headers"`
 	Body       string            `json:"body"`
+	BodyBase64 string            `json:"body_base64"`
 	BodyRepeat []json.RawMessage `json:"body_repeat"`
 	DelayMs    int               `json:"delay_ms"`
 }
@@ -72,6 +78,11 @@ type requestSeen struct {
 	Query   string            `json:"query,omitempty"`
 	Body    string            `json:"body,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// BodyContains are texts the body holds; BodyContainsBase64 bytes it
+	// holds, base64; HeaderPrefixes what headers start with.
+	BodyContains       []string          `json:"body_contains,omitempty"`
+	BodyContainsBase64 []string          `json:"body_contains_base64,omitempty"`
+	HeaderPrefixes     map[string]string `json:"header_prefixes,omitempty"`
 }
 
 type expectation struct {
@@ -148,6 +159,13 @@ func newFakeServer(routes []route) *fakeServer {
 				w.Header().Set(k, v)
 			}
 			body := rt.Body
+			if rt.BodyBase64 != "" {
+				b, err := base64.StdEncoding.DecodeString(rt.BodyBase64)
+				if err != nil {
+					panic(err)
+				}
+				body = string(b)
+			}
 			if len(rt.BodyRepeat) == 2 {
 				var unit string
 				var n int
@@ -192,6 +210,17 @@ func TestConformance(t *testing.T) {
 				p := filepath.Join(sandboxDir, name)
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, b64 := range c.FilesBase64 {
+				b, err := base64.StdEncoding.DecodeString(b64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(sandboxDir, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, b, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -251,6 +280,15 @@ func TestConformance(t *testing.T) {
 					t.Errorf("file %s = %q, %v; want %q", name, got, err, *want)
 				}
 			}
+			for name, want := range c.ExpectFilesBase64 {
+				got, err := os.ReadFile(filepath.Join(sandboxDir, name))
+				switch {
+				case want == nil && !errors.Is(err, fs.ErrNotExist):
+					t.Errorf("file %s exists, want none", name)
+				case want != nil && (err != nil || base64.StdEncoding.EncodeToString(got) != *want):
+					t.Errorf("file %s = %s, %v; want %s", name, base64.StdEncoding.EncodeToString(got), err, *want)
+				}
+			}
 			if c.ExpectRequests != nil {
 				srv.mu.Lock()
 				seen := srv.seen
@@ -266,6 +304,25 @@ func TestConformance(t *testing.T) {
 					for k, v := range want.Headers {
 						if got.Headers[k] != v {
 							t.Errorf("request %d header %s = %q, want %q", i, k, got.Headers[k], v)
+						}
+					}
+					for k, v := range want.HeaderPrefixes {
+						if !strings.HasPrefix(got.Headers[k], v) {
+							t.Errorf("request %d header %s = %q, want it to start with %q", i, k, got.Headers[k], v)
+						}
+					}
+					for _, sub := range want.BodyContains {
+						if !strings.Contains(got.Body, sub) {
+							t.Errorf("request %d body %q does not contain %q", i, got.Body, sub)
+						}
+					}
+					for _, b64 := range want.BodyContainsBase64 {
+						sub, err := base64.StdEncoding.DecodeString(b64)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !strings.Contains(got.Body, string(sub)) {
+							t.Errorf("request %d body %q does not contain the bytes of %s", i, got.Body, b64)
 						}
 					}
 				}

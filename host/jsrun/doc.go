@@ -1,6 +1,7 @@
 // Package jsrun runs JS tools in QuickJS (github.com/fastschema/qjs v0.0.6,
 // QuickJS compiled to wasm, run by wazero) with the bridges the original
-// system's tools use: fetch, fs, console, _time, lib and google.
+// system's tools use: fetch, downloadToFile, uploadMultipart, fs, console,
+// _time, lib, google, btoa and atob (the last two in the prelude alone).
 //
 // # One fresh runtime per call
 //
@@ -39,8 +40,14 @@
 //
 // fetch refuses loopback, private and link-local addresses at dial time
 // (after DNS), unless FetchOptions.AllowPrivate; FetchOptions.Rewrites send the URLs
-// under a scheme, host and path elsewhere, matched on the parsed URL. fs reaches only Options.SandboxRoot, through an
-// os.Root. A tool's environment values never appear in its errors or logs.
+// under a scheme, host and path elsewhere, matched on the parsed URL.
+// downloadToFile and uploadMultipart make their requests through the same
+// code (callState.send), so the same addresses are refused and the same
+// rules rewrite; they are ops of the one multiplexed host function
+// (net.download, net.upload), and carry at most MaxTransferBytes. fs
+// reaches only Options.SandboxRoot, through an os.Root; the transfers
+// write and read there, bytes as they are. A tool's environment values
+// never appear in its errors or logs.
 //
 // The conformance cases in testdata/js are the specification every host
 // replays; TestConformance replays them here.

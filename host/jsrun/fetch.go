@@ -108,41 +108,15 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	if !slices.Contains(fetchMethods, method) {
 		return "", fmt.Errorf("fetch: method '%s' is not allowed: use GET, POST, PUT, PATCH or DELETE", req.Method)
 	}
-	u, rewritten, err := f.client.Target(rawURL)
-	if err != nil {
-		return "", fmt.Errorf("fetch: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(s.ctx, f.opts.Timeout)
-	defer cancel()
 	var body io.Reader
 	if req.Body != nil {
 		body = strings.NewReader(*req.Body)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	resp, done, err := s.send("fetch", rawURL, method, req.Headers, body)
 	if err != nil {
-		return "", fmt.Errorf("fetch: %v", err)
+		return "", err
 	}
-	for _, k := range sortedKeys(req.Headers) {
-		hreq.Header.Set(k, req.Headers[k])
-	}
-	if hreq.Header.Get("User-Agent") == "" {
-		hreq.Header.Set("User-Agent", "toolroute")
-	}
-	resp, err := f.client.Do(hreq, rewritten)
-	if err != nil {
-		if errors.Is(err, safehttp.ErrPrivate) {
-			return "", fmt.Errorf("fetch: %s is refused: loopback, private and link-local addresses cannot be reached from tools", rawURL)
-		}
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("fetch: %s timed out", rawURL)
-		}
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return "", fmt.Errorf("fetch: %s failed: %v", rawURL, err)
-	}
-	defer resp.Body.Close()
+	defer done()
 	maxBody := f.opts.MaxBody
 	if req.MaxBytes != nil && *req.MaxBytes >= 1 {
 		maxBody = int(min(*req.MaxBytes, MaxFetchBytes))
@@ -153,13 +127,10 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	}
 	out := fetchResponse{
 		Status:     resp.StatusCode,
-		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
+		StatusText: statusText(resp),
 		Headers:    map[string]string{},
 		URL:        responseURL(f.client.Shown(rawURL, resp.Request.URL)),
 		Body:       string(data),
-	}
-	if out.StatusText == "" {
-		out.StatusText = http.StatusText(resp.StatusCode)
 	}
 	for k, v := range resp.Header {
 		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
@@ -174,6 +145,61 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
+}
+
+// send makes one request of a tool's, for fetch, downloadToFile and
+// uploadMultipart alike: the rewrite rules, the address guard (loopback,
+// private and link-local addresses refused after DNS, at every redirect),
+// the host's timeout and the call's. bridge names the bridge in errors. The
+// caller reads the body, then calls done, which closes it and ends the
+// request's timeout.
+func (s *callState) send(bridge, rawURL, method string, headers map[string]string, body io.Reader) (*http.Response, func(), error) {
+	f := s.runner.client
+	if s.noNetwork {
+		return nil, nil, fmt.Errorf("%s: %s was not requested: toolroute check runs a file's top level without the network", bridge, rawURL)
+	}
+	u, rewritten, err := f.client.Target(rawURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", bridge, err)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, f.opts.Timeout)
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("%s: %v", bridge, err)
+	}
+	for _, k := range sortedKeys(headers) {
+		hreq.Header.Set(k, headers[k])
+	}
+	if hreq.Header.Get("User-Agent") == "" {
+		hreq.Header.Set("User-Agent", "toolroute")
+	}
+	resp, err := f.client.Do(hreq, rewritten)
+	if err != nil {
+		defer cancel()
+		if errors.Is(err, safehttp.ErrPrivate) {
+			return nil, nil, fmt.Errorf("%s: %s is refused: loopback, private and link-local addresses cannot be reached from tools", bridge, rawURL)
+		}
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s: %s timed out", bridge, rawURL)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, nil, fmt.Errorf("%s: %s failed: %v", bridge, rawURL, err)
+	}
+	return resp, func() { resp.Body.Close(); cancel() }, nil
+}
+
+// statusText is a response's reason phrase: the server's, or the
+// standard one when it sent none.
+func statusText(resp *http.Response) string {
+	t := strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
+	if t == "" {
+		t = http.StatusText(resp.StatusCode)
+	}
+	return t
 }
 
 // responseURL writes a response's URL as fetch gives it: without a

@@ -1,5 +1,6 @@
 // toolroute's JS tool bridges: the API tools see (fetch, fs, console, _time,
-// lib, google, toolroute), built on the host functions named __tr_*, which this script
+// lib, google, toolroute, downloadToFile, uploadMultipart, btoa and atob),
+// built on the host functions named __tr_*, which this script
 // captures and removes from the global object. It runs once in each fresh
 // QuickJS runtime, before the tool's source, in every host: the Go host
 // embeds this file, and the browser's and the worker's runner
@@ -9,10 +10,12 @@
 // __tr_fetch and __tr_host give a string in the Go host, which blocks on
 // them, and a promise of one in the browser and the worker, which cannot
 // block: the bridges await them, which takes either. __tr_host(op, args)
-// serves the google bridge (ops google.token and google.email) and the
+// serves the google bridge (ops google.token and google.email), the
 // toolroute bridge (the host's storage for the built-in tools: memories,
-// history, settings, env, tools, toolfiles), JSON in and out; the host refuses what
-// the tool's manifest does not grant.
+// history, settings, env, tools, toolfiles), JSON in and out, and the file
+// transfers (net.download, net.upload); the host refuses what the tool's
+// manifest does not grant. The Go host keeps to eight host functions (see
+// DESIGN.md), so a new bridge is a new op, not a new function.
 (function () {
   "use strict";
   const host = {
@@ -77,6 +80,101 @@
     exists: (path) => host.fsExists(String(path)),
   });
 
+  // btoa and atob are the browser's: btoa encodes a string of characters
+  // U+0000 to U+00FF (one byte each, a "binary string") as base64, atob
+  // decodes base64 (ASCII whitespace ignored, "=" padding optional) to such
+  // a string; anything else throws a DOMException named
+  // InvalidCharacterError, as in a browser. QuickJS has neither.
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // The tables, made at the first call: a character's code and a base64
+  // character's value by the character (a property read costs less than a
+  // charCodeAt call in QuickJS, where every call polls the interrupt
+  // handler), the base64 of every 12 bits, each code's character.
+  let enc = null;
+  let dec = null;
+  const invalidCharacter = (message) => (typeof DOMException === "function"
+    ? new DOMException(message, "InvalidCharacterError")
+    : Object.assign(new Error(message), { name: "InvalidCharacterError", code: 5 }));
+  const CHUNK = 8190; // characters a step of btoa reads, a multiple of 3 (and atob 4/3 of it)
+  globalThis.btoa = function btoa(data) {
+    if (arguments.length === 0) throw new TypeError("btoa: 1 argument required, but only 0 present");
+    const s = `${data}`;
+    const wide = /[^\u0000-\u00ff]/.exec(s);
+    if (wide) {
+      const hex = wide[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+      throw invalidCharacter("btoa: the string holds '" + wide[0] + "' (U+" + hex + ") at index " + wide.index +
+        ", outside Latin-1 (U+0000 to U+00FF), which btoa cannot encode; for text, btoa(unescape(encodeURIComponent(text))) encodes its UTF-8");
+    }
+    if (enc === null) {
+      enc = { code: {}, pairs: new Array(4096) };
+      for (let i = 0; i < 256; i++) enc.code[String.fromCharCode(i)] = i;
+      for (let i = 0; i < 4096; i++) enc.pairs[i] = B64[i >> 6] + B64[i & 63];
+    }
+    const { code, pairs } = enc;
+    const out = [];
+    const whole = s.length - (s.length % 3);
+    for (let start = 0; start < whole; start += CHUNK) {
+      const c = s.slice(start, Math.min(start + CHUNK, whole)).split("");
+      const piece = new Array(c.length / 3);
+      for (let i = 0, j = 0; i < c.length; i += 3, j++) {
+        const t = (code[c[i]] << 16) | (code[c[i + 1]] << 8) | code[c[i + 2]];
+        piece[j] = pairs[t >> 12] + pairs[t & 4095];
+      }
+      out.push(piece.join(""));
+    }
+    if (s.length - whole === 1) {
+      out.push(pairs[code[s[whole]] << 4] + "==");
+    } else if (s.length - whole === 2) {
+      const t = (code[s[whole]] << 16) | (code[s[whole + 1]] << 8);
+      out.push(pairs[t >> 12] + B64[(t >> 6) & 63] + "=");
+    }
+    return out.join("");
+  };
+  globalThis.atob = function atob(data) {
+    if (arguments.length === 0) throw new TypeError("atob: 1 argument required, but only 0 present");
+    let s = `${data}`.replace(/[\t\n\f\r ]+/g, "");
+    if (s.length % 4 === 0) s = s.replace(/==?$/, "");
+    const bad = /[^A-Za-z0-9+/]/.exec(s);
+    if (bad || s.length % 4 === 1) {
+      throw invalidCharacter("atob: the string is not valid base64: " + (bad
+        ? "'" + bad[0] + "' at index " + bad.index + " is not one of A-Z, a-z, 0-9, '+' and '/' (base64url's '-' and '_' are not base64: replace them with '+' and '/')"
+        : "its length, padding aside, leaves one character over"));
+    }
+    if (dec === null) {
+      dec = { value: {}, chars: new Array(256) };
+      for (let i = 0; i < 64; i++) dec.value[B64[i]] = i;
+      for (let i = 0; i < 256; i++) dec.chars[i] = String.fromCharCode(i);
+    }
+    const { value, chars } = dec;
+    const out = [];
+    const whole = s.length - (s.length % 4);
+    for (let start = 0; start < whole; start += CHUNK / 3 * 4) {
+      const c = s.slice(start, Math.min(start + CHUNK / 3 * 4, whole)).split("");
+      const piece = new Array(c.length / 4 * 3);
+      for (let i = 0, j = 0; i < c.length; i += 4, j += 3) {
+        const t = (value[c[i]] << 18) | (value[c[i + 1]] << 12) | (value[c[i + 2]] << 6) | value[c[i + 3]];
+        piece[j] = chars[t >> 16];
+        piece[j + 1] = chars[(t >> 8) & 255];
+        piece[j + 2] = chars[t & 255];
+      }
+      out.push(piece.join(""));
+    }
+    const left = s.length - whole; // 2 or 3 characters: 1 or 2 bytes, the bits past them dropped
+    if (left >= 2) {
+      const t = (value[s[whole]] << 18) | (value[s[whole + 1]] << 12) | (left === 3 ? value[s[whole + 2]] << 6 : 0);
+      out.push(left === 3 ? chars[t >> 16] + chars[(t >> 8) & 255] : chars[t >> 16]);
+    }
+    return out.join("");
+  };
+
+  // headerMap is the headers a tool gives, as strings.
+  const headerMap = (h) => {
+    const out = {};
+    for (const [k, v] of Object.entries(h || {})) out[k] = String(v);
+    return out;
+  };
+  const hasHeader = (h, name) => Object.keys(h).some((k) => k.toLowerCase() === name);
+
   globalThis.fetch = async function (url, options) {
     options = options || {};
     if (options.body !== undefined && options.body !== null && typeof options.body !== "string") {
@@ -89,8 +187,12 @@
       maxBytes = Math.floor(Number(options.maxBytes));
       if (!(maxBytes >= 1)) throw new TypeError("fetch: maxBytes must be a number of bytes, 1 or more (at most 5 MB are kept)");
     }
-    const headers = {};
-    for (const [k, v] of Object.entries(options.headers || {})) headers[k] = String(v);
+    const headers = headerMap(options.headers);
+    // A string body the tool did not type is JSON, as the original system
+    // sent it (and a browser would say text/plain).
+    if (typeof options.body === "string" && !hasHeader(headers, "content-type")) {
+      headers["Content-Type"] = "application/json; charset=utf-8";
+    }
     const raw = JSON.parse(await host.fetch(String(url), JSON.stringify({
       method: options.method === undefined ? "GET" : String(options.method),
       headers,
@@ -111,6 +213,88 @@
         return JSON.parse(raw.body);
       },
     });
+  };
+
+  // downloadToFile(url, savePath, headers) saves a GET's body in the
+  // sandbox folder and gives {success, path, size, error, status};
+  // uploadMultipart(url, parts, headers) POSTs parts as one multipart body
+  // and gives {status, body, ok, error}. The original system's file
+  // transfers, through fetch's guard and rewrites, binary-safe, 5 MB at
+  // most, inside the sandbox folder. They never throw: a failure is an
+  // answer with its error, which is null on success.
+  const transfer = async (op, args, fail) => {
+    try {
+      const r = JSON.parse(await host.op(op, JSON.stringify(args)));
+      return r.error ? fail(r.error.message) : r.ok;
+    } catch (e) {
+      return fail(String((e && e.message) || e));
+    }
+  };
+  const given = (v) => v !== undefined && v !== null;
+  globalThis.downloadToFile = async function (url, savePath, headers) {
+    const path = given(savePath) ? String(savePath) : "";
+    const fail = (error) => ({ success: false, path, size: 0, error, status: 0 });
+    if (!given(url) || url === "") return fail("downloadToFile: give the URL to download, such as 'https://example.com/report.pdf'");
+    if (path === "") return fail("downloadToFile: give the path to save to, in the sandbox folder, such as 'downloads/report.pdf'");
+    return transfer("net.download", { url: String(url), path, headers: headerMap(headers) }, fail);
+  };
+  // A part is {name?, filename?, contentType, content or filePath}: content
+  // is text (sent as UTF-8; anything else is sent as JSON), filePath a file
+  // of the sandbox folder (sent byte for byte). The body is
+  // multipart/related, Drive's (a JSON metadata part, then the media),
+  // unless a Content-Type header says another multipart/... type; with
+  // multipart/form-data each part says its name (and a file's name) in a
+  // Content-Disposition. The host adds the boundary.
+  globalThis.uploadMultipart = async function (url, parts, headers) {
+    const fail = (error) => ({ status: 0, body: "", ok: false, error });
+    if (!given(url) || url === "") return fail("uploadMultipart: give the URL to upload to");
+    if (!Array.isArray(parts) || parts.length === 0) {
+      return fail("uploadMultipart: give the parts as an array of {name?, contentType, content or filePath}, such as " +
+        "[{contentType: 'application/json; charset=UTF-8', content: JSON.stringify({name: 'a.png'})}, {contentType: 'image/png', filePath: 'a.png'}]");
+    }
+    const h = headerMap(headers);
+    let type = null;
+    for (const k of Object.keys(h)) {
+      if (k.toLowerCase() === "content-type") {
+        type = h[k].trim();
+        delete h[k];
+      }
+    }
+    if (type === null) {
+      type = "multipart/related";
+    } else if (!/^multipart\/[a-z0-9!#$&^_.+-]+\s*(;|$)/i.test(type)) {
+      return fail("uploadMultipart: the Content-Type header '" + type + "' is not multipart: leave it out, or give multipart/related or multipart/form-data; the boundary is added");
+    }
+    type = type.replace(/\s*;\s*boundary\s*=\s*("[^"]*"|[^;]*)/gi, ""); // the host adds its own
+    const formData = /^multipart\/form-data\s*(;|$)/i.test(type);
+    const out = [];
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
+      const at = "uploadMultipart: part " + (i + 1);
+      if (!p || typeof p !== "object") return fail(at + " is not an object: give {name?, contentType, content or filePath}");
+      if (given(p.content) === given(p.filePath)) {
+        return fail(at + (given(p.content) ? " has both content and filePath: give one" : " has neither content nor filePath: give its text, or the path of a file in the sandbox folder"));
+      }
+      if (formData && !(given(p.name) && String(p.name) !== "")) return fail(at + " has no name: every part of multipart/form-data needs one");
+      const part = {};
+      if (given(p.name)) part.name = String(p.name);
+      if (formData && (given(p.filename) || given(p.filePath))) {
+        part.filename = given(p.filename) ? String(p.filename) : String(p.filePath).split("/").pop();
+      }
+      let contentType = given(p.contentType) ? String(p.contentType) : null;
+      if (given(p.content)) {
+        if (typeof p.content === "string") part.content = p.content;
+        else {
+          part.content = JSON.stringify(p.content) ?? String(p.content);
+          contentType = contentType ?? "application/json; charset=UTF-8";
+        }
+      } else {
+        part.filePath = String(p.filePath);
+      }
+      part.contentType = contentType ?? (given(p.filePath) ? "application/octet-stream" : "text/plain; charset=UTF-8");
+      out.push(part);
+    }
+    return transfer("net.upload", { url: String(url), headers: h, contentType: type, formData, parts: out }, fail);
   };
 
   const libraries = new Map();

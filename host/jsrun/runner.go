@@ -417,6 +417,62 @@ func (r *Runner) Check(ref string, source []byte) (err error) {
 	return nil
 }
 
+// Undefined runs a source's top level as a call would, then returns those
+// of names that are not functions a call could find (a function
+// declaration, or a global binding such as const execute = ...), in their
+// order. err is the source's syntax error, or what its top level threw.
+//
+// The top level runs with lib, console and _time; the network, fs, the
+// Google account and the host's storage refuse it: a tool file's top level
+// should only define functions (toolroute check runs this on files it
+// has not been told to trust). It has 5 seconds.
+func (r *Runner) Undefined(ctx context.Context, ref string, source []byte, names []string) (missing []string, err error) {
+	rt, err := r.take()
+	if err != nil {
+		return nil, err
+	}
+	defer rt.close()
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New(host.PanicText(p))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rt.call = &callState{runner: r, ctx: ctx, tool: ref, noNetwork: true, sandboxOff: true}
+	deadline, _ := ctx.Deadline()
+	if err := rt.setDeadline(deadline); err != nil {
+		return nil, err
+	}
+	stop := rt.stopWhenDone(ctx)
+	defer stop()
+	bc, err := r.compiled(rt, ref, source)
+	if err != nil {
+		return nil, errors.New(withoutGlue(err.Error()))
+	}
+	if err := rt.load(ref, bc); err != nil {
+		if ctx.Err() != nil {
+			return nil, errors.New("its top level ran past 5 seconds")
+		}
+		return nil, errors.New(withoutGlue(err.Error()))
+	}
+	list, _ := json.Marshal(append([]string{}, names...))
+	out, err := rt.eval("<toolroute check>", `JSON.stringify(`+string(list)+`.filter(function (n) {
+		var f = globalThis[n];
+		if (typeof f !== "function") {
+			try { f = (0, eval)("typeof " + n + " === 'function' ? " + n + " : undefined"); } catch (e) { f = undefined; }
+		}
+		return typeof f !== "function";
+	}))`)
+	if err != nil {
+		return nil, errors.New(withoutGlue(err.Error()))
+	}
+	if err := json.Unmarshal([]byte(out), &missing); err != nil {
+		return nil, fmt.Errorf("reading the functions: %v", err)
+	}
+	return missing, nil
+}
+
 // withEnv adds _env to the call's parameters.
 func withEnv(params json.RawMessage, env map[string]string) (string, error) {
 	var obj map[string]json.RawMessage

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
@@ -274,5 +276,44 @@ func TestCheck(t *testing.T) {
 	err := r.Check("tools/bad.js", []byte("function execute(p) {\n  return p.x +;\n}"))
 	if err == nil || !strings.Contains(err.Error(), "SyntaxError") || !strings.Contains(err.Error(), "tools/bad.js:2") {
 		t.Errorf("a bad source: %v", err)
+	}
+}
+
+// Undefined finds the functions a call would find after the top level ran,
+// and says what the top level did wrong; the top level reaches neither the
+// network nor the sandbox folder.
+func TestUndefined(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("x"), 0o644)
+	r := newRunner(t, Options{SandboxRoot: dir, Libraries: []fs.FS{fstest.MapFS{"helper.js": {Data: []byte("exports.f = function () {};")}}}})
+	tests := []struct {
+		name, source string
+		names, want  []string
+		wantErr      string
+	}{
+		{name: "declarations and bindings", source: "function a() {}\nconst b = () => 1;\nvar c = 5;\nlet h = lib('helper').f;\n",
+			names: []string{"a", "b", "c", "d", "h", "delete"}, want: []string{"c", "d", "delete"}},
+		{name: "all there", source: "async function execute() {}", names: []string{"execute"}, want: []string{}},
+		{name: "syntax error", source: "function a() {\n  return x +;\n}\n", names: []string{"a"}, wantErr: "SyntaxError: unexpected token in expression: ';'\n    at t.js:2:"},
+		{name: "top level throws", source: "throw new TypeError('boom');", names: []string{"a"}, wantErr: "TypeError: boom"},
+		{name: "top level fetches", source: "fetch('https://example.com/');\nfunction a() {}", names: []string{"a"}, wantErr: "was not requested: toolroute check runs a file's top level without the network"},
+		{name: "top level reads a file", source: "fs.readFile('secret.txt');", names: []string{"a"}, wantErr: "no sandbox folder is configured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Undefined(context.Background(), "t.js", []byte(tt.source), tt.names)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("missing %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -278,7 +278,7 @@ func (rt *runtime) bind() {
 		return c.NewString(s), nil
 	})
 	fn("__tr_fs_read", func(args []*qjs.Value) (*qjs.Value, error) {
-		s, err := rt.call.runner.sandbox.read(str(args, 0))
+		s, err := rt.call.files().read(str(args, 0))
 		if err != nil {
 			return nil, err
 		}
@@ -286,10 +286,10 @@ func (rt *runtime) bind() {
 	})
 	fn("__tr_fs_write", func(args []*qjs.Value) (*qjs.Value, error) {
 		appendTo := len(args) > 2 && args[2].Bool()
-		return nil, rt.call.runner.sandbox.write(str(args, 0), str(args, 1), appendTo)
+		return nil, rt.call.files().write(str(args, 0), str(args, 1), appendTo)
 	})
 	fn("__tr_fs_exists", func(args []*qjs.Value) (*qjs.Value, error) {
-		return c.NewBool(rt.call.runner.sandbox.exists(str(args, 0))), nil
+		return c.NewBool(rt.call.files().exists(str(args, 0))), nil
 	})
 	fn("__tr_fetch", func(args []*qjs.Value) (*qjs.Value, error) {
 		s, err := rt.call.fetch(str(args, 0), str(args, 1))

@@ -143,39 +143,9 @@ func stripDir(err error) string {
 }
 
 func (s *sandbox) read(p string) (string, error) {
-	rel, err := s.rel(p)
+	b, err := s.readBytes(p, MaxFileBytes)
 	if err != nil {
 		return "", err
-	}
-	// A FIFO or a device would block or never end: refused before the open,
-	// which itself does not wait (O_NONBLOCK) should one appear meanwhile.
-	if info, err := s.root.Stat(orDot(rel)); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
-		return "", special(p, info)
-	}
-	f, err := s.root.OpenFile(orDot(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", denied(p, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", denied(p, err)
-	}
-	if info.IsDir() {
-		return "", fmt.Errorf("fs: '%s' is a folder, not a file", p)
-	}
-	if !info.Mode().IsRegular() {
-		return "", special(p, info)
-	}
-	if info.Size() > MaxFileBytes {
-		return "", fmt.Errorf("fs: '%s' is %d bytes; files are limited to %d", p, info.Size(), MaxFileBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return "", denied(p, err)
-	}
-	if len(b) > MaxFileBytes {
-		return "", fmt.Errorf("fs: '%s' is over %d bytes; files are limited to that", p, MaxFileBytes)
 	}
 	if bytes.IndexByte(b, 0) >= 0 { // a JS string from the host ends at NUL
 		return "", fmt.Errorf("fs: '%s' holds a NUL byte (a binary file?): fs reads text files", p)
@@ -183,7 +153,59 @@ func (s *sandbox) read(p string) (string, error) {
 	return string(b), nil
 }
 
+// readBytes reads a file whatever it holds, up to limit bytes: fs's text
+// (read) and uploadMultipart's parts.
+func (s *sandbox) readBytes(p string, limit int) ([]byte, error) {
+	rel, err := s.rel(p)
+	if err != nil {
+		return nil, err
+	}
+	// A FIFO or a device would block or never end: refused before the open,
+	// which itself does not wait (O_NONBLOCK) should one appear meanwhile.
+	if info, err := s.root.Stat(orDot(rel)); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return nil, special(p, info)
+	}
+	f, err := s.root.OpenFile(orDot(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, denied(p, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, denied(p, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("fs: '%s' is a folder, not a file", p)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, special(p, info)
+	}
+	if info.Size() > int64(limit) {
+		return nil, fmt.Errorf("fs: '%s' is %d bytes; files are limited to %d", p, info.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, denied(p, err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("fs: '%s' is over %d bytes; files are limited to that", p, limit)
+	}
+	return b, nil
+}
+
 func (s *sandbox) write(p, content string, appendTo bool) error {
+	return s.put(p, content, appendTo, MaxFileBytes)
+}
+
+// writeBytes writes a whole file whatever it holds (downloadToFile's), up
+// to MaxTransferBytes, replacing one there; the folder's quota and count
+// of files hold as for fs's.
+func (s *sandbox) writeBytes(p string, data []byte) error {
+	return s.put(p, string(data), false, MaxTransferBytes)
+}
+
+// put writes or appends content of at most limit bytes.
+func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 	rel, err := s.rel(p)
 	if err != nil {
 		return err
@@ -191,8 +213,8 @@ func (s *sandbox) write(p, content string, appendTo bool) error {
 	if rel == "" {
 		return fmt.Errorf("fs: '%s' is the sandbox folder, not a file", p)
 	}
-	if len(content) > MaxFileBytes {
-		return fmt.Errorf("fs: content is %d bytes; files are limited to %d", len(content), MaxFileBytes)
+	if len(content) > limit {
+		return fmt.Errorf("fs: content is %d bytes; files are limited to %d", len(content), limit)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -210,8 +232,8 @@ func (s *sandbox) write(p, content string, appendTo bool) error {
 	size := int64(len(content))
 	if appendTo {
 		size += old
-		if size > MaxFileBytes {
-			return fmt.Errorf("fs: appending would make '%s' %d bytes; files are limited to %d", p, size, MaxFileBytes)
+		if size > int64(limit) {
+			return fmt.Errorf("fs: appending would make '%s' %d bytes; files are limited to %d", p, size, limit)
 		}
 	}
 	if used-old+size > s.quota {

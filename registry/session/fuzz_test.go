@@ -78,3 +78,27 @@ func FuzzEvents(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckArguments: any schema the registry takes and any arguments give
+// an answer, never a panic; arguments passed are the input as given, a JSON
+// object.
+func FuzzCheckArguments(f *testing.F) {
+	f.Add(`{"properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"enum":[1,"x",null]}},"required":["b"]}}},"required":["a"]}`, `{"a":[{"b":1.0},{"b":"y"},{}]}`)
+	f.Add(`{"properties":{"n":{"type":["integer","null"]},"s":{"type":"string"}},"additionalProperties":false}`, `{"n":"1e2","s":7,"z":[]}`)
+	f.Add(`{"properties":{"d":{"type":"object","properties":{"d":{"type":"object"}}}}}`, `{"d":{"d":{"d":{"d":1}}},"d":2}`)
+	f.Fuzz(func(t *testing.T, schema, input string) {
+		params, required, err := registry.NormalizeSchema(json.RawMessage(schema))
+		if err != nil {
+			return
+		}
+		tool := registry.Tool{Name: "t", Parameters: params, Required: required}
+		args, problem := CheckArguments(tool, input)
+		if problem != "" {
+			return
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(args, &obj) != nil || obj == nil {
+			t.Fatalf("passed %q, not a JSON object", args)
+		}
+	})
+}

@@ -613,29 +613,6 @@ func AskedSecrets(tool string, input json.RawMessage) ([]string, string) {
 	return out, ""
 }
 
-// CheckArguments checks a call's arguments: one JSON object ("" counts as
-// {}) holding every required parameter. problem says what is wrong, for the
-// model.
-func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) {
-	if strings.TrimSpace(input) == "" {
-		input = "{}"
-	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(input), &args); err != nil || args == nil {
-		return nil, fmt.Sprintf("The arguments for '%s' are not a JSON object: send one JSON object matching the tool's parameters.", tool.Name)
-	}
-	var missing []string
-	for _, name := range tool.Required {
-		if v, ok := args[name]; !ok || string(v) == "null" {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Sprintf("The arguments for '%s' miss the required parameter(s): %s. Call it again with them.", tool.Name, strings.Join(missing, ", "))
-	}
-	return json.RawMessage(input), ""
-}
-
 // record logs a call the engine answered itself with its result: the
 // tool_call message, with the outcome's status, and the tool_result message
 // the model reads.

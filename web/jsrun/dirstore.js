@@ -45,6 +45,10 @@ export class DirStore {
     return fs.readFileSync(this.#resolve(rel), "utf8");
   }
 
+  readBytes(rel) {
+    return new Uint8Array(fs.readFileSync(this.#resolve(rel)));
+  }
+
   write(rel, content, append) {
     const full = this.#resolve(rel);
     fs.mkdirSync(path.dirname(full), { recursive: true });

@@ -183,26 +183,26 @@ function dotSegment(pathname) {
 }
 
 // target applies the rewrite rules and checks the URL; it returns the
-// rule's to when one applied.
-function target(raw, rewrites) {
+// rule's to when one applied. bridge names the bridge in errors.
+function target(raw, rewrites, bridge) {
   const rules = rewrites.map((rw) => {
     try {
       return { from: place(rw.from), to: place(rw.to) };
     } catch (e) {
-      throw new Error(`fetch: rewrite rule '${rw.from}' to '${rw.to}': ${e.message}`);
+      throw new Error(`${bridge}: rewrite rule '${rw.from}' to '${rw.to}': ${e.message}`);
     }
   });
   let u;
   try {
     u = parseURL(raw);
   } catch (e) {
-    throw new Error(`fetch: ${e.message}`);
+    throw new Error(`${bridge}: ${e.message}`);
   }
   for (const r of rules) {
     if (origin(u) !== r.from.origin) continue;
     // A rule's path prefix is its boundary: /v1/..%2Fadmin must not reach
     // the target's /admin.
-    if (dotSegment(u.pathname)) throw new Error(`fetch: URL '${raw}' has a '.' or '..' path segment: give the path without them`);
+    if (dotSegment(u.pathname)) throw new Error(`${bridge}: URL '${raw}' has a '.' or '..' path segment: give the path without them`);
     const tail = rest(r.from, u);
     if (tail === null) continue;
     const out = new URL(r.to.url.href);
@@ -244,19 +244,62 @@ export async function hostFetch(rawURL, options, o) {
   if (!METHODS.includes(method)) {
     throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
   }
-  const { url, from, to } = target(rawURL, o.rewrites ?? []);
+  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
+  const { resp, shownURL, signal } = await send("fetch", rawURL, { method, headers: req.headers, body: req.body ?? undefined }, o);
+  let data;
+  try {
+    data = await readAtMost(resp, maxBody + 1);
+  } catch (e) {
+    throw new Error(`fetch: reading the response from ${rawURL}: ${signal.aborted ? "timed out" : e.message}`);
+  }
+  const out = {
+    status: resp.status,
+    statusText: statusText(resp),
+    headers: {},
+    url: shownURL,
+    body: new TextDecoder().decode(data.subarray(0, maxBody)),
+  };
+  for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
+  if (data.length > maxBody) {
+    out.truncated = true;
+    out.kept = maxBody;
+    const length = Number(resp.headers.get("content-length"));
+    const total = length > 0 ? String(length) : "more";
+    out.body += `\n\n[toolroute: the body was cut at ${sizeText(maxBody)}: kept ${maxBody} of ${total} bytes]`;
+  }
+  return JSON.stringify(out);
+}
+
+// statusText is a response's reason phrase, or the standard one when it
+// has none (HTTP/2 sends none).
+export function statusText(resp) {
+  return resp.statusText || STATUS_TEXT[resp.status] || "";
+}
+
+// sizeText writes a body limit: in KB when it is whole kilobytes, else in
+// bytes.
+export function sizeText(n) {
+  return n % 1024 === 0 ? `${n >> 10} KB` : `${n} bytes`;
+}
+
+// send makes one request of a tool's, for fetch, downloadToFile and
+// uploadMultipart alike, as the Go host's callState.send: the rewrite
+// rules, the address guard, redirects (each target checked), the host's
+// timeout and the call's signal. bridge names the bridge in errors. It
+// gives {resp, shownURL (the final URL in the tool's terms), signal}; the
+// caller reads the body.
+export async function send(bridge, rawURL, { method, headers: given, body }, o) {
+  const { url, from, to } = target(rawURL, o.rewrites ?? [], bridge);
   const headers = new Headers();
-  for (const k of Object.keys(req.headers ?? {}).sort()) headers.set(k, req.headers[k]);
+  for (const k of Object.keys(given ?? {}).sort()) headers.set(k, given[k]);
   if (o.cors) headers.delete("User-Agent");
   else if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
-  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
 
   let resp;
   let u = url, m = method; // the URL and method asked last, after the redirects followed here
   try {
-    let body = req.body ?? undefined;
     for (let hops = 0; ; hops++) {
       if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
       try {
@@ -291,48 +334,25 @@ export async function hostFetch(rawURL, options, o) {
     }
   } catch (e) {
     if (e instanceof PrivateAddress) {
-      throw new Error(`fetch: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
+      throw new Error(`${bridge}: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
     }
     if (e instanceof CORSRefused) {
-      throw new Error(`fetch: ${rawURL} failed: the site does not let pages of other sites read it (CORS), so the browser answered but kept the response from the tool. ` +
+      throw new Error(`${bridge}: ${rawURL} failed: the site does not let pages of other sites read it (CORS), so the browser answered but kept the response from the tool. ` +
         "In the browser only sites that allow it can be read; the Go program (toolroute serve) and the edge worker can read any public site");
     }
-    if (signal.aborted) throw new Error(`fetch: ${rawURL} timed out`);
+    if (signal.aborted) throw new Error(`${bridge}: ${rawURL} timed out`);
     const why = e.cause?.message ?? e.message;
     if (o.cors && e?.name === "TypeError") {
       const cors = m === "GET" || m === "HEAD" ? "" : ", or the site does not let pages of other sites send it this request (CORS)";
-      throw new Error(`fetch: ${rawURL} failed: the browser could not reach it (${why}): the site may be down, the name wrong or the network blocked${cors}`);
+      throw new Error(`${bridge}: ${rawURL} failed: the browser could not reach it (${why}): the site may be down, the name wrong or the network blocked${cors}`);
     }
-    throw new Error(`fetch: ${rawURL} failed: ${why}`);
+    throw new Error(`${bridge}: ${rawURL} failed: ${why}`);
   }
-
-  let data;
-  try {
-    data = await readAtMost(resp, maxBody + 1);
-  } catch (e) {
-    throw new Error(`fetch: reading the response from ${rawURL}: ${signal.aborted ? "timed out" : e.message}`);
-  }
-  const out = {
-    status: resp.status,
-    statusText: resp.statusText || STATUS_TEXT[resp.status] || "",
-    headers: {},
-    url: shown(resp.url ? new URL(resp.url) : u, from, to),
-    body: new TextDecoder().decode(data.subarray(0, maxBody)),
-  };
-  for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
-  if (data.length > maxBody) {
-    out.truncated = true;
-    out.kept = maxBody;
-    const length = Number(resp.headers.get("content-length"));
-    const total = length > 0 ? String(length) : "more";
-    const size = maxBody % 1024 === 0 ? `${maxBody >> 10} KB` : `${maxBody} bytes`;
-    out.body += `\n\n[toolroute: the body was cut at ${size}: kept ${maxBody} of ${total} bytes]`;
-  }
-  return JSON.stringify(out);
+  return { resp, shownURL: shown(resp.url ? new URL(resp.url) : u, from, to), signal };
 }
 
 // readAtMost reads up to n bytes of a response's body and drops the rest.
-async function readAtMost(resp, n) {
+export async function readAtMost(resp, n) {
   if (!resp.body) return new Uint8Array(0);
   const reader = resp.body.getReader();
   const chunks = [];

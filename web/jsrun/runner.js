@@ -53,9 +53,10 @@ import { PRELUDE } from "./prelude.js";
 import { POLL_EVERY, patchQuickJS } from "./patch.js";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
+import { download, upload } from "./transfer.js";
 import { formatTime } from "./time.js";
 
-export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES } from "./sandbox.js";
+export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES, MAX_TRANSFER_BYTES } from "./sandbox.js";
 
 // DEFAULT_MEMORY_LIMIT is a call's JS heap limit when the options set none.
 export const DEFAULT_MEMORY_LIMIT = 64 << 20;
@@ -370,22 +371,27 @@ class Call {
     this.logs.push({ level, text });
   }
 
+  // #library gives lib(name)'s source: NAME.min, else NAME, from the first
+  // folder that has either (a folder's keys are file names without ".js"),
+  // as the Go host looks up NAME.min.js, then NAME.js.
   #library(name) {
     if (!LIBRARY_RE.test(name)) {
       throw new Error(`lib: invalid library name '${name}': use letters, digits, '_' and '-', starting with a letter`);
     }
     for (const folder of this.runner.options.libraries ?? []) {
-      let src;
-      if (typeof folder === "function") src = folder(name);
-      else if (folder instanceof Map) src = folder.get(name);
-      else if (Object.hasOwn(folder, name)) src = folder[name];
-      if (src === undefined || src === null) continue;
-      if (encoder.encode(src).length > MAX_LIBRARY_BYTES) {
-        throw new Error(`lib: library '${name}' is over ${MAX_LIBRARY_BYTES} bytes`);
+      for (const key of [name + ".min", name]) {
+        let src;
+        if (typeof folder === "function") src = folder(key);
+        else if (folder instanceof Map) src = folder.get(key);
+        else if (Object.hasOwn(folder, key)) src = folder[key];
+        if (src === undefined || src === null) continue;
+        if (encoder.encode(src).length > MAX_LIBRARY_BYTES) {
+          throw new Error(`lib: library '${key}.js' is over ${MAX_LIBRARY_BYTES} bytes`);
+        }
+        return String(src);
       }
-      return String(src);
     }
-    throw new Error(`lib: library '${name}' not found in the library folders`);
+    throw new Error(`lib: library '${name}' not found in the library folders (as ${name}.min.js or ${name}.js)`);
   }
 
   async #google(what) {
@@ -424,6 +430,7 @@ class Call {
 
   async #answer(op, args) {
     if (op.startsWith("google.")) return this.#google(op.slice("google.".length));
+    if (op.startsWith("net.")) return this.#net(op, args);
     const ops = this.c.ops;
     if (typeof ops !== "function") throw new Error(`toolroute.${op.split(".")[0]}: this host does not offer it`);
     let parsed;
@@ -435,9 +442,11 @@ class Call {
     return abortable(Promise.resolve(ops(op, parsed, { signal: this.#abort.signal })), this.#abort.signal);
   }
 
-  #fetch(url, options) {
+  // #fetchOptions are the options of the bridges' requests (fetch.js's
+  // send), the call's signal among them.
+  #fetchOptions() {
     const o = this.runner.options.fetch ?? {};
-    return hostFetch(url, options, {
+    return {
       fetch: o.fetch ?? globalThis.fetch,
       allowPrivate: o.allowPrivate,
       rewrites: o.rewrites,
@@ -445,7 +454,26 @@ class Call {
       maxBody: o.maxBody,
       cors: o.cors,
       signal: this.#abort.signal,
-    });
+    };
+  }
+
+  #fetch(url, options) {
+    return hostFetch(url, options, this.#fetchOptions());
+  }
+
+  // #net serves downloadToFile (net.download) and uploadMultipart
+  // (net.upload), as the Go host's netOp: failures are answers.
+  async #net(op, args) {
+    const bridge = op === "net.download" ? "downloadToFile" : "uploadMultipart";
+    let req;
+    try {
+      req = JSON.parse(args);
+    } catch {
+      throw new Error(`${bridge}: bad arguments`);
+    }
+    if (op === "net.download") return download(req, this.#fetchOptions(), this.runner.sandbox);
+    if (op === "net.upload") return upload(req, this.#fetchOptions(), this.runner.sandbox);
+    throw new Error(`unknown request ${JSON.stringify(op)}`);
   }
 
   // #install defines the host functions the prelude captures.

@@ -7,11 +7,17 @@
 //   root: an absolute path shown to tools, or "" (absolute paths then
 //     are refused);
 //   stat(rel): null, or {dir: boolean, size: bytes};
-//   read(rel): the file's text;
-//   write(rel, content, append): creating parent folders.
+//   read(rel): the file's text, or its bytes (a Uint8Array) when it holds
+//     what downloadToFile saved;
+//   readBytes(rel): the file's bytes;
+//   write(rel, content, append): content a string or a Uint8Array,
+//     creating parent folders.
 // A store throws AccessDenied for a path that leads out (a symbolic link).
 
 export const MAX_FILE_BYTES = 1 << 20;
+// MAX_TRANSFER_BYTES bounds what downloadToFile saves and uploadMultipart
+// sends, as the Go host's MaxTransferBytes: fetch's largest body.
+export const MAX_TRANSFER_BYTES = 5 << 20;
 
 // AccessDenied is what fs answers for any path outside the sandbox.
 export class AccessDenied extends Error {
@@ -23,9 +29,10 @@ export class AccessDenied extends Error {
 
 const encoder = new TextEncoder();
 
-// byteLength is a string's length in UTF-8, as Go's len counts it.
+// byteLength is a string's length in UTF-8, as Go's len counts it, or a
+// Uint8Array's.
 export function byteLength(s) {
-  return encoder.encode(s).length;
+  return s instanceof Uint8Array ? s.length : encoder.encode(s).length;
 }
 
 // clean is Go's path.Clean.
@@ -80,32 +87,69 @@ export class Sandbox {
     }
   }
 
+  // read gives a text file's text. A file holding a NUL byte is refused,
+  // as the Go host refuses it (its strings end at NUL).
   read(p) {
-    const rel = this.rel(p);
-    const info = this.#stat(p, rel);
-    if (info === null) throw new Error(`fs: file not found: '${p}'`);
-    if (info.dir) throw new Error(`fs: '${p}' is a folder, not a file`);
-    if (info.size > MAX_FILE_BYTES) {
-      throw new Error(`fs: '${p}' is ${info.size} bytes; files are limited to ${MAX_FILE_BYTES}`);
-    }
+    const rel = this.#file(p, MAX_FILE_BYTES);
+    let text;
     try {
-      return this.store.read(rel);
+      text = this.store.read(rel);
+    } catch (e) {
+      throw denied(p, e);
+    }
+    if (text instanceof Uint8Array) {
+      if (text.includes(0)) text = "\0";
+      else text = new TextDecoder().decode(text);
+    }
+    if (text.includes("\0")) throw new Error(`fs: '${p}' holds a NUL byte (a binary file?): fs reads text files`);
+    return text;
+  }
+
+  // readBytes gives a file's bytes, whatever it holds, up to limit:
+  // uploadMultipart's parts.
+  readBytes(p, limit) {
+    const rel = this.#file(p, limit);
+    try {
+      const b = this.store.readBytes(rel);
+      return b instanceof Uint8Array ? b : encoder.encode(b);
     } catch (e) {
       throw denied(p, e);
     }
   }
 
+  // #file is the path of a file to read, of limit bytes at most.
+  #file(p, limit) {
+    const rel = this.rel(p);
+    const info = this.#stat(p, rel);
+    if (info === null) throw new Error(`fs: file not found: '${p}'`);
+    if (info.dir) throw new Error(`fs: '${p}' is a folder, not a file`);
+    if (info.size > limit) {
+      throw new Error(`fs: '${p}' is ${info.size} bytes; files are limited to ${limit}`);
+    }
+    return rel;
+  }
+
   write(p, content, append) {
+    this.#put(p, content, append, MAX_FILE_BYTES);
+  }
+
+  // writeBytes writes a whole file whatever it holds (downloadToFile's),
+  // up to MAX_TRANSFER_BYTES, replacing one there.
+  writeBytes(p, data) {
+    this.#put(p, data, false, MAX_TRANSFER_BYTES);
+  }
+
+  #put(p, content, append, limit) {
     const rel = this.rel(p);
     if (rel === "") throw new Error(`fs: '${p}' is the sandbox folder, not a file`);
     const n = byteLength(content);
-    if (n > MAX_FILE_BYTES) {
-      throw new Error(`fs: content is ${n} bytes; files are limited to ${MAX_FILE_BYTES}`);
+    if (n > limit) {
+      throw new Error(`fs: content is ${n} bytes; files are limited to ${limit}`);
     }
     if (append) {
       const info = this.#stat(p, rel);
-      if (info !== null && !info.dir && info.size + n > MAX_FILE_BYTES) {
-        throw new Error(`fs: appending would make '${p}' ${info.size + n} bytes; files are limited to ${MAX_FILE_BYTES}`);
+      if (info !== null && !info.dir && info.size + n > limit) {
+        throw new Error(`fs: appending would make '${p}' ${info.size + n} bytes; files are limited to ${limit}`);
       }
     }
     try {
@@ -130,9 +174,10 @@ function denied(p, e) {
   return new Error(`fs: '${p}': ${e?.message ?? e}`);
 }
 
-// MemoryStore keeps the files in a Map from relative path to text: the
-// browser's and the worker's store, and the tests'. Folders are implied by
-// the files under them.
+// MemoryStore keeps the files in a Map from relative path to text, or to
+// bytes (a Uint8Array) for what downloadToFile saved: the browser's and the
+// worker's store, and the tests'. Folders are implied by the files under
+// them.
 export class MemoryStore {
   constructor(files = {}) {
     this.root = "";
@@ -155,12 +200,27 @@ export class MemoryStore {
     return text;
   }
 
+  readBytes(rel) {
+    const v = this.read(rel);
+    return v instanceof Uint8Array ? v : encoder.encode(v);
+  }
+
   write(rel, content, append) {
     const parts = rel.split("/");
     for (let i = 1; i < parts.length; i++) {
       if (this.files.has(parts.slice(0, i).join("/"))) throw new Error("not a folder");
     }
     if (this.stat(rel)?.dir) throw new Error("is a folder");
-    this.files.set(rel, (append ? this.files.get(rel) ?? "" : "") + content);
+    const old = append ? this.files.get(rel) : undefined;
+    if (old === undefined) this.files.set(rel, content);
+    else if (typeof old === "string" && typeof content === "string") this.files.set(rel, old + content);
+    else this.files.set(rel, concatBytes(this.readBytes(rel), content instanceof Uint8Array ? content : encoder.encode(content)));
   }
+}
+
+function concatBytes(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

@@ -29,10 +29,16 @@ const PAGE_TYPES = { ".html": "text/html; charset=utf-8", ".txt": "text/plain; c
 // pageServer serves pages ({"/PATH": text}, which may be replaced) on
 // loopback, 404 for any other path: {url, rewrites, pages, close()}, the
 // rewrites sending PAGES_ORIGIN there.
+// posts are the bodies POSTed to it, as {path, headers, raw}.
 export async function pageServer(pages = {}) {
-  const s = { pages };
-  const server = http.createServer((req, res) => {
+  const s = { pages, posts: [] };
+  const server = http.createServer(async (req, res) => {
     const p = new URL(req.url, "http://x").pathname;
+    if (req.method === "POST") {
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      s.posts.push({ path: p, headers: req.headers, raw: Buffer.concat(chunks) });
+    }
     if (!Object.hasOwn(s.pages, p)) return res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found\n");
     res.writeHead(200, { "content-type": PAGE_TYPES[path.extname(p)] ?? "application/octet-stream" }).end(s.pages[p]);
   });

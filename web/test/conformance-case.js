@@ -56,3 +56,11 @@ export function calls(c, source, serverURL) {
   };
   return Array.from({ length: Math.max(1, c.repeat ?? 0) }, () => call);
 }
+
+// filesOf are a case's files for a store: its text files, and its
+// files_base64 as Uint8Arrays.
+export function filesOf(c) {
+  const out = { ...c.files };
+  for (const [name, b64] of Object.entries(c.files_base64 ?? {})) out[name] = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+  return out;
+}

@@ -11,7 +11,8 @@ export async function fakeServer(routes = []) {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const u = new URL(req.url, "http://x");
-    seen.push({ method: req.method, path: u.pathname, query: u.search.slice(1), body: Buffer.concat(chunks).toString(), headers: req.headers });
+    const raw = Buffer.concat(chunks);
+    seen.push({ method: req.method, path: u.pathname, query: u.search.slice(1), body: raw.toString(), raw, headers: req.headers });
     const rt = routes.find((r) => r.method.toUpperCase() === req.method && r.path === u.pathname);
     if (!rt) {
       res.writeHead(404).end("no route\n");
@@ -24,7 +25,7 @@ export async function fakeServer(routes = []) {
       });
       if (ended) return;
     }
-    let body = rt.body ?? "";
+    let body = rt.body_base64 ? Buffer.from(rt.body_base64, "base64") : rt.body ?? "";
     const headers = { ...rt.headers };
     if (rt.body_repeat?.length === 2) {
       body = rt.body_repeat[0].repeat(rt.body_repeat[1]);
@@ -53,10 +54,16 @@ export function check(want, got) {
 }
 
 // checkFiles compares the files a case expects with get(name): the text, or
-// null when there is no such file.
-export function checkFiles(c, get) {
+// null when there is no such file; and those it expects as bytes (base64)
+// with getBytes(name): a Uint8Array, or null.
+export function checkFiles(c, get, getBytes) {
   for (const [name, want] of Object.entries(c.expect_files ?? {})) assert.equal(get(name), want, `file ${name}`);
+  for (const [name, want] of Object.entries(c.expect_files_base64 ?? {})) {
+    const got = getBytes(name);
+    assert.equal(got === null ? null : Buffer.from(got).toString("base64"), want, `file ${name} (base64)`);
+  }
 }
+
 
 // checkRequests compares the requests a case expects with those its server saw.
 export function checkRequests(c, seen) {
@@ -68,6 +75,11 @@ export function checkRequests(c, seen) {
     assert.equal(got.path, want.path, `request ${i} path`);
     assert.equal(got.query, want.query ?? "", `request ${i} query`);
     if (want.body) assert.equal(got.body, want.body, `request ${i} body`);
-    for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()], v, `request ${i} header ${k}`);
+    for (const [k, v] of Object.entries(want.headers ?? {})) assert.equal(got.headers[k.toLowerCase()] ?? "", v, `request ${i} header ${k}`);
+    for (const [k, v] of Object.entries(want.header_prefixes ?? {})) {
+      assert.ok((got.headers[k.toLowerCase()] ?? "").startsWith(v), `request ${i} header ${k} ${JSON.stringify(got.headers[k.toLowerCase()])} does not start with ${JSON.stringify(v)}`);
+    }
+    for (const sub of want.body_contains ?? []) assert.ok(got.raw.includes(Buffer.from(sub)), `request ${i} body ${JSON.stringify(got.body)} does not contain ${JSON.stringify(sub)}`);
+    for (const b64 of want.body_contains_base64 ?? []) assert.ok(got.raw.includes(Buffer.from(b64, "base64")), `request ${i} body does not contain the bytes of ${b64}`);
   });
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
 import { PRELUDE } from "../jsrun/prelude.js";
 import { DirStore } from "../jsrun/dirstore.js";
-import { loadCase, runnerOptions, calls } from "./conformance-case.js";
+import { loadCase, runnerOptions, calls, filesOf } from "./conformance-case.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 import { preludeLines } from "./prelude-lines.js";
 
@@ -29,22 +29,23 @@ async function replay(c, source, storeKind) {
   let store;
   if (storeKind === "dir") {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "jsrun-"));
-    for (const [name, content] of Object.entries(c.files ?? {})) {
+    for (const [name, content] of Object.entries(filesOf(c))) {
       fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
       fs.writeFileSync(path.join(dir, name), content);
     }
     for (const [name, target] of Object.entries(c.symlinks ?? {})) fs.symlinkSync(target, path.join(dir, name));
     store = new DirStore(dir);
   } else {
-    store = new MemoryStore(c.files ?? {});
+    store = new MemoryStore(filesOf(c));
   }
   try {
     const o = runnerOptions(c, srv.url);
     const runner = new Runner({ ...o, store, fetch: { ...o.fetch, fetch: globalThis.fetch } });
     for (const call of calls(c, source, srv.url)) check(c.expect, await runner.call(call));
-    checkFiles(c, (name) => storeKind === "dir"
-      ? (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), "utf8") : null)
-      : (store.files.get(name) ?? null));
+    const bytes = (name) => storeKind === "dir"
+      ? (fs.existsSync(path.join(dir, name)) ? new Uint8Array(fs.readFileSync(path.join(dir, name))) : null)
+      : (store.files.has(name) ? store.readBytes(name) : null);
+    checkFiles(c, (name) => (bytes(name) === null ? null : new TextDecoder().decode(bytes(name))), bytes);
     checkRequests(c, srv.seen);
   } finally {
     await srv.close();
@@ -62,7 +63,7 @@ for (const file of files) {
   // A case for other hosts only (a symbolic link, which a browser's store
   // cannot have) runs here on Node's folder store alone.
   const forOthers = c.hosts?.length > 0 && !c.hosts.includes("web");
-  const stores = forOthers ? ["dir"] : /\bfs\./.test(source) ? ["memory", "dir"] : ["memory"];
+  const stores = forOthers ? ["dir"] : /\bfs\.|downloadToFile|uploadMultipart/.test(source) ? ["memory", "dir"] : ["memory"];
   for (const store of stores) {
     const todo = KNOWN_DIFFERENCES[name];
     test(`conformance ${name} (${store} store)`, { todo, concurrency: true }, () => replay(c, source, store));

@@ -5,14 +5,14 @@
 // testdata/builtins cases' pages: the TEST_PAGES_URL binding, when set,
 // is where JS tools' requests to https://pages.test go.
 //
-//	POST /test/jsrun {c, source, server} -> {results: [...], files: {name: text}}
+//	POST /test/jsrun {c, source, server} -> {results: [...], files: {name: text}, binary: {name: base64}}
 import toolrouteModule from "../worker/toolroute.wasm";
 import quickjsModule from "../worker/quickjs.wasm";
 import bundle from "toolroute:bundle";
 import page from "toolroute:page";
 import { createWorker, newRunner } from "../worker/api.js";
 import { MemoryStore } from "../jsrun/runner.js";
-import { runnerOptions, calls, PAGES_ORIGIN } from "./conformance-case.js";
+import { runnerOptions, calls, filesOf, PAGES_ORIGIN } from "./conformance-case.js";
 
 export { SessionLog, SessionIndex, SandboxFiles } from "../worker/sessions.js";
 
@@ -25,11 +25,17 @@ export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).pathname !== "/test/jsrun") return worker.fetch(request, env, ctx);
     const { c, source, server } = await request.json();
-    const store = new MemoryStore(c.files ?? {});
+    const store = new MemoryStore(filesOf(c));
     const o = runnerOptions(c, server);
     const runner = newRunner(env, quickjsModule, undefined, { ...o, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a) } });
     const results = [];
     for (const call of calls(c, source, server)) results.push(await runner.call(call));
-    return Response.json({ results, files: Object.fromEntries(store.files) });
+    const files = {};
+    const binary = {};
+    for (const [name, v] of store.files) {
+      if (typeof v === "string") files[name] = v;
+      else binary[name] = btoa(Array.from(v, (b) => String.fromCharCode(b)).join(""));
+    }
+    return Response.json({ results, files, binary });
   },
 };

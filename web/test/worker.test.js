@@ -351,6 +351,28 @@ test("files JS tools write stay in the worker's sandbox, for other sessions and 
   assert.equal(result.content, "buy milk");
 });
 
+test("a file downloadToFile saves in the worker keeps its bytes in the sandbox's storage, across isolates, and uploadMultipart sends them", async () => {
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAYAAACp8Z5+AAAAM0lEQVR4nBXKMQEAMAjEwMipCERUzo+Iwh9Np1sOaA69V6NQvaeaq1GIIw5N/hjHODT6APpeGVmqCh9qAAAAAElFTkSuQmCC", "base64");
+  site.pages = { "/files/pic.png": png, "/upload": '{"id":"f1"}' };
+  site.posts = [];
+  const run = async (code, says) => {
+    const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+    model.add(toolCall("js_eval", JSON.stringify({ code })), text(says));
+    const result = (await turn(id, says)).filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+    assert.equal(result.status, "success", result.content);
+    return result.content;
+  };
+  assert.equal(await run("(async () => JSON.stringify(await downloadToFile('https://pages.test/files/pic.png', 'pics/pic.png')))()", "Saved."),
+    '{"success":true,"path":"pics/pic.png","size":108,"error":null,"status":200}');
+  await workerd.stop();
+  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
+  assert.equal(await run("(async () => JSON.stringify(await uploadMultipart('https://pages.test/upload', [{contentType: 'application/json', content: '{}'}, {contentType: 'image/png', filePath: 'pics/pic.png'}])))()", "Sent."),
+    '{"status":200,"body":"{\\"id\\":\\"f1\\"}","ok":true,"error":null}');
+  assert.equal(site.posts.length, 1);
+  assert.match(site.posts[0].headers["content-type"], /^multipart\/related; boundary=toolroute-[0-9a-f]{32}$/);
+  assert.ok(site.posts[0].raw.includes(png), "the upload lacks the PNG's bytes");
+});
+
 test("the google bridge takes its account from the worker's secrets, refreshing the token", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("whoami", "{}"), text("You are me@example.com."));
@@ -627,9 +649,10 @@ for (const file of fs.readdirSync(casesDir).filter((f) => f.endsWith(".txtar")).
     try {
       const r = await json("POST", "/test/jsrun", { c, source, server: srv.url });
       assert.equal(r.status, 200, await r.clone().text());
-      const { results, files } = await r.json();
+      const { results, files, binary } = await r.json();
       for (const res of results) check(c.expect, res);
-      checkFiles(c, (name) => files[name] ?? null);
+      const bytes = (name) => (binary[name] !== undefined ? Buffer.from(binary[name], "base64") : files[name] !== undefined ? Buffer.from(files[name]) : null);
+      checkFiles(c, (name) => files[name] ?? (binary[name] !== undefined ? bytes(name).toString() : null), bytes);
       checkRequests(c, srv.seen);
     } finally {
       await srv.close();

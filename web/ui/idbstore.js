@@ -15,8 +15,8 @@
 //   append(id, messages)          (the web/host store API; creates the session if missing)
 //   settings()                    -> {key: value}
 //   setSettings(patch)            (a null or "" value deletes the key)
-//   files()                       -> {path: text}
-//   putFile(path, text)
+//   files()                       -> {path: text, or a Uint8Array for bytes}
+//   putFile(path, text)           (text or a Uint8Array)
 
 import { sessionTitle } from "../host/session-names.js";
 

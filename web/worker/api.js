@@ -273,7 +273,8 @@ export class BoundedStore extends MemoryStore {
     this.#written.add(rel);
   }
 
-  // written gives the files written: {path: text}.
+  // written gives the files written: {path: text, or bytes (a Uint8Array)
+  // for what downloadToFile saved}.
   written() {
     const out = {};
     for (const rel of [...this.#written].sort()) out[rel] = this.files.get(rel);

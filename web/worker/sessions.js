@@ -308,7 +308,9 @@ export class SessionIndex extends DurableObject {
 
 // SandboxFiles is the folder of the fs bridge: files by relative path. A
 // JS call gets them all (the bridge is synchronous) and gives back those it
-// wrote.
+// wrote. A file is text, or bytes (a Uint8Array: what downloadToFile
+// saved), kept as a BLOB in the same column: SQLite keeps a BLOB as it is
+// whatever the column's type.
 export class SandboxFiles extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
@@ -316,18 +318,22 @@ export class SandboxFiles extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, text TEXT NOT NULL)`);
   }
 
-  // all gives every file: {path: text}.
+  // all gives every file: {path: text or Uint8Array}.
   all() {
     const out = {};
-    for (const row of this.sql.exec(`SELECT path, text FROM files ORDER BY path`)) out[row.path] = row.text;
+    for (const row of this.sql.exec(`SELECT path, text FROM files ORDER BY path`)) {
+      out[row.path] = row.text instanceof ArrayBuffer ? new Uint8Array(row.text) : row.text;
+    }
     return out;
   }
 
-  // put stores files ({path: text}) in one transaction.
+  // put stores files ({path: text or Uint8Array}) in one transaction.
   put(files) {
     this.ctx.storage.transactionSync(() => {
       for (const path of Object.keys(files).sort()) {
-        this.sql.exec(`INSERT INTO files (path, text) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET text = excluded.text`, path, files[path]);
+        const v = files[path];
+        const value = v instanceof Uint8Array ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v;
+        this.sql.exec(`INSERT INTO files (path, text) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET text = excluded.text`, path, value);
       }
     });
   }

@@ -6,13 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/catalog"
+	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
@@ -20,43 +25,73 @@ import (
 
 // checkResult is what `toolroute check --json` prints.
 type checkResult struct {
-	Reports  []registry.Report `json:"reports"`
-	Tools    int               `json:"tools"`
-	Groups   int               `json:"groups"`
-	Errors   int               `json:"errors"`
-	Warnings int               `json:"warnings"`
+	Reports []checkReport `json:"reports"`
+	// UnpairedJS are the .js files with no manifest beside them: a
+	// warning each, and an error for one that does not parse.
+	UnpairedJS []jsFile `json:"unpaired_js"`
+	Tools      int      `json:"tools"`
+	Groups     int      `json:"groups"`
+	Errors     int      `json:"errors"`
+	Warnings   int      `json:"warnings"`
 	// MCP are the MCP servers of the configuration, when there is one.
 	MCP []mcp.Status `json:"mcp,omitempty"`
 }
 
+// checkReport is a manifest's report from the registry, and what QuickJS
+// found in its JS file: errors each.
+type checkReport struct {
+	registry.Report
+	// Code holds the file's syntax error, or what its top level threw, or
+	// each function an entry names that the file does not define.
+	Code []registry.Problem `json:"code"`
+}
+
+// OK reports whether the manifest has no error.
+func (c checkReport) OK() bool { return c.Report.OK() && len(c.Code) == 0 }
+
+// jsFile is a .js file no manifest names.
+type jsFile struct {
+	File string `json:"file"`
+	// Error is its syntax error, when it does not parse.
+	Error string `json:"error,omitempty"`
+}
+
+// codeFolder is a folder being checked: its files and its manifests.
+type codeFolder struct {
+	fsys   fs.FS
+	label  string
+	folder catalog.Folder
+}
+
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the reports as JSON")
-	withBuiltin := fs.Bool("with-builtin", false, "load the built-in manifests first, to see conflicts with them")
-	override := fs.Bool("override", false, "let the folders' tools replace built-in tools of the same name, as user tools may")
-	mcpConfig := fs.String("mcp-config", "", "check the MCP servers of this configuration (default: CONFIG/mcp.json when it exists)")
-	configDir := fs.String("config-dir", "", "the folder holding tools/ and mcp.json (default: ~/.config/toolroute)")
-	fs.Usage = func() {
+	flags := flag.NewFlagSet("check", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	asJSON := flags.Bool("json", false, "print the reports as JSON")
+	withBuiltin := flags.Bool("with-builtin", false, "load the built-in manifests first, to see conflicts with them")
+	override := flags.Bool("override", false, "let the folders' tools replace built-in tools of the same name, as user tools may")
+	mcpConfig := flags.String("mcp-config", "", "check the MCP servers of this configuration (default: CONFIG/mcp.json when it exists)")
+	configDir := flags.String("config-dir", "", "the folder holding tools/ and mcp.json (default: ~/.config/toolroute)")
+	flags.Usage = func() {
 		fmt.Fprint(stderr, "usage: toolroute check [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]\n")
-		fs.PrintDefaults()
+		flags.PrintDefaults()
 	}
-	dirs, err := parseArgs(fs, args)
+	dirs, err := parseArgs(flags, args)
 	if err != nil {
 		return 2
 	}
 
-	var folders []catalog.Folder
-	read := func(f catalog.Folder, err error) bool {
+	var folders []codeFolder
+	read := func(fsys fs.FS, label string, override bool) bool {
+		f, err := catalog.ReadFolder(fsys, label, override)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return false
 		}
-		folders = append(folders, f)
+		folders = append(folders, codeFolder{fsys, label, f})
 		return true
 	}
 	if len(dirs) == 0 || *withBuiltin {
-		if !read(catalog.ReadFolder(manifests.FS, "builtin", false)) {
+		if !read(manifests.FS, "builtin", false) {
 			return 1
 		}
 	}
@@ -69,22 +104,48 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return 1
 		}
-		if !read(catalog.ReadFolder(os.DirFS(dir), strings.TrimSuffix(dir, "/"), *override)) {
+		if !read(os.DirFS(dir), strings.TrimSuffix(dir, "/"), *override) {
 			return 1
 		}
 	}
 
 	r := registry.New()
-	res := checkResult{Reports: []registry.Report{}}
+	res := checkResult{Reports: []checkReport{}, UnpairedJS: []jsFile{}}
+	var perFolder [][]checkReport
 	for _, f := range folders {
-		res.Reports = append(res.Reports, f.Load(r)...)
+		var reps []checkReport
+		for _, rep := range f.folder.Load(r) {
+			reps = append(reps, checkReport{Report: rep, Code: []registry.Problem{}})
+		}
+		perFolder = append(perFolder, reps)
+	}
+	runner, err := codeRunner(*configDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	defer runner.Close()
+	for i, f := range folders {
+		unpaired, err := checkCode(runner, r, f, perFolder[i])
+		if err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+		res.Reports = append(res.Reports, perFolder[i]...)
+		res.UnpairedJS = append(res.UnpairedJS, unpaired...)
 	}
 	for _, rep := range res.Reports {
 		res.Tools += len(rep.Loaded)
-		res.Errors += len(rep.Skipped)
+		res.Errors += len(rep.Skipped) + len(rep.Code)
 		res.Warnings += len(rep.Warnings)
 		if rep.Group != "" {
 			res.Groups++
+		}
+	}
+	for _, u := range res.UnpairedJS {
+		res.Warnings++
+		if u.Error != "" {
+			res.Errors++
 		}
 	}
 
@@ -118,6 +179,157 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// codeRunner is the QuickJS runner the JS files are compiled and run in,
+// with the library folders a call has (so a top level's lib() works), no
+// sandbox folder and the network refused (Runner.Undefined).
+func codeRunner(configDir string) (*jsrun.Runner, error) {
+	cfg := app.Config{ConfigDir: configDir, NoModel: true}
+	if err := cfg.Defaults(); err != nil {
+		return nil, err
+	}
+	cache := ""
+	if cfg.CacheDir != "-" {
+		cache = filepath.Join(cfg.CacheDir, "quickjs")
+	}
+	return jsrun.New(jsrun.Options{Libraries: []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)}, CacheDir: cache, Warm: 1})
+}
+
+// checkCode compiles every JS file of a folder in QuickJS, runs each
+// manifest's file's top level to see that every function its entries name
+// is defined, and checks that each tool's 'required' names properties its
+// schema declares (a warning). It adds what it finds to the folder's
+// reports and returns the .js files no manifest names.
+func checkCode(runner *jsrun.Runner, r *registry.Registry, f codeFolder, reports []checkReport) ([]jsFile, error) {
+	for i := range reports {
+		rep := &reports[i]
+		ref := strings.TrimSuffix(rep.File, ".json") + ".js"
+		src, ok := f.folder.Sources[ref]
+		if !ok {
+			continue // refused before the registry saw it
+		}
+		base := path.Base(ref)
+		var functions []string
+		for _, l := range rep.Loaded {
+			if t, ok := loadedTool(r, l, rep.File); ok && !slices.Contains(functions, t.Origin.Function) {
+				functions = append(functions, t.Origin.Function)
+			}
+		}
+		if err := runner.Check(ref, src); err != nil {
+			rep.Code = append(rep.Code, registry.Problem{File: ref, Entry: -1, Reason: base + " does not parse: " + atLine(err.Error(), ref)})
+		} else if len(functions) == 0 {
+			// no tool of it loaded: nothing runs it
+		} else if missing, err := runner.Undefined(context.Background(), ref, src, functions); err != nil {
+			rep.Code = append(rep.Code, registry.Problem{File: ref, Entry: -1, Reason: base + " fails as it loads, so none of its tools can run: " + atLine(err.Error(), ref)})
+		} else {
+			for _, l := range rep.Loaded {
+				if t, ok := loadedTool(r, l, rep.File); ok && slices.Contains(missing, t.Origin.Function) {
+					rep.Code = append(rep.Code, registry.Problem{File: rep.File, Entry: l.Entry, Tool: l.Tool,
+						Reason: fmt.Sprintf("function '%s' is not defined in %s", t.Origin.Function, base)})
+				}
+			}
+		}
+		for _, l := range rep.Loaded {
+			t, ok := loadedTool(r, l, rep.File)
+			if !ok {
+				continue
+			}
+			for _, w := range undeclaredRequired(t.Parameters, "") {
+				rep.Warnings = append(rep.Warnings, registry.Problem{File: rep.File, Entry: l.Entry, Tool: l.Tool, Reason: w})
+			}
+		}
+	}
+	entries, err := fs.ReadDir(f.fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("check: read %s: %w", f.label, err)
+	}
+	var unpaired []jsFile
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".js")
+		if !ok || e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(f.fsys, name+".json"); err == nil {
+			continue
+		}
+		ref := path.Join(f.label, e.Name())
+		u := jsFile{File: ref}
+		src, err := fs.ReadFile(f.fsys, e.Name())
+		if err != nil {
+			u.Error = fmt.Sprintf("cannot read it: %v", err)
+		} else if err := runner.Check(ref, src); err != nil {
+			u.Error = e.Name() + " does not parse: " + atLine(err.Error(), ref)
+		}
+		unpaired = append(unpaired, u)
+	}
+	return unpaired, nil
+}
+
+// loadedTool is the tool a manifest's entry registered, unless a later
+// manifest replaced it.
+func loadedTool(r *registry.Registry, l registry.Loaded, file string) (registry.Tool, bool) {
+	t, _ := r.Tool(l.Tool)
+	return t, t.Name == l.Tool && t.Origin.File == file
+}
+
+// atPosition is where QuickJS says an error is: "    at FILE:LINE:COLUMN".
+var atPosition = regexp.MustCompile(`\n\s*at (?:[^\n]*\()?([^\n():]+):(\d+):(\d+)\)?`)
+
+// atLine writes a QuickJS error on one line, the place its first stack
+// line names in the file as "(line N, column M)".
+func atLine(msg, ref string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	for _, m := range atPosition.FindAllStringSubmatch(msg, -1) {
+		if m[1] == ref {
+			return first + " (line " + m[2] + ", column " + m[3] + ")"
+		}
+	}
+	return first
+}
+
+// undeclaredRequired lists, for a schema and the objects in it (property
+// schemas and array items), each name 'required' gives that 'properties'
+// does not declare: the model is asked for a parameter it is not told
+// about. at is the object's path.
+func undeclaredRequired(schema json.RawMessage, at string) []string {
+	var node struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+		Items      json.RawMessage            `json:"items"`
+	}
+	if json.Unmarshal(schema, &node) != nil {
+		return nil
+	}
+	var out []string
+	where := "'required'"
+	if at != "" {
+		where = "'required' of '" + at + "'"
+	}
+	for _, name := range node.Required {
+		if _, ok := node.Properties[name]; !ok {
+			out = append(out, fmt.Sprintf("%s names '%s', which 'properties' does not declare: declare it, or take it out of 'required'", where, name))
+		}
+	}
+	names := make([]string, 0, len(node.Properties))
+	for name := range node.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		out = append(out, undeclaredRequired(node.Properties[name], join(at, name))...)
+	}
+	if len(node.Items) > 0 {
+		out = append(out, undeclaredRequired(node.Items, at+"[]")...)
+	}
+	return out
+}
+
+func join(at, name string) string {
+	if at == "" {
+		return name
+	}
+	return at + "." + name
 }
 
 // checkMCP starts the MCP servers of the configuration as the program does
@@ -245,9 +457,20 @@ func printReports(w io.Writer, r *registry.Registry, res checkResult) {
 		for _, p := range rep.Skipped {
 			fmt.Fprintf(w, "      error:   %s\n", where(p))
 		}
+		for _, p := range rep.Code {
+			fmt.Fprintf(w, "      error:   %s\n", where(p))
+		}
 		for _, p := range rep.Warnings {
 			fmt.Fprintf(w, "      warning: %s\n", where(p))
 		}
+	}
+	for _, u := range res.UnpairedJS {
+		if u.Error != "" {
+			fmt.Fprintf(w, "%-5s %s: no manifest beside it, and %s\n", "ERROR", u.File, u.Error)
+			continue
+		}
+		fmt.Fprintf(w, "%-5s %s: no manifest (%s.json) beside it, so no tool runs it; a library for lib() goes in the library folder\n",
+			"warn", u.File, strings.TrimSuffix(path.Base(u.File), ".js"))
 	}
 	fmt.Fprintf(w, "\n%s: %s in %s loaded; %s, %s\n", plural(len(res.Reports), "manifest"),
 		plural(res.Tools, "tool"), plural(res.Groups, "group"), plural(res.Errors, "error"), plural(res.Warnings, "warning"))

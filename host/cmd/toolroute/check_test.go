@@ -88,8 +88,54 @@ func TestCheckMixedFolderJSON(t *testing.T) {
 	if diff := cmp.Diff(want, problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
-	if res.Tools != 3 || res.Groups != 1 || res.Errors != 6 || res.Warnings != 2 {
+	// What QuickJS found in the JS files, as data too.
+	var codeProblems []registry.Problem
+	for _, rep := range res.Reports {
+		codeProblems = append(codeProblems, rep.Code...)
+	}
+	wantCode := []registry.Problem{
+		{File: "testdata/manifests/mixed/broken_code.js", Entry: -1, Reason: "broken_code.js does not parse: SyntaxError: unexpected token in expression: ';' (line 3, column 9)"},
+		{File: "testdata/manifests/mixed/notes.json", Entry: 2, Tool: "note_list", Reason: "function 'listNotes' is not defined in notes.js"},
+	}
+	if diff := cmp.Diff(wantCode, codeProblems); diff != "" {
+		t.Errorf("code problems (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]jsFile{{File: "testdata/manifests/mixed/orphan_helper.js"}}, res.UnpairedJS); diff != "" {
+		t.Errorf("unpaired JS files (-want +got):\n%s", diff)
+	}
+	if res.Tools != 6 || res.Groups != 2 || res.Errors != 8 || res.Warnings != 5 {
 		t.Errorf("counts = %d tools, %d groups, %d errors, %d warnings", res.Tools, res.Groups, res.Errors, res.Warnings)
+	}
+}
+
+// A .js file with no manifest is a warning, and an error when it does not
+// parse; a file whose top level fails says so, with its line; a group
+// whose functions are all there is clean.
+func TestCheckCode(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("helper.js", "function helper( {\n")
+	write("loads.json", `{"name":"loads","description":"Fails as it loads"}`)
+	write("loads.js", "function execute() {}\nundefinedThing.call();\n")
+	write("good.json", `[{"name":"good_a","description":"A","function":"a"},{"name":"good_b","description":"B","function":"b"}]`)
+	write("good.js", "function a() {}\nconst b = async () => 1;\n")
+	out, _, code := runIn(t, "check", dir)
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	for _, want := range []string{
+		"ok    " + dir + "/good.json: group good (Good), 2 tools: good_a, good_b\n",
+		"error:   loads.js fails as it loads, so none of its tools can run: ReferenceError: undefinedThing is not defined (line 2, column 1)\n",
+		"ERROR " + dir + "/helper.js: no manifest beside it, and helper.js does not parse: SyntaxError: invalid property name (line ",
+		"2 manifests: 3 tools in 1 group loaded; 2 errors, 1 warning\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
 	}
 }
 

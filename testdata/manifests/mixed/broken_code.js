@@ -1,0 +1,4 @@
+function execute(params) {
+  const n = params.n;
+  return n +;
+}
