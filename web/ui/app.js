@@ -334,6 +334,9 @@ function askApproval(calls) {
         answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
         outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this chat." : "Allowed once.";
         if (answers.size === calls.length) {
+          // Answered: the buttons go, the outcomes stay.
+          for (const row of box.querySelectorAll(".approval-buttons")) row.remove();
+          box.classList.add("answered");
           try {
             await call({ type: "approve", session, answers: calls.map((x) => answers.get(x.id)) });
           } catch (e) {

@@ -58,13 +58,16 @@ export function render(el, text) {
     // A picture the model links to is fetched from the web: shown only as
     // its link, so a reply cannot make the page call out on its own.
     const src = img.getAttribute("src") ?? "";
-    const a = document.createElement("a");
-    a.textContent = img.getAttribute("alt") || src;
-    if (/^https?:/i.test(src)) {
-      a.href = src;
-      a.target = "_blank";
-      a.rel = "noopener noreferrer nofollow";
+    const alt = img.getAttribute("alt") ?? "";
+    if (!/^https?:/i.test(src)) {
+      img.replaceWith(document.createTextNode(alt));
+      continue;
     }
+    const a = document.createElement("a");
+    a.textContent = alt || src;
+    a.href = src;
+    a.target = "_blank";
+    a.rel = "noopener noreferrer nofollow";
     img.replaceWith(a);
   }
   for (const code of clean.querySelectorAll("pre > code")) highlight(code);
