@@ -56,6 +56,10 @@ type Options struct {
 	MaxTokens int
 	// Stream asks the provider to stream its replies.
 	Stream bool
+	// Routing is session.RoutingClassic (the default) or RoutingNative:
+	// groups sent deferred and loaded where the load stands, for the
+	// providers that can (session.RoutingFor); the others use classic.
+	Routing session.Routing
 
 	// NoBuiltins leaves out the built-in JS tools of manifests/.
 	NoBuiltins bool
@@ -379,7 +383,11 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 	if err != nil {
 		return abi.Description{}, err
 	}
-	return inst.Describe(ctx, abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw})
+	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
+	if h.opts.Provider != nil {
+		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
+	}
+	return inst.Describe(ctx, req)
 }
 
 // memories are the user's memories now.

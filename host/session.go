@@ -31,7 +31,9 @@ const (
 	// come as a tool_call message, with their input and status, followed by
 	// their tool_result message.
 	EventMessage EventType = "message"
-	// EventModelCall is a model call going out, offering Tools.
+	// EventModelCall is a model call going out, offering Tools: Call,
+	// Routing, Schema. Its usage is on the assistant message its response
+	// logs (Message.Usage), and in done's Calls.
 	EventModelCall EventType = "model_call"
 	// EventToolCalls are tool calls starting to run: Calls.
 	EventToolCalls EventType = "tool_calls"
@@ -60,6 +62,15 @@ type Event struct {
 	Failure *session.Failure   `json:"failure,omitempty"`
 	Usage   *wire.Usage        `json:"usage,omitempty"`
 	Retry   *Retry             `json:"retry,omitempty"`
+	// Call is a model_call's number in the turn, from 1; Routing is
+	// "native" when it sends groups deferred; Schema is what it spends on
+	// tool schemas.
+	Call    int             `json:"call,omitempty"`
+	Routing session.Routing `json:"routing,omitempty"`
+	Schema  *SchemaUsage    `json:"schema,omitempty"`
+	// ModelCalls are, on done and failed, each model call of the turn
+	// with its usage and schemas (Usage is their sum).
+	ModelCalls []CallUsage `json:"model_calls,omitempty"`
 }
 
 // Session is one conversation: a name for a message log in the Store.
@@ -157,7 +168,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		Type: session.EventStart, Now: time.Now(), History: history, User: text,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
-			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream,
+			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing,
 			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
 		},
 	})
@@ -208,6 +219,9 @@ type turn struct {
 	// partial is the text of the reply streaming now, kept if the turn
 	// stops before the module logs it.
 	partial string
+	// calls are the turn's model calls so far, their usage filled in as
+	// their responses are logged.
+	calls []CallUsage
 }
 
 func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, error) {
@@ -245,6 +259,9 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			for _, m := range a.Messages {
 				if m.Type == session.Assistant {
 					t.partial = ""
+					if n := len(t.calls); n > 0 && m.Usage != nil {
+						t.calls[n-1].Usage = m.Usage
+					}
 				}
 			}
 			for j := range a.Messages {
@@ -260,10 +277,10 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			ev = Event{Type: EventGroupLoaded, Group: a.Group}
 		case session.ActionDone:
 			t.over = true
-			ev = Event{Type: EventDone, Text: a.Text, Usage: a.Usage}
+			ev = Event{Type: EventDone, Text: a.Text, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionFailed:
 			t.over = true
-			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage}
+			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionCallModel, session.ActionRunTools, session.ActionAskApproval:
 			return a, nil
 		default:
@@ -279,7 +296,9 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 // callModel makes a model call and feeds the module its response: streamed
 // bodies chunk by chunk, as they arrive.
 func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]session.Action, error) {
-	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools}) {
+	cu := CallUsage{Call: req.Call, Schema: schemaUsage(t.s.h.Registry(), req)}
+	t.calls = append(t.calls, cu)
+	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools, Call: req.Call, Routing: req.Routing, Schema: cu.Schema}) {
 		return nil, errStopped
 	}
 	redacted := *req

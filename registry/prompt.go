@@ -27,6 +27,17 @@ const sectionSeparator = "\n\n---\n\n"
 // Nothing is added when there are no skills and no groups. A blank base prompt
 // is left out.
 func (r *Registry) SystemPrompt(base string) string {
+	return r.systemPrompt(base, true)
+}
+
+// SystemPromptWithoutGroups is the system prompt without the tool group
+// listing: for a request that lists the groups another way (the Responses
+// API's namespaces, each with the listing's description).
+func (r *Registry) SystemPromptWithoutGroups(base string) string {
+	return r.systemPrompt(base, false)
+}
+
+func (r *Registry) systemPrompt(base string, listGroups bool) string {
 	var sections []string
 	if strings.TrimSpace(base) != "" {
 		sections = append(sections, base)
@@ -34,7 +45,7 @@ func (r *Registry) SystemPrompt(base string) string {
 	if skills := r.SkillListing(); skills != "" {
 		sections = append(sections, skills)
 	}
-	if groups := r.GroupListing(); groups != "" {
+	if groups := r.GroupListing(); groups != "" && listGroups {
 		sections = append(sections, groups)
 	}
 	if len(sections) == 0 {
@@ -79,6 +90,10 @@ func (r *Registry) GroupListing() string {
 	}
 	return b.String()
 }
+
+// ListedDescription is a description as the system prompt lists it: on
+// one line, cut at MaxListedDescription characters.
+func ListedDescription(s string) string { return listedDescription(s) }
 
 // listedDescription puts a description on one line and cuts it at
 // MaxListedDescription characters.

@@ -63,6 +63,10 @@ type Config struct {
 	Provider, Model string
 	// Stream asks the provider to stream replies.
 	Stream bool
+	// Routing is "classic" or "native" (provider-native deferral of the
+	// groups where the provider has it); empty means TOOLROUTE_ROUTING,
+	// else classic.
+	Routing string
 	// Approver asks the user before tools that act on the world run (the
 	// terminal's prompt, serve's page); nil means no one can be asked.
 	Approver host.Approver
@@ -113,6 +117,17 @@ type App struct {
 	changed    chan struct{}
 }
 
+// Routing says which routing the program's turns use: what was asked
+// (classic when nothing was), what is used, and why they differ.
+func (a *App) Routing() (asked, used session.Routing, note string) {
+	asked = session.Routing(a.Config.Routing)
+	if asked == "" {
+		asked = session.RoutingClassic
+	}
+	used, note = session.RoutingFor(a.Format(), asked)
+	return asked, used, note
+}
+
 // Changes gives the catalogue's generation, which grows with every change
 // (a tool created, changed or deleted, a file of the tools folder changed,
 // a tool enabled or disabled), and a channel closed at the next change.
@@ -140,6 +155,14 @@ func (a *App) notify() {
 func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err := cfg.Defaults(); err != nil {
 		return nil, err
+	}
+	if cfg.Routing == "" {
+		cfg.Routing = cfg.Getenv("TOOLROUTE_ROUTING")
+	}
+	switch session.Routing(cfg.Routing) {
+	case "", session.RoutingClassic, session.RoutingNative:
+	default:
+		return nil, fmt.Errorf("routing %q: use classic or native", cfg.Routing)
 	}
 	provider, info, err := resolveProvider(cfg.Provider, cfg.Model, cfg.Getenv)
 	if errors.Is(err, ErrNoProvider) && cfg.NoModel {
@@ -226,6 +249,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Prompt:      a.prompt,
 		Memories:    a.memories,
 		Stream:      cfg.Stream,
+		Routing:     session.Routing(cfg.Routing),
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		ToolSources: sources,
 		Skills:      a.loadSkills(),

@@ -12,6 +12,8 @@
 //	DELETE /api/sessions/{id}             delete it and its messages (409
 //	                                      while a turn runs in it)
 //	GET  /api/sessions/{id}/messages      its message log
+//	GET  /api/sessions/{id}/usage         its model calls' tokens, summed
+//	                                      from the log
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
 //	                                      the first message stores the
 //	                                      session, titled after it
@@ -132,6 +134,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("PATCH /api/sessions/{id}", s.renameSession)
 	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("GET /api/sessions/{id}/usage", s.usage)
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
 	mux.HandleFunc("GET /api/sessions/{id}/approvals", s.pendingApproval)
@@ -211,8 +214,13 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if servers == nil {
 		servers = []mcp.Status{}
 	}
+	asked, used, note := s.a.Routing()
+	routing := map[string]string{"asked": string(asked), "used": string(used)}
+	if note != "" {
+		routing["note"] = note
+	}
 	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems,
-		"mcp": servers})
+		"mcp": servers, "routing": routing})
 }
 
 func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
@@ -391,6 +399,23 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 			return // the client went away: the turn stops, what was done stays
 		}
 	}
+}
+
+// usage answers a session's tokens: the sum of its model calls' usage,
+// which its log keeps on each assistant message, and the number of calls.
+func (s *server) usage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
+		noSession(w, id)
+		return
+	}
+	msgs, err := s.a.Store.Messages(r.Context(), id)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	total, calls := session.UsageOf(msgs)
+	reply(w, map[string]any{"session": id, "model_calls": calls, "usage": total})
 }
 
 // clear answers a new session, as createSession does: /clear.

@@ -26,10 +26,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/cachebench"
+	"github.com/toolroute/toolroute/manifests"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 	"github.com/toolroute/toolroute/wasm"
 )
@@ -98,6 +103,11 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, tok...)
+	cache, err := cacheRows()
+	if err != nil {
+		return err
+	}
+	rows = append(rows, cache...)
 	results := map[string]map[string][]float64{} // benchmark -> unit -> values
 	var order []string
 	how := map[string]string{} // benchmark -> the command that measures it
@@ -280,6 +290,40 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 		rows = append(rows, row{section(name), strings.TrimPrefix(name, "Benchmark"), strings.Join(parts, ", "), fmt.Sprintf("`%s` (%d runs)", how[name], len(units["ns/op"]))})
 	}
 	return rows
+}
+
+// cacheRows measures, for each format and routing, how much of each model
+// request the previous one's cached prefix covers (internal/cachebench):
+// the same scripted conversation through the turn engine, no clock.
+func cacheRows() ([]row, error) {
+	reg := registry.New()
+	folder, err := catalog.ReadFolder(manifests.FS, "builtin", false)
+	if err != nil {
+		return nil, err
+	}
+	folder.Load(reg)
+	how := "internal/cachebench: " + strconv.Itoa(len(cachebench.Script)) + " scripted turns loading google_calendar, google_gmail and google_drive on the built-in JS catalogue, through the turn engine; each request against the previous one, in the provider's cache order (" +
+		"Anthropic tools, system, messages; Responses instructions, tools, input; Chat Completions tools, messages; Gemini tools, systemInstruction, contents)"
+	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	var rows []row
+	for _, f := range wire.Formats {
+		for _, routing := range []session.Routing{session.RoutingClassic, session.RoutingNative} {
+			if routing == session.RoutingNative && !wire.NativeDeferral(f) {
+				continue
+			}
+			r, err := cachebench.Run(reg, f, routing, cachebench.Script)
+			if err != nil {
+				return nil, fmt.Errorf("cache preservation, %s %s: %w", f, routing, err)
+			}
+			low, mean, afterLoad := r.Summary(r.Sent)
+			clow, _, _ := r.Summary(r.InContext)
+			klow, _, kload := r.Summary(r.Kept)
+			rows = append(rows, row{"7. Cache preservation", fmt.Sprintf("%s, %s routing", f, routing),
+				fmt.Sprintf("of each request, the share the previous one's prefix covers: lowest %s (%s at a load), mean %s over %d calls after the first; without the deferred definitions: lowest %s. Of the previous request, the share kept: lowest %s (%s at a load)",
+					pct(low), pct(afterLoad), pct(mean), len(r.Sent), pct(clow), pct(klow), pct(kload)), how})
+		}
+	}
+	return rows, nil
 }
 
 // tokenRows measures the built-in catalogue as `toolroute tokens` does.
@@ -489,6 +533,15 @@ const notes = `
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns.
+- "Cache preservation" is bytes, not tokens, and exact: no timing, the same
+  on every run. "The share the previous one's prefix covers" is of the new
+  request (new bytes at its end, a tool result or a loaded group's
+  definitions, lower it without losing anything cached); "the share kept"
+  is of the previous request, which is what a provider's cache can reuse:
+  native routing keeps all of it, classic loses what follows the tools at
+  each load. The deferred definitions are sent on every call but kept out
+  of the model's context until loaded; the Responses API injects a loaded
+  group's definitions at the end of the input, so its loads add new bytes.
 - "all groups loaded" costs a little more than "all tools": it adds
   load_tool_group's schema. Routing saves when a conversation needs few groups.
 - "The browser UI" is sizes, not timings, of the build the program serves:

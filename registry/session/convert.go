@@ -17,12 +17,14 @@ import (
 // again unseen. Any other call with no result, or a result with no call, is
 // left out, as is a response with neither text nor calls: the providers
 // refuse them.
-func conversation(log []Message) []wire.Message {
+// With native routing, loads and the calls of groups' tools are sent in
+// the request's native form (render).
+func conversation(log []Message, native *render) []wire.Message {
 	var out []wire.Message
 	var cur *response
 	flush := func() {
 		if cur != nil {
-			out = cur.appendTo(out)
+			out = cur.appendTo(out, native)
 			cur = nil
 		}
 	}
@@ -94,7 +96,7 @@ func (r *response) addResult(m Message) {
 	}
 }
 
-func (r *response) appendTo(out []wire.Message) []wire.Message {
+func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
 	slices.SortStableFunc(r.calls, func(a, b loggedCall) int { return cmp.Compare(a.index, b.index) })
 	msg := wire.Message{Role: wire.RoleAssistant, Text: r.text}
 	var results []wire.Result
@@ -113,8 +115,8 @@ func (r *response) appendTo(out []wire.Message) []wire.Message {
 			}
 		}
 		if ok {
-			msg.Calls = append(msg.Calls, c.call)
-			results = append(results, res)
+			msg.Calls = append(msg.Calls, native.call(c.call))
+			results = append(results, native.result(c.call, res))
 		}
 	}
 	if msg.Text == "" && len(msg.Calls) == 0 {

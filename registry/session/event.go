@@ -39,6 +39,10 @@ type Settings struct {
 	// approvals) a call that would ask is refused, with a message saying
 	// how to allow it.
 	Approvals bool `json:"approvals,omitempty"`
+	// Routing is "classic" (the default) or "native": groups sent deferred
+	// and loaded where the load stands, for the formats that can
+	// (RoutingFor); the others use classic.
+	Routing Routing `json:"routing,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask
@@ -203,8 +207,20 @@ type ModelRequest struct {
 	Headers map[string]string `json:"headers"`
 	Body    json.RawMessage   `json:"body"`
 	Stream  bool              `json:"stream,omitempty"`
-	// Tools names the tools the request sends, in order.
+	// Tools names the tools the model can call with this request, in
+	// order: the core tools and the loaded groups' (in classic routing,
+	// the tools the request sends).
 	Tools []string `json:"tools"`
+	// Routing is "native" when the request sends groups deferred; absent
+	// for classic.
+	Routing Routing `json:"routing,omitempty"`
+	// Deferred names the tools a native request sends deferred, which the
+	// model cannot call until a load brings their group in.
+	Deferred []string `json:"deferred,omitempty"`
+	// Call is the call's number in the turn, from 1.
+	Call int `json:"call"`
+	// Schema is what the call spends on tool schemas.
+	Schema *Schema `json:"schema,omitempty"`
 }
 
 // Call is one tool call for the host to run.

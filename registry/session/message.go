@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // MessageType says what a log message is.
@@ -71,8 +72,11 @@ type Message struct {
 	Index int `json:"index,omitempty"`
 	// Grant is, on an approval, the secrets the user granted the call; with
 	// "session" they stay granted to the tool for the rest of the session.
-	Grant []string  `json:"grant,omitempty"`
-	Time  time.Time `json:"time,omitzero"`
+	Grant []string `json:"grant,omitempty"`
+	// Usage is, on an assistant message, what its model call cost, as the
+	// provider reported it: a session's usage is the sum over its log.
+	Usage *wire.Usage `json:"usage,omitempty"`
+	Time  time.Time   `json:"time,omitzero"`
 }
 
 // LoadedGroups scans a session's history for the tool groups loaded in it
@@ -110,4 +114,17 @@ func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
 		active.LoadGroup(g)
 	}
 	return active
+}
+
+// UsageOf sums the usage of a log's model calls (its assistant messages).
+func UsageOf(log []Message) (total wire.Usage, calls int) {
+	for _, m := range log {
+		if m.Type == Assistant && m.Usage != nil {
+			total.InputTokens += m.Usage.InputTokens
+			total.OutputTokens += m.Usage.OutputTokens
+			total.CachedTokens += m.Usage.CachedTokens
+			calls++
+		}
+	}
+	return total, calls
 }

@@ -135,7 +135,7 @@ func TestConversation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, conversation(tt.log)); diff != "" {
+			if diff := cmp.Diff(tt.want, conversation(tt.log, nil)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

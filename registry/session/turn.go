@@ -45,6 +45,9 @@ type Turn struct {
 	system string
 	log    []Message
 	active *registry.Active
+	// native is how loads are sent when the turn routes natively; nil
+	// for classic.
+	native *render
 
 	state      state
 	now        time.Time
@@ -83,9 +86,25 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
 	t.reg = reg
-	t.system = reg.SystemPrompt(WithMemories(t.set.SystemPrompt, t.set.Memories))
+	t.route()
 	t.active = ActiveTools(reg, t.log)
 	return nil
+}
+
+// route settles the turn's routing and its system prompt: a Responses
+// request in native routing lists the groups as namespaces, not in the
+// prompt.
+func (t *Turn) route() {
+	t.native = nil
+	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative {
+		t.native = &render{reg: t.reg, format: t.set.Format}
+	}
+	base := WithMemories(t.set.SystemPrompt, t.set.Memories)
+	if t.native != nil && t.set.Format == wire.Responses {
+		t.system = t.reg.SystemPromptWithoutGroups(base)
+		return
+	}
+	t.system = t.reg.SystemPrompt(base)
 }
 
 // WithMemories is the base system prompt with the user's memories listed
@@ -211,6 +230,9 @@ func (t *Turn) check(e Event) error {
 		if e.Settings.MaxTokens < 0 {
 			return bad("settings.max_tokens must not be negative")
 		}
+		if !validRouting(e.Settings.Routing) {
+			return bad("settings.routing is %q: use \"classic\" or \"native\"", e.Settings.Routing)
+		}
 		for i, p := range e.Settings.Policies {
 			if !registry.ValidDecision(p.Decision) || (p.Tool == "") == (p.Group == "") {
 				return bad("settings.policies[%d]: give a tool or a group, and a decision of ask, allow or deny", i)
@@ -263,7 +285,7 @@ func (t *Turn) start(e Event) []Action {
 	if t.set.MaxModelCalls == 0 {
 		t.set.MaxModelCalls = DefaultMaxModelCalls
 	}
-	t.system = t.reg.SystemPrompt(WithMemories(t.set.SystemPrompt, t.set.Memories))
+	t.route()
 	t.log = append([]Message(nil), e.History...)
 	t.active = ActiveTools(t.reg, t.log)
 	user := Message{Type: User, Content: e.User, Time: t.now}
@@ -279,26 +301,47 @@ func (t *Turn) callModel() []Action {
 			t.set.MaxModelCalls)})
 	}
 	tools := t.active.Tools()
-	defs := ToolDefs(tools)
 	names := make([]string, len(tools))
 	t.sent = make(map[string]bool, len(tools))
 	for i, tool := range tools {
 		names[i] = tool.Name
 		t.sent[tool.Name] = true
 	}
-	req, err := wire.Encode(t.set.Format, wire.Request{
-		Model: t.set.Model, System: t.system, Messages: conversation(t.log), Tools: defs,
+	wr := wire.Request{
+		Model: t.set.Model, System: t.system, Messages: conversation(t.log, t.native), Tools: ToolDefs(tools),
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
-	})
+	}
+	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
+		Schema: schemaOf(t.reg, t.active, t.reg.GroupListing())}
+	if t.native != nil {
+		// The tools sent are the same on every call: the core tools, then
+		// every group deferred; loads are in the conversation.
+		core := t.reg.CoreTools()
+		if t.set.Format == wire.Responses {
+			load, _ := t.reg.Tool(registry.LoadToolGroupName)
+			core = slices.DeleteFunc(core, func(tool registry.Tool) bool { return tool.Name == registry.LoadToolGroupName })
+			if len(t.reg.AvailableGroups()) > 0 {
+				wr.Search = &wire.ToolDef{Name: load.Name, Description: load.Description, Parameters: load.Parameters}
+			}
+		}
+		wr.Tools = ToolDefs(core)
+		wr.Deferred = t.native.deferred()
+		mr.Routing = RoutingNative
+		for _, g := range wr.Deferred {
+			for _, d := range g.Tools {
+				mr.Deferred = append(mr.Deferred, d.Name)
+			}
+		}
+	}
+	req, err := wire.Encode(t.set.Format, wr)
 	if err != nil {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
 	t.modelCalls++
 	t.state = awaitingModel
-	return []Action{{Type: ActionCallModel, Request: &ModelRequest{
-		Format: t.set.Format, Path: req.Path, Headers: req.Headers, Body: req.Body, Stream: t.set.Stream, Tools: names,
-	}}}
+	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
+	return []Action{{Type: ActionCallModel, Request: mr}}
 }
 
 // respond handles one whole model response.
@@ -307,6 +350,10 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	t.usage.OutputTokens += resp.Usage.OutputTokens
 	t.usage.CachedTokens += resp.Usage.CachedTokens
 	logged := []Message{{Type: Assistant, Content: resp.Text, Time: t.now}}
+	if resp.Usage != (wire.Usage{}) {
+		u := resp.Usage
+		logged[0].Usage = &u
+	}
 	t.log = append(t.log, logged[0])
 	if len(resp.Calls) == 0 {
 		t.state = finished
@@ -317,6 +364,14 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	}
 
 	calls := t.uniqueIDs(resp.Calls)
+	for i := range calls {
+		// A tool search is the native form of load_tool_group: logged as
+		// one, so the log stays the same in every routing and format.
+		if calls[i].Search {
+			calls[i].Name, calls[i].Search = registry.LoadToolGroupName, false
+		}
+		calls[i].Namespace = ""
+	}
 	var loads []GroupLoad
 	loadedNow := map[string]bool{}
 	t.pending, t.asking, t.approved = nil, nil, nil

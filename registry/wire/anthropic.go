@@ -40,7 +40,18 @@ type anBlock struct {
 	Content   []anBlock       `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Source    *anSource       `json:"source,omitempty"`
+	// ToolName is a tool_reference block's: a deferred tool it loads.
+	ToolName     string   `json:"tool_name,omitempty"`
+	CacheControl *anCache `json:"cache_control,omitempty"`
 }
+
+// anCache is a prompt-caching breakpoint: the prefix up to and including
+// its block is cached (docs.anthropic.com, "Prompt caching").
+type anCache struct {
+	Type string `json:"type"` // "ephemeral"
+}
+
+var ephemeral = &anCache{Type: "ephemeral"}
 
 // anSource is an image block's picture, inline.
 type anSource struct {
@@ -53,6 +64,10 @@ type anTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// DeferLoading keeps the tool out of the model's context until a
+	// tool_reference names it.
+	DeferLoading bool     `json:"defer_loading,omitempty"`
+	CacheControl *anCache `json:"cache_control,omitempty"`
 }
 
 func encodeAnthropic(r Request) (HTTPRequest, error) {
@@ -111,6 +126,11 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 				for _, img := range res.Images {
 					b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
 				}
+				if res.Loaded != nil {
+					for _, t := range res.Loaded.Tools {
+						b.Content = append(b.Content, anBlock{Type: "tool_reference", ToolName: t.Name})
+					}
+				}
 				blocks = append(blocks, b)
 			}
 			add("user", blocks)
@@ -121,6 +141,13 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 	for _, t := range r.Tools {
 		req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
 	}
+	core := len(req.Tools)
+	for _, g := range r.Deferred {
+		for _, t := range g.Tools {
+			req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, DeferLoading: true})
+		}
+	}
+	placeBreakpoints(&req, core)
 	body, err := marshal(req)
 	if err != nil {
 		return HTTPRequest{}, err
@@ -130,6 +157,29 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 		Headers: map[string]string{"anthropic-version": AnthropicVersion, "content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// placeBreakpoints marks the three cache breakpoints, in the order
+// Anthropic caches a request (tools, system, messages): the last of the
+// tools sent into the context (the core tools; deferred ones come after
+// and are not in the context until loaded), the system prompt's end, and
+// the conversation's last block. A load in native mode adds to the
+// conversation only, so the first two never move and the third is where
+// the next call's prefix ends; in classic mode a load appends tools after
+// the first, so the tools prefix still hits. Three of the four the API
+// allows, the same in every call: the bytes before the last block are
+// the previous call's.
+func placeBreakpoints(req *anRequest, coreTools int) {
+	if coreTools > 0 {
+		req.Tools[coreTools-1].CacheControl = ephemeral
+	}
+	if len(req.System) > 0 {
+		req.System[len(req.System)-1].CacheControl = ephemeral
+	}
+	if n := len(req.Messages); n > 0 {
+		last := req.Messages[n-1].Content
+		last[len(last)-1].CacheControl = ephemeral
+	}
 }
 
 // inputObject is a call's input as the JSON object Anthropic requires: the

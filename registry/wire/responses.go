@@ -26,7 +26,7 @@ type rsRequest struct {
 	Model           string   `json:"model"`
 	Instructions    string   `json:"instructions,omitempty"`
 	Input           []rsItem `json:"input"`
-	Tools           []rsTool `json:"tools,omitempty"`
+	Tools           []any    `json:"tools,omitempty"`
 	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	Stream          bool     `json:"stream,omitempty"`
@@ -43,10 +43,19 @@ type rsItem struct {
 	Content   json.RawMessage `json:"content,omitempty"`
 	CallID    string          `json:"call_id,omitempty"`
 	Name      string          `json:"name,omitempty"`
-	Arguments string          `json:"arguments,omitempty"`
+	Namespace string          `json:"namespace,omitempty"`
+	// Arguments are a function_call's (a JSON string) or a
+	// tool_search_call's (a JSON object).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Output is a function_call_output's: a string, or input_text and
 	// input_image parts when the result has images.
 	Output json.RawMessage `json:"output,omitempty"`
+	// Execution, Status and Tools are a tool search's: "client",
+	// "completed", and the output's loaded tools (a JSON array, [] for
+	// none).
+	Execution string          `json:"execution,omitempty"`
+	Status    string          `json:"status,omitempty"`
+	Tools     json.RawMessage `json:"tools,omitempty"`
 }
 
 // rsPart is an input content part: input_text or input_image.
@@ -61,11 +70,40 @@ type rsPart struct {
 // property required and additionalProperties false, which tools' schemas
 // do not promise.
 type rsTool struct {
-	Type        string          `json:"type"`
-	Name        string          `json:"name"`
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
+	Parameters   json.RawMessage `json:"parameters"`
+	Strict       bool            `json:"strict"`
+}
+
+// rsNamespace is a deferred group: its functions, each defer_loading, are
+// in the context by name and description only... until a tool search
+// loads them (platform.openai.com/docs/guides/tools-tool-search).
+type rsNamespace struct {
+	Type        string   `json:"type"` // "namespace"
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Tools       []rsTool `json:"tools"`
+}
+
+// rsToolSearch is the client-executed tool search: the model asks for a
+// group with the tool's parameters, and toolroute answers with the
+// group's namespace as the tool_search_output.
+type rsToolSearch struct {
+	Type        string          `json:"type"`      // "tool_search"
+	Execution   string          `json:"execution"` // "client"
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
+}
+
+func rsNamespaceOf(g Group, deferred bool) rsNamespace {
+	ns := rsNamespace{Type: "namespace", Name: g.Name, Description: g.Description, Tools: []rsTool{}}
+	for _, t := range g.Tools {
+		ns.Tools = append(ns.Tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, DeferLoading: deferred, Parameters: t.Parameters})
+	}
+	return ns
 }
 
 func encodeResponses(r Request) (HTTPRequest, error) {
@@ -94,15 +132,47 @@ func encodeResponses(r Request) (HTTPRequest, error) {
 				if strings.TrimSpace(args) == "" {
 					args = "{}"
 				}
-				req.Input = append(req.Input, rsItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
+				if c.Search {
+					req.Input = append(req.Input, rsItem{Type: "tool_search_call", CallID: c.ID, Execution: "client", Status: "completed", Arguments: inputObject(args)})
+					continue
+				}
+				raw, err := marshal(args)
+				if err != nil {
+					return HTTPRequest{}, err
+				}
+				req.Input = append(req.Input, rsItem{Type: "function_call", CallID: c.ID, Name: c.Name, Namespace: c.Namespace, Arguments: raw})
 			}
 		case RoleTool:
+			// A tool search's output carries tools, never text: a failed
+			// load's text follows the outputs as a developer message.
+			var notes []string
 			for _, res := range m.Results {
+				if searched(r.Messages, res.CallID) {
+					tools := json.RawMessage(`[]`)
+					if res.Loaded != nil {
+						raw, err := marshal([]rsNamespace{rsNamespaceOf(*res.Loaded, false)})
+						if err != nil {
+							return HTTPRequest{}, err
+						}
+						tools = raw
+					} else {
+						notes = append(notes, res.Content)
+					}
+					req.Input = append(req.Input, rsItem{Type: "tool_search_output", CallID: res.CallID, Execution: "client", Status: "completed", Tools: tools})
+					continue
+				}
 				output, err := responsesOutput(res)
 				if err != nil {
 					return HTTPRequest{}, err
 				}
 				req.Input = append(req.Input, rsItem{Type: "function_call_output", CallID: res.CallID, Output: output})
+			}
+			for _, note := range notes {
+				content, err := marshal([]rsPart{{Type: "input_text", Text: note}})
+				if err != nil {
+					return HTTPRequest{}, err
+				}
+				req.Input = append(req.Input, rsItem{Type: "message", Role: "developer", Content: content})
 			}
 		default:
 			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
@@ -110,6 +180,12 @@ func encodeResponses(r Request) (HTTPRequest, error) {
 	}
 	for _, t := range r.Tools {
 		req.Tools = append(req.Tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	for _, g := range r.Deferred {
+		req.Tools = append(req.Tools, rsNamespaceOf(g, true))
+	}
+	if r.Search != nil {
+		req.Tools = append(req.Tools, rsToolSearch{Type: "tool_search", Execution: "client", Description: r.Search.Description, Parameters: r.Search.Parameters})
 	}
 	body, err := marshal(req)
 	if err != nil {
@@ -120,6 +196,18 @@ func encodeResponses(r Request) (HTTPRequest, error) {
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// searched reports whether the call a result answers was a tool search.
+func searched(msgs []Message, callID string) bool {
+	for _, m := range msgs {
+		for _, c := range m.Calls {
+			if c.ID == callID {
+				return c.Search
+			}
+		}
+	}
+	return false
 }
 
 // responsesOutput is a result as function_call_output's output: its text,
@@ -157,8 +245,10 @@ type rsOutputItem struct {
 	ID        string          `json:"id"`
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
+	Namespace string          `json:"namespace"`
 	Arguments json.RawMessage `json:"arguments"`
 	Content   json.RawMessage `json:"content"`
+	Execution string          `json:"execution"`
 }
 
 type rsOutputPart struct {
@@ -230,7 +320,11 @@ func (r *rsResponse) content() (string, []Call) {
 				}
 			}
 		case "function_call":
-			calls = append(calls, Call{ID: it.CallID, Name: it.Name, Input: argumentsText(it.Arguments)})
+			calls = append(calls, Call{ID: it.CallID, Name: it.Name, Namespace: it.Namespace, Input: argumentsText(it.Arguments)})
+		case "tool_search_call":
+			if it.Execution == "client" {
+				calls = append(calls, Call{ID: it.CallID, Search: true, Input: argumentsText(it.Arguments)})
+			}
 		}
 	}
 	return text.String(), calls
@@ -306,15 +400,19 @@ func (s *rsStream) event(name, data string) ([]string, error) {
 			return []string{d}, nil
 		}
 	case "response.output_item.added", "response.output_item.done":
-		if e.Item == nil || e.Item.Type != "function_call" {
+		if e.Item == nil || !(e.Item.Type == "function_call" || e.Item.Type == "tool_search_call" && e.Item.Execution == "client") {
 			return nil, nil
 		}
 		c := s.callFor(e.OutputIndex, e.Item.ID, true)
+		c.call.Search = e.Item.Type == "tool_search_call"
 		if e.Item.CallID != "" {
 			c.call.ID = e.Item.CallID
 		}
 		if e.Item.Name != "" {
 			c.call.Name = e.Item.Name
+		}
+		if e.Item.Namespace != "" {
+			c.call.Namespace = e.Item.Namespace
 		}
 		if args := argumentsText(e.Item.Arguments); args != "" {
 			c.args.Reset()

@@ -102,6 +102,13 @@ type Call struct {
 	// Gemini's thoughtSignature, which Gemini 3 models check on the calls of
 	// the current turn. The other formats neither send nor read it.
 	Signature string
+	// Search marks the Responses API's client-executed tool search
+	// (a tool_search_call item, its arguments in Input): the model asking
+	// for a deferred group. The turn engine runs it as load_tool_group.
+	Search bool
+	// Namespace is the Responses namespace the called function is in
+	// (a deferred group's name), "" for a top-level function.
+	Namespace string
 }
 
 // Result is the outcome of one tool call as the model reads it.
@@ -113,6 +120,21 @@ type Result struct {
 	// Responses, Gemini); elsewhere Content's placeholders stand for them.
 	Images  []Image
 	IsError bool
+	// Loaded is the deferred group this result loads, for a load in a
+	// request with deferred groups: Anthropic sends a tool_reference block
+	// for each of its tools after the text; a Responses tool search call
+	// gets it as its tool_search_output. Nil for any other result.
+	Loaded *Group
+}
+
+// Group is a tool group sent deferred: its tools are in the request but
+// not in the model's context until a load (a tool_reference, a
+// tool_search_output) brings them in, where the load stands in the
+// conversation, so the cached prefix before it is kept.
+type Group struct {
+	Name        string
+	Description string
+	Tools       []ToolDef
 }
 
 // Image is a picture in a tool result: its media type and standard base64
@@ -137,6 +159,14 @@ type Request struct {
 	Messages []Message
 	// Tools are sent in this order.
 	Tools []ToolDef
+	// Deferred are groups sent for provider-native loading, after Tools,
+	// in order (Anthropic: each tool with defer_loading; Responses: a
+	// namespace each). Formats without native deferral refuse them.
+	Deferred []Group
+	// Search is the tool a Responses request offers for loading its
+	// Deferred groups: a client-executed tool_search with this description
+	// and parameters. Other formats refuse it.
+	Search *ToolDef
 	// MaxTokens caps the reply; 0 leaves it to the provider, except for
 	// Anthropic, which requires it and gets DefaultMaxTokens. For Responses
 	// and Gemini it includes the tokens a reasoning model thinks with.
@@ -184,8 +214,17 @@ type Usage struct {
 	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
+// NativeDeferral reports whether a format can send tool groups deferred
+// and load them without changing what comes before the load: Anthropic
+// (defer_loading and tool_reference) and Responses (namespaces and a
+// client-executed tool_search).
+func NativeDeferral(f Format) bool { return f == Anthropic || f == Responses }
+
 // Encode builds the HTTP request for one model call.
 func Encode(f Format, r Request) (HTTPRequest, error) {
+	if !NativeDeferral(f) && (len(r.Deferred) > 0 || r.Search != nil) {
+		return HTTPRequest{}, fmt.Errorf("wire: the %s format cannot send deferred tools", f)
+	}
 	switch f {
 	case OpenAI:
 		return encodeOpenAI(r)

@@ -66,7 +66,7 @@ func TestEncodeAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"model":"claude-sonnet-4-5","max_tokens":4096,"system":[{"type":"text","text":"Be brief."}],"messages":[` +
+	want := `{"model":"claude-sonnet-4-5","max_tokens":4096,"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"Read report.pdf <today> & summarise"}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"Loading the PDF tools."},` +
 		`{"type":"tool_use","id":"call_1","name":"load_tool_group","input":{"group_name":"pdf"}},` +
@@ -76,9 +76,9 @@ func TestEncodeAnthropic(t *testing.T) {
 		// The malformed input becomes {}, the id loses its '.'.
 		`{"role":"assistant","content":[{"type":"tool_use","id":"call_3","name":"pdf_info","input":{}}]},` +
 		// The last results and the next user text share one user turn, results first.
-		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_3"},{"type":"text","text":"Thanks"}]}],` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_3"},{"type":"text","text":"Thanks","cache_control":{"type":"ephemeral"}}]}],` +
 		`"tools":[{"name":"load_tool_group","description":"Load a group","input_schema":{"type":"object","properties":{"group_name":{"type":"string"}},"required":["group_name"]}},` +
-		`{"name":"pdf_info","description":"PDF info","input_schema":{"type":"object","properties":{}}}]}`
+		`{"name":"pdf_info","description":"PDF info","input_schema":{"type":"object","properties":{}},"cache_control":{"type":"ephemeral"}}]}`
 	if diff := cmp.Diff(want, string(got.Body)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
@@ -97,17 +97,17 @@ func TestEncodeAnthropicAlternation(t *testing.T) {
 		{
 			name: "an empty assistant message is dropped and the user turns merge",
 			msgs: []Message{{Role: RoleUser, Text: "a"}, {Role: RoleAssistant, Text: " "}, {Role: RoleUser, Text: "b"}},
-			want: `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`,
+			want: `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b","cache_control":{"type":"ephemeral"}}]}]`,
 		},
 		{
 			name: "a conversation must start with the user",
 			msgs: []Message{{Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "hi"}},
-			want: `[{"role":"user","content":[{"type":"text","text":"hi"}]}]`,
+			want: `[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]`,
 		},
 		{
 			name: "empty user text is dropped",
 			msgs: []Message{{Role: RoleUser, Text: ""}, {Role: RoleUser, Text: "x"}},
-			want: `[{"role":"user","content":[{"type":"text","text":"x"}]}]`,
+			want: `[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}]`,
 		},
 	}
 	for _, tt := range tests {
@@ -512,7 +512,7 @@ func TestEncodeImages(t *testing.T) {
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"A screenshot:\n\n[image image/png, 8 bytes]"},` +
 		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},` +
 		`{"type":"tool_result","tool_use_id":"c2","content":[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4A=="}},` +
-		`{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"R0lGOD=="}}]}]}]}`
+		`{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"R0lGOD=="}}],"cache_control":{"type":"ephemeral"}}]}]}`
 	if diff := cmp.Diff(want, string(an.Body)); diff != "" {
 		t.Errorf("anthropic body (-want +got):\n%s", diff)
 	}

@@ -95,6 +95,19 @@ type DescribeRequest struct {
 	Memories []string `json:"memories,omitempty"`
 	// History is a session's log, to say which groups it has loaded.
 	History json.RawMessage `json:"history,omitempty"`
+	// Format and Routing, when given, ask which routing a turn with
+	// those settings uses (Description.Routing).
+	Format  string `json:"format,omitempty"`
+	Routing string `json:"routing,omitempty"`
+}
+
+// RoutingInfo says which routing a turn uses: what was asked, what is
+// used, and why they differ (native asked of a format without native
+// deferral).
+type RoutingInfo struct {
+	Asked string `json:"asked"`
+	Used  string `json:"used"`
+	Note  string `json:"note,omitempty"`
 }
 
 // Description is the catalogue for display: what a chat UI, `toolroute
@@ -119,6 +132,9 @@ type Description struct {
 	// tool but the meta-tools (all tools without routing): what `toolroute
 	// tokens` counts.
 	ToolsJSON *ToolsJSON `json:"tools_json,omitempty"`
+	// Routing, when the request gave a format, is the routing a turn in
+	// it uses.
+	Routing *RoutingInfo `json:"routing,omitempty"`
 }
 
 // ToolsJSON is tool schemas as a model call sends them.

@@ -63,6 +63,18 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		}
 		d.ToolsJSON = &tj
 	}
+	if r.Format != "" {
+		f, err := wire.ParseFormat(r.Format)
+		if err != nil {
+			return fail(CodeBadJSON, "format: "+err.Error())
+		}
+		asked := session.Routing(r.Routing)
+		if asked == "" {
+			asked = session.RoutingClassic
+		}
+		used, note := session.RoutingFor(f, asked)
+		d.Routing = &RoutingInfo{Asked: string(asked), Used: string(used), Note: note}
+	}
 	return ok(d)
 }
 

@@ -63,7 +63,7 @@ export class MemoryStore {
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one;
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream}; prompt: an async function giving the base system prompt at
+//     stream, routing ("classic" or "native": see ABI.md)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
@@ -259,7 +259,7 @@ export class Host {
         model: this.#o.provider.model,
         system_prompt: await this.#basePrompt(),
       };
-      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream"]) {
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       if (typeof this.#o.approve === "function") settings.approvals = true;
@@ -440,7 +440,7 @@ class Turn {
   // callModel makes a model call and feeds the module its response:
   // streamed bodies chunk by chunk, as they arrive.
   async *callModel(req) {
-    yield { type: "model_call", tools: req.tools ?? [] };
+    yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
     this.partial = "";
     try {

@@ -103,6 +103,42 @@ const KNOWN_FIELDS = {
 function check(format, json) {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return badRequest(format, "the request body is not a JSON object");
   for (const k of Object.keys(json).sort()) if (!KNOWN_FIELDS[format].includes(k)) return unknownField(format, k);
+  if (format === "anthropic") {
+    // Deferred tools and cache breakpoints, as the Messages API checks them.
+    const tools = Array.isArray(json.tools) ? json.tools : [];
+    const deferred = new Set(tools.filter((t) => t.defer_loading).map((t) => t.name));
+    if (tools.length && deferred.size === tools.length) return badRequest(format, "At least one tool must have defer_loading=false; all tools cannot be deferred.");
+    let breakpoints = tools.filter((t) => t.cache_control).length + (Array.isArray(json.system) ? json.system.filter((b) => b.cache_control).length : 0);
+    for (const [i, m] of (json.messages ?? []).entries()) {
+      for (const [j, b] of (Array.isArray(m.content) ? m.content : []).entries()) {
+        if (b.cache_control) breakpoints++;
+        if (b.type !== "tool_result" || !Array.isArray(b.content)) continue;
+        for (const c of b.content) {
+          if (c.type === "tool_reference" && !deferred.has(c.tool_name)) {
+            return badRequest(format, `messages.${i}.content.${j}: tool_reference to '${c.tool_name}', which is not a deferred tool (defer_loading: true) of the request's tools.`);
+          }
+        }
+      }
+    }
+    if (breakpoints > 4) return badRequest(format, `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+  }
+  if (format === "responses") {
+    const sh = shape(json);
+    const tools = Array.isArray(json.tools) ? json.tools : [];
+    if (tools.some((t) => t.defer_loading || (t.tools ?? []).some((f) => f.defer_loading)) && !tools.some((t) => t.type === "tool_search")) {
+      return badRequest(format, "Deferred tools (defer_loading: true) require the tool_search tool in 'tools'.");
+    }
+    for (const it of Array.isArray(json.input) ? json.input : []) {
+      if (it.type === "function_call" && it.namespace && sh.namespace.get(it.name) !== it.namespace) {
+        return badRequest(format, `Invalid 'input[].namespace': no namespace '${it.namespace}' with function '${it.name}' in 'tools'.`);
+      }
+    }
+    const searched = new Set();
+    for (const it of Array.isArray(json.input) ? json.input : []) {
+      if (it.type === "tool_search_call") searched.add(it.call_id);
+      if (it.type === "tool_search_output" && !searched.has(it.call_id)) return badRequest(format, `No tool search call found for tool_search_output with call_id ${it.call_id}.`);
+    }
+  }
   if (format === "responses" && Array.isArray(json.input)) {
     const called = new Set();
     for (const it of json.input) {
@@ -165,6 +201,7 @@ export async function startFakeModel(format, ...replies) {
       if (!refused) {
         reply = calls < script.length ? script[calls] : null;
         calls++;
+        if (reply && format === "responses") reply = shaped(shape(json), reply);
       }
       const id = "r" + calls;
       const fail = (status, msg) => {
@@ -241,8 +278,30 @@ function responsesMessage(id, text, status) {
   return { id: "msg_" + id, type: "message", status, role: "assistant", content: text ? [{ type: "output_text", text, annotations: [] }] : [] };
 }
 
+// shape is how a Responses request's native tools change a reply's calls:
+// load_tool_group is a client tool search when the request offers one, and
+// a call of a namespace's function names its namespace.
+function shape(json) {
+  const sh = { search: false, namespace: new Map() };
+  for (const t of Array.isArray(json?.tools) ? json.tools : []) {
+    if (t.type === "tool_search" && t.execution === "client") sh.search = true;
+    if (t.type === "namespace") for (const f of t.tools ?? []) sh.namespace.set(f.name, t.name);
+  }
+  return sh;
+}
+
+function shaped(sh, r) {
+  if (!r.calls) return r;
+  return { ...r, calls: r.calls.map((c) => ({ ...c, search: sh.search && c.name === "load_tool_group", namespace: sh.namespace.get(c.name) })) };
+}
+
 function responsesCall(id, i, c, args, status) {
-  return { id: `fc_${id}_${i}`, type: "function_call", status, call_id: `call_${id}_${i}`, name: c.name, arguments: args };
+  if (c.search) {
+    return { id: `tsc_${id}_${i}`, type: "tool_search_call", status, execution: "client", call_id: `call_${id}_${i}`, arguments: args ? JSON.parse(args) : {} };
+  }
+  const call = { id: `fc_${id}_${i}`, type: "function_call", status, call_id: `call_${id}_${i}`, name: c.name, arguments: args };
+  if (c.namespace) call.namespace = c.namespace;
+  return call;
 }
 
 function geminiParts(id, text, calls = []) {
@@ -338,6 +397,12 @@ function events(format, id, r) {
     }
     calls.forEach((c, i) => {
       const args = orEmpty(c.args);
+      if (c.search) {
+        ev("response.output_item.added", { output_index: idx, item: responsesCall(id, i, c, "", "in_progress") });
+        ev("response.output_item.done", { output_index: idx, item: responsesCall(id, i, c, args, "completed") });
+        idx++;
+        return;
+      }
       const itemID = `fc_${id}_${i}`;
       ev("response.output_item.added", { output_index: idx, item: responsesCall(id, i, c, "", "in_progress") });
       for (const p of half(args)) ev("response.function_call_arguments.delta", { item_id: itemID, output_index: idx, delta: p });

@@ -387,3 +387,57 @@ test("known secrets are redacted from tool results, stored messages and model re
     await model.close();
   }
 });
+
+// Native routing in the JS host, as `toolroute chat --routing native` in the
+// Go host: every group sent deferred, the load brought in where it stands
+// (Anthropic's tool_reference, the Responses API's client tool search), the
+// same tools on every call; another host restores the load from the log,
+// and a classic host continues the session with the group's tools appended.
+for (const format of ["anthropic", "responses"]) {
+  for (const stream of [true, false]) {
+    test(`${format} ${stream ? "streamed" : "whole"}, native routing: load, call, restore, then classic`, async () => {
+      const model = await startFakeModel(format,
+        toolCall("pdf_info", '{"path":"a.pdf"}'),
+        toolCall("load_tool_group", '{"group_name":"pdf"}'),
+        toolCall("pdf_info", '{"path":"a.pdf"}'),
+        text("a.pdf has 3 pages."),
+        toolCall("pdf_info", '{"path":"b.pdf"}'),
+        text("b.pdf has 3 pages too."),
+        text("Classic now."));
+      const store = new MemoryStore();
+      const native = (extra = {}) => newHost(model, { format, stream, store, options: { settings: { system_prompt: "Be brief.", stream, routing: "native" } }, ...extra });
+      try {
+        const { host, calls } = native();
+        const h = await host;
+        const events = await collect(h.send("s1", "Pages of a.pdf?"));
+        assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+        assert.deepStrictEqual(calls, [{ path: "a.pdf" }]);
+        const refused = events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.error_type === "tool_not_loaded");
+        assert.ok(refused, "the call before the load reads tool_not_loaded");
+        const modelCalls = events.filter((e) => e.type === "model_call");
+        assert.deepStrictEqual(modelCalls.map((e) => e.routing), ["native", "native", "native", "native"]);
+        assert.deepStrictEqual(modelCalls.map((e) => e.call), [1, 2, 3, 4]);
+        assert.ok(modelCalls[3].schema.loaded_groups[0].group === "pdf");
+
+        const h2 = await native().host;
+        const again = await collect(h2.send("s1", "And b.pdf?"));
+        assert.equal(again.at(-1).type, "done");
+        assert.equal(again.filter((e) => e.type === "model_call").length, 2, "no new load");
+
+        const sent = model.requests.map(toolNames);
+        for (const names of sent) assert.deepStrictEqual(names, sent[0]);
+        const loadedBy = format === "anthropic" ? '"type":"tool_reference","tool_name":"pdf_info"' : '"type":"tool_search_output"';
+        for (const r of model.requests.slice(2)) assert.ok(r.body.includes(loadedBy), r.body);
+
+        const h3 = await newHost(model, { format, stream, store }).host;
+        const classic = await collect(h3.send("s1", "Once more?"));
+        assert.equal(classic.at(-1).type, "done");
+        const last = model.requests.at(-1);
+        assert.ok(toolNames(last).includes("pdf_info"));
+        assert.ok(!last.body.includes(loadedBy) && !last.body.includes("defer_loading"), last.body);
+      } finally {
+        await model.close();
+      }
+    });
+  }
+}

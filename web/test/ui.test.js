@@ -100,7 +100,8 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.equal(loaded.group.name, "config");
   assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"]);
   const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
-  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call");
+  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call\n" +
+    "- routing = classic (default): how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
@@ -151,6 +152,16 @@ test("settings: the server provider by default; a direct provider needs a key, w
   assert.equal(s.apiKey, undefined);
   assert.deepEqual(s.effective, { format: "anthropic", model: "claude-x", label: "anthropic" });
   assert.equal((await ask(core, { type: "settings", withKey: true })).result.apiKey, "sk-ant-x");
+  // Routing: classic by default; native kept, and said to fall back on a
+  // format without native deferral.
+  assert.equal(s.routing, "classic");
+  s = (await ask(core, { type: "settings", set: { routing: "native" } })).result;
+  assert.equal(s.routing, "native");
+  assert.equal(s.effective.routing, undefined);
+  s = (await ask(core, { type: "settings", set: { provider: "openai" } })).result;
+  assert.equal(s.effective.routing, "classic");
+  assert.match(s.effective.routing_note, /the openai format has no native deferral/);
+  assert.match((await ask(core, { type: "settings", set: { routing: "sideways" } })).last.error, /use classic or native/);
 });
 
 test("settings: the Responses API and Gemini with the user's key, and a server speaking Gemini", async () => {

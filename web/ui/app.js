@@ -836,6 +836,7 @@ $("settings").onsubmit = async (e) => {
     model: $("set-model").value.trim(),
     baseURL: $("set-base").value.trim(),
     mcp: $("set-mcp").value.trim(),
+    routing: $("set-routing").value,
   };
   const key = $("set-key").value.trim();
   if (key) set.apiKey = key;
@@ -857,6 +858,7 @@ async function loadSettings() {
   $("set-model").value = s.model;
   $("set-base").value = s.baseURL;
   $("set-mcp").value = s.mcp ?? "";
+  $("set-routing").value = s.routing || "classic";
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
 }
 

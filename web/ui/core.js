@@ -37,7 +37,11 @@ export const TOOLFILE_PREFIX = "toolfile.";
 const SETTINGS = [
   { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini or demo" },
   { key: "model", description: "the model to call" },
+  { key: "routing", description: "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)" },
 ];
+
+// ROUTINGS are the values of the routing setting ("" is classic).
+export const ROUTINGS = ["classic", "native"];
 
 // MCP_WAIT_MS is how long making a host waits for MCP servers to connect;
 // slower ones join the catalogue when they do.
@@ -137,7 +141,7 @@ export class Core {
   // host gives a Host for the current settings, made again when they change.
   async host() {
     const settings = await this.store.settings();
-    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp]);
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing]);
     if (this.#host && this.#hostKey === key) return this.#host;
     // MCP servers (the settings' mcp.json text): their groups come after the
     // JS tools; a server's change (connected, its tools changed) loads the
@@ -243,7 +247,7 @@ export class Core {
       sources: merged().sources,
       native,
       provider,
-      settings: { system_prompt: settings.system_prompt ?? "", stream: true },
+      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic" },
       store: this.store,
       fetch: this.fetch,
       runJS: runner ? (c) => runner.call(c) : undefined,
@@ -289,13 +293,14 @@ export class Core {
     } catch {
       // A provider without its key: the panel says so.
     }
-    const defaults = { provider: "server", model };
+    const defaults = { provider: "server", model, routing: "classic" };
     return SETTINGS.map(({ key, description }) => ({ key, value: s[key] ?? "", default: defaults[key], description }));
   }
 
   // #checkSetting refuses a value the page could not use, saying what it
   // takes.
   async #checkSetting(key, value) {
+    if (key === "routing") return value === "" || ROUTINGS.includes(value) ? "" : `routing must be one of ${ROUTINGS.join(", ")}`;
     if (key !== "provider") return "";
     if (!PROVIDERS.includes(value)) return `provider must be one of ${PROVIDERS.join(", ")}`;
     if (KEYED.includes(value) && !(await this.store.settings()).apiKey) {
@@ -529,17 +534,26 @@ export class Core {
   async #settings(msg) {
     if (msg.set) {
       const patch = {};
-      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp"]) {
+      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp", "routing"]) {
         if (Object.hasOwn(msg.set, k)) patch[k] = msg.set[k];
+      }
+      if (patch.routing !== undefined && patch.routing !== "" && !ROUTINGS.includes(patch.routing)) {
+        throw new Error(`routing ${JSON.stringify(patch.routing)}: use classic or native`);
       }
       await this.store.setSettings(patch);
     }
     const s = await this.store.settings();
-    const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems };
+    const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems,
+      routing: ROUTINGS.includes(s.routing) ? s.routing : "classic" };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     try {
       const p = await this.provider(s);
       out.effective = { format: p.format, model: p.model, label: p.label };
+      if (out.routing === "native" && !["anthropic", "responses"].includes(p.format)) {
+        // What the module does too (session.RoutingFor): said once here.
+        out.effective.routing = "classic";
+        out.effective.routing_note = `native routing asked for, but the ${p.format} format has no native deferral of tools: classic load_tool_group is used`;
+      }
     } catch (err) {
       out.effective = { error: err.message };
     }

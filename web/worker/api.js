@@ -200,7 +200,7 @@ async function start(env, deps, now) {
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
-    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "" },
+    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call, deps.fetchOptions?.(env)),
     // A tool's variable NAME is the worker's TOOL_NAME: never the worker's
@@ -308,6 +308,21 @@ export const TOOL_ENV_PREFIX = "TOOL_";
 export const UNOFFERED = ["set_setting", "set_env_var", "list_tool_states", "set_tool_enabled"];
 // CONFIG_DESCRIPTION is the config group's description in the worker, where
 // it only reads.
+// workerRouting is the TOOLROUTE_ROUTING variable: "classic" (the
+// default) or "native", the provider's own deferral of tool groups, which
+// formats without it replace with classic (the module's session.RoutingFor,
+// said here for /api/health).
+export function workerRouting(env, format) {
+  const asked = typeof env.TOOLROUTE_ROUTING === "string" && env.TOOLROUTE_ROUTING.trim() ? env.TOOLROUTE_ROUTING.trim() : "classic";
+  if (asked !== "classic" && asked !== "native") {
+    return { asked, used: "classic", problem: `TOOLROUTE_ROUTING is ${JSON.stringify(asked)}: use classic or native (classic is used)` };
+  }
+  if (asked === "native" && !["anthropic", "responses"].includes(format)) {
+    return { asked, used: "classic", note: `native routing asked for, but the ${format ?? "openai"} format has no native deferral of tools: classic load_tool_group is used` };
+  }
+  return { asked, used: asked };
+}
+
 export const CONFIG_DESCRIPTION = "See the settings, such as the model, and the names of the environment variables tools may read";
 
 // workerSettings are the worker's settings as settings.list answers them:
@@ -450,7 +465,10 @@ async function route(request, env, ctx, deps, now, ready) {
       for (const m of host.report?.manifests ?? []) for (const p of m.skipped ?? []) problems.push(problem(p));
       problems.push(...(host.report?.errors ?? []));
       problems.push(...mcp.problems());
-      return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems, mcp: mcp.status() });
+      const routing = workerRouting(env, provider.format);
+      if (routing.problem) problems.push(routing.problem);
+      delete routing.problem;
+      return reply({ ok: true, provider: describeProvider(provider), format: provider.format ?? "", model: provider.model ?? "", problems, mcp: mcp.status(), routing });
     }
     case "GET /sessions":
       return reply(await indexStub(env).list());

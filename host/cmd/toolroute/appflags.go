@@ -35,6 +35,11 @@ func (f *appFlags) registerMCP(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.MCPConfig, "mcp-config", "", "the MCP servers' configuration, in the mcpServers shape (default: CONFIG/mcp.json when it exists)")
 }
 
+// registerRouting adds --routing, for the commands that run turns.
+func (f *appFlags) registerRouting(fs *flag.FlagSet) {
+	fs.StringVar(&f.cfg.Routing, "routing", "", "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (the provider's own deferral, Anthropic and the Responses API; others fall back to classic) (default: TOOLROUTE_ROUTING, else classic)")
+}
+
 // open starts the program, printing what did not load to stderr.
 func (f *appFlags) open(ctx context.Context, stderr io.Writer) (*app.App, error) {
 	cfg := f.cfg

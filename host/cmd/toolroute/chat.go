@@ -18,12 +18,14 @@ import (
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 const chatHelp = `Commands:
   /clear    start a new session
   /tools    the tools the next model call sends, and the others
   /groups   the tool groups, and which this session loaded
+  /usage    the tokens this session's model calls used, and the last turn's calls
   /quit     leave (so does the end of input)
 Anything else is a message to the model. Ctrl-C stops a running turn.
 `
@@ -34,6 +36,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
+	af.registerRouting(fs)
 	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
 	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
 	rest, err := parseArgs(fs, args)
@@ -77,6 +80,8 @@ type chat struct {
 	// Per model call: whether text was streamed, and whether the output
 	// stands at the start of a line.
 	streamed, lineStart bool
+	// lastCalls are the last turn's model calls, for /usage.
+	lastCalls []host.CallUsage
 }
 
 func isTerminal(r io.Reader) bool {
@@ -106,6 +111,9 @@ func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
 
+	if _, _, note := c.a.Routing(); note != "" {
+		fmt.Fprintf(c.errOut, "toolroute: %s\n", note)
+	}
 	if c.interactive {
 		fmt.Fprintf(c.out, "toolroute chat with %s\nsession %s; /help for commands\n", c.a.Provider, c.id)
 	} else {
@@ -188,6 +196,8 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.tools(ctx)
 	case "/groups":
 		c.groups(ctx)
+	case "/usage":
+		c.usage(ctx)
 	default:
 		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
 	}
@@ -275,6 +285,7 @@ func (c *chat) show(ev host.Event) {
 		fmt.Fprintf(c.out, "[the provider answered %d: trying again in %s (attempt %d)]\n", ev.Retry.Status, ev.Retry.Wait.Round(time.Millisecond), ev.Retry.Attempt)
 	case host.EventDone:
 		c.newline()
+		c.turnUsage(ev)
 	case host.EventFailed:
 		c.newline()
 		c.failed = true
@@ -283,7 +294,80 @@ func (c *chat) show(ev host.Event) {
 			msg = c.a.Hint(ev.Failure.Message)
 		}
 		fmt.Fprintf(c.out, "error: %s\n", msg)
+		c.turnUsage(ev)
 	}
+}
+
+// turnUsage prints the line after a turn: its tokens, and what its last
+// model call spent on tool schemas.
+func (c *chat) turnUsage(ev host.Event) {
+	c.lastCalls = ev.ModelCalls
+	var u wire.Usage
+	if ev.Usage != nil {
+		u = *ev.Usage
+	}
+	line := fmt.Sprintf("[tokens: %s in%s, %s out, %s", thousands(u.InputTokens), cachedNote(u), thousands(u.OutputTokens),
+		plural(len(ev.ModelCalls), "model call"))
+	if n := len(ev.ModelCalls); n > 0 && ev.ModelCalls[n-1].Schema != nil {
+		line += "; schemas of the last call: " + schemaLine(ev.ModelCalls[n-1].Schema)
+	}
+	fmt.Fprintln(c.out, line+"]")
+}
+
+// usage is /usage: the session's tokens, summed from its log, and the last
+// turn's calls one by one.
+func (c *chat) usage(ctx context.Context) {
+	msgs, err := c.a.Host.Session(c.id).Messages(ctx)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	total, calls := session.UsageOf(msgs)
+	fmt.Fprintf(c.out, "Session %s: %s, %s tokens in%s, %s out.\n", c.id, plural(calls, "model call"),
+		thousands(total.InputTokens), cachedNote(total), thousands(total.OutputTokens))
+	_, used, note := c.a.Routing()
+	if note != "" {
+		fmt.Fprintf(c.out, "Routing: %s (%s).\n", used, note)
+	} else {
+		fmt.Fprintf(c.out, "Routing: %s.\n", used)
+	}
+	for _, mc := range c.lastCalls {
+		line := fmt.Sprintf("  call %d:", mc.Call)
+		if mc.Usage != nil {
+			line += fmt.Sprintf(" %s in%s, %s out;", thousands(mc.Usage.InputTokens), cachedNote(*mc.Usage), thousands(mc.Usage.OutputTokens))
+		}
+		if mc.Schema != nil {
+			line += " schemas " + schemaLine(mc.Schema)
+		}
+		fmt.Fprintln(c.out, line)
+	}
+}
+
+func schemaLine(s *host.SchemaUsage) string {
+	line := fmt.Sprintf("%s core tools + %s listing", thousands(s.CoreTools), thousands(s.GroupListing))
+	for _, g := range s.LoadedGroups {
+		line += fmt.Sprintf(" + %s %s", thousands(g.Tokens), g.Group)
+	}
+	return line + fmt.Sprintf(" = %s o200k tokens", thousands(s.Total()))
+}
+
+func cachedNote(u wire.Usage) string {
+	if u.CachedTokens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s cached)", thousands(u.CachedTokens))
+}
+
+// thousands writes n with commas: 12,345.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // message prints what a committed message adds to what was streamed.

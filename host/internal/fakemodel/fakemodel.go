@@ -316,9 +316,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "["+strings.Join(geminiChunks(id, reply), ",\n")+"]")
 		return
 	}
+	sh := shapeOf(body)
 	if stream {
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, ev := range s.events(id, reply) {
+		for _, ev := range s.events(id, reply, sh) {
 			io.WriteString(w, ev)
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()
@@ -327,7 +328,41 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(s.whole(id, reply))
+	json.NewEncoder(w).Encode(s.whole(id, reply, sh))
+}
+
+// shape is how a Responses request's native tools change the calls of a
+// reply: a load_tool_group call is a client tool search when the request
+// offers one, and a call of a namespace's function names its namespace.
+type shape struct {
+	search    bool
+	namespace map[string]string // function name -> namespace
+}
+
+func shapeOf(body []byte) shape {
+	var req struct {
+		Tools []struct {
+			Type      string `json:"type"`
+			Name      string `json:"name"`
+			Execution string `json:"execution"`
+			Tools     []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	sh := shape{namespace: map[string]string{}}
+	for _, t := range req.Tools {
+		switch t.Type {
+		case "tool_search":
+			sh.search = sh.search || t.Execution == "client"
+		case "namespace":
+			for _, f := range t.Tools {
+				sh.namespace[f.Name] = t.Name
+			}
+		}
+	}
+	return sh
 }
 
 // knownFields are the top-level fields of each format's request body, as its
@@ -364,26 +399,139 @@ func (s *Server) check(body []byte) (Reply, bool) {
 	}
 	switch s.format {
 	case Responses:
-		return checkResponses(fields["input"])
+		if r, ok := checkResponsesTools(fields["tools"]); !ok {
+			return r, ok
+		}
+		return checkResponses(fields["input"], fields["tools"])
 	case Gemini:
 		return checkGemini(fields["contents"])
+	case Anthropic:
+		return checkAnthropic(body)
+	}
+	return Reply{}, true
+}
+
+// checkAnthropic: what the Messages API refuses of deferred tools and cache
+// breakpoints: a tool_reference to a tool the request does not define
+// deferred, every tool deferred, more than 4 cache_control blocks.
+func checkAnthropic(body []byte) (Reply, bool) {
+	var req struct {
+		System []struct {
+			CacheControl json.RawMessage `json:"cache_control"`
+		} `json:"system"`
+		Tools []struct {
+			Name         string          `json:"name"`
+			DeferLoading bool            `json:"defer_loading"`
+			CacheControl json.RawMessage `json:"cache_control"`
+		} `json:"tools"`
+		Messages []struct {
+			Content []struct {
+				Type         string          `json:"type"`
+				CacheControl json.RawMessage `json:"cache_control"`
+				Content      json.RawMessage `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return Reply{}, true // the other checks' business
+	}
+	breakpoints, deferred, loaded := 0, map[string]bool{}, 0
+	for _, t := range req.Tools {
+		if len(t.CacheControl) > 0 {
+			breakpoints++
+		}
+		if t.DeferLoading {
+			deferred[t.Name] = true
+		} else {
+			loaded++
+		}
+	}
+	if len(req.Tools) > 0 && loaded == 0 {
+		return badRequest(Anthropic, "At least one tool must have defer_loading=false; all tools cannot be deferred."), false
+	}
+	for _, b := range req.System {
+		if len(b.CacheControl) > 0 {
+			breakpoints++
+		}
+	}
+	for i, m := range req.Messages {
+		for j, b := range m.Content {
+			if len(b.CacheControl) > 0 {
+				breakpoints++
+			}
+			var inner []struct {
+				Type     string `json:"type"`
+				ToolName string `json:"tool_name"`
+			}
+			if b.Type != "tool_result" || json.Unmarshal(b.Content, &inner) != nil {
+				continue
+			}
+			for _, c := range inner {
+				if c.Type == "tool_reference" && !deferred[c.ToolName] {
+					return badRequest(Anthropic, fmt.Sprintf("messages.%d.content.%d: tool_reference to '%s', which is not a deferred tool (defer_loading: true) of the request's tools.", i, j, c.ToolName)), false
+				}
+			}
+		}
+	}
+	if breakpoints > 4 {
+		return badRequest(Anthropic, fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", breakpoints)), false
+	}
+	return Reply{}, true
+}
+
+// checkResponsesTools: deferred functions need a tool_search tool to be
+// found by.
+func checkResponsesTools(tools json.RawMessage) (Reply, bool) {
+	var list []struct {
+		Type         string `json:"type"`
+		DeferLoading bool   `json:"defer_loading"`
+		Tools        []struct {
+			DeferLoading bool `json:"defer_loading"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(tools, &list)
+	deferred, search := false, false
+	for _, t := range list {
+		deferred = deferred || t.DeferLoading
+		for _, f := range t.Tools {
+			deferred = deferred || f.DeferLoading
+		}
+		search = search || t.Type == "tool_search"
+	}
+	if deferred && !search {
+		return badRequest(Responses, "Deferred tools (defer_loading: true) require the tool_search tool in 'tools'."), false
 	}
 	return Reply{}, true
 }
 
 // checkResponses: every function_call_output answers a function_call the
-// input has before it.
-func checkResponses(input json.RawMessage) (Reply, bool) {
+// input has before it, and every tool_search_output a tool_search_call; a
+// call in a namespace names one of the request's, holding the function.
+func checkResponses(input, tools json.RawMessage) (Reply, bool) {
 	var items []struct {
-		Type   string `json:"type"`
-		ID     string `json:"id"`
-		CallID string `json:"call_id"`
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		CallID    string `json:"call_id"`
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
 	}
 	if json.Unmarshal(input, &items) != nil {
 		return Reply{}, true // a string input
 	}
-	called := map[string]bool{}
+	namespaces := shapeOf([]byte(`{"tools":` + string(orNull(tools)) + `}`)).namespace
+	called, searched := map[string]bool{}, map[string]bool{}
 	for _, it := range items {
+		switch it.Type {
+		case "tool_search_call":
+			searched[it.CallID] = true
+		case "tool_search_output":
+			if !searched[it.CallID] {
+				return badRequest(Responses, fmt.Sprintf("No tool search call found for tool_search_output with call_id %s.", it.CallID)), false
+			}
+		}
+		if it.Type == "function_call" && it.Namespace != "" && namespaces[it.Name] != it.Namespace {
+			return badRequest(Responses, fmt.Sprintf("Invalid 'input[].namespace': no namespace '%s' with function '%s' in 'tools'.", it.Namespace, it.Name)), false
+		}
 		switch it.Type {
 		case "function_call":
 			if it.ID != "" && !strings.HasPrefix(it.ID, "fc") {
@@ -450,7 +598,7 @@ func checkGemini(contents json.RawMessage) (Reply, bool) {
 	return Reply{}, true
 }
 
-func (s *Server) whole(id string, r Reply) any {
+func (s *Server) whole(id string, r Reply, sh shape) any {
 	finish := "stop"
 	if len(r.Calls) > 0 {
 		finish = "tool_calls"
@@ -471,7 +619,7 @@ func (s *Server) whole(id string, r Reply) any {
 		return map[string]any{"id": "msg_" + id, "type": "message", "role": "assistant", "model": "fake", "content": content,
 			"stop_reason": stop, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 5}}
 	case Responses:
-		return responsesObject(id, r, "completed")
+		return responsesObject(id, r, "completed", sh)
 	case Gemini:
 		return json.RawMessage(geminiChunk(id, geminiParts(id, r.Text, r.Calls), "STOP", true))
 	}
@@ -493,14 +641,14 @@ func (s *Server) whole(id string, r Reply) any {
 }
 
 // responsesObject is a Responses API response object with r's output.
-func responsesObject(id string, r Reply, status string) map[string]any {
+func responsesObject(id string, r Reply, status string, sh shape) map[string]any {
 	output := []any{}
 	if status == "completed" {
 		if r.Text != "" {
 			output = append(output, responsesMessage(id, r.Text, "completed"))
 		}
 		for i, c := range r.Calls {
-			output = append(output, responsesCall(id, i, c, orEmpty(c.Args), "completed"))
+			output = append(output, responsesCall(id, i, c, orEmpty(c.Args), "completed", sh))
 		}
 	}
 	obj := map[string]any{"id": "resp_" + id, "object": "response", "created_at": 1772355600, "status": status, "error": nil,
@@ -520,9 +668,21 @@ func responsesMessage(id, text, status string) map[string]any {
 	return map[string]any{"id": "msg_" + id, "type": "message", "status": status, "role": "assistant", "content": content}
 }
 
-func responsesCall(id string, i int, c Call, args, status string) map[string]any {
-	return map[string]any{"id": fmt.Sprintf("fc_%s_%d", id, i), "type": "function_call", "status": status,
+func responsesCall(id string, i int, c Call, args, status string, sh shape) map[string]any {
+	if sh.search && c.Name == "load_tool_group" {
+		var obj any = map[string]any{}
+		if args != "" {
+			_ = json.Unmarshal([]byte(args), &obj)
+		}
+		return map[string]any{"id": fmt.Sprintf("tsc_%s_%d", id, i), "type": "tool_search_call", "status": status, "execution": "client",
+			"call_id": fmt.Sprintf("call_%s_%d", id, i), "arguments": obj}
+	}
+	call := map[string]any{"id": fmt.Sprintf("fc_%s_%d", id, i), "type": "function_call", "status": status,
 		"call_id": fmt.Sprintf("call_%s_%d", id, i), "name": c.Name, "arguments": args}
+	if ns := sh.namespace[c.Name]; ns != "" {
+		call["namespace"] = ns
+	}
+	return call
 }
 
 // geminiParts are a reply's parts; the first call carries a thought
@@ -577,7 +737,7 @@ func geminiChunks(id string, r Reply) []string {
 
 // events streams a reply: text in two deltas, each call's arguments in two
 // fragments, as the providers do.
-func (s *Server) events(id string, r Reply) []string {
+func (s *Server) events(id string, r Reply, sh shape) []string {
 	var out []string
 	data := func(event string, v any) {
 		b, _ := json.Marshal(v)
@@ -626,7 +786,7 @@ func (s *Server) events(id string, r Reply) []string {
 			seq++
 			data(typ, fields)
 		}
-		ev("response.created", map[string]any{"response": responsesObject(id, r, "in_progress")})
+		ev("response.created", map[string]any{"response": responsesObject(id, r, "in_progress", sh)})
 		idx := 0
 		if r.Text != "" {
 			ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesMessage(id, "", "in_progress")})
@@ -640,17 +800,24 @@ func (s *Server) events(id string, r Reply) []string {
 		}
 		for i, c := range r.Calls {
 			args := orEmpty(c.Args)
+			if sh.search && c.Name == "load_tool_group" {
+				// A tool search call streams as its item, added then done.
+				ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, "", "in_progress", sh)})
+				ev("response.output_item.done", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, args, "completed", sh)})
+				idx++
+				continue
+			}
 			itemID := fmt.Sprintf("fc_%s_%d", id, i)
-			ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, "", "in_progress")})
+			ev("response.output_item.added", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, "", "in_progress", sh)})
 			a, b := half(args)
 			for _, p := range []string{a, b} {
 				ev("response.function_call_arguments.delta", map[string]any{"item_id": itemID, "output_index": idx, "delta": p})
 			}
 			ev("response.function_call_arguments.done", map[string]any{"item_id": itemID, "output_index": idx, "name": c.Name, "arguments": args})
-			ev("response.output_item.done", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, args, "completed")})
+			ev("response.output_item.done", map[string]any{"output_index": idx, "item": responsesCall(id, i, c, args, "completed", sh)})
 			idx++
 		}
-		ev("response.completed", map[string]any{"response": responsesObject(id, r, "completed")})
+		ev("response.completed", map[string]any{"response": responsesObject(id, r, "completed", sh)})
 		return out
 	case Gemini:
 		for _, c := range geminiChunks(id, r) {
@@ -680,6 +847,13 @@ func (s *Server) events(id string, r Reply) []string {
 	chunk(map[string]any{}, finish)
 	out = append(out, "data: [DONE]\n\n")
 	return out
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
 }
 
 func orEmpty(args string) string {

@@ -1,0 +1,148 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// Routing is how a turn brings a tool group's schemas to the model.
+type Routing string
+
+const (
+	// RoutingClassic: load_tool_group appends the group's tools to the
+	// request's tools, from the next call on (RFC-040). The default, and
+	// what every format speaks.
+	RoutingClassic Routing = "classic"
+	// RoutingNative: every group is sent deferred and a load brings it in
+	// where the load stands in the conversation, so the cached prefix
+	// before it is kept. Anthropic: each group's tools with defer_loading,
+	// load_tool_group's result carrying a tool_reference block for each
+	// tool. Responses: a namespace per group and a client-executed
+	// tool_search, answered with the group's namespace. Formats without
+	// native deferral fall back to classic (RoutingFor).
+	RoutingNative Routing = "native"
+)
+
+// RoutingFor is the routing a turn in format f uses when asked for
+// routing ("" is classic), and, when that is not what was asked, why.
+func RoutingFor(f wire.Format, asked Routing) (Routing, string) {
+	if asked != RoutingNative {
+		return RoutingClassic, ""
+	}
+	if !wire.NativeDeferral(f) {
+		return RoutingClassic, fmt.Sprintf("native routing asked for, but the %s format has no native deferral of tools: classic load_tool_group is used", f)
+	}
+	return RoutingNative, ""
+}
+
+func validRouting(r Routing) bool { return r == "" || r == RoutingClassic || r == RoutingNative }
+
+// render says how the log's loads are sent: nil for classic routing, where
+// a load is a call and its text result like any other.
+type render struct {
+	reg    *registry.Registry
+	format wire.Format
+}
+
+// deferred are the groups a native request sends deferred: every group
+// with an enabled tool, in registration order, whatever the log loaded,
+// so the request's tools are the same on every call.
+func (n *render) deferred() []wire.Group {
+	var out []wire.Group
+	for _, g := range n.reg.AvailableGroups() {
+		out = append(out, n.group(g))
+	}
+	return out
+}
+
+func (n *render) group(g registry.Group) wire.Group {
+	return wire.Group{Name: g.Name, Description: registry.ListedDescription(g.Description), Tools: ToolDefs(n.reg.GroupTools(g.Name))}
+}
+
+// call is a logged call as the request sends it: a load is a tool search
+// in Responses; a group's tool is called in its namespace there.
+func (n *render) call(c wire.Call) wire.Call {
+	if n == nil || n.format != wire.Responses {
+		return c
+	}
+	if c.Name == registry.LoadToolGroupName {
+		c.Search = true
+		return c
+	}
+	if group, ok := n.reg.GroupOf(c.Name); ok && group != "" && len(n.reg.GroupTools(group)) > 0 {
+		c.Namespace = group
+	}
+	return c
+}
+
+// result is a logged result as the request sends it: a load that
+// succeeded carries the group it loads, which the codec sends natively.
+func (n *render) result(c wire.Call, res wire.Result) wire.Result {
+	if n == nil || c.Name != registry.LoadToolGroupName || res.IsError {
+		return res
+	}
+	var in struct {
+		GroupName string `json:"group_name"`
+	}
+	if json.Unmarshal([]byte(c.Input), &in) != nil {
+		return res
+	}
+	g, ok := n.reg.Group(in.GroupName)
+	if !ok || len(n.reg.GroupTools(g.Name)) == 0 {
+		return res
+	}
+	loaded := n.group(g)
+	res.Loaded = &loaded
+	return res
+}
+
+// Schema is what one model call spends on tool schemas, in bytes of the
+// OpenAI tools JSON that `toolroute tokens` counts (and the listing's
+// text): the core tools, the group listing, and each loaded group. A host
+// turns the bytes into tokens with its tokenizer, or shows them as they
+// are. A native request also carries the deferred groups' schemas, which
+// the provider keeps out of the context until loaded: they are not
+// counted.
+type Schema struct {
+	CoreTools    int           `json:"core_tools"`
+	GroupListing int           `json:"group_listing"`
+	LoadedGroups []GroupSchema `json:"loaded_groups,omitempty"`
+}
+
+// GroupSchema is a loaded group's share of a call's schemas.
+type GroupSchema struct {
+	Group string   `json:"group"`
+	Tools []string `json:"tools"`
+	Bytes int      `json:"bytes"`
+}
+
+// schemaOf measures the call that sends active with listing.
+func schemaOf(reg *registry.Registry, active *registry.Active, listing string) *Schema {
+	s := &Schema{GroupListing: len(listing)}
+	var core []registry.Tool
+	byGroup := map[string][]registry.Tool{}
+	for _, t := range active.Tools() {
+		if t.Group == "" {
+			core = append(core, t)
+		} else {
+			byGroup[t.Group] = append(byGroup[t.Group], t)
+		}
+	}
+	s.CoreTools = toolsBytes(core)
+	for _, g := range active.Groups() {
+		tools := byGroup[g]
+		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: toolsBytes(tools)})
+	}
+	return s
+}
+
+func toolsBytes(tools []registry.Tool) int {
+	text, err := wire.OpenAIToolsJSON(ToolDefs(tools))
+	if err != nil {
+		return 0
+	}
+	return len(text)
+}
