@@ -240,6 +240,32 @@ function shown(final, from, to) {
 // its own.
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
+  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
+  const r = await fetchBytes(rawURL, req, { ...o, maxBody });
+  const out = {
+    status: r.status,
+    statusText: r.statusText,
+    headers: r.headers,
+    url: r.url,
+    body: new TextDecoder().decode(r.data.subarray(0, maxBody)),
+  };
+  if (r.data.length > maxBody) {
+    out.truncated = true;
+    out.kept = maxBody;
+    const length = Number(r.headers["content-length"]);
+    const total = length > 0 ? String(length) : "more";
+    const size = maxBody % 1024 === 0 ? `${maxBody >> 10} KB` : `${maxBody} bytes`;
+    out.body += `\n\n[toolroute: the body was cut at ${size}: kept ${maxBody} of ${total} bytes]`;
+  }
+  return JSON.stringify(out);
+}
+
+// fetchBytes performs a request as hostFetch does ({method, headers, body}
+// in req; o as hostFetch's, o.maxBody the bytes to keep) and gives
+// {status, statusText, headers, url, data}: data holds up to o.maxBody + 1
+// bytes of the body, so that a caller sees it was longer. The pdf tools
+// read PDFs with it.
+export async function fetchBytes(rawURL, req, o) {
   const method = (req.method || "GET").toUpperCase();
   if (!METHODS.includes(method)) {
     throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
@@ -251,7 +277,7 @@ export async function hostFetch(rawURL, options, o) {
   else if (!headers.has("User-Agent")) headers.set("User-Agent", "toolroute");
   const timeout = AbortSignal.timeout(o.timeoutMs ?? 30000);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
-  const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
+  const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
 
   let resp;
   let u = url, m = method; // the URL and method asked last, after the redirects followed here
@@ -317,18 +343,10 @@ export async function hostFetch(rawURL, options, o) {
     statusText: resp.statusText || STATUS_TEXT[resp.status] || "",
     headers: {},
     url: shown(resp.url ? new URL(resp.url) : u, from, to),
-    body: new TextDecoder().decode(data.subarray(0, maxBody)),
+    data,
   };
   for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
-  if (data.length > maxBody) {
-    out.truncated = true;
-    out.kept = maxBody;
-    const length = Number(resp.headers.get("content-length"));
-    const total = length > 0 ? String(length) : "more";
-    const size = maxBody % 1024 === 0 ? `${maxBody >> 10} KB` : `${maxBody} bytes`;
-    out.body += `\n\n[toolroute: the body was cut at ${size}: kept ${maxBody} of ${total} bytes]`;
-  }
-  return JSON.stringify(out);
+  return out;
 }
 
 // readAtMost reads up to n bytes of a response's body and drops the rest.
