@@ -14,7 +14,9 @@ FUZZ_TARGETS = \
 	internal/fakegoogle:FuzzFields \
 	host/mcp:FuzzParseConfig \
 	host/mcp:FuzzServerInput \
-	host/mcpserve:FuzzGuard
+	host/mcpserve:FuzzGuard \
+	host/pdf:FuzzContent \
+	host/pdf:FuzzCMap
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
