@@ -15,7 +15,9 @@ FUZZ_TARGETS = \
 	internal/fakegoogle:FuzzFields \
 	host/mcp:FuzzParseConfig \
 	host/mcp:FuzzServerInput \
-	host/mcpserve:FuzzGuard
+	host/mcpserve:FuzzGuard \
+	host/pdf:FuzzContent \
+	host/pdf:FuzzCMap
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
@@ -28,6 +30,9 @@ NODE_MODULES = web/node_modules/.package-lock.json
 # (server-everything, -filesystem, -memory), as testdata/mcp pins them.
 MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
+# pdftoppm renders PDF pages for pdf_render_page (Debian's poppler-utils);
+# without it the program leaves that tool out and its tests skip.
+PDFTOPPM    ?= /usr/bin/pdftoppm
 UI           = web/ui/dist/index.html
 # The browser UI built into the program (host/webui): the same build
 # without toolroute.wasm, committed so that `go build` needs no Node.
@@ -74,7 +79,7 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
-test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(UI)
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(UI)
 	$(GO) test ./...
 	cd web && node --test test/*.test.js
 	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
@@ -84,6 +89,10 @@ test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(UI)
 $(CHROMIUM):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+$(PDFTOPPM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils
 
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund

@@ -25,6 +25,7 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/host/pdf"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/manifests"
@@ -107,9 +108,12 @@ type App struct {
 	closeOnce sync.Once
 	mu        sync.Mutex
 	problems  []string
-	deps      builtin.Deps
-	stop      chan struct{}
-	done      chan struct{} // closed when the watcher ends; nil without one
+	// toolProblems say which built-in tool is left out and why (pdftoppm
+	// missing); they do not change while the program runs.
+	toolProblems []string
+	deps         builtin.Deps
+	stop         chan struct{}
+	done         chan struct{} // closed when the watcher ends; nil without one
 
 	// generation counts the catalogue's changes; changed is closed at the
 	// next one. Both are guarded by mu.
@@ -238,6 +242,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	fingerprint := a.fingerprint()
 	// The servers start while the module compiles; the host asks them for
 	// their tools at each reload.
+	// The pdf group reads the sandbox folder, and URLs as JS tools' fetch
+	// does.
+	pdfGroup, pdfTools, pdfProblems := pdf.Tools(pdf.Options{SandboxDir: cfg.SandboxDir, Fetch: safehttp.New(cfg.Fetch)})
+	a.toolProblems = pdfProblems
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
 		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
@@ -251,6 +259,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Stream:      cfg.Stream,
 		Routing:     session.Routing(cfg.Routing),
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
+		Groups:      []registry.Group{pdfGroup},
+		Tools:       pdfTools,
 		ToolSources: sources,
 		Skills:      a.loadSkills(),
 		Disabled:    disabled,
@@ -345,7 +355,7 @@ func (a *App) Hint(msg string) string {
 // MCP server that is down or a tool of it left out.
 func (a *App) Problems() []string {
 	a.mu.Lock()
-	out := slices.Clone(a.problems)
+	out := slices.Concat(a.toolProblems, a.problems)
 	a.mu.Unlock()
 	rep := a.Host.Report()
 	for _, r := range rep.Manifests {
@@ -620,10 +630,11 @@ func (c *Config) Defaults() error {
 }
 
 // BrowserCatalogue is what a browser or worker host needs to run the same
-// JS tools: the catalogue without the host-native tools and groups (they
-// run in Go only), every JS source by reference, and the libraries by file
+// JS tools: the catalogue with the host-native tools it runs here for the
+// page (ServerTools), every JS source by reference, and the libraries by file
 // name without ".js" (NAME or NAME.min; a user's library of a built-in's
-// name is left out, as jsrun would never load it).
+// name is left out, as jsrun would never load it). The pdf group is left
+// out: the JS hosts have their own (web/host/pdf.js), over their own files.
 type BrowserCatalogue struct {
 	Catalogue registry.Catalogue `json:"catalogue"`
 	Sources   map[string]string  `json:"sources"`
@@ -639,6 +650,8 @@ type BrowserCatalogue struct {
 // when the page asks (RunForBrowser).
 func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	cat := a.Host.Catalogue()
+	cat.Groups = slices.DeleteFunc(slices.Clone(cat.Groups), func(g registry.Group) bool { return g.Name == pdf.GroupName })
+	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName })
 	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}, ServerTools: []string{}}
 	for _, t := range cat.Tools {
 		out.ServerTools = append(out.ServerTools, t.Name)
@@ -683,7 +696,7 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 // say): a JS tool, which the page runs itself, is refused.
 func (a *App) RunForBrowser(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
 	for _, t := range a.Host.Catalogue().Tools {
-		if t.Name == name {
+		if t.Name == name && t.Group != pdf.GroupName {
 			return a.Host.CallTool(ctx, name, input)
 		}
 	}

@@ -203,7 +203,8 @@ func TestDemo(t *testing.T) {
 		{"What are my settings?", []string{"load_tool_group:success", "list_settings:success"}, []string{"config"}, []string{"list_settings answered: "}},
 		{"Write a note: buy milk", []string{"write_file:success", "read_file:success"}, nil, []string{"read_file answered: ", "buy milk"}},
 		{"Tell me a joke", nil, nil, []string{"not a real model", "OPENAI_API_KEY"}},
-		{"Load the PDF tools", nil, nil, []string{`No tool group here matches "PDF"`}},
+		// FEAT-040's scenario 5.
+		{"Load the PDF tools", []string{"load_tool_group:success"}, []string{"pdf"}, []string{"load_tool_group answered: Loaded 3 tools from group 'PDF Tools'"}},
 	} {
 		got := summarize(send(t, a, "s-"+c.text, c.text))
 		if !slices.Equal(got.calls, c.calls) || !slices.Equal(got.loads, c.loads) || !strings.HasPrefix(got.reply, "[demo model] ") {

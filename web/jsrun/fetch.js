@@ -270,6 +270,29 @@ export async function hostFetch(rawURL, options, o) {
   return JSON.stringify(out);
 }
 
+// fetchBytes performs a request as fetch does ({method, headers, body} in
+// req; o as hostFetch's, o.maxBody the bytes to keep) and gives {status,
+// statusText, headers, url, data}: data holds up to o.maxBody + 1 bytes of
+// the body, so that a caller sees it was longer. The pdf tools read PDFs
+// with it.
+export async function fetchBytes(rawURL, req, o) {
+  const method = (req.method || "GET").toUpperCase();
+  if (!METHODS.includes(method)) {
+    throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
+  }
+  const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
+  const { resp, shownURL, signal } = await send("fetch", rawURL, { method, headers: req.headers, body: req.body ?? undefined }, o);
+  let data;
+  try {
+    data = await readAtMost(resp, maxBody + 1);
+  } catch (e) {
+    throw new Error(`fetch: reading the response from ${rawURL}: ${signal.aborted ? "timed out" : e.message}`);
+  }
+  const out = { status: resp.status, statusText: statusText(resp), headers: {}, url: shownURL, data };
+  for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
+  return out;
+}
+
 // statusText is a response's reason phrase, or the standard one when it
 // has none (HTTP/2 sends none).
 export function statusText(resp) {

@@ -89,7 +89,8 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
 
     // A new chat: what toolroute does, and prompts that show it.
     await page.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
-    assert.match(await page.locator("#welcome").innerText(), /3 tool groups by name/);
+    // Three of the server's catalogue, and the page's own pdf group.
+    assert.match(await page.locator("#welcome").innerText(), /4 tool groups by name/);
     assert.equal(await page.locator("#welcome .prompts button").count(), 4);
     await page.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: 20000 });
     await shot(page, "ui-1280-welcome");

@@ -373,6 +373,27 @@ test("a file downloadToFile saves in the worker keeps its bytes in the sandbox's
   assert.ok(site.posts[0].raw.includes(png), "the upload lacks the PNG's bytes");
 });
 
+// The pdf group runs in the worker over its SandboxFiles: pdf_info and
+// pdf_extract_text, as the shared cases answer them; pdf_render_page is
+// the Go program's. two-pages.pdf is ASCII, so write_file keeps it whole.
+test("the pdf group in the worker: info and text of a PDF in its sandbox", async () => {
+  const cat = await (await json("GET", "/api/catalogue")).json();
+  assert.deepEqual(cat.groups.find((g) => g.name === "pdf")?.tools, ["pdf_info", "pdf_extract_text"]);
+  const pdf = fs.readFileSync(path.join(root, "testdata/pdf/two-pages.pdf"), "latin1");
+  const cases = JSON.parse(fs.readFileSync(path.join(root, "testdata/pdf/cases.json"), "utf8"));
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(toolCall("write_file", JSON.stringify({ path: "two-pages.pdf", content: pdf })), toolCall("load_tool_group", '{"group_name":"pdf"}'),
+    toolCall("pdf_info", '{"path":"two-pages.pdf"}'), toolCall("pdf_extract_text", '{"path":"two-pages.pdf"}'), toolCall("pdf_info", '{"path":"nope.pdf"}'), text("Read."));
+  const events = await turn(id, "Load the PDF tools and read two-pages.pdf");
+  assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+  assert.deepEqual(events.find((e) => e.type === "group_loaded").group.added, ["pdf_info", "pdf_extract_text"]);
+  const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
+  assert.equal(results[2].content, cases.find((c) => c.name === "info of a two-page text PDF").output);
+  assert.equal(results[3].content, cases.find((c) => c.name === "text of every page").output);
+  assert.equal(results[4].status, "error");
+  assert.match(results[4].content, /no file 'nope.pdf' in the sandbox folder/);
+});
+
 test("the google bridge takes its account from the worker's secrets, refreshing the token", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("whoami", "{}"), text("You are me@example.com."));

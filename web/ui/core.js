@@ -7,6 +7,7 @@ import { createHost, toolOutput, FORMATS } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
+import { pdfGroup, withPdf } from "../host/pdf.js";
 import { breakdown } from "./meter.js";
 import { cleanTitle } from "../host/session-names.js";
 import { newID } from "./idbstore.js";
@@ -78,6 +79,8 @@ export class PersistentFS extends MemoryFS {
 //   catalogue: async () => {catalogue, sources, libraries}; by default GET
 //     /api/ui/catalogue;
 //   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
+//   pdfFetch: the fetch bridge's options the pdf tools read URLs with
+//     ({fetch, cors}); by default fetch, as a browser's (cors);
 //   countTokens: async (text) => number, or none to count bytes.
 export class Core {
   #d;
@@ -130,10 +133,17 @@ export class Core {
     };
   }
 
+  // #files is the sandbox's store: the files JS tools reach with fs, and
+  // the pdf tools read.
+  async #files() {
+    this.#fs ??= new PersistentFS(await this.store.files(), (p, t) => this.store.putFile(p, t));
+    return this.#fs;
+  }
+
   async #runnerFor(libraries) {
     if (this.#runner) return this.#runner;
     if (!this.#d.runner) return null;
-    this.#fs ??= new PersistentFS(await this.store.files(), (p, t) => this.store.putFile(p, t));
+    await this.#files();
     this.#runner = await this.#d.runner({ libraries: libraries ?? {}, fs: this.#fs, fetch: this.fetch });
     return this.#runner;
   }
@@ -156,6 +166,9 @@ export class Core {
     // or may not reach) run there: serve's POST /api/ui/tools/{name}.
     const relay = {};
     for (const name of cat.server_tools ?? []) relay[name] = (input, { signal } = {}) => this.#serverTool(name, input, signal);
+    // The pdf group runs here, over this browser's files (the server's
+    // catalogue leaves its own out); it comes after the server's groups.
+    const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true } });
     const provider = await this.provider(settings);
     const runner = await this.#runnerFor(cat.libraries);
     let env = {};
@@ -189,8 +202,8 @@ export class Core {
     };
     let files = await userFiles.list();
     const merged = () => {
-      const m = withUserTools(cat.catalogue ?? {}, cat.sources ?? {}, files);
-      return { ...m, catalogue: withMcp(m.catalogue, mcp, native, relay) };
+      const m = withUserTools(withPdf(cat.catalogue ?? {}, pdf), cat.sources ?? {}, files);
+      return { ...m, catalogue: withMcp(m.catalogue, mcp, native, { ...relay, ...pdf.native }) };
     };
     const reload = async () => host.load({ ...merged().catalogue, disabled: await disabled() }, merged().sources);
     // A server slower than this joins the catalogue when it connects.

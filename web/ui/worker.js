@@ -114,6 +114,7 @@ async function getCore() {
         google: serverGoogle((...a) => fetch(...a), base),
         wasmModule: () => compile(new URL("quickjs.wasm", base)),
       }),
+    pdfFetch: { fetch: (...a) => fetch(...a), cors: true },
     countTokens: tokens,
   });
   return core;

@@ -39,6 +39,7 @@ import { Toolroute } from "../driver/toolroute.js";
 import { createHost, modelRequest, retryWait, bodyRetryDelay, sleep } from "../host/host.js";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
 import { McpServers, withMcp } from "../host/mcp.js";
+import { pdfGroup, withPdf } from "../host/pdf.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -145,7 +146,13 @@ async function start(env, deps, now) {
   // The user's tools (create_js_tool) are kept in the SessionIndex, after
   // the bundle's catalogue; tools.generation is the version this isolate
   // loaded, compared before each request (syncTools).
-  const base = withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION });
+  // The pdf group reads the SandboxFiles and, as JS tools' fetch does,
+  // URLs; pdf_render_page is the Go program's (web/host/pdf.js says why).
+  const pdf = pdfGroup({
+    files: async () => new MemoryStore(await env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME)).all()),
+    fetch: { fetch: (...a) => fetch(...a), ...deps.fetchOptions?.(env) },
+  });
+  const base = withPdf(withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION }), pdf);
   const tools = { generation: -1, files: [] };
   // MCP servers (the TOOLROUTE_MCP variable, mcp.json's text) are groups
   // after the JS tools; a server's change loads the catalogue again.
@@ -155,7 +162,7 @@ async function start(env, deps, now) {
   await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
   const merged = () => {
     const m = withUserTools(base, bundle.sources ?? {}, tools.files, WORKER_TOOLS);
-    return { ...m, catalogue: withMcp(m.catalogue, mcp, native) };
+    return { ...m, catalogue: withMcp(m.catalogue, mcp, native, pdf.native) };
   };
   const apply = async (files) => {
     tools.files = files;

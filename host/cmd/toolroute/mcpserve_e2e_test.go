@@ -193,7 +193,7 @@ func TestServeMCPStdio(t *testing.T) {
 	mustContain(t, "list_settings", c.ok("list_settings", `{}`), "- model = ")
 
 	for _, tt := range []struct{ tool, args, want string }{
-		{"load_tool_group", `{"group_name":"nope"}`, "Error (not_found): Tool group 'nope' not found. Available groups: config, "},
+		{"load_tool_group", `{"group_name":"nope"}`, "Error (not_found): Tool group 'nope' not found. Available groups: pdf, config, "},
 		{"gmail_send", `{"to":"a@b.c","subject":"s","body":"b"}`, "Error (tool_not_loaded): Tool 'gmail_send' is not loaded: it belongs to tool group 'google_gmail'. Call load_tool_group with group_name 'google_gmail' first"},
 		{"format_disk", `{}`, "Error (unknown_tool): Tool 'format_disk' is not one of your tools."},
 		{"js_eval", `{"cod":"1"}`, "Error (invalid_arguments): The arguments for 'js_eval' miss the required parameter(s): code."},
