@@ -7,6 +7,7 @@ FUZZ_TARGETS = \
 	registry:FuzzLoadManifest \
 	registry:FuzzNormalizeSchema \
 	registry:FuzzParseSkill \
+	registry:FuzzParseToolList \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
