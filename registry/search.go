@@ -134,6 +134,7 @@ func NewIndex(docs []SearchDoc) *Index { return NewIndexWith(docs, DefaultSearch
 func NewIndexWith(docs []SearchDoc, p SearchParams) *Index {
 	x := &Index{p: p, terms: map[string]int{}, lens: make([][NumSearchFields]float64, len(docs))}
 	var have [NumSearchFields]int
+	stems := map[string]string{} // a word's stem, as words repeat
 	for d, doc := range docs {
 		x.names = append(x.names, doc.Name)
 		for f := SearchField(0); f < NumSearchFields; f++ {
@@ -141,7 +142,7 @@ func NewIndexWith(docs []SearchDoc, p SearchParams) *Index {
 			if f == FieldDetail && strings.TrimSpace(text) == strings.TrimSpace(doc.Description) {
 				continue // said once already
 			}
-			terms := analyse(text, p.RequestWords)
+			terms := analyse(text, p.RequestWords, stems)
 			if len(terms) == 0 {
 				continue
 			}
@@ -186,14 +187,25 @@ func (x *Index) add(term string, d int, f SearchField) {
 }
 
 // analyse turns text into the stems of its words, in order, stop words and
-// (unless requests) request words left out.
-func analyse(text string, requests bool) []string {
+// (unless requests) request words left out. stems, when not nil, keeps the
+// stems found.
+func analyse(text string, requests bool, stems map[string]string) []string {
 	var out []string
 	for _, w := range words(text) {
-		if isStopWord(w) || !requests && isRequestWord(w) {
-			continue
+		s, ok := stems[w]
+		if !ok {
+			if isStopWord(w) || !requests && isRequestWord(w) {
+				s = ""
+			} else {
+				s = Stem(w)
+			}
+			if stems != nil {
+				stems[w] = s
+			}
 		}
-		out = append(out, Stem(w))
+		if s != "" {
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -208,7 +220,7 @@ func (x *Index) Search(query string, k int) []SearchHit {
 	// A term said twice counts twice.
 	var terms []string
 	var weights []float64
-	for _, s := range analyse(query, x.p.RequestWords) {
+	for _, s := range analyse(query, x.p.RequestWords, nil) {
 		if i := slices.Index(terms, s); i >= 0 {
 			weights[i]++
 			continue

@@ -53,6 +53,9 @@ func words(text string) []string {
 // letter that follows a lower-case one ("infoTool"), and before the last
 // capital of a run of capitals followed by a lower-case letter ("PDFTool").
 func caseParts(run string) []string {
+	if !mixedCase(run) {
+		return []string{run}
+	}
 	rs := []rune(run)
 	var parts []string
 	start := 0
@@ -112,6 +115,17 @@ var requestWords = []string{
 	"specifically", "suggest", "suggestion", "suggestions", "sure", "tell",
 	"thank", "thanks", "thing", "things", "type", "want", "wanted", "wants",
 	"way", "ways", "wish", "wow",
+}
+
+// mixedCase reports whether a run of letters has an upper-case letter after
+// its first: most words have none, and need not be cut.
+func mixedCase(run string) bool {
+	for i, r := range run {
+		if i > 0 && (r >= 'A' && r <= 'Z' || r >= utf8.RuneSelf && unicode.IsUpper(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 func isStopWord(w string) bool {
