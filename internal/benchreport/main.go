@@ -514,13 +514,13 @@ const notes = `
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). On the development queries it
   does for about two in three. The ranking works from the tool list alone
-  with lexical methods, and a third of the misses share no word with the
-  labelled tool's name or description after stemming ("the current
-  temperature in Miami" for WeatherTool, "the price of Ethereum" for
-  FinanceTool, whose description names neither): closing that gap takes
-  knowledge of what words mean, word vectors or a language model, which
-  were not to be had here and would not fit the module. What was tried
-  and did not help is in DESIGN.md ("Tool search").
+  with lexical methods, and two thirds of the misses share no word with
+  the labelled tool's texts after stemming ("the current temperature in
+  Miami" for WeatherTool, "the price of Ethereum" for FinanceTool, whose
+  description names neither): closing that gap takes knowing what words
+  mean, word vectors or a language model, which were not to be had here
+  and would not fit the module. What was tried and did not help is in
+  DESIGN.md ("Tool search").
 
 ## How to read them
 
