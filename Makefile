@@ -7,6 +7,7 @@ FUZZ_TARGETS = \
 	registry:FuzzLoadManifest \
 	registry:FuzzNormalizeSchema \
 	registry:FuzzParseSkill \
+	registry:FuzzParseToolList \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
@@ -39,7 +40,7 @@ UI           = web/ui/dist/index.html
 UI_EMBED     = host/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench worker bench-worker mcp-servers
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers
 
 # run serves the chat on http://127.0.0.1:8377; with no provider configured
 # it serves the scripted demo model, which needs none.
@@ -143,8 +144,14 @@ fuzz:
 	done
 
 # bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
-# (web/jsrun/bench.mjs), and writes BENCHMARKS.md with the medians
-# (internal/benchreport).
+# (web/jsrun/bench.mjs), measures tool search on MetaTool's development
+# queries, and writes BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5
 bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS)
 	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
+
+# bench-search measures tool search alone (toolroute search on MetaTool's
+# development queries, ../shared/data/metatool) and rewrites its section of
+# BENCHMARKS.md, in seconds; make bench measures it with the rest.
+bench-search:
+	$(GO) run ./internal/benchreport -search -count $(BENCHCOUNT)

@@ -1,7 +1,8 @@
 // Package registry is toolroute's catalogue: which tools exist, how they are
 // grouped into tool groups, the skills, the loader that turns JS manifests
-// into tools, the two meta-tools (load_tool_group and load_skill) and the
-// system prompt that lists the groups.
+// into tools, the two meta-tools (load_tool_group and load_skill), the
+// system prompt that lists the groups, and the ranking that search_tools
+// will use to find tools for a query (Index, with its Porter stemmer).
 //
 // The package is pure: it does no I/O, keeps no clock and uses nothing outside
 // the standard library, so it builds natively and for GOOS=wasip1. A host reads

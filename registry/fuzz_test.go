@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,43 @@ func FuzzNormalizeSchema(f *testing.F) {
 		}
 		if _, ok := obj["type"]; !ok {
 			t.Fatalf("no type in %s", out)
+		}
+	})
+}
+
+// FuzzParseToolList: any text is a tool list with unique, non-blank names
+// or an error wrapping ErrToolList, never a panic; and whatever it gives,
+// every query is ranked without a panic, best first, the k asked at most.
+func FuzzParseToolList(f *testing.F) {
+	f.Add(`[{"name":"a","description":"Weather for a city","parameters":{"properties":{"city":{"description":"City"}}}}]`, "weather in Oslo")
+	f.Add(`[{"name":"CompanyInfoTool","description":"d","description_for_model":"dd","name_for_human":"C"},{"name":"b"}]`, "Company INFO")
+	f.Add(`[{"name":"a"},{"name":"a"}]`, "a")
+	f.Add(`[{"name":"x","inputSchema":{"properties":{"p":{"items":{"properties":{"q":{}}}}}}}]`, "p q")
+	f.Add(`{"name":"a"}`, "")
+	f.Add(`[null, 1, "x"]`, "\xff\xfe")
+	f.Fuzz(func(t *testing.T, list, query string) {
+		docs, err := ParseToolList([]byte(list))
+		if err != nil {
+			if !errors.Is(err, ErrToolList) {
+				t.Fatalf("error %v does not wrap ErrToolList", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, d := range docs {
+			if strings.TrimSpace(d.Name) == "" || seen[d.Name] {
+				t.Fatalf("name %q blank or repeated", d.Name)
+			}
+			seen[d.Name] = true
+		}
+		hits := NewIndex(docs).Search(query, 3)
+		if len(hits) > 3 {
+			t.Fatalf("%d hits for k=3", len(hits))
+		}
+		for i, h := range hits {
+			if !seen[h.Name] || h.Score <= 0 || i > 0 && h.Score > hits[i-1].Score {
+				t.Fatalf("hits %+v", hits)
+			}
 		}
 	})
 }

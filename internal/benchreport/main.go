@@ -6,6 +6,7 @@
 //
 //	go run ./internal/benchreport [-count 5] [-out BENCHMARKS.md]
 //	go run ./internal/benchreport -sizes   the module's and the UI's sizes alone
+//	go run ./internal/benchreport -search  the tool search figures alone, rewriting their section
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/internal/cachebench"
+	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -67,7 +69,16 @@ func main() {
 	count := flag.Int("count", 5, "runs of each benchmark; the report gives the median")
 	out := flag.String("out", "BENCHMARKS.md", "the file to write")
 	sizes := flag.Bool("sizes", false, "print the sizes alone (the module's, the browser UI's), running no benchmark and writing nothing")
+	search := flag.Bool("search", false, "measure tool search alone and rewrite its section of -out, leaving the other figures as they are")
+	flag.StringVar(&metatool, "metatool", searcheval.DefaultDir, "MetaTool's development data, for the tool search figures")
 	flag.Parse()
+	if *search {
+		if err := updateSearch(*count, *out); err != nil {
+			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *sizes {
 		if err := printSizes(); err != nil {
 			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
@@ -79,6 +90,25 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// metatool is the folder of MetaTool's data.
+var metatool string
+
+// updateSearch measures tool search and puts its section into the report
+// at out, written by an earlier make bench.
+func updateSearch(count int, out string) error {
+	rows, err := searchRows(count, metatool)
+	if err != nil {
+		return err
+	}
+	table := render(rows)
+	fmt.Print(table)
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		return fmt.Errorf("%v: run make bench first", err)
+	}
+	return os.WriteFile(out, []byte(replaceSection(string(doc), table, notes)), 0o644)
 }
 
 // printSizes prints the rows that measure files, in seconds: after a
@@ -159,6 +189,12 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, ui...)
+	fmt.Fprintf(os.Stderr, "benchreport: toolroute search on %s, %d runs\n", metatool, count)
+	search, err := searchRows(count, metatool)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, search...)
 
 	table := render(rows)
 	fmt.Print(table)
@@ -519,6 +555,16 @@ const notes = `
   such calls. Caching the exports needs a change in qjs, whose newer versions
   cannot be fetched here.
 - A cold call (ColdCall) was to take under 3 ms: it does.
+- Tool search was to find the labelled tool in the top 5 for 80% of
+  MetaTool's held-out queries (issue 21). On the development queries it
+  does for about two in three. The ranking works from the tool list alone
+  with lexical methods, and two thirds of the misses share no word with
+  the labelled tool's texts after stemming ("the current temperature in
+  Miami" for WeatherTool, "the price of Ethereum" for FinanceTool, whose
+  description names neither): closing that gap takes knowing what words
+  mean, word vectors or a language model, which were not to be had here
+  and would not fit the module. What was tried and did not help is in
+  DESIGN.md ("Tool search").
 
 ## How to read them
 
@@ -544,6 +590,11 @@ const notes = `
   group's definitions at the end of the input, so its loads add new bytes.
 - "all groups loaded" costs a little more than "all tools": it adds
   load_tool_group's schema. Routing saves when a conversation needs few groups.
+- "Tool search" runs the program as the held-out queries will be judged,
+  one query a line on standard input. Half A is the development queries at
+  odd lines of queries-dev.csv, half B at even ones; the constants were
+  chosen on A, so B shows how far they hold on queries they were not fitted
+  to. Two-tool queries never count at 1.
 - "The browser UI" is sizes, not timings, of the build the program serves:
   initial is what the page fetches as it opens (worker.js holds the module
   driver, the session loop, QuickJS's runner and the MCP client); the rest

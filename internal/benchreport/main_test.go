@@ -109,3 +109,18 @@ func TestUIRows(t *testing.T) {
 		t.Errorf("initial JavaScript = %q", v)
 	}
 }
+
+// -search rewrites its own section and the notes, and leaves the rest.
+func TestReplaceSection(t *testing.T) {
+	doc := "# Benchmarks\n\n## 1. Tokens\n\n| a |\n\n## 6. The browser UI\n\n| b |\n\n## Where figures miss their targets\n\nold notes\n"
+	table := "\n## 8. Tool search\n\n| search 1 |\n"
+	once := replaceSection(doc, table, "\n## Where figures miss their targets\n\nnew notes\n")
+	want := "# Benchmarks\n\n## 1. Tokens\n\n| a |\n\n## 6. The browser UI\n\n| b |\n\n## 8. Tool search\n\n| search 1 |\n\n## Where figures miss their targets\n\nnew notes\n"
+	if once != want {
+		t.Errorf("first time:\n%s\nwant:\n%s", once, want)
+	}
+	twice := replaceSection(once, "\n## 8. Tool search\n\n| search 2 |\n", "\n## Where figures miss their targets\n\nnew notes\n")
+	if twice != strings.Replace(want, "search 1", "search 2", 1) {
+		t.Errorf("second time:\n%s", twice)
+	}
+}

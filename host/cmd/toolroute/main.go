@@ -1,7 +1,7 @@
 // Command toolroute is toolroute's program: it chats with a model through
 // the tool-group router, in a terminal or behind a local HTTP server, serves
-// the routed tools to MCP clients, runs single tools, counts schema tokens
-// and checks tool manifests.
+// the routed tools to MCP clients, runs single tools, counts schema tokens,
+// checks tool manifests and ranks a tool list for queries.
 //
 // Usage:
 //
@@ -14,6 +14,7 @@
 //	toolroute env    list|set NAME|unset NAME
 //	toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
 //	toolroute check  [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]
+//	toolroute search --tools FILE.json [-k 5] [--json] < queries
 package main
 
 import (
@@ -59,6 +60,10 @@ Usage:
       the built-in manifests when no folder is given, and the MCP servers of
       CONFIG/mcp.json (or FILE): each one's group and tools, or why it is down.
       Exit status 1 on any error.
+  toolroute search --tools FILE.json [-k 5] [--json] < queries
+      Rank the tools of FILE.json (a JSON array of objects with "name" and
+      "description") for each line of standard input: the names of the best
+      5, tab-separated, one line per query.
   toolroute export [--builtin] [APP FLAGS]
       Print the JS tools, their sources and libraries as one JSON document,
       as the edge worker's build (web/worker) and the browser UI take them.
@@ -102,6 +107,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runGoogle(args[1:], stdout, stderr)
 	case "export":
 		return runExport(args[1:], stdout, stderr)
+	case "search":
+		return runSearch(args[1:], stdin, stdout, stderr)
 	case "env":
 		return runEnv(args[1:], stdin, stdout, stderr)
 	case "policy":
