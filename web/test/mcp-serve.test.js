@@ -125,7 +125,7 @@ for (const [negotiation, revision] of [[undefined, "2025-11-25"], [{ mode: "auto
 
       const unknown = await client.callTool({ name: "load_tool_group", arguments: { group_name: "nope" } });
       assert.equal(unknown.isError, true);
-      assert.match(text(unknown), /^Error \(not_found\): Tool group 'nope' not found\. Available groups: config, /);
+      assert.match(text(unknown), /^Error \(not_found\): Tool group 'nope' not found\. Available groups: pdf, config, /);
     } finally {
       await client.close();
     }

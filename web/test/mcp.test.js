@@ -69,7 +69,7 @@ test("an MCP server in the page's settings is a tool group: listed, loaded, call
   assert.deepEqual(results.map((r) => [r.tool_name, r.status]), [["load_tool_group", "success"], ["get_sum", "success"], ["get_tiny_image", "success"], ["echo", "error"]]);
   assert.equal(results[1].content, "The sum of 2 and 3 is 5.");
   assert.match(results[2].content, /^Here's the image you requested:\n\n\[image image\/png, \d+ bytes\]/);
-  assert.match(results[3].content, /expected string/); // the server's own refusal, as the tool's failure
+  assert.match(results[3].content, /^Error \(invalid_arguments\): The arguments for 'echo' do not match its parameters: 'message' must be a string, not 42/); // refused against its schema before it reaches the server
   // The group listing names it before it is loaded; its tools are sent once loaded.
   assert.match(fake.requests[0].body.messages[0].content, /everything/);
   assert.ok(!toolNames(fake.requests[0]).includes("get_sum"));
