@@ -240,30 +240,13 @@ function shown(final, from, to) {
 // its own.
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
-  const method = (req.method || "GET").toUpperCase();
-  if (!METHODS.includes(method)) {
-    throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
-  }
   const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
-  const { resp, shownURL, signal } = await send("fetch", rawURL, { method, headers: req.headers, body: req.body ?? undefined }, o);
-  let data;
-  try {
-    data = await readAtMost(resp, maxBody + 1);
-  } catch (e) {
-    throw new Error(`fetch: reading the response from ${rawURL}: ${signal.aborted ? "timed out" : e.message}`);
-  }
-  const out = {
-    status: resp.status,
-    statusText: statusText(resp),
-    headers: {},
-    url: shownURL,
-    body: new TextDecoder().decode(data.subarray(0, maxBody)),
-  };
-  for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
+  const { data, ...out } = await fetchBytes(rawURL, req, { ...o, maxBody });
+  out.body = new TextDecoder().decode(data.subarray(0, maxBody));
   if (data.length > maxBody) {
     out.truncated = true;
     out.kept = maxBody;
-    const length = Number(resp.headers.get("content-length"));
+    const length = Number(out.headers["content-length"]);
     const total = length > 0 ? String(length) : "more";
     out.body += `\n\n[toolroute: the body was cut at ${sizeText(maxBody)}: kept ${maxBody} of ${total} bytes]`;
   }
@@ -273,8 +256,8 @@ export async function hostFetch(rawURL, options, o) {
 // fetchBytes performs a request as fetch does ({method, headers, body} in
 // req; o as hostFetch's, o.maxBody the bytes to keep) and gives {status,
 // statusText, headers, url, data}: data holds up to o.maxBody + 1 bytes of
-// the body, so that a caller sees it was longer. The pdf tools read PDFs
-// with it.
+// the body, so that a caller sees it was longer. fetch (hostFetch) and the
+// pdf tools read through it.
 export async function fetchBytes(rawURL, req, o) {
   const method = (req.method || "GET").toUpperCase();
   if (!METHODS.includes(method)) {

@@ -607,6 +607,10 @@ export class Core {
   // download; UTF-8 bytes otherwise. A server session's describe is the
   // server's (GET /api/catalogue), with meter null: the server sends no
   // schemas' text.
+  // #counted keeps the token counts of the texts the meter measured: each
+  // tool's definition is counted once, not at every describe.
+  #counted = new Map();
+
   async describe(session, { tokens = true } = {}) {
     const sid = session === undefined || session === null ? null : serverID(session);
     if (sid !== null) {
@@ -620,7 +624,8 @@ export class Core {
     const count = this.#d.countTokens;
     if (count && tokens) {
       try {
-        meter = { unit: "tokens", encoding: "o200k_base", ...(await breakdown({ ...d, tools_json: tj }, count)) };
+        if (this.#counted.size > 5000) this.#counted.clear(); // bounded: catalogues change
+        meter = { unit: "tokens", encoding: "o200k_base", ...(await breakdown({ ...d, tools_json: tj }, count, this.#counted)) };
       } catch {
         meter = null;
       }

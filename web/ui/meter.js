@@ -66,9 +66,10 @@ export function listingOf(systemPrompt) {
 // (async text -> number): {active, all, parts: [{kind: "core"|"listing"|
 // "group", name, label, size}], groups: {name: size}}. active and all are
 // counted whole, as `toolroute tokens` counts them; parts and groups are
-// sums over each tool's definition.
-export async function breakdown(d, count) {
-  const cache = new Map();
+// sums over each tool's definition. cache (text -> size) may be kept from
+// one call to the next with the same count: a tool's definition is counted
+// once.
+export async function breakdown(d, count, cache = new Map()) {
   const measure = async (text) => {
     if (!cache.has(text)) cache.set(text, await count(text));
     return cache.get(text);
