@@ -29,8 +29,9 @@ type client struct {
 	offered []registry.Tool // what srv lists, in the order a turn sends them
 	asked   []asked         // questions a 2026-07-28 client was given to ask
 
-	registered atomic.Bool // Server.used knows it
-	listening  atomic.Bool // it opened a subscriptions/listen stream
+	gen        atomic.Uint64 // the catalogue generation the list was last made from
+	registered atomic.Bool   // Server.used knows it
+	listening  atomic.Bool   // it opened a subscriptions/listen stream
 
 	noteMu sync.Mutex
 	note   chan struct{} // closed when a list_changed has been sent
@@ -39,6 +40,7 @@ type client struct {
 // newClient makes the server of a new client session, listing the core
 // tools of the catalogue now.
 func (s *Server) newClient() *client {
+	gen := s.generation() // before the catalogue is read: a change after it is seen
 	reg := s.h.Registry()
 	c := &client{s: s, calls: s.h.NewModelCalls(), note: make(chan struct{})}
 	c.srv = mcp.NewServer(s.implementation(), &mcp.ServerOptions{
@@ -48,7 +50,7 @@ func (s *Server) newClient() *client {
 	})
 	c.srv.AddReceivingMiddleware(c.receiving)
 	c.srv.AddSendingMiddleware(c.sending)
-	c.sync(reg)
+	c.syncAt(gen, reg)
 	return c
 }
 
@@ -113,6 +115,15 @@ func (c *client) sync(reg *registry.Registry) bool {
 	c.offered = offered
 	return changed
 }
+
+// syncAt syncs the client with the catalogue of generation gen.
+func (c *client) syncAt(gen uint64, reg *registry.Registry) {
+	c.gen.Store(gen)
+	c.sync(reg)
+}
+
+// generation is the catalogue generation the client's list was made from.
+func (c *client) generation() uint64 { return c.gen.Load() }
 
 // offeredDescription is a tool's description as the client lists it: the
 // meta-tools carry the listings the system prompt would.

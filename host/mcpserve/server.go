@@ -125,30 +125,50 @@ func (s *Server) Watch(ctx context.Context) {
 	if s.opts.Changes == nil {
 		return
 	}
+	_, changed := s.opts.Changes()
 	for {
-		_, changed := s.opts.Changes()
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
 		}
+		// The next change's channel is taken before the catalogue is read,
+		// so that a change while the clients are synced wakes the loop
+		// again rather than going unseen.
+		gen, next := s.opts.Changes()
+		changed = next
 		reg := s.h.Registry()
 		for _, c := range s.live() {
-			c.sync(reg)
+			c.syncAt(gen, reg)
 		}
 	}
+}
+
+// generation is the catalogue's generation now, 0 without Options.Changes.
+func (s *Server) generation() uint64 {
+	if s.opts.Changes == nil {
+		return 0
+	}
+	gen, _ := s.opts.Changes()
+	return gen
 }
 
 // used records a client once it has sent a request, so that Watch keeps
 // its list up to date.
 func (s *Server) used(c *client) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !slices.Contains(s.clients, c) {
-		// The sessions that ended since the last change go now, so that
-		// clients coming and going do not pile up.
-		s.clients = slices.DeleteFunc(s.clients, func(c *client) bool { return !c.connected() })
-		s.clients = append(s.clients, c)
+	if slices.Contains(s.clients, c) {
+		s.mu.Unlock()
+		return
+	}
+	// The sessions that ended since the last change go now, so that
+	// clients coming and going do not pile up.
+	s.clients = slices.DeleteFunc(s.clients, func(c *client) bool { return !c.connected() })
+	s.clients = append(s.clients, c)
+	s.mu.Unlock()
+	// A change between the client's making and now was synced without it.
+	if gen := s.generation(); gen != c.generation() {
+		c.syncAt(gen, s.h.Registry())
 	}
 }
 
