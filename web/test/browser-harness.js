@@ -26,6 +26,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 //   ["tool", {args}]            a tool call
 //   {stream: [...], gap: ms}    a reply streamed chunk by chunk, gap apart
 //   {status, message}           an HTTP error with an OpenAI error body
+// The Nth call's usage is 1000·N tokens in (900 cached after the first)
+// and 10·N out.
 // tools maps a server tool's name to its answer ({status, output, images}).
 export async function fakeServe({ dist, catalogue, script, tools = {} }) {
   const requests = [];
@@ -64,6 +66,8 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
         }
         res.write(chunk({}, "stop"));
       }
+      // The last chunk carries the call's usage, as stream_options.include_usage asks.
+      res.write("data: " + JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [], usage: { prompt_tokens: 1000 * n, completion_tokens: 10 * n, total_tokens: 1010 * n, prompt_tokens_details: { cached_tokens: n > 1 ? 900 : 0 } } }) + "\n\n");
       return res.end("data: [DONE]\n\n");
     }
     const f = u === "/" ? "/ui/index.html" : u.split("?")[0];

@@ -119,6 +119,12 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     assert.equal(await reply.getByText("this", { exact: true }).getAttribute("href"), null, "a javascript: link keeps no href");
     assert.equal(await reply.locator("script, img, [onerror]").count(), 0);
     assert.equal(await page.evaluate(() => window.pwned), undefined);
+    // The turn's tokens under the reply, opening to each of its three
+    // model calls.
+    const usage = page.locator(".msg.assistant .usage").last();
+    assert.equal(await usage.locator("summary").innerText(), "6,000 tokens in (1,800 cached) · 60 out · 3 model calls");
+    await usage.locator("summary").click();
+    assert.deepEqual(await usage.locator("li").allInnerTexts(), ["1,000 tokens in · 10 out", "2,000 tokens in (900 cached) · 20 out", "3,000 tokens in (900 cached) · 30 out"]);
     const box = await reply.boundingBox();
     assert.ok(box.width <= 1280 - 352, "a long link wraps inside the reply");
     // The meter splits what the call sends.

@@ -145,6 +145,22 @@ function assistantMessage() {
   };
 }
 
+// usageFoot puts a turn's tokens under its reply; a turn of several model
+// calls opens to each call's.
+function usageFoot(reply, total, calls) {
+  const line = (u) => `${n(u.input_tokens ?? 0)} tokens in${u.cached_tokens ? ` (${n(u.cached_tokens)} cached)` : ""} · ${n(u.output_tokens ?? 0)} out`;
+  if (calls.length < 2) {
+    reply.foot(line(total));
+    return;
+  }
+  const d = el("details", "foot usage");
+  d.append(el("summary", "", `${line(total)} · ${calls.length} model calls`));
+  const list = el("ol");
+  for (const u of calls) list.append(el("li", "", line(u)));
+  d.append(list);
+  reply.box.append(d);
+}
+
 // failureText is a failed result's message without the "Error (type): "
 // the model reads before it: the card says the type once.
 function failureText(m) {
@@ -682,6 +698,7 @@ async function send(text) {
   log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
   let reply = null;
+  const calls = []; // each model call's usage, as its first logged message carries it
   const req = ask({ type: "send", session, text }, (ev) => {
     switch (ev.type) {
       case "model_call":
@@ -693,6 +710,7 @@ async function send(text) {
         break;
       case "message": {
         const m = ev.message;
+        if (m.usage) calls.push(m.usage);
         if (m.type === "user") break;
         if (m.type === "assistant") {
           if (!m.content) break;
@@ -716,7 +734,7 @@ async function send(text) {
         break;
       case "done":
         lastUsage = ev.usage ?? null;
-        if (ev.usage && (ev.usage.input_tokens || ev.usage.output_tokens) && reply) reply.foot(`${n(ev.usage.input_tokens)} tokens in${ev.usage.cached_tokens ? ` (${n(ev.usage.cached_tokens)} cached)` : ""} · ${n(ev.usage.output_tokens)} out`);
+        if (ev.usage && (ev.usage.input_tokens || ev.usage.output_tokens) && reply) usageFoot(reply, ev.usage, calls);
         break;
       case "failed":
         lastUsage = ev.usage ?? null;
