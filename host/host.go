@@ -60,6 +60,9 @@ type Options struct {
 	// groups sent deferred and loaded where the load stands, for the
 	// providers that can (session.RoutingFor); the others use classic.
 	Routing session.Routing
+	// SearchTools offers the search_tools meta-tool beside load_tool_group
+	// (session.Settings.SearchTools).
+	SearchTools bool
 
 	// NoBuiltins leaves out the built-in JS tools of manifests/.
 	NoBuiltins bool
@@ -386,6 +389,7 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
 	if h.opts.Provider != nil {
 		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
+		req.SearchTools = h.opts.SearchTools
 	}
 	return inst.Describe(ctx, req)
 }

@@ -47,6 +47,22 @@ func (a *Active) LoadGroup(name string) bool {
 	return true
 }
 
+// LoadTools appends the named enabled tools of groups that are not active
+// yet, in the order given (a tool-level load, search_tools'). It returns
+// those it added; unknown, disabled, core and active tools are skipped.
+func (a *Active) LoadTools(names []string) []string {
+	var added []string
+	for _, name := range names {
+		t, ok := a.r.Tool(name)
+		if !ok || t.Group == "" || a.has[name] {
+			continue
+		}
+		a.add(t)
+		added = append(added, name)
+	}
+	return added
+}
+
 // Tools returns the active tools in the order they are sent.
 func (a *Active) Tools() []Tool { return slices.Clone(a.tools) }
 

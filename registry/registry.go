@@ -29,6 +29,7 @@ type Registry struct {
 	groupIdx map[string]int
 	skills   []Skill
 	disabled map[string]bool
+	search   searchIndex // built from the above at the first search_tools
 }
 
 // New returns a registry holding the meta-tools load_tool_group and load_skill.
@@ -44,6 +45,7 @@ func New() *Registry {
 }
 
 func (r *Registry) insert(t Tool) {
+	r.changed()
 	r.toolIdx[t.Name] = len(r.tools)
 	r.tools = append(r.tools, t)
 }
@@ -52,6 +54,7 @@ func (r *Registry) insert(t Tool) {
 // AddTool or LoadManifest. A name already in use is an error wrapping
 // ErrDuplicateGroup.
 func (r *Registry) AddGroup(g Group) error {
+	r.changed()
 	if !ValidToolName(g.Name) {
 		return fmt.Errorf("%w: group name %q must be snake_case (lowercase letters, digits, underscores)", ErrInvalid, g.Name)
 	}
@@ -158,6 +161,7 @@ func (r *Registry) SetToolEnabled(name string, enabled bool) error {
 	if r.tools[i].Origin.Kind == OriginMeta && !enabled {
 		return fmt.Errorf("%w: %q is a meta-tool and cannot be disabled", ErrInvalid, name)
 	}
+	r.changed()
 	if enabled {
 		delete(r.disabled, name)
 	} else {
@@ -357,6 +361,7 @@ func (r *Registry) removeGroupTools(group string) {
 }
 
 func (r *Registry) reindex() {
+	r.changed()
 	clear(r.toolIdx)
 	for i, t := range r.tools {
 		r.toolIdx[t.Name] = i

@@ -68,6 +68,10 @@ type Config struct {
 	// groups where the provider has it); empty means TOOLROUTE_ROUTING,
 	// else classic.
 	Routing string
+	// SearchTools offers search_tools, which finds tools by what they do
+	// and loads just those; false means TOOLROUTE_SEARCH_TOOLS (on or off),
+	// else off.
+	SearchTools bool
 	// Approver asks the user before tools that act on the world run (the
 	// terminal's prompt, serve's page); nil means no one can be asked.
 	Approver host.Approver
@@ -168,6 +172,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	default:
 		return nil, fmt.Errorf("routing %q: use classic or native", cfg.Routing)
 	}
+	if !cfg.SearchTools {
+		switch v := cfg.Getenv("TOOLROUTE_SEARCH_TOOLS"); v {
+		case "", "off":
+		case "on":
+			cfg.SearchTools = true
+		default:
+			return nil, fmt.Errorf("TOOLROUTE_SEARCH_TOOLS=%q: use on or off", v)
+		}
+	}
 	provider, info, err := resolveProvider(cfg.Provider, cfg.Model, cfg.Getenv)
 	if errors.Is(err, ErrNoProvider) && cfg.NoModel {
 		provider, info, err = noModel{}, ProviderInfo{Name: "none"}, nil
@@ -258,6 +271,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Memories:    a.memories,
 		Stream:      cfg.Stream,
 		Routing:     session.Routing(cfg.Routing),
+		SearchTools: cfg.SearchTools,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		Groups:      []registry.Group{pdfGroup},
 		Tools:       pdfTools,

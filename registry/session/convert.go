@@ -59,6 +59,7 @@ type loggedCall struct {
 	index  int
 	call   wire.Call
 	status registry.Status // as logged: pending, awaiting approval, or the outcome
+	loaded []string        // the tools a search_tools call loaded
 }
 
 // Interrupted is the result the model reads for a call cut off while it ran.
@@ -84,7 +85,7 @@ func (r *response) addCall(m Message) {
 			return
 		}
 	}
-	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput, Signature: m.Signature}, status: m.Status})
+	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput, Signature: m.Signature}, status: m.Status, loaded: m.Loaded})
 }
 
 func (r *response) addResult(m Message) {
@@ -116,7 +117,7 @@ func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
 		}
 		if ok {
 			msg.Calls = append(msg.Calls, native.call(c.call))
-			results = append(results, native.result(c.call, res))
+			results = append(results, native.result(c, res))
 		}
 	}
 	if msg.Text == "" && len(msg.Calls) == 0 {

@@ -43,6 +43,10 @@ type Settings struct {
 	// and loaded where the load stands, for the formats that can
 	// (RoutingFor); the others use classic.
 	Routing Routing `json:"routing,omitempty"`
+	// SearchTools offers the search_tools meta-tool beside load_tool_group:
+	// the model finds tools by what they do and loads just those. Not in
+	// a Responses request routed natively, whose tool_search is the load.
+	SearchTools bool `json:"search_tools,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask
@@ -251,6 +255,11 @@ type GroupLoad struct {
 	DisplayName string `json:"display_name"`
 	// Added are the group's tools, appended to the active list.
 	Added []string `json:"added"`
+	// Query is, for a search_tools load, what was searched; Name and
+	// DisplayName are then empty and Added are the tools found that were
+	// not loaded yet.
+	Query string   `json:"query,omitempty"`
+	found []string // a search's tools, logged on its call
 	// Active is the whole active list the next model call sends.
 	Active []string `json:"active"`
 }

@@ -73,6 +73,10 @@ type Message struct {
 	// Grant is, on an approval, the secrets the user granted the call; with
 	// "session" they stay granted to the tool for the rest of the session.
 	Grant []string `json:"grant,omitempty"`
+	// Loaded is, on the tool_call of a search_tools call that succeeded,
+	// the tools it found and loaded: a tool-level load, restored from the
+	// log like a group load.
+	Loaded []string `json:"loaded,omitempty"`
 	// Usage is, on an assistant message, what its model call cost, as the
 	// provider reported it: a session's usage is the sum over its log.
 	Usage *wire.Usage `json:"usage,omitempty"`
@@ -106,14 +110,38 @@ func LoadedGroups(history []Message) []string {
 }
 
 // ActiveTools returns the tools a session's next model call starts with: the
-// core tools and the tools of every group its history loaded that still
-// exists, in load order.
+// core tools and the tools its history loaded that still exist, in load
+// order: every group of LoadedGroups, and each tool a search_tools call
+// loaded (its Loaded).
 func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
 	active := reg.NewActive()
-	for _, g := range LoadedGroups(history) {
-		active.LoadGroup(g)
+	for _, m := range history {
+		switch {
+		case isToolLoad(m):
+			active.LoadTools(m.Loaded)
+		case m.Type == ToolCall && m.ToolName == registry.LoadToolGroupName && m.Status == registry.StatusSuccess:
+			if g, ok := loadedGroup(m); ok {
+				active.LoadGroup(g)
+			}
+		}
 	}
 	return active
+}
+
+// isToolLoad reports whether m is a search_tools call that loaded tools.
+func isToolLoad(m Message) bool {
+	return m.Type == ToolCall && m.ToolName == registry.SearchToolsName && m.Status == registry.StatusSuccess && len(m.Loaded) > 0
+}
+
+// loadedGroup is the group_name a load_tool_group call names.
+func loadedGroup(m Message) (string, bool) {
+	var input struct {
+		GroupName *string `json:"group_name"`
+	}
+	if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
+		return "", false
+	}
+	return *input.GroupName, true
 }
 
 // UsageOf sums the usage of a log's model calls (its assistant messages).

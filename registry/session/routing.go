@@ -80,8 +80,25 @@ func (n *render) call(c wire.Call) wire.Call {
 
 // result is a logged result as the request sends it: a load that
 // succeeded carries the group it loads, which the codec sends natively.
-func (n *render) result(c wire.Call, res wire.Result) wire.Result {
-	if n == nil || c.Name != registry.LoadToolGroupName || res.IsError {
+func (n *render) result(lc loggedCall, res wire.Result) wire.Result {
+	c := lc.call
+	if n == nil || res.IsError {
+		return res
+	}
+	if c.Name == registry.SearchToolsName && n.format == wire.Anthropic {
+		// The tools a search found, referenced where the search stands.
+		var found []registry.Tool
+		for _, name := range lc.loaded {
+			if t, ok := n.reg.Tool(name); ok && t.Group != "" {
+				found = append(found, t)
+			}
+		}
+		if len(found) > 0 {
+			res.Loaded = &wire.Group{Name: registry.SearchToolsName, Tools: ToolDefs(found)}
+		}
+		return res
+	}
+	if c.Name != registry.LoadToolGroupName {
 		return res
 	}
 	var in struct {
@@ -119,20 +136,26 @@ type GroupSchema struct {
 	Bytes int      `json:"bytes"`
 }
 
-// schemaOf measures the call that sends active with listing.
-func schemaOf(reg *registry.Registry, active *registry.Active, listing string) *Schema {
+// schemaOf measures the call that sends tools with listing: the core
+// tools, then each group's loaded tools (a whole group, or those a search
+// loaded), in the order the groups first appear.
+func schemaOf(tools []registry.Tool, listing string) *Schema {
 	s := &Schema{GroupListing: len(listing)}
 	var core []registry.Tool
+	var groups []string
 	byGroup := map[string][]registry.Tool{}
-	for _, t := range active.Tools() {
+	for _, t := range tools {
 		if t.Group == "" {
 			core = append(core, t)
-		} else {
-			byGroup[t.Group] = append(byGroup[t.Group], t)
+			continue
 		}
+		if _, ok := byGroup[t.Group]; !ok {
+			groups = append(groups, t.Group)
+		}
+		byGroup[t.Group] = append(byGroup[t.Group], t)
 	}
 	s.CoreTools = toolsBytes(core)
-	for _, g := range active.Groups() {
+	for _, g := range groups {
 		tools := byGroup[g]
 		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: toolsBytes(tools)})
 	}

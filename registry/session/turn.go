@@ -300,7 +300,7 @@ func (t *Turn) callModel() []Action {
 			"The turn stopped after %d model calls, the limit for one turn. Every message so far is kept: send another message to let the model continue, or raise the limit.",
 			t.set.MaxModelCalls)})
 	}
-	tools := t.active.Tools()
+	tools := t.offered(t.active.Tools())
 	names := make([]string, len(tools))
 	t.sent = make(map[string]bool, len(tools))
 	for i, tool := range tools {
@@ -312,7 +312,7 @@ func (t *Turn) callModel() []Action {
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(t.reg, t.active, t.reg.GroupListing())}
+		Schema: schemaOf(tools, t.reg.GroupListing())}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
@@ -324,7 +324,7 @@ func (t *Turn) callModel() []Action {
 				wr.Search = &wire.ToolDef{Name: load.Name, Description: load.Description, Parameters: load.Parameters}
 			}
 		}
-		wr.Tools = ToolDefs(core)
+		wr.Tools = ToolDefs(t.offered(core))
 		wr.Deferred = t.native.deferred()
 		mr.Routing = RoutingNative
 		for _, g := range wr.Deferred {
@@ -342,6 +342,36 @@ func (t *Turn) callModel() []Action {
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
 	return []Action{{Type: ActionCallModel, Request: mr}}
+}
+
+// searchOn reports whether the turn offers search_tools.
+func (t *Turn) searchOn() bool { return SearchOffered(t.reg, t.set) }
+
+// offered is tools with search_tools after load_tool_group when the turn
+// offers it.
+func (t *Turn) offered(tools []registry.Tool) []registry.Tool {
+	if !t.searchOn() {
+		return tools
+	}
+	return WithSearch(tools)
+}
+
+// SearchOffered reports whether a turn with these settings offers
+// search_tools: asked for, with a group to search, and not in a Responses
+// request routed natively, where the format's own tool_search loads.
+func SearchOffered(reg *registry.Registry, set Settings) bool {
+	if !set.SearchTools || len(reg.AvailableGroups()) == 0 {
+		return false
+	}
+	r, _ := RoutingFor(set.Format, set.Routing)
+	return r != RoutingNative || set.Format != wire.Responses
+}
+
+// WithSearch is tools with search_tools after load_tool_group (first when
+// there is no load_tool_group).
+func WithSearch(tools []registry.Tool) []registry.Tool {
+	at := slices.IndexFunc(tools, func(tool registry.Tool) bool { return tool.Name == registry.LoadToolGroupName }) + 1
+	return slices.Insert(slices.Clone(tools), at, registry.SearchToolsTool())
 }
 
 // respond handles one whole model response.
@@ -373,16 +403,23 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		calls[i].Namespace = ""
 	}
 	var loads []GroupLoad
-	loadedNow := map[string]bool{}
+	now := loadedNow{groups: map[string]bool{}, tools: map[string]bool{}}
 	t.pending, t.asking, t.approved = nil, nil, nil
 	for i, c := range calls {
-		res, call, load := t.dispatch(c, loadedNow)
+		res, call, load := t.dispatch(c, now)
 		if load != nil {
-			loadedNow[load.Name] = true
+			now.groups[load.Name] = load.Query == ""
+			for _, name := range load.Added {
+				now.tools[name] = true
+			}
 			loads = append(loads, *load)
 		}
 		if call == nil {
-			logged = append(logged, t.record(i, c, res)...)
+			rec := t.record(i, c, res)
+			if load != nil && load.Query != "" {
+				rec[0].Loaded = load.found
+			}
+			logged = append(logged, rec...)
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
@@ -591,7 +628,13 @@ func (t *Turn) askingIDs() string {
 
 // dispatch decides one call: a result now (a meta-tool the engine runs, or a
 // call refused), or a call for the host to run.
-func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result, *Call, *GroupLoad) {
+// loadedNow are the groups and tools loaded by the response being handled.
+type loadedNow struct{ groups, tools map[string]bool }
+
+func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *GroupLoad) {
+	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
+		return t.search(c)
+	}
 	tool, enabled := t.reg.Tool(c.Name)
 	switch {
 	case !t.reg.Has(c.Name):
@@ -601,9 +644,13 @@ func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result
 		return registry.Failure("tool_disabled", fmt.Sprintf(
 			"Tool '%s' is disabled. Use another tool, or ask the user to enable it.", c.Name)), nil, nil
 	case !t.sent[c.Name] && tool.Origin.Kind != registry.OriginMeta:
-		if loadedNow[tool.Group] {
+		if now.groups[tool.Group] {
 			return registry.Failure("tool_not_loaded", fmt.Sprintf(
 				"Tool '%s' was not available when you called it: its group '%s' was loaded by this same response. Call '%s' again now.", c.Name, tool.Group, c.Name)), nil, nil
+		}
+		if now.tools[c.Name] {
+			return registry.Failure("tool_not_loaded", fmt.Sprintf(
+				"Tool '%s' was not available when you called it: search_tools loaded it in this same response. Call '%s' again now.", c.Name, c.Name)), nil, nil
 		}
 		return registry.Failure("tool_not_loaded", fmt.Sprintf(
 			"Tool '%s' is not loaded: it belongs to tool group '%s'. Call load_tool_group with group_name '%s' first, then call '%s' again.", c.Name, tool.Group, tool.Group, c.Name)), nil, nil
@@ -616,7 +663,7 @@ func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result
 			return res, nil, nil
 		}
 		g, _ := t.reg.Group(group)
-		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Active: toolNames(t.active.Tools())}
+		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Active: toolNames(t.offered(t.active.Tools()))}
 		for _, tool := range t.reg.GroupTools(group) {
 			load.Added = append(load.Added, tool.Name)
 		}
@@ -639,6 +686,26 @@ func (t *Turn) dispatch(c wire.Call, loadedNow map[string]bool) (registry.Result
 		ID: c.ID, Tool: tool.Name, Input: input, Origin: tool.Origin, TimeoutSeconds: tool.TimeoutSeconds,
 		Env: tool.Env, RequiredPermissions: tool.RequiredPermissions, Secrets: secrets,
 	}, nil
+}
+
+// search runs search_tools: the tools found join the active list from the
+// next model call, and the load says which.
+func (t *Turn) search(c wire.Call) (registry.Result, *Call, *GroupLoad) {
+	res, found := t.reg.SearchTools(json.RawMessage(c.Input), t.active.Has)
+	if res.Status != registry.StatusSuccess {
+		return res, nil, nil
+	}
+	names := toolNames(found)
+	added := t.active.LoadTools(names)
+	var in struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal([]byte(c.Input), &in) // SearchTools read it
+	load := &GroupLoad{Query: in.Query, Added: added, Active: toolNames(t.offered(t.active.Tools())), found: names}
+	if load.Added == nil {
+		load.Added = []string{}
+	}
+	return res, nil, load
 }
 
 // AskedSecrets reads the "secrets" argument of a tool with the secrets

@@ -99,6 +99,9 @@ type DescribeRequest struct {
 	// those settings uses (Description.Routing).
 	Format  string `json:"format,omitempty"`
 	Routing string `json:"routing,omitempty"`
+	// SearchTools, as a turn's settings.search_tools, puts search_tools in
+	// Active and ToolsJSON where a turn in Format and Routing offers it.
+	SearchTools bool `json:"search_tools,omitempty"`
 }
 
 // RoutingInfo says which routing a turn uses: what was asked, what is

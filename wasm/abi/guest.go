@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/demo"
@@ -56,8 +57,17 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		}
 	}
 	d := Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
+	search := false
+	if r.SearchTools {
+		f, _ := wire.ParseFormat(r.Format) // checked below
+		search = session.SearchOffered(g.reg, session.Settings{Format: f, Routing: session.Routing(r.Routing), SearchTools: true})
+	}
+	if search {
+		at := slices.Index(d.Active, registry.LoadToolGroupName) + 1
+		d.Active = slices.Insert(d.Active, at, registry.SearchToolsName)
+	}
 	if r.ToolsJSON {
-		tj, err := DescribeToolsJSON(g.reg, history)
+		tj, err := DescribeToolsJSON(g.reg, history, search)
 		if err != nil {
 			return fail(CodeInternal, "encoding the tools: "+err.Error())
 		}
@@ -80,7 +90,7 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 
 // DescribeToolsJSON gives the schemas of a session's active tools and of
 // every enabled tool but the meta-tools, as a model call sends them.
-func DescribeToolsJSON(reg *registry.Registry, history []session.Message) (ToolsJSON, error) {
+func DescribeToolsJSON(reg *registry.Registry, history []session.Message, search bool) (ToolsJSON, error) {
 	// All: every enabled tool as without routing, so no meta-tool, as
 	// `toolroute tokens`'s "all tools".
 	var all []registry.Tool
@@ -90,7 +100,11 @@ func DescribeToolsJSON(reg *registry.Registry, history []session.Message) (Tools
 			all = append(all, t)
 		}
 	}
-	active, err := wire.OpenAIToolsJSON(session.ToolDefs(session.ActiveTools(reg, history).Tools()))
+	tools := session.ActiveTools(reg, history).Tools()
+	if search {
+		tools = session.WithSearch(tools)
+	}
+	active, err := wire.OpenAIToolsJSON(session.ToolDefs(tools))
 	if err != nil {
 		return ToolsJSON{}, err
 	}

@@ -63,7 +63,7 @@ export class MemoryStore {
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one;
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream, routing ("classic" or "native": see ABI.md)}; prompt: an async function giving the base system prompt at
+//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
@@ -200,8 +200,12 @@ export class Host {
     const history = sessionId ? await this.store.messages(sessionId) : [];
     const system_prompt = await this.#basePrompt();
     const memories = await this.#memories();
+    const s = this.#o.settings ?? {};
+    // Asked with the turn's format, routing and search_tools, the active
+    // list has search_tools where a turn offers it.
+    const turn = s.search_tools ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: true } : {};
     return (await this.#instance()).describe({
-      system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}),
+      system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
     });
   }
 
@@ -259,7 +263,7 @@ export class Host {
         model: this.#o.provider.model,
         system_prompt: await this.#basePrompt(),
       };
-      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing"]) {
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       if (typeof this.#o.approve === "function") settings.approvals = true;

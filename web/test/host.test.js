@@ -441,3 +441,39 @@ for (const format of ["anthropic", "responses"]) {
     });
   }
 }
+
+// search_tools in the JS host, as `toolroute chat --search-tools` in the Go
+// host: offered after load_tool_group, the tool found joins the next call
+// alone (not its group), runs, and another host restores it from the log;
+// describe lists search_tools among the active tools.
+test("search_tools: a tool found by what it does is loaded alone and restored from the log", async () => {
+  const model = await startFakeModel("openai",
+    toolCall("search_tools", '{"query":"page count of a PDF","limit":1}'),
+    toolCall("pdf_info", '{"path":"a.pdf"}'),
+    text("a.pdf has 3 pages."),
+    toolCall("pdf_info", '{"path":"b.pdf"}'),
+    text("b.pdf too."));
+  const store = new MemoryStore();
+  const opts = { format: "openai", stream: false, store, options: { settings: { system_prompt: "Be brief.", search_tools: true } } };
+  try {
+    const { host, calls } = newHost(model, opts);
+    const h = await host;
+    const events = await collect(h.send("s1", "Pages of a.pdf?"));
+    assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+    const load = events.find((e) => e.type === "group_loaded");
+    assert.deepStrictEqual([load.group.query, load.group.added], ["page count of a PDF", ["pdf_info"]]);
+    assert.deepStrictEqual(calls, [{ path: "a.pdf" }]);
+    const [first, second] = model.requests.map(toolNames);
+    assert.equal(first[first.indexOf("load_tool_group") + 1], "search_tools");
+    assert.deepStrictEqual(second, [...first, "pdf_info"], "the tool found, not its group");
+    const d = await h.describe("s1");
+    assert.deepStrictEqual(d.active, second);
+
+    const h2 = await newHost(model, opts).host;
+    const again = await collect(h2.send("s1", "And b.pdf?"));
+    assert.equal(again.at(-1).type, "done");
+    assert.deepStrictEqual(toolNames(model.requests[3]), second, "restored from the log");
+  } finally {
+    await model.close();
+  }
+});

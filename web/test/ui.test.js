@@ -101,7 +101,8 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"]);
   const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
   assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call\n" +
-    "- routing = classic (default): how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)");
+    "- routing = classic (default): how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)\n" +
+    "- search_tools = off (default): on or off: offer search_tools, which finds the tools of every group by what they do and loads just those");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
@@ -162,6 +163,29 @@ test("settings: the server provider by default; a direct provider needs a key, w
   assert.equal(s.effective.routing, "classic");
   assert.match(s.effective.routing_note, /the openai format has no native deferral/);
   assert.match((await ask(core, { type: "settings", set: { routing: "sideways" } })).last.error, /use classic or native/);
+  // Tool search: off by default, on kept, anything else refused.
+  assert.equal(s.search_tools, "off");
+  s = (await ask(core, { type: "settings", set: { search_tools: "on" } })).result;
+  assert.equal(s.search_tools, "on");
+  assert.match((await ask(core, { type: "settings", set: { search_tools: "yes" } })).last.error, /use on or off/);
+});
+
+test("search_tools set on: the page's turns offer it and a search loads the tool it finds", async () => {
+  const store = new MemoryUIStore();
+  const server = fakeServer([
+    { call: ["search_tools", { query: "list the environment variables", limit: 1 }] },
+    { call: ["list_env_vars", {}] },
+    { text: "None are set." },
+  ]);
+  const core = newCore(store, server.fetch);
+  await ask(core, { type: "settings", set: { search_tools: "on" } });
+  const s = (await ask(core, { type: "sessions", action: "create" })).result;
+  assert.deepEqual((await ask(core, { type: "describe", session: s.id })).result.active, ["load_tool_group", "search_tools"]);
+  const turn = await ask(core, { type: "send", session: s.id, text: "Which variables are set?" });
+  assert.equal(turn.last.type, "done", JSON.stringify(turn.last));
+  assert.deepEqual(turn.events.find((e) => e.type === "group_loaded")?.group.added, ["list_env_vars"]);
+  assert.deepEqual(toolNames(server.requests[1]), ["load_tool_group", "search_tools", "list_env_vars"]);
+  assert.ok(turn.events.some((e) => e.type === "message" && e.message.content === "No environment variables are set for tools."));
 });
 
 test("settings: the Responses API and Gemini with the user's key, and a server speaking Gemini", async () => {

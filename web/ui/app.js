@@ -855,6 +855,7 @@ $("settings").onsubmit = async (e) => {
     baseURL: $("set-base").value.trim(),
     mcp: $("set-mcp").value.trim(),
     routing: $("set-routing").value,
+    search_tools: $("set-search").value,
   };
   const key = $("set-key").value.trim();
   if (key) set.apiKey = key;
@@ -877,6 +878,7 @@ async function loadSettings() {
   $("set-base").value = s.baseURL;
   $("set-mcp").value = s.mcp ?? "";
   $("set-routing").value = s.routing || "classic";
+  $("set-search").value = s.search_tools === "on" ? "on" : "off";
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
 }
 

@@ -39,6 +39,7 @@ const SETTINGS = [
   { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini or demo" },
   { key: "model", description: "the model to call" },
   { key: "routing", description: "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)" },
+  { key: "search_tools", description: "on or off: offer search_tools, which finds the tools of every group by what they do and loads just those" },
 ];
 
 // ROUTINGS are the values of the routing setting ("" is classic).
@@ -151,7 +152,7 @@ export class Core {
   // host gives a Host for the current settings, made again when they change.
   async host() {
     const settings = await this.store.settings();
-    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing]);
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing, settings.search_tools]);
     if (this.#host && this.#hostKey === key) return this.#host;
     // MCP servers (the settings' mcp.json text): their groups come after the
     // JS tools; a server's change (connected, its tools changed) loads the
@@ -260,7 +261,7 @@ export class Core {
       sources: merged().sources,
       native,
       provider,
-      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic" },
+      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on" },
       store: this.store,
       fetch: this.fetch,
       runJS: runner ? (c) => runner.call(c) : undefined,
@@ -306,13 +307,14 @@ export class Core {
     } catch {
       // A provider without its key: the panel says so.
     }
-    const defaults = { provider: "server", model, routing: "classic" };
+    const defaults = { provider: "server", model, routing: "classic", search_tools: "off" };
     return SETTINGS.map(({ key, description }) => ({ key, value: s[key] ?? "", default: defaults[key], description }));
   }
 
   // #checkSetting refuses a value the page could not use, saying what it
   // takes.
   async #checkSetting(key, value) {
+    if (key === "search_tools") return ["", "on", "off"].includes(value) ? "" : "search_tools must be on or off";
     if (key === "routing") return value === "" || ROUTINGS.includes(value) ? "" : `routing must be one of ${ROUTINGS.join(", ")}`;
     if (key !== "provider") return "";
     if (!PROVIDERS.includes(value)) return `provider must be one of ${PROVIDERS.join(", ")}`;
@@ -547,17 +549,20 @@ export class Core {
   async #settings(msg) {
     if (msg.set) {
       const patch = {};
-      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp", "routing"]) {
+      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp", "routing", "search_tools"]) {
         if (Object.hasOwn(msg.set, k)) patch[k] = msg.set[k];
       }
       if (patch.routing !== undefined && patch.routing !== "" && !ROUTINGS.includes(patch.routing)) {
         throw new Error(`routing ${JSON.stringify(patch.routing)}: use classic or native`);
       }
+      if (patch.search_tools !== undefined && !["", "on", "off"].includes(patch.search_tools)) {
+        throw new Error(`search_tools ${JSON.stringify(patch.search_tools)}: use on or off`);
+      }
       await this.store.setSettings(patch);
     }
     const s = await this.store.settings();
     const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems,
-      routing: ROUTINGS.includes(s.routing) ? s.routing : "classic" };
+      routing: ROUTINGS.includes(s.routing) ? s.routing : "classic", search_tools: s.search_tools === "on" ? "on" : "off" };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     try {
       const p = await this.provider(s);

@@ -279,6 +279,14 @@ func (c *chat) show(ev host.Event) {
 		c.message(ev.Message)
 	case host.EventGroupLoaded:
 		c.newline()
+		if ev.Group.Query != "" {
+			added := strings.Join(ev.Group.Added, ", ")
+			if added == "" {
+				added = "all already loaded"
+			}
+			fmt.Fprintf(c.out, "[search_tools %q loaded: %s]\n", ev.Group.Query, added)
+			break
+		}
 		fmt.Fprintf(c.out, "[loaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
 	case host.EventRetry:
 		c.newline()

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+)
+
+// `toolroute chat --search-tools`: the model searches the built-in
+// catalogue in plain words, the tools found (and not their groups) join
+// the next call's tools, one runs; a second process restores them from
+// the log without searching again, and a third without the flag keeps
+// them but offers no search_tools.
+func TestChatSearchTools(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("search_tools", `{"query":"list the environment variables","limit":2}`),
+		fakemodel.ToolCall("list_env_vars", `{}`),
+		fakemodel.Text("No variables are set."),
+		fakemodel.ToolCall("list_env_vars", `{}`),
+		fakemodel.Text("Still none."),
+		fakemodel.Text("Bye."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	args := append([]string{"chat", "--session", "work", "--model", "fake-1", "--search-tools"}, providerFlags(fakemodel.OpenAI)...)
+	first := u.run("Which variables are set?\n", args...)
+	if first.code != 0 {
+		t.Fatalf("first process: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
+	}
+	mustContain(t, "the first process's output", first.stdout,
+		`→ search_tools {"query":"list the environment variables","limit":2}`,
+		`[search_tools "list the environment variables" loaded: list_env_vars`,
+		"→ list_env_vars {}\n", "No variables are set.\n")
+	second := u.run("And now?\n", args...)
+	if second.code != 0 {
+		t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
+	}
+	mustContain(t, "the second process's output", second.stdout, "→ list_env_vars {}\n", "Still none.\n")
+	plain := append([]string{"chat", "--session", "work", "--model", "fake-1"}, providerFlags(fakemodel.OpenAI)...)
+	if third := u.run("Thanks\n", plain...); third.code != 0 {
+		t.Fatalf("third process: exit %d\n%s\n%s", third.code, third.stdout, third.stderr)
+	}
+
+	reqs := model.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d model calls, want 6", len(reqs))
+	}
+	first0 := reqs[0].ToolNames()
+	if i := slices.Index(first0, "search_tools"); i != slices.Index(first0, "load_tool_group")+1 {
+		t.Errorf("the first call's tools: %v; want search_tools after load_tool_group", first0)
+	}
+	if slices.Contains(first0, "list_env_vars") {
+		t.Errorf("the first call already sends list_env_vars: %v", first0)
+	}
+	after := reqs[1].ToolNames()
+	if !slices.Contains(after, "list_env_vars") {
+		t.Fatalf("the call after the search lacks list_env_vars: %v", after)
+	}
+	if len(after) != len(first0)+2 {
+		t.Errorf("after a search with limit 2 the call sends %v: want the first call's tools and 2 more, not the whole group", after)
+	}
+	if got := reqs[3].ToolNames(); !slices.Equal(got, after) {
+		t.Errorf("the second process's tools:\n got %v\nwant %v (restored from the log)", got, after)
+	}
+	last := reqs[5].ToolNames()
+	if slices.Contains(last, "search_tools") || !slices.Contains(last, "list_env_vars") {
+		t.Errorf("without --search-tools: %v; want list_env_vars kept and no search_tools", last)
+	}
+}

@@ -1,0 +1,128 @@
+package registry
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+)
+
+// SearchToolsName is the meta-tool that finds tools by what they do and
+// loads exactly those: a tool-level load, beside load_tool_group's
+// group-level one. The turn engine offers it when a session's settings ask
+// for it; it is not among CoreTools.
+const SearchToolsName = "search_tools"
+
+// Search limits: how many tools a search loads when the call does not say,
+// and at most.
+const (
+	DefaultSearchLimit = 5
+	MaxSearchLimit     = 10
+)
+
+// SearchToolsTool is the search_tools meta-tool's definition.
+func SearchToolsTool() Tool {
+	return Tool{
+		Name: SearchToolsName,
+		Description: "Search every tool of every tool group by what it does, and load the best matches for the rest of this conversation. " +
+			"Use it when you need a tool you do not have and do not know its group; describe the task in plain words. " +
+			"It loads only the tools it returns, not their whole groups.",
+		Parameters:     json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What the tool should do, in plain words, such as \"send an email\" or \"convert a PDF page to an image\""},"limit":{"type":"integer","minimum":1,"maximum":10,"description":"How many tools to load, 5 if left out"}},"required":["query"]}`),
+		Required:       []string{"query"},
+		TimeoutSeconds: 5,
+		Origin:         Origin{Kind: OriginMeta},
+	}
+}
+
+// searchIndex is the index of the registry's enabled group tools, built at
+// the first search after a change. Concurrent readers may each build it;
+// they build the same index.
+type searchIndex struct{ ix atomic.Pointer[Index] }
+
+func (r *Registry) index() *Index {
+	if ix := r.search.ix.Load(); ix != nil {
+		return ix
+	}
+	ix := NewIndex(r.SearchDocs())
+	r.search.ix.Store(ix)
+	return ix
+}
+
+// changed forgets what was computed from the catalogue.
+func (r *Registry) changed() { r.search.ix.Store(nil) }
+
+// SearchTools runs the search_tools meta-tool on a call's arguments: the
+// enabled group tools that best match the query, best first, and a result
+// listing them with their group and what each does. active says which tools
+// the conversation has already; they are listed as such. An empty result is
+// a failure saying what to try instead.
+func (r *Registry) SearchTools(args json.RawMessage, active func(name string) bool) (Result, []Tool) {
+	var in struct {
+		Query *string         `json:"query"`
+		Limit json.RawMessage `json:"limit"`
+	}
+	if json.Unmarshal(args, &in) != nil {
+		return Failure("invalid_arguments", `The arguments for 'search_tools' are not a JSON object: send {"query": "what the tool should do"}.`), nil
+	}
+	if in.Query == nil {
+		return Failure("missing_parameter", "Required parameter 'query' is missing."), nil
+	}
+	query := strings.TrimSpace(*in.Query)
+	if query == "" {
+		return Failure("invalid_arguments", "The query of 'search_tools' is empty: say in plain words what the tool should do."), nil
+	}
+	limit := DefaultSearchLimit
+	if len(in.Limit) > 0 && string(in.Limit) != "null" {
+		var n float64
+		if json.Unmarshal(in.Limit, &n) != nil || n != float64(int(n)) || n < 1 || n > MaxSearchLimit {
+			return Failure("invalid_arguments", fmt.Sprintf("The limit of 'search_tools' must be a whole number from 1 to %d, or left out for %d.", MaxSearchLimit, DefaultSearchLimit)), nil
+		}
+		limit = int(n)
+	}
+	var found []Tool
+	for _, h := range r.index().Search(query, limit) {
+		if t, ok := r.Tool(h.Name); ok && t.Group != "" {
+			found = append(found, t)
+		}
+	}
+	if len(found) == 0 {
+		return Failure("not_found", fmt.Sprintf(
+			"No tool matches '%s'. Try other words for what the tool should do, or load a tool group listed in the system prompt with load_tool_group.",
+			shorten(query, 100))), nil
+	}
+	var b strings.Builder
+	noun := "tools"
+	if len(found) == 1 {
+		noun = "tool"
+	}
+	fmt.Fprintf(&b, "Found %d %s for '%s', loaded for the rest of this conversation:", len(found), noun, shorten(query, 100))
+	for _, t := range found {
+		g, _ := r.Group(t.Group)
+		fmt.Fprintf(&b, "\n- %s (%s): %s", t.Name, g.DisplayName, firstSentence(t.Description, 200))
+		if active != nil && active(t.Name) {
+			b.WriteString(" (already loaded)")
+		}
+	}
+	return Success(b.String()), found
+}
+
+// firstSentence is the start of a description up to its first sentence's
+// end or line break, at most max runes.
+func firstSentence(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return shorten(s, max)
+}
+
+// shorten keeps the start of a long text.
+func shorten(s string, max int) string {
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package registry
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func searchRegistry(t *testing.T) *Registry {
+	t.Helper()
+	r := New()
+	for _, g := range []Group{
+		{Name: "mail", DisplayName: "Mail", Description: "Send and read email"},
+		{Name: "pdf", DisplayName: "PDF", Description: "Read PDF files"},
+	} {
+		if err := r.AddGroup(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tl := range []Tool{
+		{Name: "send_email", Description: "Send an email message to a recipient.\nMore detail here.", Group: "mail"},
+		{Name: "read_email", Description: "Read an email message by its id", Group: "mail"},
+		{Name: "pdf_text", Description: "Extract the text of a PDF file", Group: "pdf"},
+		{Name: "clock", Description: "Tell the time; also emails nobody"},
+	} {
+		if err := r.AddTool(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func TestSearchTools(t *testing.T) {
+	r := searchRegistry(t)
+	res, found := r.SearchTools(json.RawMessage(`{"query":"send an email"}`), func(name string) bool { return name == "read_email" })
+	if res.Status != StatusSuccess {
+		t.Fatalf("%+v", res)
+	}
+	var names []string
+	for _, f := range found {
+		names = append(names, f.Name)
+	}
+	if diff := cmp.Diff([]string{"send_email", "read_email"}, names); diff != "" {
+		t.Errorf("found (-want +got), a core tool never among them:\n%s", diff)
+	}
+	want := "Found 2 tools for 'send an email', loaded for the rest of this conversation:\n" +
+		"- send_email (Mail): Send an email message to a recipient.\n" +
+		"- read_email (Mail): Read an email message by its id (already loaded)"
+	if res.Output != want {
+		t.Errorf("output:\n%s\nwant:\n%s", res.Output, want)
+	}
+
+	res, found = r.SearchTools(json.RawMessage(`{"query":"email","limit":1}`), nil)
+	if len(found) != 1 || !strings.HasPrefix(res.Output, "Found 1 tool for 'email'") {
+		t.Errorf("limit 1: %d found, %q", len(found), res.Output)
+	}
+
+	// A disabled tool is not found; the index follows the change.
+	if err := r.SetToolEnabled("send_email", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, found = r.SearchTools(json.RawMessage(`{"query":"send an email"}`), nil); len(found) != 1 || found[0].Name != "read_email" {
+		t.Errorf("after disabling send_email: %v", found)
+	}
+
+	for _, tt := range []struct{ args, want string }{
+		{`{}`, "Error (missing_parameter): Required parameter 'query' is missing."},
+		{`[]`, "Error (invalid_arguments): The arguments for 'search_tools' are not a JSON object"},
+		{`{"query":"  "}`, "Error (invalid_arguments): The query of 'search_tools' is empty"},
+		{`{"query":"email","limit":0}`, "Error (invalid_arguments): The limit of 'search_tools' must be a whole number from 1 to 10"},
+		{`{"query":"email","limit":2.5}`, "Error (invalid_arguments): The limit of 'search_tools' must be a whole number from 1 to 10"},
+		{`{"query":"email","limit":"3"}`, "Error (invalid_arguments): The limit of 'search_tools' must be a whole number from 1 to 10"},
+		{`{"query":"zebra"}`, "Error (not_found): No tool matches 'zebra'. Try other words"},
+	} {
+		res, found := r.SearchTools(json.RawMessage(tt.args), nil)
+		if res.Status != StatusError || found != nil || !strings.HasPrefix(res.Content(), tt.want) {
+			t.Errorf("%s: %q, %v; want %q", tt.args, res.Content(), found, tt.want)
+		}
+	}
+}
+
+func TestActiveLoadTools(t *testing.T) {
+	r := searchRegistry(t)
+	a := r.NewActive()
+	if got := a.LoadTools([]string{"read_email", "clock", "nope", "read_email", "pdf_text"}); !cmp.Equal(got, []string{"read_email", "pdf_text"}) {
+		t.Errorf("added %v: core, unknown and repeated tools are skipped", got)
+	}
+	if !a.LoadGroup("mail") {
+		t.Error("a group with one tool loaded alone still loads")
+	}
+	var names []string
+	for _, tl := range a.Tools() {
+		names = append(names, tl.Name)
+	}
+	if diff := cmp.Diff([]string{"load_tool_group", "clock", "read_email", "pdf_text", "send_email"}, names); diff != "" {
+		t.Errorf("active (-want +got):\n%s", diff)
+	}
+}
