@@ -63,6 +63,9 @@ type Options struct {
 	// SearchTools offers the search_tools meta-tool beside load_tool_group
 	// (session.Settings.SearchTools).
 	SearchTools bool
+	// ToolBudget is the most tokens of tool schemas a model call may send
+	// (session.Settings.ToolBudget); 0 is none.
+	ToolBudget int
 
 	// NoBuiltins leaves out the built-in JS tools of manifests/.
 	NoBuiltins bool
@@ -389,7 +392,7 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
 	if h.opts.Provider != nil {
 		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
-		req.SearchTools = h.opts.SearchTools
+		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget
 	}
 	return inst.Describe(ctx, req)
 }

@@ -168,7 +168,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		Type: session.EventStart, Now: time.Now(), History: history, User: text,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
-			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools,
+			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget,
 			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
 		},
 	})

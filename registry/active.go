@@ -63,6 +63,42 @@ func (a *Active) LoadTools(names []string) []string {
 	return added
 }
 
+// Unload removes the named tools (a group's, or single tools) from the
+// active list, keeping the others' order, and forgets a group none of whose
+// tools stays active, so that loading it again adds it again. It returns
+// the tools removed; core tools are never removed.
+func (a *Active) Unload(names []string) []string {
+	var removed []string
+	for _, name := range names {
+		if !a.has[name] {
+			continue
+		}
+		i := slices.IndexFunc(a.tools, func(t Tool) bool { return t.Name == name })
+		if a.tools[i].Group == "" {
+			continue
+		}
+		a.tools = slices.Delete(a.tools, i, i+1)
+		delete(a.has, name)
+		removed = append(removed, name)
+	}
+	a.groups = slices.DeleteFunc(a.groups, func(g string) bool {
+		return !slices.ContainsFunc(a.tools, func(t Tool) bool { return t.Group == g })
+	})
+	return removed
+}
+
+// GroupsActive returns every group with an active tool, whether loaded
+// whole or tool by tool, in the order their first tool became active.
+func (a *Active) GroupsActive() []string {
+	var out []string
+	for _, t := range a.tools {
+		if t.Group != "" && !slices.Contains(out, t.Group) {
+			out = append(out, t.Group)
+		}
+	}
+	return out
+}
+
 // Tools returns the active tools in the order they are sent.
 func (a *Active) Tools() []Tool { return slices.Clone(a.tools) }
 

@@ -126,3 +126,20 @@ func shorten(s string, max int) string {
 	}
 	return s
 }
+
+// UnloadToolGroupName is the meta-tool that takes a loaded group's tools
+// off the list. The turn engine offers it when a session has a tool budget.
+const UnloadToolGroupName = "unload_tool_group"
+
+// UnloadToolGroupTool is the unload_tool_group meta-tool's definition.
+func UnloadToolGroupTool() Tool {
+	return Tool{
+		Name: UnloadToolGroupName,
+		Description: "Unload a tool group you no longer need: its tools leave your list from your next step, which keeps each request small. " +
+			"Load it again with load_tool_group if you need it later.",
+		Parameters:     json.RawMessage(`{"type":"object","properties":{"group_name":{"type":"string","description":"The name of the loaded tool group to unload"}},"required":["group_name"]}`),
+		Required:       []string{"group_name"},
+		TimeoutSeconds: 5,
+		Origin:         Origin{Kind: OriginMeta},
+	}
+}

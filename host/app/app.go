@@ -72,6 +72,10 @@ type Config struct {
 	// and loads just those; false means TOOLROUTE_SEARCH_TOOLS (on or off),
 	// else off.
 	SearchTools bool
+	// ToolBudget is the most tokens of tool schemas a model call may send:
+	// a load past it unloads the least recently used groups. 0 means
+	// TOOLROUTE_TOOL_BUDGET, else none.
+	ToolBudget int
 	// Approver asks the user before tools that act on the world run (the
 	// terminal's prompt, serve's page); nil means no one can be asked.
 	Approver host.Approver
@@ -171,6 +175,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	case "", session.RoutingClassic, session.RoutingNative:
 	default:
 		return nil, fmt.Errorf("routing %q: use classic or native", cfg.Routing)
+	}
+	if v := cfg.Getenv("TOOLROUTE_TOOL_BUDGET"); cfg.ToolBudget == 0 && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("TOOLROUTE_TOOL_BUDGET=%q: give a number of tokens, such as 4000, or 0 for none", v)
+		}
+		cfg.ToolBudget = n
+	}
+	if cfg.ToolBudget < 0 {
+		return nil, fmt.Errorf("tool budget %d: give a number of tokens, such as 4000, or 0 for none", cfg.ToolBudget)
 	}
 	if !cfg.SearchTools {
 		switch v := cfg.Getenv("TOOLROUTE_SEARCH_TOOLS"); v {
@@ -272,6 +286,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Stream:      cfg.Stream,
 		Routing:     session.Routing(cfg.Routing),
 		SearchTools: cfg.SearchTools,
+		ToolBudget:  cfg.ToolBudget,
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		Groups:      []registry.Group{pdfGroup},
 		Tools:       pdfTools,

@@ -47,6 +47,12 @@ type Settings struct {
 	// the model finds tools by what they do and loads just those. Not in
 	// a Responses request routed natively, whose tool_search is the load.
 	SearchTools bool `json:"search_tools,omitempty"`
+	// ToolBudget is the most tokens the tools of one model call may take,
+	// estimated from their JSON's bytes (EstimateTokens); 0 is no budget. A load
+	// that passes it unloads the least recently used groups, and the model
+	// is told which; unload_tool_group is offered. Classic routing only:
+	// a native load stays in the conversation it was made in.
+	ToolBudget int `json:"tool_budget,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask
@@ -258,8 +264,11 @@ type GroupLoad struct {
 	// Query is, for a search_tools load, what was searched; Name and
 	// DisplayName are then empty and Added are the tools found that were
 	// not loaded yet.
-	Query string   `json:"query,omitempty"`
-	found []string // a search's tools, logged on its call
+	Query string `json:"query,omitempty"`
+	// Unloaded are the tools the load unloaded to stay within the tool
+	// budget (Settings.ToolBudget).
+	Unloaded []string `json:"unloaded,omitempty"`
+	found    []string // a search's tools, logged on its call
 	// Active is the whole active list the next model call sends.
 	Active []string `json:"active"`
 }

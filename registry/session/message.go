@@ -77,6 +77,10 @@ type Message struct {
 	// the tools it found and loaded: a tool-level load, restored from the
 	// log like a group load.
 	Loaded []string `json:"loaded,omitempty"`
+	// Unloaded is, on the tool_call of a load that passed the tool budget
+	// or of unload_tool_group, the tools it took off the list; restored
+	// from the log like the loads.
+	Unloaded []string `json:"unloaded,omitempty"`
 	// Usage is, on an assistant message, what its model call cost, as the
 	// provider reported it: a session's usage is the sum over its log.
 	Usage *wire.Usage `json:"usage,omitempty"`
@@ -123,6 +127,9 @@ func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
 			if g, ok := loadedGroup(m); ok {
 				active.LoadGroup(g)
 			}
+		}
+		if len(m.Unloaded) > 0 && m.Type == ToolCall && m.Status == registry.StatusSuccess {
+			active.Unload(m.Unloaded)
 		}
 	}
 	return active

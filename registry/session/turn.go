@@ -347,13 +347,9 @@ func (t *Turn) callModel() []Action {
 // searchOn reports whether the turn offers search_tools.
 func (t *Turn) searchOn() bool { return SearchOffered(t.reg, t.set) }
 
-// offered is tools with search_tools after load_tool_group when the turn
-// offers it.
+// offered is tools with the meta-tools the turn's settings add.
 func (t *Turn) offered(tools []registry.Tool) []registry.Tool {
-	if !t.searchOn() {
-		return tools
-	}
-	return WithSearch(tools)
+	return OfferedTools(t.reg, t.set, tools)
 }
 
 // SearchOffered reports whether a turn with these settings offers
@@ -365,13 +361,6 @@ func SearchOffered(reg *registry.Registry, set Settings) bool {
 	}
 	r, _ := RoutingFor(set.Format, set.Routing)
 	return r != RoutingNative || set.Format != wire.Responses
-}
-
-// WithSearch is tools with search_tools after load_tool_group (first when
-// there is no load_tool_group).
-func WithSearch(tools []registry.Tool) []registry.Tool {
-	at := slices.IndexFunc(tools, func(tool registry.Tool) bool { return tool.Name == registry.LoadToolGroupName }) + 1
-	return slices.Insert(slices.Clone(tools), at, registry.SearchToolsTool())
 }
 
 // respond handles one whole model response.
@@ -416,8 +405,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		}
 		if call == nil {
 			rec := t.record(i, c, res)
-			if load != nil && load.Query != "" {
-				rec[0].Loaded = load.found
+			if load != nil {
+				rec[0].Loaded, rec[0].Unloaded = load.found, load.Unloaded
 			}
 			logged = append(logged, rec...)
 			continue
@@ -635,6 +624,9 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
 		return t.search(c)
 	}
+	if c.Name == registry.UnloadToolGroupName && t.sent[c.Name] {
+		return t.unloadGroup(c)
+	}
 	tool, enabled := t.reg.Tool(c.Name)
 	switch {
 	case !t.reg.Has(c.Name):
@@ -663,10 +655,14 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 			return res, nil, nil
 		}
 		g, _ := t.reg.Group(group)
-		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Active: toolNames(t.offered(t.active.Tools()))}
+		load := &GroupLoad{Name: group, DisplayName: g.DisplayName}
 		for _, tool := range t.reg.GroupTools(group) {
 			load.Added = append(load.Added, tool.Name)
 		}
+		var note string
+		load.Unloaded, note = t.fitBudget([]string{group})
+		res.Output += note
+		load.Active = toolNames(t.offered(t.active.Tools()))
 		return res, nil, load
 	case registry.LoadSkillName:
 		return t.reg.LoadSkill(json.RawMessage(c.Input)), nil, nil
@@ -701,7 +697,13 @@ func (t *Turn) search(c wire.Call) (registry.Result, *Call, *GroupLoad) {
 		Query string `json:"query"`
 	}
 	_ = json.Unmarshal([]byte(c.Input), &in) // SearchTools read it
-	load := &GroupLoad{Query: in.Query, Added: added, Active: toolNames(t.offered(t.active.Tools())), found: names}
+	var keep []string
+	for _, tool := range found {
+		keep = append(keep, tool.Group)
+	}
+	unloaded, note := t.fitBudget(keep)
+	res.Output += note
+	load := &GroupLoad{Query: in.Query, Added: added, Unloaded: unloaded, Active: toolNames(t.offered(t.active.Tools())), found: names}
 	if load.Added == nil {
 		load.Added = []string{}
 	}

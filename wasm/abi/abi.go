@@ -102,6 +102,9 @@ type DescribeRequest struct {
 	// SearchTools, as a turn's settings.search_tools, puts search_tools in
 	// Active and ToolsJSON where a turn in Format and Routing offers it.
 	SearchTools bool `json:"search_tools,omitempty"`
+	// ToolBudget, as a turn's settings.tool_budget, puts unload_tool_group
+	// in Active and ToolsJSON where a turn offers it.
+	ToolBudget int `json:"tool_budget,omitempty"`
 }
 
 // RoutingInfo says which routing a turn uses: what was asked, what is

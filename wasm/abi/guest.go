@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/demo"
@@ -57,17 +56,12 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		}
 	}
 	d := Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
-	search := false
-	if r.SearchTools {
-		f, _ := wire.ParseFormat(r.Format) // checked below
-		search = session.SearchOffered(g.reg, session.Settings{Format: f, Routing: session.Routing(r.Routing), SearchTools: true})
-	}
-	if search {
-		at := slices.Index(d.Active, registry.LoadToolGroupName) + 1
-		d.Active = slices.Insert(d.Active, at, registry.SearchToolsName)
-	}
+	// The meta-tools a turn with these settings adds to the active list.
+	f, _ := wire.ParseFormat(r.Format) // checked below
+	set := session.Settings{Format: f, Routing: session.Routing(r.Routing), SearchTools: r.SearchTools, ToolBudget: r.ToolBudget}
+	d.Active = toolNamesOf(session.OfferedTools(g.reg, set, session.ActiveTools(g.reg, history).Tools()))
 	if r.ToolsJSON {
-		tj, err := DescribeToolsJSON(g.reg, history, search)
+		tj, err := DescribeToolsJSON(g.reg, history, set)
 		if err != nil {
 			return fail(CodeInternal, "encoding the tools: "+err.Error())
 		}
@@ -90,7 +84,7 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 
 // DescribeToolsJSON gives the schemas of a session's active tools and of
 // every enabled tool but the meta-tools, as a model call sends them.
-func DescribeToolsJSON(reg *registry.Registry, history []session.Message, search bool) (ToolsJSON, error) {
+func DescribeToolsJSON(reg *registry.Registry, history []session.Message, set session.Settings) (ToolsJSON, error) {
 	// All: every enabled tool as without routing, so no meta-tool, as
 	// `toolroute tokens`'s "all tools".
 	var all []registry.Tool
@@ -100,10 +94,7 @@ func DescribeToolsJSON(reg *registry.Registry, history []session.Message, search
 			all = append(all, t)
 		}
 	}
-	tools := session.ActiveTools(reg, history).Tools()
-	if search {
-		tools = session.WithSearch(tools)
-	}
+	tools := session.OfferedTools(reg, set, session.ActiveTools(reg, history).Tools())
 	active, err := wire.OpenAIToolsJSON(session.ToolDefs(tools))
 	if err != nil {
 		return ToolsJSON{}, err
@@ -290,4 +281,12 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func toolNamesOf(tools []registry.Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
 }

@@ -63,7 +63,7 @@ export class MemoryStore {
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one;
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools)}; prompt: an async function giving the base system prompt at
+//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
@@ -203,7 +203,9 @@ export class Host {
     const s = this.#o.settings ?? {};
     // Asked with the turn's format, routing and search_tools, the active
     // list has search_tools where a turn offers it.
-    const turn = s.search_tools ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: true } : {};
+    const turn = s.search_tools || s.tool_budget > 0
+      ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? s.tool_budget : 0 }
+      : {};
     return (await this.#instance()).describe({
       system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
     });
@@ -263,7 +265,7 @@ export class Host {
         model: this.#o.provider.model,
         system_prompt: await this.#basePrompt(),
       };
-      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools"]) {
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       if (typeof this.#o.approve === "function") settings.approvals = true;

@@ -477,3 +477,49 @@ test("search_tools: a tool found by what it does is loaded alone and restored fr
     await model.close();
   }
 });
+
+// A tool budget in the JS host: a load that does not fit unloads the least
+// recently used group, unload_tool_group takes one off, and another host
+// restores the list with the unloads.
+test("tool_budget: a load past the budget unloads the least recently used group", async () => {
+  const long = (what) => `${what}. ` + "It says so at length, in words the model reads before it calls the tool. ".repeat(6);
+  const two = {
+    groups: [{ name: "pdf", display_name: "PDF Tools", description: "Read PDF files" }, { name: "mail", display_name: "Mail", description: "Send mail" }],
+    tools: [
+      { name: "pdf_info", description: long("Page count of a PDF"), group: "pdf", parameters: { properties: { path: { type: "string" } } }, timeout_seconds: 5 },
+      { name: "mail_send", description: long("Send a mail"), group: "mail", parameters: { properties: { to: { type: "string" } } }, timeout_seconds: 5 },
+    ],
+  };
+  const model = await startFakeModel("openai",
+    toolCall("load_tool_group", '{"group_name":"pdf"}'),
+    toolCall("load_tool_group", '{"group_name":"mail"}'),
+    text("Loaded."),
+    toolCall("unload_tool_group", '{"group_name":"mail"}'),
+    text("Unloaded."));
+  const store = new MemoryStore();
+  const opts = (budget) => ({ format: "openai", stream: false, store, options: { catalogue: two, settings: { system_prompt: "Be brief.", tool_budget: budget } } });
+  try {
+    // The engine's estimate is the tools JSON's bytes / 4.4: room for the
+    // core tools and one group (each tool about 150 tokens), not two.
+    const probe = await newHost(model, opts(1)).host;
+    const coreJSON = (await probe.describe(undefined, { toolsJSON: true })).tools_json.active;
+    const budget = Math.ceil(new TextEncoder().encode(JSON.stringify(coreJSON)).length / 4.4) + 200;
+    const h = await newHost(model, opts(budget)).host;
+    const events = await collect(h.send("s1", "Load pdf, then mail"));
+    assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+    const loads = events.filter((e) => e.type === "group_loaded").map((e) => e.group);
+    assert.deepStrictEqual(loads.map((g) => [g.name, g.unloaded ?? []]), [["pdf", []], ["mail", ["pdf_info"]]]);
+    const sent = model.requests.map(toolNames);
+    assert.deepStrictEqual(sent[0], ["load_tool_group", "unload_tool_group"]);
+    assert.deepStrictEqual(sent[2], ["load_tool_group", "unload_tool_group", "mail_send"]);
+
+    const h2 = await newHost(model, opts(budget)).host;
+    const again = await collect(h2.send("s1", "Unload mail"));
+    assert.equal(again.at(-1).type, "done");
+    assert.deepStrictEqual(again.find((e) => e.type === "group_loaded").group.unloaded, ["mail_send"]);
+    assert.deepStrictEqual(toolNames(model.requests[3]), sent[2], "restored from the log, the unload included");
+    assert.deepStrictEqual(toolNames(model.requests[4]), sent[0]);
+  } finally {
+    await model.close();
+  }
+});

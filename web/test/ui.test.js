@@ -102,6 +102,7 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
   assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call\n" +
     "- routing = classic (default): how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)\n" +
+    "- tool_budget = 0 (default): the most tokens of tool schemas one model call may send (0 for no limit): a load past it unloads the least recently used groups\n" +
     "- search_tools = off (default): on or off: offer search_tools, which finds the tools of every group by what they do and loads just those");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");

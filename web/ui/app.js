@@ -233,17 +233,43 @@ function pictures(parent, tool, images) {
 }
 
 // groupCard shows a group load: what it added, and what that costs.
-function groupCard(name, tools) {
+// LOADS are the meta-tools whose calls show as load cards, not tool cards.
+const LOADS = ["load_tool_group", "search_tools", "unload_tool_group"];
+
+// loggedLoad is what a logged load's card shows: its tool_call keeps the
+// tools a search loaded and those a load or an unload took off.
+function loggedLoad(call) {
+  let input = {};
+  try {
+    input = JSON.parse(call.tool_input ?? "{}") ?? {};
+  } catch {}
+  const unloaded = call.unloaded ?? [];
+  if (call.tool_name === "search_tools") return { query: String(input.query ?? ""), added: call.loaded ?? [], unloaded };
+  const name = String(input.group_name ?? "");
+  if (call.tool_name === "unload_tool_group") return { name, unloaded };
+  return { name, added: catalogue?.groups?.find((x) => x.name === name)?.tools ?? [], unloaded };
+}
+
+// groupCard shows a load: a group's (name), the tools a search found
+// (query), or an unload (unloaded alone), with what a load unloaded to fit
+// the tool budget.
+function groupCard({ name = "", query = "", added = [], unloaded = [] }) {
   const g = catalogue?.groups?.find((x) => x.name === name);
+  const label = g?.display_name ?? name;
   const cost = catalogue?.meter?.groups?.[name];
   const card = el("section", "card group");
-  card.setAttribute("aria-label", `Loaded tool group ${g?.display_name ?? name}`);
   const head = el("div", "head");
   const unit = catalogue?.meter?.unit === "tokens" ? "tokens" : "bytes";
-  head.append(el("span", "", `Loaded ${g?.display_name ?? name}: ${plural(tools.length, "tool")}` + (cost ? `, ${n(cost)} ${unit} of schemas from now on` : "")));
+  let text;
+  if (query) text = `Search “${query}” loaded ${plural(added.length, "tool")}`;
+  else if (!added.length && unloaded.length) text = `Unloaded ${label}: ${plural(unloaded.length, "tool")}`;
+  else text = `Loaded ${label}: ${plural(added.length, "tool")}` + (cost ? `, ${n(cost)} ${unit} of schemas from now on` : "");
+  card.setAttribute("aria-label", text);
+  head.append(el("span", "", text));
   const tags = el("ul", "tags");
-  for (const t of tools) tags.append(el("li", "", t));
+  for (const t of added) tags.append(el("li", "", t));
   card.append(head, tags);
+  if (added.length && unloaded.length) card.append(el("p", "foot", `Unloaded to fit the tool budget: ${unloaded.join(", ")}`));
   return add(card);
 }
 
@@ -266,22 +292,17 @@ function message(m, fromLog) {
       break;
     }
     case "tool_call":
-      if (m.tool_name !== "load_tool_group") toolCard(m);
+      if (!LOADS.includes(m.tool_name)) toolCard(m);
       else cards.set(m.tool_call_id, { load: m });
       break;
     case "tool_result": {
       const c = cards.get(m.tool_call_id);
-      if (c?.load || m.tool_name === "load_tool_group") {
-        let name = "";
-        try {
-          name = JSON.parse(c?.load?.tool_input ?? "{}").group_name ?? "";
-        } catch {}
+      if (c?.load || LOADS.includes(m.tool_name)) {
         if (m.status && m.status !== "success") {
           toolCard(c?.load ?? m);
           toolResult(m);
-        } else if (fromLog) {
-          const g = catalogue?.groups?.find((x) => x.name === name);
-          groupCard(name, g?.tools ?? []);
+        } else if (fromLog && c?.load) {
+          groupCard(loggedLoad(c.load));
         }
         break;
       }
@@ -723,7 +744,7 @@ async function send(text) {
         break;
       }
       case "group_loaded":
-        groupCard(ev.group.name, ev.group.added ?? []);
+        groupCard(ev.group);
         refreshTools();
         break;
       case "approval":
@@ -856,6 +877,7 @@ $("settings").onsubmit = async (e) => {
     mcp: $("set-mcp").value.trim(),
     routing: $("set-routing").value,
     search_tools: $("set-search").value,
+    tool_budget: String(Math.max(0, Math.floor(Number($("set-budget").value) || 0))),
   };
   const key = $("set-key").value.trim();
   if (key) set.apiKey = key;
@@ -879,6 +901,7 @@ async function loadSettings() {
   $("set-mcp").value = s.mcp ?? "";
   $("set-routing").value = s.routing || "classic";
   $("set-search").value = s.search_tools === "on" ? "on" : "off";
+  $("set-budget").value = s.tool_budget ?? "0";
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
 }
 

@@ -39,8 +39,16 @@ const SETTINGS = [
   { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini or demo" },
   { key: "model", description: "the model to call" },
   { key: "routing", description: "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)" },
+  { key: "tool_budget", description: "the most tokens of tool schemas one model call may send (0 for no limit): a load past it unloads the least recently used groups" },
   { key: "search_tools", description: "on or off: offer search_tools, which finds the tools of every group by what they do and loads just those" },
 ];
+
+// budgetOf reads the tool_budget setting: a whole number of tokens, 0 (no
+// budget) for anything else.
+function budgetOf(v) {
+  const n = Number(v);
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
 
 // ROUTINGS are the values of the routing setting ("" is classic).
 export const ROUTINGS = ["classic", "native"];
@@ -152,7 +160,7 @@ export class Core {
   // host gives a Host for the current settings, made again when they change.
   async host() {
     const settings = await this.store.settings();
-    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing, settings.search_tools]);
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing, settings.search_tools, settings.tool_budget]);
     if (this.#host && this.#hostKey === key) return this.#host;
     // MCP servers (the settings' mcp.json text): their groups come after the
     // JS tools; a server's change (connected, its tools changed) loads the
@@ -261,7 +269,7 @@ export class Core {
       sources: merged().sources,
       native,
       provider,
-      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on" },
+      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on", tool_budget: budgetOf(settings.tool_budget) },
       store: this.store,
       fetch: this.fetch,
       runJS: runner ? (c) => runner.call(c) : undefined,
@@ -307,13 +315,14 @@ export class Core {
     } catch {
       // A provider without its key: the panel says so.
     }
-    const defaults = { provider: "server", model, routing: "classic", search_tools: "off" };
+    const defaults = { provider: "server", model, routing: "classic", search_tools: "off", tool_budget: "0" };
     return SETTINGS.map(({ key, description }) => ({ key, value: s[key] ?? "", default: defaults[key], description }));
   }
 
   // #checkSetting refuses a value the page could not use, saying what it
   // takes.
   async #checkSetting(key, value) {
+    if (key === "tool_budget") return /^\d{1,7}$/.test(value) ? "" : "tool_budget must be a number of tokens, such as 4000, or 0 for no limit";
     if (key === "search_tools") return ["", "on", "off"].includes(value) ? "" : "search_tools must be on or off";
     if (key === "routing") return value === "" || ROUTINGS.includes(value) ? "" : `routing must be one of ${ROUTINGS.join(", ")}`;
     if (key !== "provider") return "";
@@ -549,11 +558,14 @@ export class Core {
   async #settings(msg) {
     if (msg.set) {
       const patch = {};
-      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp", "routing", "search_tools"]) {
+      for (const k of ["provider", "model", "apiKey", "baseURL", "system_prompt", "mcp", "routing", "search_tools", "tool_budget"]) {
         if (Object.hasOwn(msg.set, k)) patch[k] = msg.set[k];
       }
       if (patch.routing !== undefined && patch.routing !== "" && !ROUTINGS.includes(patch.routing)) {
         throw new Error(`routing ${JSON.stringify(patch.routing)}: use classic or native`);
+      }
+      if (patch.tool_budget !== undefined && !/^\d{0,7}$/.test(String(patch.tool_budget))) {
+        throw new Error(`tool_budget ${JSON.stringify(patch.tool_budget)}: give a number of tokens, such as 4000, or 0 for no limit`);
       }
       if (patch.search_tools !== undefined && !["", "on", "off"].includes(patch.search_tools)) {
         throw new Error(`search_tools ${JSON.stringify(patch.search_tools)}: use on or off`);
@@ -562,7 +574,7 @@ export class Core {
     }
     const s = await this.store.settings();
     const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems,
-      routing: ROUTINGS.includes(s.routing) ? s.routing : "classic", search_tools: s.search_tools === "on" ? "on" : "off" };
+      routing: ROUTINGS.includes(s.routing) ? s.routing : "classic", search_tools: s.search_tools === "on" ? "on" : "off", tool_budget: String(budgetOf(s.tool_budget)) };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     try {
       const p = await this.provider(s);

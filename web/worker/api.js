@@ -207,7 +207,7 @@ async function start(env, deps, now) {
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
-    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used, search_tools: env.TOOLROUTE_SEARCH_TOOLS === "on" },
+    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used, search_tools: env.TOOLROUTE_SEARCH_TOOLS === "on", tool_budget: Number.parseInt(env.TOOLROUTE_TOOL_BUDGET ?? "0", 10) || 0 },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call, deps.fetchOptions?.(env)),
     // A tool's variable NAME is the worker's TOOL_NAME: never the worker's

@@ -284,10 +284,22 @@ func (c *chat) show(ev host.Event) {
 			if added == "" {
 				added = "all already loaded"
 			}
-			fmt.Fprintf(c.out, "[search_tools %q loaded: %s]\n", ev.Group.Query, added)
+			line := fmt.Sprintf("[search_tools %q loaded: %s", ev.Group.Query, added)
+			if len(ev.Group.Unloaded) > 0 {
+				line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
+			}
+			fmt.Fprintln(c.out, line+"]")
 			break
 		}
-		fmt.Fprintf(c.out, "[loaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
+		if len(ev.Group.Added) == 0 && len(ev.Group.Unloaded) > 0 {
+			fmt.Fprintf(c.out, "[unloaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Unloaded, ", "))
+			break
+		}
+		line := fmt.Sprintf("[loaded group %s: %s", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
+		if len(ev.Group.Unloaded) > 0 {
+			line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
+		}
+		fmt.Fprintln(c.out, line+"]")
 	case host.EventRetry:
 		c.newline()
 		fmt.Fprintf(c.out, "[the provider answered %d: trying again in %s (attempt %d)]\n", ev.Retry.Status, ev.Retry.Wait.Round(time.Millisecond), ev.Retry.Attempt)

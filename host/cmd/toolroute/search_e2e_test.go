@@ -68,3 +68,54 @@ func TestChatSearchTools(t *testing.T) {
 		t.Errorf("without --search-tools: %v; want list_env_vars kept and no search_tools", last)
 	}
 }
+
+// `toolroute chat --tool-budget N`: unload_tool_group is offered, a second
+// group that does not fit unloads the first, least recently used, and the
+// chat says so; the next process restores the list, unloads included.
+func TestChatToolBudget(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"pdf"}`),
+		fakemodel.Text("Both asked for."),
+		fakemodel.ToolCall("unload_tool_group", `{"group_name":"pdf"}`),
+		fakemodel.Text("Done."),
+		fakemodel.Text("Bye."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	// Room for the core tools and one of the two groups (about 1,550
+	// tokens, `toolroute tokens`), not both (about 1,950).
+	args := append([]string{"chat", "--session", "work", "--model", "fake-1", "--tool-budget", "1800"}, providerFlags(fakemodel.OpenAI)...)
+	first := u.run("Load the config and the pdf tools\n", args...)
+	if first.code != 0 {
+		t.Fatalf("first process: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
+	}
+	mustContain(t, "the first process's output", first.stdout,
+		"[loaded group config: ", "[loaded group pdf: pdf_info, pdf_extract_text, pdf_render_page; unloaded to fit the tool budget: list_settings")
+	second := u.run("Unload pdf\n", args...)
+	if second.code != 0 {
+		t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
+	}
+	mustContain(t, "the second process's output", second.stdout, "[unloaded group pdf: pdf_info, pdf_extract_text, pdf_render_page]")
+	if third := u.run("Bye\n", args...); third.code != 0 {
+		t.Fatalf("third process: exit %d\n%s\n%s", third.code, third.stdout, third.stderr)
+	}
+
+	reqs := model.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d model calls, want 6", len(reqs))
+	}
+	base := reqs[0].ToolNames()
+	if i := slices.Index(base, "unload_tool_group"); i != slices.Index(base, "load_tool_group")+1 {
+		t.Errorf("the first call's tools: %v; want unload_tool_group after load_tool_group", base)
+	}
+	if got := reqs[2].ToolNames(); slices.Contains(got, "list_settings") || !slices.Contains(got, "pdf_info") {
+		t.Errorf("after the second load: %v; want pdf's tools and not config's", got)
+	}
+	if got := reqs[3].ToolNames(); !slices.Equal(got, reqs[2].ToolNames()) {
+		t.Errorf("the next process restores %v, want %v", got, reqs[2].ToolNames())
+	}
+	if got := reqs[5].ToolNames(); !slices.Equal(got, base) {
+		t.Errorf("after the unload, a new process sends %v, want the first call's %v", got, base)
+	}
+}
