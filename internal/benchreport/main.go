@@ -32,6 +32,7 @@ import (
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/budgetbench"
 	"github.com/toolroute/toolroute/internal/cachebench"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/manifests"
@@ -195,6 +196,11 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, search...)
+	budget, err := budgetRows()
+	if err != nil {
+		return err
+	}
+	rows = append(rows, budget...)
 
 	table := render(rows)
 	fmt.Print(table)
@@ -360,6 +366,47 @@ func cacheRows() ([]row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// budgetRows measures a long conversation with and without a tool budget
+// (internal/budgetbench): o200k tokens of tools per model call, loads and
+// unloads, no clock.
+func budgetRows() ([]row, error) {
+	reg := registry.New()
+	folder, err := catalog.ReadFolder(manifests.FS, "builtin", false)
+	if err != nil {
+		return nil, err
+	}
+	folder.Load(reg)
+	var groups []string
+	for _, g := range reg.AvailableGroups() {
+		groups = append(groups, g.Name)
+	}
+	script := budgetbench.Script(groups)
+	how := fmt.Sprintf("internal/budgetbench: %d scripted turns over the %d groups of the built-in JS catalogue (runs of 1 to 4 turns in a group, two times in three back to one of the last 4 used), each calling a tool of its group, loading it first when the call lacks it; o200k tokens of each call's tools array, Chat Completions, classic routing", budgetbench.Turns, len(groups))
+	var rows []row
+	for _, budget := range []int{0, 6000, 3000} {
+		r, err := budgetbench.Run(reg, script, budget)
+		if err != nil {
+			return nil, fmt.Errorf("tool budget %d: %w", budget, err)
+		}
+		name := "no budget"
+		if budget > 0 {
+			name = fmt.Sprintf("tool budget %s tokens", thousands(budget))
+		}
+		rows = append(rows, row{"9. Tool budget", name, fmt.Sprintf("tools per model call: mean %s o200k tokens, most %s; %d model calls, %d group loads, %d unloaded to fit",
+			thousands(int(r.Mean()+0.5)), thousands(r.Max()), r.Calls, r.Loads, r.Unloads), how})
+	}
+	return rows, nil
+}
+
+// thousands writes n with commas.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // tokenRows measures the built-in catalogue as `toolroute tokens` does.
