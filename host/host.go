@@ -66,6 +66,10 @@ type Options struct {
 	// ToolBudget is the most tokens of tool schemas a model call may send
 	// (session.Settings.ToolBudget); 0 is none.
 	ToolBudget int
+	// ContextLimit is the model's context window in tokens, for
+	// compaction (session.Settings.ContextLimit); 0 uses the window
+	// toolroute knows for the model, if any.
+	ContextLimit int
 
 	// NoBuiltins leaves out the built-in JS tools of manifests/.
 	NoBuiltins bool

@@ -107,7 +107,27 @@ func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error]
 			stopped = !yield(ev, nil)
 			return !stopped
 		}
-		if err := s.send(ctx, text, emit); err != nil && !stopped {
+		if err := s.send(ctx, text, false, emit); err != nil && !stopped {
+			yield(Event{}, err)
+		}
+	}
+}
+
+// Compact summarises the session's earlier messages now (a chat's
+// /compact): a model call writes the summary, which later calls send in
+// place of the messages it covers. The log keeps every message. Its events
+// end with done (what was compacted) or failed.
+func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		stopped := false
+		emit := func(ev Event) bool {
+			if stopped {
+				return false
+			}
+			stopped = !yield(ev, nil)
+			return !stopped
+		}
+		if err := s.send(ctx, "", true, emit); err != nil && !stopped {
 			yield(Event{}, err)
 		}
 	}
@@ -116,7 +136,7 @@ func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error]
 // errStopped ends a turn whose caller stopped reading its events.
 var errStopped = errors.New("host: the caller stopped reading")
 
-func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) error {
+func (s *Session) send(ctx context.Context, text string, compact bool, emit func(Event) bool) error {
 	// Turns of this process wait for each other; a turn of another process
 	// sharing the Store is refused at once, as it may run for minutes.
 	lock, _ := s.h.locks.LoadOrStore(s.id, &sync.Mutex{})
@@ -165,10 +185,10 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		}
 	}
 	acts, err := t.event(ctx, session.Event{
-		Type: session.EventStart, Now: time.Now(), History: history, User: text,
+		Type: session.EventStart, Now: time.Now(), History: history, User: text, Compact: compact,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
-			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget,
+			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
 		},
 	})

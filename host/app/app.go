@@ -76,6 +76,10 @@ type Config struct {
 	// a load past it unloads the least recently used groups. 0 means
 	// TOOLROUTE_TOOL_BUDGET, else none.
 	ToolBudget int
+	// ContextLimit is the model's context window in tokens: a call that
+	// would pass 80 % of it first summarises the earlier messages. 0 means
+	// TOOLROUTE_CONTEXT_LIMIT, else the window known for the model.
+	ContextLimit int
 	// Approver asks the user before tools that act on the world run (the
 	// terminal's prompt, serve's page); nil means no one can be asked.
 	Approver host.Approver
@@ -183,6 +187,16 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		}
 		cfg.ToolBudget = n
 	}
+	if v := cfg.Getenv("TOOLROUTE_CONTEXT_LIMIT"); cfg.ContextLimit == 0 && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("TOOLROUTE_CONTEXT_LIMIT=%q: give the model's context window in tokens, such as 128000", v)
+		}
+		cfg.ContextLimit = n
+	}
+	if cfg.ContextLimit < 0 {
+		return nil, fmt.Errorf("context limit %d: give the model's context window in tokens, such as 128000", cfg.ContextLimit)
+	}
 	if cfg.ToolBudget < 0 {
 		return nil, fmt.Errorf("tool budget %d: give a number of tokens, such as 4000, or 0 for none", cfg.ToolBudget)
 	}
@@ -279,27 +293,28 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		sources = append(sources, a.MCP)
 	}
 	h, err = host.New(ctx, host.Options{
-		Provider:    a.model,
-		Store:       db,
-		Prompt:      a.prompt,
-		Memories:    a.memories,
-		Stream:      cfg.Stream,
-		Routing:     session.Routing(cfg.Routing),
-		SearchTools: cfg.SearchTools,
-		ToolBudget:  cfg.ToolBudget,
-		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
-		Groups:      []registry.Group{pdfGroup},
-		Tools:       pdfTools,
-		ToolSources: sources,
-		Skills:      a.loadSkills(),
-		Disabled:    disabled,
-		JS:          runner,
-		Env:         a.env,
-		Secrets:     a.secrets,
-		Ops:         builtin.Ops(a.deps),
-		Approver:    cfg.Approver,
-		Policies:    a.Policies,
-		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
+		Provider:     a.model,
+		Store:        db,
+		Prompt:       a.prompt,
+		Memories:     a.memories,
+		Stream:       cfg.Stream,
+		Routing:      session.Routing(cfg.Routing),
+		SearchTools:  cfg.SearchTools,
+		ToolBudget:   cfg.ToolBudget,
+		ContextLimit: cfg.ContextLimit,
+		ToolFolders:  []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
+		Groups:       []registry.Group{pdfGroup},
+		Tools:        pdfTools,
+		ToolSources:  sources,
+		Skills:       a.loadSkills(),
+		Disabled:     disabled,
+		JS:           runner,
+		Env:          a.env,
+		Secrets:      a.secrets,
+		Ops:          builtin.Ops(a.deps),
+		Approver:     cfg.Approver,
+		Policies:     a.Policies,
+		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
 		if a.MCP != nil {

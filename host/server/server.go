@@ -58,6 +58,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"mime"
 	"net"
 	"net/http"
@@ -137,6 +138,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}/usage", s.usage)
 	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
 	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
+	mux.HandleFunc("POST /api/sessions/{id}/compact", s.compact)
 	mux.HandleFunc("GET /api/sessions/{id}/approvals", s.pendingApproval)
 	mux.HandleFunc("POST /api/sessions/{id}/approvals", s.answerApproval)
 	mux.HandleFunc("GET /api/policies", s.policies)
@@ -361,6 +363,25 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
 		return
 	}
+	s.stream(w, r, id, s.a.Host.Session(id).Send(r.Context(), req.Text))
+}
+
+// compact summarises a session's earlier messages now (/compact) and
+// streams that one-call turn's events as send does.
+func (s *server) compact(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !decode(w, r, &struct{}{}) {
+		return
+	}
+	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
+		noSession(w, id)
+		return
+	}
+	s.stream(w, r, id, s.a.Host.Session(id).Compact(r.Context()))
+}
+
+// stream writes a turn's events as server-sent events.
+func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, events iter.Seq2[host.Event, error]) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -384,7 +405,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 			s.approvals.drop(id, asked)
 		}
 	}()
-	for ev, err := range s.a.Host.Session(id).Send(r.Context(), req.Text) {
+	for ev, err := range events {
 		if err != nil {
 			write("error", map[string]string{"message": err.Error()})
 			return

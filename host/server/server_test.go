@@ -103,7 +103,12 @@ func post(t *testing.T, srv *httptest.Server, path, body string) *http.Response 
 func turn(t *testing.T, srv *httptest.Server, session, text string) []event {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"text": text})
-	resp := post(t, srv, "/api/sessions/"+session+"/messages", string(body))
+	return readEvents(t, post(t, srv, "/api/sessions/"+session+"/messages", string(body)))
+}
+
+// readEvents reads a turn's server-sent events.
+func readEvents(t *testing.T, resp *http.Response) []event {
+	t.Helper()
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
@@ -233,6 +238,40 @@ func TestConversation(t *testing.T) {
 	get(t, srv, "/api/catalogue?session="+cleared["id"].(string), http.StatusOK, &cat)
 	if len(cat.LoadedGroups) != 0 {
 		t.Errorf("the cleared session has groups %v", cat.LoadedGroups)
+	}
+}
+
+// POST /api/sessions/{id}/compact summarises the earlier messages in one
+// model call and streams that turn's events; later turns send the summary
+// in the system prompt, and the messages stay in the log. An unknown
+// session is a 404.
+func TestCompact(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("One."), fakemodel.Text("Two."), fakemodel.Text("SUMMARY: two questions."), fakemodel.Text("Three."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "s", "First question")
+	turn(t, srv, "s", "Second question")
+	evs := readEvents(t, post(t, srv, "/api/sessions/s/compact", `{}`))
+	last := evs[len(evs)-1]
+	if last.Name != "done" || !strings.HasPrefix(last.Data["text"].(string), "Compacted 2 messages into a summary; the 2 after them") {
+		t.Fatalf("compact's events end with %+v", last)
+	}
+	turn(t, srv, "s", "Third question")
+	reqs := model.Requests()
+	if body := string(reqs[3].Body); !strings.Contains(body, "SUMMARY: two questions.") || strings.Contains(body, "First question") {
+		t.Errorf("the call after the compaction:\n%s", body)
+	}
+	var msgs []map[string]any
+	get(t, srv, "/api/sessions/s/messages", http.StatusOK, &msgs)
+	if len(msgs) != 7 || msgs[0]["content"] != "First question" || msgs[4]["type"] != "summary" {
+		t.Errorf("the log after the compaction: %v", msgs)
+	}
+	var e map[string]string
+	resp := post(t, srv, "/api/sessions/nope/compact", `{}`)
+	json.NewDecoder(resp.Body).Decode(&e)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || e["error"] == "" {
+		t.Errorf("compact of an unknown session: HTTP %d %v", resp.StatusCode, e)
 	}
 }
 

@@ -14,7 +14,7 @@
 //
 // The replay keeps the session's log the way a host does: every message an
 // append action gives is added to it, and a start event without "history" is
-// given that log. A start event with "clear": true starts a new session (an
+// given that log; one with "history" makes that its log. A start event with "clear": true starts a new session (an
 // empty log), as /clear does. Each start event begins a new turn.
 package transcript
 
@@ -121,7 +121,14 @@ func (f *File) Replay(d Driver) ([]byte, error) {
 			if err := d.NewTurn(); err != nil {
 				return nil, fmt.Errorf("event %d: new turn: %w", i, err)
 			}
-			if _, given := ev["history"]; !given && len(log) > 0 {
+			if h, given := ev["history"]; given {
+				// The session's log is the history given, as a host's
+				// store holds it.
+				log = nil
+				if err := json.Unmarshal(h, &log); err != nil && string(h) != "null" {
+					return nil, fmt.Errorf("event %d: history is not an array: %v", i, err)
+				}
+			} else if len(log) > 0 {
 				h, err := json.Marshal(log)
 				if err != nil {
 					return nil, err

@@ -53,6 +53,11 @@ type Settings struct {
 	// is told which; unload_tool_group is offered. Classic routing only:
 	// a native load stays in the conversation it was made in.
 	ToolBudget int `json:"tool_budget,omitempty"`
+	// ContextLimit is the model's context window in tokens; 0 means the
+	// window KnownContextLimit gives for the model, if any. A model call
+	// whose request would take more than 80 % of it first compacts the
+	// log: a model call summarises the older messages (Summary).
+	ContextLimit int `json:"context_limit,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask
@@ -117,6 +122,9 @@ type Event struct {
 	History  []Message `json:"history,omitempty"`
 	User     string    `json:"user,omitempty"`
 	Settings Settings  `json:"settings,omitzero"`
+	// Compact, on a start with no user message, compacts the history now
+	// (a chat's /compact): the turn summarises it and ends.
+	Compact bool `json:"compact,omitempty"`
 
 	Body Bytes `json:"body,omitempty"`
 	Data Bytes `json:"data,omitempty"`
@@ -231,6 +239,9 @@ type ModelRequest struct {
 	Call int `json:"call"`
 	// Schema is what the call spends on tool schemas.
 	Schema *Schema `json:"schema,omitempty"`
+	// Compaction marks the call that summarises the log: never streamed,
+	// its reply is the summary, not the assistant's.
+	Compaction bool `json:"compaction,omitempty"`
 }
 
 // Call is one tool call for the host to run.

@@ -43,6 +43,10 @@ const (
 	// answer of "session" lets the tool run unasked for the rest of the
 	// session, in this process or the next.
 	ApprovalAnswer MessageType = "approval"
+	// Summary is a compaction: Content summarises the log before it but its
+	// last Keep messages, which the model calls after it send verbatim
+	// after the summary. The log keeps every message it summarises.
+	Summary MessageType = "summary"
 )
 
 // Message is one entry of a session's message log.
@@ -81,6 +85,9 @@ type Message struct {
 	// or of unload_tool_group, the tools it took off the list; restored
 	// from the log like the loads.
 	Unloaded []string `json:"unloaded,omitempty"`
+	// Keep is, on a summary, how many of the messages before it are sent
+	// after it as they are.
+	Keep int `json:"keep,omitempty"`
 	// Usage is, on an assistant message, what its model call cost, as the
 	// provider reported it: a session's usage is the sum over its log.
 	Usage *wire.Usage `json:"usage,omitempty"`
@@ -151,10 +158,11 @@ func loadedGroup(m Message) (string, bool) {
 	return *input.GroupName, true
 }
 
-// UsageOf sums the usage of a log's model calls (its assistant messages).
+// UsageOf sums the usage of a log's model calls (its assistant messages,
+// and the summaries of its compactions).
 func UsageOf(log []Message) (total wire.Usage, calls int) {
 	for _, m := range log {
-		if m.Type == Assistant && m.Usage != nil {
+		if (m.Type == Assistant || m.Type == Summary) && m.Usage != nil {
 			total.InputTokens += m.Usage.InputTokens
 			total.OutputTokens += m.Usage.OutputTokens
 			total.CachedTokens += m.Usage.CachedTokens

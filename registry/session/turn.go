@@ -63,6 +63,10 @@ type Turn struct {
 	// that run once the answers are in (those that needed none first).
 	asking   []pendingCall
 	approved []Call
+	// compacting is the summary the model call out is for; noCompaction
+	// stops a turn whose summary failed from asking again.
+	compacting   *compaction
+	noCompaction bool
 }
 
 type pendingCall struct {
@@ -96,7 +100,9 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 // prompt.
 func (t *Turn) route() {
 	t.native = nil
-	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative {
+	// After a compaction the loads it summarised have nothing left to
+	// stand on in the conversation: the session goes on classic.
+	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative && lastSummary(t.log) < 0 {
 		t.native = &render{reg: t.reg, format: t.set.Format}
 	}
 	base := WithMemories(t.set.SystemPrompt, t.set.Memories)
@@ -155,6 +161,9 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		}
 		t.state = streaming
 		deltas, err := t.stream.Write(e.Data)
+		if t.compacting != nil {
+			deltas = nil // a summary, not the assistant's reply
+		}
 		acts := textDelta(deltas)
 		if err != nil {
 			return append(acts, t.fail(responseFailure(err))...), nil
@@ -163,6 +172,9 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 	case EventStreamEnd:
 		resp, deltas, err := t.stream.Close()
 		t.stream = nil
+		if t.compacting != nil {
+			deltas = nil
+		}
 		acts := textDelta(deltas)
 		if err != nil {
 			return append(acts, t.fail(responseFailure(err))...), nil
@@ -215,8 +227,14 @@ func (t *Turn) check(e Event) error {
 	}
 	switch e.Type {
 	case EventStart:
-		if strings.TrimSpace(e.User) == "" {
+		if e.Compact && e.User != "" {
+			return bad("compact takes no user message: send it in a start of its own")
+		}
+		if !e.Compact && strings.TrimSpace(e.User) == "" {
 			return bad("the user message is empty")
+		}
+		if e.Settings.ContextLimit < 0 {
+			return bad("settings.context_limit must not be negative")
 		}
 		if _, err := wire.ParseFormat(string(e.Settings.Format)); err != nil {
 			return bad("settings.format: %v", err)
@@ -285,9 +303,17 @@ func (t *Turn) start(e Event) []Action {
 	if t.set.MaxModelCalls == 0 {
 		t.set.MaxModelCalls = DefaultMaxModelCalls
 	}
-	t.route()
 	t.log = append([]Message(nil), e.History...)
+	t.route()
 	t.active = ActiveTools(t.reg, t.log)
+	if e.Compact {
+		cut, ok := cutFor(t.log, true)
+		if !ok {
+			t.state = finished
+			return []Action{{Type: ActionDone, Text: "Nothing to compact: the conversation has no earlier messages to summarise.", Usage: t.usageCopy()}}
+		}
+		return t.compact(cut, false)
+	}
 	user := Message{Type: User, Content: e.User, Time: t.now}
 	t.log = append(t.log, user)
 	return append([]Action{{Type: ActionAppend, Messages: []Message{user}}}, t.callModel()...)
@@ -308,7 +334,7 @@ func (t *Turn) callModel() []Action {
 		t.sent[tool.Name] = true
 	}
 	wr := wire.Request{
-		Model: t.set.Model, System: t.system, Messages: conversation(t.log, t.native), Tools: ToolDefs(tools),
+		Model: t.set.Model, System: withSummary(t.system, t.log), Messages: conversation(sent(t.log), t.native), Tools: ToolDefs(tools),
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
@@ -338,6 +364,11 @@ func (t *Turn) callModel() []Action {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
+	if limit := t.contextLimit(); limit > 0 && !t.noCompaction && (len(req.Body)*5+21)/22 > limit/100*compactAt {
+		if cut, ok := cutFor(t.log, false); ok {
+			return t.compact(cut, true)
+		}
+	}
 	t.modelCalls++
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
@@ -365,6 +396,9 @@ func SearchOffered(reg *registry.Registry, set Settings) bool {
 
 // respond handles one whole model response.
 func (t *Turn) respond(resp wire.Response) []Action {
+	if t.compacting != nil {
+		return t.summarised(resp)
+	}
 	t.usage.InputTokens += resp.Usage.InputTokens
 	t.usage.OutputTokens += resp.Usage.OutputTokens
 	t.usage.CachedTokens += resp.Usage.CachedTokens

@@ -63,7 +63,7 @@ export class MemoryStore {
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one;
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call)}; prompt: an async function giving the base system prompt at
+//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call), context_limit (the model's window in tokens, for compaction)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
@@ -250,6 +250,18 @@ export class Host {
   // reason when it aborts the turn, which keeps every message committed.
   // Turns of one session run one at a time.
   async *send(sessionId, text, options = {}) {
+    yield* this.#turn(sessionId, text, false, options);
+  }
+
+  // compact summarises the session's earlier messages now (a chat's
+  // /compact) and yields the events of that one-call turn: a message with
+  // the summary, then done (what was compacted) or failed. The store keeps
+  // every message; later calls send the summary in their place.
+  async *compact(sessionId, options = {}) {
+    yield* this.#turn(sessionId, "", true, options);
+  }
+
+  async *#turn(sessionId, text, compact, options) {
     const signal = options.signal;
     const release = await this.#lock(sessionId);
     let inst, handle;
@@ -265,7 +277,7 @@ export class Host {
         model: this.#o.provider.model,
         system_prompt: await this.#basePrompt(),
       };
-      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget"]) {
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget", "context_limit"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       if (typeof this.#o.approve === "function") settings.approvals = true;
@@ -273,7 +285,8 @@ export class Host {
       if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
       if (policies?.length) settings.policies = policies;
-      let acts = t.event({ type: "start", now: t.stamp(), history, user: text, settings });
+      const start = compact ? { type: "start", now: t.stamp(), history, compact: true, settings } : { type: "start", now: t.stamp(), history, user: text, settings };
+      let acts = t.event(start);
       try {
         for (;;) {
           const next = yield* t.perform(acts);

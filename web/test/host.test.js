@@ -523,3 +523,38 @@ test("tool_budget: a load past the budget unloads the least recently used group"
     await model.close();
   }
 });
+
+// Compaction in the JS host: compact() summarises all but the last
+// exchange in one call without tools; the next call sends the summary in
+// the system prompt with the loaded group's tools, and the store keeps
+// every message.
+test("compact: a summary replaces the earlier messages in later calls, the loads and the log kept", async () => {
+  const model = await startFakeModel("openai",
+    toolCall("load_tool_group", '{"group_name":"pdf"}'),
+    text("Loaded."),
+    text("Noted."),
+    text("SUMMARY: pdf tools loaded."),
+    text("Still here."));
+  const store = new MemoryStore();
+  try {
+    const h = await newHost(model, { format: "openai", stream: true, store }).host;
+    await collect(h.send("s1", "Load the PDF tools"));
+    await collect(h.send("s1", "Remember tea"));
+    const events = await collect(h.compact("s1"));
+    assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+    assert.match(events.at(-1).text, /^Compacted 5 messages into a summary; the 2 after them are sent as they are/);
+    assert.ok(!events.some((e) => e.type === "text"), "the summary is not streamed as the assistant's text");
+    const summary = events.find((e) => e.type === "message" && e.message.type === "summary");
+    assert.match(summary.message.content, /^SUMMARY: pdf tools loaded\.\n\nTool groups loaded so far, still loaded: pdf \(pdf_info\)\.$/);
+    const after = await collect(h.send("s1", "Still there?"));
+    assert.equal(after.at(-1).type, "done");
+    const [, loadedCall, , summarising, next] = model.requests;
+    assert.deepStrictEqual(toolNames(summarising), []);
+    assert.deepStrictEqual(toolNames(next), toolNames(loadedCall));
+    assert.ok(next.body.includes("## Summary of the earlier conversation") && !next.body.includes("Load the PDF tools"), next.body);
+    const log = await store.messages("s1");
+    assert.ok(log.some((m) => m.content === "Load the PDF tools"), "the log keeps the summarised messages");
+  } finally {
+    await model.close();
+  }
+});

@@ -61,7 +61,10 @@ export async function replay(t, driver) {
     }
     if (ev.type === "start") {
       await driver.newTurn();
-      if (!("history" in ev) && log.length > 0) ev.history = log;
+      // A start with history makes it the session's log, as a host's store
+      // holds it; one without is given the log so far.
+      if ("history" in ev) log = Array.isArray(ev.history) ? [...ev.history] : [];
+      else if (log.length > 0) ev.history = log;
     }
     let actions;
     try {

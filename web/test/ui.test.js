@@ -359,3 +359,20 @@ test("the config group, the built-in JS tools, over the browser's store: write t
   assert.equal(d.tools.find((t) => t.name === "write_note").enabled, false);
   assert.equal(d.model, "fake-2");
 });
+
+test("/compact: the page's session summarised in one call, the summary in the log and sent after", async () => {
+  const store = new MemoryUIStore();
+  const server = fakeServer([{ text: "One." }, { text: "Two." }, { text: "SUMMARY: two questions." }, { text: "Three." }]);
+  const core = newCore(store, server.fetch);
+  const s = (await ask(core, { type: "sessions", action: "create" })).result;
+  await ask(core, { type: "send", session: s.id, text: "First question" });
+  await ask(core, { type: "send", session: s.id, text: "Second question" });
+  const c = await ask(core, { type: "compact", session: s.id });
+  assert.equal(c.last.type, "done", JSON.stringify(c.last));
+  assert.ok(c.events.some((e) => e.type === "message" && e.message.type === "summary" && e.message.content === "SUMMARY: two questions."));
+  await ask(core, { type: "send", session: s.id, text: "Third question" });
+  const body = JSON.stringify(server.requests[3].body);
+  assert.ok(body.includes("SUMMARY: two questions.") && !body.includes("First question"), body);
+  const log = (await ask(core, { type: "messages", session: s.id })).result;
+  assert.deepEqual(log.map((m) => m.type), ["user", "assistant", "user", "assistant", "summary", "user", "assistant"]);
+});

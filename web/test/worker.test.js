@@ -529,6 +529,23 @@ test("a message longer than a stored part comes back whole", async () => {
   assert.ok(model.requests.at(-1).body.includes(sent.content.slice(-50)), "the model got it whole too");
 });
 
+test("POST /api/sessions/{id}/compact summarises the earlier messages; the next turn sends the summary, the log keeps them all", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  model.add(text("One."), text("Two."), text("SUMMARY: two questions."), text("Three."));
+  await turn(id, "First question");
+  await turn(id, "Second question");
+  const r = await json("POST", `/api/sessions/${id}/compact`, {});
+  assert.equal(r.status, 200, await r.clone().text());
+  const body = await r.text();
+  assert.match(body, /event: done\ndata: \{"type":"done","text":"Compacted 2 messages into a summary/);
+  await turn(id, "Third question");
+  const last = model.requests.at(-1).body;
+  assert.ok(last.includes("SUMMARY: two questions.") && !last.includes("First question"), last);
+  const log = await (await json("GET", `/api/sessions/${id}/messages`)).json();
+  assert.deepEqual(log.map((m) => m.type), ["user", "assistant", "user", "assistant", "summary", "user", "assistant"]);
+  assert.equal((await json("POST", "/api/sessions/no-such-session/compact", {})).status, 404);
+});
+
 test("POST /api/model sends a browser host's model call with the worker's key, trying a 429 again", async () => {
   const body = { model: "fake-model", messages: [{ role: "user", content: "hi" }] };
   model.add(error(429, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "0"), text("Hello from the proxy."));

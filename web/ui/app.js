@@ -286,6 +286,9 @@ function message(m, fromLog) {
         a.now();
       }
       break;
+    case "summary":
+      summaryCard(m);
+      break;
     case "approval": {
       const what = m.content === "deny" ? "✗ " + m.tool_name + ": denied" : `✓ ${m.tool_name}: allowed ${m.content === "session" ? "for this chat" : "once"}`;
       add(el("p", "muted small", what));
@@ -779,6 +782,35 @@ async function send(text) {
   }
 }
 
+// compactNow is /compact: the earlier messages summarised by one model
+// call; later calls send the summary in their place.
+async function compactNow() {
+  showError("");
+  const req = ask({ type: "compact", session }, (ev) => {
+    if (ev.type === "message" && ev.message?.type === "summary") summaryCard(ev.message);
+    else if (ev.type === "done") add(el("p", "muted small", ev.text));
+    else if (ev.type === "failed") turnError(ev.failure?.message ?? "The compaction failed.");
+  });
+  running = req.id;
+  try {
+    await req.done;
+  } catch (err) {
+    turnError(err.message);
+  } finally {
+    await refresh().catch(() => {});
+  }
+}
+
+// summaryCard shows a compaction's summary, folded.
+function summaryCard(m) {
+  const card = el("details", "card summary");
+  card.append(el("summary", "", "Earlier messages summarised: later calls send this instead (the chat keeps them all)"));
+  const body = el("div", "bubble md");
+  renderMarkdown(body, m.content ?? "");
+  card.append(body);
+  return add(card);
+}
+
 // submit sends text now, or after the turn that is running: a message
 // typed during a turn waits in the log, marked, and is sent when it ends.
 async function submit(text) {
@@ -791,6 +823,7 @@ async function submit(text) {
   try {
     await ready; // the log read back first, then what is sent now
     if (text === "/clear") await newSession();
+    else if (text === "/compact") await compactNow();
     else await send(text);
   } catch (err) {
     showError(err.message);

@@ -340,6 +340,8 @@ export class Core {
       switch (msg.type) {
         case "send":
           return await this.#send(msg, reply);
+        case "compact":
+          return await this.#send(msg, reply, true);
         case "reload": {
           // The server's catalogue changed: the next turn (and describe)
           // fetch it again and make a host on it; a running turn keeps its own.
@@ -386,21 +388,23 @@ export class Core {
   }
 
   // #send runs a turn: a page session's here, a server session's on the
-  // server (#sendToServer), its events forwarded in the same shapes.
-  async #send(msg, reply) {
+  // server (#sendToServer), its events forwarded in the same shapes. With
+  // compact it is /compact's: the session's earlier messages summarised.
+  async #send(msg, reply, compact = false) {
     const text = String(msg.text ?? "").trim();
-    if (!msg.session) throw new Error("send: session is required");
-    if (!text) throw new Error("send: the message is empty");
+    if (!msg.session) throw new Error(`${msg.type}: session is required`);
+    if (!text && !compact) throw new Error("send: the message is empty");
     const sid = serverID(msg.session);
     const ctl = new AbortController();
     this.#aborts.set(msg.id, ctl);
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
       } else {
         const host = await this.host();
-        for await (const ev of host.send(msg.session, text, { signal: ctl.signal })) {
+        const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
+        for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });
         }
       }
@@ -418,15 +422,15 @@ export class Core {
     }
   }
 
-  // #sendToServer runs a turn on the server (POST .../messages) and gives
-  // emit its events, read from the stream as the page's own turns give
-  // them. Aborting closes the request: serve and the worker then end the
-  // turn, keeping what it did.
+  // #sendToServer runs a turn on the server (POST .../messages; with text
+  // null POST .../compact) and gives emit its events, read from the stream
+  // as the page's own turns give them. Aborting closes the request: serve
+  // and the worker then end the turn, keeping what it did.
   async #sendToServer(sid, text, signal, emit) {
-    const path = `/api/sessions/${encodeURIComponent(sid)}/messages`;
+    const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }), signal });
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : { text }), signal });
     } catch (e) {
       if (signal.aborted) throw e;
       throw unreachable(e);

@@ -20,6 +20,7 @@
 //	                                      an answer to it (once, session or
 //	                                      deny), granting secrets it asked for
 //	POST /api/sessions/{id}/clear         a new session, as /clear
+//	POST /api/sessions/{id}/compact       {} -> the earlier messages summarised, as /compact; SSE
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries
 //	GET  /api/google/token                the Google account's access token and
@@ -207,7 +208,8 @@ async function start(env, deps, now) {
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
-    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used, search_tools: env.TOOLROUTE_SEARCH_TOOLS === "on", tool_budget: Number.parseInt(env.TOOLROUTE_TOOL_BUDGET ?? "0", 10) || 0 },
+    settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used, search_tools: env.TOOLROUTE_SEARCH_TOOLS === "on",
+      tool_budget: Number.parseInt(env.TOOLROUTE_TOOL_BUDGET ?? "0", 10) || 0, context_limit: Number.parseInt(env.TOOLROUTE_CONTEXT_LIMIT ?? "0", 10) || 0 },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call, deps.fetchOptions?.(env)),
     // A tool's variable NAME is the worker's TOOL_NAME: never the worker's
@@ -512,6 +514,9 @@ async function route(request, env, ctx, deps, now, ready) {
     }
     case "POST /sessions/{id}/messages":
       return send(env, ctx, ready, now, id, body, request);
+    case "POST /sessions/{id}/compact":
+      if (!(await sessionStub(env, id).info())) return noSession(id);
+      return send(env, ctx, ready, now, id, body, request, true);
     case "GET /sessions/{id}/approvals": {
       const q = await sessionStub(env, id).question(now().toISOString());
       return q ? reply(q) : noQuestion(id);
@@ -628,9 +633,11 @@ async function googleToken(env) {
 // An approval event's question is recorded before the event is written, so
 // that an answer sent at once finds it; the turn then waits for the
 // answers (createApprover), and ends if the client goes away meanwhile.
-async function send(env, ctx, ready, now, id, body, request) {
+// send runs a turn and streams its events; with compact, the session's
+// earlier messages summarised (/compact) instead.
+async function send(env, ctx, ready, now, id, body, request, compact = false) {
   const text = typeof body.text === "string" ? body.text : "";
-  if (text.trim() === "") return fail(400, 'give the message as {"text": "..."}');
+  if (text.trim() === "" && !compact) return fail(400, 'give the message as {"text": "..."}');
   const { host, provider, tokens } = await ready(env);
   if (provider.error) return fail(503, provider.error);
   const stub = sessionStub(env, id);
@@ -661,7 +668,8 @@ async function send(env, ctx, ready, now, id, body, request) {
   }, every);
   const turn = (async () => {
     try {
-      for await (const ev of host.send(id, text, { signal: abort.signal })) {
+      const events = compact ? host.compact(id, { signal: abort.signal }) : host.send(id, text, { signal: abort.signal });
+      for await (const ev of events) {
         if (ev.type === "failed" && ev.failure) ev.failure.message = hint(provider, ev.failure.message ?? "");
         if (ev.type === "approval") await stub.ask(token, ev.calls, expiry(now));
         if (!(await write(ev.type, ev))) {

@@ -37,6 +37,7 @@ func (f *appFlags) registerMCP(fs *flag.FlagSet) {
 
 // registerRouting adds --routing, for the commands that run turns.
 func (f *appFlags) registerRouting(fs *flag.FlagSet) {
+	fs.IntVar(&f.cfg.ContextLimit, "context-limit", 0, "the model's context window in tokens: a call that would pass 80% of it first summarises the earlier messages (default: TOOLROUTE_CONTEXT_LIMIT, else the window known for the model: GPT, Claude and Gemini families)")
 	fs.IntVar(&f.cfg.ToolBudget, "tool-budget", 0, "the most tokens of tool schemas a model call may send: a load past it unloads the least recently used groups, and unload_tool_group is offered (default: TOOLROUTE_TOOL_BUDGET, else none)")
 	fs.BoolVar(&f.cfg.SearchTools, "search-tools", false, "offer search_tools, which finds tools of every group by what they do and loads just those (default: TOOLROUTE_SEARCH_TOOLS=on, else off)")
 	fs.StringVar(&f.cfg.Routing, "routing", "", "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (the provider's own deferral, Anthropic and the Responses API; others fall back to classic) (default: TOOLROUTE_ROUTING, else classic)")

@@ -26,6 +26,7 @@ const chatHelp = `Commands:
   /tools    the tools the next model call sends, and the others
   /groups   the tool groups, and which this session loaded
   /usage    the tokens this session's model calls used, and the last turn's calls
+  /compact  summarise the earlier messages now; later calls send the summary instead
   /quit     leave (so does the end of input)
 Anything else is a message to the model. Ctrl-C stops a running turn.
 `
@@ -198,6 +199,8 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.groups(ctx)
 	case "/usage":
 		c.usage(ctx)
+	case "/compact":
+		c.compact(ctx)
 	default:
 		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
 	}
@@ -247,6 +250,25 @@ func (c *chat) groups(ctx context.Context) {
 			state = "no enabled tools"
 		}
 		fmt.Fprintf(c.out, "%s (%s): %s [%s]\n", g.Name, g.DisplayName, g.Description, state)
+	}
+}
+
+// compact runs /compact: a model call summarises the earlier messages.
+func (c *chat) compact(ctx context.Context) {
+	for ev, err := range c.a.Host.Session(c.id).Compact(ctx) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.failed = true
+			return
+		case ev.Type == host.EventMessage && ev.Message.Type == session.Summary:
+			fmt.Fprintf(c.out, "[summary]\n%s\n", ev.Message.Content)
+		case ev.Type == host.EventDone:
+			fmt.Fprintf(c.out, "[%s]\n", ev.Text)
+		case ev.Type == host.EventFailed:
+			fmt.Fprintf(c.out, "[compaction failed: %s]\n", ev.Failure.Message)
+			c.failed = true
+		}
 	}
 }
 
@@ -407,6 +429,9 @@ func (c *chat) message(m *session.Message) {
 		} else {
 			fmt.Fprintf(c.out, "← %s failed (%s): %s\n", m.ToolName, m.ErrorType, shorten(m.Content, 500))
 		}
+	case session.Summary:
+		c.newline()
+		fmt.Fprintf(c.out, "[the conversation neared the model's context window: its earlier messages were summarised; the log keeps them all]\n")
 	}
 }
 
