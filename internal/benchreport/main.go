@@ -386,7 +386,7 @@ func budgetRows() ([]row, error) {
 	how := fmt.Sprintf("internal/budgetbench: %d scripted turns over the %d groups of the built-in JS catalogue (runs of 1 to 4 turns in a group, two times in three back to one of the last 4 used), each calling a tool of its group, loading it first when the call lacks it; o200k tokens of each call's tools array, Chat Completions, classic routing", budgetbench.Turns, len(groups))
 	var rows []row
 	for _, budget := range []int{0, 6000, 3000} {
-		r, err := budgetbench.Run(reg, script, budget)
+		r, err := budgetbench.Run(reg, script, budget, 0)
 		if err != nil {
 			return nil, fmt.Errorf("tool budget %d: %w", budget, err)
 		}
@@ -394,9 +394,26 @@ func budgetRows() ([]row, error) {
 		if budget > 0 {
 			name = fmt.Sprintf("tool budget %s tokens", thousands(budget))
 		}
-		rows = append(rows, row{"9. Tool budget", name, fmt.Sprintf("tools per model call: mean %s o200k tokens, most %s; %d model calls, %d group loads, %d unloaded to fit",
+		rows = append(rows, row{"9. Tool budget and compaction", name, fmt.Sprintf("tools per model call: mean %s o200k tokens, most %s; %d model calls, %d group loads, %d unloaded to fit",
 			thousands(int(r.Mean()+0.5)), thousands(r.Max()), r.Calls, r.Loads, r.Unloads), how})
 	}
+	const window = 30000
+	r, err := budgetbench.Run(reg, script, 0, window)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: %w", err)
+	}
+	var sizes []string
+	same := 0
+	for _, c := range r.Compactions {
+		sizes = append(sizes, thousands(c.Before)+" → "+thousands(c.After))
+		if c.SameTools {
+			same++
+		}
+	}
+	rows = append(rows, row{"9. Tool budget and compaction", fmt.Sprintf("compaction, %s-token window", thousands(window)),
+		fmt.Sprintf("%d compactions; o200k tokens of the last request before each → the first after: %s; the first call after each sends the tools loaded before it: %d of %d",
+			len(r.Compactions), strings.Join(sizes, ", "), same, len(r.Compactions)),
+		how + "; the model's summary is one scripted line; no budget"})
 	return rows, nil
 }
 

@@ -23,7 +23,7 @@ const Turns = 200
 
 // Result is one run's figures.
 type Result struct {
-	Budget int
+	Budget, ContextLimit int
 	// Calls is the model calls made; Tokens is the o200k tokens of each
 	// call's tools array, in order.
 	Calls  int
@@ -33,6 +33,17 @@ type Result struct {
 	Loads, Unloads int
 	// Active is the number of tools the last call sent.
 	Active int
+	// Compactions are the summaries made.
+	Compactions []Compaction
+}
+
+// Compaction is one summary's effect: the o200k tokens of the last
+// request before it and of the first after it, and whether that one sends
+// the tools the log had loaded when the summary was asked for.
+type Compaction struct {
+	Before, After int
+	SameTools     bool
+	tools         []string
 }
 
 // Mean and Max are of the tokens per call.
@@ -86,11 +97,14 @@ func Script(groups []string) []string {
 	return out
 }
 
-// Run plays the script against reg with a tool budget (0: none). Each turn
-// the model calls the first tool of the turn's group, loading the group
-// first when the call's tools lack it, then answers.
-func Run(reg *registry.Registry, script []string, budget int) (Result, error) {
-	res := Result{Budget: budget}
+// Run plays the script against reg with a tool budget (0: none) and a
+// context window (0: no compaction). Each turn the model calls the first
+// tool of the turn's group, loading the group first when the call's tools
+// lack it, then answers; a summarising call gets a short summary.
+func Run(reg *registry.Registry, script []string, budget, contextLimit int) (Result, error) {
+	res := Result{Budget: budget, ContextLimit: contextLimit}
+	var lastBody []byte
+	var pending *Compaction // waiting for the call after the summary
 	var log []session.Message
 	counter := tokens.Counter{}
 	counted := map[string]int{} // a tools array's tokens, as calls repeat it
@@ -102,7 +116,7 @@ func Run(reg *registry.Registry, script []string, budget int) (Result, error) {
 		target := tools[0]
 		t := session.NewTurn(reg)
 		acts, err := t.Handle(session.Event{Type: session.EventStart, History: log, User: fmt.Sprintf("Turn %d: something in %s", ti+1, group),
-			Settings: session.Settings{Format: wire.OpenAI, Model: "bench-model", SystemPrompt: "You are a helpful assistant.", ToolBudget: budget}})
+			Settings: session.Settings{Format: wire.OpenAI, Model: "bench-model", SystemPrompt: "You are a helpful assistant.", ToolBudget: budget, ContextLimit: contextLimit}})
 		if err != nil {
 			return res, err
 		}
@@ -119,6 +133,33 @@ func Run(reg *registry.Registry, script []string, budget int) (Result, error) {
 					}
 					res.Unloads += countGroups(reg, a.Group.Unloaded)
 				case session.ActionCallModel:
+					if a.Request.Compaction {
+						before, err := counter.Count("o200k_base", string(lastBody))
+						if err != nil {
+							return res, err
+						}
+						// What the call the summary delays would send, from
+						// the log as it stands.
+						var would []string
+						for _, tool := range session.ActiveTools(reg, log).Tools() {
+							would = append(would, tool.Name)
+						}
+						pending = &Compaction{Before: before, tools: would}
+						if next, err = t.Handle(session.Event{Type: session.EventResponse, Body: session.Bytes(text(fmt.Sprintf("Summary: %d turns so far, working in the groups the user asked for.", ti+1)))}); err != nil {
+							return res, err
+						}
+						continue
+					}
+					if pending != nil {
+						after, err := counter.Count("o200k_base", string(a.Request.Body))
+						if err != nil {
+							return res, err
+						}
+						pending.After, pending.SameTools = after, slices.Equal(pending.tools, a.Request.Tools)
+						res.Compactions = append(res.Compactions, *pending)
+						pending = nil
+					}
+					lastBody = a.Request.Body
 					var body struct {
 						Tools json.RawMessage `json:"tools"`
 					}

@@ -35,12 +35,12 @@ func TestBudget(t *testing.T) {
 	if len(script) != Turns || len(used) != len(groups) {
 		t.Fatalf("the script has %d turns over %d of the %d groups", len(script), len(used), len(groups))
 	}
-	free, err := Run(reg, script, 0)
+	free, err := Run(reg, script, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const budget = 6000
-	capped, err := Run(reg, script, budget)
+	capped, err := Run(reg, script, budget, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +54,29 @@ func TestBudget(t *testing.T) {
 	}
 	if capped.Mean() >= free.Mean() || capped.Unloads == 0 || capped.Loads <= free.Loads {
 		t.Errorf("the budget changed nothing: mean %.0f against %.0f, %d unloads", capped.Mean(), free.Mean(), capped.Unloads)
+	}
+}
+
+// With a context window the long conversation is compacted: each request
+// after a summary is smaller than the one before it and sends the same
+// tools.
+func TestCompaction(t *testing.T) {
+	reg := builtin(t)
+	var groups []string
+	for _, g := range reg.AvailableGroups() {
+		groups = append(groups, g.Name)
+	}
+	r, err := Run(reg, Script(groups), 0, 30000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Compactions) == 0 {
+		t.Fatal("200 turns in a 30,000-token window were never compacted")
+	}
+	for i, c := range r.Compactions {
+		t.Logf("compaction %d: %d -> %d tokens", i+1, c.Before, c.After)
+		if !c.SameTools || c.After >= c.Before {
+			t.Errorf("compaction %d: %+v; want a smaller request with the same tools", i+1, c)
+		}
 	}
 }
