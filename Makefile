@@ -42,14 +42,16 @@ SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers
 
-# run serves the chat on http://127.0.0.1:8377; with no provider configured
-# it serves the scripted demo model, which needs none.
+# run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
+# no provider configured it serves the scripted demo model, which needs
+# none. RUN_FLAGS adds serve's flags (make run RUN_FLAGS=--search-tools).
+PORT        ?= 8377
 PROVIDER_SET = $(or $(OPENAI_API_KEY),$(OPENAI_BASE_URL),$(ANTHROPIC_API_KEY),$(GEMINI_API_KEY))
 RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
 run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set: serving the scripted demo model.")
-	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open $(RUN_FLAGS)
+	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open --port $(PORT) $(RUN_FLAGS)
 
 # ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built

@@ -158,13 +158,19 @@ func (h *Host) grant(names []string) Grant {
 // run performs one call the engine asked for and returns its result, with
 // the known secrets redacted.
 func (h *Host) run(ctx context.Context, c session.Call) session.Result {
+	return h.runWith(ctx, c, time.Duration(c.TimeoutSeconds)*time.Second, h.opts.ShowConsole)
+}
+
+// runWith is run with the call's time limit and whether a success shows
+// the console output.
+func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
 	select {
 	case h.running <- struct{}{}:
 		defer func() { <-h.running }()
 	case <-ctx.Done():
 		return session.Result{ID: c.ID, Result: registry.Failure("canceled", fmt.Sprintf("tool '%s' was canceled before it ran", c.Tool))}
 	}
-	res := h.runCall(ctx, c)
+	res := h.runCall(ctx, c, timeout, console)
 	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)
 	res.Result = capResult(res.Result)
 	return res
@@ -200,8 +206,9 @@ func capText(s string) string {
 	return s + fmt.Sprintf("\n\n[The result was cut at %d of its %d characters. Ask for less: a narrower query, a smaller range or one page.]", MaxResultChars, n)
 }
 
-func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
-	timeout := time.Duration(c.TimeoutSeconds) * time.Second
+// runCall runs a call with its time limit, showing a JS tool's console
+// output with a success when console is set.
+func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
 	res := session.Result{ID: c.ID}
 	switch c.Origin.Kind {
 	case registry.OriginHost:
@@ -254,7 +261,7 @@ func (h *Host) runCall(ctx context.Context, c session.Call) session.Result {
 			Google: granted.Google || slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
 			Ops:    h.opsFor(c),
 		})
-		res.Result = withConsole(out, h.opts.ShowConsole)
+		res.Result = withConsole(out, console)
 	default:
 		res.Result = registry.Failure("execution_error", fmt.Sprintf("tool '%s' has origin %q, which the host cannot run", c.Tool, c.Origin.Kind))
 	}
@@ -306,62 +313,4 @@ func PanicText(r any) string {
 		s = s[:200] + "…"
 	}
 	return strings.TrimSpace(s)
-}
-
-// CallTool runs one tool outside a turn, as `toolroute call` does for tool
-// authors: its arguments must be a JSON object with the tool's required
-// parameters. The meta-tools only work inside a turn.
-func (h *Host) CallTool(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
-	d, err := h.Describe(ctx, "")
-	if err != nil {
-		return registry.Result{}, err
-	}
-	var tool *registry.Tool
-	var enabled bool
-	for i := range d.Tools {
-		if d.Tools[i].Name == name {
-			tool, enabled = &d.Tools[i].Tool, d.Tools[i].Enabled
-		}
-	}
-	switch {
-	case tool == nil:
-		return registry.Result{}, fmt.Errorf("host: no tool %q: `toolroute check` and the catalogue list them", name)
-	case !enabled:
-		return registry.Result{}, fmt.Errorf("host: tool %q is disabled", name)
-	case tool.Origin.Kind == registry.OriginMeta:
-		return registry.Result{}, fmt.Errorf("host: %s works only inside a conversation", name)
-	}
-	if len(strings.TrimSpace(string(input))) == 0 {
-		input = json.RawMessage(`{}`)
-	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(input, &args); err != nil || args == nil {
-		return registry.Result{}, fmt.Errorf("host: the parameters must be a JSON object, such as {\"path\":\"notes.md\"}")
-	}
-	var required []string
-	var schema struct {
-		Required []string `json:"required"`
-	}
-	json.Unmarshal(tool.Parameters, &schema)
-	for _, r := range schema.Required {
-		if v, ok := args[r]; !ok || string(v) == "null" {
-			required = append(required, r)
-		}
-	}
-	if len(required) > 0 {
-		return registry.Result{}, fmt.Errorf("host: %s needs the parameters %s", name, strings.Join(required, ", "))
-	}
-	// The user calls the tool themselves: the secrets they pass in its
-	// "secrets" argument are theirs to grant.
-	var secrets []string
-	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
-		var problem string
-		if secrets, problem = session.AskedSecrets(name, input); problem != "" {
-			return registry.Result{}, fmt.Errorf("host: %s", problem)
-		}
-	}
-	res := h.run(ctx, session.Call{ID: "call", Tool: name, Input: input, Origin: tool.Origin,
-		TimeoutSeconds: tool.TimeoutSeconds, Env: tool.Env, RequiredPermissions: tool.RequiredPermissions,
-		Secrets: secrets, Granted: secrets})
-	return res.Result, nil
 }

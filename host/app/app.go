@@ -83,8 +83,10 @@ type Config struct {
 	// Approver asks the user before tools that act on the world run (the
 	// terminal's prompt, serve's page); nil means no one can be asked.
 	Approver host.Approver
-	// NoModel is for commands that never call a model (tokens, call): no
-	// provider needs to be configured.
+	// NoModel is for commands that never call a model (tokens, call) or
+	// can run without one (serve, whose page may bring its own key): no
+	// provider needs to be configured, and with none a model call fails
+	// with ErrNoProvider.
 	NoModel bool
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
@@ -270,7 +272,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return out, nil
 		},
 		Settings: []builtin.SettingSpec{
-			{Key: "model", Description: "the model to call", Default: info.Model, Check: nonEmpty},
+			{Key: "model", Description: "the model to call", Default: defaultModel(info), Check: nonEmpty},
 			{Key: "system_prompt", Description: "the base system prompt", Default: "toolroute's default"},
 		},
 	}
@@ -350,6 +352,15 @@ func cacheSub(cache, name string) string {
 		return ""
 	}
 	return filepath.Join(cache, name)
+}
+
+// defaultModel is the model setting's default, for people: the provider's
+// model, or why there is none.
+func defaultModel(info ProviderInfo) string {
+	if info.Model == "" {
+		return "none, as no model provider is configured (set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY)"
+	}
+	return info.Model
 }
 
 func nonEmpty(s string) error {

@@ -206,6 +206,9 @@ func ModelPath(format wire.Format, path string) (ok bool, want string) {
 // formats set pass.
 func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	format := a.model.Format()
+	if a.Provider.Name == "none" {
+		return nil, fmt.Errorf("this server has no model provider: choose one with a key kept in this browser in the page's settings, or configure the server's and restart it. %w", ErrNoProvider)
+	}
 	if req.Format != format {
 		return nil, fmt.Errorf("the server's provider speaks the %s format, not %q: set the page's provider to \"server\" with that format", format, req.Format)
 	}

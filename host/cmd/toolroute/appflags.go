@@ -15,6 +15,9 @@ type appFlags struct {
 	cfg     app.Config
 	noCache bool
 	noWatch bool
+	// quiet leaves what did not load unprinted: the command says what of
+	// it concerns the user (toolroute call, toolroute tools).
+	quiet bool
 }
 
 func (f *appFlags) register(fs *flag.FlagSet) {
@@ -60,6 +63,9 @@ func (f *appFlags) open(ctx context.Context, stderr io.Writer) (*app.App, error)
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if f.quiet {
+		return a, nil
 	}
 	for _, p := range a.Problems() {
 		fmt.Fprintf(stderr, "toolroute: not loaded: %s\n", p)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,13 +26,13 @@ const chatHelp = `Commands:
   /groups   the tool groups, and which this session loaded
   /usage    the tokens this session's model calls used, and the last turn's calls
   /compact  summarise the earlier messages now; later calls send the summary instead
-  /quit     leave (so does the end of input)
+  /help     these commands
+  /quit     leave (so does the end of input; /exit too)
 Anything else is a message to the model. Ctrl-C stops a running turn.
 `
 
 func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("chat", stderr)
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
@@ -42,7 +41,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute chat: unexpected %q: messages come from standard input\n", rest[0])

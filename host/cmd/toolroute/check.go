@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -64,20 +64,30 @@ type codeFolder struct {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("check", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("check", stderr)
 	asJSON := flags.Bool("json", false, "print the reports as JSON")
-	withBuiltin := flags.Bool("with-builtin", false, "load the built-in manifests first, to see conflicts with them")
+	var builtin bool
+	flags.BoolVar(&builtin, "builtin", false, "check the built-in manifests too, loaded first so that clashes with them show (alone when no folder is given)")
+	flags.BoolVar(&builtin, "with-builtin", false, "the same as --builtin")
 	override := flags.Bool("override", false, "let the folders' tools replace built-in tools of the same name, as user tools may")
 	mcpConfig := flags.String("mcp-config", "", "check the MCP servers of this configuration (default: CONFIG/mcp.json when it exists)")
 	configDir := flags.String("config-dir", "", "the folder holding tools/ and mcp.json (default: ~/.config/toolroute)")
-	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolroute check [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]\n")
-		flags.PrintDefaults()
-	}
+	toolsDir := flags.String("tools-dir", "", "your tools folder, checked when no folder is given (default: CONFIG/tools)")
 	dirs, err := parseArgs(flags, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
+	}
+	// With no folder given, the user's own tools folder is checked: the
+	// one serve, chat and call load.
+	userFolder := ""
+	if len(dirs) == 0 && !builtin {
+		cfg := app.Config{ConfigDir: *configDir, ToolsDir: *toolsDir, NoModel: true}
+		if err := cfg.Defaults(); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+		userFolder = cfg.ToolsDir
+		dirs = []string{userFolder}
 	}
 
 	var folders []codeFolder
@@ -90,23 +100,33 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		folders = append(folders, codeFolder{fsys, label, f})
 		return true
 	}
-	if len(dirs) == 0 || *withBuiltin {
-		if !read(manifests.FS, "builtin", false) {
+	if builtin {
+		if !read(manifests.FS, builtinLabel, false) {
 			return 1
 		}
 	}
 	for _, dir := range dirs {
 		info, err := os.Stat(dir)
-		if err == nil && !info.IsDir() {
-			err = fmt.Errorf("%s is not a folder: give the folder holding NAME.json and NAME.js", dir)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && dir == userFolder:
+			fmt.Fprintf(stderr, "toolroute check: your tools folder, %s, does not exist yet: make it with\n  mkdir -p %s\nthen put a tool's NAME.json and NAME.js in it (toolroute serve, chat and call make it too); toolroute check --builtin checks the built-in tools\n", dir, shellQuote(dir))
+			return 1
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(stderr, "toolroute check: there is no folder %s: give the folder holding your NAME.json and NAME.js files (to make one: mkdir -p %s)\n", dir, shellQuote(dir))
+			return 1
+		case err == nil && !info.IsDir():
+			fmt.Fprintf(stderr, "toolroute check: %s is not a folder: give the folder holding NAME.json and NAME.js\n", dir)
+			return 1
+		case err != nil:
+			fmt.Fprintf(stderr, "toolroute check: %v\n", err)
 			return 1
 		}
 		if !read(os.DirFS(dir), strings.TrimSuffix(dir, "/"), *override) {
 			return 1
 		}
+	}
+	if userFolder != "" && !*asJSON {
+		fmt.Fprintf(stdout, "Your tools folder, %s (--tools-dir or a folder argument checks another; --builtin the built-in tools):\n\n", userFolder)
 	}
 
 	r := registry.New()
@@ -500,4 +520,12 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// shellQuote quotes a path for a shell command when it needs it.
+func shellQuote(p string) string {
+	if p != "" && strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-~") == "" {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }

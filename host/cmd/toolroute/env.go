@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -29,14 +28,18 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, envUsage)
 		return 2
 	}
-	fs := flag.NewFlagSet("env "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	if isHelp(args[0]) {
+		// The flags are the same for each subcommand.
+		fmt.Fprint(stderr, envUsage)
+		args = []string{"list", "--help"}
+	}
+	fs := newFlagSet("env "+args[0], stderr)
 	var cfg app.Config
 	fs.StringVar(&cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
 	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
 	rest, err := parseArgs(fs, args[1:])
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	want := map[string]int{"list": 0, "set": 1, "unset": 1}
 	n, ok := want[args[0]]

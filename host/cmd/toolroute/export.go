@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,14 +13,13 @@ import (
 // built-in tools and, unless --builtin, the user's tools, skills and
 // libraries. Host-native tools are left out: they run in Go only.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("export", stderr)
 	var af appFlags
 	af.register(fs)
 	builtinOnly := fs.Bool("builtin", false, "only the built-in tools: leave the user's tools, skills and libraries out")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute export: unexpected %q\n", rest[0])

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,8 +34,12 @@ func runGoogle(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, googleUsage)
 		return 2
 	}
-	fs := flag.NewFlagSet("google "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	if isHelp(args[0]) {
+		// The flags are the same for each subcommand.
+		fmt.Fprint(stderr, googleUsage)
+		args = []string{"login", "--help"}
+	}
+	fs := newFlagSet("google "+args[0], stderr)
 	var cfg app.Config
 	fs.StringVar(&cfg.ConfigDir, "config-dir", "", "the folder holding google.json (default: ~/.config/toolroute)")
 	clientID := fs.String("client-id", os.Getenv("GOOGLE_CLIENT_ID"), "the OAuth client's id (default: GOOGLE_CLIENT_ID)")
@@ -44,7 +47,7 @@ func runGoogle(args []string, stdout, stderr io.Writer) int {
 	scopes := fs.String("scopes", "", "comma-separated scopes to ask for (default: what the Google tools need)")
 	noBrowser := fs.Bool("no-browser", false, "only print the sign-in address; do not open a browser")
 	if rest, err := parseArgs(fs, args[1:]); err != nil {
-		return 2
+		return exitFor(err)
 	} else if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute google: unexpected %q\n\n%s", rest[0], googleUsage)
 		return 2

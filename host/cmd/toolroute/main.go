@@ -3,80 +3,115 @@
 // the routed tools to MCP clients, runs single tools, counts schema tokens,
 // checks tool manifests and ranks a tool list for queries.
 //
-// Usage:
-//
-//	toolroute serve  [--port N] [APP FLAGS]
-//	toolroute mcp    [--http [--port N]] [APP FLAGS]
-//	toolroute chat   [--session NAME] [APP FLAGS]
-//	toolroute call   TOOL [--params JSON] [APP FLAGS]
-//	toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]
-//	toolroute google login|logout|status
-//	toolroute env    list|set NAME|unset NAME
-//	toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
-//	toolroute check  [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]
-//	toolroute search --tools FILE.json [-k 5] [--json] < queries
+// `toolroute help` lists the commands and every flag; `toolroute COMMAND
+// --help` one command's.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `toolroute routes tools to language models by group.
+// command is one of the program's commands, for the help: its synopsis,
+// which names every flag but the shared ones (APP FLAGS, ROUTING FLAGS),
+// and what it does.
+type command struct {
+	name, synopsis, text string
+}
+
+var commands = []command{
+	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [ROUTING FLAGS] [APP FLAGS]", `
+Serve the browser chat UI and the JSON API on http://127.0.0.1:PORT, at
+the URL it prints (--open opens it). --ui DIR serves a UI built in DIR (make
+ui builds web/ui/dist); --minimal-page a small page whose turns run in this
+program. Without a provider configured it still starts: the page can use a
+key kept in the browser, and the API's turns say what to set.`},
+	{"mcp", "toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]", `
+Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
+over standard input and output, routed by group: the client lists the
+core tools and load_tool_group, and a load adds a group's tools. --http
+serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for clients
+that send serve's token as Authorization: Bearer.`},
+	{"chat", "toolroute chat [--session NAME] [--ask-stdin] [ROUTING FLAGS] [APP FLAGS]", `
+Chat in the terminal; --session continues (or starts) a named session.
+Reads one message per line when standard input is not a terminal
+(--ask-stdin: the answers to approval questions too). /help lists the
+chat's commands.`},
+	{"tools", "toolroute tools [--group G] [--json] [ROUTING FLAGS] [APP FLAGS]", `
+List every tool the model could be offered: the core tools sent on every
+call (the meta-tools saying when each is offered), then each group with
+its source (built-in, user file, MCP server, native), whether it is
+enabled, and each tool's schema tokens (o200k, as toolroute tokens counts).`},
+	{"call", "toolroute call TOOL [--params JSON] [--timeout 10s] [--problems] [--verbose] [APP FLAGS]", `
+Run one tool directly and print its result and console output, for tool
+authors. --timeout replaces the tool's own limit; --problems prints all
+that did not load, not only what concerns TOOL; --verbose a failure's
+whole JS stack.`},
+	{"tokens", "toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]", `
+Count the tool schema tokens each model call sends: all tools, core only,
+core plus each group, all groups loaded. --catalogue counts the catalogue
+in FILE (toolroute export's output) instead.`},
+	{"check", "toolroute check [--json] [--builtin] [--override] [--mcp-config FILE] [--config-dir DIR] [--tools-dir DIR] [DIR...]", `
+Check the JS tool manifests (NAME.json with NAME.js) in each folder, or in
+your tools folder (CONFIG/tools) when none is given; --builtin checks the
+built-in manifests too (alone when no folder is given; --with-builtin is
+the same). Also the MCP servers of CONFIG/mcp.json (or FILE): each one's
+group and tools, or why it is down. Exit status 1 on any error.`},
+	{"search", "toolroute search --tools FILE.json [-k 5] [--json] < queries", `
+Rank the tools of FILE.json (a JSON array of objects with "name" and
+"description") for each line of standard input: the names of the best 5,
+tab-separated, one line per query.`},
+	{"export", "toolroute export [--builtin] [APP FLAGS]", `
+Print the JS tools, their sources and libraries as one JSON document, as
+the edge worker's build (web/worker) and the browser UI take them.`},
+	{"google", "toolroute google login [--client-id ID --client-secret SECRET] [--scopes S1,S2] [--no-browser] [--config-dir DIR] | logout | status", `
+Connect a Google account for the Google Workspace tools.`},
+	{"env", "toolroute env list|set NAME|unset NAME [--db FILE] [--data DIR]", `
+The variables JS tools may read (each only those its manifest lists);
+set reads the value from standard input.`},
+	{"policy", "toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME [--db FILE] [--data DIR]", `
+Whether a tool may run without asking you first.`},
+	{"help", "toolroute help [COMMAND]", `
+This help, or one command's with all its flags (as toolroute COMMAND --help).`},
+}
+
+const usageHead = `toolroute routes tools to language models by group.
 
 Usage:
-  toolroute serve [--port 8377] [APP FLAGS]
-      Serve the chat API and page on http://127.0.0.1:PORT.
-  toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]
-      Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
-      over standard input and output, routed by group: the client lists the
-      core tools and load_tool_group, and a load adds a group's tools. --http
-      serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for
-      clients that send serve's token as Authorization: Bearer.
-  toolroute chat [--session NAME] [APP FLAGS]
-      Chat in the terminal; --session continues (or starts) a named session.
-      Reads one message per line when standard input is not a terminal.
-  toolroute call TOOL [--params JSON] [APP FLAGS]
-      Run one tool directly and print its result, for tool authors.
-  toolroute tokens [--json] [--catalogue FILE] [APP FLAGS]
-      Count the tool schema tokens each model call sends: all tools, core
-      only, core plus each group, all groups loaded. --catalogue counts the
-      catalogue in FILE (toolroute export's output) instead.
-  toolroute google login|logout|status
-      Connect a Google account for the Google Workspace tools.
-  toolroute env list|set NAME|unset NAME
-      The variables JS tools may read (each only those its manifest lists);
-      set reads the value from standard input.
-  toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME
-      Whether a tool may run without asking you first.
-  toolroute check [--json] [--with-builtin] [--override] [--mcp-config FILE] [DIR...]
-      Check the JS tool manifests (NAME.json with NAME.js) in each folder, or
-      the built-in manifests when no folder is given, and the MCP servers of
-      CONFIG/mcp.json (or FILE): each one's group and tools, or why it is down.
-      Exit status 1 on any error.
-  toolroute search --tools FILE.json [-k 5] [--json] < queries
-      Rank the tools of FILE.json (a JSON array of objects with "name" and
-      "description") for each line of standard input: the names of the best
-      5, tab-separated, one line per query.
-  toolroute export [--builtin] [APP FLAGS]
-      Print the JS tools, their sources and libraries as one JSON document,
-      as the edge worker's build (web/worker) and the browser UI take them.
+`
 
+const usageTail = `
 Models: set OPENAI_API_KEY (and OPENAI_BASE_URL for Ollama, llama.cpp or
 vLLM), ANTHROPIC_API_KEY or GEMINI_API_KEY; --provider responses speaks
 OpenAI's Responses API with the OpenAI variables; choose the model with
 --model or TOOLROUTE_MODEL; --provider demo plays a scripted demo that needs
 no model.
 
-APP FLAGS (see toolroute COMMAND -h): --provider, --model, --db, --data,
---config-dir, --tools-dir, --skills-dir, --allow-override, --no-cache,
---no-watch; serve, mcp, chat, call and tokens also take --mcp-config FILE.
+APP FLAGS (serve, mcp, chat, tools, call, tokens, export):
+  --provider P         openai, anthropic, responses, gemini or demo
+  --model M            the model (default: TOOLROUTE_MODEL, the model setting, the provider's)
+  --db FILE            the SQLite database (default: DATA/toolroute.db)
+  --data DIR           the data folder (default: ~/.local/share/toolroute)
+  --config-dir DIR     the folder of tools/, skills/, lib/ and mcp.json (default: ~/.config/toolroute)
+  --tools-dir DIR      the user's JS tools (default: CONFIG/tools)
+  --skills-dir DIR     the user's skills, NAME/SKILL.md (default: CONFIG/skills)
+  --allow-override     let the user's tools replace built-in tools of the same name
+  --no-cache           do not keep compiled code in ~/.cache/toolroute
+  --no-watch           do not reload when the tools or skills folders change
+  --mcp-config FILE    the MCP servers (default: CONFIG/mcp.json; not export)
+
+ROUTING FLAGS (serve, chat, tools):
+  --routing R          classic (default; TOOLROUTE_ROUTING) or native: the provider's own deferral
+  --search-tools       offer search_tools, which loads single tools by what they do (TOOLROUTE_SEARCH_TOOLS=on)
+  --tool-budget N      the most tokens of tool schemas a call sends; offers unload_tool_group (TOOLROUTE_TOOL_BUDGET)
 
 MCP servers: each server of CONFIG/mcp.json ({"mcpServers": {"NAME":
 {"command", "args", "env"} or {"url", "headers"}}}, as Claude Desktop and
@@ -84,10 +119,65 @@ Cursor write it; ~/.config/toolroute/mcp.json on Linux) is a tool group
 named NAME; --mcp-config FILE reads another file.
 `
 
+// usage is the program's help: every command with its flags.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(usageHead)
+	for _, c := range commands {
+		b.WriteString("  " + c.synopsis + "\n")
+		for _, l := range strings.Split(strings.TrimSpace(c.text), "\n") {
+			b.WriteString("      " + l + "\n")
+		}
+	}
+	b.WriteString(usageTail)
+	return b.String()
+}
+
+// commandNamed is the command of that name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// newFlagSet is a command's flag set: its --help prints the command's
+// synopsis, what it does and every flag. name may have a subcommand after
+// the command ("env set").
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		cmd, _, _ := strings.Cut(name, " ")
+		if c, ok := commandNamed(cmd); ok {
+			fmt.Fprintf(fs.Output(), "usage: %s\n%s\n", c.synopsis, strings.TrimSpace(c.text))
+		}
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// exitFor is the exit status after a flag set's error: 0 after --help,
+// which printed the help, else 2.
+func exitFor(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// isHelp reports whether an argument asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
 // run is the program with its arguments and streams, for tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	switch args[0] {
@@ -113,11 +203,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runEnv(args[1:], stdin, stdout, stderr)
 	case "policy":
 		return runPolicy(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "tools":
+		return runTools(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] != "help" {
+			if _, ok := commandNamed(args[1]); !ok {
+				fmt.Fprintf(stderr, "toolroute help: unknown command %q\n\n%s", args[1], usage())
+				return 2
+			}
+			// The command's own flag set prints its help, on stdout.
+			return run([]string{args[1], "--help"}, stdin, stdout, stdout)
+		}
+		fmt.Fprint(stdout, usage())
 		return 0
 	default:
-		fmt.Fprintf(stderr, "toolroute: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprintf(stderr, "toolroute: unknown command %q\n\n%s", args[0], usage())
 		return 2
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -25,8 +24,7 @@ const mcpPath = "/mcp"
 // runMCP serves toolroute's tools to an MCP client: over standard input
 // and output, or with --http over Streamable HTTP on 127.0.0.1.
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("mcp", stderr)
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
@@ -35,7 +33,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	token := fs.String("token", "", "with --http: the token clients send as Authorization: Bearer (default: TOOLROUTE_TOKEN, or the one serve keeps in DATA/"+server.TokenFile+")")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute mcp: unexpected %q\n", rest[0])

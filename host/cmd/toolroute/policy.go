@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -28,14 +27,18 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, policyUsage)
 		return 2
 	}
-	fs := flag.NewFlagSet("policy "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	if isHelp(args[0]) {
+		// The flags are the same for each subcommand.
+		fmt.Fprint(stderr, policyUsage)
+		args = []string{"list", "--help"}
+	}
+	fs := newFlagSet("policy "+args[0], stderr)
 	var cfg app.Config
 	fs.StringVar(&cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
 	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
 	rest, err := parseArgs(fs, args[1:])
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	want := map[string]int{"list": 0, "set": 3, "reset": 2}
 	n, ok := want[args[0]]

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,18 +18,13 @@ import (
 // that line n of the output answers line n of the input. This is how the
 // ranking is measured (make bench) and judged, on any tool list.
 func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("search", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("search", stderr)
 	tools := flags.String("tools", "", "the tool list: a JSON array of objects with \"name\" and \"description\" (required)")
 	k := flags.Int("k", 5, "how many tools to print for each query")
 	asJSON := flags.Bool("json", false, "print each query's answer as a JSON object {\"query\", \"tools\": [{\"name\", \"score\"}]}")
-	flags.Usage = func() {
-		fmt.Fprint(stderr, "usage: toolroute search --tools FILE.json [-k 5] [--json] < queries\n")
-		flags.PrintDefaults()
-	}
 	rest, err := parseArgs(flags, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute search: unexpected %q: the queries come on standard input, one a line\n", rest[0])

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,8 +19,7 @@ import (
 )
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stderr)
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
@@ -32,7 +30,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	minimal := fs.Bool("minimal-page", false, "serve the minimal page instead of the browser UI: its turns run in this program, through the API")
 	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
 	if _, err := parseArgs(fs, args); err != nil {
-		return 2
+		return exitFor(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -40,6 +38,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// the page answers it with POST .../approvals.
 	approvals := server.NewApprovals(server.DefaultApprovalTimeout)
 	af.cfg.Approver = approvals
+	// The page can call a model with a key kept in the browser: serve
+	// starts without a provider, and the API's turns say what to set.
+	af.cfg.NoModel = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
@@ -73,6 +74,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), tok)
 	fmt.Fprintf(stdout, "toolroute: serving on %s with %s (open it in a browser; Ctrl-C stops)\n", url, a.Provider)
+	if a.Provider.Name == "none" {
+		fmt.Fprintln(stdout, "toolroute: no model provider is configured: the page can use its own key, kept in the browser (its settings: OpenAI, Anthropic, the Responses API or Gemini); the API's turns and the page's \"server\" provider need one of OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY set when serve starts, or --provider demo for the scripted demo")
+	}
 	fmt.Fprintf(stderr, "toolroute: API clients send Authorization: Bearer with the token from %s\n", from)
 	if *open {
 		openBrowser(url) // the listener is bound: the browser's request waits for Serve

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +16,7 @@ import (
 // file (what `toolroute export` prints, or its "catalogue" alone), such as
 // the one a browser or a worker offers.
 func runTokens(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tokens", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("tokens", stderr)
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
@@ -26,7 +24,7 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 	file := fs.String("catalogue", "", "count the catalogue in this file (toolroute export's output, or a catalogue object) instead")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
-		return 2
+		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute tokens: unexpected %q\n", rest[0])
