@@ -140,7 +140,7 @@ func TestCheckCode(t *testing.T) {
 }
 
 func TestCheckBuiltins(t *testing.T) {
-	out, stderr, code := runIn(t, "check")
+	out, stderr, code := runIn(t, "check", "--builtin")
 	if code != 0 {
 		t.Fatalf("built-in manifests fail the check (exit %d):\n%s%s", code, out, stderr)
 	}
@@ -170,9 +170,36 @@ func TestCheckWithBuiltins(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "Name conflict with existing tool 'read_file' from 'builtin/read_file.json' (skipped)") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	out, _, code = runIn(t, "check", "--with-builtin", "--override", dir)
+	out, _, code = runIn(t, "check", "--builtin", "--override", dir)
 	if code != 0 || !strings.Contains(out, "read_file (replaces the one from 'builtin/read_file.json')") {
 		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+// With no folder, check checks the user's tools folder and says which; a
+// folder not made yet is explained with the command that makes it.
+func TestCheckUserFolder(t *testing.T) {
+	config := t.TempDir()
+	tools := filepath.Join(config, "tools")
+	_, stderr, code := runIn(t, "check", "--config-dir", config)
+	if code != 1 || !strings.Contains(stderr, "your tools folder, "+tools+", does not exist yet: make it with\n  mkdir -p "+tools+"\n") {
+		t.Errorf("no tools folder: exit %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(stderr, "no such file or directory") {
+		t.Errorf("the error is the system's, not the user's: %q", stderr)
+	}
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tools, "shout.json"), []byte(`{"name":"shout","description":"Shout a text","parameters":{"properties":{"text":{"type":"string"}}}}`), 0o644)
+	os.WriteFile(filepath.Join(tools, "shout.js"), []byte(`function execute(p) { return p.text.toUpperCase(); }`), 0o644)
+	out, stderr, code := runIn(t, "check", "--config-dir", config)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	mustContain(t, "check's output", out, "Your tools folder, "+tools+" (", "ok    "+tools+"/shout.json: 1 tool: shout\n", "1 manifest: 1 tool in 0 groups loaded; 0 errors, 0 warnings")
+	if strings.Contains(out, "read_file") {
+		t.Errorf("the built-in tools were checked too:\n%s", out)
 	}
 }
 
@@ -183,7 +210,7 @@ func TestCheckBadArguments(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"missing folder", []string{"check", "no/such/folder"}, 1, "no such file or directory"},
+		{"missing folder", []string{"check", "no/such/folder"}, 1, "there is no folder no/such/folder: give the folder holding your NAME.json and NAME.js files (to make one: mkdir -p no/such/folder)"},
 		{"a file, not a folder", []string{"check", "go.mod"}, 1, "go.mod is not a folder"},
 		{"unknown flag", []string{"check", "--nope"}, 2, "flag provided but not defined: -nope"},
 		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
