@@ -25,27 +25,12 @@ func TestGoogleCommand(t *testing.T) {
 	t.Setenv("GOOGLE_REFRESH_TOKEN", "")
 	dir := t.TempDir()
 
-	out, in := io.Pipe()
-	var errOut bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"google", "login", "--config-dir", dir, "--client-id", fakegoogle.OAuthClientID,
-			"--client-secret", fakegoogle.OAuthClientSecret, "--no-browser"}, strings.NewReader(""), in, &errOut)
-		in.Close()
-	}()
-	sc := bufio.NewScanner(out)
-	var printed strings.Builder
-	for sc.Scan() {
-		line := sc.Text()
-		printed.WriteString(line + "\n")
-		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "https://accounts.google.com/"); ok {
-			f.Consent(t, "https://accounts.google.com/"+u, "code="+url.QueryEscape(fakegoogle.OAuthCode))
-		}
+	printed, errText, code := playGoogleLogin(t, f, []string{"google", "login", "--config-dir", dir, "--client-id", fakegoogle.OAuthClientID,
+		"--client-secret", fakegoogle.OAuthClientSecret, "--no-browser"})
+	if code != 0 {
+		t.Fatalf("login: exit %d\n%s%s", code, printed, errText)
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("login: exit %d\n%s%s", code, printed.String(), errOut.String())
-	}
-	mustContain(t, "login's output", printed.String(), "Open this address in a browser", "Connected "+fakegoogle.Email+"; the Google tools use it from now on")
+	mustContain(t, "login's output", printed, "Open this address in a browser", "Connected "+fakegoogle.Email+"; the Google tools use it from now on")
 	file := filepath.Join(dir, "google.json")
 	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("google.json: %v %v", info, err)
@@ -78,4 +63,29 @@ func TestGoogleCommand(t *testing.T) {
 	if code := run([]string{"google", "dance"}, nil, &stdout, &stderr); code != 2 {
 		t.Errorf("an unknown subcommand: exit %d", code)
 	}
+}
+
+// playGoogleLogin runs toolroute google login in this process against the
+// OAuth fake (googleClient must reach it), playing the user's browser: it
+// consents at the address login prints. args must have --no-browser.
+func playGoogleLogin(t *testing.T, f *fakegoogle.OAuth, args []string) (stdout, stderr string, code int) {
+	t.Helper()
+	out, in := io.Pipe()
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(args, strings.NewReader(""), in, &errOut)
+		in.Close()
+	}()
+	sc := bufio.NewScanner(out)
+	var printed strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		printed.WriteString(line + "\n")
+		if u, ok := strings.CutPrefix(strings.TrimSpace(line), "https://accounts.google.com/"); ok {
+			f.Consent(t, "https://accounts.google.com/"+u, "code="+url.QueryEscape(fakegoogle.OAuthCode))
+		}
+	}
+	code = <-done
+	return printed.String(), errOut.String(), code
 }

@@ -1,0 +1,449 @@
+package main
+
+// The README's commands, run: every toolroute command a code block of
+// README.md shows has a case here, run as the README shows it, with a
+// scripted provider where it calls a model; the output a block shows after
+// a "$ " command is checked line by line. A command added to the README
+// without a case fails the test, naming it.
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/mcptest"
+	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/fakegoogle"
+)
+
+// readmeCommand is a toolroute command of a README code block.
+type readmeCommand struct {
+	// line is the command as written, without its comment or "$ ".
+	line string
+	// env are the VAR=value words before it; args its arguments.
+	env, args []string
+	// printf is the text a "printf '...' |" before it writes; printenv
+	// the variable a "printenv NAME |" writes; from the file a "< FILE"
+	// reads.
+	printf, printenv, from string
+	// output is what the block shows after a "$ " command, "..." lines
+	// left out.
+	output []string
+}
+
+// readmeCommands reads the toolroute commands of README.md's code blocks:
+// every line of a sh block, and the "$ " lines of a plain one.
+func readmeCommands(t *testing.T, readme string) (cmds []readmeCommand, tables [][]string) {
+	t.Helper()
+	var inBlock, shell bool
+	var table []string
+	var last *readmeCommand
+	for _, line := range strings.Split(readme, "\n") {
+		if fence, ok := strings.CutPrefix(strings.TrimSpace(line), "```"); ok {
+			if inBlock && table != nil {
+				tables = append(tables, table)
+			}
+			inBlock, shell, table, last = !inBlock, fence == "sh", nil, nil
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if strings.HasPrefix(line, "scenario ") || table != nil {
+			table = append(table, line)
+			continue
+		}
+		text, prompt := strings.CutPrefix(line, "$ ")
+		if !prompt && !shell {
+			if last != nil && strings.TrimSpace(line) != "..." && strings.TrimSpace(line) != "" {
+				last.output = append(last.output, line)
+			}
+			continue
+		}
+		if c, ok := parseCommand(t, text); ok {
+			cmds = append(cmds, c)
+			last = &cmds[len(cmds)-1]
+		} else {
+			last = nil
+		}
+	}
+	return cmds, tables
+}
+
+// comment is a shell comment at the end of a line.
+var comment = regexp.MustCompile(`\s+#\s.*$`)
+
+// parseCommand reads a shell line running toolroute: ./toolroute,
+// toolroute or go run ./host/cmd/toolroute, maybe after VAR=value words,
+// a printf or a printenv piped in, maybe with "< FILE".
+func parseCommand(t *testing.T, line string) (readmeCommand, bool) {
+	line = strings.TrimSpace(comment.ReplaceAllString(line, ""))
+	c := readmeCommand{line: line}
+	segments := splitOutsideQuotes(line, '|')
+	for i, seg := range segments {
+		words := shellWords(t, seg)
+		for len(words) > 0 && regexp.MustCompile(`^[A-Z_]+=`).MatchString(words[0]) {
+			c.env = append(c.env, words[0])
+			words = words[1:]
+		}
+		switch {
+		case len(words) > 0 && (words[0] == "toolroute" || words[0] == "./toolroute"):
+			words = words[1:]
+		case len(words) > 2 && words[0] == "go" && words[1] == "run" && words[2] == "./host/cmd/toolroute":
+			words = words[3:]
+		default:
+			continue
+		}
+		if i > 0 {
+			prev := shellWords(t, segments[i-1])
+			switch {
+			case len(prev) == 2 && prev[0] == "printf":
+				c.printf = strings.ReplaceAll(prev[1], `\n`, "\n")
+			case len(prev) == 2 && prev[0] == "printenv":
+				c.printenv = prev[1]
+			default:
+				t.Errorf("README: %q: what is piped into toolroute is neither printf nor printenv", line)
+			}
+		}
+		for j, w := range words {
+			if w == "<" && j+1 < len(words) {
+				c.from = words[j+1]
+				words = words[:j]
+				break
+			}
+		}
+		c.args = words
+		return c, true
+	}
+	return c, false
+}
+
+// splitOutsideQuotes splits s at sep where it stands outside quotes.
+func splitOutsideQuotes(s string, sep rune) []string {
+	var out []string
+	var quote rune
+	start := 0
+	for i, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote = r
+		case quote == 0 && r == sep:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// shellWords splits a command into words as a shell does for the README's
+// lines: single and double quotes, no expansions.
+func shellWords(t *testing.T, s string) []string {
+	var words []string
+	var b strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, b.String())
+				b.Reset()
+				inWord = false
+			}
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		t.Errorf("README: an unclosed quote in %q", s)
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words
+}
+
+// readmeCase is how one README command is run and what it must do.
+type readmeCase struct {
+	// model scripts the provider, for a command that calls one.
+	model []fakemodel.Reply
+	// setup writes what the command reads, in the user's home.
+	setup func(t *testing.T, u *user)
+	// inRepo runs it in the repository's root, whose paths it names.
+	inRepo bool
+	// stdin is standard input when no printf gives it.
+	stdin string
+	// env sets the variables a printenv reads.
+	env []string
+	// how: "" runs it to its end; "serve" until it serves; "mcp" as an MCP
+	// client; "google" in this process, against the OAuth fake.
+	how  string
+	code int
+	// want is in its standard output, beside the README's own output.
+	want []string
+	// check checks what it left, such as a stored session.
+	check func(t *testing.T, u *user)
+}
+
+// readmeCases are the README's commands, by their line.
+var readmeCases = map[string]readmeCase{
+	"./toolroute chat": {model: []fakemodel.Reply{fakemodel.Text("It is noon.")}, stdin: "What time is it?\n",
+		want: []string{"It is noon."}},
+	"./toolroute chat --session work": {model: []fakemodel.Reply{fakemodel.Text("Noted.")}, stdin: "Remember this.\n",
+		want: []string{"Noted."}, check: func(t *testing.T, u *user) {
+			if msgs := u.messages("work"); len(msgs) != 2 || msgs[0].Content != "Remember this." {
+				t.Errorf("the session work holds %+v", msgs)
+			}
+		}},
+	"./toolroute serve --port 8377": {how: "serve", want: []string{"toolroute: serving on http://127.0.0.1:", "/?token="}},
+	"./toolroute mcp":               {how: "mcp", want: []string{`"name":"load_tool_group"`, `"name":"js_eval"`}},
+	"./toolroute tools":             {want: []string{"Core tools: sent on every model call", "config (Configuration): built-in, 6 tools, "}},
+	`./toolroute call js_eval --params '{"code":"6 * 7"}'`: {want: []string{"42\n"}},
+	"./toolroute tokens": {want: []string{"core only", "all groups loaded"}},
+	"./toolroute check": {setup: func(t *testing.T, u *user) {
+		writeTool(t, u.toolsDir(), "shout", `{"name":"shout","description":"Shout a text","parameters":{"properties":{"text":{"type":"string"}},"required":["text"]}}`, "function execute(p) { return p.text.toUpperCase(); }")
+	}, want: []string{"Your tools folder, ", "/shout.json: 1 tool: shout", "1 manifest: 1 tool in 0 groups loaded; 0 errors, 0 warnings"}},
+	"./toolroute search --tools tools.json < queries.txt": {setup: func(t *testing.T, u *user) {
+		os.WriteFile(filepath.Join(u.home, "tools.json"), []byte(`[{"name":"weather_now","description":"The current weather in a city"},{"name":"send_mail","description":"Send an email to someone"}]`), 0o644)
+		os.WriteFile(filepath.Join(u.home, "queries.txt"), []byte("what is the weather in Paris\nemail my boss\n"), 0o644)
+	}, want: []string{"weather_now", "\nsend_mail"}},
+	"./toolroute help": {want: []string{"toolroute tools [--group G] [--json]", "APP FLAGS", "ROUTING FLAGS"}},
+	"./toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
+	"printenv WEATHER_API_KEY | ./toolroute env set WEATHER_API_KEY": {env: []string{"WEATHER_API_KEY=wk-12345"},
+		want: []string{"WEATHER_API_KEY set for the tools whose manifest lists it in env."}},
+	"./toolroute policy set group google_gmail allow":                      {want: []string{"group google_gmail: allow"}},
+	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
+	"go run ./host/cmd/toolroute check testdata/manifests/mixed":           {inRepo: true, code: 1},
+	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools ../shared/data/metatool/tools.json`: {inRepo: true},
+}
+
+func TestREADMECommands(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, tables := readmeCommands(t, string(readme))
+	seen := map[string]bool{}
+	for _, c := range cmds {
+		seen[c.line] = true
+		rc, ok := readmeCases[c.line]
+		if !ok {
+			t.Errorf("README.md shows %q, which has no case in readmeCases (readme_test.go): add one that runs it", c.line)
+			continue
+		}
+		t.Run(c.line, func(t *testing.T) { runREADMECommand(t, root, c, rc) })
+	}
+	for line := range readmeCases {
+		if !seen[line] {
+			t.Errorf("readmeCases has %q, which README.md no longer shows: remove it", line)
+		}
+	}
+	if len(tables) == 0 {
+		t.Fatal("README.md shows no toolroute tokens table")
+	}
+	// The first table is the built-in catalogue's, as toolroute tokens
+	// prints it for a new user.
+	t.Run("the tokens table", func(t *testing.T) {
+		res := newUser(t, nil, "").run("", "tokens")
+		if res.code != 0 {
+			t.Fatalf("tokens: exit %d: %s", res.code, res.stderr)
+		}
+		for _, line := range tables[0] {
+			if !strings.Contains(res.stdout, line+"\n") {
+				t.Errorf("toolroute tokens does not print the README's line\n%s\nit prints:\n%s", line, res.stdout)
+			}
+		}
+	})
+}
+
+func runREADMECommand(t *testing.T, root string, c readmeCommand, rc readmeCase) {
+	var model *fakemodel.Server
+	if rc.model != nil {
+		model = fakemodel.New(fakemodel.OpenAI, rc.model...)
+		defer model.Close()
+	}
+	u := newUser(t, model, fakemodel.OpenAI)
+	u.setenv(rc.env...)
+	if rc.setup != nil {
+		rc.setup(t, u)
+	}
+	dir := u.home
+	if rc.inRepo {
+		dir = root
+	}
+	stdin := rc.stdin
+	switch {
+	case c.printf != "":
+		stdin = c.printf
+	case c.printenv != "":
+		for _, kv := range rc.env {
+			if v, ok := strings.CutPrefix(kv, c.printenv+"="); ok {
+				stdin = v + "\n"
+			}
+		}
+	case c.from != "":
+		b, err := os.ReadFile(filepath.Join(dir, c.from))
+		if err != nil {
+			t.Fatalf("%s: %v", c.from, err)
+		}
+		stdin = string(b)
+	}
+	for _, a := range c.args {
+		if strings.Contains(a, "/shared/data/") {
+			if _, err := os.Stat(filepath.Join(dir, a)); err != nil {
+				t.Skipf("no %s beside the repository", a)
+			}
+		}
+	}
+	var res result
+	switch rc.how {
+	case "serve":
+		res = readmeServe(t, u, c.args)
+	case "mcp":
+		res = readmeMCP(t, u, c.args)
+	case "google":
+		res = readmeGoogle(t, c)
+	default:
+		cmd := exec.Command(binary(t), c.args...)
+		cmd.Env, cmd.Dir, cmd.Stdin = u.env, dir, strings.NewReader(stdin)
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		res = result{out.String(), errOut.String(), cmd.ProcessState.ExitCode()}
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+	}
+	if res.code != rc.code {
+		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", res.code, rc.code, res.stdout, res.stderr)
+	}
+	mustContain(t, "its output", res.stdout, rc.want...)
+	for _, line := range c.output {
+		if !strings.Contains(res.stdout, line+"\n") {
+			t.Errorf("it does not print the README's line\n%s\nit prints:\n%s", line, res.stdout)
+		}
+	}
+	if rc.check != nil {
+		rc.check(t, u)
+	}
+	if rc.want == nil && c.output == nil {
+		t.Errorf("the case checks no output: give it want")
+	}
+}
+
+// readmeServe starts serve until it says where it serves, then stops it
+// with SIGTERM. A --port the README gives is replaced by a free one.
+func readmeServe(t *testing.T, u *user, args []string) result {
+	args = append([]string(nil), args...)
+	for i := range args {
+		if args[i] == "--port" && i+1 < len(args) {
+			args[i+1] = strconv.Itoa(mcptest.FreePort(t))
+		}
+	}
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env, cmd.Dir = u.env, u.home
+	stdout, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed nothing: %v\n%s", err, errOut.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	return result{line, errOut.String(), cmd.ProcessState.ExitCode()}
+}
+
+// readmeMCP plays an MCP client over standard input and output:
+// initialize, then tools/list; it closes standard input at the answer.
+func readmeMCP(t *testing.T, u *user, args []string) result {
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env, cmd.Dir = u.env, u.home
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	r := bufio.NewReader(out)
+	var got strings.Builder
+	answer := func(id int) {
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer %d: %v\n%s", id, err, errOut.String())
+			}
+			got.WriteString(line)
+			var m struct {
+				ID int `json:"id"`
+			}
+			if json.Unmarshal([]byte(line), &m) == nil && m.ID == id {
+				return
+			}
+		}
+	}
+	in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"readme","version":"1"}}}` + "\n"))
+	answer(1)
+	in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"))
+	answer(2)
+	in.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp did not end at the end of its input")
+	}
+	return result{got.String(), errOut.String(), cmd.ProcessState.ExitCode()}
+}
+
+// readmeGoogle runs google login in this process against the OAuth fake,
+// playing the browser (--no-browser added: a test opens none). The
+// README's "..." values are the fake client's.
+func readmeGoogle(t *testing.T, c readmeCommand) result {
+	f := fakegoogle.NewOAuth(t)
+	saved := googleClient
+	googleClient = func() *safehttp.Client { return f.Client() }
+	t.Cleanup(func() { googleClient = saved })
+	t.Setenv("GOOGLE_ACCESS_TOKEN", "")
+	t.Setenv("GOOGLE_REFRESH_TOKEN", "")
+	t.Setenv("GOOGLE_CLIENT_ID", fakegoogle.OAuthClientID)
+	t.Setenv("GOOGLE_CLIENT_SECRET", fakegoogle.OAuthClientSecret)
+	for _, kv := range c.env {
+		name, value, _ := strings.Cut(kv, "=")
+		if value != "..." {
+			t.Setenv(name, value)
+		}
+	}
+	args := append(append([]string(nil), c.args...), "--no-browser", "--config-dir", t.TempDir())
+	stdout, stderr, code := playGoogleLogin(t, f, args)
+	return result{stdout, stderr, code}
+}
