@@ -225,13 +225,13 @@ var readmeCases = map[string]readmeCase{
 		os.WriteFile(filepath.Join(u.home, "tools.json"), []byte(`[{"name":"weather_now","description":"The current weather in a city"},{"name":"send_mail","description":"Send an email to someone"}]`), 0o644)
 		os.WriteFile(filepath.Join(u.home, "queries.txt"), []byte("what is the weather in Paris\nemail my boss\n"), 0o644)
 	}, want: []string{"weather_now", "\nsend_mail"}},
-	"./toolroute help": {want: []string{"toolroute tools [--group G] [--json]", "APP FLAGS", "ROUTING FLAGS"}},
+	"./toolroute help":         {want: []string{"toolroute tools [--group G] [--json]", "APP FLAGS", "ROUTING FLAGS"}},
 	"./toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
 	"printenv WEATHER_API_KEY | ./toolroute env set WEATHER_API_KEY": {env: []string{"WEATHER_API_KEY=wk-12345"},
 		want: []string{"WEATHER_API_KEY set for the tools whose manifest lists it in env."}},
-	"./toolroute policy set group google_gmail allow":                      {want: []string{"group google_gmail: allow"}},
-	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
-	"go run ./host/cmd/toolroute check testdata/manifests/mixed":           {inRepo: true, code: 1},
+	"./toolroute policy set group google_gmail allow":                                                                                            {want: []string{"group google_gmail: allow"}},
+	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login":                                                                       {how: "google", want: []string{"Connected " + fakegoogle.Email}},
+	"go run ./host/cmd/toolroute check testdata/manifests/mixed":                                                                                 {inRepo: true, code: 1},
 	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools ../shared/data/metatool/tools.json`: {inRepo: true},
 }
 
