@@ -79,7 +79,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	// With no folder given, the user's own tools folder is checked: the
 	// one serve, chat and call load.
-	userFolder := ""
+	userFolder, noFolder := "", false
 	if len(dirs) == 0 && !builtin {
 		cfg := app.Config{ConfigDir: *configDir, ToolsDir: *toolsDir, NoModel: true}
 		if err := cfg.Defaults(); err != nil {
@@ -109,8 +109,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		info, err := os.Stat(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && dir == userFolder:
+			// An error, but the MCP servers are still checked.
 			fmt.Fprintf(stderr, "toolroute check: your tools folder, %s, does not exist yet: make it with\n  mkdir -p %s\nthen put a tool's NAME.json and NAME.js in it (toolroute serve, chat and call make it too); toolroute check --builtin checks the built-in tools\n", dir, shellQuote(dir))
-			return 1
+			noFolder = true
+			continue
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(stderr, "toolroute check: there is no folder %s: give the folder holding your NAME.json and NAME.js files (to make one: mkdir -p %s)\n", dir, shellQuote(dir))
 			return 1
@@ -125,7 +127,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	if userFolder != "" && !*asJSON {
+	if userFolder != "" && !noFolder && !*asJSON {
 		fmt.Fprintf(stdout, "Your tools folder, %s (--tools-dir or a folder argument checks another; --builtin the built-in tools):\n\n", userFolder)
 	}
 
@@ -175,6 +177,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	res.MCP = statuses
+	if noFolder {
+		res.Errors++
+	}
 	for _, st := range statuses {
 		if !st.OK() {
 			res.Errors++
@@ -190,7 +195,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		printReports(stdout, r, res)
+		if len(folders) > 0 {
+			printReports(stdout, r, res)
+		}
 		if mcpFile != "" {
 			printMCP(stdout, mcpFile, statuses)
 		}
