@@ -58,13 +58,14 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
+	tool, _ := a.Host.Registry().Tool(name)
 	for _, p := range a.Problems() {
-		if *problems || concerns(p, name) {
+		// What names the tool, or its group (an MCP server that is down).
+		if *problems || concerns(p, name) || (tool.Group != "" && concerns(p, tool.Group)) {
 			fmt.Fprintf(stderr, "toolroute: not loaded: %s\n", p)
 		}
 	}
 	res, err := a.Host.CallToolWith(ctx, name, json.RawMessage(input), host.CallOptions{Timeout: time.Duration(timeout), Console: true})
-	tool, _ := a.Host.Registry().Tool(name)
 	var ce *host.CallError
 	switch {
 	case errors.As(err, &ce):
