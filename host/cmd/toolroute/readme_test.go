@@ -447,3 +447,43 @@ func readmeGoogle(t *testing.T, c readmeCommand) result {
 	stdout, stderr, code := playGoogleLogin(t, f, args)
 	return result{stdout, stderr, code}
 }
+
+// The commands the README's prose shows in inline code, such as `toolroute
+// tokens --catalogue FILE`: each names a command, and flags it has.
+func TestREADMEInlineCommands(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(readme), "")
+	span := regexp.MustCompile("`((?:\\./)?toolroute [^`]+)`")
+	flagName := regexp.MustCompile(`(?:^|\s|\[)(--?[a-z][a-z0-9-]*)`)
+	flagsOf := map[string]string{}
+	n := 0
+	for _, m := range span.FindAllStringSubmatch(prose, -1) {
+		words := strings.Fields(m[1])
+		if len(words) < 2 {
+			continue
+		}
+		cmd := words[1]
+		if _, ok := commandNamed(cmd); !ok {
+			t.Errorf("README.md shows `%s`: toolroute has no command %q", m[1], cmd)
+			continue
+		}
+		if _, ok := flagsOf[cmd]; !ok {
+			var out strings.Builder
+			run([]string{cmd, "--help"}, strings.NewReader(""), &out, &out)
+			flagsOf[cmd] = out.String()
+		}
+		for _, f := range flagName.FindAllStringSubmatch(strings.Join(words[2:], " "), -1) {
+			name := strings.TrimLeft(f[1], "-")
+			if !strings.Contains(flagsOf[cmd], "\n  -"+name+" ") && !strings.Contains(flagsOf[cmd], "\n  -"+name+"\n") {
+				t.Errorf("README.md shows `%s`: toolroute %s has no flag %s", m[1], cmd, f[1])
+			}
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("only %d inline toolroute commands found: is the pattern right?", n)
+	}
+}
