@@ -112,6 +112,7 @@ ROUTING FLAGS (serve, chat, tools):
   --routing R          classic (default; TOOLROUTE_ROUTING) or native: the provider's own deferral
   --search-tools       offer search_tools, which loads single tools by what they do (TOOLROUTE_SEARCH_TOOLS=on)
   --tool-budget N      the most tokens of tool schemas a call sends; offers unload_tool_group (TOOLROUTE_TOOL_BUDGET)
+  --context-limit N    the model's context window: a call past 80% of it first summarises the earlier messages (TOOLROUTE_CONTEXT_LIMIT)
 
 MCP servers: each server of CONFIG/mcp.json ({"mcpServers": {"NAME":
 {"command", "args", "env"} or {"url", "headers"}}}, as Claude Desktop and
