@@ -244,9 +244,22 @@ func TestToolsCommand(t *testing.T) {
 		t.Errorf("an unknown group: exit %d, %q", bad.code, bad.stderr)
 	}
 
+	disabled := u.run("", "call", "note_list")
+	mustContain(t, "calling a disabled tool", disabled.stderr, `toolroute call: tool "note_list" is disabled: enable it with toolroute call set_tool_enabled --params '{"name":"note_list","enabled":true}'`)
+	defer func() {
+		// The hint's command works.
+		if res := u.run("", "call", "set_tool_enabled", "--params", `{"name":"note_list","enabled":true}`); res.code != 0 {
+			t.Errorf("enabling note_list: %s", res.stderr)
+		}
+		if res := u.run("", "call", "note_list"); res.code != 0 {
+			t.Errorf("note_list after enabling it: exit %d, %s", res.code, res.stderr)
+		}
+	}()
+
 	text := u.run("", "tools")
 	mustContain(t, "the text list", text.stdout,
 		"Core tools: sent on every model call",
+		"  (shout: a single-tool manifest is a core tool, sent on every call;",
 		"notes (Notes): user file notes.json, 2 tools, ",
 		"lab (",
 		"pdf (PDF Tools): native, 3 tools, ")

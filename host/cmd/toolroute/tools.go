@@ -272,6 +272,15 @@ func (l toolList) write(w io.Writer, all bool) error {
 			fmt.Fprintln(tw, cells("  "+t.Name, sourceText(t.Source, t.File), fmt.Sprint(t.Tokens), state))
 		}
 	}
+	var yours []string
+	for _, t := range l.Core {
+		if t.Source == sourceUser {
+			yours = append(yours, t.Name)
+		}
+	}
+	if len(yours) > 0 {
+		fmt.Fprintf(tw, "  (%s: a single-tool manifest is a core tool, sent on every call; in an array manifest, a group, it is sent only once the group is loaded)\n", strings.Join(yours, ", "))
+	}
 	if len(l.Groups) > 0 {
 		if len(l.Core) > 0 {
 			fmt.Fprintln(tw)
