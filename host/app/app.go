@@ -229,7 +229,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return out, nil
 		},
 		Settings: []builtin.SettingSpec{
-			{Key: "model", Description: "the model to call", Default: info.Model, Check: nonEmpty},
+			{Key: builtin.ProviderSettingKey, Description: "where model calls go: empty for the program's own, or a stored provider (list_providers), which then calls its default model",
+				Default: "the program's own (" + info.Name + ")", Check: func(v string) error { return storedProviderReady(db, v) }},
+			{Key: "model", Description: "the model to call with the program's own provider", Default: info.Model, Check: nonEmpty},
 			{Key: "system_prompt", Description: "the base system prompt", Default: "toolroute's default"},
 		},
 	}
@@ -306,6 +308,32 @@ func cacheSub(cache, name string) string {
 		return ""
 	}
 	return filepath.Join(cache, name)
+}
+
+// storedProviderReady refuses a provider setting that names no stored
+// provider, or one whose key's secret is not set.
+func storedProviderReady(db *store.DB, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rec, key, ok, err := builtin.StoredProvider(ctx, db, name)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		names := []string{}
+		if list, err := db.Settings(ctx, builtin.ProviderPrefix); err == nil {
+			for _, s := range list {
+				names = append(names, strings.TrimPrefix(s.Key, builtin.ProviderPrefix))
+			}
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("no provider %q is stored: create_provider stores one", name)
+		}
+		return fmt.Errorf("no provider %q is stored: use one of %s, or empty for the program's own", name, strings.Join(names, ", "))
+	case rec.KeySecret != "" && key == "":
+		return fmt.Errorf("%s's key, the secret %s, is not set: the user sets it (toolroute env set %s), or manage_env_var does, asking first", name, rec.KeySecret, rec.KeySecret)
+	}
+	return nil
 }
 
 func nonEmpty(s string) error {
@@ -475,7 +503,7 @@ func (a *App) memories(ctx context.Context) ([]string, error) {
 }
 
 // env gives JS tools the variables set for them (`toolroute env set`,
-// set_env_var), never the process's environment, which holds the provider's
+// manage_env_var), never the process's environment, which holds the provider's
 // key and the Google credentials.
 func (a *App) env(name string) (string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
