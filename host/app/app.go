@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
+	"github.com/toolroute/toolroute/host/command"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/module"
@@ -86,6 +87,10 @@ type Config struct {
 	MCPConfig string
 	// NoMCP starts no MCP server (export: their tools run in Go only).
 	NoMCP bool
+	// Exec offers the exec tool (host/command): shell commands in the
+	// sandbox folder, the user asked before every run. chat and call offer
+	// it; serve only with --exec.
+	Exec bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
 }
@@ -248,6 +253,17 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// does.
 	pdfGroup, pdfTools, pdfProblems := pdf.Tools(pdf.Options{SandboxDir: cfg.SandboxDir, Fetch: safehttp.New(cfg.Fetch)})
 	a.toolProblems = pdfProblems
+	nativeTools := pdfTools
+	var coreTools []host.NativeTool
+	if cfg.Exec {
+		t, problem := command.Tool(command.Options{SandboxDir: cfg.SandboxDir, Getenv: cfg.Getenv})
+		if problem != "" {
+			a.toolProblems = append(a.toolProblems, problem)
+		} else {
+			coreTools = append(coreTools, t)
+		}
+	}
+	nativeTools = append(coreTools, nativeTools...)
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
 		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
@@ -262,7 +278,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Routing:     session.Routing(cfg.Routing),
 		ToolFolders: []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		Groups:      []registry.Group{pdfGroup},
-		Tools:       pdfTools,
+		Tools:       nativeTools,
 		ToolSources: sources,
 		Skills:      a.loadSkills(),
 		Disabled:    disabled,
@@ -270,7 +286,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Env:         a.env,
 		Secrets:     a.secrets,
 		Ops:         builtin.Ops(a.deps),
-		Approver:    cfg.Approver,
+		Approver:    askEveryTime(cfg.Approver),
 		Policies:    a.Policies,
 		Module:      module.Config{CacheDir: cacheSub(cache, "module")},
 	})
@@ -514,6 +530,28 @@ func (a *App) env(name string) (string, bool) {
 	return "", false
 }
 
+// askEveryTime is approver, but an answer of "session" to an exec call
+// counts once: exec asks before every run.
+func askEveryTime(approver host.Approver) host.Approver {
+	if approver == nil {
+		return nil
+	}
+	return host.ApproverFunc(func(ctx context.Context, id string, calls []session.Call) ([]session.Approval, error) {
+		answers, err := approver.Approve(ctx, id, calls)
+		for i, a := range answers {
+			if a.Answer != session.AnswerSession {
+				continue
+			}
+			for _, c := range calls {
+				if c.ID == a.ID && c.Tool == command.Name {
+					answers[i].Answer = session.AnswerOnce
+				}
+			}
+		}
+		return answers, err
+	})
+}
+
 // PolicyPrefix is the settings' prefix of the user's approval rules:
 // policy.tool.NAME and policy.group.NAME hold ask, allow or deny.
 const PolicyPrefix = "policy."
@@ -531,6 +569,9 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 		d := registry.Decision(r.Value)
 		if !registry.ValidDecision(d) || name == "" {
 			continue
+		}
+		if kind == "tool" && name == command.Name && d == registry.DecisionAllow {
+			continue // exec asks every time
 		}
 		switch kind {
 		case "tool":
@@ -679,7 +720,7 @@ type BrowserCatalogue struct {
 func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	cat := a.Host.Catalogue()
 	cat.Groups = slices.DeleteFunc(slices.Clone(cat.Groups), func(g registry.Group) bool { return g.Name == pdf.GroupName })
-	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName })
+	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName || t.Name == command.Name })
 	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}, ServerTools: []string{}}
 	for _, t := range cat.Tools {
 		out.ServerTools = append(out.ServerTools, t.Name)
@@ -724,7 +765,7 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 // say): a JS tool, which the page runs itself, is refused.
 func (a *App) RunForBrowser(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
 	for _, t := range a.Host.Catalogue().Tools {
-		if t.Name == name && t.Group != pdf.GroupName {
+		if t.Name == name && t.Group != pdf.GroupName && t.Name != command.Name {
 			return a.Host.CallTool(ctx, name, input)
 		}
 	}

@@ -41,6 +41,8 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	af.cfg.NoModel = true
 	af.noWatch = true
+	// Calling exec is the user's own command line: nothing else asks.
+	af.cfg.Exec = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
