@@ -191,7 +191,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await page.reload();
     await see("A blue chart.");
     const back = await log.innerText();
-    assert.match(back, /Loaded Configuration: 6 tools/);
+    assert.match(back, /Loaded Configuration: 17 tools/);
     assert.match(back, /✓ write_note: allowed once/);
     assert.match(back, /Once upon a/);
     assert.equal(await page.locator(".pictures img").count(), 1);

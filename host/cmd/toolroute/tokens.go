@@ -41,6 +41,8 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 	} else {
 		af.cfg.NoModel = true
 		af.noWatch = true
+		// The catalogue chat sends, exec included.
+		af.cfg.Exec = true
 		a, err := af.open(context.Background(), stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
