@@ -133,3 +133,16 @@ test("scenario 6 in the browser: a new OpenAI provider is stored, its models fet
   const showing = log.filter((m) => JSON.stringify(m).includes(KEY));
   assert.deepEqual(showing.map((m) => `${m.type} ${m.tool_name}`), ["tool_call manage_env_var"]);
 });
+
+test("the settings panel's answer names the stored providers, and says which one a stored provider setting makes effective", async () => {
+  const store = new MemoryUIStore();
+  await store.setSettings({
+    "provider.local_llm": JSON.stringify({ name: "local_llm", format: "openai", base_url: "http://127.0.0.1:11434/v1", key_secret: "", models: ["llama3.2"], default_model: "llama3.2" }),
+    provider: "local_llm",
+  });
+  const core = newCore(store, fakeServer([]).fetch, { catalogue: async () => bundle });
+  const s = (await ask(core, { type: "settings" })).result;
+  assert.deepEqual(s.stored_providers, ["local_llm"]);
+  assert.equal(s.provider, "local_llm");
+  assert.deepEqual(s.effective, { format: "openai", model: "llama3.2", label: "local_llm" });
+});

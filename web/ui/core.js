@@ -589,6 +589,8 @@ export class Core {
     const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems,
       routing: ROUTINGS.includes(s.routing) ? s.routing : "classic" };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
+    // The providers stored with create_provider, for the panel's choices.
+    out.stored_providers = Object.keys(s).filter((k) => k.startsWith(PROVIDER_PREFIX)).sort().map((k) => k.slice(PROVIDER_PREFIX.length));
     try {
       const p = await this.provider(s);
       out.effective = { format: p.format, model: p.model, label: p.label };
