@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/browser"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/command"
 	"github.com/toolroute/toolroute/host/jsrun"
@@ -91,6 +92,9 @@ type Config struct {
 	// sandbox folder, the user asked before every run. chat and call offer
 	// it; serve only with --exec.
 	Exec bool
+	// Browser offers the browser tool (host/browser), a headless Chromium,
+	// when one is installed: chat, call and serve offer it.
+	Browser bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
 }
@@ -117,8 +121,11 @@ type App struct {
 	// missing); they do not change while the program runs.
 	toolProblems []string
 	deps         builtin.Deps
-	stop         chan struct{}
-	done         chan struct{} // closed when the watcher ends; nil without one
+	// browser is the browser tool's Chromium, started at its first call;
+	// nil without the tool.
+	browser *browser.Browser
+	stop    chan struct{}
+	done    chan struct{} // closed when the watcher ends; nil without one
 
 	// generation counts the catalogue's changes; changed is closed at the
 	// next one. Both are guarded by mu.
@@ -263,6 +270,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			coreTools = append(coreTools, t)
 		}
 	}
+	if cfg.Browser {
+		b, t, problem := browser.New(browser.Options{AllowPrivate: cfg.Fetch.AllowPrivate})
+		if problem != "" {
+			a.toolProblems = append(a.toolProblems, problem)
+		} else {
+			a.browser = b
+			coreTools = append(coreTools, t)
+		}
+	}
 	nativeTools = append(coreTools, nativeTools...)
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
@@ -383,6 +399,7 @@ func (a *App) Close() {
 		if a.JS != nil {
 			a.JS.Close()
 		}
+		a.browser.Close()
 		a.Store.Close()
 	})
 }
@@ -720,7 +737,7 @@ type BrowserCatalogue struct {
 func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	cat := a.Host.Catalogue()
 	cat.Groups = slices.DeleteFunc(slices.Clone(cat.Groups), func(g registry.Group) bool { return g.Name == pdf.GroupName })
-	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName || t.Name == command.Name })
+	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName || !forPage(t.Name) })
 	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}, ServerTools: []string{}}
 	for _, t := range cat.Tools {
 		out.ServerTools = append(out.ServerTools, t.Name)
@@ -760,12 +777,16 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	return out, nil
 }
 
+// forPage reports whether a core tool of this program goes to a page: not
+// exec nor browser, which act on this machine for its own turns only.
+func forPage(name string) bool { return name != command.Name && name != browser.Name }
+
 // RunForBrowser runs one of ForBrowser's ServerTools for a page whose own
 // host made the call (and asked the user first, as its tool's permissions
 // say): a JS tool, which the page runs itself, is refused.
 func (a *App) RunForBrowser(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
 	for _, t := range a.Host.Catalogue().Tools {
-		if t.Name == name && t.Group != pdf.GroupName && t.Name != command.Name {
+		if t.Name == name && t.Group != pdf.GroupName && forPage(t.Name) {
 			return a.Host.CallTool(ctx, name, input)
 		}
 	}

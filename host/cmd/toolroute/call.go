@@ -43,6 +43,7 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	af.noWatch = true
 	// Calling exec is the user's own command line: nothing else asks.
 	af.cfg.Exec = true
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -55,6 +55,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// exec asks before every run: at the terminal, or with --ask-stdin.
 	af.cfg.Exec = true
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,5 +113,40 @@ func TestServeExecFlag(t *testing.T) {
 		if got := strings.Contains(body.String(), `"exec"`); got != c.want || resp.StatusCode != 200 {
 			t.Errorf("serve %v: HTTP %d, exec offered %v, want %v", c.args, resp.StatusCode, got, c.want)
 		}
+	}
+}
+
+// The browser tool as a user's model uses it in chat: it opens a page of a
+// local site (TOOLROUTE_ALLOW_PRIVATE lets the browser reach loopback, as
+// it lets fetch), reads its text and sees a screenshot, each call asked
+// about first.
+func TestBrowserInChat(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!doctype html><title>Local news</title><body><h1>Herons are back on the river</h1></body>`))
+	}))
+	defer site.Close()
+	model := fakemodel.New(fakemodel.Anthropic,
+		fakemodel.ToolCall("browser", `{"action":"navigate","url":"`+site.URL+`/"}`),
+		fakemodel.ToolCall("browser", `{"action":"text"}`),
+		fakemodel.ToolCall("browser", `{"action":"screenshot"}`),
+		fakemodel.Text("Herons are back."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.Anthropic)
+	u.setenv("TOOLROUTE_ALLOW_PRIVATE=1")
+	res := u.run("What's the news?\na\n", "chat", "--ask-stdin", "--session", "b")
+	if strings.Contains(res.stderr, "browser is left out") {
+		t.Skip(res.stderr)
+	}
+	if res.code != 0 {
+		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	mustContain(t, "the chat", res.stdout, "? browser {\"action\":\"navigate\"", "← browser: Opened "+site.URL+"/ (HTTP 200): “Local news”",
+		"Herons are back on the river", "← browser: Screenshot of “Local news”", "Herons are back.\n")
+	// The screenshot reached the model as an image.
+	reqs := model.Requests()
+	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, `"type":"image"`) || !strings.Contains(last, `"media_type":"image/png"`) {
+		t.Errorf("the last request carries no image")
 	}
 }

@@ -41,6 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// the page answers it with POST .../approvals.
 	approvals := server.NewApprovals(server.DefaultApprovalTimeout)
 	af.cfg.Approver = approvals
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
