@@ -74,38 +74,12 @@ func FetchModels(ctx context.Context, client *http.Client, format, baseURL, key 
 		if err != nil {
 			return nil, err
 		}
-		var list struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-			HasMore bool   `json:"has_more"`
-			LastID  string `json:"last_id"`
-			Models  []struct {
-				Name    string   `json:"name"`
-				Methods []string `json:"supportedGenerationMethods"`
-			} `json:"models"`
-			NextPageToken string `json:"nextPageToken"`
-		}
-		if err := json.Unmarshal(body, &list); err != nil {
+		got, more, err := parseModelList(format, body)
+		if err != nil {
 			return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s answered something that is not a model list (%v): is base_url the API root, such as %s?", u, err, DefaultBaseURLs[format])}
 		}
-		next = ""
-		switch format {
-		case "gemini":
-			for _, m := range list.Models {
-				if m.Methods == nil || slices.Contains(m.Methods, "generateContent") {
-					ids = append(ids, strings.TrimPrefix(m.Name, "models/"))
-				}
-			}
-			next = list.NextPageToken
-		default:
-			for _, m := range list.Data {
-				ids = append(ids, m.ID)
-			}
-			if format == "anthropic" && list.HasMore {
-				next = list.LastID
-			}
-		}
+		ids = append(ids, got...)
+		next = more
 		if next == "" {
 			break
 		}
@@ -117,6 +91,41 @@ func FetchModels(ctx context.Context, client *http.Client, format, baseURL, key 
 		}
 	}
 	return out, nil
+}
+
+// parseModelList reads one page of a model list in format's shape: the
+// ids, in order, and the next page's token ("" for none).
+func parseModelList(format string, body []byte) (ids []string, next string, err error) {
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		HasMore bool   `json:"has_more"`
+		LastID  string `json:"last_id"`
+		Models  []struct {
+			Name    string   `json:"name"`
+			Methods []string `json:"supportedGenerationMethods"`
+		} `json:"models"`
+		NextPageToken string `json:"nextPageToken"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, "", err
+	}
+	if format == "gemini" {
+		for _, m := range list.Models {
+			if m.Methods == nil || slices.Contains(m.Methods, "generateContent") {
+				ids = append(ids, strings.TrimPrefix(m.Name, "models/"))
+			}
+		}
+		return ids, list.NextPageToken, nil
+	}
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	if format == "anthropic" && list.HasMore {
+		next = list.LastID
+	}
+	return ids, next, nil
 }
 
 // getList makes one request of a model list and reads its body.

@@ -20,11 +20,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
@@ -65,8 +63,8 @@ func Tool(o Options) (host.NativeTool, string) {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
-	if runtime.GOOS == "windows" {
-		return host.NativeTool{}, "exec is left out: it runs commands with a POSIX shell, which Windows has not"
+	if !supported {
+		return host.NativeTool{}, "exec is left out: it runs commands with a POSIX shell and process groups, which this system has not"
 	}
 	if _, err := os.Stat(o.Shell); err != nil {
 		return host.NativeTool{}, fmt.Sprintf("exec is left out: no shell at %s", o.Shell)
@@ -136,8 +134,7 @@ func (t *tool) run(ctx context.Context, in json.RawMessage) (string, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	// The command and what it starts are one process group, stopped
 	// together: a shell's child would otherwise keep the pipes open.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err = cmd.Run()
