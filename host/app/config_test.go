@@ -150,3 +150,45 @@ func TestProviderSettingChecks(t *testing.T) {
 		t.Errorf("an unknown provider among stored ones: %q", got)
 	}
 }
+
+// TEST-040-09, Group Tool Schemas Sent After Load, in the program as chat
+// runs it (exec and browser on): the first call sends the core tools, and
+// after load_tool_group("config") every call sends them and the group's
+// 17, in that order. The seeds count 13 core tools + 17 = 30; ours are 11
+// + 17 = 28: load_skill is sent only when there are skills, create_agent
+// is not built here, and the seeds' "single-file built-ins" are
+// get_current_time, http_request, read_file and write_file. Without
+// Chromium the browser tool is left out, and the count is 10 + 17.
+func TestGroupSchemasSentAfterLoad(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
+		fakemodel.Text("Loaded."),
+		fakemodel.Text("Still loaded."),
+	)
+	defer model.Close()
+	cfg := testConfig(t)
+	cfg.Provider, cfg.Model = "openai", "fake-1"
+	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "sk-test"})
+	cfg.Exec, cfg.Browser = true, true
+	a := open(t, cfg)
+	core := []string{"load_tool_group", "exec", "browser", "get_current_time", "http_request", "js_eval", "read_file",
+		"save_memory", "search_history", "webfetch", "write_file"}
+	if slices.ContainsFunc(a.Problems(), func(p string) bool { return strings.HasPrefix(p, "browser is left out") }) {
+		core = slices.DeleteFunc(core, func(n string) bool { return n == "browser" })
+	}
+	send(t, a, "s", "Load the config tools")
+	send(t, a, "s", "And now?")
+	reqs := model.Requests()
+	if got := reqs[0].ToolNames(); !slices.Equal(got, core) {
+		t.Errorf("the first call sends %v, want the %d core tools %v", got, len(core), core)
+	}
+	want := slices.Concat(core, configTools)
+	for i, r := range reqs[1:] {
+		if got := r.ToolNames(); !slices.Equal(got, want) {
+			t.Errorf("call %d after the load sends %d tools %v, want %d", i+2, len(got), got, len(want))
+		}
+	}
+	if len(core) == 11 && len(want) != 28 {
+		t.Errorf("%d tools after the load, want 11 + 17 = 28", len(want))
+	}
+}
