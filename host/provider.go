@@ -27,6 +27,14 @@ type Provider interface {
 	Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error)
 }
 
+// TurnProvider is a Provider that settings may change (toolroute's stored
+// providers): a turn takes ForTurn's provider at its start and makes all its
+// model calls with it, so a change applies from the next turn.
+type TurnProvider interface {
+	Provider
+	ForTurn(ctx context.Context) Provider
+}
+
 // HTTPProvider is a Provider for an endpoint of one of the wire formats:
 // OpenAI-compatible Chat Completions, Anthropic, the OpenAI Responses API or
 // Gemini.

@@ -168,8 +168,13 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	}
 	defer inst.TurnFree(context.WithoutCancel(ctx), handle)
 
-	t := &turn{s: s, inst: inst, handle: handle, emit: emit}
 	o := s.h.opts
+	// A provider the settings choose is chosen once, for the whole turn.
+	provider := o.Provider
+	if tp, ok := provider.(TurnProvider); ok {
+		provider = tp.ForTurn(ctx)
+	}
+	t := &turn{s: s, inst: inst, handle: handle, emit: emit, provider: provider}
 	base, err := s.h.basePrompt(ctx)
 	if err != nil {
 		return fmt.Errorf("host: the system prompt: %w", err)
@@ -187,7 +192,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	acts, err := t.event(ctx, session.Event{
 		Type: session.EventStart, Now: time.Now(), History: history, User: text, Compact: compact,
 		Settings: session.Settings{
-			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
+			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
 		},
@@ -236,6 +241,8 @@ type turn struct {
 	handle uint32
 	emit   func(Event) bool
 	over   bool
+	// provider makes the turn's model calls.
+	provider Provider
 	// partial is the text of the reply streaming now, kept if the turn
 	// stops before the module logs it.
 	partial string
@@ -324,7 +331,7 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	redacted := *req
 	redacted.Body = t.s.h.redactor(ctx).bytes(slices.Clone(req.Body))
 	req = &redacted
-	resp, err := t.s.h.opts.Provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
+	resp, err := t.provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/browser"
 	"github.com/toolroute/toolroute/host/builtin"
+	"github.com/toolroute/toolroute/host/command"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/module"
@@ -100,6 +102,13 @@ type Config struct {
 	MCPConfig string
 	// NoMCP starts no MCP server (export: their tools run in Go only).
 	NoMCP bool
+	// Exec offers the exec tool (host/command): shell commands in the
+	// sandbox folder, the user asked before every run. chat and call offer
+	// it; serve only with --exec.
+	Exec bool
+	// Browser offers the browser tool (host/browser), a headless Chromium,
+	// when one is installed: chat, call and serve offer it.
+	Browser bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
 }
@@ -126,8 +135,11 @@ type App struct {
 	// missing); they do not change while the program runs.
 	toolProblems []string
 	deps         builtin.Deps
-	stop         chan struct{}
-	done         chan struct{} // closed when the watcher ends; nil without one
+	// browser is the browser tool's Chromium, started at its first call;
+	// nil without the tool.
+	browser *browser.Browser
+	stop    chan struct{}
+	done    chan struct{} // closed when the watcher ends; nil without one
 
 	// generation counts the catalogue's changes; changed is closed at the
 	// next one. Both are guarded by mu.
@@ -272,7 +284,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return out, nil
 		},
 		Settings: []builtin.SettingSpec{
-			{Key: "model", Description: "the model to call", Default: defaultModel(info), Check: nonEmpty},
+			{Key: builtin.ProviderSettingKey, Description: "where model calls go: empty for the program's own, or a stored provider (list_providers), which then calls its default model",
+				Default: "the program's own (" + info.Name + ")", Check: func(v string) error { return storedProviderReady(db, v) }},
+			{Key: "model", Description: "the model to call with the program's own provider", Default: defaultModel(info), Check: nonEmpty},
 			{Key: "system_prompt", Description: "the base system prompt", Default: "toolroute's default"},
 		},
 	}
@@ -289,6 +303,26 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// does.
 	pdfGroup, pdfTools, pdfProblems := pdf.Tools(pdf.Options{SandboxDir: cfg.SandboxDir, Fetch: safehttp.New(cfg.Fetch)})
 	a.toolProblems = pdfProblems
+	nativeTools := pdfTools
+	var coreTools []host.NativeTool
+	if cfg.Exec {
+		t, problem := command.Tool(command.Options{SandboxDir: cfg.SandboxDir, Getenv: cfg.Getenv})
+		if problem != "" {
+			a.toolProblems = append(a.toolProblems, problem)
+		} else {
+			coreTools = append(coreTools, t)
+		}
+	}
+	if cfg.Browser {
+		b, t, problem := browser.New(browser.Options{AllowPrivate: cfg.Fetch.AllowPrivate})
+		if problem != "" {
+			a.toolProblems = append(a.toolProblems, problem)
+		} else {
+			a.browser = b
+			coreTools = append(coreTools, t)
+		}
+	}
+	nativeTools = append(coreTools, nativeTools...)
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
 		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
@@ -306,7 +340,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ContextLimit: cfg.ContextLimit,
 		ToolFolders:  []host.ToolFolder{{FS: os.DirFS(cfg.ToolsDir), Label: cfg.ToolsDir, Override: cfg.AllowOverride}},
 		Groups:       []registry.Group{pdfGroup},
-		Tools:        pdfTools,
+		Tools:        nativeTools,
 		ToolSources:  sources,
 		Skills:       a.loadSkills(),
 		Disabled:     disabled,
@@ -314,7 +348,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Env:          a.env,
 		Secrets:      a.secrets,
 		Ops:          builtin.Ops(a.deps),
-		Approver:     cfg.Approver,
+		Approver:     askEveryTime(cfg.Approver),
 		Policies:     a.Policies,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
 	})
@@ -363,6 +397,32 @@ func defaultModel(info ProviderInfo) string {
 	return info.Model
 }
 
+// storedProviderReady refuses a provider setting that names no stored
+// provider, or one whose key's secret is not set.
+func storedProviderReady(db *store.DB, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rec, key, ok, err := builtin.StoredProvider(ctx, db, name)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		names := []string{}
+		if list, err := db.Settings(ctx, builtin.ProviderPrefix); err == nil {
+			for _, s := range list {
+				names = append(names, strings.TrimPrefix(s.Key, builtin.ProviderPrefix))
+			}
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("no provider %q is stored: create_provider stores one", name)
+		}
+		return fmt.Errorf("no provider %q is stored: use one of %s, or empty for the program's own", name, strings.Join(names, ", "))
+	case rec.KeySecret != "" && key == "":
+		return fmt.Errorf("%s's key, the secret %s, is not set: the user sets it (toolroute env set %s), or manage_env_var does, asking first", name, rec.KeySecret, rec.KeySecret)
+	}
+	return nil
+}
+
 func nonEmpty(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("give a value")
@@ -394,6 +454,7 @@ func (a *App) Close() {
 		if a.JS != nil {
 			a.JS.Close()
 		}
+		a.browser.Close()
 		a.Store.Close()
 	})
 }
@@ -530,7 +591,7 @@ func (a *App) memories(ctx context.Context) ([]string, error) {
 }
 
 // env gives JS tools the variables set for them (`toolroute env set`,
-// set_env_var), never the process's environment, which holds the provider's
+// manage_env_var), never the process's environment, which holds the provider's
 // key and the Google credentials.
 func (a *App) env(name string) (string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -539,6 +600,28 @@ func (a *App) env(name string) (string, bool) {
 		return v, true
 	}
 	return "", false
+}
+
+// askEveryTime is approver, but an answer of "session" to an exec call
+// counts once: exec asks before every run.
+func askEveryTime(approver host.Approver) host.Approver {
+	if approver == nil {
+		return nil
+	}
+	return host.ApproverFunc(func(ctx context.Context, id string, calls []session.Call) ([]session.Approval, error) {
+		answers, err := approver.Approve(ctx, id, calls)
+		for i, a := range answers {
+			if a.Answer != session.AnswerSession {
+				continue
+			}
+			for _, c := range calls {
+				if c.ID == a.ID && c.Tool == command.Name {
+					answers[i].Answer = session.AnswerOnce
+				}
+			}
+		}
+		return answers, err
+	})
 }
 
 // PolicyPrefix is the settings' prefix of the user's approval rules:
@@ -558,6 +641,9 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 		d := registry.Decision(r.Value)
 		if !registry.ValidDecision(d) || name == "" {
 			continue
+		}
+		if kind == "tool" && name == command.Name && d == registry.DecisionAllow {
+			continue // exec asks every time
 		}
 		switch kind {
 		case "tool":
@@ -706,7 +792,7 @@ type BrowserCatalogue struct {
 func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	cat := a.Host.Catalogue()
 	cat.Groups = slices.DeleteFunc(slices.Clone(cat.Groups), func(g registry.Group) bool { return g.Name == pdf.GroupName })
-	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName })
+	cat.Tools = slices.DeleteFunc(slices.Clone(cat.Tools), func(t registry.Tool) bool { return t.Group == pdf.GroupName || !forPage(t.Name) })
 	out := BrowserCatalogue{Catalogue: cat, Sources: map[string]string{}, Libraries: map[string]string{}, ServerTools: []string{}}
 	for _, t := range cat.Tools {
 		out.ServerTools = append(out.ServerTools, t.Name)
@@ -746,12 +832,16 @@ func (a *App) ForBrowser() (BrowserCatalogue, error) {
 	return out, nil
 }
 
+// forPage reports whether a core tool of this program goes to a page: not
+// exec nor browser, which act on this machine for its own turns only.
+func forPage(name string) bool { return name != command.Name && name != browser.Name }
+
 // RunForBrowser runs one of ForBrowser's ServerTools for a page whose own
 // host made the call (and asked the user first, as its tool's permissions
 // say): a JS tool, which the page runs itself, is refused.
 func (a *App) RunForBrowser(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
 	for _, t := range a.Host.Catalogue().Tools {
-		if t.Name == name && t.Group != pdf.GroupName {
+		if t.Name == name && t.Group != pdf.GroupName && forPage(t.Name) {
 			return a.Host.CallTool(ctx, name, input)
 		}
 	}

@@ -200,7 +200,7 @@ func TestDemo(t *testing.T) {
 		{"What time is it?", []string{"get_current_time:success"}, nil, []string{"get_current_time answered: "}},
 		{"Load the calendar tools", []string{"load_tool_group:success"}, []string{"google_calendar"}, []string{"load_tool_group answered: Loaded 8 tools from group 'Google Calendar'"}},
 		{"Search my mail", []string{"load_tool_group:success", "gmail_search:error"}, []string{"google_gmail"}, []string{"gmail_search failed: ", "Google account"}},
-		{"What are my settings?", []string{"load_tool_group:success", "list_settings:success"}, []string{"config"}, []string{"list_settings answered: "}},
+		{"What are my settings?", []string{"load_tool_group:success", "list_providers:success"}, []string{"config"}, []string{"list_providers answered: "}},
 		{"Write a note: buy milk", []string{"write_file:success", "read_file:success"}, nil, []string{"read_file answered: ", "buy milk"}},
 		{"Tell me a joke", nil, nil, []string{"not a real model", "OPENAI_API_KEY"}},
 		// FEAT-040's scenario 5.
@@ -225,7 +225,7 @@ func TestDemo(t *testing.T) {
 
 	// The group stays loaded: the next turn, and a new process, call its
 	// tool without loading it again.
-	if got := summarize(send(t, a, "s", "What are my settings?")); !slices.Equal(got.calls, []string{"load_tool_group:success", "list_settings:success"}) {
+	if got := summarize(send(t, a, "s", "What are my settings?")); !slices.Equal(got.calls, []string{"load_tool_group:success", "list_providers:success"}) {
 		t.Fatalf("first turn: %v", got.calls)
 	}
 	a.Close()
@@ -235,8 +235,8 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a2.Close()
-	if got := summarize(send(t, a2, "s", "Show the settings again")); !slices.Equal(got.calls, []string{"list_settings:success"}) || !strings.Contains(got.said, "still loaded from earlier in this session") {
-		t.Errorf("the second process's calls = %v (%q), want list_settings alone", got.calls, got.reply)
+	if got := summarize(send(t, a2, "s", "Show the settings again")); !slices.Equal(got.calls, []string{"list_providers:success"}) || !strings.Contains(got.said, "still loaded from earlier in this session") {
+		t.Errorf("the second process's calls = %v (%q), want list_providers alone", got.calls, got.reply)
 	}
 	s, _, _ := a2.Store.Session(context.Background(), "s")
 	if s.Title != "What are my settings?" {
@@ -353,7 +353,7 @@ func TestWatch(t *testing.T) {
 }
 
 // Memories and the system_prompt setting make each turn's prompt; the model
-// setting chooses the model; set_env_var reaches a tool that lists the
+// setting chooses the model; manage_env_var reaches a tool that lists the
 // variable.
 func TestSettingsReachTheTurn(t *testing.T) {
 	cfg := testConfig(t)
@@ -367,9 +367,9 @@ func TestSettingsReachTheTurn(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ tool, args string }{
 		{"save_memory", `{"text":"The user is called Ada."}`},
-		{"set_setting", `{"key":"system_prompt","value":"Be terse."}`},
-		{"set_setting", `{"key":"model","value":"other-model"}`},
-		{"set_env_var", `{"name":"API_KEY","value":"k1"}`},
+		{"set_config", `{"key":"system_prompt","value":"Be terse."}`},
+		{"set_config", `{"key":"model","value":"other-model"}`},
+		{"manage_env_var", `{"action":"set","name":"API_KEY","value":"k1"}`},
 	} {
 		if res, err := a.Host.CallTool(ctx, c.tool, json.RawMessage(c.args)); err != nil || res.Status == "error" {
 			t.Fatalf("%s: %+v, %v", c.tool, res, err)
@@ -530,12 +530,12 @@ func TestMemoryAndHistoryTools(t *testing.T) {
 func TestConfigTools(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
-		fakemodel.ToolCall("list_settings", `{}`),
-		fakemodel.ToolCall("set_setting", `{"key":"model","value":"fake-2"}`),
-		fakemodel.ToolCall("set_setting", `{"key":"colour","value":"red"}`),
-		fakemodel.ToolCall("set_env_var", `{"name":"WEATHER_KEY","value":"wx-secret-1"}`),
-		fakemodel.ToolCall("set_env_var", `{"name":"1BAD","value":"x"}`),
-		fakemodel.ToolCall("list_env_vars", `{}`),
+		fakemodel.ToolCall("get_config", `{}`),
+		fakemodel.ToolCall("set_config", `{"key":"model","value":"fake-2"}`),
+		fakemodel.ToolCall("set_config", `{"key":"colour","value":"red"}`),
+		fakemodel.ToolCall("manage_env_var", `{"action":"set","name":"WEATHER_KEY","value":"wx-secret-1"}`),
+		fakemodel.ToolCall("manage_env_var", `{"action":"set","name":"1BAD","value":"x"}`),
+		fakemodel.ToolCall("manage_env_var", `{"action":"list"}`),
 		fakemodel.ToolCall("set_tool_enabled", `{"name":"show_env","enabled":false}`),
 		fakemodel.ToolCall("list_tool_states", `{}`),
 		fakemodel.ToolCall("set_tool_enabled", `{"name":"load_tool_group","enabled":false}`),
@@ -573,12 +573,15 @@ func TestConfigTools(t *testing.T) {
 		}
 	}
 	want := []string{
-		"list_settings success: - model = fake-1 (default): the model to call\n- system_prompt = toolroute's default (default): the base system prompt",
-		"set_setting success: model is now fake-2.",
-		`set_setting error: Error (not_found): no setting "colour": use one of model, system_prompt`,
-		"set_env_var success: WEATHER_KEY set.",
-		`set_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit`,
-		"list_env_vars success: Set: WEATHER_KEY",
+		"get_config success: - provider = the program's own (openai) (default): where model calls go: empty for the program's own, or a stored provider (list_providers), which then calls its default model\n" +
+			"- model = fake-1 (default): the model to call with the program's own provider\n" +
+			"- system_prompt = toolroute's default (default): the base system prompt\n" +
+			"No environment variables are set for tools.",
+		"set_config success: model is now fake-2.",
+		`set_config error: Error (not_found): no setting "colour": use one of provider, model, system_prompt`,
+		"manage_env_var success: WEATHER_KEY set.",
+		`manage_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit`,
+		"manage_env_var success: Set: WEATHER_KEY",
 		"set_tool_enabled success: show_env is disabled.",
 		"list_tool_states success: ",
 		"set_tool_enabled error: Error (invalid_arguments): load_tool_group cannot be disabled",
@@ -591,13 +594,14 @@ func TestConfigTools(t *testing.T) {
 			t.Errorf("result %d = %q, want it to start with %q", i, results[i], w)
 		}
 	}
-	for _, w := range []string{"- load_tool_group (core): enabled", "- list_settings (config): enabled", "- show_env (core): disabled", "- js_eval (core): enabled"} {
+	for _, w := range []string{"- load_tool_group (core): enabled", "- get_config (config): enabled", "- show_env (core): disabled", "- js_eval (core): enabled"} {
 		if !strings.Contains(results[7], w) {
 			t.Errorf("list_tool_states lacks %q:\n%s", w, results[7])
 		}
 	}
-	// Only the tools that change something asked, each before it ran.
-	if w := []string{"set_setting", "set_setting", "set_env_var", "set_env_var", "set_tool_enabled", "set_tool_enabled"}; !slices.Equal(asked, w) {
+	// Only the tools that change something asked, each before it ran
+	// (manage_env_var sets, so it asks even to list).
+	if w := []string{"set_config", "set_config", "manage_env_var", "manage_env_var", "manage_env_var", "set_tool_enabled", "set_tool_enabled"}; !slices.Equal(asked, w) {
 		t.Errorf("asked about %v, want %v", asked, w)
 	}
 	// The variable is a secret from the moment it is set: later requests
@@ -611,7 +615,7 @@ func TestConfigTools(t *testing.T) {
 	send(t, a, "s", "Hello?")
 	reqs = model.Requests()
 	next := reqs[len(reqs)-1]
-	if m := next.JSON()["model"]; m != "fake-2" || slices.Contains(next.ToolNames(), "show_env") || !slices.Contains(next.ToolNames(), "set_setting") {
+	if m := next.JSON()["model"]; m != "fake-2" || slices.Contains(next.ToolNames(), "show_env") || !slices.Contains(next.ToolNames(), "set_config") {
 		t.Errorf("the next turn's call: model %v, tools %v", m, next.ToolNames())
 	}
 	a.Close()
@@ -619,8 +623,8 @@ func TestConfigTools(t *testing.T) {
 	if _, err := a2.Host.CallTool(ctx, "show_env", nil); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Errorf("a disabled tool ran after a restart: %v", err)
 	}
-	res, err := a2.Host.CallTool(ctx, "list_settings", nil)
-	if err != nil || !strings.HasPrefix(res.Output, "- model = fake-2: the model to call\n") {
-		t.Errorf("list_settings in the next process = %+v, %v", res, err)
+	res, err := a2.Host.CallTool(ctx, "get_config", nil)
+	if err != nil || !strings.Contains(res.Output, "\n- model = fake-2: the model to call with the program's own provider\n") {
+		t.Errorf("get_config in the next process = %+v, %v", res, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -157,20 +158,71 @@ func resolveProvider(name, model string, getenv func(string) string) (host.Provi
 	return nil, ProviderInfo{}, fmt.Errorf("unknown provider %q: use openai, anthropic, responses, gemini or demo", name)
 }
 
-// settingsModel lets the model setting (set_setting model) override the
-// provider's model, from the next turn.
+// settingsModel is the program's provider as the settings make it, from
+// the next turn: a stored provider when the provider setting names one
+// (create_provider, set_config provider), with its default model and the
+// key of its secret; else the program's own (flags and environment), whose
+// model the model setting overrides.
 type settingsModel struct {
 	host.Provider
 	store *store.DB
 }
 
-func (p settingsModel) Model() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// ForTurn is the provider the settings choose now, for one turn.
+func (p settingsModel) ForTurn(ctx context.Context) host.Provider {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if m, ok, err := p.store.Setting(ctx, "model"); err == nil && ok && m != "" {
-		return m
+	if name, ok, err := p.store.Setting(ctx, builtin.ProviderSettingKey); err == nil && ok && name != "" {
+		if rec, key, ok, err := builtin.StoredProvider(ctx, p.store, name); err == nil && ok {
+			return storedProvider(rec, key)
+		}
 	}
-	return p.Provider.Model()
+	if m, ok, err := p.store.Setting(ctx, "model"); err == nil && ok && m != "" {
+		return modelOverride{Provider: p.Provider, model: m}
+	}
+	return p.Provider
+}
+
+func (p settingsModel) Format() wire.Format { return p.ForTurn(context.Background()).Format() }
+func (p settingsModel) Model() string       { return p.ForTurn(context.Background()).Model() }
+
+// Call sends req with the provider the settings choose now (a turn calls
+// its ForTurn's provider instead); a request of another format is refused.
+func (p settingsModel) Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
+	cur := p.ForTurn(ctx)
+	if req.Format != "" && req.Format != cur.Format() {
+		return nil, fmt.Errorf("the provider now speaks the %s format, not %s: send the message again", cur.Format(), req.Format)
+	}
+	return cur.Call(ctx, req)
+}
+
+type modelOverride struct {
+	host.Provider
+	model string
+}
+
+func (m modelOverride) Model() string { return m.model }
+
+// storedProvider is a provider of the config group's records, with the
+// value of its key's secret.
+func storedProvider(rec builtin.ProviderRecord, key string) host.Provider {
+	model := rec.DefaultModel
+	if model == "" {
+		switch rec.Format {
+		case "anthropic":
+			model = DefaultAnthropicModel
+		case "responses":
+			model = DefaultResponsesModel
+		case "gemini":
+			model = DefaultGeminiModel
+		default:
+			model = DefaultOpenAIModel
+			if !strings.Contains(rec.BaseURL, "api.openai.com") {
+				model = DefaultLocalModel
+			}
+		}
+	}
+	return &host.HTTPProvider{Wire: wire.Format(rec.Format), BaseURL: rec.BaseURL, APIKey: key, ModelName: model}
 }
 
 // noModel is the provider of commands that make no model calls.

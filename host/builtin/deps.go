@@ -2,13 +2,15 @@
 // js_tool_management group (create, list, update and delete user JS
 // tools), and the toolroute bridge's operations over the store (ops.go)
 // that the built-in JS tools of manifests/ reach: memories, history,
-// settings, variables for tools, tool states. The other built-in tools,
+// settings, variables for tools, tool states, stored providers, their
+// models and agents. The other built-in tools,
 // webfetch among them, are JS (manifests/), the same in every host.
 package builtin
 
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
@@ -29,8 +31,11 @@ type Deps struct {
 	// Tools lists the catalogue's tools, disabled ones included, with their
 	// state; list_tool_states shows it.
 	Tools func(ctx context.Context) ([]registry.ToolState, error)
-	// Settings names the settings set_setting may change.
+	// Settings names the settings set_config may change.
 	Settings []SettingSpec
+	// ModelLists reads providers' model lists (fetch_models); nil means a
+	// client with a 30-second timeout.
+	ModelLists *http.Client
 }
 
 // SettingSpec is one setting the config group manages.

@@ -325,7 +325,8 @@
 
   // toolroute is the host's own storage, for the built-in tools whose
   // manifest lists the namespace in requiredPermissions ("memories",
-  // "history", "settings", "env", "tools"); each host keeps it its own way
+  // "history", "settings", "env", "providers", "models", "agents",
+  // "tools"); each host keeps it its own way
   // (SQLite, IndexedDB, Durable Objects) and answers the same. A host that
   // cannot do an operation says so; the host checks what is set.
   globalThis.toolroute = Object.freeze({
@@ -343,6 +344,26 @@
     env: Object.freeze({
       list: () => op("env.list", {}),
       set: (name, value) => op("env.set", { name: String(name), value: String(value ?? "") }),
+    }),
+    // Stored model providers, their models and agents (the config
+    // group): records of names and settings, never a key's value.
+    providers: Object.freeze({
+      list: () => op("providers.list", {}),
+      create: (p) => op("providers.create", Object(p)),
+      update: (p) => op("providers.update", Object(p)),
+      remove: (name) => op("providers.remove", { name: String(name) }),
+    }),
+    models: Object.freeze({
+      list: (provider) => op("models.list", { provider: String(provider ?? "") }),
+      fetch: (provider) => op("models.fetch", { provider: String(provider ?? "") }),
+      add: (provider, model) => op("models.add", { provider: String(provider ?? ""), model: String(model ?? "") }),
+      remove: (provider, model) => op("models.remove", { provider: String(provider ?? ""), model: String(model ?? "") }),
+      setDefault: (provider, model) => op("models.setDefault", { provider: String(provider ?? ""), model: String(model ?? "") }),
+    }),
+    agents: Object.freeze({
+      list: () => op("agents.list", {}),
+      update: (a) => op("agents.update", Object(a)),
+      remove: (name) => op("agents.remove", { name: String(name) }),
     }),
     tools: Object.freeze({
       list: () => op("tools.list", {}),

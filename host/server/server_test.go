@@ -150,9 +150,9 @@ func get(t *testing.T, srv *httptest.Server, path string, status int, v any) {
 func TestConversation(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
-		fakemodel.ToolCall("list_settings", `{}`),
+		fakemodel.ToolCall("get_config", `{}`),
 		fakemodel.Text("The model is fake-model."),
-		fakemodel.ToolCall("set_setting", `{"key":"model","value":"fake-2"}`),
+		fakemodel.ToolCall("set_config", `{"key":"model","value":"fake-2"}`),
 		fakemodel.Text("Done."),
 	)
 	defer model.Close()
@@ -203,14 +203,14 @@ func TestConversation(t *testing.T) {
 		} `json:"files"`
 	}
 	get(t, srv, "/api/catalogue?session="+id, http.StatusOK, &cat)
-	if !slices.Equal(cat.LoadedGroups, []string{"config"}) || !slices.Contains(cat.Active, "list_settings") || len(cat.Files) == 0 {
+	if !slices.Equal(cat.LoadedGroups, []string{"config"}) || !slices.Contains(cat.Active, "get_config") || len(cat.Files) == 0 {
 		t.Errorf("catalogue = %+v", cat)
 	}
 
 	// The second turn sends the config group without loading it again.
 	turn(t, srv, id, "Switch to fake-2")
 	reqs := model.Requests()
-	if got := reqs[3].ToolNames(); !slices.Contains(got, "set_setting") {
+	if got := reqs[3].ToolNames(); !slices.Contains(got, "set_config") {
 		t.Errorf("the second turn's first call offered %v", got)
 	}
 

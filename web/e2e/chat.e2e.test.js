@@ -138,35 +138,35 @@ const toolNames = (r) => (r.tools || []).map((t) => t.function.name);
 test("the Go host: a group loaded before a reload stays loaded after it", async () => {
   const { url, open: withToken, requests } = await setup("go", [
     { call: ["load_tool_group", { group_name: "config" }] },
-    { call: ["list_settings", {}] },
+    { call: ["get_config", {}] },
     { text: "The model is fake-1." },
-    { call: ["list_env_vars", {}] },
-    { text: "No variables are set." },
+    { call: ["list_providers", {}] },
+    { text: "No providers are stored." },
   ], ["--minimal-page"]);
   const { page, log, see, send } = await open(withToken, "go");
   assert.equal(page.url(), url + "/", "the token leaves the address bar");
   await send("Which model is set?");
   await see("The model is fake-1.");
   const first = await log.innerText();
-  assert.match(first, /\[loaded group config: list_settings, set_setting/);
-  assert.match(first, /→ list_settings \{\}/);
-  assert.match(first, /← - model = fake-1/);
+  assert.match(first, /\[loaded group config: list_providers, create_provider/);
+  assert.match(first, /→ get_config \{\}/);
+  assert.match(first, /← - provider = the program's own/);
   await page.screenshot({ path: join(output, "go-1-group-loaded.png"), fullPage: true });
 
   await page.reload();
   await see("The model is fake-1.");
   await page.screenshot({ path: join(output, "go-2-after-reload.png"), fullPage: true });
 
-  await send("Any variables?");
-  await see("No variables are set.");
+  await send("Any providers?");
+  await see("No providers are stored.");
   const second = await log.innerText();
-  assert.match(second, /→ list_env_vars \{\}/);
+  assert.match(second, /→ list_providers \{\}/);
   assert.equal(second.match(/→ load_tool_group/g).length, 1, "the group is loaded once, in the first turn");
   await page.screenshot({ path: join(output, "go-3-tool-called-again.png"), fullPage: true });
 
   assert.equal(requests.length, 5);
-  assert.ok(!toolNames(requests[0]).includes("list_settings"), "the first call sends only the core tools");
-  for (const name of ["list_settings", "list_env_vars", "set_env_var"]) {
+  assert.ok(!toolNames(requests[0]).includes("get_config"), "the first call sends only the core tools");
+  for (const name of ["get_config", "list_providers", "manage_env_var"]) {
     assert.ok(toolNames(requests[3]).includes(name), "after the reload the first call sends " + name);
   }
   const calls = requests[4].messages.filter((m) => m.tool_calls).flatMap((m) => m.tool_calls.map((c) => c.function.name));

@@ -99,17 +99,17 @@ for (const [negotiation, revision] of [[undefined, "2025-11-25"], [{ mode: "auto
       const names = tools.map((t) => t.name);
       assert.equal(names[0], "load_tool_group");
       assert.ok(names.includes("js_eval"), names.join(", "));
-      assert.ok(!names.includes("list_settings"), "a group's tool is listed before its load");
+      assert.ok(!names.includes("get_config"), "a group's tool is listed before its load");
       assert.match(tools[0].description, /\n\n## Available Tool Groups\n\n[^]*\n- config: /);
 
       assert.equal(text(await client.callTool({ name: "js_eval", arguments: { code: "6 * 7" } })), "42");
 
       const change = nextChange();
       const loaded = await client.callTool({ name: "load_tool_group", arguments: { group_name: "config" } });
-      assert.match(text(loaded), /^Loaded 6 tools from group 'Configuration':\n- list_settings: /);
+      assert.match(text(loaded), /^Loaded 17 tools from group 'Configuration':\n- list_providers: /);
       const after = await change;
-      assert.ok(Array.isArray(after) && after.includes("list_settings"), String(after));
-      assert.match(text(await client.callTool({ name: "list_settings", arguments: {} })), /- model = /);
+      assert.ok(Array.isArray(after) && after.includes("get_config"), String(after));
+      assert.match(text(await client.callTool({ name: "get_config", arguments: {} })), /- model = /);
 
       // save_memory writes: the user is asked first, and it runs on accept.
       const saved = await client.callTool({ name: "save_memory", arguments: { text: "The user likes tea." } });

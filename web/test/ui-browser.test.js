@@ -33,7 +33,8 @@ const CAT = {
   libraries: {},
   server_tools: ["chart"],
 };
-const CONFIG = ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"];
+const CONFIG = ["list_providers", "create_provider", "update_provider", "delete_provider", "list_models", "fetch_models", "set_default_model", "add_model",
+  "delete_model", "list_agents", "update_agent", "delete_agent", "get_config", "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled"];
 const PNG = png(64, 32, [30, 90, 200]);
 
 // MARKDOWN is a reply with what a model writes, and what it must not get
@@ -57,7 +58,7 @@ const MARKDOWN = [
 const STORY = ["Once ", "upon ", "a ", "time ", "there ", "was ", "a ", "very ", "long ", "story ", "that ", "never ", "seemed ", "to ", "end ", "at ", "all."];
 
 const script = [
-  ["load_tool_group", { group_name: "config" }], ["list_settings", {}], MARKDOWN,
+  ["load_tool_group", { group_name: "config" }], ["get_config", {}], MARKDOWN,
   ["load_tool_group", { group_name: "notes" }], ["write_note", { text: "milk" }], "Saved.",
   ["load_tool_group", { group_name: "charts" }], ["chart", {}], "A blue chart.",
   { status: 400, message: "The model 'x' does not exist" },
@@ -101,9 +102,9 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await send("Which model is set?");
     await see("The model is");
     const group = page.locator(".card.group").first();
-    assert.match(await group.innerText(), /^\+?\s*Loaded Configuration: 6 tools, [\d,]+ tokens of schemas from now on/);
+    assert.match(await group.innerText(), /^\+?\s*Loaded Configuration: 17 tools, [\d,]+ tokens of schemas from now on/);
     assert.deepEqual(await group.locator(".tags li").allInnerTexts(), CONFIG);
-    const card = page.locator(".card.tool").filter({ has: page.locator(".name", { hasText: "list_settings" }) });
+    const card = page.locator(".card.tool").filter({ has: page.locator(".name", { hasText: "get_config" }) });
     assert.equal(await card.locator(".state").innerText(), "done");
     assert.match(await card.locator(".preview").innerText(), /^→ - provider = server \(default\)/);
     await card.locator("summary").click();
@@ -190,7 +191,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await page.reload();
     await see("A blue chart.");
     const back = await log.innerText();
-    assert.match(back, /Loaded Configuration: 6 tools/);
+    assert.match(back, /Loaded Configuration: 17 tools/);
     assert.match(back, /✓ write_note: allowed once/);
     assert.match(back, /Once upon a/);
     assert.equal(await page.locator(".pictures img").count(), 1);

@@ -78,10 +78,10 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   const store = new MemoryUIStore();
   const server = fakeServer([
     { call: ["load_tool_group", { group_name: "config" }] },
-    { call: ["list_settings", {}] },
+    { call: ["get_config", {}] },
     { text: "The model is fake-1." },
-    { call: ["list_env_vars", {}] },
-    { text: "No variables are set." },
+    { call: ["list_providers", {}] },
+    { text: "No providers are stored." },
   ]);
   const core = newCore(store, server.fetch);
   const s = (await ask(core, { type: "sessions", action: "create" })).result;
@@ -98,12 +98,13 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   assert.equal(turn.last.type, "done", JSON.stringify(turn.last));
   const loaded = turn.events.find((e) => e.type === "group_loaded");
   assert.equal(loaded.group.name, "config");
-  assert.deepEqual(loaded.group.added, ["list_settings", "set_setting", "list_env_vars", "set_env_var", "list_tool_states", "set_tool_enabled"]);
-  const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_settings");
-  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-1 (default): the model to call\n" +
+  assert.deepEqual(loaded.group.added, ["list_providers", "create_provider", "update_provider", "delete_provider", "list_models", "fetch_models", "set_default_model", "add_model", "delete_model", "list_agents", "update_agent", "delete_agent", "get_config", "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled"]);
+  const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "get_config");
+  assert.equal(result?.message.content, "- provider = server (default): where model calls go: server, openai, anthropic, responses, gemini, demo, or a stored provider (list_providers), which then calls its default model\n- model = fake-1 (default): the model to call\n" +
     "- routing = classic (default): how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)\n" +
     "- tool_budget = 0 (default): the most tokens of tool schemas one model call may send (0 for no limit): a load past it unloads the least recently used groups\n" +
-    "- search_tools = off (default): on or off: offer search_tools, which finds the tools of every group by what they do and loads just those");
+    "- search_tools = off (default): on or off: offer search_tools, which finds the tools of every group by what they do and loads just those\n" +
+    "No environment variables are set for tools.");
   assert.ok(turn.events.some((e) => e.type === "text" && e.text.includes("fake-1")));
   assert.equal(turn.events.at(-1).type, "done");
   assert.equal(server.requests[0].format, "openai");
@@ -117,12 +118,12 @@ test("a turn loads a group, runs its tool, and the group is still loaded for a n
   const again = newCore(store, server.fetch);
   const d = (await ask(again, { type: "describe", session: s.id })).result;
   assert.deepEqual(d.loaded_groups, ["config"]);
-  assert.ok(d.active.includes("list_env_vars"));
+  assert.ok(d.active.includes("list_providers"));
   assert.ok(d.meter.active > before.meter.active);
-  const second = await ask(again, { type: "send", session: s.id, text: "Any variables?" });
+  const second = await ask(again, { type: "send", session: s.id, text: "Any providers?" });
   assert.equal(second.last.type, "done", JSON.stringify(second.last));
-  assert.ok(toolNames(server.requests[3]).includes("list_env_vars"), "the loaded group's schemas are sent without loading it again");
-  assert.ok(second.events.some((e) => e.type === "message" && e.message.content === "No environment variables are set for tools."));
+  assert.ok(toolNames(server.requests[3]).includes("list_providers"), "the loaded group's schemas are sent without loading it again");
+  assert.ok(second.events.some((e) => e.type === "message" && e.message.content === "No providers are stored: model calls go to the host's own provider. create_provider adds one."));
 });
 
 test("a JS tool runs in QuickJS with the fs sandbox saved to the store", async () => {
@@ -174,19 +175,20 @@ test("settings: the server provider by default; a direct provider needs a key, w
 test("search_tools set on: the page's turns offer it and a search loads the tool it finds", async () => {
   const store = new MemoryUIStore();
   const server = fakeServer([
-    { call: ["search_tools", { query: "list the environment variables", limit: 1 }] },
-    { call: ["list_env_vars", {}] },
-    { text: "None are set." },
+    { call: ["search_tools", { query: "list every tool and whether it is enabled", limit: 1 }] },
+    { call: ["list_tool_states", {}] },
+    { text: "All are enabled." },
   ]);
   const core = newCore(store, server.fetch);
   await ask(core, { type: "settings", set: { search_tools: "on" } });
   const s = (await ask(core, { type: "sessions", action: "create" })).result;
   assert.deepEqual((await ask(core, { type: "describe", session: s.id })).result.active, ["load_tool_group", "search_tools"]);
-  const turn = await ask(core, { type: "send", session: s.id, text: "Which variables are set?" });
+  const turn = await ask(core, { type: "send", session: s.id, text: "Which tools are enabled?" });
   assert.equal(turn.last.type, "done", JSON.stringify(turn.last));
-  assert.deepEqual(turn.events.find((e) => e.type === "group_loaded")?.group.added, ["list_env_vars"]);
-  assert.deepEqual(toolNames(server.requests[1]), ["load_tool_group", "search_tools", "list_env_vars"]);
-  assert.ok(turn.events.some((e) => e.type === "message" && e.message.content === "No environment variables are set for tools."));
+  assert.deepEqual(turn.events.find((e) => e.type === "group_loaded")?.group.added, ["list_tool_states"]);
+  assert.deepEqual(toolNames(server.requests[1]), ["load_tool_group", "search_tools", "list_tool_states"]);
+  const states = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "list_tool_states");
+  assert.equal(states?.message.status, "success", JSON.stringify(states?.message));
 });
 
 test("settings: the Responses API and Gemini with the user's key, and a server speaking Gemini", async () => {
@@ -298,16 +300,16 @@ test("the config group, the built-in JS tools, over the browser's store: write t
   const store = new MemoryUIStore();
   const server = fakeServer([
     { call: ["load_tool_group", { group_name: "config" }] },
-    { call: ["set_setting", { key: "model", value: "fake-2" }] },
-    { call: ["set_setting", { key: "provider", value: "openai" }] },
-    { call: ["set_setting", { key: "colour", value: "red" }] },
-    { call: ["set_env_var", { name: "WEATHER_KEY", value: "wx-secret-1" }] },
-    { call: ["set_env_var", { name: "1BAD", value: "x" }] },
-    { call: ["list_env_vars", {}] },
+    { call: ["set_config", { key: "model", value: "fake-2" }] },
+    { call: ["set_config", { key: "provider", value: "openai" }] },
+    { call: ["set_config", { key: "colour", value: "red" }] },
+    { call: ["manage_env_var", { action: "set", name: "WEATHER_KEY", value: "wx-secret-1" }] },
+    { call: ["manage_env_var", { action: "set", name: "1BAD", value: "x" }] },
+    { call: ["manage_env_var", { action: "list" }] },
     { call: ["set_tool_enabled", { name: "write_note", enabled: false }] },
     { call: ["list_tool_states", {}] },
     { call: ["set_tool_enabled", { name: "load_tool_group", enabled: false }] },
-    { call: ["list_settings", {}] },
+    { call: ["get_config", {}] },
     { text: "Done." },
     { text: "Hello from fake-2." },
   ]);
@@ -323,24 +325,25 @@ test("the config group, the built-in JS tools, over the browser's store: write t
   const results = first.events.filter((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name !== "load_tool_group")
     .map((e) => `${e.message.tool_name} ${e.message.status}: ${e.message.content}`);
   const want = [
-    "set_setting success: model is now fake-2.",
-    "set_setting error: Error (invalid_arguments): the openai provider needs an API key, which only the user enters, in the settings panel",
-    'set_setting error: Error (not_found): no setting "colour": use one of provider, model',
-    "set_env_var success: WEATHER_KEY set.",
-    'set_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit',
-    "list_env_vars success: Set: WEATHER_KEY",
+    "set_config success: model is now fake-2.",
+    "set_config error: Error (invalid_arguments): the openai provider needs an API key, which only the user enters, in the settings panel",
+    'set_config error: Error (not_found): no setting "colour": use one of provider, model',
+    "manage_env_var success: WEATHER_KEY set.",
+    'manage_env_var error: Error (invalid_arguments): "1BAD" is not a variable name: use letters, digits and _, not starting with a digit',
+    "manage_env_var success: Set: WEATHER_KEY",
     "set_tool_enabled success: write_note is disabled.",
     "list_tool_states success: ",
     "set_tool_enabled error: Error (invalid_arguments): load_tool_group cannot be disabled",
-    "list_settings success: - provider = server (default): where model calls go: server, openai, anthropic, responses, gemini or demo\n- model = fake-2: the model to call",
+    "get_config success: - provider = server (default): where model calls go: server, openai, anthropic, responses, gemini, demo, or a stored provider (list_providers), which then calls its default model\n- model = fake-2: the model to call",
   ];
   assert.equal(results.length, want.length, results.join("\n"));
   want.forEach((w, i) => assert.ok(results[i].startsWith(w), `result ${i}: ${JSON.stringify(results[i])}, want ${JSON.stringify(w)}`));
-  for (const line of ["- load_tool_group (core): enabled", "- list_settings (config): enabled", "- write_note (notes): disabled"]) {
+  for (const line of ["- load_tool_group (core): enabled", "- get_config (config): enabled", "- write_note (notes): disabled"]) {
     assert.ok(results[7].includes(line), results[7]);
   }
-  // Only the tools that change something asked.
-  assert.deepEqual(asked, ["set_setting", "set_setting", "set_setting", "set_env_var", "set_env_var", "set_tool_enabled", "set_tool_enabled"]);
+  // Only the tools that change something asked (manage_env_var sets, so
+  // it asks even to list).
+  assert.deepEqual(asked, ["set_config", "set_config", "set_config", "manage_env_var", "manage_env_var", "manage_env_var", "set_tool_enabled", "set_tool_enabled"]);
   const s = await store.settings();
   assert.deepEqual([s.model, s.provider, s["env.WEATHER_KEY"], s["tool.disabled.write_note"]], ["fake-2", undefined, "wx-secret-1", "true"]);
   // The variable is a secret from the moment it is set; the disabled tool

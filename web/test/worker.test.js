@@ -773,7 +773,7 @@ test("TOOLROUTE_PROVIDER=demo: the module's demo model answers turns and the mod
 for (const [provider, keyVar, baseVar] of [["responses", "OPENAI_API_KEY", "OPENAI_BASE_URL"], ["gemini", "GEMINI_API_KEY", "GEMINI_BASE_URL"]]) {
   test(`TOOLROUTE_PROVIDER=${provider}: turns, a retried 429 and the model proxy, with the worker's key`, async (t) => {
     const fake = await startFakeModel(provider,
-      toolCall("load_tool_group", '{"group_name":"config"}'), rateLimited(provider, 1), toolCall("list_settings", "{}"), text("Listed."),
+      toolCall("load_tool_group", '{"group_name":"config"}'), rateLimited(provider, 1), toolCall("get_config", "{}"), text("Listed."),
       text("Still loaded."), text("Proxied."));
     t.after(() => fake.close());
     const port = await freePort();
@@ -800,7 +800,7 @@ for (const [provider, keyVar, baseVar] of [["responses", "OPENAI_API_KEY", "OPEN
     assert.equal(second.at(-1).text, "Still loaded.");
     assert.equal(fake.requests.length, 5);
     const restored = fake.requests[4];
-    assert.ok(toolNames(restored).includes("list_settings"), toolNames(restored).join(", "));
+    assert.ok(toolNames(restored).includes("get_config"), toolNames(restored).join(", "));
     if (provider === "gemini") {
       assert.equal(restored.path, "/v1beta/models/fake-model:streamGenerateContent?alt=sse");
       assert.equal(restored.headers["x-goog-api-key"], "sk-worker-secret");
@@ -847,29 +847,30 @@ test("save_memory and search_history: memories in the worker's storage reach the
   assert.match(model.requests[asked2].body, /## Memories\\n\\nWhat the user asked you to remember \(save_memory adds to it\):\\n\\n- The user keeps herons\./);
 });
 
-test("the config group in the worker: list_settings and list_env_vars read its variables, never a secret's value; the tools that would change them are not offered", async () => {
+test("the config group in the worker: get_config reads its variables, never a secret's value; the 16 tools it cannot back (stored providers, models, agents, changes) are not offered", async () => {
   const cat = await (await json("GET", "/api/catalogue")).json();
   const group = cat.groups.find((g) => g.name === "config");
-  assert.deepEqual(group.tools, ["list_settings", "list_env_vars"]);
+  assert.deepEqual(group.tools, ["get_config"]);
   assert.equal(group.description, "See the settings, such as the model, and the names of the environment variables tools may read");
-  for (const name of ["set_setting", "set_env_var", "list_tool_states", "set_tool_enabled"]) {
+  for (const name of ["list_providers", "create_provider", "update_provider", "delete_provider", "list_models", "fetch_models", "set_default_model",
+    "add_model", "delete_model", "list_agents", "update_agent", "delete_agent", "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled"]) {
     assert.ok(!cat.tools.some((t) => t.name === name), name + " is in the worker's catalogue");
   }
 
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
-  model.add(toolCall("load_tool_group", '{"group_name":"config"}'), toolCall("list_settings", "{}"), toolCall("list_env_vars", "{}"),
-    toolCall("set_env_var", '{"name":"WEATHER","value":"x"}'), text("Read."));
+  model.add(toolCall("load_tool_group", '{"group_name":"config"}'), toolCall("get_config", "{}"),
+    toolCall("manage_env_var", '{"action":"set","name":"WEATHER","value":"x"}'), text("Read."));
   const events = await turn(id, "What are my settings and variables?");
   assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
-  assert.deepEqual(events.find((e) => e.type === "group_loaded").group.added, ["list_settings", "list_env_vars"]);
+  assert.deepEqual(events.find((e) => e.type === "group_loaded").group.added, ["get_config"]);
   const results = events.filter((e) => e.type === "message" && e.message.type === "tool_result").map((e) => e.message);
   assert.equal(results[1].content, "- provider = openai (default): where model calls go: openai, anthropic, responses, gemini or demo (the TOOLROUTE_PROVIDER variable)\n" +
     "- model = fake-model: the model to call (the TOOLROUTE_MODEL variable)\n" +
-    "- system_prompt = none (default): the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)");
-  assert.equal(results[2].content, "Set: WEATHER"); // TOOL_WEATHER, by the name tools know
+    "- system_prompt = none (default): the base system prompt (the TOOLROUTE_SYSTEM_PROMPT variable)\n" +
+    "Variables set for tools (names only): WEATHER"); // TOOL_WEATHER, by the name tools know
   // A tool the worker does not offer is refused by the module, unrun.
-  assert.equal(results[3].status, "error");
-  assert.match(results[3].content, /set_env_var/);
+  assert.equal(results[2].status, "error");
+  assert.match(results[2].content, /manage_env_var/);
   assert.doesNotMatch(JSON.stringify(events) + model.requests.map((r) => r.body).join(""), /wx-worker-weather-key|sk-worker-secret/);
 });
 

@@ -928,7 +928,15 @@ $("settings").onsubmit = async (e) => {
 
 async function loadSettings() {
   const s = await call({ type: "settings" });
-  $("set-provider").value = s.provider;
+  // The providers stored with create_provider are choices too.
+  const select = $("set-provider");
+  select.querySelectorAll("option.stored").forEach((o) => o.remove());
+  for (const name of s.stored_providers ?? []) {
+    const o = el("option", "stored", `${name} (stored, its key a variable)`);
+    o.value = name;
+    select.append(o);
+  }
+  select.value = s.provider;
   $("set-model").value = s.model;
   $("set-base").value = s.baseURL;
   $("set-mcp").value = s.mcp ?? "";

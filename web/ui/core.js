@@ -7,6 +7,7 @@ import { createHost, toolOutput, FORMATS } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
+import { recordOps, storedProvider, PROVIDER_PREFIX } from "../host/records.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { breakdown } from "./meter.js";
 import { cleanTitle } from "../host/session-names.js";
@@ -36,7 +37,7 @@ export const TOOLFILE_PREFIX = "toolfile.";
 // the settings panel but the key and the address, which only the user
 // enters there.
 const SETTINGS = [
-  { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini or demo" },
+  { key: "provider", description: "where model calls go: server, openai, anthropic, responses, gemini, demo, or a stored provider (list_providers), which then calls its default model" },
   { key: "model", description: "the model to call" },
   { key: "routing", description: "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (Anthropic's and the Responses API's own deferral, which keeps the prompt cache; the others use classic)" },
   { key: "tool_budget", description: "the most tokens of tool schemas one model call may send (0 for no limit): a load past it unloads the least recently used groups" },
@@ -124,6 +125,19 @@ export class Core {
 
   // provider works out the host's provider from the settings.
   async provider(settings) {
+    // A stored provider (create_provider) with the key of its secret.
+    const stored = PROVIDERS.includes(settings.provider) ? null : storedProvider(settings, settings.provider);
+    if (stored) {
+      const p = stored.record;
+      if (p.key_secret && !stored.key) throw new Error(`the provider ${p.name} needs its key: set the variable ${p.key_secret}`);
+      return {
+        format: p.format,
+        baseURL: p.base_url,
+        apiKey: stored.key,
+        model: p.default_model || DEFAULT_MODEL[p.format],
+        label: p.name,
+      };
+    }
     const kind = PROVIDERS.includes(settings.provider) ? settings.provider : "server";
     if (kind === "server") {
       const r = await this.fetch("/api/health");
@@ -160,7 +174,8 @@ export class Core {
   // host gives a Host for the current settings, made again when they change.
   async host() {
     const settings = await this.store.settings();
-    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing, settings.search_tools, settings.tool_budget]);
+    const stored = storedProvider(settings, settings.provider);
+    const key = JSON.stringify([settings.provider, settings.model, settings.apiKey, settings.baseURL, settings.system_prompt, settings.mcp, settings.routing, settings.search_tools, settings.tool_budget, stored]);
     if (this.#host && this.#hostKey === key) return this.#host;
     // MCP servers (the settings' mcp.json text): their groups come after the
     // JS tools; a server's change (connected, its tools changed) loads the
@@ -249,6 +264,12 @@ export class Core {
             },
           },
         }),
+        // Stored providers, their models and agents, in the settings too.
+        ...recordOps({
+          store: this.store,
+          groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
+          fetch: this.fetch,
+        }),
         ...toolFileOps({
           files: userFiles,
           // The running turn offers the tools as they are from its next
@@ -326,7 +347,16 @@ export class Core {
     if (key === "search_tools") return ["", "on", "off"].includes(value) ? "" : "search_tools must be on or off";
     if (key === "routing") return value === "" || ROUTINGS.includes(value) ? "" : `routing must be one of ${ROUTINGS.join(", ")}`;
     if (key !== "provider") return "";
-    if (!PROVIDERS.includes(value)) return `provider must be one of ${PROVIDERS.join(", ")}`;
+    const settings = await this.store.settings();
+    const stored = PROVIDERS.includes(value) ? null : storedProvider(settings, value);
+    if (stored) {
+      const p = stored.record;
+      return p.key_secret && !stored.key ? `${p.name}'s key, the secret ${p.key_secret}, is not set: the user sets it, or manage_env_var does, asking first` : "";
+    }
+    if (!PROVIDERS.includes(value)) {
+      const names = Object.keys(settings).filter((k) => k.startsWith(PROVIDER_PREFIX)).sort().map((k) => k.slice(PROVIDER_PREFIX.length));
+      return `provider must be one of ${[...PROVIDERS, ...names].join(", ")}`;
+    }
     if (KEYED.includes(value) && !(await this.store.settings()).apiKey) {
       return `the ${value} provider needs an API key, which only the user enters, in the settings panel`;
     }
@@ -580,6 +610,8 @@ export class Core {
     const out = { provider: s.provider ?? "server", model: s.model ?? "", baseURL: s.baseURL ?? "", system_prompt: s.system_prompt ?? "", hasKey: !!s.apiKey, mcp: s.mcp ?? "", mcp_problems: parseMcpConfig(s.mcp).problems,
       routing: ROUTINGS.includes(s.routing) ? s.routing : "classic", search_tools: s.search_tools === "on" ? "on" : "off", tool_budget: String(budgetOf(s.tool_budget)) };
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
+    // The providers stored with create_provider, for the panel's choices.
+    out.stored_providers = Object.keys(s).filter((k) => k.startsWith(PROVIDER_PREFIX)).sort().map((k) => k.slice(PROVIDER_PREFIX.length));
     try {
       const p = await this.provider(s);
       out.effective = { format: p.format, model: p.model, label: p.label };

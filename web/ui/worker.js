@@ -45,8 +45,8 @@
 //   {id, type: "settings", set?, withKey?}  set: {provider, model, apiKey, baseURL,
 //                                           system_prompt} (a "" value removes); answers
 //                                           {provider, model, baseURL, system_prompt, hasKey,
-//                                           apiKey (withKey only), effective {format, model,
-//                                           label} | {error}}
+//                                           apiKey (withKey only), stored_providers [name],
+//                                           effective {format, model, label} | {error}}
 //
 // Replies, worker -> page:
 //   {id, type: "event", event}   a turn's event, web/host's (the Go host's Event JSON),

@@ -173,8 +173,8 @@ async function start(env, deps, now) {
   host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
-    // The config group reads the worker's variables: list_settings and
-    // list_env_vars only (see UNOFFERED).
+    // The config group reads the worker's variables: get_config only (see
+    // UNOFFERED).
     ops: {
       ...storeOps({
         memories,
@@ -310,11 +310,18 @@ export function newRunner(env, quickjsModule, libraries, extra = {}) {
 export const TOOL_ENV_PREFIX = "TOOL_";
 
 // UNOFFERED are the built-in tools the worker leaves out of its catalogue,
-// since it cannot do what they do: its settings and its tools' variables
-// are its bindings (wrangler.toml, secrets), which only a deployment
-// changes, and its catalogue is the bundle's, fixed at deployment, in
-// every isolate alike. A tool it cannot run is never offered to fail.
-export const UNOFFERED = ["set_setting", "set_env_var", "list_tool_states", "set_tool_enabled"];
+// since it cannot do what they do: its settings, its provider and its
+// tools' variables are its bindings (wrangler.toml, secrets), which only a
+// deployment changes, so it keeps no providers, models or agents of its
+// own, and its catalogue is the bundle's, fixed at deployment, in every
+// isolate alike. Of the config group it offers get_config alone. A tool it
+// cannot run is never offered to fail.
+export const UNOFFERED = [
+  "list_providers", "create_provider", "update_provider", "delete_provider",
+  "list_models", "fetch_models", "set_default_model", "add_model", "delete_model",
+  "list_agents", "update_agent", "delete_agent",
+  "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled",
+];
 // CONFIG_DESCRIPTION is the config group's description in the worker, where
 // it only reads.
 // workerRouting is the TOOLROUTE_ROUTING variable: "classic" (the

@@ -52,6 +52,9 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	af.cfg.NoModel = true
 	af.noWatch = true
 	af.quiet = true
+	// Calling exec is the user's own command line: nothing else asks.
+	af.cfg.Exec = true
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

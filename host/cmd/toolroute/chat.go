@@ -53,6 +53,9 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if c.interactive || *askStdin {
 		af.cfg.Approver = host.ApproverFunc(c.approve)
 	}
+	// exec asks before every run: at the terminal, or with --ask-stdin.
+	af.cfg.Exec = true
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

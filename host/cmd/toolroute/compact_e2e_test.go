@@ -32,7 +32,7 @@ func TestChatCompaction(t *testing.T) {
 		t.Fatalf("first process: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
 	}
 	mustContain(t, "the first process's output", first.stdout,
-		"[summary]\nSUMMARY-ONE: the user loaded the config tools and likes tea.\n\nTool groups loaded so far, still loaded: config (list_settings,",
+		"[summary]\nSUMMARY-ONE: the user loaded the config tools and likes tea.\n\nTool groups loaded so far, still loaded: config (list_providers,",
 		"[Compacted 5 messages into a summary; the 2 after them are sent as they are. The log keeps them all.]",
 		"You like tea.")
 	// A window so small that the next call passes 80% of it.
@@ -48,7 +48,7 @@ func TestChatCompaction(t *testing.T) {
 		t.Fatalf("%d model calls, want 7", len(reqs))
 	}
 	loaded := reqs[2].ToolNames()
-	if !slices.Contains(loaded, "list_settings") {
+	if !slices.Contains(loaded, "get_config") {
 		t.Fatalf("the call after the load lacks config's tools: %v", loaded)
 	}
 	// /compact summarises all but the last exchange; the automatic one,

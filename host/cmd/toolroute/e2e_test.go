@@ -187,10 +187,10 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			model := fakemodel.New(format,
 				fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
-				fakemodel.ToolCall("list_settings", `{}`),
+				fakemodel.ToolCall("get_config", `{}`),
 				fakemodel.Text("The model is fake-1."),
-				fakemodel.ToolCall("list_env_vars", `{}`),
-				fakemodel.Text("No variables are set."),
+				fakemodel.ToolCall("list_providers", `{}`),
+				fakemodel.Text("No providers are stored."),
 			)
 			defer model.Close()
 			u := newUser(t, model, format)
@@ -202,16 +202,17 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 			mustContain(t, "the first process's output", first.stdout,
 				"you> Which model is set?\n",
 				"→ load_tool_group {\"group_name\":\"config\"}\n",
-				"[loaded group config: list_settings, set_setting, list_env_vars, set_env_var, list_tool_states, set_tool_enabled]\n",
-				"→ list_settings {}\n",
-				"← list_settings: - model = fake-1 (default): the model to call",
+				"[loaded group config: list_providers, create_provider, update_provider, delete_provider, list_models, fetch_models, set_default_model, add_model, delete_model, list_agents, update_agent, delete_agent, get_config, set_config, manage_env_var, list_tool_states, set_tool_enabled]\n",
+				"→ get_config {}\n",
+				"← get_config: - provider = the program's own (",
+				"- model = fake-1 (default): the model to call with the program's own provider",
 				"The model is fake-1.\n")
 
-			second := u.run("Any variables?\n", args...)
+			second := u.run("Any providers?\n", args...)
 			if second.code != 0 {
 				t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
 			}
-			mustContain(t, "the second process's output", second.stdout, "→ list_env_vars {}\n", "No variables are set.\n")
+			mustContain(t, "the second process's output", second.stdout, "→ list_providers {}\n", "No providers are stored.\n")
 			if strings.Contains(second.stdout, "load_tool_group") {
 				t.Errorf("the second process loaded the group again:\n%s", second.stdout)
 			}
@@ -220,19 +221,19 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 				t.Fatalf("%d model calls, want 5", len(reqs))
 			}
 			core := reqs[0].ToolNames()
-			if slices.Contains(core, "list_env_vars") || !slices.Contains(core, "load_tool_group") {
+			if slices.Contains(core, "list_providers") || !slices.Contains(core, "load_tool_group") {
 				t.Errorf("the first call offered %v", core)
 			}
 			// The second process's first call: the group's schemas, and the
 			// history with the first turn.
 			restarted := reqs[3]
-			for _, name := range []string{"list_settings", "set_setting", "list_env_vars", "set_env_var"} {
+			for _, name := range []string{"list_providers", "get_config", "set_config", "manage_env_var"} {
 				if !slices.Contains(restarted.ToolNames(), name) {
 					t.Errorf("the restarted process's first call lacks %s: %v", name, restarted.ToolNames())
 				}
 			}
 			mustContain(t, "the restarted process's first request", requestText(restarted),
-				"Which model is set?", "The model is fake-1.", "Any variables?")
+				"Which model is set?", "The model is fake-1.", "Any providers?")
 			if format == fakemodel.Gemini {
 				// The model is in the path; the first process's calls go
 				// back with the signatures Gemini gave them.
@@ -257,7 +258,7 @@ func TestRestartKeepsLoadedGroups(t *testing.T) {
 // loaded is refused and does not run.
 func TestClearAndBlockedCall(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
-		fakemodel.ToolCall("set_setting", `{"key":"model","value":"sneaky"}`),
+		fakemodel.ToolCall("set_config", `{"key":"model","value":"sneaky"}`),
 		fakemodel.Text("I must load the config group first."),
 		fakemodel.Text("Hello again."),
 	)
@@ -267,14 +268,14 @@ func TestClearAndBlockedCall(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
-	mustContain(t, "the output", res.stdout, "→ set_setting", "← set_setting failed (", "[new session ", "Hello again.\n")
+	mustContain(t, "the output", res.stdout, "→ set_config", "← set_config failed (", "[new session ", "Hello again.\n")
 	reqs := model.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model calls, want 3", len(reqs))
 	}
 	// The refusal the model read says what to do.
 	mustContain(t, "the call after the blocked one", requestText(reqs[1]), "load_tool_group")
-	// set_setting did not run: the model is still fake-1.
+	// set_config did not run: the model is still fake-1.
 	if m := reqs[2].JSON()["model"]; m != "fake-1" {
 		t.Errorf("the model after the blocked call is %v", m)
 	}

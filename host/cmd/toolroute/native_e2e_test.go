@@ -21,10 +21,10 @@ func TestChatNativeRouting(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			model := fakemodel.New(format,
 				fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
-				fakemodel.ToolCall("list_settings", `{}`),
+				fakemodel.ToolCall("get_config", `{}`),
 				fakemodel.Text("The model is fake-1."),
-				fakemodel.ToolCall("list_env_vars", `{}`),
-				fakemodel.Text("No variables are set."),
+				fakemodel.ToolCall("list_providers", `{}`),
+				fakemodel.Text("No providers are stored."),
 				fakemodel.Text("Classic again."),
 			)
 			defer model.Close()
@@ -37,14 +37,14 @@ func TestChatNativeRouting(t *testing.T) {
 			mustContain(t, "the first process's output", first.stdout,
 				"→ load_tool_group {\"group_name\":\"config\"}\n",
 				"[loaded group config:",
-				"→ list_settings {}\n",
+				"→ get_config {}\n",
 				"The model is fake-1.\n",
 				"[tokens: ", "3 model calls; schemas of the last call: ")
-			second := u.run("Any variables?\n/usage\n", args...)
+			second := u.run("Any providers?\n/usage\n", args...)
 			if second.code != 0 {
 				t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
 			}
-			mustContain(t, "the second process's output", second.stdout, "→ list_env_vars {}\n", "No variables are set.\n",
+			mustContain(t, "the second process's output", second.stdout, "→ list_providers {}\n", "No providers are stored.\n",
 				"Session work: 5 model calls", "Routing: native.", "  call 2:")
 			if strings.Contains(second.stdout, "load_tool_group") {
 				t.Errorf("the second process loaded the group again:\n%s", second.stdout)
@@ -64,7 +64,7 @@ func TestChatNativeRouting(t *testing.T) {
 					t.Errorf("native call %d sent other tools:\n got %v\nwant %v", i+1, got, first0)
 				}
 			}
-			loadedBy := `"type":"tool_reference","tool_name":"list_env_vars"`
+			loadedBy := `"type":"tool_reference","tool_name":"list_providers"`
 			if format == fakemodel.Responses {
 				loadedBy = `"type":"tool_search_output"`
 				mustContain(t, "a native request", string(reqs[1].Body), `"type":"tool_search","execution":"client"`, `"type":"namespace","name":"config"`)
@@ -74,7 +74,7 @@ func TestChatNativeRouting(t *testing.T) {
 			for _, i := range []int{1, 3} {
 				mustContain(t, "a native request after the load", string(reqs[i].Body), loadedBy)
 			}
-			if !slices.Contains(reqs[5].ToolNames(), "list_env_vars") {
+			if !slices.Contains(reqs[5].ToolNames(), "list_providers") {
 				t.Errorf("the classic call does not send the loaded group's tools: %v", reqs[5].ToolNames())
 			}
 			if strings.Contains(string(reqs[5].Body), loadedBy) || strings.Contains(string(reqs[5].Body), "defer_loading") {

@@ -28,6 +28,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	open := fs.Bool("open", false, "open the page in a browser once serving")
 	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/ui/dist)")
 	minimal := fs.Bool("minimal-page", false, "serve the minimal page instead of the browser UI: its turns run in this program, through the API")
+	fs.BoolVar(&af.cfg.Exec, "exec", false, "offer the exec tool (shell commands in the sandbox folder, asked about every time) to the turns this program runs")
 	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
 	if _, err := parseArgs(fs, args); err != nil {
 		return exitFor(err)
@@ -41,6 +42,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// The page can call a model with a key kept in the browser: serve
 	// starts without a provider, and the API's turns say what to set.
 	af.cfg.NoModel = true
+	af.cfg.Browser = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -39,6 +39,9 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 	} else {
 		af.cfg.NoModel = true
 		af.noWatch = true
+		// The catalogue chat sends, exec and browser included.
+		af.cfg.Exec = true
+		af.cfg.Browser = true
 		a, err := af.open(context.Background(), stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)

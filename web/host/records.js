@@ -1,0 +1,285 @@
+// The config group's stored records in a JS host's settings store: model
+// providers and their models, and agents, the same as the Go program's
+// (host/builtin/providers.go, modellist.go), answered in the same shapes
+// with the same refusals:
+//   providers.list {}                                  -> [provider state]
+//   providers.create {name, format, base_url, key_secret} -> provider state
+//   providers.update {name, format?, base_url?, key_secret?} -> provider state
+//   providers.remove {name}                            -> the record
+//   models.list|fetch {provider}                       -> provider state
+//     (fetch adds {fetched, new})
+//   models.add|remove|setDefault {provider, model}     -> provider state
+//   agents.list {}                                     -> [agent]
+//   agents.update {name, system_prompt?, model?, groups?} -> agent, created
+//   agents.remove {name}                               -> the agent
+// A provider state is {name, format, base_url, key_secret, models,
+// default_model, key_set, active}: the name of the secret holding the key
+// (a variable, env.NAME), never its value.
+
+import { ENV_NAME } from "./ops.js";
+
+export const PROVIDER_PREFIX = "provider.";
+export const AGENT_PREFIX = "agent.";
+// PROVIDER_SETTING names the stored provider model calls go to.
+export const PROVIDER_SETTING = "provider";
+const ENV_PREFIX = "env.";
+
+export const PROVIDER_FORMATS = ["openai", "anthropic", "responses", "gemini"];
+// RESERVED are the provider kinds a host already names.
+export const RESERVED_PROVIDER_NAMES = ["server", "openai", "anthropic", "responses", "gemini", "demo"];
+export const DEFAULT_BASE_URLS = {
+  openai: "https://api.openai.com/v1",
+  responses: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+  gemini: "https://generativelanguage.googleapis.com",
+};
+const RECORD_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
+export const MAX_MODELS = 500;
+export const MAX_AGENT_PROMPT = 20000;
+export const MAX_MODEL_LIST_BYTES = 4 << 20;
+const MAX_MODEL_LIST_PAGES = 10;
+
+function toolError(type, message) {
+  return Object.assign(new Error(message), { type });
+}
+const invalid = (m) => toolError("invalid_arguments", m);
+const notFound = (m) => toolError("not_found", m);
+const q = (s) => JSON.stringify(String(s));
+
+// checkProvider checks a record and fills in its defaults, as the Go
+// program's CheckProvider.
+export function checkProvider(p) {
+  if (!RECORD_NAME.test(p.name)) throw invalid(`${q(p.name)} is not a provider name: use lower-case letters, digits, _ and -, starting with a letter, at most 40`);
+  if (RESERVED_PROVIDER_NAMES.includes(p.name)) throw invalid(`${q(p.name)} names a provider kind the hosts already have: give yours another name, such as ${p.name}_work`);
+  if (!PROVIDER_FORMATS.includes(p.format)) throw invalid(`format ${q(p.format)}: use one of ${PROVIDER_FORMATS.join(", ")}`);
+  if (p.base_url === "") p.base_url = DEFAULT_BASE_URLS[p.format];
+  let u = null;
+  try {
+    u = new URL(p.base_url);
+  } catch {
+    // refused below
+  }
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host || u.username || u.password || u.search || u.hash) {
+    throw invalid(`base_url ${q(p.base_url)} is not an http or https address such as ${DEFAULT_BASE_URLS[p.format]}`);
+  }
+  p.base_url = p.base_url.replace(/\/+$/, "");
+  if (p.key_secret !== "" && !ENV_NAME.test(p.key_secret)) {
+    throw invalid(`key_secret ${q(p.key_secret)} is not a secret's name: give the name of the variable holding the key (letters, digits and _, such as OPENAI_WORK_KEY), never the key itself`);
+  }
+  p.models ??= [];
+  p.default_model ??= "";
+  return p;
+}
+
+function checkModel(m) {
+  if (m.trim() === "" || m.length > 200 || /[ \t\r\n]/.test(m)) throw invalid(`${q(m)} is not a model name: give the provider's id for it, such as gpt-4.1-mini`);
+  return m;
+}
+
+function parse(text) {
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === "object" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+// storedProvider is the stored provider name with its key's value ("" when
+// its secret is unset), or null, from a settings object.
+export function storedProvider(settings, name) {
+  const p = parse(settings[PROVIDER_PREFIX + name] ?? "");
+  if (!p) return null;
+  return { record: p, key: p.key_secret ? settings[ENV_PREFIX + p.key_secret] ?? "" : "" };
+}
+
+// recordOps gives the operations over:
+//   store: {settings(), setSettings(patch)} (a null value deletes a key);
+//   groups: async () => [group name], the catalogue's, in its order;
+//   fetch: the fetch model lists are read with.
+export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(...a) }) {
+  const all = async (prefix) => {
+    const s = await store.settings();
+    return Object.keys(s).filter((k) => k.startsWith(prefix)).sort().map((k) => parse(s[k])).filter(Boolean);
+  };
+  const state = async (p) => {
+    const s = await store.settings();
+    return {
+      name: p.name, format: p.format, base_url: p.base_url, key_secret: p.key_secret ?? "", models: p.models ?? [], default_model: p.default_model ?? "",
+      key_set: !!p.key_secret && Object.hasOwn(s, ENV_PREFIX + p.key_secret), active: s[PROVIDER_SETTING] === p.name,
+    };
+  };
+  const get = async (name) => {
+    const p = parse((await store.settings())[PROVIDER_PREFIX + name] ?? "");
+    if (!p) throw notFound(`no provider ${q(name)}: list_providers lists them`);
+    p.models ??= [];
+    return p;
+  };
+  const save = async (p) => {
+    const kept = { name: p.name, format: p.format, base_url: p.base_url, key_secret: p.key_secret, models: p.models, default_model: p.default_model };
+    await store.setSettings({ [PROVIDER_PREFIX + p.name]: JSON.stringify(kept) });
+    return state(kept);
+  };
+  const str = (v) => (v === undefined || v === null ? undefined : String(v).trim());
+  const modelArgs = (args) => ({ provider: String(args?.provider ?? ""), model: checkModel(String(args?.model ?? "").trim()) });
+  return {
+    "providers.list": async () => Promise.all((await all(PROVIDER_PREFIX)).map(state)),
+    "providers.create": async (args) => {
+      const p = checkProvider({ name: String(args?.name ?? ""), format: str(args?.format) ?? "", base_url: str(args?.base_url) ?? "", key_secret: str(args?.key_secret) ?? "" });
+      if (Object.hasOwn(await store.settings(), PROVIDER_PREFIX + p.name)) throw invalid(`a provider ${q(p.name)} exists: update_provider changes it`);
+      return save(p);
+    },
+    "providers.update": async (args) => {
+      const p = await get(String(args?.name ?? ""));
+      for (const k of ["format", "base_url", "key_secret"]) if (str(args?.[k]) !== undefined) p[k] = str(args[k]);
+      return save(checkProvider(p));
+    },
+    "providers.remove": async (args) => {
+      const p = await get(String(args?.name ?? ""));
+      if ((await store.settings())[PROVIDER_SETTING] === p.name) throw invalid(`model calls go to ${q(p.name)} now: set_config provider to another (or empty) first`);
+      await store.setSettings({ [PROVIDER_PREFIX + p.name]: null });
+      return p;
+    },
+    "models.list": async (args) => state(await get(String(args?.provider ?? ""))),
+    "models.fetch": async (args) => {
+      const name = String(args?.provider ?? "");
+      const found = storedProvider(await store.settings(), name);
+      if (!found) throw notFound(`no provider ${q(name)}: list_providers lists them`);
+      const p = found.record;
+      if (p.key_secret && !found.key) throw invalid(`${p.name}'s key, the secret ${p.key_secret}, is not set: the user sets it (or manage_env_var does, asking first)`);
+      const ids = await fetchModels(fetch, p.format, p.base_url, found.key);
+      const before = p.models ?? [];
+      const fresh = ids.filter((id) => !before.includes(id)).length;
+      p.models = ids.slice(0, MAX_MODELS);
+      return { ...(await save(p)), fetched: ids.length, new: fresh };
+    },
+    "models.add": async (args) => {
+      const a = modelArgs(args);
+      const p = await get(a.provider);
+      if (p.models.includes(a.model)) throw invalid(`${p.name} already has the model ${q(a.model)}`);
+      if (p.models.length >= MAX_MODELS) throw invalid(`${p.name} has ${MAX_MODELS} models, the most a provider keeps: delete_model some first`);
+      p.models.push(a.model);
+      return save(p);
+    },
+    "models.remove": async (args) => {
+      const a = modelArgs(args);
+      const p = await get(a.provider);
+      const i = p.models.indexOf(a.model);
+      if (i < 0) throw notFound(`${p.name} has no model ${q(a.model)}: list_models lists them`);
+      p.models.splice(i, 1);
+      if (p.default_model === a.model) p.default_model = "";
+      return save(p);
+    },
+    "models.setDefault": async (args) => {
+      const a = modelArgs(args);
+      const p = await get(a.provider);
+      if (!p.models.includes(a.model)) {
+        if (p.models.length >= MAX_MODELS) throw invalid(`${p.name} has ${MAX_MODELS} models, the most a provider keeps: delete_model some first`);
+        p.models.push(a.model);
+      }
+      p.default_model = a.model;
+      return save(p);
+    },
+    "agents.list": async () => (await all(AGENT_PREFIX)).map(agentShape),
+    "agents.update": async (args) => {
+      const name = String(args?.name ?? "");
+      if (!RECORD_NAME.test(name)) throw invalid(`${q(name)} is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40`);
+      const old = parse((await store.settings())[AGENT_PREFIX + name] ?? "");
+      const a = agentShape({ ...(old ?? {}), name });
+      if (str(args?.system_prompt) !== undefined) a.system_prompt = str(args.system_prompt);
+      if (!old && a.system_prompt === "") throw invalid("a new agent needs a system_prompt: say who it is and what it does");
+      if ([...a.system_prompt].length > MAX_AGENT_PROMPT) throw invalid(`the system_prompt is over ${MAX_AGENT_PROMPT} characters: shorten it`);
+      if (str(args?.model) !== undefined) {
+        a.model = str(args.model);
+        if (a.model !== "") checkModel(a.model);
+      }
+      if (args?.groups !== undefined && args?.groups !== null) {
+        if (!Array.isArray(args.groups)) throw invalid("groups must be a list of tool group names");
+        const known = await groups();
+        a.groups = [];
+        for (const g of args.groups.map(String)) {
+          if (!known.includes(g)) throw notFound(`no tool group ${q(g)}: use some of ${known.join(", ")}`);
+          if (!a.groups.includes(g)) a.groups.push(g);
+        }
+      }
+      await store.setSettings({ [AGENT_PREFIX + name]: JSON.stringify(a) });
+      return { ...a, created: !old };
+    },
+    "agents.remove": async (args) => {
+      const name = String(args?.name ?? "");
+      const old = parse((await store.settings())[AGENT_PREFIX + name] ?? "");
+      if (!old) throw notFound(`no agent ${q(name)}: list_agents lists them`);
+      await store.setSettings({ [AGENT_PREFIX + name]: null });
+      return agentShape(old);
+    },
+  };
+}
+
+function agentShape(a) {
+  return { name: String(a.name ?? ""), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
+}
+
+// fetchModels reads a provider's model list as the Go program's
+// FetchModels: OpenAI's GET BASE/models, Anthropic's GET BASE/v1/models
+// (by after_id pages), Gemini's GET BASE/v1beta/models (by pageToken
+// pages, the models that generate content), each with its key header.
+export async function fetchModels(fetch, format, baseURL, key) {
+  const base = String(baseURL).replace(/\/+$/, "");
+  const ids = [];
+  let next = "";
+  for (let page = 0; page < MAX_MODEL_LIST_PAGES; page++) {
+    let url;
+    const headers = {};
+    if (format === "openai" || format === "responses") {
+      url = base + "/models";
+      if (key) headers.Authorization = "Bearer " + key;
+    } else if (format === "anthropic") {
+      url = base + "/v1/models?limit=1000" + (next ? "&after_id=" + encodeURIComponent(next) : "");
+      if (key) headers["x-api-key"] = key;
+      headers["anthropic-version"] = "2023-06-01";
+      headers["anthropic-dangerous-direct-browser-access"] = "true";
+    } else if (format === "gemini") {
+      url = base + "/v1beta/models?pageSize=1000" + (next ? "&pageToken=" + encodeURIComponent(next) : "");
+      if (key) headers["x-goog-api-key"] = key;
+    } else {
+      throw invalid(`format ${q(format)} has no model list: use one of ${PROVIDER_FORMATS.join(", ")}`);
+    }
+    let resp;
+    try {
+      resp = await fetch(url, { method: "GET", headers });
+    } catch (e) {
+      throw toolError("execution_error", `GET ${url} could not be reached: ${e?.message ?? e}`);
+    }
+    const text = await resp.text();
+    if (text.length > MAX_MODEL_LIST_BYTES) throw toolError("execution_error", `GET ${url} answered over ${MAX_MODEL_LIST_BYTES} bytes: not a model list`);
+    if (!resp.ok) {
+      const hint = resp.status === 401 || resp.status === 403 ? ": check the key's secret" : resp.status === 404 ? ": check base_url" : "";
+      const body = text.trim();
+      throw toolError("execution_error", `GET ${url} answered HTTP ${resp.status}${hint}: ${body.length > 300 ? body.slice(0, 300) + "…" : body}`);
+    }
+    let list;
+    try {
+      list = JSON.parse(text);
+      if (!list || typeof list !== "object") throw new Error("not an object");
+    } catch (e) {
+      throw toolError("execution_error", `GET ${url} answered something that is not a model list (${e.message}): is base_url the API root, such as ${DEFAULT_BASE_URLS[format]}?`);
+    }
+    next = "";
+    if (format === "gemini") {
+      for (const m of Array.isArray(list.models) ? list.models : []) {
+        const methods = m?.supportedGenerationMethods;
+        if (!Array.isArray(methods) || methods.includes("generateContent")) ids.push(String(m?.name ?? "").replace(/^models\//, ""));
+      }
+      next = typeof list.nextPageToken === "string" ? list.nextPageToken : "";
+    } else {
+      for (const m of Array.isArray(list.data) ? list.data : []) ids.push(String(m?.id ?? ""));
+      if (format === "anthropic" && list.has_more === true && typeof list.last_id === "string") next = list.last_id;
+    }
+    if (!next) break;
+  }
+  const out = [];
+  for (const id of ids) {
+    if (id !== "" && id.length <= 200 && !/[ \t\r\n]/.test(id) && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
