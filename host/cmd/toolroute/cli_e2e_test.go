@@ -82,7 +82,7 @@ func TestCallForToolAuthors(t *testing.T) {
 			stderr: []string{`toolroute call: greet needs the parameters name, times: give them with --params, such as --params '{"name":"...","times":1}' (toolroute tools --group core --json shows its schema)`}},
 		{name: "js_eval's example is js_eval's", args: []string{"call", "js_eval"}, code: 1,
 			stderr: []string{`--params '{"code":"..."}'`}, notStderr: []string{"notes.md", "host:"}},
-		{name: "a group tool's hint names its group", args: []string{"call", "set_setting"}, code: 1,
+		{name: "a group tool's hint names its group", args: []string{"call", "set_config"}, code: 1,
 			stderr: []string{`toolroute tools --group config --json`}},
 		{name: "not an object", args: []string{"call", "greet", "--params", `[1]`}, code: 1,
 			stderr: []string{"toolroute call: the parameters of greet must be a JSON object: give them with --params, such as"}},
@@ -90,7 +90,7 @@ func TestCallForToolAuthors(t *testing.T) {
 			stderr: []string{"toolroute tools lists the tools you can call"}},
 		{name: "a meta-tool", args: []string{"call", "search_tools", "--params", `{"query":"mail"}`}, code: 1,
 			stderr: []string{"toolroute call: search_tools works only inside a conversation: the model calls it in toolroute chat or serve"}},
-		{name: "the model setting's default", args: []string{"call", "list_settings"},
+		{name: "the model setting's default", args: []string{"call", "get_config"},
 			stdout: []string{"- model = none, as no model provider is configured (set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY) (default): the model to call"}},
 	}
 	for _, c := range cases {
@@ -115,8 +115,8 @@ func TestCallForToolAuthors(t *testing.T) {
 	}
 	// With a provider configured, the default is its model.
 	u.setenv("OPENAI_API_KEY=sk-test")
-	res := u.run("", "call", "list_settings")
-	mustContain(t, "list_settings with OpenAI", res.stdout, "- model = gpt-4.1-mini (default): the model to call")
+	res := u.run("", "call", "get_config")
+	mustContain(t, "get_config with OpenAI", res.stdout, "- model = gpt-4.1-mini (default): the model to call")
 }
 
 // toolroute tools lists every tool the model could be offered, with its

@@ -28,12 +28,13 @@ type command struct {
 }
 
 var commands = []command{
-	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [ROUTING FLAGS] [APP FLAGS]", `
+	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [--exec] [ROUTING FLAGS] [APP FLAGS]", `
 Serve the browser chat UI and the JSON API on http://127.0.0.1:PORT, at
 the URL it prints (--open opens it). --ui DIR serves a UI built in DIR (make
 ui builds web/ui/dist); --minimal-page a small page whose turns run in this
 program. Without a provider configured it still starts: the page can use a
-key kept in the browser, and the API's turns say what to set.`},
+key kept in the browser, and the API's turns say what to set. --exec offers
+the exec tool (shell commands, asked about every time) to the turns it runs.`},
 	{"mcp", "toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]", `
 Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
 over standard input and output, routed by group: the client lists the
