@@ -11,6 +11,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.32.0
 	github.com/openai/openai-go/v3 v3.44.0
 	github.com/pdfcpu/pdfcpu v0.15.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/tiktoken-go/tokenizer v0.7.0
 	google.golang.org/genai v1.77.0
