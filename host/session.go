@@ -77,11 +77,20 @@ type Event struct {
 type Session struct {
 	h  *Host
 	id string
+	// unattended: no one is there to answer approval questions.
+	unattended bool
 }
 
 // Session returns the session with this id; a new id is a new, empty
 // session. /clear is a new id.
 func (h *Host) Session(id string) *Session { return &Session{h: h, id: id} }
+
+// Unattended is the session with no one there to answer approval
+// questions, for turns a host runs on its own (a scheduled task's): a tool
+// call that would ask is refused as it is when a host has no Approver.
+func (s *Session) Unattended() *Session {
+	return &Session{h: s.h, id: s.id, unattended: true}
+}
 
 // ID is the session's id.
 func (s *Session) ID() string { return s.id }
@@ -194,7 +203,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 		Settings: session.Settings{
 			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
-			Policies: policies, Approvals: o.Approver != nil, Memories: mems,
+			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Memories: mems,
 		},
 	})
 	for err == nil {

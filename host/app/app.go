@@ -29,6 +29,7 @@ import (
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/pdf"
 	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/host/schedule"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
@@ -111,6 +112,8 @@ type Config struct {
 	Browser bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
+	// Now is the scheduled tasks' clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // App is the running program.
@@ -126,6 +129,8 @@ type App struct {
 	// MCP runs the MCP servers of the configuration, each a tool group; nil
 	// without any.
 	MCP *mcp.Manager
+	// Tasks keeps the scheduled tasks; RunTasks runs them at their times.
+	Tasks *schedule.Service
 
 	model     settingsModel
 	closeOnce sync.Once
@@ -140,6 +145,8 @@ type App struct {
 	browser *browser.Browser
 	stop    chan struct{}
 	done    chan struct{} // closed when the watcher ends; nil without one
+	// tasksDone is closed when RunTasks' loop ends; nil until it starts.
+	tasksDone chan struct{}
 
 	// generation counts the catalogue's changes; changed is closed at the
 	// next one. Both are guarded by mu.
@@ -290,6 +297,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			{Key: "system_prompt", Description: "the base system prompt", Default: "toolroute's default"},
 		},
 	}
+	a.Tasks = schedule.New(db, a.runTask, cfg.Now)
+	a.deps.Schedule = a.Tasks
 	disabled, err := builtin.DisabledTools(ctx, a.deps)
 	if err != nil {
 		a.Close()
@@ -380,6 +389,54 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
+// RunTasks runs the scheduled tasks at their times until the App closes
+// (serve does; chat and call do not): each run is a turn in a new session
+// of its own, with no one to answer approval questions. Problems go to
+// logf. Calling it again does nothing.
+func (a *App) RunTasks(logf func(format string, args ...any)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tasksDone != nil {
+		return
+	}
+	a.tasksDone = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-a.stop
+		cancel()
+	}()
+	go func() {
+		defer close(a.tasksDone)
+		a.Tasks.Loop(ctx, logf)
+	}()
+}
+
+// runTask is a scheduled task's run: prompt as the user's message of the
+// new session id, titled title, unattended. Its answer is the turn's, or
+// the turn's failure is the error.
+func (a *App) runTask(ctx context.Context, id, title, prompt string) (string, error) {
+	var answer string
+	var failed error
+	for ev, err := range a.Host.Session(id).Unattended().Send(ctx, prompt) {
+		if err != nil {
+			failed = err
+			break
+		}
+		switch ev.Type {
+		case host.EventDone:
+			answer = ev.Text
+		case host.EventFailed:
+			failed = errors.New(a.Hint(ev.Failure.Message))
+		}
+	}
+	// The session exists once its first message is stored.
+	if _, ok, err := a.Store.Session(context.WithoutCancel(ctx), id); err == nil && ok {
+		_ = a.Store.Rename(context.WithoutCancel(ctx), id, title)
+	}
+	a.notify()
+	return answer, failed
+}
+
 // cacheSub is a folder of the cache, or "" without one.
 func cacheSub(cache, name string) string {
 	if cache == "" {
@@ -444,6 +501,12 @@ func (a *App) Close() {
 		close(a.stop)
 		if a.done != nil {
 			<-a.done
+		}
+		a.mu.Lock()
+		tasksDone := a.tasksDone
+		a.mu.Unlock()
+		if tasksDone != nil {
+			<-tasksDone
 		}
 		if a.MCP != nil {
 			a.MCP.Close()

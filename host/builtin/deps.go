@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/schedule"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -36,6 +37,9 @@ type Deps struct {
 	// ModelLists reads providers' model lists (fetch_models); nil means a
 	// client with a 30-second timeout.
 	ModelLists *http.Client
+	// Schedule keeps and runs the scheduled tasks; nil leaves the
+	// scheduled_tasks group's operations out.
+	Schedule *schedule.Service
 }
 
 // SettingSpec is one setting the config group manages.

@@ -326,7 +326,7 @@
   // toolroute is the host's own storage, for the built-in tools whose
   // manifest lists the namespace in requiredPermissions ("memories",
   // "history", "settings", "env", "providers", "models", "agents",
-  // "tools"); each host keeps it its own way
+  // "tools", "schedules"); each host keeps it its own way
   // (SQLite, IndexedDB, Durable Objects) and answers the same. A host that
   // cannot do an operation says so; the host checks what is set.
   globalThis.toolroute = Object.freeze({
@@ -368,6 +368,16 @@
     tools: Object.freeze({
       list: () => op("tools.list", {}),
       setEnabled: (name, enabled) => op("tools.setEnabled", { name: String(name), enabled }),
+    }),
+    // Scheduled tasks (the scheduled_tasks group): a prompt run as an
+    // agent turn of its own, once or on a cron schedule; the host checks
+    // what is given, keeps the tasks and runs them at their time.
+    schedules: Object.freeze({
+      list: () => op("schedules.list", {}),
+      create: (t) => op("schedules.create", Object(t)),
+      update: (t) => op("schedules.update", Object(t)),
+      run: (name) => op("schedules.run", { name: String(name ?? "") }),
+      remove: (name) => op("schedules.remove", { name: String(name ?? "") }),
     }),
     // The user's own JS tools: the host checks a file before it keeps it.
     toolfiles: Object.freeze({

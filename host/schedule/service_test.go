@@ -18,7 +18,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // turns records the runs and answers each with its prompt, or fails a
@@ -143,14 +143,20 @@ func TestRefusals(t *testing.T) {
 		do   func() error
 		want string
 	}{
-		{"bad name", func() error { _, err := s.Create(ctx, Change{Name: "Daily Summary", Prompt: str("x"), Cron: str("@daily")}); return err }, `"Daily Summary" is not a task name`},
+		{"bad name", func() error {
+			_, err := s.Create(ctx, Change{Name: "Daily Summary", Prompt: str("x"), Cron: str("@daily")})
+			return err
+		}, `"Daily Summary" is not a task name`},
 		{"no prompt", func() error { _, err := s.Create(ctx, Change{Name: "two", Cron: str("@daily")}); return err }, "the prompt is missing"},
 		{"no time", func() error { _, err := s.Create(ctx, Change{Name: "two", Prompt: str("x")}); return err }, "give at, an ISO 8601 time"},
 		{"both", func() error {
 			_, err := s.Create(ctx, Change{Name: "two", Prompt: str("x"), Cron: str("@daily"), At: str("2027-01-01T00:00:00Z")})
 			return err
 		}, "not both"},
-		{"taken", func() error { _, err := s.Create(ctx, Change{Name: "one", Prompt: str("x"), Cron: str("@daily")}); return err }, `a task "one" exists`},
+		{"taken", func() error {
+			_, err := s.Create(ctx, Change{Name: "one", Prompt: str("x"), Cron: str("@daily")})
+			return err
+		}, `a task "one" exists`},
 		{"unknown", func() error { _, err := s.Delete(ctx, "nope"); return err }, `no task "nope": the tasks are one`},
 		{"run unknown", func() error { _, err := s.RunNow(ctx, "nope"); return err }, `no task "nope"`},
 	} {

@@ -85,12 +85,12 @@ DELETE FROM sessions WHERE NOT EXISTS (SELECT 1 FROM messages WHERE session_id =
 	// the host reads and writes whole, with its next run's time beside it
 	// for the query of the tasks that are due.
 	`
-CREATE TABLE scheduled_tasks (
+CREATE TABLE IF NOT EXISTS scheduled_tasks (
 	name     TEXT PRIMARY KEY,
 	next_run INTEGER,       -- Unix nanoseconds, NULL when it will not run again
 	json     TEXT NOT NULL  -- the task's record
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX scheduled_tasks_by_next_run ON scheduled_tasks (next_run) WHERE next_run IS NOT NULL;
+CREATE INDEX IF NOT EXISTS scheduled_tasks_by_next_run ON scheduled_tasks (next_run) WHERE next_run IS NOT NULL;
 `,
 }
 

@@ -49,6 +49,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
+	// Scheduled tasks run while serve runs, each a turn of its own with no
+	// one to answer questions; chat and call do not run them.
+	a.RunTasks(func(format string, args ...any) { fmt.Fprintf(stderr, "toolroute: "+format+"\n", args...) })
 	tok, from, err := serveToken(*token, os.Getenv, a.Config.DataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
