@@ -248,6 +248,7 @@ export class Host {
   // message is committed to the store before the turn goes on. A host
   // failure (the store, the module) is thrown; so is options.signal's
   // reason when it aborts the turn, which keeps every message committed.
+  // options.unattended: no one is there to answer approval questions.
   // Turns of one session run one at a time.
   async *send(sessionId, text, options = {}) {
     yield* this.#turn(sessionId, text, false, options);
@@ -280,7 +281,9 @@ export class Host {
       for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget", "context_limit"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
-      if (typeof this.#o.approve === "function") settings.approvals = true;
+      // An unattended turn (a scheduled task's) has no one to answer: a
+      // tool that asks is refused as when the host has no approve.
+      if (typeof this.#o.approve === "function" && !options.unattended) settings.approvals = true;
       const memories = await this.#memories();
       if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;

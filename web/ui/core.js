@@ -9,6 +9,7 @@ import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUse
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 import { recordOps, storedProvider, PROVIDER_PREFIX } from "../host/records.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
+import { Tasks, TaskTimer } from "../host/schedules.js";
 import { breakdown } from "./meter.js";
 import { cleanTitle } from "../host/session-names.js";
 import { newID } from "./idbstore.js";
@@ -91,7 +92,13 @@ export class PersistentFS extends MemoryFS {
 //   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
 //   pdfFetch: the fetch bridge's options the pdf tools read URLs with
 //     ({fetch, cors}); by default fetch, as a browser's (cors);
-//   countTokens: async (text) => number, or none to count bytes.
+//   countTokens: async (text) => number, or none to count bytes;
+//   tasks: run the scheduled tasks at their times while this Core lives,
+//     which in the browser is while the page is open: true, or
+//     {timers: {setTimeout, clearTimeout}} (a test's fake ones); without
+//     it the tasks are kept and run_scheduled_task runs one, but none runs
+//     on its own;
+//   now: () => Date, the scheduled tasks' clock.
 export class Core {
   #d;
   #cat = null;
@@ -104,10 +111,40 @@ export class Core {
   #runner = null;
   #fs = null;
 
+  #timer = null;
+
   constructor(deps) {
     this.#d = deps;
     this.store = deps.store;
     this.fetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
+    const now = deps.now ?? (() => new Date());
+    // The scheduled tasks, in the settings; each run is a turn of its own.
+    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed: () => this.#timer?.wake() });
+    if (deps.tasks) {
+      this.#timer = new TaskTimer(this.tasks, { now, timers: deps.tasks.timers ?? globalThis });
+      this.#timer.start();
+    }
+  }
+
+  // close stops running the scheduled tasks.
+  close() {
+    this.#timer?.stop();
+  }
+
+  // #runTask is a scheduled task's run: prompt as the first message of the
+  // new page session id, unattended, titled title once done; its answer,
+  // or the turn's failure thrown.
+  async #runTask(id, title, prompt) {
+    const host = await this.host();
+    let answer = "";
+    let failure = null;
+    for await (const ev of host.send(id, prompt, { unattended: true })) {
+      if (ev.type === "done") answer = ev.text ?? "";
+      if (ev.type === "failed") failure = ev.failure?.message ?? "the turn failed";
+    }
+    await this.store.renameSession(id, title);
+    if (failure !== null) throw new Error(failure);
+    return answer;
   }
 
   async #catalogue() {
@@ -264,6 +301,8 @@ export class Core {
             },
           },
         }),
+        // Scheduled tasks, in the settings too.
+        ...this.tasks.ops(),
         // Stored providers, their models and agents, in the settings too.
         ...recordOps({
           store: this.store,

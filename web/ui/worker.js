@@ -116,6 +116,8 @@ async function getCore() {
       }),
     pdfFetch: { fetch: (...a) => fetch(...a), cors: true },
     countTokens: tokens,
+    // Scheduled tasks run while the page is open (this worker lives).
+    tasks: true,
   });
   return core;
 }
