@@ -441,6 +441,44 @@ test("a tool reads only its TOOL_ variables, redacted; the worker's secrets neve
   assert.ok(!model.requests.some((r) => r.body.includes("wx-worker-weather-key") || r.body.includes("sk-worker-secret")));
 });
 
+// FEAT-040's scenario 4 in the worker: a task scheduled in a turn (the
+// user allows schedule_task) runs at its time from the SessionIndex's
+// alarm, through the SELF binding, as a session of its own that the API
+// lists with its answer; the next turn's list_scheduled_tasks shows it.
+test("scenario 4 in the worker: a scheduled task runs at its time from a Durable Object alarm, in a session of its own", async () => {
+  const id = (await (await json("POST", "/api/sessions", {})).json()).id;
+  const at = new Date(Math.ceil((Date.now() + 4000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  model.add(
+    toolCall("load_tool_group", JSON.stringify({ group_name: "scheduled_tasks" })),
+    toolCall("schedule_task", JSON.stringify({ name: "news_worker", prompt: "Summarise the news.", at })),
+    text("Scheduled."),
+    text("The news: all quiet."), // the run's
+  );
+  const t = await openTurn(id, "Schedule a task for in a few seconds");
+  const asked = await t.until("approval");
+  assert.deepEqual(asked.calls.map((c) => c.tool), ["schedule_task"]);
+  assert.equal((await answerCalls(id, [{ id: asked.calls[0].id, answer: "once" }])).status, 200);
+  const events = await t.rest();
+  assert.equal(events.at(-1).text, "Scheduled.", JSON.stringify(events.at(-1)));
+  const scheduled = events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(scheduled.content, `Scheduled task 'news_worker': it runs once at ${at} as a new session of its own. list_scheduled_tasks shows its answer once it has run.`);
+
+  let run = null;
+  for (let i = 0; i < 300 && !run; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    run = (await (await json("GET", "/api/sessions")).json()).find((x) => x.title === "Scheduled task: news_worker" && x.messages >= 2);
+  }
+  assert.ok(run, "the task's run never came");
+  assert.match(run.id, /^task-news_worker-\d{8}-\d{6}$/);
+  const log = await (await json("GET", `/api/sessions/${run.id}/messages`)).json();
+  assert.deepEqual(log.map((m) => [m.type, m.content]), [["user", "Summarise the news."], ["assistant", "The news: all quiet."]]);
+  assert.ok(Date.parse(log[0].time) >= Date.parse(at), `the run started at ${log[0].time}, before ${at}`);
+
+  model.add(toolCall("list_scheduled_tasks", "{}"), text("It ran."));
+  const listed = (await turn(id, "Did it run?")).filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.match(listed.content, new RegExp(`^1 scheduled task:\\n- news_worker: runs once at ${at}; will not run again; last run \\S+ in session ${run.id}, done\\.\\n  Prompt: Summarise the news\\.\\n  Answer: The news: all quiet\\.$`));
+});
+
 test("a sending tool asks first; the answer, from another request, lets it run", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   model.add(toolCall("post_mail", "{}"), text("Mailed."));

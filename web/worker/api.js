@@ -22,6 +22,8 @@
 //	POST /api/sessions/{id}/clear         a new session, as /clear
 //	POST /api/sessions/{id}/compact       {} -> the earlier messages summarised, as /compact; SSE
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
+//	POST /api/tasks/due                   {} -> {ran}: run the scheduled tasks due
+//	                                      now (the SessionIndex's alarm calls it)
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries
 //	GET  /api/google/token                the Google account's access token and
 //	                                      email, for a browser host's google bridge
@@ -41,6 +43,7 @@ import { createHost, modelRequest, retryWait, bodyRetryDelay, sleep } from "../h
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
 import { McpServers, withMcp } from "../host/mcp.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
+import { Tasks } from "../host/schedules.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -170,6 +173,34 @@ async function start(env, deps, now) {
     const m = merged();
     return userReports(await host.load(m.catalogue, m.sources), files, WORKER_TOOLS);
   };
+  // The scheduled tasks, in the SessionIndex, whose alarm runs the due
+  // ones through POST /api/tasks/due: each a turn in a session of its own,
+  // unattended.
+  const tasks = new Tasks({
+    store: { settings: () => indexStub(env).taskSettings(), setSettings: (patch) => indexStub(env).setTaskSettings(patch) },
+    now,
+    run: async (id, title, prompt) => {
+      if (provider.error) throw new Error(provider.error);
+      const stub = sessionStub(env, id);
+      const token = crypto.randomUUID();
+      const begun = await stub.begin(id, token, title, now().toISOString());
+      if (begun.busy) throw new Error(`a turn is already running in session ${id}`);
+      tokens.set(id, token);
+      let answer = "";
+      let failure = null;
+      try {
+        for await (const ev of host.send(id, prompt, { unattended: true })) {
+          if (ev.type === "done") answer = ev.text ?? "";
+          if (ev.type === "failed") failure = hint(provider, ev.failure?.message ?? "the turn failed");
+        }
+      } finally {
+        if (tokens.get(id) === token) tokens.delete(id);
+        await stub.end(token).catch(() => {});
+      }
+      if (failure !== null) throw new Error(failure);
+      return answer;
+    },
+  });
   host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
@@ -183,6 +214,7 @@ async function start(env, deps, now) {
         now,
       }),
       ...configOps({ settings: { list: async () => workerSettings(env) }, env: { names: async () => toolVarNames(env) } }),
+      ...tasks.ops(),
       ...toolFileOps({
         files: {
           list: async () => (await indexStub(env).toolFiles()).files,
@@ -232,7 +264,7 @@ async function start(env, deps, now) {
     await apply(files);
     tools.generation = generation;
   };
-  return { host, provider, tokens, syncTools, mcp };
+  return { host, provider, tokens, syncTools, mcp, tasks };
 }
 
 // MCP_WAIT_MS is how long an isolate's start waits for MCP servers to
@@ -314,15 +346,13 @@ export const TOOL_ENV_PREFIX = "TOOL_";
 // tools' variables are its bindings (wrangler.toml, secrets), which only a
 // deployment changes, so it keeps no providers, models or agents of its
 // own, and its catalogue is the bundle's, fixed at deployment, in every
-// isolate alike. Of the config group it offers get_config alone. It runs
-// nothing without a request, so it leaves the scheduled_tasks group out. A
-// tool it cannot run is never offered to fail.
+// isolate alike. Of the config group it offers get_config alone. A tool it
+// cannot run is never offered to fail.
 export const UNOFFERED = [
   "list_providers", "create_provider", "update_provider", "delete_provider",
   "list_models", "fetch_models", "set_default_model", "add_model", "delete_model",
   "list_agents", "update_agent", "delete_agent",
   "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled",
-  "schedule_task", "list_scheduled_tasks", "run_scheduled_task", "update_scheduled_task", "delete_scheduled_task",
 ];
 // CONFIG_DESCRIPTION is the config group's description in the worker, where
 // it only reads.
@@ -490,6 +520,12 @@ async function route(request, env, ctx, deps, now, ready) {
     }
     case "GET /sessions":
       return reply(await indexStub(env).list());
+    case "POST /tasks/due": {
+      // The SessionIndex's alarm: the scheduled tasks due now run, one
+      // after another, before this answers.
+      const { tasks } = await ready(env);
+      return reply({ ran: await tasks.runDue() });
+    }
     case "POST /sessions": {
       if (body.title !== undefined && body.title !== "") {
         return fail(400, 'a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}');

@@ -126,6 +126,7 @@ const toolroute :Workerd.Worker = (
     (name = "SESSION_LOG", durableObjectNamespace = "SessionLog"),
     (name = "SESSION_INDEX", durableObjectNamespace = "SessionIndex"),
     (name = "SANDBOX_FILES", durableObjectNamespace = "SandboxFiles"),
+    (name = "SELF", service = "main"),
 ${vars}  ],
   durableObjectNamespaces = [
     (className = "SessionLog", uniqueKey = "toolroute-session-log", enableSql = true),

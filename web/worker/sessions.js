@@ -18,6 +18,8 @@ export const LEASE_MS = 10 * 60 * 1000;
 // INDEX_NAME names the one SessionIndex; FILES_NAME the one SandboxFiles.
 export const INDEX_NAME = "sessions";
 export const FILES_NAME = "files";
+// TASK_KEY prefixes a scheduled task's name in taskSettings.
+const TASK_KEY = "task.";
 
 // SessionLog is one session: its title and times, its messages, the lease
 // of the turn running in it and that turn's pending approval question. The
@@ -236,6 +238,59 @@ export class SessionIndex extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, time TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS tool_files (name TEXT PRIMARY KEY, manifest TEXT NOT NULL, code TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS scheduled_tasks (name TEXT PRIMARY KEY, json TEXT NOT NULL)`);
+  }
+
+  // The scheduled tasks (web/host/schedules.js keeps them, as a settings
+  // store of task.NAME keys): the index's alarm is set to the earliest
+  // next run, and runs the due tasks through the worker's own API (the
+  // SELF service binding, POST /api/tasks/due), where the host is.
+
+  // taskSettings gives {"task.NAME": the task's JSON}.
+  taskSettings() {
+    const out = {};
+    for (const r of this.sql.exec(`SELECT name, json FROM scheduled_tasks ORDER BY name`)) out[TASK_KEY + r.name] = r.json;
+    return out;
+  }
+
+  // setTaskSettings applies a patch of task.NAME keys (a null or "" value
+  // deletes the task) and sets the alarm for the next run.
+  async setTaskSettings(patch) {
+    for (const [k, v] of Object.entries(patch ?? {})) {
+      if (!k.startsWith(TASK_KEY)) throw new Error(`setTaskSettings: ${JSON.stringify(k)} is not a task key`);
+      const name = k.slice(TASK_KEY.length);
+      if (v === null || v === "") this.sql.exec(`DELETE FROM scheduled_tasks WHERE name = ?`, name);
+      else this.sql.exec(`INSERT INTO scheduled_tasks (name, json) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET json = excluded.json`, name, String(v));
+    }
+    await this.#arm();
+  }
+
+  // #arm sets the alarm to the earliest next run, or deletes it.
+  async #arm() {
+    let next = Infinity;
+    for (const r of this.sql.exec(`SELECT json FROM scheduled_tasks`)) {
+      try {
+        const t = Date.parse(JSON.parse(r.json).next_run ?? "");
+        if (t < next) next = t;
+      } catch {
+        // not a task's record: it never runs
+      }
+    }
+    if (Number.isFinite(next)) await this.ctx.storage.setAlarm(next);
+    else await this.ctx.storage.deleteAlarm();
+  }
+
+  // alarm runs the due tasks through the worker's API, then sets the
+  // alarm for the next run. A failure is thrown: the runtime tries the
+  // alarm again later.
+  async alarm() {
+    if (!this.env.SELF) throw new Error("scheduled tasks: the worker has no SELF service binding to run them through (see wrangler.toml)");
+    const headers = { "content-type": "application/json" };
+    if (this.env.TOOLROUTE_TOKEN) headers.authorization = `Bearer ${this.env.TOOLROUTE_TOKEN}`;
+    const r = await this.env.SELF.fetch("http://localhost/api/tasks/due", { method: "POST", headers, body: "{}" });
+    const text = await r.text();
+    await this.#arm();
+    if (!r.ok) throw new Error(`scheduled tasks: POST /api/tasks/due answered ${r.status}: ${text.slice(0, 300)}`);
   }
 
   // The user's tools made with create_js_tool, which every isolate offers:
