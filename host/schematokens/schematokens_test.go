@@ -445,7 +445,7 @@ func TestMeasureBuiltin(t *testing.T) {
 	want := []string{"all tools", "core only", "core + config",
 		"core + google_calendar", "core + google_contacts", "core + google_docs", "core + google_drive", "core + google_forms",
 		"core + google_gmail", "core + google_gmail_settings", "core + google_sheets", "core + google_slides", "core + google_tasks",
-		"core + js_tool_management", "all groups loaded"}
+		"core + js_tool_management", "core + scheduled_tasks", "all groups loaded"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("scenarios (-want +got):\n%s", diff)
 	}

@@ -156,7 +156,8 @@ test("scenario 4 in the browser: a task scheduled for tomorrow runs while the pa
   const clock = { now: Date.parse("2026-11-26T20:00:00Z") };
   const timers = fakeTimers(clock);
   const store = new MemoryUIStore();
-  const core = newCore(store, model.fetch, { catalogue: async () => bundle, tasks: { timers }, now: () => new Date(clock.now) });
+  const told = [];
+  const core = newCore(store, model.fetch, { catalogue: async () => bundle, tasks: { timers }, now: () => new Date(clock.now), onTaskRun: (r) => told.push(r) });
   const asked = [];
   const first = await ask(core, { type: "send", session: "a", text: "Schedule a task for tomorrow: a news summary at 9 (Paris)" }, (r) => {
     if (r.type === "event" && r.event.type === "approval") {
@@ -181,6 +182,7 @@ test("scenario 4 in the browser: a task scheduled for tomorrow runs while the pa
   assert.match(refused.content, /^Error \(approval_needed\): 'delete_scheduled_task' asks the user before it runs, and no one is here to answer/);
   assert.equal(run.at(-1).content, "Here is your news summary: all quiet.");
   assert.deepEqual(asked, ["schedule_task"], "the run asked no one");
+  assert.deepEqual(told, [{ session: "task-morning_news-20261127-080005", title: "Scheduled task: morning_news" }], "the page is told, to list the session");
 
   const third = await ask(core, { type: "send", session: "a", text: "Did my task run?" });
   const listed = third.events.find((e) => e.type === "message" && e.message.type === "tool_result").message.content;

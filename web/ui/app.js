@@ -17,6 +17,8 @@ function startWorker() {
   worker.onmessage = (e) => {
     const m = e.data;
     if (m.type === "ready") return;
+    // A scheduled task ran while the page was open: its session is new.
+    if (m.type === "task_ran") return void refreshSessions().catch(() => {});
     const p = pending.get(m.id);
     if (!p) return;
     if (m.type === "event") p.onEvent?.(m.event);

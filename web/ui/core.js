@@ -98,7 +98,9 @@ export class PersistentFS extends MemoryFS {
 //     {timers: {setTimeout, clearTimeout}} (a test's fake ones); without
 //     it the tasks are kept and run_scheduled_task runs one, but none runs
 //     on its own;
-//   now: () => Date, the scheduled tasks' clock.
+//   now: () => Date, the scheduled tasks' clock;
+//   onTaskRun: ({session, title}) => void, told when a task's run is done
+//     (the page lists its session).
 export class Core {
   #d;
   #cat = null;
@@ -143,6 +145,7 @@ export class Core {
       if (ev.type === "failed") failure = ev.failure?.message ?? "the turn failed";
     }
     await this.store.renameSession(id, title);
+    this.#d.onTaskRun?.({ session: id, title });
     if (failure !== null) throw new Error(failure);
     return answer;
   }

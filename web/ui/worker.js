@@ -55,7 +55,9 @@
 //   {id, type: "done", result}   the request finished; result as above
 //   {id, type: "error", error}   the request failed: error is a message
 //
-// The worker posts {type: "ready"} (no id) when it starts listening.
+// The worker posts {type: "ready"} (no id) when it starts listening, and
+// {type: "task_ran", session, title} (no id) when a scheduled task's run,
+// a page session, is done.
 
 import { Toolroute } from "../driver/toolroute.js";
 import { Runner } from "../jsrun/runner.js";
@@ -118,6 +120,7 @@ async function getCore() {
     countTokens: tokens,
     // Scheduled tasks run while the page is open (this worker lives).
     tasks: true,
+    onTaskRun: (r) => self.postMessage({ type: "task_ran", ...r }),
   });
   return core;
 }
