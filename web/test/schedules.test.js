@@ -189,3 +189,27 @@ test("scenario 4 in the browser: a task scheduled for tomorrow runs while the pa
   assert.equal(listed, "1 scheduled task:\n- morning_news: runs once at 2026-11-27T08:00:00Z; will not run again; last run 2026-11-27T08:00:05Z in session task-morning_news-20261127-080005, done.\n  Prompt: Summarise the news for me.\n  Answer: Here is your news summary: all quiet.");
   core.close();
 });
+
+test("run_scheduled_task in the browser runs the task now, a turn inside the turn that calls it, and gives its answer", async () => {
+  const model = fakeServer([
+    { call: ["load_tool_group", { group_name: "scheduled_tasks" }] },
+    { call: ["run_scheduled_task", { name: "weekly" }] },
+    { text: "Weekly report: 3 things done." }, // the task's run
+    { text: "It says 3 things were done." },
+  ]);
+  const store = new MemoryUIStore();
+  const clock = { now: Date.parse("2026-11-26T20:00:00Z") };
+  const core = newCore(store, model.fetch, { catalogue: async () => bundle, now: () => new Date(clock.now) });
+  await core.tasks.create({ name: "weekly", prompt: "Write the weekly report.", cron: "0 17 * * 5", timezone: "Europe/London" });
+  const r = await ask(core, { type: "send", session: "b", text: "Run my weekly task" }, (x) => {
+    if (x.type === "event" && x.event.type === "approval") {
+      setTimeout(() => core.handle({ id: 2, type: "approve", session: "b", answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
+    }
+  });
+  assert.equal(r.last.type, "done", JSON.stringify(r.last));
+  const result = r.events.filter((e) => e.type === "message" && e.message.type === "tool_result").at(-1).message;
+  assert.equal(result.content, "Task 'weekly' ran in session task-weekly-20261126-200000. Its answer:\nWeekly report: 3 things done.");
+  const [t] = await core.tasks.list();
+  assert.equal(t.next_run, "2026-11-27T17:00:00Z", "the schedule stays");
+  assert.equal((await store.session("task-weekly-20261126-200000")).title, "Scheduled task: weekly");
+});

@@ -34,7 +34,9 @@ the URL it prints (--open opens it). --ui DIR serves a UI built in DIR (make
 ui builds web/ui/dist); --minimal-page a small page whose turns run in this
 program. Without a provider configured it still starts: the page can use a
 key kept in the browser, and the API's turns say what to set. --exec offers
-the exec tool (shell commands, asked about every time) to the turns it runs.`},
+the exec tool (shell commands, asked about every time) to the turns it runs.
+While it serves, it runs the scheduled tasks (schedule_task) at their
+times, each a session of its own with no one to answer questions.`},
 	{"mcp", "toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]", `
 Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
 over standard input and output, routed by group: the client lists the
@@ -45,7 +47,8 @@ that send serve's token as Authorization: Bearer.`},
 Chat in the terminal; --session continues (or starts) a named session.
 Reads one message per line when standard input is not a terminal
 (--ask-stdin: the answers to approval questions too). /help lists the
-chat's commands.`},
+chat's commands. Scheduled tasks are kept and run_scheduled_task runs one,
+but chat runs none at its time: serve does.`},
 	{"tools", "toolroute tools [--group G] [--json] [ROUTING FLAGS] [APP FLAGS]", `
 List every tool the model could be offered: the core tools sent on every
 call (the meta-tools saying when each is offered), then each group with
