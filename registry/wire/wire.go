@@ -222,18 +222,22 @@ func NativeDeferral(f Format) bool { return f == Anthropic || f == Responses }
 
 // Encode builds the HTTP request for one model call.
 func Encode(f Format, r Request) (HTTPRequest, error) {
+	return encode(f, r, nil)
+}
+
+func encode(f Format, r Request, c *Conv) (HTTPRequest, error) {
 	if !NativeDeferral(f) && (len(r.Deferred) > 0 || r.Search != nil) {
 		return HTTPRequest{}, fmt.Errorf("wire: the %s format cannot send deferred tools", f)
 	}
 	switch f {
 	case OpenAI:
-		return encodeOpenAI(r)
+		return encodeOpenAI(r, c)
 	case Anthropic:
-		return encodeAnthropic(r)
+		return encodeAnthropic(r, c)
 	case Responses:
-		return encodeResponses(r)
+		return encodeResponses(r, c)
 	case Gemini:
-		return encodeGemini(r)
+		return encodeGemini(r, c)
 	}
 	return HTTPRequest{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }
