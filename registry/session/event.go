@@ -107,6 +107,16 @@ type Event struct {
 	History  []Message `json:"history,omitempty"`
 	User     string    `json:"user,omitempty"`
 	Settings Settings  `json:"settings,omitzero"`
+	// Session names the session, and Fingerprint the state of its log a
+	// turn of it left (Cache): given both, a module instance that holds
+	// that state (Turn.Resume) takes History as the messages added to the
+	// log since, and asks for the whole log when it does not. The turn
+	// itself ignores them.
+	Session     string `json:"session,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Source is the event's JSON, when it came as JSON: a kept turn keeps
+	// its history as those bytes rather than as messages.
+	Source []byte `json:"-"`
 
 	Body Bytes `json:"body,omitempty"`
 	Data Bytes `json:"data,omitempty"`
@@ -184,6 +194,15 @@ const (
 	// ActionFailed: the turn is over without an answer; Error says why. Every
 	// message appended so far stays in the log.
 	ActionFailed ActionType = "failed"
+	// ActionCache: the turn, kept (Turn.Keep), is ending, and Cache names
+	// the state of the session's log it leaves, for the next turn's start
+	// event. It comes just before done or failed.
+	ActionCache ActionType = "cache"
+	// ActionNeedHistory: the start event named a session and a fingerprint
+	// of a state of its log that this instance does not hold (Logs.Start).
+	// The turn is unchanged: send the start event again with the whole
+	// history and no fingerprint.
+	ActionNeedHistory ActionType = "need_history"
 )
 
 // Action is something the host must do.
@@ -197,6 +216,18 @@ type Action struct {
 	Error    *Failure      `json:"error,omitempty"`
 	// Usage is the tokens the turn's model calls used, on done and failed.
 	Usage *wire.Usage `json:"usage,omitempty"`
+	// Cache is the state of the session's log a kept turn leaves
+	// (ActionCache).
+	Cache *Cache `json:"cache,omitempty"`
+}
+
+// Cache names the state of a session's log a turn left, which a module
+// instance may keep: the fingerprint to give in the next turn's start
+// event, and how many messages of the log it covers (the history to give
+// with it is the log's messages after those).
+type Cache struct {
+	Fingerprint string `json:"fingerprint"`
+	Messages    int    `json:"messages"`
 }
 
 // ModelRequest is one model call: POST Path, relative to the provider's base

@@ -17,7 +17,6 @@
 package session
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
@@ -88,16 +87,7 @@ func LoadedGroups(history []Message) []string {
 	var groups []string
 	seen := map[string]bool{}
 	for _, m := range history {
-		if m.Type != ToolCall || m.ToolName != registry.LoadToolGroupName || m.Status != registry.StatusSuccess {
-			continue
-		}
-		var input struct {
-			GroupName *string `json:"group_name"`
-		}
-		if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
-			continue
-		}
-		if name := *input.GroupName; !seen[name] {
+		if name, ok := loadedGroup(m); ok && !seen[name] {
 			seen[name] = true
 			groups = append(groups, name)
 		}

@@ -47,6 +47,11 @@ type render struct {
 	format wire.Format
 }
 
+// same reports whether n and o send the log the same way.
+func (n *render) same(o *render) bool {
+	return n == o || (n != nil && o != nil && n.reg == o.reg && n.format == o.format)
+}
+
 // deferred are the groups a native request sends deferred: every group
 // with an enabled tool, in registration order, whatever the log loaded,
 // so the request's tools are the same on every call.
