@@ -779,3 +779,54 @@ func filter(evs []host.Event, typ host.EventType) []host.Event {
 	}
 	return out
 }
+
+// A session's next turn goes to the instance that kept its state and
+// sends the module only the messages logged since (wasm/ABI.md,
+// "Sessions"): what reaches the model is, byte for byte, what a host that
+// never saw the session sends from the whole log.
+func TestSessionStateKeptByInstance(t *testing.T) {
+	for _, format := range []wire.Format{wire.OpenAI, wire.Anthropic, wire.Responses, wire.Gemini} {
+		t.Run(string(format), func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			turn2 := []fakemodel.Reply{
+				fakemodel.ToolCall("pdf_text", `{"path":"a.pdf"}`),
+				fakemodel.Text("It says hello."),
+			}
+			warm := fakemodel.New(fakemodel.Format(format),
+				fakemodel.ToolCall("load_tool_group", `{"group_name":"pdf"}`),
+				fakemodel.ToolCall("pdf_info", `{"path":"a.pdf"}`),
+				fakemodel.Text("a.pdf has 3 pages."),
+			)
+			defer warm.Close()
+			store := host.NewMemoryStore()
+			kept := newHost(t, warm, format, host.Options{Store: store, Groups: groups, Tools: tools})
+			send(t, kept.Session("s1"), "How long is a.pdf?")
+
+			// A copy of the log for a host that never saw the session.
+			copied := host.NewMemoryStore()
+			log := must(store.Messages(context.Background(), "s1"))
+			if err := copied.Append(context.Background(), "s1", log...); err != nil {
+				t.Fatal(err)
+			}
+			cold := fakemodel.New(fakemodel.Format(format), append(make([]fakemodel.Reply, 3), turn2...)...)
+			cold.Skip(3) // the ids of the warm server's replies 4 and 5
+			defer cold.Close()
+			fresh := newHost(t, cold, format, host.Options{Store: copied, Groups: groups, Tools: tools})
+			send(t, fresh.Session("s1"), "What does it say?")
+
+			warm.Add(turn2...)
+			send(t, kept.Session("s1"), "What does it say?")
+			got, want := warm.Requests()[3:], cold.Requests()
+			if len(got) != 2 || len(want) != 2 {
+				t.Fatalf("%d and %d model calls, want 2", len(got), len(want))
+			}
+			for i := range got {
+				if string(got[i].Body) != string(want[i].Body) {
+					t.Errorf("call %d of the second turn:\n%s\nfrom the whole log:\n%s", i+1, got[i].Body, want[i].Body)
+				}
+			}
+		})
+	}
+}

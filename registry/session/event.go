@@ -236,8 +236,10 @@ type ModelRequest struct {
 	Format  wire.Format       `json:"format"`
 	Path    string            `json:"path"`
 	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body"`
-	Stream  bool              `json:"stream,omitempty"`
+	// Body is the request body. The module hands it out through its own
+	// export, toolroute_turn_body, and leaves it out of the action.
+	Body   json.RawMessage `json:"body,omitempty"`
+	Stream bool            `json:"stream,omitempty"`
 	// Tools names the tools the model can call with this request, in
 	// order: the core tools and the loaded groups' (in classic routing,
 	// the tools the request sends).

@@ -107,10 +107,11 @@ func (t *Turn) Resume(l *Log) {
 	t.keep = true
 }
 
-// Keep makes the turn commit its Log when it ends, to resume the
-// session's next turn from: its done or failed action then carries the
-// Log's fingerprint (Action.Cache).
-func (t *Turn) Keep() { t.keep = true }
+// Keep makes the turn start from its start event's whole history and
+// commit its Log when it ends, to resume the session's next turn from: a
+// cache action with the Log's fingerprint then comes before its done or
+// failed action.
+func (t *Turn) Keep() { t.resume, t.keep = nil, true }
 
 // Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
 // the state the session's next turn can resume from. Nil before the start.

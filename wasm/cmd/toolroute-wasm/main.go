@@ -111,6 +111,14 @@ func turnChunk(turn, ptr, size uint32) uint64 {
 	return result(guest.TurnChunk(turn, in))
 }
 
+// turnBody hands out the body of the turn's last model call, raw: the
+// host posts these bytes as they are.
+//
+//go:wasmexport toolroute_turn_body
+func turnBody(turn uint32) uint64 {
+	return result(guest.TurnBody(turn))
+}
+
 //go:wasmexport toolroute_turn_free
 func turnFree(turn uint32) {
 	guest.TurnFree(turn)
