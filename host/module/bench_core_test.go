@@ -1,6 +1,7 @@
 package module
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,24 +100,87 @@ func loadedInstance(tb testing.TB, catalogue []byte) *Instance {
 	return inst
 }
 
+// startTurn opens a turn and feeds it a start event, taking the body of
+// the model call it answers with, as a host does.
+func startTurn(tb testing.TB, inst *Instance, start []byte) uint32 {
+	ctx := context.Background()
+	h, err := inst.TurnNew(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	acts, err := inst.TurnEvent(ctx, h, start)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !bytes.Contains(acts, []byte(`"type":"call_model"`)) {
+		tb.Fatalf("the start event answered %s, not a model call", acts)
+	}
+	if body, err := inst.TurnBody(ctx, h); err != nil || len(body) == 0 {
+		tb.Fatalf("toolroute_turn_body: %d bytes, %v", len(body), err)
+	}
+	return h
+}
+
+// endTurn ends a turn with a text answer, frees it and returns the cache
+// action's fingerprint.
+func endTurn(tb testing.TB, inst *Instance, h uint32) string {
+	ctx := context.Background()
+	acts, err := inst.TurnActions(ctx, h, []byte(`{"type":"response","body":{"choices":[{"message":{"content":"It has 3 pages."},"finish_reason":"stop"}]}}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := inst.TurnFree(ctx, h); err != nil {
+		tb.Fatal(err)
+	}
+	for _, a := range acts {
+		if a.Type == session.ActionCache {
+			return a.Cache.Fingerprint
+		}
+	}
+	return ""
+}
+
+// keptStart is the start event of a session's next turn on the instance
+// that keeps the session: its fingerprint and no history.
+func keptStart(fingerprint string) []byte {
+	return []byte(`{"type":"start","user":"And the last one?","settings":{"format":"openai","model":"m"},"session":"s","fingerprint":"` + fingerprint + `"}`)
+}
+
 // BenchmarkStartTurn is a turn's start event, which restores the groups the
-// history loaded and answers with the first model request.
+// history loaded and answers with the first model request (its body taken
+// with toolroute_turn_body): "wasm" with the whole history, as a host
+// sends it to an instance that does not keep the session, "wasm-kept" to
+// the instance that kept the session from its last turn, with the
+// fingerprint and no history. Each kept iteration's turn then ends
+// (untimed), so the session grows by two messages an iteration.
 func BenchmarkStartTurn(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 1000, 10000} {
-		start := startEvent(b, benchHistory(n))
+		history := benchHistory(n)
+		start := startEvent(b, history)
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			b.Run("wasm-kept", func(b *testing.B) {
+				inst := loadedInstance(b, []byte(memCatalogue))
+				first, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?",
+					Settings: session.Settings{Format: "openai", Model: "m"}, History: history, Session: "s"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fp := endTurn(b, inst, startTurn(b, inst, first))
+				for b.Loop() {
+					h := startTurn(b, inst, keptStart(fp))
+					b.StopTimer()
+					if fp = endTurn(b, inst, h); fp == "" {
+						b.Fatal("no fingerprint")
+					}
+					b.StartTimer()
+				}
+			})
 			b.Run("wasm", func(b *testing.B) {
 				inst := loadedInstance(b, []byte(memCatalogue))
 				b.SetBytes(int64(len(start)))
 				for b.Loop() {
-					h, err := inst.TurnNew(ctx)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := inst.TurnEvent(ctx, h, start); err != nil {
-						b.Fatal(err)
-					}
+					h := startTurn(b, inst, start)
 					if err := inst.TurnFree(ctx, h); err != nil {
 						b.Fatal(err)
 					}
@@ -135,6 +199,70 @@ func BenchmarkStartTurn(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstCall is the first call of its kind on a new instance, with
+// the catalogue loaded (the instance is made untimed): the cost the
+// steady-state figures leave out, the Go runtime and encoding/json
+// building their caches and memory growing.
+func BenchmarkFirstCall(b *testing.B) {
+	ctx := context.Background()
+	rt := runtime(b)
+	fresh := func(b *testing.B) *Instance {
+		b.StopTimer()
+		defer b.StartTimer()
+		inst, err := rt.Instantiate(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+			b.Fatal(err)
+		}
+		return inst
+	}
+	start10k := startEvent(b, benchHistory(10000))
+	b.Run("start-turn-history=10000", func(b *testing.B) {
+		for range b.N {
+			inst := fresh(b)
+			startTurn(b, inst, start10k)
+			b.StopTimer()
+			inst.Close(ctx)
+			b.StartTimer()
+		}
+	})
+	b.Run("load-step", func(b *testing.B) {
+		for range b.N {
+			inst := fresh(b)
+			b.StopTimer()
+			h := startTurn(b, inst, startEvent(b, nil))
+			b.StartTimer()
+			loadStep(b, inst, h)
+			b.StopTimer()
+			inst.Close(ctx)
+			b.StartTimer()
+		}
+	})
+	b.Run("turn", func(b *testing.B) {
+		for range b.N {
+			inst := fresh(b)
+			wholeTurn(b, inst)
+			b.StopTimer()
+			inst.Close(ctx)
+			b.StartTimer()
+		}
+	})
+}
+
+// loadStep feeds a turn the model's response calling load_tool_group and
+// takes the next request's body.
+func loadStep(tb testing.TB, inst *Instance, h uint32) {
+	ctx := context.Background()
+	if _, err := inst.TurnEvent(ctx, h, []byte(turnEvents[0])); err != nil {
+		tb.Fatal(err)
+	}
+	if body, err := inst.TurnBody(ctx, h); err != nil || len(body) == 0 {
+		tb.Fatalf("toolroute_turn_body: %d bytes, %v", len(body), err)
+	}
+}
+
 // BenchmarkLoadGroupStep is one load_tool_group step: the model's response
 // calling load_tool_group in, the next model request out. Starting the turn
 // is not timed.
@@ -146,17 +274,9 @@ func BenchmarkLoadGroupStep(b *testing.B) {
 		inst := loadedInstance(b, []byte(memCatalogue))
 		for range b.N {
 			b.StopTimer()
-			h, err := inst.TurnNew(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := inst.TurnEvent(ctx, h, start); err != nil {
-				b.Fatal(err)
-			}
+			h := startTurn(b, inst, start)
 			b.StartTimer()
-			if _, err := inst.TurnEvent(ctx, h, load); err != nil {
-				b.Fatal(err)
-			}
+			loadStep(b, inst, h)
 			b.StopTimer()
 			if err := inst.TurnFree(ctx, h); err != nil {
 				b.Fatal(err)

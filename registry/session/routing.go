@@ -124,8 +124,10 @@ type GroupSchema struct {
 	Bytes int      `json:"bytes"`
 }
 
-// schemaOf measures the call that sends active with listing.
-func schemaOf(reg *registry.Registry, active *registry.Active, listing string) *Schema {
+// schemaOf measures the call that sends active with listing. sizes keeps
+// the bytes of the core tools ("") and of each group measured, for the
+// turn's later calls with the same registry.
+func schemaOf(active *registry.Active, listing string, sizes map[string]int) *Schema {
 	s := &Schema{GroupListing: len(listing)}
 	var core []registry.Tool
 	byGroup := map[string][]registry.Tool{}
@@ -136,10 +138,18 @@ func schemaOf(reg *registry.Registry, active *registry.Active, listing string) *
 			byGroup[t.Group] = append(byGroup[t.Group], t)
 		}
 	}
-	s.CoreTools = toolsBytes(core)
+	measure := func(group string, tools []registry.Tool) int {
+		n, ok := sizes[group]
+		if !ok {
+			n = toolsBytes(tools)
+			sizes[group] = n
+		}
+		return n
+	}
+	s.CoreTools = measure("", core)
 	for _, g := range active.Groups() {
 		tools := byGroup[g]
-		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: toolsBytes(tools)})
+		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: measure(g, tools)})
 	}
 	return s
 }

@@ -48,6 +48,8 @@ type Turn struct {
 	// left one; keep makes it commit its Log when it ends.
 	resume *Log
 	keep   bool
+	// sizes are the schema bytes of the core tools and of groups, with reg.
+	sizes map[string]int
 	active *registry.Active
 	// native is how loads are sent when the turn routes natively; nil
 	// for classic.
@@ -89,7 +91,7 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	if t.state == idle || t.state == finished {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
-	t.reg = reg
+	t.reg, t.sizes = reg, nil
 	t.route()
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
@@ -116,6 +118,14 @@ func (t *Turn) Keep() { t.resume, t.keep = nil, true }
 // Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
 // the state the session's next turn can resume from. Nil before the start.
 func (t *Turn) Log() *Log { return t.log }
+
+// schemaSizes are the schema bytes measured with the turn's registry.
+func (t *Turn) schemaSizes() map[string]int {
+	if t.sizes == nil {
+		t.sizes = map[string]int{}
+	}
+	return t.sizes
+}
 
 // route settles the turn's routing and its system prompt: a Responses
 // request in native routing lists the groups as namespaces, not in the
@@ -346,7 +356,7 @@ func (t *Turn) callModel() []Action {
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(t.reg, t.active, t.reg.GroupListing())}
+		Schema: schemaOf(t.active, t.reg.GroupListing(), t.schemaSizes())}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.

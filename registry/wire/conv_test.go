@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -90,5 +91,33 @@ func TestConvEncode(t *testing.T) {
 func TestNewConvUnknownFormat(t *testing.T) {
 	if _, err := NewConv("nope"); err == nil {
 		t.Fatal("NewConv(nope) gave no error")
+	}
+}
+
+// TestOpenAIToolsJSON: the tools value is the request body's, byte for byte.
+func TestOpenAIToolsJSON(t *testing.T) {
+	defs := []ToolDef{
+		{Name: "a", Description: "<b> & \"c\"", Parameters: []byte(`{ "type": "object", "properties": {"x": {"type": "string"}} }`)},
+		{Name: "b", Description: "", Parameters: []byte(`{}`)},
+	}
+	got, err := OpenAIToolsJSON(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := Encode(OpenAI, Request{Tools: defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if got != string(body.Tools) {
+		t.Errorf("OpenAIToolsJSON = %s\nthe body's tools = %s", got, body.Tools)
+	}
+	if empty, err := OpenAIToolsJSON(nil); empty != "" || err != nil {
+		t.Errorf("no tools: %q, %v", empty, err)
 	}
 }

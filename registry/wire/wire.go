@@ -10,7 +10,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -287,15 +286,12 @@ func OpenAIToolsJSON(defs []ToolDef) (string, error) {
 	if len(defs) == 0 {
 		return "", nil
 	}
-	req, err := Encode(OpenAI, Request{Tools: defs})
-	if err != nil {
-		return "", err
+	// The request's "tools" value is this slice encoded as the request's
+	// other fields are.
+	tools := make([]oaTool, len(defs))
+	for i, t := range defs {
+		tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
 	}
-	var body struct {
-		Tools json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(req.Body, &body); err != nil {
-		return "", fmt.Errorf("wire: reading the request body: %w", err)
-	}
-	return string(body.Tools), nil
+	b, err := marshal(tools)
+	return string(b), err
 }
