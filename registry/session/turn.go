@@ -49,7 +49,7 @@ type Turn struct {
 	resume *Log
 	keep   bool
 	// sizes are the schema bytes of the core tools and of groups, with reg.
-	sizes map[string]int
+	sizes  map[string]int
 	active *registry.Active
 	// native is how loads are sent when the turn routes natively; nil
 	// for classic.
