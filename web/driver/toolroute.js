@@ -4,7 +4,7 @@
 
 import { WASI, ProcExit } from "./wasi.js";
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 // MAX_INPUT is the largest input the module takes in one call (256 MiB,
 // wasm/ABI.md): toolroute_alloc answers 0 for more.
@@ -146,6 +146,19 @@ export class Toolroute {
   turnChunk(turn, chunk) {
     const data = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
     return this.#request("toolroute_turn_chunk", [turn], data);
+  }
+
+  // turnBody takes the request body of the turn's last call_model action
+  // (the action leaves it out): its bytes, to post as they are, or null
+  // when there is none to take (the module hands each body out once).
+  turnBody(turn) {
+    const packed = BigInt.asUintN(64, this.#call("toolroute_turn_body", turn));
+    if (packed === 0n) return null;
+    const ptr = Number(packed >> 32n);
+    const len = Number(packed & 0xffffffffn);
+    const body = new Uint8Array(this.#exports.memory.buffer, ptr, len).slice();
+    this.#call("toolroute_free", ptr);
+    return body;
   }
 
   // turnFree closes a turn.
