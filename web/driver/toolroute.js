@@ -85,7 +85,7 @@ export class Toolroute {
       throw new Error(`toolroute module: an input of ${data.length} bytes is over the ${MAX_INPUT}-byte limit`);
     }
     if (data.length > 0) {
-      ptr = this.#call("toolroute_alloc", data.length);
+      ptr = this.#call("toolroute_alloc", data.length) >>> 0; // i32 arrives signed
       // 0 is the module's refusal; writing there would overwrite its memory.
       if (ptr === 0) throw new Error(`toolroute module: toolroute_alloc refused ${data.length} bytes, an input too large`);
       new Uint8Array(this.#exports.memory.buffer, ptr, data.length).set(data);
