@@ -830,3 +830,28 @@ func TestSessionStateKeptByInstance(t *testing.T) {
 		})
 	}
 }
+
+// A turn holds a module instance only while the module works: with one
+// instance, a session's turn runs to its end while another session's
+// model call is still out.
+func TestTurnsShareAnInstanceWhileTheModelWorks(t *testing.T) {
+	hold := make(chan struct{})
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Reply{Text: "slow", Hold: hold}, fakemodel.Text("quick"))
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, MaxInstances: 1})
+	slow := make(chan host.Event, 1)
+	go func() {
+		evs := send(t, h.Session("slow"), "hi")
+		slow <- last(evs)
+	}()
+	for len(model.Requests()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if ev := last(send(t, h.Session("quick"), "hi")); ev.Type != host.EventDone || ev.Text != "quick" {
+		t.Fatalf("the second session's turn ended with %+v", ev)
+	}
+	close(hold)
+	if ev := <-slow; ev.Type != host.EventDone || ev.Text != "slow" {
+		t.Fatalf("the first session's turn ended with %+v", ev)
+	}
+}

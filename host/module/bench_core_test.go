@@ -142,8 +142,9 @@ func endTurn(tb testing.TB, inst *Instance, h uint32) string {
 
 // keptStart is the start event of a session's next turn on the instance
 // that keeps the session: its fingerprint and no history.
-func keptStart(fingerprint string) []byte {
-	return []byte(`{"type":"start","user":"And the last one?","settings":{"format":"openai","model":"m"},"session":"s","fingerprint":"` + fingerprint + `"}`)
+func keptStart(sessionID, fingerprint string) []byte {
+	return []byte(`{"type":"start","user":"And the last one?","settings":{"format":"openai","model":"m"},"session":"` +
+		sessionID + `","fingerprint":"` + fingerprint + `"}`)
 }
 
 // BenchmarkStartTurn is a turn's start event, which restores the groups the
@@ -151,8 +152,10 @@ func keptStart(fingerprint string) []byte {
 // with toolroute_turn_body): "wasm" with the whole history, as a host
 // sends it to an instance that does not keep the session, "wasm-kept" to
 // the instance that kept the session from its last turn, with the
-// fingerprint and no history. Each kept iteration's turn then ends
-// (untimed), so the session grows by two messages an iteration.
+// fingerprint and no history. Each kept turn then ends (untimed), adding
+// two messages to the session: every max(10, history/100) iterations the
+// session starts again from the history (untimed), so it grows by 2 %
+// at most.
 func BenchmarkStartTurn(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 1000, 10000} {
@@ -161,24 +164,39 @@ func BenchmarkStartTurn(b *testing.B) {
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
 			b.Run("wasm-kept", func(b *testing.B) {
 				inst := loadedInstance(b, []byte(memCatalogue))
-				first, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?",
-					Settings: session.Settings{Format: "openai", Model: "m"}, History: history, Session: "s"})
-				if err != nil {
-					b.Fatal(err)
+				clock := newCPUClock(b)
+				defer clock.report()
+				const sessionID = "s"
+				var fp string
+				// prime starts the session again from the history: the
+				// instance drops what it kept of it.
+				prime := func() {
+					first, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?",
+						Settings: session.Settings{Format: "openai", Model: "m"}, History: history, Session: sessionID})
+					if err != nil {
+						b.Fatal(err)
+					}
+					fp = endTurn(b, inst, startTurn(b, inst, first))
 				}
-				fp := endTurn(b, inst, startTurn(b, inst, first))
-				for b.Loop() {
-					h := startTurn(b, inst, keptStart(fp))
-					b.StopTimer()
+				every := max(10, n/100)
+				prime()
+				for i := 1; b.Loop(); i++ {
+					h := startTurn(b, inst, keptStart(sessionID, fp))
+					clock.stop()
 					if fp = endTurn(b, inst, h); fp == "" {
 						b.Fatal("no fingerprint")
 					}
-					b.StartTimer()
+					if i%every == 0 {
+						prime()
+					}
+					clock.start()
 				}
 			})
 			b.Run("wasm", func(b *testing.B) {
 				inst := loadedInstance(b, []byte(memCatalogue))
 				b.SetBytes(int64(len(start)))
+				clock := newCPUClock(b)
+				defer clock.report()
 				for b.Loop() {
 					h := startTurn(b, inst, start)
 					if err := inst.TurnFree(ctx, h); err != nil {
@@ -189,6 +207,8 @@ func BenchmarkStartTurn(b *testing.B) {
 			b.Run("native", func(b *testing.B) {
 				reg := nativeRegistry(b, benchCatalogue(b))
 				b.SetBytes(int64(len(start)))
+				clock := newCPUClock(b)
+				defer clock.report()
 				for b.Loop() {
 					if _, err := nativeEvent(session.NewTurn(reg), start); err != nil {
 						b.Fatal(err)
@@ -206,9 +226,9 @@ func BenchmarkStartTurn(b *testing.B) {
 func BenchmarkFirstCall(b *testing.B) {
 	ctx := context.Background()
 	rt := runtime(b)
-	fresh := func(b *testing.B) *Instance {
-		b.StopTimer()
-		defer b.StartTimer()
+	fresh := func(b *testing.B, clock *cpuClock) *Instance {
+		clock.stop()
+		defer clock.start()
 		inst, err := rt.Instantiate(ctx)
 		if err != nil {
 			b.Fatal(err)
@@ -220,33 +240,39 @@ func BenchmarkFirstCall(b *testing.B) {
 	}
 	start10k := startEvent(b, benchHistory(10000))
 	b.Run("start-turn-history=10000", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
 		for range b.N {
-			inst := fresh(b)
+			inst := fresh(b, clock)
 			startTurn(b, inst, start10k)
-			b.StopTimer()
+			clock.stop()
 			inst.Close(ctx)
-			b.StartTimer()
+			clock.start()
 		}
 	})
 	b.Run("load-step", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
 		for range b.N {
-			inst := fresh(b)
-			b.StopTimer()
+			inst := fresh(b, clock)
+			clock.stop()
 			h := startTurn(b, inst, startEvent(b, nil))
-			b.StartTimer()
+			clock.start()
 			loadStep(b, inst, h)
-			b.StopTimer()
+			clock.stop()
 			inst.Close(ctx)
-			b.StartTimer()
+			clock.start()
 		}
 	})
 	b.Run("turn", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
 		for range b.N {
-			inst := fresh(b)
+			inst := fresh(b, clock)
 			wholeTurn(b, inst)
-			b.StopTimer()
+			clock.stop()
 			inst.Close(ctx)
-			b.StartTimer()
+			clock.start()
 		}
 	})
 }
@@ -272,27 +298,31 @@ func BenchmarkLoadGroupStep(b *testing.B) {
 	load := []byte(turnEvents[0])
 	b.Run("wasm", func(b *testing.B) {
 		inst := loadedInstance(b, []byte(memCatalogue))
+		clock := newCPUClock(b)
+		defer clock.report()
 		for range b.N {
-			b.StopTimer()
+			clock.stop()
 			h := startTurn(b, inst, start)
-			b.StartTimer()
+			clock.start()
 			loadStep(b, inst, h)
-			b.StopTimer()
+			clock.stop()
 			if err := inst.TurnFree(ctx, h); err != nil {
 				b.Fatal(err)
 			}
-			b.StartTimer()
+			clock.start()
 		}
 	})
 	b.Run("native", func(b *testing.B) {
 		reg := nativeRegistry(b, benchCatalogue(b))
+		clock := newCPUClock(b)
+		defer clock.report()
 		for range b.N {
-			b.StopTimer()
+			clock.stop()
 			t := session.NewTurn(reg)
 			if _, err := nativeEvent(t, start); err != nil {
 				b.Fatal(err)
 			}
-			b.StartTimer()
+			clock.start()
 			if _, err := nativeEvent(t, load); err != nil {
 				b.Fatal(err)
 			}

@@ -35,6 +35,8 @@ func BenchmarkTurn(b *testing.B) {
 	if _, err := inst.Load(context.Background(), []byte(memCatalogue)); err != nil {
 		b.Fatal(err)
 	}
+	clock := newCPUClock(b)
+	defer clock.report()
 	for b.Loop() {
 		wholeTurn(b, inst)
 	}
