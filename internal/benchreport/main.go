@@ -322,6 +322,8 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 		for _, u := range extra {
 			v := median(units[u])
 			switch {
+			case u == "cpu-ns/op":
+				parts = append(parts, duration(v)+" CPU/op")
 			case strings.Contains(u, "bytes"):
 				parts = append(parts, bytesOf(v)+" "+strings.TrimSuffix(strings.TrimSuffix(u, "-bytes"), "bytes"))
 			case strings.HasSuffix(u, "/s"):
