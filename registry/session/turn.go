@@ -328,6 +328,7 @@ func (t *Turn) start(e Event) []Action {
 	}
 	t.resume = nil
 	if err := t.log.use(t.set.Format, t.native); err != nil {
+		t.keep = false // the log lacks the history: nothing to resume from
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
 	t.log.add(e.Source, e.History...)
