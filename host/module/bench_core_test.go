@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // The benchmarks here set the core through the module against the same core
@@ -65,17 +66,36 @@ func startEvent(tb testing.TB, history []session.Message) []byte {
 	return ev
 }
 
-// nativeEvent feeds a turn one event as abi.Guest.TurnEvent does.
-func nativeEvent(t *session.Turn, event []byte) ([]byte, error) {
-	var e session.Event
-	if err := json.Unmarshal(event, &e); err != nil {
-		return nil, err
+// nativeGuest is the module's side of the exports run natively: what the
+// wasm figures are set against.
+func nativeGuest(tb testing.TB) *abi.Guest {
+	tb.Helper()
+	g := &abi.Guest{}
+	if out := g.Load([]byte(memCatalogue)); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		tb.Fatalf("load: %s", out)
 	}
-	acts, err := t.Handle(e)
-	if err != nil {
-		return nil, err
+	return g
+}
+
+// nativeTurn opens a turn of g.
+func nativeTurn(tb testing.TB, g *abi.Guest) uint32 {
+	tb.Helper()
+	var env struct {
+		OK abi.TurnHandle `json:"ok"`
 	}
-	return session.MarshalActions(acts)
+	if err := json.Unmarshal(g.TurnNew(), &env); err != nil || env.OK.Turn == 0 {
+		tb.Fatalf("turn_new: %v", err)
+	}
+	return env.OK.Turn
+}
+
+// nativeEvent feeds a turn one event and takes the body of the model call
+// it answers with, as a host does through the exports.
+func nativeEvent(tb testing.TB, g *abi.Guest, h uint32, event []byte) {
+	if out := g.TurnEvent(h, event); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		tb.Fatalf("event: %s", out)
+	}
+	g.TurnBody(h)
 }
 
 func nativeRegistry(tb testing.TB, c registry.Catalogue) *registry.Registry {
@@ -205,14 +225,14 @@ func BenchmarkStartTurn(b *testing.B) {
 				}
 			})
 			b.Run("native", func(b *testing.B) {
-				reg := nativeRegistry(b, benchCatalogue(b))
+				g := nativeGuest(b)
 				b.SetBytes(int64(len(start)))
 				clock := newCPUClock(b)
 				defer clock.report()
 				for b.Loop() {
-					if _, err := nativeEvent(session.NewTurn(reg), start); err != nil {
-						b.Fatal(err)
-					}
+					h := nativeTurn(b, g)
+					nativeEvent(b, g, h, start)
+					g.TurnFree(h)
 				}
 			})
 		})
@@ -313,19 +333,18 @@ func BenchmarkLoadGroupStep(b *testing.B) {
 		}
 	})
 	b.Run("native", func(b *testing.B) {
-		reg := nativeRegistry(b, benchCatalogue(b))
+		g := nativeGuest(b)
 		clock := newCPUClock(b)
 		defer clock.report()
 		for range b.N {
 			clock.stop()
-			t := session.NewTurn(reg)
-			if _, err := nativeEvent(t, start); err != nil {
-				b.Fatal(err)
-			}
+			h := nativeTurn(b, g)
+			nativeEvent(b, g, h, start)
 			clock.start()
-			if _, err := nativeEvent(t, load); err != nil {
-				b.Fatal(err)
-			}
+			nativeEvent(b, g, h, load)
+			clock.stop()
+			g.TurnFree(h)
+			clock.start()
 		}
 	})
 }

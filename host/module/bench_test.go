@@ -28,16 +28,32 @@ func wholeTurn(tb testing.TB, inst *Instance) {
 	}
 }
 
-// BenchmarkTurn is one whole turn of 5 events through the module
-// (wholeTurn).
+// BenchmarkTurn is one whole turn of 5 events (wholeTurn), through the
+// module and natively through abi.Guest.
 func BenchmarkTurn(b *testing.B) {
-	inst := instance(b)
-	if _, err := inst.Load(context.Background(), []byte(memCatalogue)); err != nil {
-		b.Fatal(err)
-	}
-	clock := newCPUClock(b)
-	defer clock.report()
-	for b.Loop() {
-		wholeTurn(b, inst)
-	}
+	b.Run("wasm", func(b *testing.B) {
+		inst := instance(b)
+		if _, err := inst.Load(context.Background(), []byte(memCatalogue)); err != nil {
+			b.Fatal(err)
+		}
+		clock := newCPUClock(b)
+		defer clock.report()
+		for b.Loop() {
+			wholeTurn(b, inst)
+		}
+	})
+	b.Run("native", func(b *testing.B) {
+		g := nativeGuest(b)
+		start := []byte(`{"type":"start","user":"hi","settings":{"format":"openai","model":"m"}}`)
+		clock := newCPUClock(b)
+		defer clock.report()
+		for b.Loop() {
+			h := nativeTurn(b, g)
+			nativeEvent(b, g, h, start)
+			for _, ev := range turnEvents {
+				nativeEvent(b, g, h, []byte(ev))
+			}
+			g.TurnFree(h)
+		}
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -151,6 +152,9 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 		WithRandSource(rand.Reader).
 		WithSysNanotime().
 		WithSysWalltime()
+	if alloc := memoryAllocator(); alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
 	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
 	if err != nil {
 		return nil, fmt.Errorf("module: instantiate: %w", err)

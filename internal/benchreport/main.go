@@ -282,7 +282,7 @@ func bytesOf(n float64) string {
 func benchRows(results map[string]map[string][]float64, order []string, how map[string]string) []row {
 	section := func(name string) string {
 		switch {
-		case strings.HasPrefix(name, "BenchmarkStartTurn"), strings.HasPrefix(name, "BenchmarkLoadGroupStep"), strings.HasPrefix(name, "BenchmarkCatalogue"), name == "BenchmarkTurn", strings.HasPrefix(name, "BenchmarkFirstCall"):
+		case strings.HasPrefix(name, "BenchmarkStartTurn"), strings.HasPrefix(name, "BenchmarkLoadGroupStep"), strings.HasPrefix(name, "BenchmarkCatalogue"), strings.HasPrefix(name, "BenchmarkTurn/"), strings.HasPrefix(name, "BenchmarkFirstCall"):
 			return "2. The core through wasm"
 		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"):
 			return "4. The module"
