@@ -785,8 +785,16 @@ func filter(evs []host.Event, typ host.EventType) []host.Event {
 // "Sessions"): what reaches the model is, byte for byte, what a host that
 // never saw the session sends from the whole log.
 func TestSessionStateKeptByInstance(t *testing.T) {
-	for _, format := range []wire.Format{wire.OpenAI, wire.Anthropic, wire.Responses, wire.Gemini} {
-		t.Run(string(format), func(t *testing.T) {
+	type run struct {
+		format wire.Format
+		// plain hides the MemoryStore's TailReader: the host reads the
+		// whole log and sends its end.
+		plain bool
+	}
+	runs := []run{{wire.OpenAI, false}, {wire.Anthropic, false}, {wire.Responses, false}, {wire.Gemini, false}, {wire.OpenAI, true}}
+	for _, r := range runs {
+		format := r.format
+		t.Run(fmt.Sprintf("%s/plain=%v", format, r.plain), func(t *testing.T) {
 			var mu sync.Mutex
 			var calls []string
 			groups, tools := pdfTools(&calls, &mu)
@@ -801,7 +809,11 @@ func TestSessionStateKeptByInstance(t *testing.T) {
 			)
 			defer warm.Close()
 			store := host.NewMemoryStore()
-			kept := newHost(t, warm, format, host.Options{Store: store, Groups: groups, Tools: tools})
+			var hostStore host.Store = store
+			if r.plain {
+				hostStore = plainStore{store}
+			}
+			kept := newHost(t, warm, format, host.Options{Store: hostStore, Groups: groups, Tools: tools})
 			send(t, kept.Session("s1"), "How long is a.pdf?")
 
 			// A copy of the log for a host that never saw the session.
@@ -855,3 +867,6 @@ func TestTurnsShareAnInstanceWhileTheModelWorks(t *testing.T) {
 		t.Fatalf("the first session's turn ended with %+v", ev)
 	}
 }
+
+// plainStore is a Store and nothing more.
+type plainStore struct{ host.Store }

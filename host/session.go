@@ -131,10 +131,6 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		defer unlock()
 	}
 
-	history, err := s.h.store.Messages(ctx, s.id)
-	if err != nil {
-		return fmt.Errorf("host: reading session %q: %w", s.id, err)
-	}
 	// The turn takes an instance for each call into the module only, and
 	// goes to the instance that served the session last, which keeps the
 	// session's state: then only the messages logged since are sent.
@@ -161,7 +157,7 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		}
 	}
 	start := session.Event{
-		Type: session.EventStart, Now: time.Now(), History: history, User: text, Session: s.id,
+		Type: session.EventStart, Now: time.Now(), User: text, Session: s.id,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: o.Provider.Format(), Model: o.Provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing,
@@ -170,13 +166,26 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 	}
 	var acts []session.Action
 	resumed := false
-	if fp, covered := mt.Fingerprint(); fp != "" && covered <= len(history) {
-		resume := start
-		resume.Fingerprint, resume.History = fp, history[covered:]
-		acts, err = t.event(ctx, resume)
-		resumed = err == nil && (len(acts) != 1 || acts[0].Type != session.ActionNeedHistory)
+	if fp, covered := mt.Fingerprint(); fp != "" {
+		// The messages logged since the state the instance keeps.
+		since, ok, err := s.since(ctx, covered)
+		if err != nil {
+			return err
+		}
+		if ok {
+			resume := start
+			resume.Fingerprint, resume.History = fp, since
+			acts, err = t.event(ctx, resume)
+			if err != nil {
+				return err
+			}
+			resumed = len(acts) != 1 || acts[0].Type != session.ActionNeedHistory
+		}
 	}
-	if err == nil && !resumed {
+	if !resumed {
+		if start.History, err = s.h.store.Messages(ctx, s.id); err != nil {
+			return fmt.Errorf("host: reading session %q: %w", s.id, err)
+		}
 		acts, err = t.event(ctx, start)
 	}
 	// The instance gave the session's state to this turn: it keeps it
@@ -206,6 +215,27 @@ func (s *Session) send(ctx context.Context, text string, emit func(Event) bool) 
 		return nil
 	}
 	return err
+}
+
+// since reads the session's messages after the first n: from a TailReader
+// without the rest, else from the whole log. ok is false when the log
+// holds fewer than n (it is not the one the module kept).
+func (s *Session) since(ctx context.Context, n int) (msgs []session.Message, ok bool, err error) {
+	if tr, is := s.h.store.(TailReader); is {
+		msgs, total, err := tr.MessagesFrom(ctx, s.id, n)
+		if err != nil {
+			return nil, false, fmt.Errorf("host: reading session %q: %w", s.id, err)
+		}
+		return msgs, total >= n, nil
+	}
+	all, err := s.h.store.Messages(ctx, s.id)
+	if err != nil {
+		return nil, false, fmt.Errorf("host: reading session %q: %w", s.id, err)
+	}
+	if len(all) < n {
+		return nil, false, nil
+	}
+	return all[n:], true, nil
 }
 
 // keepPartial logs the text streamed before the turn stopped as an
