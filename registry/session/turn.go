@@ -115,6 +115,14 @@ func (t *Turn) Resume(l *Log) {
 // failed action.
 func (t *Turn) Keep() { t.resume, t.keep = nil, true }
 
+// ReuseBody gives back a model call's body (ModelRequest.Body) that the
+// caller no longer reads: the turn may build its next body in that memory.
+func (t *Turn) ReuseBody(body []byte) {
+	if t.log != nil && t.log.conv != nil {
+		t.log.conv.Reuse(body)
+	}
+}
+
 // Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
 // the state the session's next turn can resume from. Nil before the start.
 func (t *Turn) Log() *Log { return t.log }

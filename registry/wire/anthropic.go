@@ -108,7 +108,7 @@ func encodeAnthropic(r Request, c *Conv) (HTTPRequest, error) {
 		return HTTPRequest{}, err
 	}
 	if !c.empty() && len(c.final) > 0 {
-		body = splice(body, "messages", c.final)
+		body = c.splice(body, "messages", c.final)
 	}
 	return HTTPRequest{
 		Path:    "/v1/messages",

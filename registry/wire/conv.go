@@ -28,6 +28,17 @@ type Conv struct {
 	// searches is, in the Responses format, whether the first call with
 	// each id was a tool search: a later result finds its call by id.
 	searches map[string]bool
+	// spare is a body Encode gave whose holder is done with it (Reuse):
+	// the next body is built in it, with no new memory to clear.
+	spare []byte
+}
+
+// Reuse gives back a body Encode returned, which its holder no longer
+// reads: the next Encode may build its body in that memory.
+func (c *Conv) Reuse(body []byte) {
+	if cap(body) > cap(c.spare) {
+		c.spare = body[:0]
+	}
 }
 
 // NewConv returns an empty conversation in format f.
@@ -172,12 +183,17 @@ func (c *Conv) Encode(r Request) (HTTPRequest, error) {
 	return encode(c.format, r, c)
 }
 
-// splice inserts the encoded elements in front of the elements of the
-// body's array named key: the first `"key":[` in the body, which the
-// encoders write before any value that could hold those bytes (inside a
-// JSON string a quote is always escaped).
-func splice(body []byte, key string, elements []byte) []byte {
-	if len(elements) == 0 {
+// splice inserts the encoded elements, given in parts, in front of the
+// elements of the body's array named key: the first `"key":[` in the body,
+// which the encoders write before any value that could hold those bytes
+// (inside a JSON string a quote is always escaped). The result is built in
+// the spare body when there is one big enough.
+func (c *Conv) splice(body []byte, key string, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 {
 		return body
 	}
 	marker := []byte(`"` + key + `":[`)
@@ -186,9 +202,15 @@ func splice(body []byte, key string, elements []byte) []byte {
 		return body // not reached: every encoder writes the array
 	}
 	i += len(marker)
-	out := make([]byte, 0, len(body)+len(elements)+1)
-	out = append(out, body[:i]...)
-	out = append(out, elements...)
+	out := c.spare
+	c.spare = nil
+	if size := len(body) + n + 1; cap(out) < size {
+		out = make([]byte, 0, size)
+	}
+	out = append(out[:0], body[:i]...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
 	if body[i] != ']' {
 		out = append(out, ',')
 	}

@@ -70,14 +70,24 @@ func TestConvEncode(t *testing.T) {
 							}
 							tail := r
 							tail.Messages = msgs[split:]
-							// Twice: encoding leaves the conversation as it was.
-							for range 2 {
+							// Three times: encoding leaves the conversation as
+							// it was, and a body given back is built again
+							// in the same memory when it is spliced.
+							var last []byte
+							for i := range 3 {
 								got, err := c.Encode(tail)
 								if err != nil {
 									t.Fatal(err)
 								}
 								if !bytes.Equal(got.Body, want.Body) || got.Path != want.Path {
 									t.Fatalf("body\n%s\nwant\n%s", got.Body, want.Body)
+								}
+								if i == 2 && c.Size() > 0 && &got.Body[0] != &last[0] {
+									t.Error("the body given back was not reused")
+								}
+								last = got.Body
+								if i == 1 {
+									c.Reuse(got.Body)
 								}
 							}
 						})

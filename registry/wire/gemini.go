@@ -121,7 +121,7 @@ func encodeGemini(r Request, c *Conv) (HTTPRequest, error) {
 		return HTTPRequest{}, err
 	}
 	if !c.empty() && len(c.final) > 0 {
-		body = splice(body, "contents", c.final)
+		body = c.splice(body, "contents", c.final)
 	}
 	method := ":generateContent"
 	if r.Stream {

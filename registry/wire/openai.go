@@ -80,7 +80,7 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 					head = append(head, ',')
 				}
 			}
-			body = splice(body, "messages", append(head, c.final...))
+			body = c.splice(body, "messages", head, c.final)
 		}
 	}
 	if err != nil {

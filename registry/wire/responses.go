@@ -138,7 +138,7 @@ func encodeResponses(r Request, c *Conv) (HTTPRequest, error) {
 		return HTTPRequest{}, err
 	}
 	if !c.empty() {
-		body = splice(body, "input", c.final)
+		body = c.splice(body, "input", c.final)
 	}
 	return HTTPRequest{
 		Path:    "/responses",

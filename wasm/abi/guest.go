@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/demo"
@@ -23,6 +24,10 @@ type Guest struct {
 	// logs keeps the state of the sessions whose turns ended here, for
 	// their next turns.
 	logs session.Logs
+	// given is, by the address of its first byte, the turn whose body
+	// TurnBody handed out: when the host frees it (Freed), the turn may
+	// build its next body in that memory.
+	given map[*byte]uint32
 }
 
 // openTurn is a turn and what the host takes of it apart from its actions.
@@ -205,7 +210,27 @@ func (g *Guest) TurnBody(h uint32) []byte {
 	}
 	body := t.body
 	t.body = nil
+	if len(body) > 0 {
+		if g.given == nil {
+			g.given = map[*byte]uint32{}
+		}
+		g.given[unsafe.SliceData(body)] = h
+	}
 	return body
+}
+
+// Freed tells the guest the host freed b, a result: a body TurnBody handed
+// out goes back to its turn, to build the next in.
+func (g *Guest) Freed(b []byte) {
+	p := unsafe.SliceData(b)
+	h, found := g.given[p]
+	if !found {
+		return
+	}
+	delete(g.given, p)
+	if t, open := g.turns[h]; open {
+		t.ReuseBody(b)
+	}
 }
 
 // TurnFree closes a turn; freeing an unknown handle does nothing.

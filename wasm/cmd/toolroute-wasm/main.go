@@ -67,7 +67,10 @@ func alloc(size uint32) uint32 {
 
 //go:wasmexport toolroute_free
 func free(ptr uint32) {
-	delete(pinned, ptr)
+	if b, ok := pinned[ptr]; ok {
+		delete(pinned, ptr)
+		guest.Freed(b)
+	}
 }
 
 //go:wasmexport toolroute_load
