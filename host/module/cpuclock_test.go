@@ -23,16 +23,17 @@ func newCPUClock(b *testing.B) *cpuClock {
 	return &cpuClock{b: b, started: threadCPU()}
 }
 
-// stop pauses the benchmark's timer and the count.
+// stop pauses the count and the benchmark's timer (whose own work, reading
+// the memory statistics, is then not counted).
 func (c *cpuClock) stop() {
-	c.b.StopTimer()
 	c.total += threadCPU() - c.started
+	c.b.StopTimer()
 }
 
 // start resumes them.
 func (c *cpuClock) start() {
-	c.started = threadCPU()
 	c.b.StartTimer()
+	c.started = threadCPU()
 }
 
 // report ends the count and reports it.
