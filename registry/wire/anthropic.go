@@ -70,7 +70,7 @@ type anTool struct {
 	CacheControl *anCache `json:"cache_control,omitempty"`
 }
 
-func encodeAnthropic(r Request) (HTTPRequest, error) {
+func encodeAnthropic(r Request, c *Conv) (HTTPRequest, error) {
 	// The system prompt and tool results go as text blocks, the form the
 	// official SDK's types use (the API also takes plain strings).
 	req := anRequest{Model: r.Model, MaxTokens: r.MaxTokens, Stream: r.Stream, Temperature: r.Temperature}
@@ -80,62 +80,17 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 	if req.MaxTokens == 0 {
 		req.MaxTokens = DefaultMaxTokens
 	}
-	// Anthropic wants strictly alternating user and assistant turns, starting
-	// with the user: a message of the same role as the one before is merged
-	// into it, tool results first as the API requires.
-	add := func(role string, blocks []anBlock) {
-		if len(blocks) == 0 {
-			return
-		}
-		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == role {
-			last := &req.Messages[n-1]
-			if role == "user" && blocks[0].Type == "tool_result" {
-				last.Content = append(blocks, last.Content...)
-			} else {
-				last.Content = append(last.Content, blocks...)
-			}
-			return
-		}
-		if len(req.Messages) == 0 && role != "user" {
-			return
-		}
-		req.Messages = append(req.Messages, anMessage{Role: role, Content: blocks})
+	if !c.empty() && c.anOpen != nil {
+		// The open message is copied: the tail's blocks and the cache
+		// breakpoint must not reach the one the Conv keeps.
+		open := *c.anOpen
+		open.Content = append([]anBlock(nil), open.Content...)
+		req.Messages = []anMessage{open}
 	}
 	for _, m := range r.Messages {
-		switch m.Role {
-		case RoleUser:
-			if m.Text != "" {
-				add("user", []anBlock{{Type: "text", Text: m.Text}})
-			}
-		case RoleAssistant:
-			var blocks []anBlock
-			if strings.TrimSpace(m.Text) != "" {
-				blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
-			}
-			for _, c := range m.Calls {
-				blocks = append(blocks, anBlock{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: inputObject(c.Input)})
-			}
-			add("assistant", blocks)
-		case RoleTool:
-			var blocks []anBlock
-			for _, res := range m.Results {
-				b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
-				if res.Content != "" {
-					b.Content = []anBlock{{Type: "text", Text: res.Content}}
-				}
-				for _, img := range res.Images {
-					b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
-				}
-				if res.Loaded != nil {
-					for _, t := range res.Loaded.Tools {
-						b.Content = append(b.Content, anBlock{Type: "tool_reference", ToolName: t.Name})
-					}
-				}
-				blocks = append(blocks, b)
-			}
-			add("user", blocks)
-		default:
-			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		var err error
+		if req.Messages, err = anAppend(req.Messages, m); err != nil {
+			return HTTPRequest{}, err
 		}
 	}
 	for _, t := range r.Tools {
@@ -152,11 +107,75 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 	if err != nil {
 		return HTTPRequest{}, err
 	}
+	if !c.empty() && len(c.final) > 0 {
+		body = c.splice(body, "messages", c.final)
+	}
 	return HTTPRequest{
 		Path:    "/v1/messages",
 		Headers: map[string]string{"anthropic-version": AnthropicVersion, "content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// anAppend adds one message to an Anthropic conversation. Anthropic wants
+// strictly alternating user and assistant turns, starting with the user: a
+// message of the same role as the one before is merged into it, tool
+// results first as the API requires. Only the last message of out changes.
+func anAppend(out []anMessage, m Message) ([]anMessage, error) {
+	add := func(role string, blocks []anBlock) {
+		if len(blocks) == 0 {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			last := &out[n-1]
+			if role == "user" && blocks[0].Type == "tool_result" {
+				last.Content = append(blocks, last.Content...)
+			} else {
+				last.Content = append(last.Content, blocks...)
+			}
+			return
+		}
+		if len(out) == 0 && role != "user" {
+			return
+		}
+		out = append(out, anMessage{Role: role, Content: blocks})
+	}
+	switch m.Role {
+	case RoleUser:
+		if m.Text != "" {
+			add("user", []anBlock{{Type: "text", Text: m.Text}})
+		}
+	case RoleAssistant:
+		var blocks []anBlock
+		if strings.TrimSpace(m.Text) != "" {
+			blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
+		}
+		for _, c := range m.Calls {
+			blocks = append(blocks, anBlock{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: inputObject(c.Input)})
+		}
+		add("assistant", blocks)
+	case RoleTool:
+		var blocks []anBlock
+		for _, res := range m.Results {
+			b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
+			if res.Content != "" {
+				b.Content = []anBlock{{Type: "text", Text: res.Content}}
+			}
+			for _, img := range res.Images {
+				b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
+			}
+			if res.Loaded != nil {
+				for _, t := range res.Loaded.Tools {
+					b.Content = append(b.Content, anBlock{Type: "tool_reference", ToolName: t.Name})
+				}
+			}
+			blocks = append(blocks, b)
+		}
+		add("user", blocks)
+	default:
+		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+	}
+	return out, nil
 }
 
 // placeBreakpoints marks the three cache breakpoints, in the order
