@@ -44,10 +44,11 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message
 // creating the session if needed and setting its updated time to now. A
 // session without a title (a new one) gets one made by Title from the
 // first user message among msgs: a session is stored with its first
-// message and titled after it. It
-// returns once the transaction is committed to disk: the messages are then
-// all kept, and if it fails or the process dies first none of them are.
-// Appending no messages does nothing. It implements host.Store.
+// message and titled after it. It returns once the transaction is
+// committed (see the package doc for what a crash of the machine can
+// undo): the messages are then all kept, and if it fails or the process
+// dies first none of them are. Appending no messages does nothing. It
+// implements host.Store.
 //
 // Append refuses, with an error wrapping ErrTurnRunning, while another
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
@@ -74,12 +75,12 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 			break
 		}
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := db.now().UnixNano()
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := db.exec(ctx, tx, `
 			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
 				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
@@ -87,18 +88,20 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 			return err
 		}
 		var next int
-		if err := tx.QueryRowContext(ctx,
-			`SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?`,
-			sessionID).Scan(&next); err != nil {
+		row, err := db.queryRow(ctx, tx,
+			`SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?`, sessionID)
+		if err != nil {
 			return err
 		}
-		insert, err := tx.PrepareContext(ctx, `
+		if err := row.Scan(&next); err != nil {
+			return err
+		}
+		insert, err := db.prepared(ctx, tx, `
 			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		defer insert.Close()
 		for i, m := range msgs {
 			var at sql.NullInt64
 			if !m.Time.IsZero() {

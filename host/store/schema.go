@@ -85,7 +85,7 @@ DELETE FROM sessions WHERE NOT EXISTS (SELECT 1 FROM messages WHERE session_id =
 
 // migrate brings the schema up to the latest version in one transaction.
 func (db *DB) migrate(ctx context.Context) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
+	return db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return err

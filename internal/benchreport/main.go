@@ -54,6 +54,7 @@ var runs = []run{
 	// (ColdCall, above, is a call on a fresh runtime).
 	{"./host/jsrun", "CallItself|QJSCall", "1s"},
 	{"./host", "Throughput", "200x"},
+	{"./host/store", "TurnWrites", "1000x"},
 	{"./host", "MemoryBombs", "1x"},
 	{"./host/cmd/toolroute", "Start", "3x"},
 	{"./manifests", "WebfetchPage", "1x"},
@@ -286,7 +287,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			return "2. The core through wasm"
 		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"):
 			return "4. The module"
-		case strings.HasPrefix(name, "BenchmarkThroughput"):
+		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"):
 			return "5. Throughput"
 		}
 		return "3. JS tools"
@@ -579,7 +580,10 @@ const notes = `
   10,000 operations.
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
-  session's history grows with its turns.
+  session's history grows with its turns. ThroughputSQLite is the same with
+  the program's SQLite store (a new file per run) instead of a MemoryStore;
+  TurnWrites is that store alone doing a text-only turn's writes (take the
+  turn lock, two appends, release it) from K sessions at once.
 - "Cache preservation" is bytes, not tokens, and exact: no timing, the same
   on every run. "The share the previous one's prefix covers" is of the new
   request (new bytes at its end, a tool result or a loaded group's
