@@ -68,3 +68,56 @@ func turnWrites(ctx context.Context, db *DB, id string, n int) error {
 	}
 	return db.Append(ctx, id, session.Message{Type: session.Assistant, Content: "Done.", Time: now})
 }
+
+// BenchmarkMessages reads a 10,000-message log as a turn does: uncached
+// (the first read of a session by this process, or one evicted), and
+// cached after a turn appended two messages (only those are decoded).
+func BenchmarkMessages(b *testing.B) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(b.TempDir(), "toolroute.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const n = 10000
+	batch := make([]session.Message, 0, 100)
+	for i := range n {
+		typ := session.User
+		if i%2 == 1 {
+			typ = session.Assistant
+		}
+		batch = append(batch, session.Message{Type: typ, Content: fmt.Sprintf("Message %d of a long conversation, with some words in it.", i), Time: time.Now()})
+		if len(batch) == cap(batch) {
+			if err := db.Append(ctx, "long", batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	read := func(b *testing.B, want int) {
+		msgs, err := db.Messages(ctx, "long")
+		if err != nil || len(msgs) != want {
+			b.Fatalf("%d messages, %v; want %d", len(msgs), err, want)
+		}
+	}
+	b.Run("uncached", func(b *testing.B) {
+		for b.Loop() {
+			db.history.drop("long")
+			read(b, n)
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		total := n
+		read(b, total)
+		for b.Loop() {
+			b.StopTimer()
+			msg := session.Message{Type: session.User, Content: "One more.", Time: time.Now()}
+			if err := db.Append(ctx, "long", msg, msg); err != nil {
+				b.Fatal(err)
+			}
+			total += 2
+			b.StartTimer()
+			read(b, total)
+		}
+	})
+}

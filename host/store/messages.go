@@ -6,38 +6,89 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/toolroute/toolroute/registry/session"
 )
 
 // Messages returns a session's log in append order; an unknown session has
 // none. It implements host.Store.
+//
+// A log read before is kept decoded (history.go), within a budget, and a
+// later read decodes only the messages appended since.
 func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
-	rows, err := db.sql.QueryContext(ctx,
-		`SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
 	}
-	defer rows.Close()
-	var msgs []session.Message
-	for rows.Next() {
-		var (
-			seq  int
-			text string
-			m    session.Message
-		)
-		if err := rows.Scan(&seq, &text); err != nil {
-			return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
-		}
-		if err := json.Unmarshal([]byte(text), &m); err != nil {
-			return nil, fmt.Errorf("store: read session %q: message %d: %w", sessionID, seq, err)
-		}
-		msgs = append(msgs, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
-	}
 	return msgs, nil
+}
+
+// errStale is messages's answer when the cached log is not the file's.
+var errStale = errors.New("the cached log is stale")
+
+// messages reads the log: all of it, or, with the cached log, its last row
+// (to check it) and the rows after.
+func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
+	from := 0
+	if cached != nil {
+		from = len(cached.msgs) - 1
+	}
+	var (
+		created, lastRow int64
+		add              []session.Message
+		addBytes         int
+	)
+	err := func() error {
+		rows, err := db.sql.QueryContext(ctx, `
+			SELECT m.seq, m.id, m.json, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
+			WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq`, sessionID, from)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for first := true; rows.Next(); first = false {
+			var (
+				seq  int
+				text []byte
+				m    session.Message
+			)
+			if err := rows.Scan(&seq, &lastRow, &text, &created); err != nil {
+				return err
+			}
+			if first && cached != nil {
+				if seq != from || lastRow != cached.lastRow || created != cached.created {
+					return errStale
+				}
+				continue
+			}
+			if err := json.Unmarshal(text, &m); err != nil {
+				return fmt.Errorf("message %d: %w", seq, err)
+			}
+			add = append(add, m)
+			addBytes += len(text)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if cached != nil && lastRow == 0 {
+			return errStale // the session is gone
+		}
+		return nil
+	}()
+	switch {
+	case errors.Is(err, errStale):
+		db.history.drop(sessionID)
+		return db.messages(ctx, sessionID, nil)
+	case err != nil:
+		return nil, err
+	case cached == nil && len(add) == 0:
+		return nil, nil
+	case cached == nil:
+		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: addBytes})
+		return slices.Clone(add), nil
+	}
+	return slices.Clone(db.history.extend(cached, add, lastRow, addBytes)), nil
 }
 
 // Append adds msgs to the end of a session's log in one transaction,

@@ -115,6 +115,7 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		return mustChange(res, err)
 	})
+	db.history.drop(id)
 	if err != nil {
 		return fmt.Errorf("store: delete session %q: %w", id, err)
 	}

@@ -34,6 +34,8 @@ type DB struct {
 	closing    chan struct{}
 	closeOnce  sync.Once
 	writerDone chan struct{}
+	// history keeps the logs Messages read (history.go).
+	history historyCache
 	// stmts are the statements prepared for writes (prepared).
 	stmtsMu sync.Mutex
 	stmts   map[string]*sql.Stmt

@@ -55,6 +55,7 @@ var runs = []run{
 	{"./host/jsrun", "CallItself|QJSCall", "1s"},
 	{"./host", "Throughput", "200x"},
 	{"./host/store", "TurnWrites", "1000x"},
+	{"./host/store", "Messages", "20x"},
 	{"./host", "MemoryBombs", "1x"},
 	{"./host/cmd/toolroute", "Start", "3x"},
 	{"./manifests", "WebfetchPage", "1x"},
@@ -287,7 +288,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			return "2. The core through wasm"
 		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"):
 			return "4. The module"
-		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"):
+		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"), strings.HasPrefix(name, "BenchmarkMessages/"):
 			return "5. Throughput"
 		}
 		return "3. JS tools"
@@ -583,7 +584,9 @@ const notes = `
   session's history grows with its turns. ThroughputSQLite is the same with
   the program's SQLite store (a new file per run) instead of a MemoryStore;
   TurnWrites is that store alone doing a text-only turn's writes (take the
-  turn lock, two appends, release it) from K sessions at once.
+  turn lock, two appends, release it) from K sessions at once. Messages
+  reads a 10,000-message log as a turn does: uncached, and cached after a
+  turn appended two messages (the store decodes only those).
 - "Cache preservation" is bytes, not tokens, and exact: no timing, the same
   on every run. "The share the previous one's prefix covers" is of the new
   request (new bytes at its end, a tool result or a loaded group's
