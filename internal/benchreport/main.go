@@ -63,7 +63,7 @@ var runs = []run{
 
 // nodeRuns are the JS hosts' benchmarks: Node scripts in web/ that print Go
 // benchmark lines, each given -count.
-var nodeRuns = []string{"jsrun/bench.mjs"}
+var nodeRuns = []string{"jsrun/bench.mjs", "worker/bench.mjs"}
 
 // row is one figure of the report.
 type row struct {
@@ -288,6 +288,8 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			return "2. The core through wasm"
 		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"):
 			return "4. The module"
+		case strings.HasPrefix(name, "BenchmarkWorker"):
+			return "9. The edge worker in workerd"
 		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"), strings.HasPrefix(name, "BenchmarkMessages/"):
 			return "5. Throughput"
 		}
@@ -587,6 +589,15 @@ const notes = `
   turn lock, two appends, release it) from K sessions at once. Messages
   reads a 10,000-message log as a turn does: uncached, and cached after a
   turn appended two messages (the store decodes only those).
+- "The edge worker in workerd" runs web/worker's build in workerd from npm
+  against a scripted model on loopback; each run is a new workerd process.
+  WorkerStartup is its CPU time from its start to its socket answering:
+  workerd's own start and the worker's script evaluated, a cost a new
+  isolate pays before its first request. WorkerFirstRequest is that first
+  request (GET /api/health: the module instantiated, the catalogue loaded);
+  then the means of 10 warm describes and 10 turns. cpu-ms is workerd's
+  process CPU time from /proc, in 10 ms ticks, background compilation
+  included.
 - "Cache preservation" is bytes, not tokens, and exact: no timing, the same
   on every run. "The share the previous one's prefix covers" is of the new
   request (new bytes at its end, a tool result or a loaded group's
