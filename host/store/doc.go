@@ -23,7 +23,8 @@
 // in the file, so processes sharing it run a session's turns one at a time.
 // Messages are kept as the JSON encoding/json gives for session.Message,
 // plus columns for search. Full-text search (SQLite FTS5) covers the content
-// of user, assistant and tool_result messages.
+// of user, assistant and tool_result messages; they join its index in
+// batches, at the latest before the next search (search.go).
 package store
 
 import (

@@ -168,5 +168,6 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 	if err != nil {
 		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
 	}
+	db.unindexed.Store(true)
 	return nil
 }

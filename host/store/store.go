@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -34,6 +35,10 @@ type DB struct {
 	closing    chan struct{}
 	closeOnce  sync.Once
 	writerDone chan struct{}
+	// unindexed is set by Append: messages wait for the search index
+	// (search.go's indexer, stopped by Close, which closes indexerDone).
+	unindexed   atomic.Bool
+	indexerDone chan struct{}
 	// history keeps the logs Messages read (history.go).
 	history historyCache
 	// stmts are the statements prepared for writes (prepared).
@@ -73,13 +78,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
 	db := &DB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
-		stmts: map[string]*sql.Stmt{}, queue: make(chan *writeReq, maxBatch), closing: make(chan struct{}), writerDone: make(chan struct{})}
+		stmts: map[string]*sql.Stmt{}, queue: make(chan *writeReq, maxBatch), closing: make(chan struct{}), writerDone: make(chan struct{}), indexerDone: make(chan struct{})}
 	conn, err := sdb.Conn(ctx)
 	if err != nil {
 		sdb.Close()
 		return nil, openError(abs, err)
 	}
 	go db.writer(conn)
+	go db.indexer()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, openError(abs, err)
@@ -115,7 +121,17 @@ func dsn(abs string) string {
 // Close closes the database, once the write running, if any, is done;
 // writes still queued fail. Calls made after it return errors.
 func (db *DB) Close() error {
-	db.closeOnce.Do(func() { close(db.closing) })
+	db.closeOnce.Do(func() {
+		// What this DB appended goes into the search index before it
+		// closes; if that fails, the next search indexes it.
+		if db.unindexed.Load() {
+			ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+			db.indexPending(ctx)
+			cancel()
+		}
+		close(db.closing)
+	})
+	<-db.indexerDone
 	<-db.writerDone
 	db.stmtsMu.Lock()
 	for _, s := range db.stmts {

@@ -102,14 +102,24 @@ func TestWritesGrouped(t *testing.T) {
 		}
 	}
 	// One transaction: each write saw the rows of those queued before it,
-	// uncommitted, less the failed one's: the counts run 0 to n-2, the
-	// count after the failed write seen twice; a reader saw none of them.
+	// uncommitted, less the failed one's (so the write after it, if any,
+	// saw as many as it did); a reader saw none of them.
 	if slices.ContainsFunc(committed, func(c int64) bool { return c != 0 }) {
 		t.Errorf("a reader saw %v rows committed during the writes; want none: they share one transaction", committed)
 	}
 	slices.Sort(counts)
-	if want := int64(n - 2); counts[n-1] != want || len(slices.Compact(slices.Clone(counts))) != n-1 || counts[0] != 0 {
-		t.Errorf("the writes saw %v rows before them; want 0 to %d, one twice: one transaction", counts, want)
+	repeats := 0
+	for i := 1; i < n; i++ {
+		switch counts[i] - counts[i-1] {
+		case 0:
+			repeats++
+		case 1:
+		default:
+			repeats = n
+		}
+	}
+	if counts[0] != 0 || repeats > 1 {
+		t.Errorf("the writes saw %v rows before them; want 0, 1, 2 and so on, one count twice at most: one transaction", counts)
 	}
 }
 
