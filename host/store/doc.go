@@ -13,11 +13,11 @@
 // always the most recent ones, leaving the database consistent. A fsync per
 // commit made a turn's four writes cost 3 to 5 times more (BenchmarkTurnWrites).
 //
-// A DB is safe for concurrent use by many goroutines. Its writes go through
-// one goroutine that runs the writes queued while it committed the last
-// ones in one transaction, each in a savepoint of its own (writer.go), so
-// sessions writing at once share a commit; reads run in parallel on other
-// connections. Several processes may open the same file.
+// A DB is safe for concurrent use by many goroutines. The writes queued
+// while one commits run together in the next transaction, each in a
+// savepoint of its own (writer.go), so sessions writing at once share a
+// commit; a write alone runs on its caller's goroutine. Reads run in
+// parallel on other connections. Several processes may open the same file.
 //
 // *DB implements host.Store, and host.TurnLocker with a lease per session
 // in the file, so processes sharing it run a session's turns one at a time.

@@ -27,14 +27,17 @@ const maxConns = 8
 type DB struct {
 	sql  *sql.DB
 	path string
-	// queue takes the writes to the writer goroutine (writer.go), which
-	// owns a connection of its own; the goroutines of this process queue
-	// there rather than in SQLite's busy handler. closing is closed by
-	// Close, writerDone by the writer when it stops.
-	queue      chan *writeReq
-	closing    chan struct{}
-	closeOnce  sync.Once
-	writerDone chan struct{}
+	// The writes (writer.go): those queued, whether a leader runs them
+	// (and how many run, for Close), and the connection they run on.
+	qmu     sync.Mutex
+	pending []*writeReq
+	leading bool
+	closed  bool
+	leaders sync.WaitGroup
+	wconn   *sql.Conn
+	// closing is closed by Close, for the indexer.
+	closing   chan struct{}
+	closeOnce sync.Once
 	// unindexed is set by Append: messages wait for the search index
 	// (search.go's indexer, stopped by Close, which closes indexerDone).
 	unindexed   atomic.Bool
@@ -78,13 +81,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
 	db := &DB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
-		stmts: map[string]*sql.Stmt{}, queue: make(chan *writeReq, maxBatch), closing: make(chan struct{}), writerDone: make(chan struct{}), indexerDone: make(chan struct{})}
-	conn, err := sdb.Conn(ctx)
-	if err != nil {
+		stmts: map[string]*sql.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
+	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()
 		return nil, openError(abs, err)
 	}
-	go db.writer(conn)
 	go db.indexer()
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -130,9 +131,10 @@ func (db *DB) Close() error {
 			cancel()
 		}
 		close(db.closing)
+		db.stopWrites()
+		db.wconn.Close()
 	})
 	<-db.indexerDone
-	<-db.writerDone
 	db.stmtsMu.Lock()
 	for _, s := range db.stmts {
 		s.Close()

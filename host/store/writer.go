@@ -5,15 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 )
 
-// The writer: every write of a DB goes through one goroutine, which takes
-// the writes queued while it committed the last batch and runs them all in
-// one transaction, each in a savepoint of its own, then commits once. One
-// session's turn writes a few times, so many sessions writing at once share
-// a commit instead of queueing for one each (group commit). A write alone
-// in its batch runs as it would by itself, without a savepoint.
+// The writes of a DB are grouped (group commit): a write joins the queue,
+// and if no write is running, its caller becomes the leader and runs the
+// queued writes, its own first, all in one transaction, each in a savepoint
+// of its own, then commits once. The writes queued meanwhile wait for the
+// next batch. One session's turn writes a few times, so many sessions
+// writing at once share a commit instead of queueing for one each; a write
+// alone runs on its caller's goroutine, as it would by itself, without a
+// savepoint. A leader whose own write is done hands what is still queued to
+// a new goroutine, so no caller serves others for long.
 //
 // A write is still all or nothing, and its caller still returns only after
 // the commit: a write that fails is rolled back to its savepoint and does
@@ -25,11 +29,11 @@ const maxBatch = 128
 
 var errClosed = errors.New("the database is closed")
 
-// writeReq is one write waiting for the writer.
+// writeReq is one queued write.
 type writeReq struct {
 	ctx context.Context
 	fn  func(context.Context, *sql.Tx) error
-	// state moves from queued to running (the writer) or to abandoned
+	// state moves from queued to running (a leader) or to abandoned
 	// (the caller, gone on its context): whichever comes first.
 	state atomic.Int32
 	done  chan error
@@ -50,18 +54,21 @@ func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	select {
-	case <-db.closing:
-		return errClosed
-	default:
-	}
 	r := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	select {
-	case db.queue <- r:
-	case <-db.closing:
+	db.qmu.Lock()
+	if db.closed {
+		db.qmu.Unlock()
 		return errClosed
-	case <-ctx.Done():
-		return ctx.Err()
+	}
+	db.pending = append(db.pending, r)
+	lead := !db.leading
+	if lead {
+		db.leading = true
+		db.leaders.Add(1)
+	}
+	db.qmu.Unlock()
+	if lead {
+		db.lead(r)
 	}
 	select {
 	case err := <-r.done:
@@ -71,54 +78,48 @@ func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error
 			return ctx.Err()
 		}
 		return <-r.done
-	case <-db.writerDone:
-		// The writer stopped: it answered r, or r came too late.
-		select {
-		case err := <-r.done:
-			return err
-		default:
-			return errClosed
-		}
 	}
 }
 
-// writer runs the queued writes until the DB closes, on conn alone.
-func (db *DB) writer(conn *sql.Conn) {
-	defer close(db.writerDone)
-	defer conn.Close()
-	batch := make([]*writeReq, 0, maxBatch)
+// lead runs the queued writes in batches until none is left, or, once own's
+// batch is done, hands the rest to a new goroutine. Only the leader uses
+// the DB's write connection.
+func (db *DB) lead(own *writeReq) {
+	ownDone := false
 	for {
-		select {
-		case r := <-db.queue:
-			batch = append(batch[:0], r)
-		case <-db.closing:
-			db.failQueued()
+		db.qmu.Lock()
+		if len(db.pending) == 0 {
+			db.leading = false
+			db.qmu.Unlock()
+			db.leaders.Done()
 			return
 		}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-db.queue:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
+		if ownDone {
+			db.qmu.Unlock()
+			go db.lead(nil) // the leadership passes on
+			return
 		}
-		db.runBatch(conn, batch)
-		clear(batch)
+		n := min(len(db.pending), maxBatch)
+		batch := append([]*writeReq(nil), db.pending[:n]...)
+		db.pending = append(db.pending[:0], db.pending[n:]...)
+		db.qmu.Unlock()
+		db.runBatch(db.wconn, batch)
+		ownDone = ownDone || slices.Contains(batch, own)
 	}
 }
 
-// failQueued answers the writes still queued when the DB closes.
-func (db *DB) failQueued() {
-	for {
-		select {
-		case r := <-db.queue:
-			r.done <- errClosed
-		default:
-			return
-		}
+// stopWrites fails the writes still queued and waits for the running
+// batch, if any: Close's first step.
+func (db *DB) stopWrites() {
+	db.qmu.Lock()
+	db.closed = true
+	rest := db.pending
+	db.pending = nil
+	db.qmu.Unlock()
+	for _, r := range rest {
+		r.done <- errClosed
 	}
+	db.leaders.Wait()
 }
 
 // runBatch runs the batch's writes in one transaction and answers each.

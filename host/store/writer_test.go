@@ -37,9 +37,14 @@ func holdWriter(t *testing.T, db *DB) (release func()) {
 // waitQueued waits until n writes are queued.
 func waitQueued(t *testing.T, db *DB, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); len(db.queue) < n; {
+	queued := func() int {
+		db.qmu.Lock()
+		defer db.qmu.Unlock()
+		return len(db.pending)
+	}
+	for deadline := time.Now().Add(10 * time.Second); queued() < n; {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", len(db.queue), n)
+			t.Fatalf("%d writes queued, want %d", queued(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
