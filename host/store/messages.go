@@ -40,9 +40,13 @@ func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog)
 		addBytes         int
 	)
 	err := func() error {
-		rows, err := db.sql.QueryContext(ctx, `
+		read, err := db.stmt(ctx, `
 			SELECT m.seq, m.id, m.json, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
-			WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq`, sessionID, from)
+			WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq`)
+		if err != nil {
+			return err
+		}
+		rows, err := read.QueryContext(ctx, sessionID, from)
 		if err != nil {
 			return err
 		}

@@ -199,6 +199,16 @@ func (db *DB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
 // and kept: the writes of a turn run the same few statements every time,
 // and SQLite compiling them again each time cost more than running them.
 func (db *DB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	s, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, s), nil
+}
+
+// stmt returns query prepared once per connection and kept, for reads
+// outside a transaction and, through prepared, for writes.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	db.stmtsMu.Lock()
 	s, ok := db.stmts[query]
 	db.stmtsMu.Unlock()
@@ -216,7 +226,7 @@ func (db *DB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 		}
 		db.stmtsMu.Unlock()
 	}
-	return tx.StmtContext(ctx, s), nil
+	return s, nil
 }
 
 // exec runs a prepared statement in tx.
