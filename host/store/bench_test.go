@@ -94,21 +94,24 @@ func BenchmarkMessages(b *testing.B) {
 			batch = batch[:0]
 		}
 	}
-	read := func(b *testing.B, want int) {
+	read := func(b *testing.B, want int) int {
 		msgs, err := db.Messages(ctx, "long")
-		if err != nil || len(msgs) != want {
+		if err != nil || want >= 0 && len(msgs) != want {
 			b.Fatalf("%d messages, %v; want %d", len(msgs), err, want)
 		}
+		return len(msgs)
 	}
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
 			db.history.drop("long")
-			read(b, n)
+			if got := read(b, -1); got < n {
+				b.Fatalf("%d messages, want at least %d", got, n)
+			}
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		total := n
-		read(b, total)
+		// The framework may run this more than once: the log has grown.
+		total := read(b, -1)
 		for b.Loop() {
 			b.StopTimer()
 			msg := session.Message{Type: session.User, Content: "One more.", Time: time.Now()}
