@@ -18,7 +18,7 @@ type anRequest struct {
 	MaxTokens   int         `json:"max_tokens"`
 	System      []anBlock   `json:"system,omitempty"`
 	Messages    []anMessage `json:"messages"`
-	Tools       []anTool    `json:"tools,omitempty"`
+	Tools       any         `json:"tools,omitempty"` // []anTool, or its JSON
 	Stream      bool        `json:"stream,omitempty"`
 	Temperature *float64    `json:"temperature,omitempty"`
 }
@@ -93,16 +93,31 @@ func encodeAnthropic(r Request, c *Conv) (HTTPRequest, error) {
 			return HTTPRequest{}, err
 		}
 	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
-	}
-	core := len(req.Tools)
+	n := len(r.Tools)
 	for _, g := range r.Deferred {
-		for _, t := range g.Tools {
-			req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, DeferLoading: true})
-		}
+		n += len(g.Tools)
 	}
-	placeBreakpoints(&req, core)
+	var err error
+	req.Tools, err = c.toolsValue(r, n, func() any {
+		var tools []anTool
+		for _, t := range r.Tools {
+			tools = append(tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+		}
+		if core := len(r.Tools); core > 0 {
+			// The first breakpoint (placeBreakpoints).
+			tools[core-1].CacheControl = ephemeral
+		}
+		for _, g := range r.Deferred {
+			for _, t := range g.Tools {
+				tools = append(tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, DeferLoading: true})
+			}
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
+	}
+	placeBreakpoints(&req)
 	body, err := marshal(req)
 	if err != nil {
 		return HTTPRequest{}, err
@@ -187,11 +202,9 @@ func anAppend(out []anMessage, m Message) ([]anMessage, error) {
 // the next call's prefix ends; in classic mode a load appends tools after
 // the first, so the tools prefix still hits. Three of the four the API
 // allows, the same in every call: the bytes before the last block are
-// the previous call's.
-func placeBreakpoints(req *anRequest, coreTools int) {
-	if coreTools > 0 {
-		req.Tools[coreTools-1].CacheControl = ephemeral
-	}
+// the previous call's. The tools' is set as they are built, the others
+// here.
+func placeBreakpoints(req *anRequest) {
 	if len(req.System) > 0 {
 		req.System[len(req.System)-1].CacheControl = ephemeral
 	}

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"unsafe"
 )
 
 // Conv is a conversation encoded in one format as it grows, so that a
@@ -31,6 +33,65 @@ type Conv struct {
 	// spare is a body Encode gave whose holder is done with it (Reuse):
 	// the next body is built in it, with no new memory to clear.
 	spare []byte
+	// tools is the request's tools value as encoded last, for the tools
+	// in toolsOf: a turn sends the same tools until a load.
+	tools   []byte
+	toolsOf Request
+}
+
+// toolsValue is a request's tools value: build's value, encoded, or with
+// a Conv the bytes it encoded for the same tools before. n is how many
+// tools build gives: none leaves the field out.
+func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if c == nil {
+		return build(), nil
+	}
+	if c.tools != nil && sameTools(c.toolsOf, r) {
+		return json.RawMessage(c.tools), nil
+	}
+	b, err := marshal(build())
+	if err != nil {
+		return nil, err
+	}
+	// toolsOf keeps the definitions themselves, so their memory is not
+	// reused for others while they are compared by address.
+	c.tools = b
+	c.toolsOf = Request{Tools: r.Tools, Deferred: r.Deferred, Search: r.Search}
+	return json.RawMessage(b), nil
+}
+
+// sameTools reports whether a and b send the very same tool definitions:
+// the same strings and schemas in memory, as a turn's calls with one
+// catalogue do. Definitions alike but elsewhere count as different.
+func sameTools(a, b Request) bool {
+	same := func(x, y ToolDef) bool {
+		return x.Name == y.Name && unsafe.StringData(x.Description) == unsafe.StringData(y.Description) &&
+			len(x.Description) == len(y.Description) && unsafe.SliceData(x.Parameters) == unsafe.SliceData(y.Parameters) &&
+			len(x.Parameters) == len(y.Parameters)
+	}
+	if len(a.Tools) != len(b.Tools) || len(a.Deferred) != len(b.Deferred) || (a.Search == nil) != (b.Search == nil) {
+		return false
+	}
+	for i := range a.Tools {
+		if !same(a.Tools[i], b.Tools[i]) {
+			return false
+		}
+	}
+	for i, g := range a.Deferred {
+		h := b.Deferred[i]
+		if g.Name != h.Name || g.Description != h.Description || len(g.Tools) != len(h.Tools) {
+			return false
+		}
+		for j := range g.Tools {
+			if !same(g.Tools[j], h.Tools[j]) {
+				return false
+			}
+		}
+	}
+	return a.Search == nil || same(*a.Search, *b.Search)
 }
 
 // Reuse gives back a body Encode returned, which its holder no longer

@@ -131,3 +131,38 @@ func TestOpenAIToolsJSON(t *testing.T) {
 		t.Errorf("no tools: %q, %v", empty, err)
 	}
 }
+
+// TestConvToolsChange: a Conv reuses the tools it encoded only for the
+// very same definitions; a catalogue changed under the same names is
+// encoded anew.
+func TestConvToolsChange(t *testing.T) {
+	msgs := []Message{{Role: RoleUser, Text: "hi"}, {Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "again"}}
+	def := func(desc, schema string) []ToolDef {
+		return []ToolDef{{Name: "t", Description: desc, Parameters: []byte(schema)}}
+	}
+	for _, f := range Formats {
+		c, err := NewConv(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Append(msgs[:2]); err != nil {
+			t.Fatal(err)
+		}
+		for _, tools := range [][]ToolDef{def("one", `{"type":"object"}`), def("one", `{"type":"object"}`), def("two", `{"type":"object"}`),
+			def("two", `{"type":"object","properties":{}}`), nil} {
+			r := Request{Model: "m", Messages: msgs[2:], Tools: tools}
+			got, err := c.Encode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Messages = msgs
+			want, err := Encode(f, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Body, want.Body) {
+				t.Errorf("%s, tools %+v:\n%s\nwant\n%s", f, tools, got.Body, want.Body)
+			}
+		}
+	}
+}

@@ -28,7 +28,7 @@ const geminiSkipSignature = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
 type gmRequest struct {
 	Contents          []gmContent  `json:"contents"`
 	SystemInstruction *gmContent   `json:"systemInstruction,omitempty"`
-	Tools             []gmTool     `json:"tools,omitempty"`
+	Tools             any          `json:"tools,omitempty"` // []gmTool, or its JSON
 	GenerationConfig  *gmGenConfig `json:"generationConfig,omitempty"`
 }
 
@@ -109,12 +109,16 @@ func encodeGemini(r Request, c *Conv) (HTTPRequest, error) {
 			return HTTPRequest{}, err
 		}
 	}
-	if len(r.Tools) > 0 {
+	var err error
+	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
 		decls := make([]gmFunctionDecl, len(r.Tools))
 		for i, t := range r.Tools {
 			decls[i] = gmFunctionDecl{Name: t.Name, Description: t.Description, ParametersJSONSchema: withoutSchemaKeyword(t.Parameters)}
 		}
-		req.Tools = []gmTool{{FunctionDeclarations: decls}}
+		return []gmTool{{FunctionDeclarations: decls}}
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
 	body, err := marshal(req)
 	if err != nil {

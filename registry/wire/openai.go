@@ -13,7 +13,7 @@ import (
 type oaRequest struct {
 	Model               string      `json:"model"`
 	Messages            []oaMessage `json:"messages"`
-	Tools               []oaTool    `json:"tools,omitempty"`
+	Tools               any         `json:"tools,omitempty"` // []oaTool, or its JSON
 	Stream              bool        `json:"stream,omitempty"`
 	MaxCompletionTokens int         `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64    `json:"temperature,omitempty"`
@@ -61,11 +61,18 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 			return HTTPRequest{}, err
 		}
 	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	var err error
+	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
+		tools := make([]oaTool, len(r.Tools))
+		for i, t := range r.Tools {
+			tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
 	var body []byte
-	var err error
 	if c.empty() {
 		req.Messages = append(system, tail...)
 		body, err = marshal(req)

@@ -26,7 +26,7 @@ type rsRequest struct {
 	Model           string   `json:"model"`
 	Instructions    string   `json:"instructions,omitempty"`
 	Input           []rsItem `json:"input"`
-	Tools           []any    `json:"tools,omitempty"`
+	Tools           any      `json:"tools,omitempty"` // []any, or its JSON
 	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	Stream          bool     `json:"stream,omitempty"`
@@ -124,14 +124,26 @@ func encodeResponses(r Request, c *Conv) (HTTPRequest, error) {
 			return HTTPRequest{}, err
 		}
 	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-	}
-	for _, g := range r.Deferred {
-		req.Tools = append(req.Tools, rsNamespaceOf(g, true))
-	}
+	n := len(r.Tools) + len(r.Deferred)
 	if r.Search != nil {
-		req.Tools = append(req.Tools, rsToolSearch{Type: "tool_search", Execution: "client", Description: r.Search.Description, Parameters: r.Search.Parameters})
+		n++
+	}
+	var err error
+	req.Tools, err = c.toolsValue(r, n, func() any {
+		var tools []any
+		for _, t := range r.Tools {
+			tools = append(tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+		for _, g := range r.Deferred {
+			tools = append(tools, rsNamespaceOf(g, true))
+		}
+		if r.Search != nil {
+			tools = append(tools, rsToolSearch{Type: "tool_search", Execution: "client", Description: r.Search.Description, Parameters: r.Search.Parameters})
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
 	body, err := marshal(req)
 	if err != nil {

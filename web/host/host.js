@@ -35,12 +35,20 @@ const MAX_ERROR_BODY = 1 << 20;
 // FORMATS are the wire formats the module speaks.
 export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 
-// MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)}.
+// MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)},
+// and messagesFrom(id, n), which a store may offer: the messages after the
+// first n and how many the log holds ({messages, total}), so that a turn on
+// the instance keeping its session reads only the messages logged since.
 export class MemoryStore {
   #logs = new Map();
 
   async messages(id) {
     return structuredClone(this.#logs.get(id) ?? []);
+  }
+
+  async messagesFrom(id, n) {
+    const log = this.#logs.get(id) ?? [];
+    return { messages: structuredClone(log.slice(n)), total: log.length };
   }
 
   async append(id, messages) {
@@ -272,7 +280,6 @@ export class Host {
     let inst, handle;
     try {
       signal?.throwIfAborted();
-      const history = await this.store.messages(sessionId);
       inst = await this.#instance();
       handle = inst.turnNew();
       const t = new Turn(this, this.#o, inst, handle, sessionId, signal, this.#generation);
@@ -293,15 +300,16 @@ export class Host {
       // The instance that ran the session's last turn keeps its state:
       // then only the messages logged since go with the fingerprint it
       // handed out, and the whole history only if it asks for it.
-      const start = compact ? { type: "start", now: t.stamp(), history, compact: true, settings, session: sessionId } : { type: "start", now: t.stamp(), history, user: text, settings, session: sessionId };
+      const start = compact ? { type: "start", now: t.stamp(), compact: true, settings, session: sessionId } : { type: "start", now: t.stamp(), user: text, settings, session: sessionId };
       const kept = this.#kept.get(sessionId);
       this.#kept.delete(sessionId);
       let acts = null;
-      if (kept?.inst === inst && kept.messages <= history.length) {
-        acts = t.event({ ...start, history: history.slice(kept.messages), fingerprint: kept.fingerprint });
+      const since = kept?.inst === inst ? await this.#since(sessionId, kept.messages) : null;
+      if (since) {
+        acts = t.event({ ...start, history: since, fingerprint: kept.fingerprint });
         if (acts.length === 1 && acts[0].type === "need_history") acts = null;
       }
-      acts ??= t.event(start);
+      acts ??= t.event({ ...start, history: await this.store.messages(sessionId) });
       try {
         for (;;) {
           const next = yield* t.perform(acts);
@@ -326,6 +334,18 @@ export class Host {
 
   get generation() {
     return this.#generation;
+  }
+
+  // #since reads a session's messages after the first n: with the store's
+  // messagesFrom when it has one, else from the whole log; null when the
+  // log holds fewer (it is not the one the instance kept).
+  async #since(id, n) {
+    if (typeof this.store.messagesFrom === "function") {
+      const r = await this.store.messagesFrom(id, n);
+      return r.total >= n ? r.messages : null;
+    }
+    const all = await this.store.messages(id);
+    return all.length >= n ? all.slice(n) : null;
   }
 
   // keep records the state of a session's log that inst keeps, from a
