@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -75,62 +77,85 @@ func (p *heapPeak) Stop() uint64 {
 // K sessions that send at once, each on its own goroutine, against a local
 // model that answers at once: what is measured is the host (store, module
 // pool, wire encoding, HTTP on loopback), not a model. A session's history
-// grows by its turns, so fewer sessions mean longer histories per turn.
+// grows by its turns, so fewer sessions mean longer histories per turn. The
+// store is a MemoryStore.
 func BenchmarkThroughput(b *testing.B) {
 	for _, k := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
-			ctx := context.Background()
-			model := textModel(b)
-			var mu sync.Mutex
-			var calls []string
-			groups, tools := pdfTools(&calls, &mu)
-			h, err := host.New(ctx, host.Options{
-				Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.URL + "/v1", APIKey: "test-key", ModelName: "fake-model"},
-				NoBuiltins: true,
-				Groups:     groups,
-				Tools:      tools,
-				Module:     module.Config{CacheDir: cacheDir},
-			})
+			throughput(b, k, host.NewMemoryStore())
+		})
+	}
+}
+
+// BenchmarkThroughputSQLite is BenchmarkThroughput with the SQLite store
+// the program uses (host/store), a new database file per run: every turn
+// takes the session's turn lock, reads its history and commits its
+// messages to disk.
+func BenchmarkThroughputSQLite(b *testing.B) {
+	for _, k := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
+			db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "toolroute.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer h.Close(ctx)
-
-			var next atomic.Int64
-			errs := make(chan error, k)
-			peak := sampleHeap(time.Millisecond)
-			b.ResetTimer()
-			var wg sync.WaitGroup
-			for i := range k {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s := h.Session(fmt.Sprintf("bench-%d", i))
-					for n := next.Add(1); n <= int64(b.N); n = next.Add(1) {
-						var last host.Event
-						for ev, err := range s.Send(ctx, fmt.Sprintf("Turn %d.", n)) {
-							if err != nil {
-								errs <- err
-								return
-							}
-							last = ev
-						}
-						if last.Type != host.EventDone {
-							errs <- fmt.Errorf("turn %d ended with %+v", n, last)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.StopTimer()
-			heap := peak.Stop()
-			close(errs)
-			for err := range errs {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
-			b.ReportMetric(float64(heap), "peak-heap-bytes")
+			defer db.Close()
+			throughput(b, k, db)
 		})
 	}
+}
+
+func throughput(b *testing.B, k int, st host.Store) {
+	ctx := context.Background()
+	model := textModel(b)
+	var mu sync.Mutex
+	var calls []string
+	groups, tools := pdfTools(&calls, &mu)
+	h, err := host.New(ctx, host.Options{
+		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.URL + "/v1", APIKey: "test-key", ModelName: "fake-model"},
+		NoBuiltins: true,
+		Groups:     groups,
+		Tools:      tools,
+		Store:      st,
+		Module:     module.Config{CacheDir: cacheDir},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	var next atomic.Int64
+	errs := make(chan error, k)
+	peak := sampleHeap(time.Millisecond)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for i := range k {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := h.Session(fmt.Sprintf("bench-%d", i))
+			for n := next.Add(1); n <= int64(b.N); n = next.Add(1) {
+				var last host.Event
+				for ev, err := range s.Send(ctx, fmt.Sprintf("Turn %d.", n)) {
+					if err != nil {
+						errs <- err
+						return
+					}
+					last = ev
+				}
+				if last.Type != host.EventDone {
+					errs <- fmt.Errorf("turn %d ended with %+v", n, last)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	heap := peak.Stop()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+	b.ReportMetric(float64(heap), "peak-heap-bytes")
 }

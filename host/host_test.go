@@ -779,3 +779,94 @@ func filter(evs []host.Event, typ host.EventType) []host.Event {
 	}
 	return out
 }
+
+// A session's next turn goes to the instance that kept its state and
+// sends the module only the messages logged since (wasm/ABI.md,
+// "Sessions"): what reaches the model is, byte for byte, what a host that
+// never saw the session sends from the whole log.
+func TestSessionStateKeptByInstance(t *testing.T) {
+	type run struct {
+		format wire.Format
+		// plain hides the MemoryStore's TailReader: the host reads the
+		// whole log and sends its end.
+		plain bool
+	}
+	runs := []run{{wire.OpenAI, false}, {wire.Anthropic, false}, {wire.Responses, false}, {wire.Gemini, false}, {wire.OpenAI, true}}
+	for _, r := range runs {
+		format := r.format
+		t.Run(fmt.Sprintf("%s/plain=%v", format, r.plain), func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			turn2 := []fakemodel.Reply{
+				fakemodel.ToolCall("pdf_text", `{"path":"a.pdf"}`),
+				fakemodel.Text("It says hello."),
+			}
+			warm := fakemodel.New(fakemodel.Format(format),
+				fakemodel.ToolCall("load_tool_group", `{"group_name":"pdf"}`),
+				fakemodel.ToolCall("pdf_info", `{"path":"a.pdf"}`),
+				fakemodel.Text("a.pdf has 3 pages."),
+			)
+			defer warm.Close()
+			store := host.NewMemoryStore()
+			var hostStore host.Store = store
+			if r.plain {
+				hostStore = plainStore{store}
+			}
+			kept := newHost(t, warm, format, host.Options{Store: hostStore, Groups: groups, Tools: tools})
+			send(t, kept.Session("s1"), "How long is a.pdf?")
+
+			// A copy of the log for a host that never saw the session.
+			copied := host.NewMemoryStore()
+			log := must(store.Messages(context.Background(), "s1"))
+			if err := copied.Append(context.Background(), "s1", log...); err != nil {
+				t.Fatal(err)
+			}
+			cold := fakemodel.New(fakemodel.Format(format), append(make([]fakemodel.Reply, 3), turn2...)...)
+			cold.Skip(3) // the ids of the warm server's replies 4 and 5
+			defer cold.Close()
+			fresh := newHost(t, cold, format, host.Options{Store: copied, Groups: groups, Tools: tools})
+			send(t, fresh.Session("s1"), "What does it say?")
+
+			warm.Add(turn2...)
+			send(t, kept.Session("s1"), "What does it say?")
+			got, want := warm.Requests()[3:], cold.Requests()
+			if len(got) != 2 || len(want) != 2 {
+				t.Fatalf("%d and %d model calls, want 2", len(got), len(want))
+			}
+			for i := range got {
+				if string(got[i].Body) != string(want[i].Body) {
+					t.Errorf("call %d of the second turn:\n%s\nfrom the whole log:\n%s", i+1, got[i].Body, want[i].Body)
+				}
+			}
+		})
+	}
+}
+
+// A turn holds a module instance only while the module works: with one
+// instance, a session's turn runs to its end while another session's
+// model call is still out.
+func TestTurnsShareAnInstanceWhileTheModelWorks(t *testing.T) {
+	hold := make(chan struct{})
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Reply{Text: "slow", Hold: hold}, fakemodel.Text("quick"))
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, MaxInstances: 1})
+	slow := make(chan host.Event, 1)
+	go func() {
+		evs := send(t, h.Session("slow"), "hi")
+		slow <- last(evs)
+	}()
+	for len(model.Requests()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if ev := last(send(t, h.Session("quick"), "hi")); ev.Type != host.EventDone || ev.Text != "quick" {
+		t.Fatalf("the second session's turn ended with %+v", ev)
+	}
+	close(hold)
+	if ev := <-slow; ev.Type != host.EventDone || ev.Text != "slow" {
+		t.Fatalf("the first session's turn ended with %+v", ev)
+	}
+}
+
+// plainStore is a Store and nothing more.
+type plainStore struct{ host.Store }

@@ -104,11 +104,15 @@ func (r *redactor) result(res registry.Result) registry.Result {
 	return res
 }
 
-func (r *redactor) messages(msgs []session.Message) {
+// messages redacts messages in place and reports whether it changed any.
+func (r *redactor) messages(msgs []session.Message) bool {
+	changed := false
 	for i := range msgs {
-		msgs[i].Content = r.text(msgs[i].Content)
-		msgs[i].ToolInput = r.text(msgs[i].ToolInput)
+		content, input := r.text(msgs[i].Content), r.text(msgs[i].ToolInput)
+		changed = changed || content != msgs[i].Content || input != msgs[i].ToolInput
+		msgs[i].Content, msgs[i].ToolInput = content, input
 	}
+	return changed
 }
 
 // redactor returns the redactor of the secrets known now.

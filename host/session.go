@@ -2,14 +2,12 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"mime"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -162,20 +160,14 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 		defer unlock()
 	}
 
-	history, err := s.h.store.Messages(ctx, s.id)
-	if err != nil {
-		return fmt.Errorf("host: reading session %q: %w", s.id, err)
-	}
-	inst, err := s.h.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.h.pool.Release(context.WithoutCancel(ctx), inst)
-	handle, err := inst.TurnNew(ctx)
+	// The turn takes an instance for each call into the module only, and
+	// goes to the instance that served the session last, which keeps the
+	// session's state: then only the messages logged since are sent.
+	mt, err := s.h.pool.OpenTurn(ctx, s.id)
 	if err != nil {
 		return err
 	}
-	defer inst.TurnFree(context.WithoutCancel(ctx), handle)
+	defer mt.Free(context.WithoutCancel(ctx))
 
 	o := s.h.opts
 	// A provider the settings choose is chosen once, for the whole turn.
@@ -183,7 +175,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	if tp, ok := provider.(TurnProvider); ok {
 		provider = tp.ForTurn(ctx)
 	}
-	t := &turn{s: s, inst: inst, handle: handle, emit: emit, provider: provider}
+	t := &turn{s: s, mt: mt, emit: emit, provider: provider}
 	base, err := s.h.basePrompt(ctx)
 	if err != nil {
 		return fmt.Errorf("host: the system prompt: %w", err)
@@ -198,14 +190,41 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			return fmt.Errorf("host: the approval policies: %w", err)
 		}
 	}
-	acts, err := t.event(ctx, session.Event{
-		Type: session.EventStart, Now: time.Now(), History: history, User: text, Compact: compact,
+	start := session.Event{
+		Type: session.EventStart, Now: time.Now(), User: text, Compact: compact, Session: s.id,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Memories: mems,
 		},
-	})
+	}
+	var acts []session.Action
+	resumed := false
+	if fp, covered := mt.Fingerprint(); fp != "" {
+		// The messages logged since the state the instance keeps.
+		since, ok, err := s.since(ctx, covered)
+		if err != nil {
+			return err
+		}
+		if ok {
+			resume := start
+			resume.Fingerprint, resume.History = fp, since
+			acts, err = t.event(ctx, resume)
+			if err != nil {
+				return err
+			}
+			resumed = len(acts) != 1 || acts[0].Type != session.ActionNeedHistory
+		}
+	}
+	if !resumed {
+		if start.History, err = s.h.store.Messages(ctx, s.id); err != nil {
+			return fmt.Errorf("host: reading session %q: %w", s.id, err)
+		}
+		acts, err = t.event(ctx, start)
+	}
+	// The instance gave the session's state to this turn: it keeps it
+	// again only if the turn ends with a cache action.
+	mt.Remember(nil)
 	for err == nil {
 		var next *session.Action
 		next, err = t.perform(ctx, acts)
@@ -232,6 +251,27 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	return err
 }
 
+// since reads the session's messages after the first n: from a TailReader
+// without the rest, else from the whole log. ok is false when the log
+// holds fewer than n (it is not the one the module kept).
+func (s *Session) since(ctx context.Context, n int) (msgs []session.Message, ok bool, err error) {
+	if tr, is := s.h.store.(TailReader); is {
+		msgs, total, err := tr.MessagesFrom(ctx, s.id, n)
+		if err != nil {
+			return nil, false, fmt.Errorf("host: reading session %q: %w", s.id, err)
+		}
+		return msgs, total >= n, nil
+	}
+	all, err := s.h.store.Messages(ctx, s.id)
+	if err != nil {
+		return nil, false, fmt.Errorf("host: reading session %q: %w", s.id, err)
+	}
+	if len(all) < n {
+		return nil, false, nil
+	}
+	return all[n:], true, nil
+}
+
 // keepPartial logs the text streamed before the turn stopped as an
 // assistant message, redacted as every message is.
 func (t *turn) keepPartial(ctx context.Context) {
@@ -245,11 +285,13 @@ func (t *turn) keepPartial(ctx context.Context) {
 
 // turn is one turn in progress on a module instance.
 type turn struct {
-	s      *Session
-	inst   *module.Lent
-	handle uint32
-	emit   func(Event) bool
-	over   bool
+	s    *Session
+	mt   *module.Turn
+	emit func(Event) bool
+	over bool
+	// redacted says the log stored is not what the module logged: the
+	// session's state the module keeps must not be used.
+	redacted bool
 	// provider makes the turn's model calls.
 	provider Provider
 	// partial is the text of the reply streaming now, kept if the turn
@@ -265,17 +307,9 @@ func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, er
 	if err != nil {
 		return nil, err
 	}
-	out, err := t.inst.TurnEvent(ctx, t.handle, data)
+	acts, err := t.mt.Event(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("host: the module refused a %s event: %w", e.Type, err)
-	}
-	return decodeActions(out)
-}
-
-func decodeActions(out []byte) ([]session.Action, error) {
-	var acts []session.Action
-	if err := json.Unmarshal(out, &acts); err != nil {
-		return nil, fmt.Errorf("host: the module's actions are not JSON: %w", err)
 	}
 	return acts, nil
 }
@@ -288,7 +322,9 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 		ev := Event{}
 		switch a.Type {
 		case session.ActionAppend:
-			t.s.h.redactor(ctx).messages(a.Messages)
+			if t.s.h.redactor(ctx).messages(a.Messages) {
+				t.redacted = true
+			}
 			if err := t.s.h.store.Append(ctx, t.s.id, a.Messages...); err != nil {
 				return nil, fmt.Errorf("host: storing messages of session %q: %w", t.s.id, err)
 			}
@@ -317,6 +353,11 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 		case session.ActionFailed:
 			t.over = true
 			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage, ModelCalls: t.calls}
+		case session.ActionCache:
+			if !t.redacted {
+				t.mt.Remember(a.Cache)
+			}
+			continue
 		case session.ActionCallModel, session.ActionRunTools, session.ActionAskApproval:
 			return a, nil
 		default:
@@ -337,8 +378,14 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools, Call: req.Call, Routing: req.Routing, Schema: cu.Schema}) {
 		return nil, errStopped
 	}
+	// The module hands the body out apart from the action, raw: it is
+	// posted as it is.
+	body, err := t.mt.Body(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: taking the request body: %w", err)
+	}
 	redacted := *req
-	redacted.Body = t.s.h.redactor(ctx).bytes(slices.Clone(req.Body))
+	redacted.Body = t.s.h.redactor(ctx).bytes(body)
 	req = &redacted
 	resp, err := t.provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
 	if err != nil {
@@ -363,13 +410,9 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	for {
 		n, rerr := resp.Body.Read(buf)
 		if n > 0 {
-			out, err := t.inst.TurnChunk(ctx, t.handle, buf[:n])
+			acts, err := t.mt.Chunk(ctx, buf[:n])
 			if err != nil {
 				return nil, fmt.Errorf("host: the module refused a chunk: %w", err)
-			}
-			acts, err := decodeActions(out)
-			if err != nil {
-				return nil, err
 			}
 			if _, err := t.perform(ctx, acts); err != nil {
 				return nil, err
@@ -443,7 +486,7 @@ func (t *turn) runTools(ctx context.Context, calls []session.Call) ([]session.Ac
 		}
 		// A tool that changed the catalogue (create_js_tool, say) makes
 		// the next model call offer the new tools.
-		if changed, err := t.inst.Refresh(ctx); err != nil {
+		if changed, err := t.mt.Refresh(ctx); err != nil {
 			return nil, err
 		} else if changed {
 			if _, err := t.event(ctx, session.Event{Type: session.EventReload}); err != nil {

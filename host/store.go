@@ -43,6 +43,17 @@ func (e *TurnRunningError) Error() string {
 	return fmt.Sprintf("host: session %q has a turn running in another process (toolroute serve or chat); try again when it ends", e.Session)
 }
 
+// TailReader is implemented by a Store that reads the end of a session's
+// log without the rest. A turn on the module instance that keeps the
+// session's state needs only the messages logged since the session's last
+// turn (wasm/ABI.md, "Sessions"); without a TailReader the host reads the
+// whole log and sends the end of it.
+type TailReader interface {
+	// MessagesFrom returns the session's messages after the first n
+	// (none when it holds n or fewer), and how many the log holds.
+	MessagesFrom(ctx context.Context, sessionID string, n int) (msgs []session.Message, total int, err error)
+}
+
 // MemoryStore is a Store in memory, for tests and short-lived programs. It
 // is not a TurnLocker: it is not shared across processes.
 type MemoryStore struct {
@@ -58,6 +69,17 @@ func (m *MemoryStore) Messages(_ context.Context, id string) ([]session.Message,
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.logs[id]), nil
+}
+
+// MessagesFrom implements TailReader.
+func (m *MemoryStore) MessagesFrom(_ context.Context, id string, n int) ([]session.Message, int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	log := m.logs[id]
+	if n >= len(log) {
+		return nil, len(log), nil
+	}
+	return slices.Clone(log[max(n, 0):]), len(log), nil
 }
 
 // Append implements Store.

@@ -90,6 +90,10 @@ func newRuntime(b build) (*runtime, error) {
 		return nil, fmt.Errorf("jsrun: new QuickJS runtime: %w", err)
 	}
 	rt.q = q
+	if err := cacheExports(q); err != nil {
+		rt.close()
+		return nil, err
+	}
 	if err := rt.installInterrupts(); err != nil {
 		rt.close()
 		return nil, err

@@ -1,6 +1,7 @@
 package module
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // The benchmarks here set the core through the module against the same core
@@ -64,17 +66,36 @@ func startEvent(tb testing.TB, history []session.Message) []byte {
 	return ev
 }
 
-// nativeEvent feeds a turn one event as abi.Guest.TurnEvent does.
-func nativeEvent(t *session.Turn, event []byte) ([]byte, error) {
-	var e session.Event
-	if err := json.Unmarshal(event, &e); err != nil {
-		return nil, err
+// nativeGuest is the module's side of the exports run natively: what the
+// wasm figures are set against.
+func nativeGuest(tb testing.TB) *abi.Guest {
+	tb.Helper()
+	g := &abi.Guest{}
+	if out := g.Load([]byte(memCatalogue)); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		tb.Fatalf("load: %s", out)
 	}
-	acts, err := t.Handle(e)
-	if err != nil {
-		return nil, err
+	return g
+}
+
+// nativeTurn opens a turn of g.
+func nativeTurn(tb testing.TB, g *abi.Guest) uint32 {
+	tb.Helper()
+	var env struct {
+		OK abi.TurnHandle `json:"ok"`
 	}
-	return session.MarshalActions(acts)
+	if err := json.Unmarshal(g.TurnNew(), &env); err != nil || env.OK.Turn == 0 {
+		tb.Fatalf("turn_new: %v", err)
+	}
+	return env.OK.Turn
+}
+
+// nativeEvent feeds a turn one event and takes the body of the model call
+// it answers with, as a host does through the exports.
+func nativeEvent(tb testing.TB, g *abi.Guest, h uint32, event []byte) {
+	if out := g.TurnEvent(h, event); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		tb.Fatalf("event: %s", out)
+	}
+	g.TurnBody(h)
 }
 
 func nativeRegistry(tb testing.TB, c registry.Catalogue) *registry.Registry {
@@ -99,39 +120,192 @@ func loadedInstance(tb testing.TB, catalogue []byte) *Instance {
 	return inst
 }
 
+// startTurn opens a turn and feeds it a start event, taking the body of
+// the model call it answers with, as a host does.
+func startTurn(tb testing.TB, inst *Instance, start []byte) uint32 {
+	ctx := context.Background()
+	h, err := inst.TurnNew(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	acts, err := inst.TurnEvent(ctx, h, start)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !bytes.Contains(acts, []byte(`"type":"call_model"`)) {
+		tb.Fatalf("the start event answered %s, not a model call", acts)
+	}
+	if body, err := inst.TurnBody(ctx, h); err != nil || len(body) == 0 {
+		tb.Fatalf("toolroute_turn_body: %d bytes, %v", len(body), err)
+	}
+	return h
+}
+
+// endTurn ends a turn with a text answer, frees it and returns the cache
+// action's fingerprint.
+func endTurn(tb testing.TB, inst *Instance, h uint32) string {
+	ctx := context.Background()
+	acts, err := inst.TurnActions(ctx, h, []byte(`{"type":"response","body":{"choices":[{"message":{"content":"It has 3 pages."},"finish_reason":"stop"}]}}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := inst.TurnFree(ctx, h); err != nil {
+		tb.Fatal(err)
+	}
+	for _, a := range acts {
+		if a.Type == session.ActionCache {
+			return a.Cache.Fingerprint
+		}
+	}
+	return ""
+}
+
+// keptStart is the start event of a session's next turn on the instance
+// that keeps the session: its fingerprint and no history.
+func keptStart(sessionID, fingerprint string) []byte {
+	return []byte(`{"type":"start","user":"And the last one?","settings":{"format":"openai","model":"m"},"session":"` +
+		sessionID + `","fingerprint":"` + fingerprint + `"}`)
+}
+
 // BenchmarkStartTurn is a turn's start event, which restores the groups the
-// history loaded and answers with the first model request.
+// history loaded and answers with the first model request (its body taken
+// with toolroute_turn_body): "wasm" with the whole history, as a host
+// sends it to an instance that does not keep the session, "wasm-kept" to
+// the instance that kept the session from its last turn, with the
+// fingerprint and no history. Each kept turn then ends (untimed), adding
+// two messages to the session: every max(10, history/100) iterations the
+// session starts again from the history (untimed), so it grows by 2 %
+// at most.
 func BenchmarkStartTurn(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 1000, 10000} {
-		start := startEvent(b, benchHistory(n))
+		history := benchHistory(n)
+		start := startEvent(b, history)
 		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
-			b.Run("wasm", func(b *testing.B) {
+			b.Run("wasm-kept", func(b *testing.B) {
 				inst := loadedInstance(b, []byte(memCatalogue))
-				b.SetBytes(int64(len(start)))
-				for b.Loop() {
-					h, err := inst.TurnNew(ctx)
+				clock := newCPUClock(b)
+				defer clock.report()
+				const sessionID = "s"
+				var fp string
+				// prime starts the session again from the history: the
+				// instance drops what it kept of it.
+				prime := func() {
+					first, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?",
+						Settings: session.Settings{Format: "openai", Model: "m"}, History: history, Session: sessionID})
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := inst.TurnEvent(ctx, h, start); err != nil {
-						b.Fatal(err)
+					fp = endTurn(b, inst, startTurn(b, inst, first))
+				}
+				every := max(10, n/100)
+				prime()
+				for i := 1; b.Loop(); i++ {
+					h := startTurn(b, inst, keptStart(sessionID, fp))
+					clock.stop()
+					if fp = endTurn(b, inst, h); fp == "" {
+						b.Fatal("no fingerprint")
 					}
+					if i%every == 0 {
+						prime()
+					}
+					clock.start()
+				}
+			})
+			b.Run("wasm", func(b *testing.B) {
+				inst := loadedInstance(b, []byte(memCatalogue))
+				b.SetBytes(int64(len(start)))
+				clock := newCPUClock(b)
+				defer clock.report()
+				for b.Loop() {
+					h := startTurn(b, inst, start)
 					if err := inst.TurnFree(ctx, h); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 			b.Run("native", func(b *testing.B) {
-				reg := nativeRegistry(b, benchCatalogue(b))
+				g := nativeGuest(b)
 				b.SetBytes(int64(len(start)))
+				clock := newCPUClock(b)
+				defer clock.report()
 				for b.Loop() {
-					if _, err := nativeEvent(session.NewTurn(reg), start); err != nil {
-						b.Fatal(err)
-					}
+					h := nativeTurn(b, g)
+					nativeEvent(b, g, h, start)
+					g.TurnFree(h)
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkFirstCall is the first call of its kind on a new instance, with
+// the catalogue loaded (the instance is made untimed): the cost the
+// steady-state figures leave out, the Go runtime and encoding/json
+// building their caches and memory growing.
+func BenchmarkFirstCall(b *testing.B) {
+	ctx := context.Background()
+	rt := runtime(b)
+	fresh := func(b *testing.B, clock *cpuClock) *Instance {
+		clock.stop()
+		defer clock.start()
+		inst, err := rt.Instantiate(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+			b.Fatal(err)
+		}
+		return inst
+	}
+	start10k := startEvent(b, benchHistory(10000))
+	b.Run("start-turn-history=10000", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
+		for range b.N {
+			inst := fresh(b, clock)
+			startTurn(b, inst, start10k)
+			clock.stop()
+			inst.Close(ctx)
+			clock.start()
+		}
+	})
+	b.Run("load-step", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
+		for range b.N {
+			inst := fresh(b, clock)
+			clock.stop()
+			h := startTurn(b, inst, startEvent(b, nil))
+			clock.start()
+			loadStep(b, inst, h)
+			clock.stop()
+			inst.Close(ctx)
+			clock.start()
+		}
+	})
+	b.Run("turn", func(b *testing.B) {
+		clock := newCPUClock(b)
+		defer clock.report()
+		for range b.N {
+			inst := fresh(b, clock)
+			wholeTurn(b, inst)
+			clock.stop()
+			inst.Close(ctx)
+			clock.start()
+		}
+	})
+}
+
+// loadStep feeds a turn the model's response calling load_tool_group and
+// takes the next request's body.
+func loadStep(tb testing.TB, inst *Instance, h uint32) {
+	ctx := context.Background()
+	if _, err := inst.TurnEvent(ctx, h, []byte(turnEvents[0])); err != nil {
+		tb.Fatal(err)
+	}
+	if body, err := inst.TurnBody(ctx, h); err != nil || len(body) == 0 {
+		tb.Fatalf("toolroute_turn_body: %d bytes, %v", len(body), err)
 	}
 }
 
@@ -144,38 +318,35 @@ func BenchmarkLoadGroupStep(b *testing.B) {
 	load := []byte(turnEvents[0])
 	b.Run("wasm", func(b *testing.B) {
 		inst := loadedInstance(b, []byte(memCatalogue))
+		clock := newCPUClock(b)
+		defer clock.report()
+		b.ResetTimer() // the instance's making is not the step
 		for range b.N {
-			b.StopTimer()
-			h, err := inst.TurnNew(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := inst.TurnEvent(ctx, h, start); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-			if _, err := inst.TurnEvent(ctx, h, load); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
+			clock.stop()
+			h := startTurn(b, inst, start)
+			clock.start()
+			loadStep(b, inst, h)
+			clock.stop()
 			if err := inst.TurnFree(ctx, h); err != nil {
 				b.Fatal(err)
 			}
-			b.StartTimer()
+			clock.start()
 		}
 	})
 	b.Run("native", func(b *testing.B) {
-		reg := nativeRegistry(b, benchCatalogue(b))
+		g := nativeGuest(b)
+		clock := newCPUClock(b)
+		defer clock.report()
+		b.ResetTimer() // the instance's making is not the step
 		for range b.N {
-			b.StopTimer()
-			t := session.NewTurn(reg)
-			if _, err := nativeEvent(t, start); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-			if _, err := nativeEvent(t, load); err != nil {
-				b.Fatal(err)
-			}
+			clock.stop()
+			h := nativeTurn(b, g)
+			nativeEvent(b, g, h, start)
+			clock.start()
+			nativeEvent(b, g, h, load)
+			clock.stop()
+			g.TurnFree(h)
+			clock.start()
 		}
 	})
 }

@@ -16,8 +16,10 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
@@ -105,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	exports := compiled.ExportedFunctions()
 	var missing []string
 	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
-		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, "_initialize"} {
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
 		if _, ok := exports[name]; !ok {
 			missing = append(missing, name)
 		}
@@ -150,6 +152,9 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 		WithRandSource(rand.Reader).
 		WithSysNanotime().
 		WithSysWalltime()
+	if alloc := memoryAllocator(); alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
 	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
 	if err != nil {
 		return nil, fmt.Errorf("module: instantiate: %w", err)
@@ -219,9 +224,16 @@ func (i *Instance) write(ctx context.Context, data []byte) (uint32, error) {
 // parameters and answers with a packed envelope; it returns the envelope's
 // ok payload, or its error as an *abi.Error.
 func (i *Instance) request(ctx context.Context, name string, lead []uint64, data []byte) (json.RawMessage, error) {
+	var ok json.RawMessage
+	return ok, i.requestInto(ctx, name, lead, data, &ok)
+}
+
+// requestInto is request, decoding the ok payload into v as it reads the
+// envelope: the answer is parsed once.
+func (i *Instance) requestInto(ctx context.Context, name string, lead []uint64, data []byte, v any) error {
 	ptr, err := i.write(ctx, data)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res, err := i.call(ctx, name, append(lead, uint64(ptr), uint64(len(data)))...)
 	if ptr != 0 {
@@ -230,13 +242,40 @@ func (i *Instance) request(ctx context.Context, name string, lead []uint64, data
 		}
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return i.envelope(ctx, name, res[0])
+	return i.envelopeInto(ctx, name, res[0], v)
 }
 
 // envelope reads and frees a packed (ptr << 32 | len) result.
 func (i *Instance) envelope(ctx context.Context, name string, packed uint64) (json.RawMessage, error) {
+	var ok json.RawMessage
+	return ok, i.envelopeInto(ctx, name, packed, &ok)
+}
+
+// envelopeInto reads and frees a packed result, an envelope, decoding its
+// ok payload into v; its error comes back as an *abi.Error.
+func (i *Instance) envelopeInto(ctx context.Context, name string, packed uint64, v any) error {
+	data, err := i.take(ctx, name, packed)
+	if err != nil {
+		return err
+	}
+	env := struct {
+		OK    any        `json:"ok"`
+		Error *abi.Error `json:"error"`
+	}{OK: v}
+	if err := json.Unmarshal(data, &env); err != nil {
+		i.broken = fmt.Errorf("%w: %s answered with something that is not an envelope: %v", ErrTrapped, name, err)
+		return i.broken
+	}
+	if env.Error != nil {
+		return env.Error
+	}
+	return nil
+}
+
+// take copies and frees a packed (ptr << 32 | len) result.
+func (i *Instance) take(ctx context.Context, name string, packed uint64) ([]byte, error) {
 	ptr, size := uint32(packed>>32), uint32(packed)
 	view, ok := i.mod.Memory().Read(ptr, size)
 	if !ok || size == 0 {
@@ -247,15 +286,7 @@ func (i *Instance) envelope(ctx context.Context, name string, packed uint64) (js
 	if _, err := i.call(ctx, abi.ExportFree, uint64(ptr)); err != nil {
 		return nil, err
 	}
-	var env abi.Envelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		i.broken = fmt.Errorf("%w: %s answered with something that is not an envelope: %v", ErrTrapped, name, err)
-		return nil, i.broken
-	}
-	if env.Error != nil {
-		return nil, env.Error
-	}
-	return env.OK, nil
+	return data, nil
 }
 
 // Load builds the instance's registry from a catalogue (registry.Catalogue as
@@ -306,6 +337,34 @@ func (i *Instance) TurnEvent(ctx context.Context, turn uint32, event []byte) (js
 // TurnChunk feeds a turn raw bytes of a streamed response.
 func (i *Instance) TurnChunk(ctx context.Context, turn uint32, data []byte) (json.RawMessage, error) {
 	return i.request(ctx, abi.ExportTurnChunk, []uint64{uint64(turn)}, data)
+}
+
+// TurnActions feeds a turn one event (session.Event as JSON) and decodes
+// its actions as it reads the answer.
+func (i *Instance) TurnActions(ctx context.Context, turn uint32, event []byte) ([]session.Action, error) {
+	var acts []session.Action
+	return acts, i.requestInto(ctx, abi.ExportTurnEvent, []uint64{uint64(turn)}, event, &acts)
+}
+
+// TurnChunkActions feeds a turn raw bytes of a streamed response and
+// decodes its actions.
+func (i *Instance) TurnChunkActions(ctx context.Context, turn uint32, data []byte) ([]session.Action, error) {
+	var acts []session.Action
+	return acts, i.requestInto(ctx, abi.ExportTurnChunk, []uint64{uint64(turn)}, data, &acts)
+}
+
+// TurnBody takes the request body of the turn's last call_model action,
+// raw: the bytes to post. It is nil when there is none to take (the
+// module hands each body out once).
+func (i *Instance) TurnBody(ctx context.Context, turn uint32) ([]byte, error) {
+	res, err := i.call(ctx, abi.ExportTurnBody, uint64(turn))
+	if err != nil {
+		return nil, err
+	}
+	if res[0] == 0 {
+		return nil, nil
+	}
+	return i.take(ctx, abi.ExportTurnBody, res[0])
 }
 
 // TurnFree closes a turn.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/internal/transcript"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
 
@@ -82,10 +83,45 @@ func (d *wasmDriver) Handle(event []byte) ([]byte, error) {
 			return nil, err
 		}
 		out, err := d.inst.TurnChunk(context.Background(), d.turn, []byte(data))
-		return out, unwrap(err)
+		if err != nil {
+			return nil, unwrap(err)
+		}
+		return d.withBodies(out)
 	}
 	out, err := d.inst.TurnEvent(context.Background(), d.turn, event)
-	return out, unwrap(err)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	return d.withBodies(out)
+}
+
+// withBodies puts the body toolroute_turn_body hands out back into the
+// call_model action, where the transcripts have it.
+func (d *wasmDriver) withBodies(out []byte) ([]byte, error) {
+	var acts []session.Action
+	if err := json.Unmarshal(out, &acts); err != nil {
+		return nil, err
+	}
+	calls := false
+	for _, a := range acts {
+		if a.Request != nil {
+			if a.Request.Body != nil {
+				return nil, errors.New("a call_model action carries its body: ABI v2 hands it out through toolroute_turn_body")
+			}
+			body, err := d.inst.TurnBody(context.Background(), d.turn)
+			if err != nil || body == nil {
+				return nil, fmt.Errorf("toolroute_turn_body: %q, %v", body, err)
+			}
+			a.Request.Body, calls = body, true
+		}
+	}
+	if !calls {
+		return out, nil
+	}
+	if again, err := d.inst.TurnBody(context.Background(), d.turn); err != nil || again != nil {
+		return nil, fmt.Errorf("toolroute_turn_body handed out a body twice: %q, %v", again, err)
+	}
+	return session.MarshalActions(acts)
 }
 
 // unwrap gives the engine's own message for a refused event, as the native
@@ -121,6 +157,55 @@ func TestTranscripts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTranscriptsSessions replays every transcript as a host naming its
+// sessions does, through the module: a turn that continues a session
+// gives only the messages logged since, with the fingerprint the last
+// turn handed out, and the instance resumes the session's state it kept.
+// The actions, request bodies included, must be the golden ones.
+func TestTranscriptsSessions(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/transcripts/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	inst := instance(t)
+	resumed := 0
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := transcript.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &countingDriver{wasmDriver: wasmDriver{inst: inst}}
+			got, err := f.ReplaySessions(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resumed += d.resumed
+			if diff := cmp.Diff(string(f.Actions), string(got)); diff != "" {
+				t.Errorf("actions through wasm differ from the golden ones (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if resumed < 20 {
+		t.Errorf("%d turns resumed a session the instance kept; the transcripts have more", resumed)
+	}
+}
+
+// countingDriver counts the start events with a fingerprint that the
+// module took without asking for the history.
+type countingDriver struct {
+	wasmDriver
+	resumed int
+}
+
+func (d *countingDriver) Handle(event []byte) ([]byte, error) {
+	out, err := d.wasmDriver.Handle(event)
+	if err == nil && strings.Contains(string(event), `"fingerprint":`) && string(out) != `[{"type":"need_history"}]` {
+		d.resumed++
+	}
+	return out, err
 }
 
 func TestGarbageNeverTraps(t *testing.T) {
@@ -381,7 +466,7 @@ func TestRefusesOtherModules(t *testing.T) {
 	}{
 		{"not wasm", []byte("hello"), "not a toolroute module"},
 		{"wasm without the exports", []byte("\x00asm\x01\x00\x00\x00"), "it does not export toolroute_abi_version"},
-		{"another ABI version", fakeModule(42), "it speaks ABI version 42; this host speaks version 1"},
+		{"another ABI version", fakeModule(42), "it speaks ABI version 42; this host speaks version 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,7 +483,7 @@ func TestRefusesOtherModules(t *testing.T) {
 // and whose other exports do nothing. It has one page of memory.
 func fakeModule(version uint32) []byte {
 	names := []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
-		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, "_initialize"}
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"}
 	section := func(id byte, body []byte) []byte {
 		out := []byte{id}
 		for n := uint(len(body)); ; n >>= 7 { // LEB128 size

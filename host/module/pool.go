@@ -5,36 +5,66 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // DefaultRecycleMemory is the memory past which an instance is closed rather
 // than reused.
 const DefaultRecycleMemory = 256 << 20
 
-// Pool lends instances of a Runtime, each holding the current catalogue, to
-// one goroutine at a time. An instance that trapped is closed and replaced;
-// one whose memory grew past RecycleMemory is closed and replaced.
+// maxSessions bounds the sessions a Pool remembers an instance and a
+// fingerprint for; each instance keeps fewer (session.MaxLogs).
+const maxSessions = 4096
+
+// Pool runs a Runtime's instances, each holding the current catalogue, and
+// lends one for each call: an instance serves many turns at once (the
+// module keeps up to 256 open), one call at a time, so a turn holds its
+// instance only while the module works, never while the model or a tool
+// does. A session's turns go to the instance that served its last turn,
+// which keeps the session's state (wasm/ABI.md, "Sessions"), when it is
+// still there. An instance that trapped, or whose memory grew past
+// RecycleMemory, takes no new turns and is closed once its last turn is
+// freed.
 type Pool struct {
 	rt            *Runtime
 	recycleMemory uint32
-	slots         chan struct{}
+	max           int
 
 	mu         sync.Mutex
-	idle       []*pooled
+	all        []*pooled
 	catalogue  []byte
 	generation int
 	closed     bool
+	// sessions is, for each session whose last turn ended with a cache
+	// action, the instance that keeps its state and the fingerprint.
+	sessions map[string]sessionState
+	order    []string // sessions, oldest first
+}
+
+type sessionState struct {
+	inst        *pooled
+	fingerprint string
+	messages    int
 }
 
 type pooled struct {
 	*Instance
+	// mu is held for one call, or while Acquire lends the instance.
+	mu sync.Mutex
+	// generation is the catalogue the instance has loaded; guarded by mu.
 	generation int
+	// turns counts the open turns and lends; retired stops new ones.
+	// Both are guarded by Pool.mu.
+	turns   int
+	retired bool
+	closed  bool
 }
 
 // PoolConfig configures a Pool.
 type PoolConfig struct {
-	// MaxInstances bounds the instances alive at once; Acquire waits for one
-	// when all are lent. 0 means 8.
+	// MaxInstances bounds the instances alive at once; 0 means 8. A new
+	// instance is made while every instance has an open turn.
 	MaxInstances int
 	// RecycleMemory closes an instance whose memory grew past it, in bytes;
 	// 0 means DefaultRecycleMemory.
@@ -49,12 +79,12 @@ func NewPool(rt *Runtime, cfg PoolConfig) *Pool {
 	if cfg.RecycleMemory == 0 {
 		cfg.RecycleMemory = DefaultRecycleMemory
 	}
-	return &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, slots: make(chan struct{}, cfg.MaxInstances)}
+	return &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, max: cfg.MaxInstances}
 }
 
 // SetCatalogue makes catalogue (registry.Catalogue as JSON) the one every
-// instance serves from now on: each instance loads it when next acquired, or
-// when Refresh is called on it. It does not wait for an instance.
+// instance serves from now on: each instance loads it before its next
+// call that needs it. It does not wait for an instance.
 func (p *Pool) SetCatalogue(catalogue []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -62,15 +92,105 @@ func (p *Pool) SetCatalogue(catalogue []byte) {
 	p.generation++
 }
 
-// Lent is an instance lent by a Pool.
+// pick chooses an instance for a new turn or lend and counts it: the
+// session's instance when it has one, else the one with the fewest open
+// turns, or a new one while all have some and there is room.
+func (p *Pool) pick(ctx context.Context, sessionID string) (*pooled, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errors.New("module: pool closed")
+	}
+	if p.catalogue == nil {
+		return nil, errors.New("module: no catalogue: call SetCatalogue first")
+	}
+	if s, ok := p.sessions[sessionID]; ok && sessionID != "" && p.usable(s.inst) {
+		s.inst.turns++
+		return s.inst, nil
+	}
+	var best *pooled
+	live := 0
+	for _, i := range p.all {
+		if p.usable(i) {
+			live++
+			if best == nil || i.turns < best.turns {
+				best = i
+			}
+		}
+	}
+	if best == nil || (best.turns > 0 && live < p.max) {
+		i, err := p.rt.Instantiate(ctx)
+		switch {
+		case err == nil:
+			best = &pooled{Instance: i}
+			p.all = append(p.all, best)
+		case best == nil:
+			return nil, err
+		}
+	}
+	best.turns++
+	return best, nil
+}
+
+func (p *Pool) usable(i *pooled) bool {
+	return i != nil && !i.retired && !i.closed && i.Broken() == nil
+}
+
+// lock takes the instance for a call, with the pool's catalogue loaded.
+func (p *Pool) lock(ctx context.Context, inst *pooled) error {
+	inst.mu.Lock()
+	p.mu.Lock()
+	catalogue, generation := p.catalogue, p.generation
+	p.mu.Unlock()
+	if inst.generation == generation {
+		return nil
+	}
+	if _, err := inst.Load(ctx, catalogue); err != nil {
+		inst.mu.Unlock()
+		return fmt.Errorf("module: loading the catalogue: %w", err)
+	}
+	inst.generation = generation
+	return nil
+}
+
+// unlock ends a call: an instance that broke or grew too big takes no
+// new turns.
+func (p *Pool) unlock(inst *pooled) {
+	retire := inst.Broken() != nil || inst.MemorySize() > p.recycleMemory
+	inst.mu.Unlock()
+	if retire {
+		p.mu.Lock()
+		inst.retired = true
+		p.mu.Unlock()
+	}
+}
+
+// done uncounts a turn or lend, closing a retired instance that has
+// no more.
+func (p *Pool) done(ctx context.Context, inst *pooled) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst.turns--
+	if (inst.retired || inst.Broken() != nil || p.closed) && inst.turns == 0 && !inst.closed {
+		inst.closed = true
+		inst.Close(ctx)
+		for i, x := range p.all {
+			if x == inst {
+				p.all = append(p.all[:i], p.all[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// Lent is an instance lent by a Pool to one caller.
 type Lent struct {
 	*pooled
 	pool *Pool
 }
 
 // Refresh loads the pool's current catalogue into the instance if it has an
-// older one, and reports whether it did. A turn open on the instance keeps
-// its catalogue until it is sent a reload event.
+// older one, and reports whether it did.
 func (l *Lent) Refresh(ctx context.Context) (bool, error) {
 	l.pool.mu.Lock()
 	catalogue, generation := l.pool.catalogue, l.pool.generation
@@ -85,71 +205,184 @@ func (l *Lent) Refresh(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// Acquire lends an instance with the current catalogue loaded, waiting while
-// every instance is lent. Give it back with Release.
+// Acquire lends an instance, with the current catalogue loaded, to the
+// caller alone until Release. Turns use OpenTurn, which does not hold an
+// instance between calls.
 func (p *Pool) Acquire(ctx context.Context) (*Lent, error) {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	inst, err := p.pick(ctx, "")
+	if err != nil {
+		return nil, err
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		<-p.slots
-		return nil, errors.New("module: pool closed")
+	if err := p.lock(ctx, inst); err != nil {
+		p.done(ctx, inst)
+		return nil, err
 	}
-	var inst *pooled
-	if n := len(p.idle); n > 0 {
-		inst, p.idle = p.idle[n-1], p.idle[:n-1]
-	}
-	catalogue, generation := p.catalogue, p.generation
-	p.mu.Unlock()
-
-	if catalogue == nil {
-		<-p.slots
-		return nil, errors.New("module: no catalogue: call SetCatalogue first")
-	}
-	if inst == nil {
-		i, err := p.rt.Instantiate(ctx)
-		if err != nil {
-			<-p.slots
-			return nil, err
-		}
-		inst = &pooled{Instance: i}
-	}
-	lent := &Lent{pooled: inst, pool: p}
-	if inst.generation != generation {
-		if _, err := inst.Load(ctx, catalogue); err != nil {
-			inst.Close(ctx)
-			<-p.slots
-			return nil, fmt.Errorf("module: loading the catalogue: %w", err)
-		}
-		inst.generation = generation
-	}
-	return lent, nil
+	return &Lent{pooled: inst, pool: p}, nil
 }
 
-// Release gives an instance back: kept for reuse when healthy, closed when
-// broken or grown past the memory limit.
+// Release gives an instance back.
 func (p *Pool) Release(ctx context.Context, l *Lent) {
-	defer func() { <-p.slots }()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed || l.Broken() != nil || l.MemorySize() > p.recycleMemory {
-		l.Close(ctx)
-		return
-	}
-	p.idle = append(p.idle, l.pooled)
+	p.unlock(l.pooled)
+	p.done(ctx, l.pooled)
 }
 
-// Close closes the idle instances; instances lent are closed when released.
+// Close closes the instances without open turns; the others are closed
+// when their last turn is freed.
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for _, i := range p.idle {
+	var open []*pooled
+	for _, i := range p.all {
+		if i.turns > 0 {
+			open = append(open, i)
+			continue
+		}
+		i.closed = true
 		i.Close(ctx)
 	}
-	p.idle = nil
+	p.all = open
+}
+
+// Turn is a turn open on one of a Pool's instances. Each method takes the
+// instance for its call only. A Turn is not safe for concurrent use.
+type Turn struct {
+	pool    *Pool
+	inst    *pooled
+	handle  uint32
+	session string
+	// generation is the catalogue the module's turn uses.
+	generation int
+	freed      bool
+}
+
+// OpenTurn opens a turn of session sessionID ("" for none) on the
+// instance that served the session's last turn when it can, else on the
+// least busy instance.
+func (p *Pool) OpenTurn(ctx context.Context, sessionID string) (*Turn, error) {
+	inst, err := p.pick(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.lock(ctx, inst); err != nil {
+		p.done(ctx, inst)
+		return nil, err
+	}
+	h, err := inst.TurnNew(ctx)
+	generation := inst.generation
+	p.unlock(inst)
+	if err != nil {
+		p.done(ctx, inst)
+		return nil, err
+	}
+	return &Turn{pool: p, inst: inst, handle: h, session: sessionID, generation: generation}, nil
+}
+
+// Fingerprint is the fingerprint of the session's state that the turn's
+// instance keeps, and how many messages of the log it covers: "" when it
+// keeps none.
+func (t *Turn) Fingerprint() (string, int) {
+	t.pool.mu.Lock()
+	defer t.pool.mu.Unlock()
+	if s, ok := t.pool.sessions[t.session]; ok && s.inst == t.inst && t.session != "" {
+		return s.fingerprint, s.messages
+	}
+	return "", 0
+}
+
+// Remember records the state of the session that the turn's instance
+// keeps, from the turn's cache action; nil forgets it (the log stored is
+// not what the module logged).
+func (t *Turn) Remember(c *session.Cache) {
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.session == "" {
+		return
+	}
+	if _, ok := p.sessions[t.session]; ok {
+		for i, s := range p.order {
+			if s == t.session {
+				p.order = append(p.order[:i], p.order[i+1:]...)
+				break
+			}
+		}
+		delete(p.sessions, t.session)
+	}
+	if c == nil {
+		return
+	}
+	if p.sessions == nil {
+		p.sessions = map[string]sessionState{}
+	}
+	p.sessions[t.session] = sessionState{inst: t.inst, fingerprint: c.Fingerprint, messages: c.Messages}
+	p.order = append(p.order, t.session)
+	if len(p.order) > maxSessions {
+		delete(p.sessions, p.order[0])
+		p.order = p.order[1:]
+	}
+}
+
+// Event feeds the turn one event (session.Event as JSON) and returns its
+// actions.
+func (t *Turn) Event(ctx context.Context, event []byte) ([]session.Action, error) {
+	if err := t.take(ctx); err != nil {
+		return nil, err
+	}
+	defer t.pool.unlock(t.inst)
+	return t.inst.TurnActions(ctx, t.handle, event)
+}
+
+// Chunk feeds the turn raw bytes of a streamed response.
+func (t *Turn) Chunk(ctx context.Context, data []byte) ([]session.Action, error) {
+	if err := t.take(ctx); err != nil {
+		return nil, err
+	}
+	defer t.pool.unlock(t.inst)
+	return t.inst.TurnChunkActions(ctx, t.handle, data)
+}
+
+// Body takes the request body of the turn's last call_model action.
+func (t *Turn) Body(ctx context.Context) ([]byte, error) {
+	if err := t.take(ctx); err != nil {
+		return nil, err
+	}
+	defer t.pool.unlock(t.inst)
+	return t.inst.TurnBody(ctx, t.handle)
+}
+
+// Refresh loads the pool's current catalogue into the instance if it has
+// an older one, and reports whether the turn's catalogue is older than
+// the pool's: then send the turn a reload event.
+func (t *Turn) Refresh(ctx context.Context) (bool, error) {
+	if err := t.take(ctx); err != nil {
+		return false, err
+	}
+	changed := t.inst.generation != t.generation
+	t.generation = t.inst.generation
+	t.pool.unlock(t.inst)
+	return changed, nil
+}
+
+// take locks the turn's instance for a call, loading a newer catalogue
+// first (open turns keep theirs until a reload event).
+func (t *Turn) take(ctx context.Context) error {
+	if t.freed {
+		return errors.New("module: the turn was freed")
+	}
+	return t.pool.lock(ctx, t.inst)
+}
+
+// Free closes the turn.
+func (t *Turn) Free(ctx context.Context) error {
+	if t.freed {
+		return nil
+	}
+	t.freed = true
+	defer t.pool.done(ctx, t.inst)
+	if err := t.pool.lock(ctx, t.inst); err != nil {
+		return err
+	}
+	defer t.pool.unlock(t.inst)
+	return t.inst.TurnFree(ctx, t.handle)
 }

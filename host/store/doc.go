@@ -3,17 +3,28 @@
 // runs SQLite in wazero through github.com/ncruces/go-sqlite3, pure Go with
 // no cgo.
 //
-// A [DB] is one database file in WAL mode with synchronous=FULL: a write
-// method returns once its transaction is committed to disk, and a process
-// killed at any moment leaves every transaction either whole or absent. A DB
-// is safe for concurrent use by many goroutines; it writes one transaction at
-// a time and reads in parallel. Several processes may open the same file.
+// A [DB] is one database file in WAL mode with synchronous=NORMAL: a write
+// method returns once its transaction is committed to the database's log
+// (the WAL), and a process killed at any moment leaves every transaction
+// either whole or absent and loses nothing committed. The log is flushed to
+// the disk (fsync) at each checkpoint, when it has grown by 1,000 pages
+// (about 4 MB), not at each commit: a crash of the machine itself (power,
+// kernel) may undo the transactions committed since the last checkpoint,
+// always the most recent ones, leaving the database consistent. A fsync per
+// commit made a turn's four writes cost 3 to 5 times more (BenchmarkTurnWrites).
+//
+// A DB is safe for concurrent use by many goroutines. The writes queued
+// while one commits run together in the next transaction, each in a
+// savepoint of its own (writer.go), so sessions writing at once share a
+// commit; a write alone runs on its caller's goroutine. Reads run in
+// parallel on other connections. Several processes may open the same file.
 //
 // *DB implements host.Store, and host.TurnLocker with a lease per session
 // in the file, so processes sharing it run a session's turns one at a time.
 // Messages are kept as the JSON encoding/json gives for session.Message,
 // plus columns for search. Full-text search (SQLite FTS5) covers the content
-// of user, assistant and tool_result messages.
+// of user, assistant and tool_result messages; they join its index in
+// batches, at the latest before the next search (search.go).
 package store
 
 import (

@@ -6,48 +6,104 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/toolroute/toolroute/registry/session"
 )
 
 // Messages returns a session's log in append order; an unknown session has
 // none. It implements host.Store.
+//
+// A log read before is kept decoded (history.go), within a budget, and a
+// later read decodes only the messages appended since.
 func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
-	rows, err := db.sql.QueryContext(ctx,
-		`SELECT seq, json FROM messages WHERE session_id = ? ORDER BY seq`, sessionID)
+	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
 	}
-	defer rows.Close()
-	var msgs []session.Message
-	for rows.Next() {
-		var (
-			seq  int
-			text string
-			m    session.Message
-		)
-		if err := rows.Scan(&seq, &text); err != nil {
-			return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
-		}
-		if err := json.Unmarshal([]byte(text), &m); err != nil {
-			return nil, fmt.Errorf("store: read session %q: message %d: %w", sessionID, seq, err)
-		}
-		msgs = append(msgs, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
-	}
 	return msgs, nil
+}
+
+// errStale is messages's answer when the cached log is not the file's.
+var errStale = errors.New("the cached log is stale")
+
+// messages reads the log: all of it, or, with the cached log, its last row
+// (to check it) and the rows after.
+func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
+	from := 0
+	if cached != nil {
+		from = len(cached.msgs) - 1
+	}
+	var (
+		created, lastRow int64
+		add              []session.Message
+		addBytes         int
+	)
+	err := func() error {
+		read, err := db.stmt(ctx, `
+			SELECT m.seq, m.id, m.json, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
+			WHERE m.session_id = ? AND m.seq >= ? ORDER BY m.seq`)
+		if err != nil {
+			return err
+		}
+		rows, err := read.QueryContext(ctx, sessionID, from)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for first := true; rows.Next(); first = false {
+			var (
+				seq  int
+				text []byte
+				m    session.Message
+			)
+			if err := rows.Scan(&seq, &lastRow, &text, &created); err != nil {
+				return err
+			}
+			if first && cached != nil {
+				if seq != from || lastRow != cached.lastRow || created != cached.created {
+					return errStale
+				}
+				continue
+			}
+			if err := json.Unmarshal(text, &m); err != nil {
+				return fmt.Errorf("message %d: %w", seq, err)
+			}
+			add = append(add, m)
+			addBytes += len(text)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if cached != nil && lastRow == 0 {
+			return errStale // the session is gone
+		}
+		return nil
+	}()
+	switch {
+	case errors.Is(err, errStale):
+		db.history.drop(sessionID)
+		return db.messages(ctx, sessionID, nil)
+	case err != nil:
+		return nil, err
+	case cached == nil && len(add) == 0:
+		return nil, nil
+	case cached == nil:
+		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: addBytes})
+		return slices.Clone(add), nil
+	}
+	return slices.Clone(db.history.extend(cached, add, lastRow, addBytes)), nil
 }
 
 // Append adds msgs to the end of a session's log in one transaction,
 // creating the session if needed and setting its updated time to now. A
 // session without a title (a new one) gets one made by Title from the
 // first user message among msgs: a session is stored with its first
-// message and titled after it. It
-// returns once the transaction is committed to disk: the messages are then
-// all kept, and if it fails or the process dies first none of them are.
-// Appending no messages does nothing. It implements host.Store.
+// message and titled after it. It returns once the transaction is
+// committed (see the package doc for what a crash of the machine can
+// undo): the messages are then all kept, and if it fails or the process
+// dies first none of them are. Appending no messages does nothing. It
+// implements host.Store.
 //
 // Append refuses, with an error wrapping ErrTurnRunning, while another
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
@@ -74,12 +130,12 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 			break
 		}
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := db.now().UnixNano()
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := db.exec(ctx, tx, `
 			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
 				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
@@ -87,18 +143,20 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 			return err
 		}
 		var next int
-		if err := tx.QueryRowContext(ctx,
-			`SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?`,
-			sessionID).Scan(&next); err != nil {
+		row, err := db.queryRow(ctx, tx,
+			`SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?`, sessionID)
+		if err != nil {
 			return err
 		}
-		insert, err := tx.PrepareContext(ctx, `
+		if err := row.Scan(&next); err != nil {
+			return err
+		}
+		insert, err := db.prepared(ctx, tx, `
 			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		defer insert.Close()
 		for i, m := range msgs {
 			var at sql.NullInt64
 			if !m.Time.IsZero() {
@@ -114,5 +172,6 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 	if err != nil {
 		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
 	}
+	db.unindexed.Store(true)
 	return nil
 }

@@ -81,7 +81,29 @@ CREATE TABLE turn_leases (
 	`
 DELETE FROM sessions WHERE NOT EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id);
 `,
-	// 4: scheduled tasks (the scheduled_tasks group), each a JSON record
+	// 4: messages join the search index in batches, not one transaction
+	// each (indexing one message was 60 % of an append): an append notes
+	// the message in fts_pending, and indexPending indexes those noted
+	// (search.go). Written to run again harmlessly.
+	`
+CREATE TABLE IF NOT EXISTS fts_pending (
+	id INTEGER PRIMARY KEY -- messages.id, not yet in messages_fts
+) STRICT;
+DROP TRIGGER IF EXISTS messages_fts_insert;
+DROP TRIGGER IF EXISTS messages_fts_delete;
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+WHEN new.type IN ('user', 'assistant', 'tool_result') BEGIN
+	INSERT INTO fts_pending (id) VALUES (new.id);
+END;
+-- A message still pending was never indexed: it is only forgotten.
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+WHEN old.type IN ('user', 'assistant', 'tool_result') BEGIN
+	INSERT INTO messages_fts (messages_fts, rowid, content)
+		SELECT 'delete', old.id, old.content WHERE NOT EXISTS (SELECT 1 FROM fts_pending WHERE id = old.id);
+	DELETE FROM fts_pending WHERE id = old.id;
+END;
+`,
+	// 5: scheduled tasks (the scheduled_tasks group), each a JSON record
 	// the host reads and writes whole, with its next run's time beside it
 	// for the query of the tasks that are due.
 	`
@@ -96,7 +118,7 @@ CREATE INDEX IF NOT EXISTS scheduled_tasks_by_next_run ON scheduled_tasks (next_
 
 // migrate brings the schema up to the latest version in one transaction.
 func (db *DB) migrate(ctx context.Context) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
+	return db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return err

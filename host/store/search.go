@@ -49,6 +49,9 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
+	if err := db.indexPending(ctx); err != nil {
+		return nil, fmt.Errorf("store: search %q: indexing the latest messages: %w", query, err)
+	}
 	rows, err := db.sql.QueryContext(ctx, `
 		SELECT m.session_id, m.seq, m.type, m.time,
 			snippet(messages_fts, 0, '**', '**', '…', 16)
@@ -96,3 +99,55 @@ func ftsQuery(query string) string {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// The search index is filled in batches: an append notes its messages in
+// fts_pending (schema version 4), and indexPending puts every noted message
+// into messages_fts in one transaction: before each search, at most
+// indexEvery after an append, and when the DB closes. Indexing a message
+// in the append's own transaction was 60 % of its cost, most of it
+// per transaction (FTS5 writes a segment per commit).
+
+// indexEvery is how long appended messages may wait for the index when
+// nothing searches.
+const indexEvery = time.Second
+
+// indexPending indexes the messages appended and not yet indexed, by any
+// process sharing the file.
+func (db *DB) indexPending(ctx context.Context) error {
+	var pending bool
+	if err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fts_pending)`).Scan(&pending); err != nil {
+		return err
+	}
+	if !pending {
+		return nil
+	}
+	return db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := db.exec(ctx, tx, `
+			INSERT INTO messages_fts (rowid, content)
+			SELECT m.id, m.content FROM fts_pending AS p JOIN messages AS m ON m.id = p.id ORDER BY p.id`); err != nil {
+			return err
+		}
+		_, err := db.exec(ctx, tx, `DELETE FROM fts_pending`)
+		return err
+	})
+}
+
+// indexer indexes what this DB appended, indexEvery after it, until the DB
+// closes.
+func (db *DB) indexer() {
+	defer close(db.indexerDone)
+	tick := time.NewTicker(indexEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-db.closing:
+			return
+		case <-tick.C:
+		}
+		if db.unindexed.Swap(false) {
+			if err := db.indexPending(context.Background()); err != nil {
+				db.unindexed.Store(true) // tried again at the next tick
+			}
+		}
+	}
+}

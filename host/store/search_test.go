@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,71 @@ func TestFTSQuery(t *testing.T) {
 				t.Errorf("ftsQuery(%q) = %s, want %s", tt.query, got, tt.want)
 			}
 		})
+	}
+}
+
+func pendingCount(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	must(t, db.sql.QueryRowContext(t.Context(), `SELECT count(*) FROM fts_pending`).Scan(&n))
+	return n
+}
+
+// Appended messages wait in fts_pending and reach the index before a
+// search; a deleted message that waited is forgotten, never "deleted" from
+// an index it is not in, even when a new message takes its rowid.
+func TestIndexInBatches(t *testing.T) {
+	db := openTest(t)
+	ctx := t.Context()
+	must(t, db.Append(ctx, "s1", userMessage("alpha one"), userMessage("alpha two")))
+	if n := pendingCount(t, db); n != 2 {
+		t.Fatalf("%d messages pending after an append, want 2", n)
+	}
+	hits, err := db.Search(ctx, "alpha", 0)
+	must(t, err)
+	if len(hits) != 2 || pendingCount(t, db) != 0 {
+		t.Fatalf("search found %+v with %d pending, want both messages and none pending", hits, pendingCount(t, db))
+	}
+
+	must(t, db.Append(ctx, "s2", userMessage("beta")))
+	must(t, db.DeleteSession(ctx, "s2")) // pending when deleted
+	checkIntegrity(t, db)
+
+	must(t, db.DeleteSession(ctx, "s1")) // indexed when deleted
+	// The new messages take the deleted ones' rowids again.
+	must(t, db.Append(ctx, "s3", userMessage("gamma one"), userMessage("gamma two")))
+	hits, err = db.Search(ctx, "gamma", 0)
+	must(t, err)
+	if len(hits) != 2 || hits[0].SessionID != "s3" {
+		t.Fatalf("search for gamma = %+v, want s3's two messages", hits)
+	}
+	if hits, err := db.Search(ctx, "alpha", 0); err != nil || len(hits) != 0 {
+		t.Fatalf("search for the deleted alpha = %+v, %v; want none", hits, err)
+	}
+	checkIntegrity(t, db)
+}
+
+// With no search, the indexer indexes what was appended within a few
+// seconds, and Close indexes what is left.
+func TestIndexWithoutSearch(t *testing.T) {
+	db := openTest(t)
+	ctx := t.Context()
+	must(t, db.Append(ctx, "s", userMessage("delta")))
+	for deadline := time.Now().Add(5 * indexEvery); pendingCount(t, db) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages still pending after %v", pendingCount(t, db), 5*indexEvery)
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	other, err := Open(ctx, path)
+	must(t, err)
+	must(t, other.Append(ctx, "s", userMessage("epsilon")))
+	must(t, other.Close())
+	again, err := Open(ctx, path)
+	must(t, err)
+	defer again.Close()
+	if n := pendingCount(t, again); n != 0 {
+		t.Errorf("%d messages pending after Close, want 0", n)
 	}
 }

@@ -83,7 +83,7 @@ func (db *DB) Rename(ctx context.Context, id, title string) error {
 	if err != nil {
 		return err
 	}
-	err = db.write(ctx, func(tx *sql.Tx) error {
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, t, id)
 		return mustChange(res, err)
 	})
@@ -98,11 +98,11 @@ func (db *DB) Rename(ctx context.Context, id, title string) error {
 // one wrapping ErrSessionBusy while a turn runs in it, in this process or
 // another sharing the file: the turn would go on writing to it.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		db.turnsMu.Lock()
 		_, mine := db.turns[id]
 		db.turnsMu.Unlock()
-		l, found, err := readLease(ctx, tx, id)
+		l, found, err := db.readLease(ctx, tx, id)
 		switch {
 		case err != nil:
 			return err
@@ -115,6 +115,7 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		return mustChange(res, err)
 	})
+	db.history.drop(id)
 	if err != nil {
 		return fmt.Errorf("store: delete session %q: %w", id, err)
 	}

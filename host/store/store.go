@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -26,10 +27,26 @@ const maxConns = 8
 type DB struct {
 	sql  *sql.DB
 	path string
-	// writing holds a token while a write transaction runs, so the
-	// goroutines of this process queue here rather than in SQLite's busy
-	// handler.
-	writing chan struct{}
+	// The writes (writer.go): those queued, whether a leader runs them
+	// (and how many run, for Close), and the connection they run on.
+	qmu     sync.Mutex
+	pending []*writeReq
+	leading bool
+	closed  bool
+	leaders sync.WaitGroup
+	wconn   *sql.Conn
+	// closing is closed by Close, for the indexer.
+	closing   chan struct{}
+	closeOnce sync.Once
+	// unindexed is set by Append: messages wait for the search index
+	// (search.go's indexer, stopped by Close, which closes indexerDone).
+	unindexed   atomic.Bool
+	indexerDone chan struct{}
+	// history keeps the logs Messages read (history.go).
+	history historyCache
+	// stmts are the statements prepared for writes (prepared).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
 	// now is the clock of the sessions' and memories' times, and of the
 	// turn leases.
 	now func() time.Time
@@ -60,18 +77,28 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
-	sdb.SetMaxOpenConns(maxConns)
-	sdb.SetMaxIdleConns(maxConns)
-	db := &DB{sql: sdb, path: abs, writing: make(chan struct{}, 1), now: time.Now,
-		lease: defaultLease, turns: map[string]string{}}
-	if err := db.migrate(ctx); err != nil {
+	// The writer's connection and maxConns for reading.
+	sdb.SetMaxOpenConns(maxConns + 1)
+	sdb.SetMaxIdleConns(maxConns + 1)
+	db := &DB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
+		stmts: map[string]*sql.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
+	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()
-		if errors.Is(err, sqlite3.NOTADB) {
-			return nil, fmt.Errorf("store: %s is not a SQLite database; move it away or choose another path: %w", abs, err)
-		}
-		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+		return nil, openError(abs, err)
+	}
+	go db.indexer()
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, openError(abs, err)
 	}
 	return db, nil
+}
+
+func openError(abs string, err error) error {
+	if errors.Is(err, sqlite3.NOTADB) {
+		return fmt.Errorf("store: %s is not a SQLite database; move it away or choose another path: %w", abs, err)
+	}
+	return fmt.Errorf("store: open %s: %w", abs, err)
 }
 
 // dsn returns the driver's file: URI for an absolute path, with the pragmas
@@ -86,14 +113,34 @@ func dsn(abs string) string {
 	q["_pragma"] = []string{
 		"busy_timeout(10000)",
 		"journal_mode(wal)",
-		"synchronous(full)",
+		"synchronous(normal)",
 		"foreign_keys(on)",
 	}
 	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
 
-// Close closes the database. Calls made after it return errors.
+// Close closes the database, once the write running, if any, is done;
+// writes still queued fail. Calls made after it return errors.
 func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		// What this DB appended goes into the search index before it
+		// closes; if that fails, the next search indexes it.
+		if db.unindexed.Load() {
+			ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+			db.indexPending(ctx)
+			cancel()
+		}
+		close(db.closing)
+		db.stopWrites()
+		db.wconn.Close()
+	})
+	<-db.indexerDone
+	db.stmtsMu.Lock()
+	for _, s := range db.stmts {
+		s.Close()
+	}
+	clear(db.stmts)
+	db.stmtsMu.Unlock()
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}
@@ -102,25 +149,6 @@ func (db *DB) Close() error {
 
 // Path returns the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
-
-// write runs fn in a write transaction and commits it, one at a time per DB.
-func (db *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	select {
-	case db.writing <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-db.writing }()
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
 
 // fromNanos returns a time stored as Unix nanoseconds.
 func fromNanos(n int64) time.Time { return time.Unix(0, n) }

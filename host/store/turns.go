@@ -68,20 +68,20 @@ func (db *DB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok
 
 	token := rand.Text()
 	took := false
-	err = db.write(ctx, func(tx *sql.Tx) error {
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now().UnixNano()
 		// Expired leases are free: their holders died or lost them.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM turn_leases WHERE expires <= ?`, now); err != nil {
+		if _, err := db.exec(ctx, tx, `DELETE FROM turn_leases WHERE expires <= ?`, now); err != nil {
 			return err
 		}
-		l, found, err := readLease(ctx, tx, sessionID)
+		l, found, err := db.readLease(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
 		if found && l.live(now) {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := db.exec(ctx, tx, `
 			INSERT INTO turn_leases (session_id, owner, machine, pid, expires) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,
 				machine = excluded.machine, pid = excluded.pid, expires = excluded.expires`,
@@ -121,11 +121,14 @@ type lease struct {
 	pid, expires   int64
 }
 
-func readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
+func (db *DB) readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
 	var l lease
-	err := tx.QueryRowContext(ctx,
-		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`,
-		sessionID).Scan(&l.owner, &l.machine, &l.pid, &l.expires)
+	row, err := db.queryRow(ctx, tx,
+		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`, sessionID)
+	if err != nil {
+		return lease{}, false, err
+	}
+	err = row.Scan(&l.owner, &l.machine, &l.pid, &l.expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lease{}, false, nil
 	}
@@ -172,8 +175,8 @@ func (db *DB) renew(ctx context.Context, sessionID, token string, done chan<- st
 		case <-tick.C:
 		}
 		kept := true
-		err := db.write(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx,
+		err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			res, err := db.exec(ctx, tx,
 				`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
 				db.now().Add(db.lease).UnixNano(), sessionID, token)
 			if err != nil {
@@ -193,8 +196,8 @@ func (db *DB) renew(ctx context.Context, sessionID, token string, done chan<- st
 func (db *DB) release(sessionID, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	_ = db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
+	_ = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := db.exec(ctx, tx,
 			`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, token)
 		return err
 	})
@@ -214,7 +217,7 @@ func (db *DB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) erro
 	db.turnsMu.Lock()
 	mine := db.turns[sessionID]
 	db.turnsMu.Unlock()
-	l, found, err := readLease(ctx, tx, sessionID)
+	l, found, err := db.readLease(ctx, tx, sessionID)
 	switch {
 	case err != nil:
 		return err

@@ -10,8 +10,15 @@ import (
 
 // Native runs the engine in this process, without the wasm module.
 type Native struct {
-	reg  *registry.Registry
-	turn *session.Turn
+	// Logs, when set, keeps the sessions' Logs between turns, as a module
+	// instance does (ReplaySessions).
+	Logs *session.Logs
+	// Resumed counts the turns that resumed a kept Log.
+	Resumed int
+
+	reg     *registry.Registry
+	turn    *session.Turn
+	session string
 }
 
 // Build registers the catalogue; a catalogue with problems is refused, so a
@@ -42,9 +49,21 @@ func (n *Native) Handle(event []byte) ([]byte, error) {
 	if err := json.Unmarshal(event, &e); err != nil {
 		return nil, fmt.Errorf("%w: %v", session.ErrEvent, err)
 	}
+	if n.Logs != nil && e.Type == session.EventStart {
+		if acts, ok := n.Logs.Start(n.turn, e); !ok {
+			return session.MarshalActions(acts)
+		}
+		n.session, e.Source = e.Session, event
+		if e.Fingerprint != "" {
+			n.Resumed++
+		}
+	}
 	actions, err := n.turn.Handle(e)
 	if err != nil {
 		return nil, err
+	}
+	if n.Logs != nil {
+		n.Logs.End(n.session, n.turn)
 	}
 	return session.MarshalActions(actions)
 }

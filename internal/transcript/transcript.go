@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 
@@ -103,11 +104,27 @@ type Driver interface {
 // Replay runs the transcript's events through d and returns the output in the
 // actions.jsonl form.
 func (f *File) Replay(d Driver) ([]byte, error) {
+	return f.replay(d, false)
+}
+
+// ReplaySessions replays the transcript as a host that names its sessions
+// does (wasm/ABI.md, "Sessions"): a start event that continues the log is
+// sent with the session's name, the fingerprint the last turn handed out
+// and only the messages logged since, and again with the whole history
+// when the engine answers need_history. The output leaves out the cache
+// and need_history actions, so it must equal Replay's.
+func (f *File) ReplaySessions(d Driver) ([]byte, error) {
+	return f.replay(d, true)
+}
+
+func (f *File) replay(d Driver, sessions bool) ([]byte, error) {
 	if err := d.Build(f.CatalogueJSON); err != nil {
 		return nil, fmt.Errorf("build catalogue: %w", err)
 	}
 	var out bytes.Buffer
 	var log []json.RawMessage
+	// The session's name, and the state of its log the last turn left.
+	session, fingerprint, covered := 1, "", 0
 	for i, line := range f.Events {
 		var ev map[string]json.RawMessage
 		if err := json.Unmarshal(line, &ev); err != nil {
@@ -116,24 +133,40 @@ func (f *File) Replay(d Driver) ([]byte, error) {
 		if string(ev["clear"]) == "true" {
 			log = nil
 			delete(ev, "clear")
+			session, fingerprint = session+1, ""
 		}
+		var full map[string]json.RawMessage // the event with the whole history
 		if string(ev["type"]) == `"start"` {
 			if err := d.NewTurn(); err != nil {
 				return nil, fmt.Errorf("event %d: new turn: %w", i, err)
 			}
 			if h, given := ev["history"]; given {
 				// The session's log is the history given, as a host's
-				// store holds it.
+				// store holds it, in a session of its own.
 				log = nil
 				if err := json.Unmarshal(h, &log); err != nil && string(h) != "null" {
 					return nil, fmt.Errorf("event %d: history is not an array: %v", i, err)
 				}
-			} else if len(log) > 0 {
-				h, err := json.Marshal(log)
-				if err != nil {
-					return nil, err
+				session, fingerprint = session+1, ""
+			} else {
+				if len(log) > 0 {
+					h, err := json.Marshal(log)
+					if err != nil {
+						return nil, err
+					}
+					ev["history"] = h
 				}
-				ev["history"] = h
+				if sessions {
+					ev["session"], _ = json.Marshal(fmt.Sprintf("s%d", session))
+					if fingerprint != "" {
+						full = maps.Clone(ev)
+						ev["fingerprint"], _ = json.Marshal(fingerprint)
+						delete(ev, "history")
+						if len(log) > covered {
+							ev["history"], _ = json.Marshal(log[covered:])
+						}
+					}
+				}
 			}
 		}
 		event, err := marshalNoEscape(ev)
@@ -141,6 +174,12 @@ func (f *File) Replay(d Driver) ([]byte, error) {
 			return nil, err
 		}
 		actions, err := d.Handle(event)
+		if err == nil && full != nil && string(actions) == `[{"type":"need_history"}]` {
+			if event, err = marshalNoEscape(full); err != nil {
+				return nil, err
+			}
+			actions, err = d.Handle(event)
+		}
 		if err != nil {
 			line, _ := json.Marshal(struct {
 				Event int    `json:"event"`
@@ -155,17 +194,27 @@ func (f *File) Replay(d Driver) ([]byte, error) {
 			return nil, fmt.Errorf("event %d: actions are not a JSON array: %v", i, err)
 		}
 		for _, a := range list {
-			fmt.Fprintf(&out, `{"event":%d,"action":%s}`+"\n", i, a)
 			var act struct {
 				Type     string            `json:"type"`
 				Messages []json.RawMessage `json:"messages"`
+				Cache    struct {
+					Fingerprint string `json:"fingerprint"`
+					Messages    int    `json:"messages"`
+				} `json:"cache"`
 			}
 			if err := json.Unmarshal(a, &act); err != nil {
 				return nil, fmt.Errorf("event %d: action is not JSON: %v", i, err)
 			}
-			if act.Type == "append" {
+			switch act.Type {
+			case "cache":
+				fingerprint, covered = act.Cache.Fingerprint, act.Cache.Messages
+				continue
+			case "need_history":
+				continue
+			case "append":
 				log = append(log, act.Messages...)
 			}
+			fmt.Fprintf(&out, `{"event":%d,"action":%s}`+"\n", i, a)
 		}
 	}
 	return out.Bytes(), nil

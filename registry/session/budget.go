@@ -126,7 +126,8 @@ func (t *Turn) fitBudget(keep []string) ([]string, string) {
 // or one of its tools called; the groups of neither are missing (0).
 func (t *Turn) lastUse() map[string]int {
 	used := map[string]int{}
-	for i, m := range t.log {
+	all, _ := t.log.messages() // what is kept decodes, or nothing is used
+	for i, m := range all {
 		if m.Type != ToolCall {
 			continue
 		}

@@ -76,12 +76,11 @@ func sent(log []Message) []Message {
 }
 
 // withSummary is the system prompt with the log's last summary after it.
-func withSummary(system string, log []Message) string {
-	s := lastSummary(log)
-	if s < 0 {
+func withSummary(system string, summary *Message) string {
+	if summary == nil {
 		return system
 	}
-	return system + "\n\n## Summary of the earlier conversation\n\n" + log[s].Content
+	return system + "\n\n## Summary of the earlier conversation\n\n" + summary.Content
 }
 
 // compaction is a summary being made: where the log is cut, and whether
@@ -120,11 +119,15 @@ func cutFor(log []Message, forced bool) (int, bool) {
 // compact starts a compaction: the model call that summarises the log
 // before the cut. goesOn says the turn's own model call follows.
 func (t *Turn) compact(cut int, goesOn bool) []Action {
-	from, previous := 0, ""
-	if s := lastSummary(t.log); s >= 0 {
-		from, previous = s-min(max(t.log[s].Keep, 0), s), t.log[s].Content
+	all, err := t.log.messages()
+	if err != nil {
+		return t.fail(Failure{Code: "bad_response", Message: "the summary's request could not be built: " + err.Error()})
 	}
-	text := transcript(previous, t.log[from:cut])
+	from, previous := 0, ""
+	if s := lastSummary(all); s >= 0 {
+		from, previous = s-min(max(all[s].Keep, 0), s), all[s].Content
+	}
+	text := transcript(previous, all[from:cut])
 	wr := wire.Request{Model: t.set.Model, System: compactPrompt, MaxTokens: t.set.MaxTokens,
 		Messages: []wire.Message{{Role: wire.RoleUser, Text: text + "\n\nWrite the summary of the conversation above now."}}}
 	req, err := wire.Encode(t.set.Format, wr)
@@ -161,22 +164,25 @@ func (t *Turn) summarised(resp wire.Response) []Action {
 		}
 		return t.fail(Failure{Code: "bad_response", Message: "the model answered the request for a summary with no text: nothing was compacted; try again, or another model"})
 	}
-	active := ActiveTools(t.reg, t.log)
-	if loads := loadedNote(t.reg, active); loads != "" {
+	if loads := loadedNote(t.reg, t.log.active(t.reg)); loads != "" {
 		text += "\n\n" + loads
 	}
-	m := Message{Type: Summary, Content: text, Keep: len(t.log) - c.cut, Time: t.now}
+	m := Message{Type: Summary, Content: text, Keep: t.log.Len() - c.cut, Time: t.now}
 	if resp.Usage != (wire.Usage{}) {
 		u := resp.Usage
 		m.Usage = &u
 	}
-	t.log = append(t.log, m)
+	t.log.add(nil, m)
 	t.route()
+	if err := t.log.use(t.set.Format, t.native); err != nil {
+		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
+	}
 	acts := []Action{{Type: ActionAppend, Messages: []Message{m}}}
 	if c.goesOn {
 		return append(acts, t.callModel()...)
 	}
 	t.state = finished
+	acts = append(acts, t.commit()...)
 	return append(acts, Action{Type: ActionDone, Text: fmt.Sprintf("Compacted %d messages into a summary; the %d after them are sent as they are. The log keeps them all.", c.messages, m.Keep), Usage: t.usageCopy()})
 }
 

@@ -125,6 +125,16 @@ type Event struct {
 	// Compact, on a start with no user message, compacts the history now
 	// (a chat's /compact): the turn summarises it and ends.
 	Compact bool `json:"compact,omitempty"`
+	// Session names the session, and Fingerprint the state of its log a
+	// turn of it left (Cache): given both, a module instance that holds
+	// that state (Turn.Resume) takes History as the messages added to the
+	// log since, and asks for the whole log when it does not. The turn
+	// itself ignores them.
+	Session     string `json:"session,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Source is the event's JSON, when it came as JSON: a kept turn keeps
+	// its history as those bytes rather than as messages.
+	Source []byte `json:"-"`
 
 	Body Bytes `json:"body,omitempty"`
 	Data Bytes `json:"data,omitempty"`
@@ -202,6 +212,15 @@ const (
 	// ActionFailed: the turn is over without an answer; Error says why. Every
 	// message appended so far stays in the log.
 	ActionFailed ActionType = "failed"
+	// ActionCache: the turn, kept (Turn.Keep), is ending, and Cache names
+	// the state of the session's log it leaves, for the next turn's start
+	// event. It comes just before done or failed.
+	ActionCache ActionType = "cache"
+	// ActionNeedHistory: the start event named a session and a fingerprint
+	// of a state of its log that this instance does not hold (Logs.Start).
+	// The turn is unchanged: send the start event again with the whole
+	// history and no fingerprint.
+	ActionNeedHistory ActionType = "need_history"
 )
 
 // Action is something the host must do.
@@ -215,6 +234,18 @@ type Action struct {
 	Error    *Failure      `json:"error,omitempty"`
 	// Usage is the tokens the turn's model calls used, on done and failed.
 	Usage *wire.Usage `json:"usage,omitempty"`
+	// Cache is the state of the session's log a kept turn leaves
+	// (ActionCache).
+	Cache *Cache `json:"cache,omitempty"`
+}
+
+// Cache names the state of a session's log a turn left, which a module
+// instance may keep: the fingerprint to give in the next turn's start
+// event, and how many messages of the log it covers (the history to give
+// with it is the log's messages after those).
+type Cache struct {
+	Fingerprint string `json:"fingerprint"`
+	Messages    int    `json:"messages"`
 }
 
 // ModelRequest is one model call: POST Path, relative to the provider's base
@@ -223,8 +254,10 @@ type ModelRequest struct {
 	Format  wire.Format       `json:"format"`
 	Path    string            `json:"path"`
 	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body"`
-	Stream  bool              `json:"stream,omitempty"`
+	// Body is the request body. The module hands it out through its own
+	// export, toolroute_turn_body, and leaves it out of the action.
+	Body   json.RawMessage `json:"body,omitempty"`
+	Stream bool            `json:"stream,omitempty"`
 	// Tools names the tools the model can call with this request, in
 	// order: the core tools and the loaded groups' (in classic routing,
 	// the tools the request sends).

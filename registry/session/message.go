@@ -17,7 +17,6 @@
 package session
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
@@ -103,16 +102,7 @@ func LoadedGroups(history []Message) []string {
 	var groups []string
 	seen := map[string]bool{}
 	for _, m := range history {
-		if m.Type != ToolCall || m.ToolName != registry.LoadToolGroupName || m.Status != registry.StatusSuccess {
-			continue
-		}
-		var input struct {
-			GroupName *string `json:"group_name"`
-		}
-		if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
-			continue
-		}
-		if name := *input.GroupName; !seen[name] {
+		if name, ok := loadedGroup(m); ok && !seen[name] {
 			seen[name] = true
 			groups = append(groups, name)
 		}
@@ -123,39 +113,54 @@ func LoadedGroups(history []Message) []string {
 // ActiveTools returns the tools a session's next model call starts with: the
 // core tools and the tools its history loaded that still exist, in load
 // order: every group of LoadedGroups, and each tool a search_tools call
-// loaded (its Loaded).
+// loaded (its Loaded), less those a load or unload_tool_group unloaded (its
+// Unloaded).
 func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
-	active := reg.NewActive()
+	var loads []load
 	for _, m := range history {
-		switch {
-		case isToolLoad(m):
-			active.LoadTools(m.Loaded)
-		case m.Type == ToolCall && m.ToolName == registry.LoadToolGroupName && m.Status == registry.StatusSuccess:
-			if g, ok := loadedGroup(m); ok {
-				active.LoadGroup(g)
-			}
+		loads = appendLoad(loads, m)
+	}
+	return replay(reg, loads)
+}
+
+// load is what one logged call did to the active tools: loaded a group,
+// loaded tools, and unloaded tools, in that order.
+type load struct {
+	group    string
+	tools    []string
+	unloaded []string
+}
+
+// appendLoad adds what m did to the active tools, if anything.
+func appendLoad(loads []load, m Message) []load {
+	if m.Type != ToolCall || m.Status != registry.StatusSuccess {
+		return loads
+	}
+	var l load
+	switch {
+	case m.ToolName == registry.SearchToolsName:
+		l.tools = m.Loaded
+	case m.ToolName == registry.LoadToolGroupName:
+		l.group, _ = loadedGroup(m)
+	}
+	l.unloaded = m.Unloaded
+	if l.group == "" && len(l.tools) == 0 && len(l.unloaded) == 0 {
+		return loads
+	}
+	return append(loads, l)
+}
+
+// replay makes the active tools of reg that loads leave.
+func replay(reg *registry.Registry, loads []load) *registry.Active {
+	active := reg.NewActive()
+	for _, l := range loads {
+		if l.group != "" {
+			active.LoadGroup(l.group)
 		}
-		if len(m.Unloaded) > 0 && m.Type == ToolCall && m.Status == registry.StatusSuccess {
-			active.Unload(m.Unloaded)
-		}
+		active.LoadTools(l.tools)
+		active.Unload(l.unloaded)
 	}
 	return active
-}
-
-// isToolLoad reports whether m is a search_tools call that loaded tools.
-func isToolLoad(m Message) bool {
-	return m.Type == ToolCall && m.ToolName == registry.SearchToolsName && m.Status == registry.StatusSuccess && len(m.Loaded) > 0
-}
-
-// loadedGroup is the group_name a load_tool_group call names.
-func loadedGroup(m Message) (string, bool) {
-	var input struct {
-		GroupName *string `json:"group_name"`
-	}
-	if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
-		return "", false
-	}
-	return *input.GroupName, true
 }
 
 // UsageOf sums the usage of a log's model calls (its assistant messages,

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -45,6 +46,11 @@ func validRouting(r Routing) bool { return r == "" || r == RoutingClassic || r =
 type render struct {
 	reg    *registry.Registry
 	format wire.Format
+}
+
+// same reports whether n and o send the log the same way.
+func (n *render) same(o *render) bool {
+	return n == o || (n != nil && o != nil && n.reg == o.reg && n.format == o.format)
 }
 
 // deferred are the groups a native request sends deferred: every group
@@ -138,8 +144,10 @@ type GroupSchema struct {
 
 // schemaOf measures the call that sends tools with listing: the core
 // tools, then each group's loaded tools (a whole group, or those a search
-// loaded), in the order the groups first appear.
-func schemaOf(tools []registry.Tool, listing string) *Schema {
+// loaded), in the order the groups first appear. sizes keeps the bytes of
+// each list of tools measured, by their names, for the turn's later calls
+// with the same registry.
+func schemaOf(tools []registry.Tool, listing string, sizes map[string]int) *Schema {
 	s := &Schema{GroupListing: len(listing)}
 	var core []registry.Tool
 	var groups []string
@@ -154,10 +162,19 @@ func schemaOf(tools []registry.Tool, listing string) *Schema {
 		}
 		byGroup[t.Group] = append(byGroup[t.Group], t)
 	}
-	s.CoreTools = toolsBytes(core)
+	measure := func(tools []registry.Tool) int {
+		key := strings.Join(toolNames(tools), ",")
+		n, ok := sizes[key]
+		if !ok {
+			n = toolsBytes(tools)
+			sizes[key] = n
+		}
+		return n
+	}
+	s.CoreTools = measure(core)
 	for _, g := range groups {
 		tools := byGroup[g]
-		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: toolsBytes(tools)})
+		s.LoadedGroups = append(s.LoadedGroups, GroupSchema{Group: g, Tools: toolNames(tools), Bytes: measure(tools)})
 	}
 	return s
 }

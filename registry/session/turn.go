@@ -43,7 +43,13 @@ type Turn struct {
 	reg    *registry.Registry
 	set    Settings
 	system string
-	log    []Message
+	log    *Log
+	// resume is the Log the turn starts from, when a turn of its session
+	// left one; keep makes it commit its Log when it ends.
+	resume *Log
+	keep   bool
+	// sizes are the schema bytes of the core tools and of groups, with reg.
+	sizes  map[string]int
 	active *registry.Active
 	// native is how loads are sent when the turn routes natively; nil
 	// for classic.
@@ -89,10 +95,48 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	if t.state == idle || t.state == finished {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
-	t.reg = reg
+	t.reg, t.sizes = reg, nil
 	t.route()
-	t.active = ActiveTools(reg, t.log)
+	if err := t.log.use(t.set.Format, t.native); err != nil {
+		return fmt.Errorf("session: reload: %w", err)
+	}
+	t.active = t.log.active(reg)
 	return nil
+}
+
+// Resume makes the turn continue its session from l, the Log a turn of the
+// session left when it ended (Turn.Log): its start event's history then
+// holds only the messages added to the session's log since. Call it before
+// the start event, and give l to one turn only.
+func (t *Turn) Resume(l *Log) {
+	t.resume = l
+	t.keep = true
+}
+
+// Keep makes the turn start from its start event's whole history and
+// commit its Log when it ends, to resume the session's next turn from: a
+// cache action with the Log's fingerprint then comes before its done or
+// failed action.
+func (t *Turn) Keep() { t.resume, t.keep = nil, true }
+
+// ReuseBody gives back a model call's body (ModelRequest.Body) that the
+// caller no longer reads: the turn may build its next body in that memory.
+func (t *Turn) ReuseBody(body []byte) {
+	if t.log != nil && t.log.conv != nil {
+		t.log.conv.Reuse(body)
+	}
+}
+
+// Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
+// the state the session's next turn can resume from. Nil before the start.
+func (t *Turn) Log() *Log { return t.log }
+
+// schemaSizes are the schema bytes measured with the turn's registry.
+func (t *Turn) schemaSizes() map[string]int {
+	if t.sizes == nil {
+		t.sizes = map[string]int{}
+	}
+	return t.sizes
 }
 
 // route settles the turn's routing and its system prompt: a Responses
@@ -102,7 +146,7 @@ func (t *Turn) route() {
 	t.native = nil
 	// After a compaction the loads it summarised have nothing left to
 	// stand on in the conversation: the session goes on classic.
-	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative && lastSummary(t.log) < 0 {
+	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative && (t.log == nil || t.log.summary == nil) {
 		t.native = &render{reg: t.reg, format: t.set.Format}
 	}
 	base := WithMemories(t.set.SystemPrompt, t.set.Memories)
@@ -303,19 +347,28 @@ func (t *Turn) start(e Event) []Action {
 	if t.set.MaxModelCalls == 0 {
 		t.set.MaxModelCalls = DefaultMaxModelCalls
 	}
-	t.log = append([]Message(nil), e.History...)
-	t.route()
-	t.active = ActiveTools(t.reg, t.log)
+	t.log = t.resume
+	if t.log == nil {
+		t.log = NewLog()
+	}
+	t.resume = nil
+	t.log.add(e.Source, e.History...)
+	t.route() // after the history: a summary in it makes the routing classic
+	if err := t.log.use(t.set.Format, t.native); err != nil {
+		t.keep = false // the log lacks the history: nothing to resume from
+		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
+	}
+	t.active = t.log.active(t.reg)
 	if e.Compact {
-		cut, ok := cutFor(t.log, true)
+		cut, ok := t.log.cut(true)
 		if !ok {
 			t.state = finished
-			return []Action{{Type: ActionDone, Text: "Nothing to compact: the conversation has no earlier messages to summarise.", Usage: t.usageCopy()}}
+			return append(t.commit(), Action{Type: ActionDone, Text: "Nothing to compact: the conversation has no earlier messages to summarise.", Usage: t.usageCopy()})
 		}
 		return t.compact(cut, false)
 	}
 	user := Message{Type: User, Content: e.User, Time: t.now}
-	t.log = append(t.log, user)
+	t.log.add(nil, user)
 	return append([]Action{{Type: ActionAppend, Messages: []Message{user}}}, t.callModel()...)
 }
 
@@ -334,11 +387,11 @@ func (t *Turn) callModel() []Action {
 		t.sent[tool.Name] = true
 	}
 	wr := wire.Request{
-		Model: t.set.Model, System: withSummary(t.system, t.log), Messages: conversation(sent(t.log), t.native), Tools: ToolDefs(tools),
+		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: ToolDefs(tools),
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(tools, t.reg.GroupListing())}
+		Schema: schemaOf(tools, t.reg.GroupListing(), t.schemaSizes())}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
@@ -359,13 +412,13 @@ func (t *Turn) callModel() []Action {
 			}
 		}
 	}
-	req, err := wire.Encode(t.set.Format, wr)
+	req, err := t.log.encode(t.set.Format, wr)
 	if err != nil {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
 	if limit := t.contextLimit(); limit > 0 && !t.noCompaction && (len(req.Body)*5+21)/22 > limit/100*compactAt {
-		if cut, ok := cutFor(t.log, false); ok {
+		if cut, ok := t.log.cut(false); ok {
 			return t.compact(cut, true)
 		}
 	}
@@ -407,13 +460,11 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		u := resp.Usage
 		logged[0].Usage = &u
 	}
-	t.log = append(t.log, logged[0])
+	t.log.add(nil, logged[0])
 	if len(resp.Calls) == 0 {
 		t.state = finished
-		return []Action{
-			{Type: ActionAppend, Messages: logged},
-			{Type: ActionDone, Text: resp.Text, Usage: t.usageCopy()},
-		}
+		acts := append([]Action{{Type: ActionAppend, Messages: logged}}, t.commit()...)
+		return append(acts, Action{Type: ActionDone, Text: resp.Text, Usage: t.usageCopy()})
 	}
 
 	calls := t.uniqueIDs(resp.Calls)
@@ -448,7 +499,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		p := pendingCall{index: i, call: c, run: *call}
 		tool, _ := t.reg.Tool(c.Name)
 		var decision registry.Decision
-		decision, p.run.Granted = Decide(tool, t.set.Policies, t.log, call.Secrets)
+		decision, p.run.Granted = Decide(tool, t.set.Policies, t.log.approvals, call.Secrets)
 		switch decision {
 		case registry.DecisionDeny:
 			logged = append(logged, t.record(i, c, DeniedByPolicy(c.Name))...)
@@ -477,7 +528,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			logged = append(logged, t.callMessage(i, c, registry.StatusPending))
 		}
 	}
-	t.log = append(t.log, logged[1:]...)
+	t.log.add(nil, logged[1:]...)
 
 	acts := []Action{{Type: ActionAppend, Messages: logged}}
 	for i := range loads {
@@ -619,7 +670,7 @@ func (t *Turn) approve(answers []Approval) []Action {
 	// The model's order, whatever order approval left them in.
 	slices.SortStableFunc(t.pending, func(a, b pendingCall) int { return cmp.Compare(a.index, b.index) })
 	slices.SortStableFunc(t.approved, func(a, b Call) int { return cmp.Compare(t.indexOf(a.ID), t.indexOf(b.ID)) })
-	t.log = append(t.log, logged...)
+	t.log.add(nil, logged...)
 	return append([]Action{{Type: ActionAppend, Messages: logged}}, t.runApproved()...)
 }
 
@@ -807,7 +858,7 @@ func (t *Turn) results(results []Result) []Action {
 			}
 		}
 	}
-	t.log = append(t.log, logged...)
+	t.log.add(nil, logged...)
 	acts := []Action{{Type: ActionAppend, Messages: logged}}
 	if len(t.pending) > 0 {
 		return acts
@@ -819,12 +870,7 @@ func (t *Turn) results(results []Result) []Action {
 // where it sent none or repeated one, call_R_I for the Rth response's Ith
 // call.
 func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
-	responses := 0
-	for _, m := range t.log {
-		if m.Type == Assistant {
-			responses++
-		}
-	}
+	responses := t.log.responses
 	out := make([]wire.Call, len(calls))
 	seen := map[string]bool{}
 	for i, c := range calls {
@@ -840,7 +886,22 @@ func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 func (t *Turn) fail(f Failure) []Action {
 	t.state = finished
 	t.stream = nil
-	return []Action{{Type: ActionFailed, Error: &f, Usage: t.usageCopy()}}
+	return append(t.commit(), Action{Type: ActionFailed, Error: &f, Usage: t.usageCopy()})
+}
+
+// commit commits a kept turn's Log as the turn ends: the cache action
+// that says how the session's next turn may resume from it, or none when
+// the turn is not kept.
+func (t *Turn) commit() []Action {
+	if !t.keep || t.log == nil {
+		return nil
+	}
+	fp, err := t.log.Commit()
+	if err != nil {
+		t.keep = false // not reached: the log's messages encode
+		return nil
+	}
+	return []Action{{Type: ActionCache, Cache: &Cache{Fingerprint: fp, Messages: t.log.Len()}}}
 }
 
 func (t *Turn) usageCopy() *wire.Usage {

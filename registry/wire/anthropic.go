@@ -18,7 +18,7 @@ type anRequest struct {
 	MaxTokens   int         `json:"max_tokens"`
 	System      []anBlock   `json:"system,omitempty"`
 	Messages    []anMessage `json:"messages"`
-	Tools       []anTool    `json:"tools,omitempty"`
+	Tools       any         `json:"tools,omitempty"` // []anTool, or its JSON
 	Stream      bool        `json:"stream,omitempty"`
 	Temperature *float64    `json:"temperature,omitempty"`
 }
@@ -70,7 +70,7 @@ type anTool struct {
 	CacheControl *anCache `json:"cache_control,omitempty"`
 }
 
-func encodeAnthropic(r Request) (HTTPRequest, error) {
+func encodeAnthropic(r Request, c *Conv) (HTTPRequest, error) {
 	// The system prompt and tool results go as text blocks, the form the
 	// official SDK's types use (the API also takes plain strings).
 	req := anRequest{Model: r.Model, MaxTokens: r.MaxTokens, Stream: r.Stream, Temperature: r.Temperature}
@@ -80,15 +80,69 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 	if req.MaxTokens == 0 {
 		req.MaxTokens = DefaultMaxTokens
 	}
-	// Anthropic wants strictly alternating user and assistant turns, starting
-	// with the user: a message of the same role as the one before is merged
-	// into it, tool results first as the API requires.
+	if !c.empty() && c.anOpen != nil {
+		// The open message is copied: the tail's blocks and the cache
+		// breakpoint must not reach the one the Conv keeps.
+		open := *c.anOpen
+		open.Content = append([]anBlock(nil), open.Content...)
+		req.Messages = []anMessage{open}
+	}
+	for _, m := range r.Messages {
+		var err error
+		if req.Messages, err = anAppend(req.Messages, m); err != nil {
+			return HTTPRequest{}, err
+		}
+	}
+	n := len(r.Tools)
+	for _, g := range r.Deferred {
+		n += len(g.Tools)
+	}
+	var err error
+	req.Tools, err = c.toolsValue(r, n, func() any {
+		var tools []anTool
+		for _, t := range r.Tools {
+			tools = append(tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+		}
+		if core := len(r.Tools); core > 0 {
+			// The first breakpoint (placeBreakpoints).
+			tools[core-1].CacheControl = ephemeral
+		}
+		for _, g := range r.Deferred {
+			for _, t := range g.Tools {
+				tools = append(tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, DeferLoading: true})
+			}
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
+	}
+	placeBreakpoints(&req)
+	body, err := marshal(req)
+	if err != nil {
+		return HTTPRequest{}, err
+	}
+	if !c.empty() && len(c.final) > 0 {
+		body = c.splice(body, "messages", c.final)
+	}
+	return HTTPRequest{
+		Path:    "/v1/messages",
+		Headers: map[string]string{"anthropic-version": AnthropicVersion, "content-type": "application/json"},
+		Body:    body,
+	}, nil
+}
+
+// anAppend adds one message to an Anthropic conversation. Anthropic wants
+// strictly alternating user and assistant turns, starting with the user: a
+// message of the same role as the one before is merged into it, tool
+// results first as the API requires. Only the last message of out changes.
+func anAppend(out []anMessage, m Message) ([]anMessage, error) {
 	add := func(role string, blocks []anBlock) {
 		if len(blocks) == 0 {
 			return
 		}
-		if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == role {
-			last := &req.Messages[n-1]
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			last := &out[n-1]
 			if role == "user" && blocks[0].Type == "tool_result" {
 				last.Content = append(blocks, last.Content...)
 			} else {
@@ -96,67 +150,47 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 			}
 			return
 		}
-		if len(req.Messages) == 0 && role != "user" {
+		if len(out) == 0 && role != "user" {
 			return
 		}
-		req.Messages = append(req.Messages, anMessage{Role: role, Content: blocks})
+		out = append(out, anMessage{Role: role, Content: blocks})
 	}
-	for _, m := range r.Messages {
-		switch m.Role {
-		case RoleUser:
-			if m.Text != "" {
-				add("user", []anBlock{{Type: "text", Text: m.Text}})
-			}
-		case RoleAssistant:
-			var blocks []anBlock
-			if strings.TrimSpace(m.Text) != "" {
-				blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
-			}
-			for _, c := range m.Calls {
-				blocks = append(blocks, anBlock{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: inputObject(c.Input)})
-			}
-			add("assistant", blocks)
-		case RoleTool:
-			var blocks []anBlock
-			for _, res := range m.Results {
-				b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
-				if res.Content != "" {
-					b.Content = []anBlock{{Type: "text", Text: res.Content}}
-				}
-				for _, img := range res.Images {
-					b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
-				}
-				if res.Loaded != nil {
-					for _, t := range res.Loaded.Tools {
-						b.Content = append(b.Content, anBlock{Type: "tool_reference", ToolName: t.Name})
-					}
-				}
-				blocks = append(blocks, b)
-			}
-			add("user", blocks)
-		default:
-			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+	switch m.Role {
+	case RoleUser:
+		if m.Text != "" {
+			add("user", []anBlock{{Type: "text", Text: m.Text}})
 		}
-	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
-	}
-	core := len(req.Tools)
-	for _, g := range r.Deferred {
-		for _, t := range g.Tools {
-			req.Tools = append(req.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, DeferLoading: true})
+	case RoleAssistant:
+		var blocks []anBlock
+		if strings.TrimSpace(m.Text) != "" {
+			blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
 		}
+		for _, c := range m.Calls {
+			blocks = append(blocks, anBlock{Type: "tool_use", ID: toolUseID(c.ID), Name: c.Name, Input: inputObject(c.Input)})
+		}
+		add("assistant", blocks)
+	case RoleTool:
+		var blocks []anBlock
+		for _, res := range m.Results {
+			b := anBlock{Type: "tool_result", ToolUseID: toolUseID(res.CallID), IsError: res.IsError}
+			if res.Content != "" {
+				b.Content = []anBlock{{Type: "text", Text: res.Content}}
+			}
+			for _, img := range res.Images {
+				b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
+			}
+			if res.Loaded != nil {
+				for _, t := range res.Loaded.Tools {
+					b.Content = append(b.Content, anBlock{Type: "tool_reference", ToolName: t.Name})
+				}
+			}
+			blocks = append(blocks, b)
+		}
+		add("user", blocks)
+	default:
+		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
 	}
-	placeBreakpoints(&req, core)
-	body, err := marshal(req)
-	if err != nil {
-		return HTTPRequest{}, err
-	}
-	return HTTPRequest{
-		Path:    "/v1/messages",
-		Headers: map[string]string{"anthropic-version": AnthropicVersion, "content-type": "application/json"},
-		Body:    body,
-	}, nil
+	return out, nil
 }
 
 // placeBreakpoints marks the three cache breakpoints, in the order
@@ -168,11 +202,9 @@ func encodeAnthropic(r Request) (HTTPRequest, error) {
 // the next call's prefix ends; in classic mode a load appends tools after
 // the first, so the tools prefix still hits. Three of the four the API
 // allows, the same in every call: the bytes before the last block are
-// the previous call's.
-func placeBreakpoints(req *anRequest, coreTools int) {
-	if coreTools > 0 {
-		req.Tools[coreTools-1].CacheControl = ephemeral
-	}
+// the previous call's. The tools' is set as they are built, the others
+// here.
+func placeBreakpoints(req *anRequest) {
 	if len(req.System) > 0 {
 		req.System[len(req.System)-1].CacheControl = ephemeral
 	}

@@ -28,7 +28,7 @@ const geminiSkipSignature = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
 type gmRequest struct {
 	Contents          []gmContent  `json:"contents"`
 	SystemInstruction *gmContent   `json:"systemInstruction,omitempty"`
-	Tools             []gmTool     `json:"tools,omitempty"`
+	Tools             any          `json:"tools,omitempty"` // []gmTool, or its JSON
 	GenerationConfig  *gmGenConfig `json:"generationConfig,omitempty"`
 }
 
@@ -90,7 +90,7 @@ type gmGenConfig struct {
 // keeps, GIF is not among them, so a GIF's placeholder stands for it.
 var geminiImageTypes = []string{"image/png", "image/jpeg", "image/webp"}
 
-func encodeGemini(r Request) (HTTPRequest, error) {
+func encodeGemini(r Request, c *Conv) (HTTPRequest, error) {
 	req := gmRequest{Contents: []gmContent{}}
 	if r.System != "" {
 		req.SystemInstruction = &gmContent{Parts: []gmPart{{Text: r.System}}}
@@ -98,75 +98,34 @@ func encodeGemini(r Request) (HTTPRequest, error) {
 	if r.MaxTokens > 0 || r.Temperature != nil {
 		req.GenerationConfig = &gmGenConfig{MaxOutputTokens: r.MaxTokens, Temperature: r.Temperature}
 	}
-	// Turns alternate, starting with the user's: a content of the same role
-	// as the one before joins it, function responses first.
-	add := func(role string, parts []gmPart) {
-		if len(parts) == 0 {
-			return
-		}
-		if n := len(req.Contents); n > 0 && req.Contents[n-1].Role == role {
-			last := &req.Contents[n-1]
-			if parts[0].FunctionResponse != nil {
-				last.Parts = append(parts, last.Parts...)
-			} else {
-				last.Parts = append(last.Parts, parts...)
-			}
-			return
-		}
-		if len(req.Contents) == 0 && role != "user" {
-			return
-		}
-		req.Contents = append(req.Contents, gmContent{Role: role, Parts: parts})
+	if !c.empty() && c.gmOpen != nil {
+		open := *c.gmOpen
+		open.Parts = append([]gmPart(nil), open.Parts...)
+		req.Contents = append(req.Contents, open)
 	}
 	for _, m := range r.Messages {
-		switch m.Role {
-		case RoleUser:
-			if m.Text != "" {
-				add("user", []gmPart{{Text: m.Text}})
-			}
-		case RoleAssistant:
-			var parts []gmPart
-			if strings.TrimSpace(m.Text) != "" {
-				parts = append(parts, gmPart{Text: m.Text})
-			}
-			for i, c := range m.Calls {
-				args := inputObject(c.Input)
-				if string(args) == "{}" {
-					args = nil
-				}
-				p := gmPart{FunctionCall: &gmFunctionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature}
-				// Gemini 3 checks the signature of the first call of each
-				// response in the current turn; the others may have none.
-				if i == 0 && p.ThoughtSignature == "" {
-					p.ThoughtSignature = geminiSkipSignature
-				}
-				parts = append(parts, p)
-			}
-			add("model", parts)
-		case RoleTool:
-			var parts []gmPart
-			for _, res := range m.Results {
-				fr, err := geminiFunctionResponse(res)
-				if err != nil {
-					return HTTPRequest{}, err
-				}
-				parts = append(parts, gmPart{FunctionResponse: fr})
-			}
-			add("user", parts)
-		default:
-			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		var err error
+		if req.Contents, err = gmAppend(req.Contents, m); err != nil {
+			return HTTPRequest{}, err
 		}
 	}
-	if len(r.Tools) > 0 {
+	var err error
+	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
 		decls := make([]gmFunctionDecl, len(r.Tools))
 		for i, t := range r.Tools {
 			decls[i] = gmFunctionDecl{Name: t.Name, Description: t.Description, ParametersJSONSchema: withoutSchemaKeyword(t.Parameters)}
 		}
-		req.Tools = []gmTool{{FunctionDeclarations: decls}}
+		return []gmTool{{FunctionDeclarations: decls}}
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
 	body, err := marshal(req)
 	if err != nil {
 		return HTTPRequest{}, err
+	}
+	if !c.empty() && len(c.final) > 0 {
+		body = c.splice(body, "contents", c.final)
 	}
 	method := ":generateContent"
 	if r.Stream {
@@ -177,6 +136,68 @@ func encodeGemini(r Request) (HTTPRequest, error) {
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// gmAppend adds one message to a Gemini conversation. Turns alternate,
+// starting with the user's: a content of the same role as the one before
+// joins it, function responses first. Only the last content of out changes.
+func gmAppend(out []gmContent, m Message) ([]gmContent, error) {
+	add := func(role string, parts []gmPart) {
+		if len(parts) == 0 {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			last := &out[n-1]
+			if parts[0].FunctionResponse != nil {
+				last.Parts = append(parts, last.Parts...)
+			} else {
+				last.Parts = append(last.Parts, parts...)
+			}
+			return
+		}
+		if len(out) == 0 && role != "user" {
+			return
+		}
+		out = append(out, gmContent{Role: role, Parts: parts})
+	}
+	switch m.Role {
+	case RoleUser:
+		if m.Text != "" {
+			add("user", []gmPart{{Text: m.Text}})
+		}
+	case RoleAssistant:
+		var parts []gmPart
+		if strings.TrimSpace(m.Text) != "" {
+			parts = append(parts, gmPart{Text: m.Text})
+		}
+		for i, c := range m.Calls {
+			args := inputObject(c.Input)
+			if string(args) == "{}" {
+				args = nil
+			}
+			p := gmPart{FunctionCall: &gmFunctionCall{ID: c.ID, Name: c.Name, Args: args}, ThoughtSignature: c.Signature}
+			// Gemini 3 checks the signature of the first call of each
+			// response in the current turn; the others may have none.
+			if i == 0 && p.ThoughtSignature == "" {
+				p.ThoughtSignature = geminiSkipSignature
+			}
+			parts = append(parts, p)
+		}
+		add("model", parts)
+	case RoleTool:
+		var parts []gmPart
+		for _, res := range m.Results {
+			fr, err := geminiFunctionResponse(res)
+			if err != nil {
+				return out, err
+			}
+			parts = append(parts, gmPart{FunctionResponse: fr})
+		}
+		add("user", parts)
+	default:
+		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+	}
+	return out, nil
 }
 
 func geminiFunctionResponse(res Result) (*gmFunctionResponse, error) {

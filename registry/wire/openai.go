@@ -13,7 +13,7 @@ import (
 type oaRequest struct {
 	Model               string      `json:"model"`
 	Messages            []oaMessage `json:"messages"`
-	Tools               []oaTool    `json:"tools,omitempty"`
+	Tools               any         `json:"tools,omitempty"` // []oaTool, or its JSON
 	Stream              bool        `json:"stream,omitempty"`
 	MaxCompletionTokens int         `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64    `json:"temperature,omitempty"`
@@ -48,40 +48,48 @@ type oaFunctionDef struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-func encodeOpenAI(r Request) (HTTPRequest, error) {
+func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
+	var system []oaMessage
 	if r.System != "" {
-		req.Messages = append(req.Messages, oaMessage{Role: "system", Content: ptr(r.System)})
+		system = append(system, oaMessage{Role: "system", Content: ptr(r.System)})
 	}
+	tail := []oaMessage{}
 	for _, m := range r.Messages {
-		switch m.Role {
-		case RoleUser:
-			req.Messages = append(req.Messages, oaMessage{Role: "user", Content: ptr(m.Text)})
-		case RoleAssistant:
-			msg := oaMessage{Role: "assistant"}
-			if m.Text != "" || len(m.Calls) == 0 {
-				msg.Content = ptr(m.Text)
-			}
-			for _, c := range m.Calls {
-				args := c.Input
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				msg.ToolCalls = append(msg.ToolCalls, oaToolCall{ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name, Arguments: args}})
-			}
-			req.Messages = append(req.Messages, msg)
-		case RoleTool:
-			for _, res := range m.Results {
-				req.Messages = append(req.Messages, oaMessage{Role: "tool", ToolCallID: res.CallID, Content: ptr(res.Content)})
-			}
-		default:
-			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		var err error
+		if tail, err = oaAppend(tail, m); err != nil {
+			return HTTPRequest{}, err
 		}
 	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	var err error
+	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
+		tools := make([]oaTool, len(r.Tools))
+		for i, t := range r.Tools {
+			tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
-	body, err := marshal(req)
+	var body []byte
+	if c.empty() {
+		req.Messages = append(system, tail...)
+		body, err = marshal(req)
+	} else {
+		// The system message, then the conversation encoded before, then
+		// the newer messages: the bytes the whole request would give.
+		req.Messages = tail
+		if body, err = marshal(req); err == nil {
+			var head []byte
+			if len(system) > 0 {
+				if head, err = marshal(system[0]); err == nil {
+					head = append(head, ',')
+				}
+			}
+			body = c.splice(body, "messages", head, c.final)
+		}
+	}
 	if err != nil {
 		return HTTPRequest{}, err
 	}
@@ -90,6 +98,34 @@ func encodeOpenAI(r Request) (HTTPRequest, error) {
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// oaAppend adds one message's Chat Completions messages to out.
+func oaAppend(out []oaMessage, m Message) ([]oaMessage, error) {
+	switch m.Role {
+	case RoleUser:
+		out = append(out, oaMessage{Role: "user", Content: ptr(m.Text)})
+	case RoleAssistant:
+		msg := oaMessage{Role: "assistant"}
+		if m.Text != "" || len(m.Calls) == 0 {
+			msg.Content = ptr(m.Text)
+		}
+		for _, c := range m.Calls {
+			args := c.Input
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			msg.ToolCalls = append(msg.ToolCalls, oaToolCall{ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name, Arguments: args}})
+		}
+		out = append(out, msg)
+	case RoleTool:
+		for _, res := range m.Results {
+			out = append(out, oaMessage{Role: "tool", ToolCallID: res.CallID, Content: ptr(res.Content)})
+		}
+	default:
+		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+	}
+	return out, nil
 }
 
 type oaResponse struct {

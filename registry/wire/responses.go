@@ -26,7 +26,7 @@ type rsRequest struct {
 	Model           string   `json:"model"`
 	Instructions    string   `json:"instructions,omitempty"`
 	Input           []rsItem `json:"input"`
-	Tools           []any    `json:"tools,omitempty"`
+	Tools           any      `json:"tools,omitempty"` // []any, or its JSON
 	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	Stream          bool     `json:"stream,omitempty"`
@@ -106,96 +106,131 @@ func rsNamespaceOf(g Group, deferred bool) rsNamespace {
 	return ns
 }
 
-func encodeResponses(r Request) (HTTPRequest, error) {
+func encodeResponses(r Request, c *Conv) (HTTPRequest, error) {
 	req := rsRequest{Model: r.Model, Instructions: r.System, Input: []rsItem{}, MaxOutputTokens: r.MaxTokens, Temperature: r.Temperature, Stream: r.Stream}
+	// A result answers the first call with its id, in the whole
+	// conversation: the calls encoded before, then these.
+	searched := func(id string) bool {
+		if !c.empty() {
+			if s, ok := c.searches[id]; ok {
+				return s
+			}
+		}
+		return searched(r.Messages, id)
+	}
 	for _, m := range r.Messages {
-		switch m.Role {
-		case RoleUser:
-			if m.Text == "" {
-				continue
-			}
-			content, err := marshal([]rsPart{{Type: "input_text", Text: m.Text}})
-			if err != nil {
-				return HTTPRequest{}, err
-			}
-			req.Input = append(req.Input, rsItem{Type: "message", Role: "user", Content: content})
-		case RoleAssistant:
-			if m.Text != "" {
-				content, err := marshal(m.Text)
-				if err != nil {
-					return HTTPRequest{}, err
-				}
-				req.Input = append(req.Input, rsItem{Type: "message", Role: "assistant", Content: content})
-			}
-			for _, c := range m.Calls {
-				args := c.Input
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				if c.Search {
-					req.Input = append(req.Input, rsItem{Type: "tool_search_call", CallID: c.ID, Execution: "client", Status: "completed", Arguments: inputObject(args)})
-					continue
-				}
-				raw, err := marshal(args)
-				if err != nil {
-					return HTTPRequest{}, err
-				}
-				req.Input = append(req.Input, rsItem{Type: "function_call", CallID: c.ID, Name: c.Name, Namespace: c.Namespace, Arguments: raw})
-			}
-		case RoleTool:
-			// A tool search's output carries tools, never text: a failed
-			// load's text follows the outputs as a developer message.
-			var notes []string
-			for _, res := range m.Results {
-				if searched(r.Messages, res.CallID) {
-					tools := json.RawMessage(`[]`)
-					if res.Loaded != nil {
-						raw, err := marshal([]rsNamespace{rsNamespaceOf(*res.Loaded, false)})
-						if err != nil {
-							return HTTPRequest{}, err
-						}
-						tools = raw
-					} else {
-						notes = append(notes, res.Content)
-					}
-					req.Input = append(req.Input, rsItem{Type: "tool_search_output", CallID: res.CallID, Execution: "client", Status: "completed", Tools: tools})
-					continue
-				}
-				output, err := responsesOutput(res)
-				if err != nil {
-					return HTTPRequest{}, err
-				}
-				req.Input = append(req.Input, rsItem{Type: "function_call_output", CallID: res.CallID, Output: output})
-			}
-			for _, note := range notes {
-				content, err := marshal([]rsPart{{Type: "input_text", Text: note}})
-				if err != nil {
-					return HTTPRequest{}, err
-				}
-				req.Input = append(req.Input, rsItem{Type: "message", Role: "developer", Content: content})
-			}
-		default:
-			return HTTPRequest{}, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+		var err error
+		if req.Input, err = rsAppend(req.Input, m, searched); err != nil {
+			return HTTPRequest{}, err
 		}
 	}
-	for _, t := range r.Tools {
-		req.Tools = append(req.Tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-	}
-	for _, g := range r.Deferred {
-		req.Tools = append(req.Tools, rsNamespaceOf(g, true))
-	}
+	n := len(r.Tools) + len(r.Deferred)
 	if r.Search != nil {
-		req.Tools = append(req.Tools, rsToolSearch{Type: "tool_search", Execution: "client", Description: r.Search.Description, Parameters: r.Search.Parameters})
+		n++
+	}
+	var err error
+	req.Tools, err = c.toolsValue(r, n, func() any {
+		var tools []any
+		for _, t := range r.Tools {
+			tools = append(tools, rsTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+		for _, g := range r.Deferred {
+			tools = append(tools, rsNamespaceOf(g, true))
+		}
+		if r.Search != nil {
+			tools = append(tools, rsToolSearch{Type: "tool_search", Execution: "client", Description: r.Search.Description, Parameters: r.Search.Parameters})
+		}
+		return tools
+	})
+	if err != nil {
+		return HTTPRequest{}, err
 	}
 	body, err := marshal(req)
 	if err != nil {
 		return HTTPRequest{}, err
+	}
+	if !c.empty() {
+		body = c.splice(body, "input", c.final)
 	}
 	return HTTPRequest{
 		Path:    "/responses",
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// rsAppend adds one message's input items to out; searched says whether
+// the call with an id is a tool search.
+func rsAppend(out []rsItem, m Message, searched func(id string) bool) ([]rsItem, error) {
+	switch m.Role {
+	case RoleUser:
+		if m.Text == "" {
+			return out, nil
+		}
+		content, err := marshal([]rsPart{{Type: "input_text", Text: m.Text}})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rsItem{Type: "message", Role: "user", Content: content})
+	case RoleAssistant:
+		if m.Text != "" {
+			content, err := marshal(m.Text)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, rsItem{Type: "message", Role: "assistant", Content: content})
+		}
+		for _, c := range m.Calls {
+			args := c.Input
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			if c.Search {
+				out = append(out, rsItem{Type: "tool_search_call", CallID: c.ID, Execution: "client", Status: "completed", Arguments: inputObject(args)})
+				continue
+			}
+			raw, err := marshal(args)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, rsItem{Type: "function_call", CallID: c.ID, Name: c.Name, Namespace: c.Namespace, Arguments: raw})
+		}
+	case RoleTool:
+		// A tool search's output carries tools, never text: a failed
+		// load's text follows the outputs as a developer message.
+		var notes []string
+		for _, res := range m.Results {
+			if searched(res.CallID) {
+				tools := json.RawMessage(`[]`)
+				if res.Loaded != nil {
+					raw, err := marshal([]rsNamespace{rsNamespaceOf(*res.Loaded, false)})
+					if err != nil {
+						return out, err
+					}
+					tools = raw
+				} else {
+					notes = append(notes, res.Content)
+				}
+				out = append(out, rsItem{Type: "tool_search_output", CallID: res.CallID, Execution: "client", Status: "completed", Tools: tools})
+				continue
+			}
+			output, err := responsesOutput(res)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, rsItem{Type: "function_call_output", CallID: res.CallID, Output: output})
+		}
+		for _, note := range notes {
+			content, err := marshal([]rsPart{{Type: "input_text", Text: note}})
+			if err != nil {
+				return out, err
+			}
+			out = append(out, rsItem{Type: "message", Role: "developer", Content: content})
+		}
+	default:
+		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)
+	}
+	return out, nil
 }
 
 // searched reports whether the call a result answers was a tool search.

@@ -10,7 +10,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -222,18 +221,22 @@ func NativeDeferral(f Format) bool { return f == Anthropic || f == Responses }
 
 // Encode builds the HTTP request for one model call.
 func Encode(f Format, r Request) (HTTPRequest, error) {
+	return encode(f, r, nil)
+}
+
+func encode(f Format, r Request, c *Conv) (HTTPRequest, error) {
 	if !NativeDeferral(f) && (len(r.Deferred) > 0 || r.Search != nil) {
 		return HTTPRequest{}, fmt.Errorf("wire: the %s format cannot send deferred tools", f)
 	}
 	switch f {
 	case OpenAI:
-		return encodeOpenAI(r)
+		return encodeOpenAI(r, c)
 	case Anthropic:
-		return encodeAnthropic(r)
+		return encodeAnthropic(r, c)
 	case Responses:
-		return encodeResponses(r)
+		return encodeResponses(r, c)
 	case Gemini:
-		return encodeGemini(r)
+		return encodeGemini(r, c)
 	}
 	return HTTPRequest{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }
@@ -283,15 +286,12 @@ func OpenAIToolsJSON(defs []ToolDef) (string, error) {
 	if len(defs) == 0 {
 		return "", nil
 	}
-	req, err := Encode(OpenAI, Request{Tools: defs})
-	if err != nil {
-		return "", err
+	// The request's "tools" value is this slice encoded as the request's
+	// other fields are.
+	tools := make([]oaTool, len(defs))
+	for i, t := range defs {
+		tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
 	}
-	var body struct {
-		Tools json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(req.Body, &body); err != nil {
-		return "", fmt.Errorf("wire: reading the request body: %w", err)
-	}
-	return string(body.Tools), nil
+	b, err := marshal(tools)
+	return string(b), err
 }

@@ -18,7 +18,7 @@ import (
 // toolroute_abi_version. A host refuses a module whose version it does not
 // speak. It changes when an export is removed or changes meaning; adding an
 // export or an optional JSON field does not change it.
-const Version = 1
+const Version = 2
 
 // The module's exports.
 const (
@@ -31,6 +31,7 @@ const (
 	ExportTurnEvent = "toolroute_turn_event"
 	ExportTurnChunk = "toolroute_turn_chunk"
 	ExportTurnFree  = "toolroute_turn_free"
+	ExportTurnBody  = "toolroute_turn_body"
 	ExportDemo      = "toolroute_demo"
 )
 

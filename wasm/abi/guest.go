@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/demo"
@@ -18,8 +19,24 @@ import (
 // never panics, and leaves the Guest usable after any input.
 type Guest struct {
 	reg   *registry.Registry
-	turns map[uint32]*session.Turn
+	turns map[uint32]*openTurn
 	next  uint32
+	// logs keeps the state of the sessions whose turns ended here, for
+	// their next turns.
+	logs session.Logs
+	// given is, by the address of its first byte, the turn whose body
+	// TurnBody handed out: when the host frees it (Freed), the turn may
+	// build its next body in that memory.
+	given map[*byte]uint32
+}
+
+// openTurn is a turn and what the host takes of it apart from its actions.
+type openTurn struct {
+	*session.Turn
+	session string
+	// body is the request body of the turn's last call_model action, until
+	// the host takes it (TurnBody).
+	body []byte
 }
 
 // Load builds the registry from a catalogue (a registry.Catalogue as JSON)
@@ -125,7 +142,7 @@ func (g *Guest) TurnNew() (out []byte) {
 		return fail(CodeTooManyTurns, fmt.Sprintf("%d turns are open: free finished turns with %s", MaxTurns, ExportTurnFree))
 	}
 	if g.turns == nil {
-		g.turns = map[uint32]*session.Turn{}
+		g.turns = map[uint32]*openTurn{}
 	}
 	for {
 		g.next++
@@ -133,7 +150,7 @@ func (g *Guest) TurnNew() (out []byte) {
 			break
 		}
 	}
-	g.turns[g.next] = session.NewTurn(g.reg)
+	g.turns[g.next] = &openTurn{Turn: session.NewTurn(g.reg)}
 	return ok(TurnHandle{Turn: g.next})
 }
 
@@ -154,11 +171,27 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	}
 	if e.Type == session.EventReload {
 		if err := t.Reload(g.reg); err != nil {
-			return fail(CodeBadEvent, err.Error())
+			code := CodeInternal
+			if errors.Is(err, session.ErrEvent) {
+				code = CodeBadEvent
+			}
+			return fail(code, err.Error())
 		}
 		return ok([]session.Action{})
 	}
-	return handle(t, e)
+	if e.Type == session.EventStart {
+		if acts, resume := g.logs.Start(t.Turn, e); !resume {
+			return actions(acts)
+		}
+		t.session = e.Session
+		if len(e.History) > 0 {
+			// The turn keeps the history as this JSON; the host frees req.
+			e.Source = append([]byte(nil), req...)
+		}
+	}
+	out = g.handle(t, e)
+	g.logs.End(t.session, t.Turn)
+	return out
 }
 
 // TurnChunk feeds a turn the next raw bytes of a streamed response body.
@@ -168,7 +201,41 @@ func (g *Guest) TurnChunk(h uint32, data []byte) (out []byte) {
 	if !found {
 		return unknownTurn(h)
 	}
-	return handle(t, session.Event{Type: session.EventChunk, Data: data})
+	out = g.handle(t, session.Event{Type: session.EventChunk, Data: data})
+	g.logs.End(t.session, t.Turn)
+	return out
+}
+
+// TurnBody hands out the request body of the turn's last call_model
+// action, once: nil for an unknown turn, or when there is none to take.
+func (g *Guest) TurnBody(h uint32) []byte {
+	t, found := g.turns[h]
+	if !found {
+		return nil
+	}
+	body := t.body
+	t.body = nil
+	if len(body) > 0 {
+		if g.given == nil {
+			g.given = map[*byte]uint32{}
+		}
+		g.given[unsafe.SliceData(body)] = h
+	}
+	return body
+}
+
+// Freed tells the guest the host freed b, a result: a body TurnBody handed
+// out goes back to its turn, to build the next in.
+func (g *Guest) Freed(b []byte) {
+	p := unsafe.SliceData(b)
+	h, found := g.given[p]
+	if !found {
+		return
+	}
+	delete(g.given, p)
+	if t, open := g.turns[h]; open {
+		t.ReuseBody(b)
+	}
 }
 
 // TurnFree closes a turn; freeing an unknown handle does nothing.
@@ -179,7 +246,12 @@ func (g *Guest) TurnFree(h uint32) {
 // OpenTurns is how many turns are open.
 func (g *Guest) OpenTurns() int { return len(g.turns) }
 
-func handle(t *session.Turn, e session.Event) []byte {
+// KeptSessions is how many sessions' state the instance keeps.
+func (g *Guest) KeptSessions() int { return g.logs.Len() }
+
+// handle feeds a turn an event. A call_model action's body is kept for
+// TurnBody rather than sent in the action.
+func (g *Guest) handle(t *openTurn, e session.Event) []byte {
 	acts, err := t.Handle(e)
 	if err != nil {
 		code := CodeInternal
@@ -188,6 +260,17 @@ func handle(t *session.Turn, e session.Event) []byte {
 		}
 		return fail(code, err.Error())
 	}
+	for i := range acts {
+		if r := acts[i].Request; r != nil {
+			req := *r
+			t.body, req.Body = r.Body, nil
+			acts[i].Request = &req
+		}
+	}
+	return actions(acts)
+}
+
+func actions(acts []session.Action) []byte {
 	b, err := session.MarshalActions(acts)
 	if err != nil {
 		return fail(CodeInternal, "encoding the actions: "+err.Error())

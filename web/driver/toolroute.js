@@ -4,7 +4,7 @@
 
 import { WASI, ProcExit } from "./wasi.js";
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 // MAX_INPUT is the largest input the module takes in one call (256 MiB,
 // wasm/ABI.md): toolroute_alloc answers 0 for more.
@@ -85,7 +85,7 @@ export class Toolroute {
       throw new Error(`toolroute module: an input of ${data.length} bytes is over the ${MAX_INPUT}-byte limit`);
     }
     if (data.length > 0) {
-      ptr = this.#call("toolroute_alloc", data.length);
+      ptr = this.#call("toolroute_alloc", data.length) >>> 0; // i32 arrives signed
       // 0 is the module's refusal; writing there would overwrite its memory.
       if (ptr === 0) throw new Error(`toolroute module: toolroute_alloc refused ${data.length} bytes, an input too large`);
       new Uint8Array(this.#exports.memory.buffer, ptr, data.length).set(data);
@@ -146,6 +146,19 @@ export class Toolroute {
   turnChunk(turn, chunk) {
     const data = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
     return this.#request("toolroute_turn_chunk", [turn], data);
+  }
+
+  // turnBody takes the request body of the turn's last call_model action
+  // (the action leaves it out): its bytes, to post as they are, or null
+  // when there is none to take (the module hands each body out once).
+  turnBody(turn) {
+    const packed = BigInt.asUintN(64, this.#call("toolroute_turn_body", turn));
+    if (packed === 0n) return null;
+    const ptr = Number(packed >> 32n);
+    const len = Number(packed & 0xffffffffn);
+    const body = new Uint8Array(this.#exports.memory.buffer, ptr, len).slice();
+    this.#call("toolroute_free", ptr);
+    return body;
   }
 
   // turnFree closes a turn.

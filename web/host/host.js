@@ -16,6 +16,8 @@
 import { TrapError } from "../driver/toolroute.js";
 import { Redactor } from "./redact.js";
 
+const decoder = new TextDecoder();
+
 // MAX_RESULT_CHARS is the most characters (code points) of a tool's result
 // the model reads, the Go host's MaxResultChars: a longer one is cut with a
 // note saying so.
@@ -33,12 +35,20 @@ const MAX_ERROR_BODY = 1 << 20;
 // FORMATS are the wire formats the module speaks.
 export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 
-// MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)}.
+// MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)},
+// and messagesFrom(id, n), which a store may offer: the messages after the
+// first n and how many the log holds ({messages, total}), so that a turn on
+// the instance keeping its session reads only the messages logged since.
 export class MemoryStore {
   #logs = new Map();
 
   async messages(id) {
     return structuredClone(this.#logs.get(id) ?? []);
+  }
+
+  async messagesFrom(id, n) {
+    const log = this.#logs.get(id) ?? [];
+    return { messages: structuredClone(log.slice(n)), total: log.length };
   }
 
   async append(id, messages) {
@@ -120,6 +130,9 @@ export class Host {
   #generation = 0;
   #report = null;
   #locks = new Map();
+  // kept is, by session, the state of its log the instance keeps (the
+  // last turn's cache action): {inst, fingerprint, messages}.
+  #kept = new Map();
   #slots; // tool calls that may still start
   #waiting = []; // calls waiting for a slot, first come first served
 
@@ -268,7 +281,6 @@ export class Host {
     let inst, handle;
     try {
       signal?.throwIfAborted();
-      const history = await this.store.messages(sessionId);
       inst = await this.#instance();
       handle = inst.turnNew();
       const t = new Turn(this, this.#o, inst, handle, sessionId, signal, this.#generation);
@@ -288,8 +300,19 @@ export class Host {
       if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
       if (policies?.length) settings.policies = policies;
-      const start = compact ? { type: "start", now: t.stamp(), history, compact: true, settings } : { type: "start", now: t.stamp(), history, user: text, settings };
-      let acts = t.event(start);
+      // The instance that ran the session's last turn keeps its state:
+      // then only the messages logged since go with the fingerprint it
+      // handed out, and the whole history only if it asks for it.
+      const start = compact ? { type: "start", now: t.stamp(), compact: true, settings, session: sessionId } : { type: "start", now: t.stamp(), user: text, settings, session: sessionId };
+      const kept = this.#kept.get(sessionId);
+      this.#kept.delete(sessionId);
+      let acts = null;
+      const since = kept?.inst === inst ? await this.#since(sessionId, kept.messages) : null;
+      if (since) {
+        acts = t.event({ ...start, history: since, fingerprint: kept.fingerprint });
+        if (acts.length === 1 && acts[0].type === "need_history") acts = null;
+      }
+      acts ??= t.event({ ...start, history: await this.store.messages(sessionId) });
       try {
         for (;;) {
           const next = yield* t.perform(acts);
@@ -314,6 +337,27 @@ export class Host {
 
   get generation() {
     return this.#generation;
+  }
+
+  // #since reads a session's messages after the first n: with the store's
+  // messagesFrom when it has one, else from the whole log; null when the
+  // log holds fewer (it is not the one the instance kept).
+  async #since(id, n) {
+    if (typeof this.store.messagesFrom === "function") {
+      const r = await this.store.messagesFrom(id, n);
+      return r.total >= n ? r.messages : null;
+    }
+    const all = await this.store.messages(id);
+    return all.length >= n ? all.slice(n) : null;
+  }
+
+  // keep records the state of a session's log that inst keeps, from a
+  // turn's cache action.
+  keep(sessionId, inst, cache) {
+    this.#kept.delete(sessionId);
+    this.#kept.set(sessionId, { inst, fingerprint: cache.fingerprint, messages: cache.messages });
+    // Instances keep at most 64 sessions; remembering more is useless.
+    if (this.#kept.size > 4096) this.#kept.delete(this.#kept.keys().next().value);
   }
 
   // source gives a JS tool's source text by reference.
@@ -425,7 +469,9 @@ class Turn {
     for (const a of acts) {
       switch (a.type) {
         case "append":
-          (await this.h.redactor()).messages(a.messages);
+          // A message redacted is not what the module keeps: its state of
+          // the session must not be used.
+          if ((await this.h.redactor()).messages(a.messages)) this.redacted = true;
           try {
             await this.h.store.append(this.id, a.messages);
           } catch (err) {
@@ -449,6 +495,9 @@ class Turn {
           this.over = true;
           yield withUsage({ type: "failed", failure: a.error }, a.usage);
           break;
+        case "cache":
+          if (!this.redacted) this.h.keep(this.id, this.inst, a.cache);
+          break;
         case "call_model":
         case "run_tools":
         case "ask_approval":
@@ -462,6 +511,10 @@ class Turn {
   // callModel makes a model call and feeds the module its response:
   // streamed bodies chunk by chunk, as they arrive.
   async *callModel(req) {
+    // The module hands the body out apart from the action, raw.
+    const body = this.inst.turnBody(this.handle);
+    if (!body) throw new Error("host: the module gave no request body for the model call");
+    req = { ...req, body: decoder.decode(body) };
     yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
     this.partial = "";

@@ -11,9 +11,20 @@
 // keeps working. A server's tools/list_changed lists its tools again and
 // calls onChange, after which the host loads its catalogue again.
 
-import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
 import { toolOutput } from "./host.js";
 import { validName, groupOf, toolsOf, resultText, resultImages, rpcErrorText, unavailableText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
+
+// mcpClient imports the official client when the first server connects:
+// with zod under it, evaluating it cost a new worker isolate about 40 ms of
+// CPU, and the page's worker its download, with no server configured.
+let sdk = null;
+function mcpClient() {
+  sdk ??= import("./mcp-sdk.js").catch((e) => {
+    sdk = null;
+    throw e;
+  });
+  return sdk;
+}
 
 const CLIENT_INFO = { name: "toolroute", version: "1" };
 const FIRST_RETRY_MS = 1000;
@@ -163,6 +174,14 @@ export class McpServers {
   async #connect(s) {
     if (this.#closed) return;
     s.status = "connecting";
+    let Client, StreamableHTTPClientTransport;
+    try {
+      ({ Client, StreamableHTTPClientTransport } = await mcpClient());
+    } catch (e) {
+      this.#down(s, `could not load the MCP client: ${reason(e)}`, false);
+      return;
+    }
+    if (this.#closed) return;
     const client = new Client(CLIENT_INFO, {
       listChanged: {
         tools: {
@@ -238,7 +257,7 @@ export class McpServers {
       result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, { signal, timeout: s.timeoutSeconds * 1000 });
     } catch (e) {
       if (signal?.aborted) throw e;
-      if (e instanceof ProtocolError) throw new McpToolError("mcp_error", rpcErrorText(s.key, e.code, e.message));
+      if (e instanceof (await mcpClient()).ProtocolError) throw new McpToolError("mcp_error", rpcErrorText(s.key, e.code, e.message));
       const why = /timed? ?out/i.test(String(e?.message ?? e) + String(e?.code ?? ""))
         ? `it did not answer a call of ${mcpName} within ${s.timeoutSeconds} s`
         : `the request to it failed: ${reason(e)}`;

@@ -41,12 +41,19 @@ export class Redactor {
     return { ...r, output: this.text(r.output), message: this.text(r.message) };
   }
 
-  // messages redacts log messages in place.
+  // messages redacts log messages in place and says whether it changed
+  // any.
   messages(msgs) {
-    if (this.pairs.length === 0) return;
+    if (this.pairs.length === 0) return false;
+    let changed = false;
     for (const m of msgs) {
-      if (typeof m.content === "string") m.content = this.text(m.content);
-      if (typeof m.tool_input === "string") m.tool_input = this.text(m.tool_input);
+      for (const k of ["content", "tool_input"]) {
+        if (typeof m[k] !== "string") continue;
+        const r = this.text(m[k]);
+        changed ||= r !== m[k];
+        m[k] = r;
+      }
     }
+    return changed;
   }
 }

@@ -558,3 +558,49 @@ test("compact: a summary replaces the earlier messages in later calls, the loads
     await model.close();
   }
 });
+
+// ABI v2's Sessions: the instance that ran a session's turn keeps its
+// state, so the session's next turn sends the module the fingerprint and
+// none of the history; what reaches the model is, byte for byte, what a
+// host that never saw the session sends from the whole log.
+for (const format of FORMATS) {
+  test(`${format}: a session's next turn resumes the state its instance kept`, async () => {
+    const starts = [];
+    const recording = async () => {
+      const t = await Toolroute.instantiate(wasm);
+      const event = t.turnEvent.bind(t);
+      t.turnEvent = (h, ev) => {
+        if (ev.type === "start") starts.push(ev);
+        return event(h, ev);
+      };
+      return t;
+    };
+    const warm = await startFakeModel(format,
+      toolCall("load_tool_group", '{"group_name":"pdf"}'),
+      toolCall("pdf_info", '{"path":"a.pdf"}'),
+      text("a.pdf has 3 pages."),
+      text("Still 3."));
+    const cold = await startFakeModel(format, text("Still 3."));
+    try {
+      const store = new MemoryStore();
+      const kept = await newHost(warm, { format, store, options: { module: recording } }).host;
+      assert.equal((await collect(kept.send("s1", "Pages of a.pdf?"))).at(-1).type, "done");
+
+      const copy = new MemoryStore();
+      await copy.append("s1", await store.messages("s1"));
+      const fresh = await newHost(cold, { format, store: copy }).host;
+      assert.equal((await collect(fresh.send("s1", "And now?"))).at(-1).type, "done");
+
+      assert.equal((await collect(kept.send("s1", "And now?"))).at(-1).type, "done");
+      assert.equal(starts.length, 2);
+      assert.equal(starts[0].session, "s1");
+      assert.ok(starts[1].fingerprint, "the second turn's start carries a fingerprint");
+      assert.deepStrictEqual(starts[1].history, [], "and none of the history");
+      assert.equal(warm.requests.length, 4);
+      assert.equal(warm.requests[3].body, cold.requests[0].body);
+    } finally {
+      await warm.close();
+      await cold.close();
+    }
+  });
+}

@@ -24,9 +24,21 @@ function driverFor(t) {
       if (turn) t.turnFree(turn);
       turn = t.turnNew();
     },
-    event: (ev) => t.turnEvent(turn, ev),
-    chunk: (data) => t.turnChunk(turn, data),
+    event: (ev) => withBodies(t, turn, t.turnEvent(turn, ev)),
+    chunk: (data) => withBodies(t, turn, t.turnChunk(turn, data)),
   };
+}
+
+// withBodies puts the body toolroute_turn_body hands out back into each
+// call_model action, where the transcripts have it.
+function withBodies(t, turn, actions) {
+  for (const a of actions) {
+    if (a.type !== "call_model") continue;
+    assert.equal(a.request.body, undefined, "ABI v2 leaves the body out of the action");
+    a.request.body = JSON.parse(new TextDecoder().decode(t.turnBody(turn)));
+    assert.equal(t.turnBody(turn), null, "a body is handed out once");
+  }
+  return actions;
 }
 
 const dir = path.join(root, "testdata/transcripts");
@@ -45,6 +57,23 @@ for (const file of files) {
     }
   });
 }
+
+let resumed = 0;
+for (const file of files) {
+  test(`transcript ${file}, sessions kept by the instance`, async () => {
+    const t = loadTranscript(await readFile(path.join(dir, file), "utf8"));
+    const tr = await Toolroute.instantiate(wasm);
+    const got = await replay(t, driverFor(tr), { sessions: true, resumed: () => resumed++ });
+    assert.equal(got.length, t.golden.length, "number of output lines");
+    for (const [i, line] of got.entries()) {
+      assert.deepStrictEqual(line, t.golden[i], `line ${i + 1}`);
+    }
+  });
+}
+
+test("the instance resumed the sessions it kept", () => {
+  assert.ok(resumed >= 20, `${resumed} turns resumed a kept session; the transcripts have more`);
+});
 
 test("garbage to every export gives an error, never a trap", async () => {
   const tr = await Toolroute.instantiate(wasm);

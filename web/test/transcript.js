@@ -48,33 +48,63 @@ function lines(data) {
 // replay runs a transcript's events through a driver, an object with
 // build(catalogue), newTurn(), event(obj) and chunk(string), each returning
 // actions or throwing an error whose code is "bad_event" for refused events.
-// It returns the output lines as objects.
-export async function replay(t, driver) {
+// It returns the output lines as objects. With options.sessions it is a
+// host naming its sessions (wasm/ABI.md, "Sessions"): a start event that
+// continues the log carries the session's name, the fingerprint of the
+// last turn's cache action and the messages logged since, and goes again
+// with the whole history on need_history; cache and need_history actions
+// are left out of the output, which must then be the same; options.resumed
+// is called for each start the engine took without the whole history.
+export async function replay(t, driver, options = {}) {
   await driver.build(t.catalogue);
   const out = [];
   let log = [];
+  let session = 1;
+  let kept = null; // {fingerprint, messages}
   for (const [i, raw] of t.events.entries()) {
-    const ev = { ...raw };
+    let ev = { ...raw };
     if (ev.clear === true) {
       log = [];
       delete ev.clear;
+      session++;
+      kept = null;
     }
+    let full = null;
     if (ev.type === "start") {
       await driver.newTurn();
-      // A start with history makes it the session's log, as a host's store
-      // holds it; one without is given the log so far.
-      if ("history" in ev) log = Array.isArray(ev.history) ? [...ev.history] : [];
-      else if (log.length > 0) ev.history = log;
+      if ("history" in ev) {
+        // The history given is the session's log, as a host's store holds
+        // it, in a session of its own.
+        log = Array.isArray(ev.history) ? [...ev.history] : [];
+        session++;
+        kept = null;
+      } else {
+        if (log.length > 0) ev.history = log;
+        if (options.sessions) {
+          ev.session = `s${session}`;
+          if (kept) {
+            full = ev;
+            ev = { ...ev, fingerprint: kept.fingerprint, history: log.slice(kept.messages) };
+          }
+        }
+      }
     }
     let actions;
     try {
       actions = ev.type === "chunk" ? await driver.chunk(ev.data) : await driver.event(ev);
+      if (full && actions.length === 1 && actions[0].type === "need_history") actions = await driver.event(full);
+      else if (full) options.resumed?.();
     } catch (err) {
       if (err.code !== "bad_event") throw err;
       out.push({ event: i, error: err.message });
       continue;
     }
     for (const a of actions) {
+      if (a.type === "cache") {
+        kept = a.cache;
+        continue;
+      }
+      if (a.type === "need_history") continue;
       out.push({ event: i, action: a });
       if (a.type === "append") log = log.concat(a.messages);
     }

@@ -105,20 +105,28 @@ const BAD_SESSION_ID = "a session id is 1 to 128 characters of A-Z, a-z, 0-9, '.
 //   now: the clock (new Date by default).
 // The module is instantiated on the first request, inside the handler (a
 // worker may not ask for random bytes at global scope), and reused by every
-// later request this isolate serves.
+// later request this isolate serves. That first request loads the catalogue
+// into it once, the user's tools included: the load is most of a new
+// isolate's first request (web/worker/bench.mjs).
 export function createWorker(deps) {
   let state = null;
   const now = deps.now ?? (() => new Date());
 
   // ready gives the isolate's host, with the user's tools as they are in
   // storage now (sync: false skips that look, for the model proxy).
+  // The request that starts the host has just read the user's tools with
+  // it, and looks no further.
   async function ready(env, { sync = true } = {}) {
-    state ??= start(env, deps, now).catch((e) => {
-      state = null;
-      throw e;
-    });
+    let started = false;
+    if (!state) {
+      started = true;
+      state = start(env, deps, now).catch((e) => {
+        state = null;
+        throw e;
+      });
+    }
     const st = await state;
-    if (sync) await st.syncTools();
+    if (sync && !started) await st.syncTools();
     return st;
   }
 
@@ -157,7 +165,10 @@ async function start(env, deps, now) {
     fetch: { fetch: (...a) => fetch(...a), ...deps.fetchOptions?.(env) },
   });
   const base = withPdf(withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION }), pdf);
-  const tools = { generation: -1, files: [] };
+  // The tools as stored now go into the first load: syncTools, on this
+  // first request, then finds them current rather than loading the whole
+  // catalogue into the module a second time.
+  const tools = await indexStub(env).toolFiles();
   // MCP servers (the TOOLROUTE_MCP variable, mcp.json's text) are groups
   // after the JS tools; a server's change loads the catalogue again.
   let host = null;
@@ -201,6 +212,7 @@ async function start(env, deps, now) {
       return answer;
     },
   });
+  const first = merged();
   host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
@@ -234,8 +246,8 @@ async function start(env, deps, now) {
     },
     memories: async () => (await memories.list()).map((m) => m.text),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
-    catalogue: merged().catalogue,
-    sources: bundle.sources ?? {},
+    catalogue: first.catalogue,
+    sources: first.sources,
     native,
     // Without a provider the host still describes the catalogue; turns are
     // refused before they start (see send).

@@ -219,6 +219,15 @@ func (s *Server) Add(replies ...Reply) {
 	s.script = append(s.script, replies...)
 }
 
+// Skip counts the next n replies of the script as answered: the replies
+// after them carry the ids a server that answered n requests gives, so two
+// servers can answer one conversation's turns alike.
+func (s *Server) Skip(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls += n
+}
+
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

@@ -67,7 +67,10 @@ func alloc(size uint32) uint32 {
 
 //go:wasmexport toolroute_free
 func free(ptr uint32) {
-	delete(pinned, ptr)
+	if b, ok := pinned[ptr]; ok {
+		delete(pinned, ptr)
+		guest.Freed(b)
+	}
 }
 
 //go:wasmexport toolroute_load
@@ -109,6 +112,14 @@ func turnChunk(turn, ptr, size uint32) uint64 {
 		return result(bad)
 	}
 	return result(guest.TurnChunk(turn, in))
+}
+
+// turnBody hands out the body of the turn's last model call, raw: the
+// host posts these bytes as they are.
+//
+//go:wasmexport toolroute_turn_body
+func turnBody(turn uint32) uint64 {
+	return result(guest.TurnBody(turn))
 }
 
 //go:wasmexport toolroute_turn_free

@@ -1,0 +1,137 @@
+package module
+
+import (
+	"context"
+	"testing"
+
+	"github.com/toolroute/toolroute/registry/session"
+)
+
+var poolStart = []byte(`{"type":"start","user":"hi","session":"s1","settings":{"format":"openai","model":"m"}}`)
+
+// TestTurnBody: the body of a call_model action is handed out once, raw,
+// and never in the action.
+func TestTurnBody(t *testing.T) {
+	ctx := context.Background()
+	inst := loadedInstance(t, []byte(memCatalogue))
+	h, err := inst.TurnNew(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, err := inst.TurnBody(ctx, h); body != nil || err != nil {
+		t.Fatalf("before any model call: %q, %v", body, err)
+	}
+	acts, err := inst.TurnActions(ctx, h, poolStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := acts[len(acts)-1].Request; r == nil || r.Body != nil {
+		t.Fatalf("the call_model action: %+v", acts[len(acts)-1])
+	}
+	body, err := inst.TurnBody(ctx, h)
+	if err != nil || len(body) == 0 || body[0] != '{' {
+		t.Fatalf("the body: %q, %v", body, err)
+	}
+	if again, err := inst.TurnBody(ctx, h); again != nil || err != nil {
+		t.Fatalf("the body again: %q, %v", again, err)
+	}
+	if other, err := inst.TurnBody(ctx, h+100); other != nil || err != nil {
+		t.Fatalf("an unknown turn's body: %q, %v", other, err)
+	}
+}
+
+// poolTurn runs a turn of session on p to its end and returns the
+// instance it ran on.
+func poolTurn(t *testing.T, p *Pool, sessionID string) *pooled {
+	t.Helper()
+	ctx := context.Background()
+	tr, err := p.OpenTurn(ctx, sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Free(ctx)
+	start := []byte(`{"type":"start","user":"hi","session":"` + sessionID + `","settings":{"format":"openai","model":"m"}}`)
+	if fp, _ := tr.Fingerprint(); fp != "" {
+		start = []byte(`{"type":"start","user":"hi","session":"` + sessionID + `","fingerprint":"` + fp + `","settings":{"format":"openai","model":"m"}}`)
+	}
+	acts, err := tr.Event(ctx, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acts[0].Type == session.ActionNeedHistory {
+		t.Fatalf("session %s: the instance that kept it asked for the history", sessionID)
+	}
+	tr.Remember(nil)
+	if _, err := tr.Body(ctx); err != nil {
+		t.Fatal(err)
+	}
+	end, err := tr.Event(ctx, []byte(`{"type":"response","body":{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range end {
+		if a.Type == session.ActionCache {
+			tr.Remember(a.Cache)
+		}
+	}
+	return tr.inst
+}
+
+// TestPoolSessionAffinity: a session's turns go to the instance that
+// kept its state, which then resumes it, even while another turn is open
+// there; a turn holds its instance only during a call.
+func TestPoolSessionAffinity(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 2})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	a := poolTurn(t, p, "a")
+	// A turn left open on a's instance, waiting on its model.
+	open, err := p.OpenTurn(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Free(ctx)
+	if _, err := open.Event(ctx, poolStart); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if got := poolTurn(t, p, "a"); got != a {
+			t.Fatal("session a's turn went to another instance")
+		}
+	}
+	// A new session goes to the least busy instance: a second one, as the
+	// first has an open turn.
+	if b := poolTurn(t, p, "b"); b == a {
+		t.Error("session b went to the busy instance while there was room for another")
+	}
+}
+
+// TestPoolTurnsShareAnInstance: with one instance, turns open at once all
+// run: none holds the instance between its calls.
+func TestPoolTurnsShareAnInstance(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 1})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	var turns []*Turn
+	for range 5 {
+		tr, err := p.OpenTurn(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Free(ctx)
+		if _, err := tr.Event(ctx, poolStart); err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, tr)
+	}
+	for _, tr := range turns[1:] {
+		if tr.inst != turns[0].inst {
+			t.Fatal("a second instance past MaxInstances")
+		}
+	}
+	if got := poolTurn(t, p, "c"); got != turns[0].inst {
+		t.Error("a turn did not run beside the open ones")
+	}
+}

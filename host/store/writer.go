@@ -1,0 +1,248 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+)
+
+// The writes of a DB are grouped (group commit): a write joins the queue,
+// and if no write is running, its caller becomes the leader and runs the
+// queued writes, its own first, all in one transaction, each in a savepoint
+// of its own, then commits once. The writes queued meanwhile wait for the
+// next batch. One session's turn writes a few times, so many sessions
+// writing at once share a commit instead of queueing for one each; a write
+// alone runs on its caller's goroutine, as it would by itself, without a
+// savepoint. A leader whose own write is done hands what is still queued to
+// a new goroutine, so no caller serves others for long.
+//
+// A write is still all or nothing, and its caller still returns only after
+// the commit: a write that fails is rolled back to its savepoint and does
+// not touch the rest of the batch; a commit that fails fails every write
+// of the batch.
+
+// maxBatch bounds the writes of one transaction.
+const maxBatch = 128
+
+var errClosed = errors.New("the database is closed")
+
+// writeReq is one queued write.
+type writeReq struct {
+	ctx context.Context
+	fn  func(context.Context, *sql.Tx) error
+	// state moves from queued to running (a leader) or to abandoned
+	// (the caller, gone on its context): whichever comes first.
+	state atomic.Int32
+	done  chan error
+}
+
+const (
+	queued int32 = iota
+	running
+	abandoned
+)
+
+// write runs fn in a write transaction and returns once it is committed,
+// or fails. fn gets a context that is never canceled: a statement
+// interrupted inside the shared transaction would roll all of it back. A
+// caller whose ctx ends while its write waits in the queue returns at once
+// and the write never runs; once running, it completes.
+func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	db.qmu.Lock()
+	if db.closed {
+		db.qmu.Unlock()
+		return errClosed
+	}
+	db.pending = append(db.pending, r)
+	lead := !db.leading
+	if lead {
+		db.leading = true
+		db.leaders.Add(1)
+	}
+	db.qmu.Unlock()
+	if lead {
+		db.lead(r)
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(queued, abandoned) {
+			return ctx.Err()
+		}
+		return <-r.done
+	}
+}
+
+// lead runs the queued writes in batches until none is left, or, once own's
+// batch is done, hands the rest to a new goroutine. Only the leader uses
+// the DB's write connection.
+func (db *DB) lead(own *writeReq) {
+	ownDone := false
+	for {
+		db.qmu.Lock()
+		if len(db.pending) == 0 {
+			db.leading = false
+			db.qmu.Unlock()
+			db.leaders.Done()
+			return
+		}
+		if ownDone {
+			db.qmu.Unlock()
+			go db.lead(nil) // the leadership passes on
+			return
+		}
+		n := min(len(db.pending), maxBatch)
+		batch := append([]*writeReq(nil), db.pending[:n]...)
+		db.pending = append(db.pending[:0], db.pending[n:]...)
+		db.qmu.Unlock()
+		db.runBatch(db.wconn, batch)
+		ownDone = ownDone || slices.Contains(batch, own)
+	}
+}
+
+// stopWrites fails the writes still queued and waits for the running
+// batch, if any: Close's first step.
+func (db *DB) stopWrites() {
+	db.qmu.Lock()
+	db.closed = true
+	rest := db.pending
+	db.pending = nil
+	db.qmu.Unlock()
+	for _, r := range rest {
+		r.done <- errClosed
+	}
+	db.leaders.Wait()
+}
+
+// runBatch runs the batch's writes in one transaction and answers each.
+func (db *DB) runBatch(conn *sql.Conn, batch []*writeReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if r.state.CompareAndSwap(queued, running) {
+			live = append(live, r)
+		} else {
+			r.done <- r.ctx.Err()
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	bg := context.Background()
+	tx, err := conn.BeginTx(bg, nil)
+	if err != nil {
+		for _, r := range live {
+			r.done <- err
+		}
+		return
+	}
+	if len(live) == 1 {
+		r := live[0]
+		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
+			tx.Rollback()
+			r.done <- err
+			return
+		}
+		r.done <- tx.Commit()
+		return
+	}
+	results := make([]error, len(live))
+	for i, r := range live {
+		if _, err := db.exec(bg, tx, `SAVEPOINT write`); err != nil {
+			db.failBatch(tx, live, fmt.Errorf("a write of the batch: %w", err))
+			return
+		}
+		results[i] = r.fn(context.WithoutCancel(r.ctx), tx)
+		var err error
+		if results[i] != nil {
+			_, err = db.exec(bg, tx, `ROLLBACK TO write`)
+		}
+		if err == nil {
+			_, err = db.exec(bg, tx, `RELEASE write`)
+		}
+		if err != nil {
+			// SQLite rolled the whole transaction back (an I/O error, a
+			// full disk): the writes before this one are gone too.
+			if results[i] != nil {
+				err = fmt.Errorf("%w (then: %w)", results[i], err)
+			}
+			db.failBatch(tx, live, err)
+			return
+		}
+	}
+	err = tx.Commit()
+	for i, r := range live {
+		if err != nil {
+			r.done <- err
+		} else {
+			r.done <- results[i]
+		}
+	}
+}
+
+// failBatch rolls the transaction back and fails every write of it.
+func (db *DB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
+	tx.Rollback()
+	for _, r := range live {
+		r.done <- err
+	}
+}
+
+// prepared returns query as a statement of tx, prepared once per connection
+// and kept: the writes of a turn run the same few statements every time,
+// and SQLite compiling them again each time cost more than running them.
+func (db *DB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	s, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, s), nil
+}
+
+// stmt returns query prepared once per connection and kept, for reads
+// outside a transaction and, through prepared, for writes.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.stmtsMu.Lock()
+	s, ok := db.stmts[query]
+	db.stmtsMu.Unlock()
+	if !ok {
+		var err error
+		if s, err = db.sql.PrepareContext(ctx, query); err != nil {
+			return nil, err
+		}
+		db.stmtsMu.Lock()
+		if kept, raced := db.stmts[query]; raced {
+			s.Close()
+			s = kept
+		} else {
+			db.stmts[query] = s
+		}
+		db.stmtsMu.Unlock()
+	}
+	return s, nil
+}
+
+// exec runs a prepared statement in tx.
+func (db *DB) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	s, err := db.prepared(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+// queryRow runs a prepared query in tx.
+func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Row, error) {
+	s, err := db.prepared(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryRowContext(ctx, args...), nil
+}

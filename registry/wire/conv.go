@@ -1,0 +1,279 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unsafe"
+)
+
+// Conv is a conversation encoded in one format as it grows, so that a
+// model call costs the messages added since the last, not the whole
+// history: each message appended is converted and encoded once, and
+// Encode splices those bytes into the request body. The body is byte for
+// byte the one Encode gives for the whole conversation.
+//
+// A Conv holds bytes and at most one structured message (the last, which
+// a later message may merge into in the formats that merge turns of one
+// role), so a long conversation costs the garbage collector little. It is
+// not safe for concurrent use.
+type Conv struct {
+	format Format
+	// final is the encoded elements of the request's conversation array
+	// that no later message changes, comma-separated.
+	final []byte
+	els   int
+	// anOpen and gmOpen are the last Anthropic message or Gemini content,
+	// which a later message of the same role joins.
+	anOpen *anMessage
+	gmOpen *gmContent
+	// searches is, in the Responses format, whether the first call with
+	// each id was a tool search: a later result finds its call by id.
+	searches map[string]bool
+	// spare is a body Encode gave whose holder is done with it (Reuse):
+	// the next body is built in it, with no new memory to clear.
+	spare []byte
+	// tools is the request's tools value as encoded last, for the tools
+	// in toolsOf: a turn sends the same tools until a load.
+	tools   []byte
+	toolsOf Request
+}
+
+// toolsValue is a request's tools value: build's value, encoded, or with
+// a Conv the bytes it encoded for the same tools before. n is how many
+// tools build gives: none leaves the field out.
+func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if c == nil {
+		return build(), nil
+	}
+	if c.tools != nil && sameTools(c.toolsOf, r) {
+		return json.RawMessage(c.tools), nil
+	}
+	b, err := marshal(build())
+	if err != nil {
+		return nil, err
+	}
+	// toolsOf keeps the definitions themselves, so their memory is not
+	// reused for others while they are compared by address.
+	c.tools = b
+	c.toolsOf = Request{Tools: r.Tools, Deferred: r.Deferred, Search: r.Search}
+	return json.RawMessage(b), nil
+}
+
+// sameTools reports whether a and b send the very same tool definitions:
+// the same strings and schemas in memory, as a turn's calls with one
+// catalogue do. Definitions alike but elsewhere count as different.
+func sameTools(a, b Request) bool {
+	same := func(x, y ToolDef) bool {
+		return x.Name == y.Name && unsafe.StringData(x.Description) == unsafe.StringData(y.Description) &&
+			len(x.Description) == len(y.Description) && unsafe.SliceData(x.Parameters) == unsafe.SliceData(y.Parameters) &&
+			len(x.Parameters) == len(y.Parameters)
+	}
+	if len(a.Tools) != len(b.Tools) || len(a.Deferred) != len(b.Deferred) || (a.Search == nil) != (b.Search == nil) {
+		return false
+	}
+	for i := range a.Tools {
+		if !same(a.Tools[i], b.Tools[i]) {
+			return false
+		}
+	}
+	for i, g := range a.Deferred {
+		h := b.Deferred[i]
+		if g.Name != h.Name || g.Description != h.Description || len(g.Tools) != len(h.Tools) {
+			return false
+		}
+		for j := range g.Tools {
+			if !same(g.Tools[j], h.Tools[j]) {
+				return false
+			}
+		}
+	}
+	return a.Search == nil || same(*a.Search, *b.Search)
+}
+
+// Reuse gives back a body Encode returned, which its holder no longer
+// reads: the next Encode may build its body in that memory.
+func (c *Conv) Reuse(body []byte) {
+	if cap(body) > cap(c.spare) {
+		c.spare = body[:0]
+	}
+}
+
+// NewConv returns an empty conversation in format f.
+func NewConv(f Format) (*Conv, error) {
+	if _, err := ParseFormat(string(f)); err != nil {
+		return nil, err
+	}
+	return &Conv{format: f}, nil
+}
+
+// Format is the conversation's format.
+func (c *Conv) Format() Format { return c.format }
+
+// Size is the bytes the conversation holds, about.
+func (c *Conv) Size() int { return len(c.final) }
+
+func (c *Conv) empty() bool {
+	return c == nil || (c.els == 0 && c.anOpen == nil && c.gmOpen == nil)
+}
+
+// Append adds messages at the end of the conversation. They must be
+// messages no later message changes: a response with all its results.
+// On an error the conversation is unchanged.
+func (c *Conv) Append(msgs []Message) error {
+	var final []byte
+	els := 0
+	add := func(v any) error {
+		b, err := marshal(v)
+		if err != nil {
+			return err
+		}
+		if len(c.final)+len(final) > 0 {
+			final = append(final, ',')
+		}
+		final = append(final, b...)
+		els++
+		return nil
+	}
+	switch c.format {
+	case OpenAI:
+		var out []oaMessage
+		for _, m := range msgs {
+			var err error
+			if out, err = oaAppend(out, m); err != nil {
+				return err
+			}
+		}
+		for _, m := range out {
+			if err := add(m); err != nil {
+				return err
+			}
+		}
+	case Anthropic:
+		var out []anMessage
+		if c.anOpen != nil {
+			out = append(out, *c.anOpen)
+		}
+		for _, m := range msgs {
+			var err error
+			if out, err = anAppend(out, m); err != nil {
+				return err
+			}
+		}
+		// The last message stays open: the next may join it.
+		for _, m := range out[:max(len(out)-1, 0)] {
+			if err := add(m); err != nil {
+				return err
+			}
+		}
+		if len(out) > 0 {
+			c.anOpen = &out[len(out)-1]
+		}
+	case Responses:
+		searches := map[string]bool{}
+		searched := func(id string) bool {
+			if s, ok := c.searches[id]; ok {
+				return s
+			}
+			return searched(msgs, id)
+		}
+		var out []rsItem
+		for _, m := range msgs {
+			var err error
+			if out, err = rsAppend(out, m, searched); err != nil {
+				return err
+			}
+			for _, call := range m.Calls {
+				if _, ok := c.searches[call.ID]; !ok {
+					if _, ok := searches[call.ID]; !ok {
+						searches[call.ID] = call.Search
+					}
+				}
+			}
+		}
+		for _, it := range out {
+			if err := add(it); err != nil {
+				return err
+			}
+		}
+		if len(searches) > 0 && c.searches == nil {
+			c.searches = map[string]bool{}
+		}
+		for _, m := range msgs {
+			for _, call := range m.Calls {
+				if s, ok := searches[call.ID]; ok {
+					c.searches[call.ID] = s
+				}
+			}
+		}
+	case Gemini:
+		var out []gmContent
+		if c.gmOpen != nil {
+			out = append(out, *c.gmOpen)
+		}
+		for _, m := range msgs {
+			var err error
+			if out, err = gmAppend(out, m); err != nil {
+				return err
+			}
+		}
+		for _, m := range out[:max(len(out)-1, 0)] {
+			if err := add(m); err != nil {
+				return err
+			}
+		}
+		if len(out) > 0 {
+			c.gmOpen = &out[len(out)-1]
+		}
+	default:
+		return fmt.Errorf("%w: %q", ErrUnknownFormat, c.format)
+	}
+	c.final = append(c.final, final...)
+	c.els += els
+	return nil
+}
+
+// Encode builds the request for a model call whose conversation is c's
+// messages followed by r.Messages (which, unlike c's, may still change:
+// the response whose results are coming in). The body is the one
+// Encode(c.Format(), r with every message) gives.
+func (c *Conv) Encode(r Request) (HTTPRequest, error) {
+	return encode(c.format, r, c)
+}
+
+// splice inserts the encoded elements, given in parts, in front of the
+// elements of the body's array named key: the first `"key":[` in the body,
+// which the encoders write before any value that could hold those bytes
+// (inside a JSON string a quote is always escaped). The result is built in
+// the spare body when there is one big enough.
+func (c *Conv) splice(body []byte, key string, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 {
+		return body
+	}
+	marker := []byte(`"` + key + `":[`)
+	i := bytes.Index(body, marker)
+	if i < 0 {
+		return body // not reached: every encoder writes the array
+	}
+	i += len(marker)
+	out := c.spare
+	c.spare = nil
+	if size := len(body) + n + 1; cap(out) < size {
+		out = make([]byte, 0, size)
+	}
+	out = append(out[:0], body[:i]...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	if body[i] != ']' {
+		out = append(out, ',')
+	}
+	return append(out, body[i:]...)
+}

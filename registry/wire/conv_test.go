@@ -1,0 +1,168 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// convCases are conversations with what makes incremental encoding hard:
+// turns of one role merged (Anthropic, Gemini), a leading response the
+// formats drop, tool searches found by id (Responses), images, loads.
+func convCases() map[string][]Message {
+	group := &Group{Name: "pdf", Description: "PDF tools", Tools: []ToolDef{{Name: "pdf_info", Description: "Pages", Parameters: []byte(`{"type":"object"}`)}}}
+	png := []Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}
+	return map[string][]Message{
+		"plain": {
+			{Role: RoleUser, Text: "hi"}, {Role: RoleAssistant, Text: "hello"},
+			{Role: RoleUser, Text: "again <&>"}, {Role: RoleAssistant, Text: "yes"},
+		},
+		"tools": {
+			{Role: RoleUser, Text: "pages?"},
+			{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "load_tool_group", Input: `{"group_name":"pdf"}`, Search: true}}},
+			{Role: RoleTool, Results: []Result{{CallID: "c1", Name: "load_tool_group", Content: "Loaded", Loaded: group}}},
+			{Role: RoleAssistant, Text: "checking", Calls: []Call{{ID: "c2", Name: "pdf_info", Input: `{"path": "a.pdf"}`, Namespace: "pdf", Signature: "sig"}, {ID: "c3", Name: "x", Input: ""}}},
+			{Role: RoleTool, Results: []Result{{CallID: "c2", Name: "pdf_info", Content: "3 [image image/png, 8 bytes]", Images: png}, {CallID: "c3", Name: "x", Content: "no", IsError: true}}},
+			{Role: RoleUser, Text: "and then?"},
+			{Role: RoleAssistant, Calls: []Call{{ID: "c4", Name: "load_tool_group", Input: `{"group_name":"nope"}`, Search: true}}},
+			{Role: RoleTool, Results: []Result{{CallID: "c4", Name: "load_tool_group", Content: "no such group", IsError: true}}},
+			{Role: RoleAssistant, Text: "3 pages"},
+		},
+		"leading and merged": {
+			{Role: RoleAssistant, Text: "dropped by some"},
+			{Role: RoleUser, Text: "a"}, {Role: RoleUser, Text: "b"},
+			{Role: RoleAssistant, Text: "  "},
+			{Role: RoleAssistant, Text: "c", Calls: []Call{{ID: "c1", Name: "t", Input: `{}`}}},
+			{Role: RoleTool, Results: []Result{{CallID: "c1", Name: "t", Content: "ok"}}},
+			{Role: RoleUser, Text: "d"},
+			{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "t", Input: `{"x":1}`}}},
+			{Role: RoleTool, Results: []Result{{CallID: "c1", Name: "t", Content: ""}}},
+		},
+	}
+}
+
+// TestConvEncode: a conversation appended in any batches and encoded with
+// any tail gives the body the whole conversation gives, in every format.
+func TestConvEncode(t *testing.T) {
+	temp := 0.5
+	for name, msgs := range convCases() {
+		for _, f := range Formats {
+			for _, system := range []string{"", "Be brief."} {
+				r := Request{Model: "m", System: system, Messages: msgs, MaxTokens: 100, Temperature: &temp,
+					Tools: []ToolDef{{Name: "t", Description: "a tool", Parameters: []byte(`{"type":"object","properties":{}}`)}}}
+				want, err := Encode(f, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Every split into appended batches of up to 3 and a tail.
+				for split := 0; split <= len(msgs); split++ {
+					for batch := 1; batch <= 3; batch++ {
+						t.Run(fmt.Sprintf("%s/%s/%q/split%d/batch%d", name, f, system, split, batch), func(t *testing.T) {
+							c, err := NewConv(f)
+							if err != nil {
+								t.Fatal(err)
+							}
+							for i := 0; i < split; i += batch {
+								if err := c.Append(msgs[i:min(i+batch, split)]); err != nil {
+									t.Fatal(err)
+								}
+							}
+							tail := r
+							tail.Messages = msgs[split:]
+							// Three times: encoding leaves the conversation as
+							// it was, and a body given back is built again
+							// in the same memory when it is spliced.
+							var last []byte
+							for i := range 3 {
+								got, err := c.Encode(tail)
+								if err != nil {
+									t.Fatal(err)
+								}
+								if !bytes.Equal(got.Body, want.Body) || got.Path != want.Path {
+									t.Fatalf("body\n%s\nwant\n%s", got.Body, want.Body)
+								}
+								if i == 2 && c.Size() > 0 && &got.Body[0] != &last[0] {
+									t.Error("the body given back was not reused")
+								}
+								last = got.Body
+								if i == 1 {
+									c.Reuse(got.Body)
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestNewConvUnknownFormat(t *testing.T) {
+	if _, err := NewConv("nope"); err == nil {
+		t.Fatal("NewConv(nope) gave no error")
+	}
+}
+
+// TestOpenAIToolsJSON: the tools value is the request body's, byte for byte.
+func TestOpenAIToolsJSON(t *testing.T) {
+	defs := []ToolDef{
+		{Name: "a", Description: "<b> & \"c\"", Parameters: []byte(`{ "type": "object", "properties": {"x": {"type": "string"}} }`)},
+		{Name: "b", Description: "", Parameters: []byte(`{}`)},
+	}
+	got, err := OpenAIToolsJSON(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := Encode(OpenAI, Request{Tools: defs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if got != string(body.Tools) {
+		t.Errorf("OpenAIToolsJSON = %s\nthe body's tools = %s", got, body.Tools)
+	}
+	if empty, err := OpenAIToolsJSON(nil); empty != "" || err != nil {
+		t.Errorf("no tools: %q, %v", empty, err)
+	}
+}
+
+// TestConvToolsChange: a Conv reuses the tools it encoded only for the
+// very same definitions; a catalogue changed under the same names is
+// encoded anew.
+func TestConvToolsChange(t *testing.T) {
+	msgs := []Message{{Role: RoleUser, Text: "hi"}, {Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "again"}}
+	def := func(desc, schema string) []ToolDef {
+		return []ToolDef{{Name: "t", Description: desc, Parameters: []byte(schema)}}
+	}
+	for _, f := range Formats {
+		c, err := NewConv(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Append(msgs[:2]); err != nil {
+			t.Fatal(err)
+		}
+		for _, tools := range [][]ToolDef{def("one", `{"type":"object"}`), def("one", `{"type":"object"}`), def("two", `{"type":"object"}`),
+			def("two", `{"type":"object","properties":{}}`), nil} {
+			r := Request{Model: "m", Messages: msgs[2:], Tools: tools}
+			got, err := c.Encode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Messages = msgs
+			want, err := Encode(f, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Body, want.Body) {
+				t.Errorf("%s, tools %+v:\n%s\nwant\n%s", f, tools, got.Body, want.Body)
+			}
+		}
+	}
+}
