@@ -128,11 +128,6 @@ export class Core {
     }
   }
 
-  // close stops running the scheduled tasks.
-  close() {
-    this.#timer?.stop();
-  }
-
   // #runTask is a scheduled task's run: prompt as the first message of the
   // new page session id, unattended, titled title once done; its answer,
   // or the turn's failure thrown.
@@ -687,8 +682,10 @@ export class Core {
     throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
   }
 
-  // close ends what the core keeps open: its MCP servers' connections.
+  // close ends what the core keeps open: the scheduled tasks' timer and
+  // its MCP servers' connections.
   async close() {
+    this.#timer?.stop();
     await this.#mcp?.close();
     this.#mcp = null;
   }
