@@ -90,10 +90,12 @@ test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(UI)
 # Chromium for the end-to-end tests in web/e2e: Debian's package, driven by
 # playwright-core (a web/package.json devDependency).
 $(CHROMIUM):
+	@echo "make: installing Debian's chromium with apt-get, for the browser tests (on another system, give yours: make test CHROMIUM=/path/to/chromium)"
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 $(PDFTOPPM):
+	@echo "make: installing Debian's poppler-utils with apt-get, for pdf_render_page (on another system, give yours: make test PDFTOPPM=/path/to/pdftoppm)"
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils
 
