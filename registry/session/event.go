@@ -39,6 +39,10 @@ type Settings struct {
 	// approvals) a call that would ask is refused, with a message saying
 	// how to allow it.
 	Approvals bool `json:"approvals,omitempty"`
+	// Unattended says no one watches the turn (a scheduled task's run):
+	// a call that would ask is refused saying so, rather than saying the
+	// chat is not interactive.
+	Unattended bool `json:"unattended,omitempty"`
 	// Routing is "classic" (the default) or "native": groups sent deferred
 	// and loaded where the load stands, for the formats that can
 	// (RoutingFor); the others use classic.

@@ -506,14 +506,14 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		case registry.DecisionAsk:
 			if !t.set.Approvals && len(call.Secrets) > 0 {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
-					"'%s' asked for secrets (%s), which only the user can grant when asked, and no one is here to answer (the chat is not interactive). It did not run. "+
-						"Call it again without \"secrets\" if the work can be done without them, or tell the user.", c.Name, strings.Join(call.Secrets, ", "))))...)
+					"'%s' asked for secrets (%s), which only the user can grant when asked, and no one is here to answer (%s). It did not run. "+
+						"Call it again without \"secrets\" if the work can be done without them, or tell the user.", c.Name, strings.Join(call.Secrets, ", "), t.nobody())))...)
 				continue
 			}
 			if !t.set.Approvals {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
-					"'%s' asks the user before it runs, and no one is here to answer (the chat is not interactive). It did not run. "+
-						"The user can allow it with: toolroute policy set tool %s allow", c.Name, c.Name)))...)
+					"'%s' asks the user before it runs, and no one is here to answer (%s). It did not run. "+
+						"The user can allow it with: toolroute policy set tool %s allow", c.Name, t.nobody(), c.Name)))...)
 				continue
 			}
 			// Logged before the user is asked: the question is part of
@@ -702,6 +702,14 @@ func (t *Turn) askingIDs() string {
 
 // dispatch decides one call: a result now (a meta-tool the engine runs, or a
 // call refused), or a call for the host to run.
+// nobody says why no one can answer an approval question.
+func (t *Turn) nobody() string {
+	if t.set.Unattended {
+		return "it runs unattended, as a scheduled task"
+	}
+	return "the chat is not interactive"
+}
+
 // loadedNow are the groups and tools loaded by the response being handled.
 type loadedNow struct{ groups, tools map[string]bool }
 

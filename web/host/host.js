@@ -296,6 +296,7 @@ export class Host {
       // An unattended turn (a scheduled task's) has no one to answer: a
       // tool that asks is refused as when the host has no approve.
       if (typeof this.#o.approve === "function" && !options.unattended) settings.approvals = true;
+      if (options.unattended) settings.unattended = true;
       const memories = await this.#memories();
       if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
