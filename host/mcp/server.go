@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -391,10 +392,13 @@ func (s *server) startProblem(sess *session, err error) string {
 
 // closedByPeer reports whether a connection ended because the other side
 // closed it (its process exited), rather than because what it sent could
-// not be read. The SDK gives the reason only as text.
+// not be read: its output ended, or writing to it found the pipe broken
+// (a process that exits at once may be gone before the handshake is
+// written). The SDK gives the reason only as text.
 func closedByPeer(err error) bool {
 	var exitErr *exec.ExitError
-	return err == nil || errors.Is(err, io.EOF) || errors.As(err, &exitErr) || strings.HasSuffix(err.Error(), "EOF")
+	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.As(err, &exitErr) ||
+		strings.HasSuffix(err.Error(), "EOF") || strings.HasSuffix(err.Error(), "broken pipe")
 }
 
 // problem says why a session broke: a call's error, or the one its end
