@@ -228,6 +228,15 @@ func providerOps(d Deps) host.HostOps {
 		}
 		return a, err
 	}
+	// providerModel reads a models.* call's arguments and its provider.
+	providerModel := func(ctx context.Context, in json.RawMessage) (ProviderRecord, modelArgs, error) {
+		a, err := withModel(in)
+		if err != nil {
+			return ProviderRecord{}, a, err
+		}
+		p, err := get(ctx, a.Provider)
+		return p, a, err
+	}
 	return host.HostOps{
 		"providers.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
 			ps, err := records[ProviderRecord](ctx, d.Store, ProviderPrefix)
@@ -368,11 +377,7 @@ func providerOps(d Deps) host.HostOps {
 			}{s.(ProviderState), len(ids), added}, nil
 		},
 		"models.add": func(ctx context.Context, in json.RawMessage) (any, error) {
-			a, err := withModel(in)
-			if err != nil {
-				return nil, err
-			}
-			p, err := get(ctx, a.Provider)
+			p, a, err := providerModel(ctx, in)
 			if err != nil {
 				return nil, err
 			}
@@ -386,11 +391,7 @@ func providerOps(d Deps) host.HostOps {
 			return save(ctx, p)
 		},
 		"models.remove": func(ctx context.Context, in json.RawMessage) (any, error) {
-			a, err := withModel(in)
-			if err != nil {
-				return nil, err
-			}
-			p, err := get(ctx, a.Provider)
+			p, a, err := providerModel(ctx, in)
 			if err != nil {
 				return nil, err
 			}
@@ -405,11 +406,7 @@ func providerOps(d Deps) host.HostOps {
 			return save(ctx, p)
 		},
 		"models.setDefault": func(ctx context.Context, in json.RawMessage) (any, error) {
-			a, err := withModel(in)
-			if err != nil {
-				return nil, err
-			}
-			p, err := get(ctx, a.Provider)
+			p, a, err := providerModel(ctx, in)
 			if err != nil {
 				return nil, err
 			}

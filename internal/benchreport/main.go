@@ -357,13 +357,23 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 // cacheRows measures, for each format and routing, how much of each model
 // request the previous one's cached prefix covers (internal/cachebench):
 // the same scripted conversation through the turn engine, no clock.
-func cacheRows() ([]row, error) {
+// builtinRegistry is the registry of the built-in JS catalogue, as the
+// scripted conversations use it.
+func builtinRegistry() (*registry.Registry, error) {
 	reg := registry.New()
 	folder, err := catalog.ReadFolder(manifests.FS, "builtin", false)
 	if err != nil {
 		return nil, err
 	}
 	folder.Load(reg)
+	return reg, nil
+}
+
+func cacheRows() ([]row, error) {
+	reg, err := builtinRegistry()
+	if err != nil {
+		return nil, err
+	}
 	how := "internal/cachebench: " + strconv.Itoa(len(cachebench.Script)) + " scripted turns loading google_calendar, google_gmail and google_drive on the built-in JS catalogue, through the turn engine; each request against the previous one, in the provider's cache order (" +
 		"Anthropic tools, system, messages; Responses instructions, tools, input; Chat Completions tools, messages; Gemini tools, systemInstruction, contents)"
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
@@ -392,12 +402,10 @@ func cacheRows() ([]row, error) {
 // (internal/budgetbench): o200k tokens of tools per model call, loads and
 // unloads, no clock.
 func budgetRows() ([]row, error) {
-	reg := registry.New()
-	folder, err := catalog.ReadFolder(manifests.FS, "builtin", false)
+	reg, err := builtinRegistry()
 	if err != nil {
 		return nil, err
 	}
-	folder.Load(reg)
 	var groups []string
 	for _, g := range reg.AvailableGroups() {
 		groups = append(groups, g.Name)
