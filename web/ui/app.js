@@ -190,6 +190,7 @@ function toolCard(m) {
   const preview = el("span", "preview");
   summary.append(el("span", "name", m.tool_name), el("span", "args", args), state, preview);
   card._preview = preview;
+  card._summary = summary;
   const body = el("div", "body");
   body.append(el("h3", "", "Input"), el("pre", "", pretty(input)));
   card.append(summary, body);
@@ -214,7 +215,9 @@ function toolResult(m) {
     card._preview.textContent = "→ " + short(text.split("\n").find((l) => l.trim()) ?? "(empty)", 160);
     card._body.append(el("h3", "", "Result"), el("pre", "", text));
   }
-  if (Array.isArray(m.images) && m.images.length > 0) pictures(card._body, m.tool_name, m.images);
+  // The pictures stay in sight with the card closed: a rendered page or a
+  // screenshot is what the user wants to see of the call.
+  if (Array.isArray(m.images) && m.images.length > 0) pictures(card._summary, m.tool_name, m.images);
 }
 
 // IMAGE_TYPES are the types a tool result's images may have: the module

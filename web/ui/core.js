@@ -92,6 +92,8 @@ export class PersistentFS extends MemoryFS {
 //   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
 //   pdfFetch: the fetch bridge's options the pdf tools read URLs with
 //     ({fetch, cors}); by default fetch, as a browser's (cors);
+//   pdfRender: what pdf_render_page draws with ({canvas, fonts}, as
+//     web/host/pdf.js's pdfGroup takes it); none: the tool is not offered;
 //   countTokens: async (text) => number, or none to count bytes;
 //   tasks: run the scheduled tasks at their times while this Core lives,
 //     which in the browser is while the page is open: true, or
@@ -227,7 +229,7 @@ export class Core {
     for (const name of cat.server_tools ?? []) relay[name] = (input, { signal } = {}) => this.#serverTool(name, input, signal);
     // The pdf group runs here, over this browser's files (the server's
     // catalogue leaves its own out); it comes after the server's groups.
-    const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true } });
+    const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true }, render: this.#d.pdfRender });
     const provider = await this.provider(settings);
     const runner = await this.#runnerFor(cat.libraries);
     let env = {};
