@@ -101,6 +101,8 @@ export class PersistentFS extends MemoryFS {
 //     it the tasks are kept and run_scheduled_task runs one, but none runs
 //     on its own;
 //   now: () => Date, the scheduled tasks' clock;
+//   onTasksChanged: () => void, told when a task is added, changed,
+//     removed, or its run's record written;
 //   onTaskRun: ({session, title}) => void, told when a task's run is done
 //     (the page lists its session).
 export class Core {
@@ -123,7 +125,11 @@ export class Core {
     this.fetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
     const now = deps.now ?? (() => new Date());
     // The scheduled tasks, in the settings; each run is a turn of its own.
-    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed: () => this.#timer?.wake() });
+    const changed = () => {
+      this.#timer?.wake();
+      this.#d.onTasksChanged?.();
+    };
+    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed });
     if (deps.tasks) {
       this.#timer = new TaskTimer(this.tasks, { now, timers: deps.tasks.timers ?? globalThis });
       this.#timer.start();
@@ -448,6 +454,10 @@ export class Core {
         }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
+        case "tasks":
+          // The page's scheduled tasks, for its panel: the server's own
+          // (serve's) are the server's, listed by list_scheduled_tasks there.
+          return reply({ id, type: "done", result: await this.tasks.list() });
         default:
           return reply({ id, type: "error", error: `unknown request type ${JSON.stringify(msg.type)}` });
       }

@@ -136,6 +136,7 @@ async function getCore() {
     // Scheduled tasks run while the page is open (this worker lives).
     tasks: true,
     onTaskRun: (r) => self.postMessage({ type: "task_ran", ...r }),
+    onTasksChanged: () => self.postMessage({ type: "tasks_changed" }),
   });
   return core;
 }
