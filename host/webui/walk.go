@@ -29,6 +29,7 @@ const (
 	Unused
 )
 
+// String is when the file loads, in words.
 func (l Load) String() string {
 	switch l {
 	case Initial:
