@@ -120,7 +120,9 @@ export class Router {
       const names = this.#all.groups.filter((x) => x.available).map((x) => x.name);
       throw toolError("not_found", `Tool group '${name}' not found. Available groups: ${names.join(", ") || "none"}`);
     }
-    return `Loaded ${g.tools.length} tools from group '${g.display_name || g.name}': ${g.tools.join(", ")}`;
+    // The module's answer to load_tool_group, which the demo model reads too.
+    const lines = g.tools.map((name) => `- ${name}: ${this.#all.tools.find((t) => t.name === name)?.description ?? ""}`);
+    return `Loaded ${g.tools.length} tools from group '${g.display_name || g.name}':\n${lines.join("\n")}`;
   }
 
   #loadSkill(name) {

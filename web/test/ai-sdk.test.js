@@ -104,7 +104,7 @@ test("a turn loads the weather group, then calls its JS tool; the next turn, fro
   ]);
   assert.match(seen1[0].system, /^You are a weather assistant\.\n[\s\S]*## Available Tool Groups[\s\S]*\n- weather: Weather forecasts for a city/);
   assert.deepEqual(toolResults(r1.responseMessages), [
-    "load_tool_group: Loaded 1 tools from group 'Weather': get_forecast",
+    "load_tool_group: Loaded 1 tools from group 'Weather':\n- get_forecast: The forecast for a city",
     "get_forecast: Sunny in Lisbon, 26 °C",
   ]);
 
