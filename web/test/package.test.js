@@ -237,7 +237,8 @@ test("the browser page, bundled with esbuild, answers in Chromium", { skip: noCh
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(`http://127.0.0.1:${srv.address().port}/`);
-    await page.click("button");
+    // The button is enabled once the host is made (the page's top-level await).
+    await page.click("button", { timeout: 30_000 });
     await page.waitForFunction(() => /\[demo model\]|failed:/.test(document.getElementById("log")?.textContent ?? ""), null, { timeout: 30_000 }).catch(() => {});
     const log = await page.textContent("#log");
     assert.match(log, /^> What is the weather forecast\?\nloaded group weather\n\[demo model\] get_forecast answered: Sunny, 24 °C\./, `${log}\n${errors.join("\n")}`);
