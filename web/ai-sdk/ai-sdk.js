@@ -10,7 +10,9 @@
 //
 // The tools run here: load_tool_group and load_skill answer from the
 // catalogue, JS tools through options.runJS (web/jsrun's Runner.call), host
-// tools through options.native. A call of a tool that is not active (its
+// tools through options.native. A tool whose requiredPermissions say it
+// writes, sends, deletes, shares or takes secrets has needsApproval: the
+// AI SDK asks the app before it runs. A call of a tool that is not active (its
 // group not loaded) is refused by the AI SDK itself (NoSuchToolError), as
 // activeTools leaves it out; the model reads that refusal.
 import { jsonSchema } from "ai";
@@ -92,6 +94,9 @@ export class Router {
       out[t.name] = {
         description: t.description,
         inputSchema: jsonSchema(t.parameters ?? { type: "object", properties: {} }),
+        // A tool that acts on the world asks first, as toolroute's hosts
+        // ask by default: through the AI SDK's own approval requests.
+        needsApproval: (t.required_permissions ?? []).some((p) => ASKING.has(p)),
         execute: (input, opts = {}) => this.#run(t, input ?? {}, opts),
       };
     }
@@ -169,6 +174,10 @@ export class Router {
     return out;
   }
 }
+
+// ASKING are the requiredPermissions whose tools ask the user before they
+// run (registry.DefaultDecision; secrets always asks).
+const ASKING = new Set(["write", "send", "delete", "share", "secrets"]);
 
 // ToolError is a tool's failure: the AI SDK gives the model the error as
 // text ("NAME: MESSAGE"), the call's error result, which reads as

@@ -26,11 +26,13 @@ const catalogue = {
       ]),
     },
     { file: "get_answer.json", source: "get_answer.js", text: JSON.stringify({ name: "get_answer", description: "The answer" }) },
+    { file: "send_note.json", source: "send_note.js", text: JSON.stringify({ name: "send_note", description: "Send a note", requiredPermissions: ["send"] }) },
   ],
 };
 const sources = {
   "weather.js": `function forecast(p) { return "Sunny in " + p.city + ", " + (20 + p.city.length) + " °C"; }`,
   "get_answer.js": `function execute() { return "42"; }`,
+  "send_note.js": `function execute() { return "sent"; }`,
 };
 
 let router;
@@ -98,9 +100,9 @@ test("a turn loads the weather group, then calls its JS tool; the next turn, fro
   });
   assert.equal(r1.text, "Sunny.");
   assert.deepEqual(seen1.map((s) => s.tools), [
-    ["get_answer", "load_tool_group"],
-    ["get_answer", "get_forecast", "load_tool_group"],
-    ["get_answer", "get_forecast", "load_tool_group"],
+    ["get_answer", "load_tool_group", "send_note"],
+    ["get_answer", "get_forecast", "load_tool_group", "send_note"],
+    ["get_answer", "get_forecast", "load_tool_group", "send_note"],
   ]);
   assert.match(seen1[0].system, /^You are a weather assistant\.\n[\s\S]*## Available Tool Groups[\s\S]*\n- weather: Weather forecasts for a city/);
   assert.deepEqual(toolResults(r1.responseMessages), [
@@ -120,7 +122,7 @@ test("a turn loads the weather group, then calls its JS tool; the next turn, fro
     stopWhen: stepCountIs(5),
   });
   assert.equal(await r2.text, "Sunny too.");
-  assert.deepEqual(seen2[0].tools, ["get_answer", "get_forecast", "load_tool_group"], "the group is active from the turn's first step");
+  assert.deepEqual(seen2[0].tools, ["get_answer", "get_forecast", "load_tool_group", "send_note"], "the group is active from the turn's first step");
   assert.deepEqual(toolResults(await r2.responseMessages), ["get_forecast: Sunny in Porto, 25 °C"]);
 });
 
@@ -139,7 +141,7 @@ test("a group's tool called before its group is loaded is refused, runs nothing,
   assert.match(results[0], /^get_forecast: error: .*unavailable tool 'get_forecast'/);
   assert.doesNotMatch(results[0], /Sunny/);
   assert.equal(results[1], "get_answer: 42");
-  assert.deepEqual(seen[1].tools, ["get_answer", "load_tool_group"], "a refused call loads nothing");
+  assert.deepEqual(seen[1].tools, ["get_answer", "load_tool_group", "send_note"], "a refused call loads nothing");
 });
 
 test("loading a group that does not exist is an error the model reads, and loads nothing", async () => {
@@ -152,7 +154,7 @@ test("loading a group that does not exist is an error the model reads, and loads
     stopWhen: stepCountIs(5),
   });
   assert.deepEqual(toolResults(r.responseMessages), ["load_tool_group: error: Error (not_found): Tool group 'stocks' not found. Available groups: weather"]);
-  assert.deepEqual(seen[1].tools, ["get_answer", "load_tool_group"]);
+  assert.deepEqual(seen[1].tools, ["get_answer", "load_tool_group", "send_note"]);
 });
 
 test("toHistory converts AI SDK messages to toolroute's log", () => {
@@ -182,4 +184,19 @@ test("toHistory converts AI SDK messages to toolroute's log", () => {
 
 test("createRouter refuses a module that is not a Toolroute instance", async () => {
   await assert.rejects(createRouter({ module: {} }), /options\.module must be a Toolroute instance/);
+});
+
+test("a tool that sends asks first, through the AI SDK's approval request, and does not run", async () => {
+  assert.equal(router.tools.send_note.needsApproval, true);
+  assert.equal(router.tools.get_answer.needsApproval, false);
+  const r = await generateText({
+    model: scripted([["send_note", {}], "unreached"], []),
+    messages: [{ role: "user", content: "Send it" }],
+    tools: router.tools,
+    prepareStep: router.prepareStep,
+    stopWhen: stepCountIs(5),
+  });
+  const parts = r.responseMessages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+  assert.deepEqual(parts.map((p) => `${p.type}:${p.toolCallId}`), ["tool-call:call_1", "tool-approval-request:call_1"]);
+  assert.deepEqual(toolResults(r.responseMessages), [], "it did not run");
 });
