@@ -129,6 +129,29 @@ test("the installed package's wasm is the repository's module", async () => {
   assert.ok(installed.equals(await readFile(path.join(web, "..", "wasm", "toolroute.wasm"))));
 });
 
+test("each of the package's entries imports in Node from the installed package", async () => {
+  const script = `
+    const names = {};
+    for (const e of ["toolroute", "toolroute/host", "toolroute/jsrun", "toolroute/mcp", "toolroute/ai-sdk"]) names[e] = Object.keys(await import(e)).sort();
+    const { parseMcpConfig } = await import("toolroute/mcp");
+    names.mcp = parseMcpConfig(JSON.stringify({ mcpServers: { docs: { url: "http://127.0.0.1:1/mcp" } } })).servers.map((s) => s.key);
+    console.log(JSON.stringify(names));`;
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: app });
+  const names = JSON.parse(stdout);
+  for (const [entry, want] of [["toolroute", "loadToolroute"], ["toolroute", "Toolroute"], ["toolroute/host", "createHost"], ["toolroute/jsrun", "Runner"], ["toolroute/mcp", "McpServers"], ["toolroute/ai-sdk", "createRouter"]]) {
+    assert.ok(names[entry].includes(want), `${entry} exports no ${want}: ${names[entry].join(", ")}`);
+  }
+  assert.deepEqual(names.mcp, ["docs"]);
+  // Every value the declarations declare is there at run time.
+  const files = { toolroute: "index", "toolroute/host": "host", "toolroute/jsrun": "jsrun", "toolroute/mcp": "mcp", "toolroute/ai-sdk": "ai-sdk" };
+  for (const [entry, file] of Object.entries(files)) {
+    const dts = await readFile(path.join(app, "node_modules", "toolroute", "types", `${file}.d.ts`), "utf8");
+    const declared = [...dts.matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((m) => m[1]);
+    assert.ok(declared.length > 0, file);
+    assert.deepEqual(declared.filter((n) => !names[entry].includes(n)), [], `${file}.d.ts declares what ${entry} does not export`);
+  }
+});
+
 test("tsc type-checks the examples against the package's declarations", async () => {
   const r = await run(process.execPath, [tsc, "-p", app], { cwd: app }).catch((e) => e);
   assert.equal(r.code ?? 0, 0, `tsc:\n${r.stdout}${r.stderr}`);
