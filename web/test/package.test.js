@@ -102,7 +102,9 @@ before(async () => {
   const webLock = JSON.parse(await readFile(path.join(web, "package-lock.json"), "utf8"));
   const registry = (await run("npm", ["config", "get", "registry"], { cwd: web })).stdout.trim().replace(/\/?$/, "/");
   await writeFile(path.join(app, "package-lock.json"), JSON.stringify(lockFor(webLock, manifest, packed, registry), null, 2));
-  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, maxBuffer: 16 << 20 });
+  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: app, maxBuffer: 16 << 20 }).catch((e) => {
+    throw new Error(`installing the packed package offline failed: run npm ci in web/ first, which fills the npm cache it installs from:\n${e.stderr}`);
+  });
 });
 
 after(async () => {
