@@ -46,6 +46,9 @@ export const preludePlugin = {
   setup(b) {
     const loader = path.join(web, "jsrun", "prelude.js");
     const file = fileURLToPath(PRELUDE_FILE);
+    // runner.js imports it as "#prelude" (package.json's imports), which
+    // would resolve to the npm package's dist/prelude.js for a browser.
+    b.onResolve({ filter: /^#prelude$/ }, () => ({ path: loader }));
     b.onLoad({ filter: /[\\/]jsrun[\\/]prelude\.js$/ }, async (a) => {
       if (a.path !== loader) return undefined;
       const text = await readFile(file, "utf8");
