@@ -52,7 +52,7 @@ func TestHistoryCacheFollowsTheFile(t *testing.T) {
 	path := db.Path()
 	appendN(t, db, "s", 0, 3)
 	readBoth(t, db, path, "s", 3)
-	if db.history.get("s") == nil {
+	if lite(db).history.get("s") == nil {
 		t.Fatal("the log read is not cached")
 	}
 	appendN(t, db, "s", 3, 2)

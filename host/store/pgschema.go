@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgMigrations are the PostgreSQL schema's versions, as migrations are
+// SQLite's: pgMigrations[i] takes a database from version i to i+1, the
+// version being the one row of toolroute_schema. Never edit a migration
+// once released; add a new one. Times are Unix nanoseconds, as in SQLite.
+var pgMigrations = []string{
+	// 1: everything SQLite's five versions hold. terms are the words
+	// search matches (search_terms.go), NULL for the messages not searched.
+	`
+CREATE TABLE toolroute_schema (version integer NOT NULL);
+INSERT INTO toolroute_schema (version) VALUES (0);
+
+CREATE TABLE sessions (
+	id      text PRIMARY KEY,
+	title   text NOT NULL DEFAULT '',
+	created bigint NOT NULL,
+	updated bigint NOT NULL
+);
+CREATE INDEX sessions_by_updated ON sessions (updated DESC, id);
+
+CREATE TABLE messages (
+	id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	seq        integer NOT NULL,
+	type       text NOT NULL,
+	content    text NOT NULL,
+	tool_name  text NOT NULL,
+	time       bigint,
+	json       text NOT NULL,
+	terms      text[],
+	UNIQUE (session_id, seq)
+);
+CREATE INDEX messages_terms ON messages USING gin (terms);
+
+CREATE TABLE memories (
+	id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	text    text NOT NULL,
+	created bigint NOT NULL
+);
+
+CREATE TABLE settings (
+	key   text PRIMARY KEY,
+	value text NOT NULL
+);
+
+CREATE TABLE scheduled_tasks (
+	name     text PRIMARY KEY,
+	next_run bigint,
+	json     text NOT NULL
+);
+CREATE INDEX scheduled_tasks_by_next_run ON scheduled_tasks (next_run) WHERE next_run IS NOT NULL;
+`,
+}
+
+// pgMigrateLock is the advisory lock key that keeps processes opening one
+// database at once from migrating it together.
+const pgMigrateLock = 0x746f6f6c726f7574 // "toolrout"
+
+// migrate brings the schema up to the latest version in one transaction.
+func (db *pgDB) migrate(ctx context.Context) error {
+	return db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgMigrateLock)); err != nil {
+			return err
+		}
+		var schema *string
+		if err := tx.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return err
+		}
+		if schema == nil {
+			return fmt.Errorf("no schema to create toolroute's tables in: the URL's search_path names none that exists; create it (CREATE SCHEMA) or set another")
+		}
+		var known bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass('toolroute_schema') IS NOT NULL`).Scan(&known); err != nil {
+			return err
+		}
+		version := 0
+		if known {
+			if err := tx.QueryRow(ctx, `SELECT version FROM toolroute_schema`).Scan(&version); err != nil {
+				return err
+			}
+		} else {
+			var tables []string
+			rows, err := tx.Query(ctx, `SELECT table_name FROM information_schema.tables
+				WHERE table_schema = current_schema() ORDER BY table_name LIMIT 5`)
+			if err != nil {
+				return err
+			}
+			if tables, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+				return err
+			}
+			if len(tables) > 0 {
+				return fmt.Errorf("schema %q holds tables that are not toolroute's (%s); give toolroute a database or schema of its own",
+					*schema, strings.Join(tables, ", "))
+			}
+		}
+		switch {
+		case version > len(pgMigrations):
+			return fmt.Errorf("schema version %d is newer than this toolroute knows (%d); upgrade toolroute", version, len(pgMigrations))
+		case version == len(pgMigrations):
+			return nil
+		}
+		for v := version; v < len(pgMigrations); v++ {
+			if _, err := tx.Exec(ctx, pgMigrations[v]); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
+		}
+		_, err := tx.Exec(ctx, `UPDATE toolroute_schema SET version = $1`, len(pgMigrations))
+		return err
+	})
+}
