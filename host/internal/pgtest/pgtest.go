@@ -55,13 +55,18 @@ var (
 // Run runs the binary's tests and then stops the server if one started:
 // call it from TestMain, as os.Exit(pgtest.Run(m)).
 func Run(m *testing.M) int {
-	code := m.Run()
+	defer StopShared()
+	return m.Run()
+}
+
+// StopShared stops the server URL started, if it did: for a TestMain that
+// runs the tests otherwise than by Run.
+func StopShared() {
 	if shared != nil {
 		if err := shared.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 		}
 	}
-	return code
 }
 
 // URL returns the URL of a new empty database on the binary's server,
