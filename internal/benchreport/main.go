@@ -699,7 +699,11 @@ const notes = `
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. ThroughputSQLite is the same with
-  the program's SQLite store (a new file per run) instead of a MemoryStore;
+  the program's SQLite store (a new file per run) instead of a MemoryStore,
+  ThroughputPostgres with the PostgreSQL store (a server of its own on a
+  unix socket of the same machine, fsync and synchronous_commit on, a new
+  database per run; its processes share the machine's cores with the
+  host);
   TurnWrites is that store alone doing a text-only turn's writes (take the
   turn lock, two appends, release it) from K sessions at once. Messages
   reads a 10,000-message log as a turn does: uncached, and cached after a

@@ -102,7 +102,9 @@ no model.
 APP FLAGS (serve, mcp, chat, tools, call, tokens, export):
   --provider P         openai, anthropic, responses, gemini or demo
   --model M            the model (default: TOOLROUTE_MODEL, the model setting, the provider's)
-  --db FILE            the SQLite database (default: DATA/toolroute.db)
+  --db FILE|URL        the SQLite database (default: DATA/toolroute.db), or a
+                       PostgreSQL URL, postgres://user:password@host/database,
+                       that several toolroute processes share
   --data DIR           the data folder (default: ~/.local/share/toolroute)
   --config-dir DIR     the folder of tools/, skills/, lib/ and mcp.json (default: ~/.config/toolroute)
   --tools-dir DIR      the user's JS tools (default: CONFIG/tools)

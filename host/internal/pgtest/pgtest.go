@@ -90,6 +90,26 @@ func URL(t testing.TB) string {
 
 var errMissing = errors.New("PostgreSQL is not installed")
 
+// Durable starts a server of tb's own with fsync on, as a real server
+// runs, for a benchmark: stopped when tb ends. It fails or skips tb as URL
+// does.
+func Durable(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := Start(Options{Durable: true})
+	if err != nil {
+		if errors.Is(err, errMissing) && os.Getenv(SkipEnv) == "1" {
+			tb.Skipf("%v (skipped: %s=1)", err, SkipEnv)
+		}
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return s
+}
+
 // Bin returns the folder of PostgreSQL's programs.
 func Bin() (string, error) {
 	if dir := os.Getenv("PG_BIN"); dir != "" {
