@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -170,25 +171,14 @@ func (db *pgDB) Append(ctx context.Context, sessionID string, msgs ...session.Me
 			title = pgText(Title(m.Content))
 		}
 	}
-	err := db.withTurn(ctx, sessionID, func(ctx context.Context, tx pgx.Tx) error {
-		now := db.now().UnixNano()
-		// The upsert locks the session's row until the commit, so appends
-		// to one session take their places in turn.
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO sessions (id, title, created, updated) VALUES ($1, $2, $3, $3)
-			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
-				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
-			sessionID, title, now); err != nil {
-			return err
+	err := db.withTurn(ctx, sessionID, func(ctx context.Context, conn pgExecer, checkLock bool) error {
+		args := append([]any{sessionID, checkLock, turnKey(sessionID), title, db.now().UnixNano()},
+			pgTermArgs(types, contents, tools, times, texts, terms)...)
+		_, err := conn.Exec(ctx, `SELECT toolroute_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, args...)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "TR001" {
+			return ErrTurnRunning
 		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json, terms)
-			SELECT $1, (SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = $1) + m.i - 1,
-				m.type, m.content, m.tool_name, m.time, m.json,
-				CASE WHEN m.searched THEN coalesce(($9::text[])[m.lo:m.hi], '{}') END
-			FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::int[], $10::bool[])
-				WITH ORDINALITY AS m (type, content, tool_name, time, json, lo, hi, searched, i)`,
-			append([]any{sessionID}, pgTermArgs(types, contents, tools, times, texts, terms)...)...)
 		return err
 	})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -102,27 +102,29 @@ func (db *pgDB) forget(sessionID string) {
 	db.turnsMu.Unlock()
 }
 
-// withTurn runs fn as a write to the session, fenced by its turn lock: on
-// the lock's connection if this DB holds it, else on the pool's, refused
-// while another holder has the lock.
-func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(context.Context, pgx.Tx) error) error {
+// pgExecer runs a statement: a pool, or a connection.
+type pgExecer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// withTurn runs fn, a write to the session in one statement, fenced by its
+// turn lock: on the lock's connection if this DB holds it; else on the
+// pool's, with checkLock set: fn must then refuse while another holder has
+// the lock (ErrTurnRunning).
+func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(ctx context.Context, conn pgExecer, checkLock bool) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	db.turnsMu.Lock()
 	t := db.turns[sessionID]
 	db.turnsMu.Unlock()
 	if t == nil {
-		return db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-			var free bool
-			if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock_shared($1)`, turnKey(sessionID)).Scan(&free); err != nil {
-				return err
-			}
-			if !free {
-				return ErrTurnRunning
-			}
-			return fn(ctx, tx)
-		})
-	}
-	if err := ctx.Err(); err != nil {
-		return err
+		c, err := db.pool.Acquire(ctx)
+		if err != nil {
+			return pgClosed(err)
+		}
+		defer c.Release()
+		return fn(context.WithoutCancel(ctx), c, true)
 	}
 	t.mu.Lock()
 	if t.done {
@@ -134,8 +136,7 @@ func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(context.
 	if conn.IsClosed() {
 		return ErrTurnLost
 	}
-	run := context.WithoutCancel(ctx)
-	err := pgx.BeginFunc(run, conn, func(tx pgx.Tx) error { return fn(run, tx) })
+	err := fn(context.WithoutCancel(ctx), conn, false)
 	if err != nil && conn.IsClosed() {
 		return fmt.Errorf("%w: %w", ErrTurnLost, err)
 	}

@@ -58,6 +58,34 @@ CREATE TABLE scheduled_tasks (
 	json     text NOT NULL
 );
 CREATE INDEX scheduled_tasks_by_next_run ON scheduled_tasks (next_run) WHERE next_run IS NOT NULL;
+
+-- toolroute_append is Append in one round trip (pgdata.go): it refuses
+-- with SQLSTATE TR001 while another holder has the session's turn lock,
+-- when asked to check it; creates or updates the session; and adds the
+-- messages after the last. Each statement sees what committed before it
+-- ran, so the next seq is read once the session's row is locked.
+CREATE FUNCTION toolroute_append(
+	p_session text, p_check_lock boolean, p_key bigint, p_title text, p_now bigint,
+	p_types text[], p_contents text[], p_tools text[], p_times bigint[], p_json text[],
+	p_lo integer[], p_hi integer[], p_terms text[], p_searched boolean[]
+) RETURNS void LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+DECLARE
+	next integer;
+BEGIN
+	IF p_check_lock AND NOT pg_try_advisory_xact_lock_shared(p_key) THEN
+		RAISE EXCEPTION 'a turn is running in another process' USING ERRCODE = 'TR001';
+	END IF;
+	INSERT INTO sessions (id, title, created, updated) VALUES (p_session, p_title, p_now, p_now)
+	ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
+		title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END;
+	SELECT coalesce(max(seq) + 1, 0) INTO next FROM messages WHERE session_id = p_session;
+	INSERT INTO messages (session_id, seq, type, content, tool_name, time, json, terms)
+	SELECT p_session, next + m.i - 1, m.type, m.content, m.tool_name, m.time, m.json,
+		CASE WHEN m.searched THEN coalesce(p_terms[m.lo:m.hi], '{}') END
+	FROM unnest(p_types, p_contents, p_tools, p_times, p_json, p_lo, p_hi, p_searched)
+		WITH ORDINALITY AS m (type, content, tool_name, time, json, lo, hi, searched, i);
+END
+$$;
 `,
 }
 
