@@ -47,9 +47,8 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // Messages returns a session's log in append order; an unknown session has
 // none. It implements host.Store.
 //
-// With SQLite, a log read before is kept decoded (history.go), within a
-// budget, and a later read decodes only the messages appended since; with
-// PostgreSQL every read reads the whole log.
+// A log read before is kept decoded (history.go), within a budget, and a
+// later read decodes only the messages appended since.
 func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
 	return db.backend.Messages(ctx, sessionID)
 }

@@ -35,6 +35,8 @@ type pgDB struct {
 	locks *pgxpool.Pool
 	url   string // without the password
 	now   func() time.Time
+	// history keeps the logs Messages read (history.go).
+	history historyCache
 
 	// turnsMu guards turns: the turn locks this DB holds, by session.
 	turnsMu sync.Mutex

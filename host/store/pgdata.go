@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,6 +103,7 @@ func (db *pgDB) DeleteSession(ctx context.Context, id string) error {
 		}
 		return pgMustChange(tx.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id))
 	})
+	db.history.drop(id)
 	if err != nil {
 		return fmt.Errorf("store: delete session %q: %w", id, err)
 	}
@@ -109,24 +111,70 @@ func (db *pgDB) DeleteSession(ctx context.Context, id string) error {
 }
 
 func (db *pgDB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
-	rows, err := db.pool.Query(ctx, `SELECT json FROM messages WHERE session_id = $1 ORDER BY seq`, sessionID)
+	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, fmt.Errorf("store: read session %q: %w", sessionID, pgClosed(err))
 	}
-	var msgs []session.Message
-	var text []byte
-	_, err = pgx.ForEachRow(rows, []any{&text}, func() error {
+	return msgs, nil
+}
+
+// messages reads the log as SQLite's messages does (messages.go): all of
+// it, or, with the cached log, its last row (to check it is still the
+// session's) and the rows after.
+func (db *pgDB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
+	from := 0
+	if cached != nil {
+		from = len(cached.msgs) - 1
+	}
+	rows, err := db.pool.Query(ctx, `
+		SELECT m.seq, m.id, m.json, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
+		WHERE m.session_id = $1 AND m.seq >= $2 ORDER BY m.seq`, sessionID, from)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		seq            int32
+		row, created   int64
+		lastRow, bytes int64
+		text           []byte
+		add            []session.Message
+		first, stale   = true, false
+	)
+	_, err = pgx.ForEachRow(rows, []any{&seq, &row, &text, &created}, func() error {
+		lastRow = row
+		if first && cached != nil {
+			first = false
+			if int(seq) != from || row != cached.lastRow || created != cached.created {
+				stale = true
+				return errStale
+			}
+			return nil
+		}
+		first = false
 		var m session.Message
 		if err := json.Unmarshal(text, &m); err != nil {
-			return fmt.Errorf("message %d: %w", len(msgs), err)
+			return fmt.Errorf("message %d: %w", seq, err)
 		}
-		msgs = append(msgs, m)
+		add = append(add, m)
+		bytes += int64(len(text))
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
+	if cached != nil && err == nil && lastRow == 0 {
+		stale = true // the session is gone
 	}
-	return msgs, nil
+	switch {
+	case stale:
+		db.history.drop(sessionID)
+		return db.messages(ctx, sessionID, nil)
+	case err != nil:
+		return nil, err
+	case cached == nil && len(add) == 0:
+		return nil, nil
+	case cached == nil:
+		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: int(bytes)})
+		return slices.Clone(add), nil
+	}
+	return slices.Clone(db.history.extend(cached, add, lastRow, int(bytes))), nil
 }
 
 // pgText makes s storable in a text column, which holds valid UTF-8 and no

@@ -40,6 +40,14 @@ CREATE TABLE messages (
 	UNIQUE (session_id, seq)
 );
 CREATE INDEX messages_terms ON messages USING gin (terms);
+-- messages is append-only, as in SQLite: the history cache relies on it.
+CREATE FUNCTION toolroute_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'messages are append-only';
+END
+$$;
+CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages
+	FOR EACH ROW EXECUTE FUNCTION toolroute_append_only();
 
 CREATE TABLE memories (
 	id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
