@@ -101,3 +101,23 @@ func TestServesSharePostgres(t *testing.T) {
 		t.Errorf("the log holds %q, want %q", got, want)
 	}
 }
+
+// The commands that keep settings take the URL too: a variable set by one
+// user's env is listed by another's on the same database. A URL that
+// cannot be used fails with what to do.
+func TestEnvPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := newUser(t, nil, fakemodel.OpenAI), newUser(t, nil, fakemodel.OpenAI)
+	if res := a.run("secret\n", "env", "set", "SHARED_KEY", "--db", url); res.code != 0 {
+		t.Fatalf("env set: exit %d\n%s", res.code, res.stderr)
+	}
+	res := b.run("", "env", "list", "--db", url)
+	if res.code != 0 || res.stdout != "SHARED_KEY\n" {
+		t.Errorf("env list on the other machine: exit %d, %q\n%s", res.code, res.stdout, res.stderr)
+	}
+	res = b.run("", "env", "list", "--db", "postgres://u:hunter2@127.0.0.1:notaport/db")
+	if res.code != 1 || strings.Contains(res.stderr, "hunter2") {
+		t.Errorf("env list with a bad URL: exit %d\n%s", res.code, res.stderr)
+	}
+	mustContain(t, "the error", res.stderr, "toolroute: store: the PostgreSQL URL is not valid", "give one like postgres://user:password@host:5432/database")
+}
