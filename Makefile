@@ -162,8 +162,8 @@ fuzz:
 # (web/jsrun/bench.mjs), measures tool search on MetaTool's development
 # queries, and writes BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5
-bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS)
-	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
+bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
+	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 
 # bench-search measures tool search alone (toolroute search on MetaTool's
 # development queries, ../shared/data/metatool) and rewrites its section of

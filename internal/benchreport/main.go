@@ -661,6 +661,10 @@ const notes = `
   to 1,000, and about 1,100 to 1,550 with the memory store. The module
   takes most of each turn's CPU, the reflection JSON above again; the
   store's grouped commits (TurnWrites) are not the limit.
+  With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
+  makes five round trips to the server (take the turn lock, read the new
+  messages, two appends, release the lock), two of them commits flushed to
+  its disk, and the server's processes share the host's cores.
 - The module was to be at most 1 MB gzipped: it is about 1.33 MB, having
   grown with search_tools, the tool budget and compaction; encoding/json
   and fmt, which the codec would let go, are still in it (issue 19).
