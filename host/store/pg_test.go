@@ -31,7 +31,7 @@ func TestPGLockTurnLost(t *testing.T) {
 	if err := a.Append(t.Context(), "s", userMessage("late")); !errors.Is(err, ErrTurnLost) {
 		t.Errorf("a.Append after losing the lock = %v, want ErrTurnLost", err)
 	}
-	unlockB := lockTurn(t, b, "s", true)
+	unlockB := lockSoon(t, b, "s")
 	must(t, b.Append(t.Context(), "s", userMessage("b's turn")))
 	unlockA() // releases nothing of b's
 	lockTurn(t, a, "s", false)
