@@ -16,7 +16,7 @@ import (
 //
 // A log read before is kept decoded (history.go), within a budget, and a
 // later read decodes only the messages appended since.
-func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
+func (db *liteDB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
 	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
@@ -29,7 +29,7 @@ var errStale = errors.New("the cached log is stale")
 
 // messages reads the log: all of it, or, with the cached log, its last row
 // (to check it) and the rows after.
-func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
+func (db *liteDB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
 	from := 0
 	if cached != nil {
 		from = len(cached.msgs) - 1
@@ -108,7 +108,7 @@ func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog)
 // Append refuses, with an error wrapping ErrTurnRunning, while another
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
 // if this DB held it and lost it (see LockTurn).
-func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
+func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
 	if sessionID == "" {
 		return errors.New("store: append: empty session id")
 	}
