@@ -659,3 +659,35 @@ func TestHTTPIdleSessionsClosed(t *testing.T) {
 		t.Error("the closed session still answers")
 	}
 }
+
+// Each tool's annotations follow its permissions: read-only, writing, or
+// destructive.
+func TestAnnotations(t *testing.T) {
+	s, _, _ := newServer(t)
+	cs := connect(t, s, "", nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "load_tool_group", Arguments: map[string]any{"group_name": "notes"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tl := range res.Tools {
+		a := tl.Annotations
+		switch {
+		case a == nil:
+			got[tl.Name] = "none"
+		case a.ReadOnlyHint:
+			got[tl.Name] = "read-only"
+		case a.DestructiveHint != nil && *a.DestructiveHint:
+			got[tl.Name] = "destructive"
+		default:
+			got[tl.Name] = "writes"
+		}
+	}
+	want := map[string]string{"load_tool_group": "read-only", "clock": "read-only", "note_read": "read-only", "note_write": "writes", "note_eval": "destructive"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+}
