@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -302,4 +303,39 @@ func testConcurrentAppends(t *testing.T, be testBackend) {
 		}
 	}
 	checkIntegrity(t, db)
+}
+
+func TestMessagesFrom(t *testing.T) { forBackends(t, testMessagesFrom) }
+
+// MessagesFrom gives the log after the first n, and its length, from the
+// cached log as from a first read; what it gives is a copy.
+func testMessagesFrom(t *testing.T, be testBackend) {
+	db := be.open(t)
+	ctx := t.Context()
+	var _ host.TailReader = db
+	for i := range 5 {
+		if err := db.Append(ctx, "s", session.Message{Type: session.User, Content: fmt.Sprint("m", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ n, want int }{{0, 5}, {2, 3}, {5, 0}, {7, 0}} {
+		for _, read := range []string{"first", "cached"} {
+			got, total, err := db.MessagesFrom(ctx, "s", c.n)
+			if err != nil || total != 5 || len(got) != c.want {
+				t.Fatalf("%s read, MessagesFrom(%d) = %d messages, total %d, %v; want %d of 5", read, c.n, len(got), total, err, c.want)
+			}
+			if c.want > 0 && got[0].Content != fmt.Sprint("m", c.n) {
+				t.Errorf("MessagesFrom(%d) starts with %q", c.n, got[0].Content)
+			}
+			if len(got) > 0 {
+				got[0].Content = "changed by the caller"
+			}
+		}
+	}
+	if all, _ := db.Messages(ctx, "s"); all[2].Content != "m2" {
+		t.Errorf("a caller's change reached the cached log: %q", all[2].Content)
+	}
+	if got, total, err := db.MessagesFrom(ctx, "nobody", 0); err != nil || total != 0 || got != nil {
+		t.Errorf("MessagesFrom(nobody) = %v, %d, %v", got, total, err)
+	}
 }

@@ -53,6 +53,13 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message
 	return db.backend.Messages(ctx, sessionID)
 }
 
+// MessagesFrom returns a session's messages after the first n (none when
+// it holds n or fewer) and how many its log holds, reading no more than
+// Messages does and copying only those. It implements host.TailReader.
+func (db *DB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	return db.backend.MessagesFrom(ctx, sessionID, n)
+}
+
 // Append adds msgs to the end of a session's log in one transaction,
 // creating the session if needed and setting its updated time to now. A
 // session without a title (a new one) gets one made by Title from the

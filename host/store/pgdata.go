@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -111,16 +110,21 @@ func (db *pgDB) DeleteSession(ctx context.Context, id string) error {
 }
 
 func (db *pgDB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
-	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
+	msgs, _, err := db.MessagesFrom(ctx, sessionID, 0)
+	return msgs, err
+}
+
+func (db *pgDB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	all, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
-		return nil, fmt.Errorf("store: read session %q: %w", sessionID, pgClosed(err))
+		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, pgClosed(err))
 	}
-	return msgs, nil
+	return tail(all, n), len(all), nil
 }
 
 // messages reads the log as SQLite's messages does (messages.go): all of
 // it, or, with the cached log, its last row (to check it is still the
-// session's) and the rows after.
+// session's) and the rows after; the slice is the cache's.
 func (db *pgDB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
 	from := 0
 	if cached != nil {
@@ -172,9 +176,9 @@ func (db *pgDB) messages(ctx context.Context, sessionID string, cached *cachedLo
 		return nil, nil
 	case cached == nil:
 		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: int(bytes)})
-		return slices.Clone(add), nil
+		return add, nil
 	}
-	return slices.Clone(db.history.extend(cached, add, lastRow, int(bytes))), nil
+	return db.history.extend(cached, add, lastRow, int(bytes)), nil
 }
 
 // pgText makes s storable in a text column, which holds valid UTF-8 and no
