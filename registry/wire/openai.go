@@ -337,8 +337,17 @@ func (s *oaStream) close() (Response, error) {
 func ptr[T any](v T) *T { return &v }
 
 // marshal encodes without HTML escaping, so "<" and "&" in prompts reach the
-// model as written.
+// model as written. The values every model call encodes are written by
+// hand (codec.go), the others by encoding/json; both give the same bytes.
 func marshal(v any) ([]byte, error) {
+	if b, ok, err := appendKnown(nil, v); ok {
+		return b, err
+	}
+	return marshalReflect(v)
+}
+
+// marshalReflect is marshal by encoding/json alone.
+func marshalReflect(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,0 +1,142 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/toolroute/toolroute/registry/internal/jsonenc"
+)
+
+// The request values every model call encodes, written by hand with
+// jsonenc rather than by encoding/json's reflection, which costs about ten
+// times as much in wasm. Each writes its struct's fields in order, with
+// their tags' names and omitempty, as encoding/json would (without HTML
+// escaping, as marshal): FuzzCodec compares the two on random values.
+
+// appendKnown appends v when it is a value written by hand, and reports
+// whether it was.
+func appendKnown(dst []byte, v any) ([]byte, bool, error) {
+	switch v := v.(type) {
+	case oaRequest:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case oaMessage:
+		return v.appendJSON(dst), true, nil
+	case []oaMessage:
+		return appendOAMessages(dst, v), true, nil
+	case []oaTool:
+		b, err := appendOATools(dst, v)
+		return b, true, err
+	}
+	return dst, false, nil
+}
+
+func (r oaRequest) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"model":`...)
+	b = jsonenc.String(b, r.Model, false)
+	b = append(b, `,"messages":`...)
+	b = appendOAMessages(b, r.Messages)
+	if r.Tools != nil {
+		b = append(b, `,"tools":`...)
+		var err error
+		switch t := r.Tools.(type) {
+		case json.RawMessage:
+			b, err = jsonenc.Raw(b, t, false)
+		case []oaTool:
+			b, err = appendOATools(b, t)
+		default:
+			var v []byte
+			if v, err = marshalReflect(t); err == nil {
+				b = append(b, v...)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if r.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if r.MaxCompletionTokens != 0 {
+		b = append(b, `,"max_completion_tokens":`...)
+		b = jsonenc.Int(b, r.MaxCompletionTokens)
+	}
+	if r.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		var err error
+		if b, err = jsonenc.Float(b, *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendOAMessages(b []byte, msgs []oaMessage) []byte {
+	if msgs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = m.appendJSON(b)
+	}
+	return append(b, ']')
+}
+
+func (m oaMessage) appendJSON(b []byte) []byte {
+	b = append(b, `{"role":`...)
+	b = jsonenc.String(b, m.Role, false)
+	if m.Content != nil {
+		b = append(b, `,"content":`...)
+		b = jsonenc.String(b, *m.Content, false)
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = jsonenc.String(b, c.ID, false)
+			b = append(b, `,"type":`...)
+			b = jsonenc.String(b, c.Type, false)
+			b = append(b, `,"function":{"name":`...)
+			b = jsonenc.String(b, c.Function.Name, false)
+			b = append(b, `,"arguments":`...)
+			b = jsonenc.String(b, c.Function.Arguments, false)
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
+	if m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = jsonenc.String(b, m.ToolCallID, false)
+	}
+	return append(b, '}')
+}
+
+func appendOATools(b []byte, tools []oaTool) ([]byte, error) {
+	if tools == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = jsonenc.String(b, t.Type, false)
+		b = append(b, `,"function":{"name":`...)
+		b = jsonenc.String(b, t.Function.Name, false)
+		b = append(b, `,"description":`...)
+		b = jsonenc.String(b, t.Function.Description, false)
+		b = append(b, `,"parameters":`...)
+		var err error
+		if b, err = jsonenc.Raw(b, t.Function.Parameters, false); err != nil {
+			return nil, err
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, ']'), nil
+}

@@ -1,0 +1,135 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// gen makes values from fuzzed bytes: each choice takes the next byte.
+type gen struct {
+	data    []byte
+	strings []string
+	raws    []json.RawMessage
+}
+
+func (g *gen) byte() byte {
+	if len(g.data) == 0 {
+		return 0
+	}
+	c := g.data[0]
+	g.data = g.data[1:]
+	return c
+}
+
+func (g *gen) str() string { return g.strings[int(g.byte())%len(g.strings)] }
+
+func (g *gen) n(max int) int { return int(g.byte()) % (max + 1) }
+
+// raw is valid JSON most of the time, and now and then not.
+func (g *gen) raw() json.RawMessage {
+	switch c := g.byte(); {
+	case c < 8:
+		return nil
+	case c < 16:
+		return json.RawMessage(g.str()) // most often not JSON
+	default:
+		return g.raws[int(c)%len(g.raws)]
+	}
+}
+
+func (g *gen) oaMessage() oaMessage {
+	m := oaMessage{Role: g.str(), ToolCallID: g.str()}
+	if g.byte()%2 == 0 {
+		m.Content = ptr(g.str())
+	}
+	for range g.n(3) {
+		m.ToolCalls = append(m.ToolCalls, oaToolCall{ID: g.str(), Type: g.str(), Function: oaFunction{Name: g.str(), Arguments: g.str()}})
+	}
+	if g.byte()%2 == 0 && m.ToolCalls == nil {
+		m.ToolCalls = []oaToolCall{}
+	}
+	return m
+}
+
+func (g *gen) oaMessages() []oaMessage {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	msgs := []oaMessage{}
+	for range g.n(4) {
+		msgs = append(msgs, g.oaMessage())
+	}
+	return msgs
+}
+
+func (g *gen) oaTools() []oaTool {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	tools := []oaTool{}
+	for range g.n(3) {
+		tools = append(tools, oaTool{Type: g.str(), Function: oaFunctionDef{Name: g.str(), Description: g.str(), Parameters: g.raw()}})
+	}
+	return tools
+}
+
+var temperatures = []float64{0, 0.7, 1e-7, 1e21, -2, math.NaN(), math.Inf(1)}
+
+func (g *gen) oaRequest() oaRequest {
+	r := oaRequest{Model: g.str(), Messages: g.oaMessages(), Stream: g.byte()%2 == 0, MaxCompletionTokens: g.n(3) - 1}
+	switch g.byte() % 4 {
+	case 1:
+		r.Tools = g.oaTools()
+	case 2:
+		r.Tools = g.raw()
+	case 3:
+		r.Tools = []string{g.str()} // a value the hand encoder leaves to encoding/json
+	}
+	if c := g.byte(); c%2 == 0 {
+		r.Temperature = ptr(temperatures[int(c/2)%len(temperatures)])
+	}
+	return r
+}
+
+// sameJSON fails unless marshal and encoding/json agree on v: the same
+// bytes, or the same error.
+func sameJSON(t *testing.T, v any) {
+	t.Helper()
+	got, err := marshal(v)
+	want, wantErr := marshalReflect(v)
+	if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("%#v: error %v, encoding/json %v", v, err, wantErr)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%#v:\nhand          %s\nencoding/json %s", v, got, want)
+	}
+}
+
+var codecStrings = []string{"", "user", "a <b> & c", "line\u2028sep\u2029", "bad \xff\xfe", "ctl \x00\x1f\t\n", `q"\`, "é 日本 🙂"}
+
+var codecRaws = []json.RawMessage{json.RawMessage(`{"type":"object","properties":{}}`),
+	json.RawMessage(` { "a" : [1, "<&>", "\u2028"] } `), json.RawMessage(`[]`), json.RawMessage(`{"a":"` + "\xe2\x80\xa8" + `"}`),
+	json.RawMessage(`{"a":}`), json.RawMessage{}}
+
+func codecSeeds(f *testing.F) {
+	for _, s := range codecStrings {
+		f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, s)
+	}
+	f.Add(bytes.Repeat([]byte{1, 7, 200, 3}, 30), "x")
+	f.Add(bytes.Repeat([]byte{255, 18, 2, 9, 1}, 30), "\u2028<")
+}
+
+// FuzzCodec: the request values written by hand come out as encoding/json
+// writes them, byte for byte, errors included.
+func FuzzCodec(f *testing.F) {
+	codecSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, s string) {
+		g := &gen{data: data, strings: append(codecStrings, s), raws: append(codecRaws, json.RawMessage(s))}
+		sameJSON(t, g.oaRequest())
+		sameJSON(t, g.oaMessage())
+		sameJSON(t, g.oaMessages())
+		sameJSON(t, g.oaTools())
+	})
+}
