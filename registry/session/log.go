@@ -192,7 +192,7 @@ func (l *Log) active(reg *registry.Registry) *registry.Active { return replay(re
 // JSON, which names this state of the log and no other.
 func (l *Log) Commit() (string, error) {
 	if len(l.fresh) > 0 {
-		b, err := json.Marshal(l.fresh)
+		b, err := marshalMessages(l.fresh)
 		if err != nil {
 			return "", fmt.Errorf("session: encoding the log: %w", err)
 		}
@@ -213,6 +213,14 @@ func (l *Log) Commit() (string, error) {
 // messages it holds, and a hash of them.
 func (l *Log) Fingerprint() string {
 	return strconv.Itoa(l.n-len(l.fresh)) + "-" + strconv.FormatUint(l.hash, 16)
+}
+
+// marshalMessages is json.Marshal(msgs), written by hand.
+func marshalMessages(msgs []Message) ([]byte, error) {
+	if b, err := appendMessages(nil, msgs, true); err == nil {
+		return b, nil
+	}
+	return json.Marshal(msgs) // encoding/json's error
 }
 
 // loadedGroup is the group a successful load_tool_group call loaded.
