@@ -155,14 +155,12 @@ func (l *Log) messages() ([]Message, error) {
 	for _, c := range l.raw {
 		var msgs []Message
 		if c.event {
-			var e struct {
-				History []Message `json:"history"`
-			}
-			if err := json.Unmarshal(c.data, &e); err != nil {
+			e, err := UnmarshalEvent(c.data)
+			if err != nil {
 				return nil, fmt.Errorf("session: the cached log: %w", err)
 			}
 			msgs = e.History
-		} else if err := json.Unmarshal(c.data, &msgs); err != nil {
+		} else if err := unmarshalMessages(c.data, &msgs); err != nil {
 			return nil, fmt.Errorf("session: the cached log: %w", err)
 		}
 		all = append(all, msgs...)
