@@ -23,6 +23,22 @@ import (
 
 const hex = "0123456789abcdef"
 
+// safe says of each ASCII byte whether a JSON string holds it as it is.
+var safe = func() (t [utf8.RuneSelf]uint8) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = safeAlways
+	}
+	t['"'], t['\\'] = safeNever, safeNever
+	t['<'], t['>'], t['&'] = safeUnlessHTML, safeUnlessHTML, safeUnlessHTML
+	return t
+}()
+
+const (
+	safeNever = iota
+	safeAlways
+	safeUnlessHTML
+)
+
 // String appends s as a JSON string, as encoding/json writes a string:
 // control characters, '"' and '\\' escaped, invalid UTF-8 as \ufffd,
 // U+2028 and U+2029 escaped, and with html "<", ">" and "&" escaped.
@@ -32,7 +48,7 @@ func String[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && (!html || (b != '<' && b != '>' && b != '&')) {
+			if safe[b] == safeAlways || (safe[b] == safeUnlessHTML && !html) {
 				i++
 				continue
 			}
