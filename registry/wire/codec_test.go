@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"testing"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // gen makes values from fuzzed bytes: each choice takes the next byte.
@@ -132,4 +135,48 @@ func FuzzCodec(f *testing.F) {
 		sameJSON(t, g.oaMessages())
 		sameJSON(t, g.oaTools())
 	})
+}
+
+var responseSeeds = []string{
+	`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi \u00e9 <&>","refusal":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":2,"audio_tokens":0}}}`,
+	`{"choices":[{"message":{"content":[{"type":"text","text":"a"}],"tool_calls":null}}],"usage":null}`,
+	`{"choices":[{"message":{"tool_calls":[{"id":"c","function":{"name":"n","arguments":{"a":1}}}]}}]}`,
+	`{"error":{"message":"bad","code":"x"}}`, `{"choices":[]}`, `{"choices":null,"error":null}`, `null`, `[]`, `"s"`,
+	`{"Choices":[]}`, `{"choices":[{"finish_reason":1}]}`, `{"usage":{"prompt_tokens":1.5}}`, `{"choices":[{"message":{"content":"a"}}],"choices":[]}`,
+	`{"choices":[{"message":{"content":"a"}}]} x`, `{"usage":{"prompt_tokens_details":{"Cached_tokens":3}}}`,
+}
+
+// FuzzResponseCodec: an OpenAI response read by hand is what encoding/json
+// reads, or is refused with the same error.
+func FuzzResponseCodec(f *testing.F) {
+	for _, s := range responseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got, want oaResponse
+		err := unmarshalOAResponse(body, &got)
+		wantErr := json.Unmarshal(body, &want)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q: error %v, encoding/json %v", body, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nhand          %#v\nencoding/json %#v", body, got, want)
+		}
+		gs, gok := unquote(body)
+		var ws string
+		wok := json.Unmarshal(body, &ws) == nil
+		if gs != ws || gok != wok {
+			t.Fatalf("unquote(%q) = %q, %v; encoding/json %q, %v", body, gs, gok, ws, wok)
+		}
+	})
+}
+
+// TestResponseCodecByHand: a plain response is read by hand, not by
+// encoding/json.
+func TestResponseCodecByHand(t *testing.T) {
+	r := jsondec.NewReader([]byte(responseSeeds[0]))
+	var v oaResponse
+	if readOAResponse(r, &v); !r.Done() || len(v.Choices) != 1 || v.Usage == nil || v.Usage.PromptTokensDetails.CachedTokens != 2 {
+		t.Fatalf("not read by hand: %+v", v)
+	}
 }

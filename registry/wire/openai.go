@@ -165,7 +165,7 @@ func (u *oaUsage) usage() Usage {
 
 func decodeOpenAI(body []byte) (Response, error) {
 	var r oaResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalOAResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
@@ -196,8 +196,7 @@ func contentText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := unquote(raw); ok {
 		return s, nil
 	}
 	var parts []struct {
@@ -223,8 +222,7 @@ func argumentsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := unquote(raw); ok {
 		return s
 	}
 	return string(raw)

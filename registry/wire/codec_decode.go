@@ -1,0 +1,164 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
+)
+
+// The responses every model call decodes, read by hand with jsondec in
+// the plain case and by encoding/json otherwise, so both accept the same
+// bodies and refuse them with the same errors: FuzzResponseCodec compares
+// the two.
+
+// unmarshalOAResponse is json.Unmarshal(body, r).
+func unmarshalOAResponse(body []byte, r *oaResponse) error {
+	rd := jsondec.NewReader(body)
+	if !rd.IsString() {
+		var v oaResponse
+		if readOAResponse(rd, &v); rd.Done() {
+			*r = v
+			return nil
+		}
+	}
+	return json.Unmarshal(body, r)
+}
+
+var (
+	oaResponseKeys = []string{"choices", "usage", "error"}
+	oaChoiceKeys   = []string{"message", "finish_reason"}
+	oaMessageKeys  = []string{"content", "tool_calls"}
+	oaCallKeys     = []string{"id", "function"}
+	oaFunctionKeys = []string{"name", "arguments"}
+	oaUsageKeys    = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
+	oaDetailsKeys  = []string{"cached_tokens"}
+)
+
+func readOAResponse(r *jsondec.Reader, v *oaResponse) {
+	type choice = struct {
+		Message struct {
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	}
+	r.Object(oaResponseKeys, func(key string) {
+		switch key {
+		case "choices":
+			v.Choices = nil
+			if r.Array(func() {
+				v.Choices = append(v.Choices, choice{})
+				c := &v.Choices[len(v.Choices)-1]
+				r.Object(oaChoiceKeys, func(key string) {
+					switch key {
+					case "message":
+						readOAMessage(r, &c.Message.Content, &c.Message.ToolCalls)
+					case "finish_reason":
+						c.FinishReason = r.String()
+					}
+				})
+			}) && v.Choices == nil {
+				v.Choices = []choice{}
+			}
+		case "usage":
+			v.Usage = nil
+			if !r.Null() {
+				u := &oaUsage{}
+				r.Object(oaUsageKeys, func(key string) {
+					switch key {
+					case "prompt_tokens":
+						u.PromptTokens = r.Int()
+					case "completion_tokens":
+						u.CompletionTokens = r.Int()
+					case "prompt_tokens_details":
+						u.PromptTokensDetails = nil
+						if !r.Null() {
+							u.PromptTokensDetails = &struct {
+								CachedTokens int `json:"cached_tokens"`
+							}{}
+							r.Object(oaDetailsKeys, func(string) { u.PromptTokensDetails.CachedTokens = r.Int() })
+						}
+					}
+				})
+				v.Usage = u
+			}
+		case "error":
+			v.Error = readRaw(r)
+		}
+	})
+}
+
+type oaCalls = []struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+func readOAMessage(r *jsondec.Reader, content *json.RawMessage, calls *oaCalls) {
+	r.Object(oaMessageKeys, func(key string) {
+		switch key {
+		case "content":
+			*content = readRaw(r)
+		case "tool_calls":
+			*calls = nil
+			if r.Array(func() {
+				*calls = append(*calls, struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string          `json:"name"`
+						Arguments json.RawMessage `json:"arguments"`
+					} `json:"function"`
+				}{})
+				c := &(*calls)[len(*calls)-1]
+				r.Object(oaCallKeys, func(key string) {
+					switch key {
+					case "id":
+						c.ID = r.String()
+					case "function":
+						r.Object(oaFunctionKeys, func(key string) {
+							switch key {
+							case "name":
+								c.Function.Name = r.String()
+							case "arguments":
+								c.Function.Arguments = readRaw(r)
+							}
+						})
+					}
+				})
+			}) && *calls == nil {
+				*calls = oaCalls{}
+			}
+		}
+	})
+}
+
+// readRaw reads a json.RawMessage as its UnmarshalJSON does: the value's
+// text, null included, copied.
+func readRaw(r *jsondec.Reader) json.RawMessage {
+	raw := r.Raw()
+	if raw == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
+}
+
+// unquote is json.Unmarshal of raw into a string, reporting success.
+func unquote(raw []byte) (string, bool) {
+	r := jsondec.NewReader(raw)
+	if r.IsString() {
+		if s := r.String(); r.Done() {
+			return s, true
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
