@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // Names of the meta-tools, run by the turn engine rather than by a host.
@@ -139,6 +141,9 @@ func listOrNone(names []string) string {
 // null or non-string value, or arguments that are not an object, count as
 // missing.
 func stringArg(args json.RawMessage, key string) (string, bool) {
+	if s, found, ok := jsondec.StringMember(args, key); ok {
+		return s, found
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
 		return "", false

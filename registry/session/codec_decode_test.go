@@ -142,3 +142,25 @@ func TestUnmarshalEventSeeds(t *testing.T) {
 		t.Fatalf("body %q, %v", e.Body, err)
 	}
 }
+
+// FuzzGroupName: a load's group_name read by hand is what encoding/json
+// reads into a struct (whose keys match without regard to case).
+func FuzzGroupName(f *testing.F) {
+	for _, s := range []string{`{"group_name":"pdf"}`, `{"group_name":null}`, `{"group_name":1}`, `{"group_name":"a","group_name":"b"}`,
+		`{"Group_Name":"a"}`, `{"group_name":"a\u00e9\ud800"}`, `null`, `[]`, `"x"`, `{"a":[1,{"b":2}],"group_name":"x"} `, `{"group_name":"x"} y`, `{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		got, ok := groupName(input)
+		var in struct {
+			GroupName *string `json:"group_name"`
+		}
+		want, wok := "", false
+		if json.Unmarshal([]byte(input), &in) == nil && in.GroupName != nil {
+			want, wok = *in.GroupName, true
+		}
+		if got != want || ok != wok {
+			t.Fatalf("groupName(%q) = %q, %v; encoding/json %q, %v", input, got, ok, want, wok)
+		}
+	})
+}

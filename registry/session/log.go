@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -226,13 +227,36 @@ func loadedGroup(m Message) (string, bool) {
 	if m.Type != ToolCall || m.ToolName != registry.LoadToolGroupName || m.Status != registry.StatusSuccess {
 		return "", false
 	}
-	var input struct {
-		GroupName *string `json:"group_name"`
+	return groupName(m.ToolInput)
+}
+
+var groupNameKeys = []string{"group_name"}
+
+// groupName is a call's group_name argument, as json.Unmarshal into a
+// struct with a *string field reads it: read by hand in the plain case.
+func groupName(input string) (string, bool) {
+	r := jsondec.NewReader([]byte(input))
+	var name *string
+	r.Object(groupNameKeys, func(string) {
+		name = nil
+		if !r.Null() {
+			s := r.String()
+			name = &s
+		}
+	})
+	if !r.Done() {
+		var in struct {
+			GroupName *string `json:"group_name"`
+		}
+		if json.Unmarshal([]byte(input), &in) != nil {
+			return "", false
+		}
+		name = in.GroupName
 	}
-	if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
+	if name == nil {
 		return "", false
 	}
-	return *input.GroupName, true
+	return *name, true
 }
 
 const (

@@ -524,3 +524,79 @@ func (r *Reader) skipString() {
 	}
 	r.bad = true
 }
+
+// Members reads an object as a map does: every member, in order, each
+// key as it is (a key given twice comes twice); member must read the
+// value. A null reads as no object.
+func (r *Reader) Members(member func(key string)) {
+	if r.Null() {
+		return
+	}
+	if r.peek() != '{' {
+		r.bad = true
+		return
+	}
+	r.i++
+	if r.peek() == '}' {
+		r.i++
+		return
+	}
+	for !r.bad {
+		if r.peek() != '"' {
+			r.bad = true
+			return
+		}
+		key := r.String()
+		if r.peek() != ':' {
+			r.bad = true
+			return
+		}
+		r.i++
+		member(key)
+		switch r.peek() {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			return
+		default:
+			r.bad = true
+			return
+		}
+	}
+}
+
+// StringMember reads the string value of key in a JSON object as
+// json.Unmarshal into a map[string]json.RawMessage and then into a string
+// does: the last member with that key counts; a null value reads as "".
+// ok is false when data is not the plain case (not one valid object, or
+// the value is no string or null): decode it with encoding/json then.
+func StringMember(data []byte, key string) (s string, found, ok bool) {
+	r := NewReader(data)
+	if r.peek() != '{' {
+		return "", false, false
+	}
+	var raw []byte
+	r.Members(func(k string) {
+		if k == key {
+			raw = r.Raw()
+			found = true
+		} else {
+			r.Skip()
+		}
+	})
+	if !r.Done() {
+		return "", false, false
+	}
+	if !found {
+		return "", false, true
+	}
+	v := NewReader(raw)
+	if v.Null() {
+		return "", true, true
+	}
+	if !v.IsString() {
+		return "", true, false
+	}
+	return v.String(), true, true
+}
