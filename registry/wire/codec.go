@@ -30,11 +30,37 @@ func appendKnown(dst []byte, v any) ([]byte, bool, error) {
 	return dst, false, nil
 }
 
-func (r oaRequest) appendJSON(b []byte) ([]byte, error) {
+// appendJSON appends the request. Its messages array starts with the
+// encoded elements in before, if any (each part comma-separated elements,
+// as Conv.final), which the messages of r follow.
+func (r oaRequest) appendJSON(b []byte, before ...[]byte) ([]byte, error) {
 	b = append(b, `{"model":`...)
 	b = jsonenc.String(b, r.Model, false)
 	b = append(b, `,"messages":`...)
-	b = appendOAMessages(b, r.Messages)
+	n := 0
+	for _, p := range before {
+		n += len(p)
+	}
+	if n == 0 {
+		b = appendOAMessages(b, r.Messages)
+	} else {
+		b = append(b, '[')
+		first := true
+		for _, p := range before {
+			if len(p) > 0 {
+				if !first {
+					b = append(b, ',')
+				}
+				b = append(b, p...)
+				first = false
+			}
+		}
+		for _, m := range r.Messages {
+			b = append(b, ',')
+			b = m.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		var err error
@@ -139,4 +165,29 @@ func appendOATools(b []byte, tools []oaTool) ([]byte, error) {
 		b = append(b, "}}"...)
 	}
 	return append(b, ']'), nil
+}
+
+// buffer is memory to build a body of about size bytes more than the last
+// in: the spare body given back (Reuse) when there is one. A nil Conv
+// gives none.
+func (c *Conv) buffer(size int) []byte {
+	if c == nil {
+		return nil
+	}
+	size += 4096 + len(c.tools)
+	out := c.spare
+	c.spare = nil
+	if cap(out) < size {
+		out = make([]byte, 0, size)
+	}
+	return out[:0]
+}
+
+// systemJSON is the system message m encoded, kept for the next calls
+// with the same system prompt.
+func (c *Conv) systemJSON(m oaMessage) []byte {
+	if c.system == nil || c.systemText != *m.Content {
+		c.systemText, c.system = *m.Content, m.appendJSON(nil)
+	}
+	return c.system
 }

@@ -134,6 +134,25 @@ func FuzzCodec(f *testing.F) {
 		sameJSON(t, g.oaMessage())
 		sameJSON(t, g.oaMessages())
 		sameJSON(t, g.oaTools())
+		// A request whose first messages come encoded, as Conv gives them.
+		r, pre := g.oaRequest(), g.oaMessages()
+		if len(pre) == 0 {
+			return
+		}
+		whole := r
+		whole.Messages = append(append([]oaMessage{}, pre...), r.Messages...)
+		var parts [][]byte
+		for len(pre) > 0 {
+			n := 1 + g.n(len(pre)-1)
+			enc := appendOAMessages(nil, pre[:n])
+			parts = append(parts, enc[1:len(enc)-1], nil)
+			pre = pre[n:]
+		}
+		got, err := r.appendJSON(nil, parts...)
+		want, wantErr := marshalReflect(whole)
+		if (err != nil) != (wantErr != nil) || (err == nil && !bytes.Equal(got, want)) {
+			t.Fatalf("with %q before:\nhand          %s %v\nencoding/json %s %v", parts, got, err, want, wantErr)
+		}
 	})
 }
 

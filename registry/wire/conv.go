@@ -37,6 +37,10 @@ type Conv struct {
 	// in toolsOf: a turn sends the same tools until a load.
 	tools   []byte
 	toolsOf Request
+	// system is, in the OpenAI format, the system message with the text
+	// systemText, encoded.
+	system     []byte
+	systemText string
 }
 
 // toolsValue is a request's tools value: build's value, encoded, or with

@@ -75,20 +75,17 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	var body []byte
 	if c.empty() {
 		req.Messages = append(system, tail...)
-		body, err = marshal(req)
+		body, err = req.appendJSON(c.buffer(len(r.System)))
 	} else {
 		// The system message, then the conversation encoded before, then
-		// the newer messages: the bytes the whole request would give.
+		// the newer messages: the bytes the whole request would give,
+		// written in place.
 		req.Messages = tail
-		if body, err = marshal(req); err == nil {
-			var head []byte
-			if len(system) > 0 {
-				if head, err = marshal(system[0]); err == nil {
-					head = append(head, ',')
-				}
-			}
-			body = c.splice(body, "messages", head, c.final)
+		var head []byte
+		if len(system) > 0 {
+			head = c.systemJSON(system[0])
 		}
+		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)), head, c.final)
 	}
 	if err != nil {
 		return HTTPRequest{}, err
