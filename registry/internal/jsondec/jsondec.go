@@ -12,6 +12,7 @@
 package jsondec
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode"
@@ -248,6 +249,12 @@ func (r *Reader) string() (b []byte, copied bool) {
 	start := r.i + 1
 	i := start
 	for i < len(r.data) {
+		for i+8 <= len(r.data) && plain8(binary.LittleEndian.Uint64(r.data[i:])) {
+			i += 8
+		}
+		if i >= len(r.data) {
+			break
+		}
 		c := r.data[i]
 		if c == '"' {
 			r.i = i + 1
@@ -492,6 +499,12 @@ func (r *Reader) Skip() {
 func (r *Reader) skipString() {
 	i := r.i + 1
 	for i < len(r.data) {
+		for i+8 <= len(r.data) && plain8(binary.LittleEndian.Uint64(r.data[i:])) {
+			i += 8
+		}
+		if i >= len(r.data) {
+			break
+		}
 		c := r.data[i]
 		switch {
 		case c == '"':
@@ -599,4 +612,19 @@ func StringMember(data []byte, key string) (s string, found, ok bool) {
 		return "", true, false
 	}
 	return v.String(), true, true
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes of w needs a look in a
+// string: each is ASCII, not a control character, '"' or '\\'. Reading
+// eight at a time is many times faster in wasm than one by one. (A byte is
+// zero in v exactly when (v-ones) &^ v & highs has its high bit; below
+// 0x20 likewise with 0x20 for ones.)
+func plain8(w uint64) bool {
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	return w&highs|(w-0x20*ones)&^w&highs|zero(w^('"'*ones))|zero(w^('\\'*ones)) == 0
 }

@@ -46,6 +46,14 @@ func String[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look.
+		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56, html) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if safe[b] == safeAlways || (safe[b] == safeUnlessHTML && !html) {
@@ -93,6 +101,24 @@ func String[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes of w needs a look: each
+// is ASCII, not a control character, '"' or '\\', nor with html '<', '>'
+// or '&'. (A byte is zero in v exactly when (v-ones) &^ v & highs has its
+// high bit; below 0x20 likewise with 0x20 for ones.)
+func plain8(w uint64, html bool) bool {
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	bad := w&highs | (w-0x20*ones)&^w&highs | zero(w^('"'*ones)) | zero(w^('\\'*ones))
+	if html {
+		bad |= zero(w^('<'*ones)) | zero(w^('>'*ones)) | zero(w^('&'*ones))
+	}
+	return bad == 0
 }
 
 // Int appends n as encoding/json writes an integer.

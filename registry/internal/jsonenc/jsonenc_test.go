@@ -153,3 +153,20 @@ func TestIntBool(t *testing.T) {
 		}
 	}
 }
+
+// TestStringEveryByte puts every byte at every place of a string long
+// enough for the eight-byte skip, next to plain text.
+func TestStringEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 17 {
+			s := []byte("abcdefghijklmnopq")
+			s[at] = byte(c)
+			for _, html := range []bool{false, true} {
+				want, _ := std(t, string(s), html)
+				if got := String(nil, string(s), html); !bytes.Equal(got, want) {
+					t.Fatalf("String(%q, html %v) = %s, encoding/json %s", s, html, got, want)
+				}
+			}
+		}
+	}
+}
