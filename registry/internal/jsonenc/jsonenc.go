@@ -15,6 +15,7 @@ package jsonenc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -365,6 +366,12 @@ func str(dst, src []byte, i int, html bool) ([]byte, int, bool) {
 	start := i
 	i++
 	for i < len(src) {
+		for i+8 <= len(src) && plain8(binary.LittleEndian.Uint64(src[i:]), html) {
+			i += 8
+		}
+		if i >= len(src) {
+			break
+		}
 		c := src[i]
 		switch {
 		case c == '"':

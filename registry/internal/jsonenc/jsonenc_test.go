@@ -166,6 +166,7 @@ func TestStringEveryByte(t *testing.T) {
 				if got := String(nil, string(s), html); !bytes.Equal(got, want) {
 					t.Fatalf("String(%q, html %v) = %s, encoding/json %s", s, html, got, want)
 				}
+				checkRaw(t, []byte(`"`+string(s)+`"`), html)
 			}
 		}
 	}
