@@ -6,9 +6,10 @@ import (
 	"github.com/toolroute/toolroute/registry/internal/jsonenc"
 )
 
-// The request values every model call encodes, written by hand with
-// jsonenc rather than by encoding/json's reflection, which costs about ten
-// times as much in wasm. Each writes its struct's fields in order, with
+// The request values every model call encodes in the OpenAI and Anthropic
+// formats (the Responses and Gemini formats still go through
+// encoding/json), written by hand with jsonenc rather than by
+// encoding/json's reflection, which costs about ten times as much in wasm. Each writes its struct's fields in order, with
 // their tags' names and omitempty, as encoding/json would (without HTML
 // escaping, as marshal): FuzzCodec compares the two on random values.
 
@@ -25,6 +26,15 @@ func appendKnown(dst []byte, v any) ([]byte, bool, error) {
 		return appendOAMessages(dst, v), true, nil
 	case []oaTool:
 		b, err := appendOATools(dst, v)
+		return b, true, err
+	case anRequest:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case anMessage:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case []anTool:
+		b, err := appendANTools(dst, v)
 		return b, true, err
 	}
 	return dst, false, nil
@@ -190,4 +200,169 @@ func (c *Conv) systemJSON(m oaMessage) []byte {
 		c.systemText, c.system = *m.Content, m.appendJSON(nil)
 	}
 	return c.system
+}
+
+func (r anRequest) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"model":`...)
+	b = jsonenc.String(b, r.Model, false)
+	b = append(b, `,"max_tokens":`...)
+	b = jsonenc.Int(b, r.MaxTokens)
+	if len(r.System) > 0 {
+		b = append(b, `,"system":`...)
+		if b, err = appendANBlocks(b, r.System); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `,"messages":`...)
+	if r.Messages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = m.appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.Tools != nil {
+		b = append(b, `,"tools":`...)
+		switch t := r.Tools.(type) {
+		case json.RawMessage:
+			b, err = jsonenc.Raw(b, t, false)
+		case []anTool:
+			b, err = appendANTools(b, t)
+		default:
+			var v []byte
+			if v, err = marshalReflect(t); err == nil {
+				b = append(b, v...)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if r.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	if r.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		if b, err = jsonenc.Float(b, *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func (m anMessage) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"role":`...)
+	b = jsonenc.String(b, m.Role, false)
+	b = append(b, `,"content":`...)
+	b, err := appendANBlocks(b, m.Content)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+func appendANBlocks(b []byte, blocks []anBlock) ([]byte, error) {
+	if blocks == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i := range blocks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = blocks[i].appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func (k *anBlock) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = jsonenc.String(b, k.Type, false)
+	for _, f := range [...]struct{ key, value string }{{`,"text":`, k.Text}, {`,"id":`, k.ID}, {`,"name":`, k.Name}} {
+		if f.value != "" {
+			b = append(b, f.key...)
+			b = jsonenc.String(b, f.value, false)
+		}
+	}
+	var err error
+	if len(k.Input) > 0 {
+		b = append(b, `,"input":`...)
+		if b, err = jsonenc.Raw(b, k.Input, false); err != nil {
+			return nil, err
+		}
+	}
+	if k.ToolUseID != "" {
+		b = append(b, `,"tool_use_id":`...)
+		b = jsonenc.String(b, k.ToolUseID, false)
+	}
+	if len(k.Content) > 0 {
+		b = append(b, `,"content":`...)
+		if b, err = appendANBlocks(b, k.Content); err != nil {
+			return nil, err
+		}
+	}
+	if k.IsError {
+		b = append(b, `,"is_error":true`...)
+	}
+	if s := k.Source; s != nil {
+		b = append(b, `,"source":{"type":`...)
+		b = jsonenc.String(b, s.Type, false)
+		b = append(b, `,"media_type":`...)
+		b = jsonenc.String(b, s.MediaType, false)
+		b = append(b, `,"data":`...)
+		b = jsonenc.String(b, s.Data, false)
+		b = append(b, '}')
+	}
+	if k.ToolName != "" {
+		b = append(b, `,"tool_name":`...)
+		b = jsonenc.String(b, k.ToolName, false)
+	}
+	if k.CacheControl != nil {
+		b = append(b, `,"cache_control":{"type":`...)
+		b = jsonenc.String(b, k.CacheControl.Type, false)
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func appendANTools(b []byte, tools []anTool) ([]byte, error) {
+	if tools == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonenc.String(b, t.Name, false)
+		b = append(b, `,"description":`...)
+		b = jsonenc.String(b, t.Description, false)
+		b = append(b, `,"input_schema":`...)
+		var err error
+		if b, err = jsonenc.Raw(b, t.InputSchema, false); err != nil {
+			return nil, err
+		}
+		if t.DeferLoading {
+			b = append(b, `,"defer_loading":true`...)
+		}
+		if t.CacheControl != nil {
+			b = append(b, `,"cache_control":{"type":`...)
+			b = jsonenc.String(b, t.CacheControl.Type, false)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
 }

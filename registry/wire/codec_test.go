@@ -78,6 +78,72 @@ func (g *gen) oaTools() []oaTool {
 	return tools
 }
 
+func (g *gen) anBlocks(depth int) []anBlock {
+	switch g.byte() % 4 {
+	case 0:
+		return nil
+	case 1:
+		return []anBlock{}
+	}
+	var blocks []anBlock
+	for range g.n(2) + 1 {
+		k := anBlock{Type: g.str(), Text: g.str(), ID: g.str(), Name: g.str(), ToolUseID: g.str(), IsError: g.byte()%2 == 0, ToolName: g.str()}
+		if g.byte()%2 == 0 {
+			k.Input = g.raw()
+		}
+		if depth < 2 {
+			k.Content = g.anBlocks(depth + 1)
+		}
+		if g.byte()%3 == 0 {
+			k.Source = &anSource{Type: g.str(), MediaType: g.str(), Data: g.str()}
+		}
+		if g.byte()%3 == 0 {
+			k.CacheControl = &anCache{Type: g.str()}
+		}
+		blocks = append(blocks, k)
+	}
+	return blocks
+}
+
+func (g *gen) anMessage() anMessage { return anMessage{Role: g.str(), Content: g.anBlocks(0)} }
+
+func (g *gen) anTools() []anTool {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	tools := []anTool{}
+	for range g.n(3) {
+		t := anTool{Name: g.str(), Description: g.str(), InputSchema: g.raw(), DeferLoading: g.byte()%2 == 0}
+		if g.byte()%2 == 0 {
+			t.CacheControl = ephemeral
+		}
+		tools = append(tools, t)
+	}
+	return tools
+}
+
+func (g *gen) anRequest() anRequest {
+	r := anRequest{Model: g.str(), MaxTokens: g.n(3) - 1, System: g.anBlocks(1), Stream: g.byte()%2 == 0}
+	if g.byte()%4 != 0 {
+		r.Messages = []anMessage{}
+		for range g.n(3) {
+			r.Messages = append(r.Messages, g.anMessage())
+		}
+	}
+	switch g.byte() % 4 {
+	case 1:
+		r.Tools = g.anTools()
+	case 2:
+		r.Tools = g.raw()
+	case 3:
+		r.Tools = []string{g.str()}
+	}
+	if c := g.byte(); c%2 == 0 {
+		r.Temperature = ptr(temperatures[int(c/2)%len(temperatures)])
+	}
+	return r
+}
+
 var temperatures = []float64{0, 0.7, 1e-7, 1e21, -2, math.NaN(), math.Inf(1)}
 
 func (g *gen) oaRequest() oaRequest {
@@ -134,6 +200,9 @@ func FuzzCodec(f *testing.F) {
 		sameJSON(t, g.oaMessage())
 		sameJSON(t, g.oaMessages())
 		sameJSON(t, g.oaTools())
+		sameJSON(t, g.anRequest())
+		sameJSON(t, g.anMessage())
+		sameJSON(t, g.anTools())
 		// A request whose first messages come encoded, as Conv gives them.
 		r, pre := g.oaRequest(), g.oaMessages()
 		if len(pre) == 0 {
