@@ -271,7 +271,7 @@ type anResponse struct {
 
 func decodeAnthropic(body []byte) (Response, error) {
 	var r anResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalANResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if r.Type == "error" {

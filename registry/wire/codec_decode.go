@@ -162,3 +162,66 @@ func unquote(raw []byte) (string, bool) {
 	err := json.Unmarshal(raw, &s)
 	return s, err == nil
 }
+
+// unmarshalANResponse is json.Unmarshal(body, r).
+func unmarshalANResponse(body []byte, r *anResponse) error {
+	rd := jsondec.NewReader(body)
+	if !rd.IsString() {
+		var v anResponse
+		if readANResponse(rd, &v); rd.Done() {
+			*r = v
+			return nil
+		}
+	}
+	return json.Unmarshal(body, r)
+}
+
+var (
+	anResponseKeys = []string{"type", "content", "stop_reason", "usage"}
+	anBlockKeys    = []string{"type", "text", "id", "name", "input"}
+	anUsageKeys    = []string{"input_tokens", "output_tokens", "cache_read_input_tokens"}
+)
+
+func readANResponse(r *jsondec.Reader, v *anResponse) {
+	r.Object(anResponseKeys, func(key string) {
+		switch key {
+		case "type":
+			v.Type = r.String()
+		case "content":
+			v.Content = nil
+			if r.Array(func() {
+				var k anResponseBlock
+				r.Object(anBlockKeys, func(key string) {
+					switch key {
+					case "type":
+						k.Type = r.String()
+					case "text":
+						k.Text = r.String()
+					case "id":
+						k.ID = r.String()
+					case "name":
+						k.Name = r.String()
+					case "input":
+						k.Input = readRaw(r)
+					}
+				})
+				v.Content = append(v.Content, k)
+			}) && v.Content == nil {
+				v.Content = []anResponseBlock{}
+			}
+		case "stop_reason":
+			v.StopReason = r.String()
+		case "usage":
+			r.Object(anUsageKeys, func(key string) {
+				switch key {
+				case "input_tokens":
+					v.Usage.InputTokens = r.Int()
+				case "output_tokens":
+					v.Usage.OutputTokens = r.Int()
+				case "cache_read_input_tokens":
+					v.Usage.CacheReadInputTokens = r.Int()
+				}
+			})
+		}
+	})
+}

@@ -268,3 +268,38 @@ func TestResponseCodecByHand(t *testing.T) {
 		t.Fatalf("not read by hand: %+v", v)
 	}
 }
+
+var anResponseSeeds = []string{
+	`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi <&> \u00e9"},{"type":"tool_use","id":"t","name":"n","input":{"a": [1, {"b":null}]}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":2,"cache_creation_input_tokens":0}}`,
+	`{"type":"error","error":{"type":"overloaded_error","message":"x"}}`, `{"type":"message","content":null,"usage":null}`,
+	`{"type":"message","content":[null,{"input":null}]}`, `{"Type":"message"}`, `{"type":"message","usage":{"input_tokens":1.5}}`,
+	`{"type":"message","content":[{"type":"text"}],"content":[]}`, `null`, `[]`, `"s"`, `{"type":"message"} x`,
+}
+
+// FuzzANResponseCodec: an Anthropic response read by hand is what
+// encoding/json reads, or is refused with the same error.
+func FuzzANResponseCodec(f *testing.F) {
+	for _, s := range anResponseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got, want anResponse
+		err := unmarshalANResponse(body, &got)
+		wantErr := json.Unmarshal(body, &want)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q: error %v, encoding/json %v", body, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nhand          %#v\nencoding/json %#v", body, got, want)
+		}
+	})
+}
+
+// TestANResponseCodecByHand: a plain response is read by hand.
+func TestANResponseCodecByHand(t *testing.T) {
+	r := jsondec.NewReader([]byte(anResponseSeeds[0]))
+	var v anResponse
+	if readANResponse(r, &v); !r.Done() || len(v.Content) != 2 || v.Usage.CacheReadInputTokens != 2 {
+		t.Fatalf("not read by hand: %+v", v)
+	}
+}
