@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
@@ -104,10 +105,19 @@ func (r *Registry) LoadToolGroup(args json.RawMessage) (Result, string) {
 	if len(tools) == 0 {
 		return Failure("empty_group", fmt.Sprintf("Tool group '%s' has no available tools.", name)), ""
 	}
+	// Written without fmt: every load takes this path, and fmt's
+	// reflection is slow in wasm.
 	var b strings.Builder
-	fmt.Fprintf(&b, "Loaded %d tools from group '%s':", len(tools), g.DisplayName)
+	b.WriteString("Loaded ")
+	b.WriteString(strconv.Itoa(len(tools)))
+	b.WriteString(" tools from group '")
+	b.WriteString(g.DisplayName)
+	b.WriteString("':")
 	for _, t := range tools {
-		fmt.Fprintf(&b, "\n- %s: %s", t.Name, t.Description)
+		b.WriteString("\n- ")
+		b.WriteString(t.Name)
+		b.WriteString(": ")
+		b.WriteString(t.Description)
 	}
 	return Success(b.String()), name
 }
