@@ -63,6 +63,9 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	}
 	var err error
 	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
+		if c != nil {
+			return c.oaTools(r.Tools)
+		}
 		tools := make([]oaTool, len(r.Tools))
 		for i, t := range r.Tools {
 			tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
