@@ -15,6 +15,7 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzCodec \
 	registry/wire:FuzzResponseCodec \
 	registry/wire:FuzzANResponseCodec \
+	registry/wire:FuzzChunkCodec \
 	registry/session:FuzzActionsCodec \
 	registry/session:FuzzUnmarshalEvent \
 	registry/session:FuzzGroupName \

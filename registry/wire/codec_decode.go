@@ -67,31 +67,36 @@ func readOAResponse(r *jsondec.Reader, v *oaResponse) {
 				v.Choices = []choice{}
 			}
 		case "usage":
-			v.Usage = nil
-			if !r.Null() {
-				u := &oaUsage{}
-				r.Object(oaUsageKeys, func(key string) {
-					switch key {
-					case "prompt_tokens":
-						u.PromptTokens = r.Int()
-					case "completion_tokens":
-						u.CompletionTokens = r.Int()
-					case "prompt_tokens_details":
-						u.PromptTokensDetails = nil
-						if !r.Null() {
-							u.PromptTokensDetails = &struct {
-								CachedTokens int `json:"cached_tokens"`
-							}{}
-							r.Object(oaDetailsKeys, func(string) { u.PromptTokensDetails.CachedTokens = r.Int() })
-						}
-					}
-				})
-				v.Usage = u
-			}
+			v.Usage = readOAUsage(r)
 		case "error":
 			v.Error = readRaw(r)
 		}
 	})
+}
+
+// readOAUsage reads an OpenAI usage object; null reads as nil.
+func readOAUsage(r *jsondec.Reader) *oaUsage {
+	if r.Null() {
+		return nil
+	}
+	u := &oaUsage{}
+	r.Object(oaUsageKeys, func(key string) {
+		switch key {
+		case "prompt_tokens":
+			u.PromptTokens = r.Int()
+		case "completion_tokens":
+			u.CompletionTokens = r.Int()
+		case "prompt_tokens_details":
+			u.PromptTokensDetails = nil
+			if !r.Null() {
+				u.PromptTokensDetails = &struct {
+					CachedTokens int `json:"cached_tokens"`
+				}{}
+				r.Object(oaDetailsKeys, func(string) { u.PromptTokensDetails.CachedTokens = r.Int() })
+			}
+		}
+	})
+	return u
 }
 
 type oaCalls = []struct {
@@ -222,6 +227,109 @@ func readANResponse(r *jsondec.Reader, v *anResponse) {
 					v.Usage.CacheReadInputTokens = r.Int()
 				}
 			})
+		}
+	})
+}
+
+// The parts of an OpenAI stream chunk, as oaChunk declares them.
+type (
+	oaChunkCall = struct {
+		Index    *int   `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	oaChunkChoice = struct {
+		Delta struct {
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []oaChunkCall   `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	}
+)
+
+var (
+	oaChunkChoiceKeys = []string{"delta", "finish_reason"}
+	oaChunkCallKeys   = []string{"index", "id", "function"}
+)
+
+// unmarshalOAChunk is json.Unmarshal(data, c): a stream's chunks come by
+// the hundred for one response.
+func unmarshalOAChunk(data []byte, c *oaChunk) error {
+	rd := jsondec.NewReader(data)
+	if !rd.IsString() {
+		var v oaChunk
+		if readOAChunk(rd, &v); rd.Done() {
+			*c = v
+			return nil
+		}
+	}
+	return json.Unmarshal(data, c)
+}
+
+func readOAChunk(r *jsondec.Reader, v *oaChunk) {
+	r.Object(oaResponseKeys, func(key string) {
+		switch key {
+		case "choices":
+			v.Choices = nil
+			if r.Array(func() {
+				v.Choices = append(v.Choices, oaChunkChoice{})
+				ch := &v.Choices[len(v.Choices)-1]
+				r.Object(oaChunkChoiceKeys, func(key string) {
+					switch key {
+					case "delta":
+						r.Object(oaMessageKeys, func(key string) {
+							switch key {
+							case "content":
+								ch.Delta.Content = readRaw(r)
+							case "tool_calls":
+								ch.Delta.ToolCalls = nil
+								if r.Array(func() {
+									var c oaChunkCall
+									r.Object(oaChunkCallKeys, func(key string) {
+										switch key {
+										case "index":
+											c.Index = nil
+											if !r.Null() {
+												n := r.Int()
+												c.Index = &n
+											}
+										case "id":
+											c.ID = r.String()
+										case "function":
+											r.Object(oaFunctionKeys, func(key string) {
+												switch key {
+												case "name":
+													c.Function.Name = r.String()
+												case "arguments":
+													c.Function.Arguments = readRaw(r)
+												}
+											})
+										}
+									})
+									ch.Delta.ToolCalls = append(ch.Delta.ToolCalls, c)
+								}) && ch.Delta.ToolCalls == nil {
+									ch.Delta.ToolCalls = []oaChunkCall{}
+								}
+							}
+						})
+					case "finish_reason":
+						ch.FinishReason = nil
+						if !r.Null() {
+							s := r.String()
+							ch.FinishReason = &s
+						}
+					}
+				})
+			}) && v.Choices == nil {
+				v.Choices = []oaChunkChoice{}
+			}
+		case "usage":
+			v.Usage = readOAUsage(r)
+		case "error":
+			v.Error = readRaw(r)
 		}
 	})
 }

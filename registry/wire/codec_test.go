@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
@@ -301,5 +303,57 @@ func TestANResponseCodecByHand(t *testing.T) {
 	var v anResponse
 	if readANResponse(r, &v); !r.Done() || len(v.Content) != 2 || v.Usage.CacheReadInputTokens != 2 {
 		t.Fatalf("not read by hand: %+v", v)
+	}
+}
+
+// FuzzChunkCodec: an OpenAI stream chunk read by hand is what
+// encoding/json reads, or is refused with the same error.
+func FuzzChunkCodec(f *testing.F) {
+	sse, err := os.ReadFile("testdata/openai_stream_tools.sse")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range strings.Split(string(sse), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			f.Add([]byte(data))
+		}
+	}
+	for _, s := range []string{`{"choices":[{"delta":{"tool_calls":[{"index":null,"id":"x"}]},"finish_reason":null}],"usage":null}`,
+		`{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1.5}]}}]}`, `{"choices":[{"Delta":{}}]}`, `{"error":{"message":"x"}}`, `[DONE]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want oaChunk
+		err := unmarshalOAChunk(data, &got)
+		wantErr := json.Unmarshal(data, &want)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q: error %v, encoding/json %v", data, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nhand          %#v\nencoding/json %#v", data, got, want)
+		}
+	})
+}
+
+// TestChunkCodecByHand: the chunks of a recorded stream are read by hand.
+func TestChunkCodecByHand(t *testing.T) {
+	sse, err := os.ReadFile("testdata/openai_stream_tools.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(sse), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok && data != "[DONE]" {
+			r := jsondec.NewReader([]byte(data))
+			var c oaChunk
+			if readOAChunk(r, &c); !r.Done() {
+				t.Errorf("not read by hand: %s", data)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no chunks in the recording")
 	}
 }

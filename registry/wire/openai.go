@@ -264,7 +264,7 @@ func (s *oaStream) event(_ string, data string) ([]string, error) {
 		return nil, nil
 	}
 	var c oaChunk
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
+	if err := unmarshalOAChunk([]byte(data), &c); err != nil {
 		return nil, fmt.Errorf("%w: stream chunk is not JSON: %v", ErrBadResponse, err)
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
