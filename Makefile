@@ -16,6 +16,7 @@ FUZZ_TARGETS = \
 	registry/wire:FuzzResponseCodec \
 	registry/wire:FuzzANResponseCodec \
 	registry/wire:FuzzChunkCodec \
+	registry/wire:FuzzANEventCodec \
 	registry/session:FuzzActionsCodec \
 	registry/session:FuzzUnmarshalEvent \
 	registry/session:FuzzGroupName \

@@ -337,7 +337,7 @@ type anStream struct {
 
 func (s *anStream) event(name, data string) ([]string, error) {
 	var e anEvent
-	if err := json.Unmarshal([]byte(data), &e); err != nil {
+	if err := unmarshalANEvent([]byte(data), &e); err != nil {
 		return nil, fmt.Errorf("%w: stream event %q is not JSON: %v", ErrBadResponse, name, err)
 	}
 	if e.Type == "" {

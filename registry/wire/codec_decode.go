@@ -196,20 +196,7 @@ func readANResponse(r *jsondec.Reader, v *anResponse) {
 			v.Content = nil
 			if r.Array(func() {
 				var k anResponseBlock
-				r.Object(anBlockKeys, func(key string) {
-					switch key {
-					case "type":
-						k.Type = r.String()
-					case "text":
-						k.Text = r.String()
-					case "id":
-						k.ID = r.String()
-					case "name":
-						k.Name = r.String()
-					case "input":
-						k.Input = readRaw(r)
-					}
-				})
+				readANBlock(r, &k)
 				v.Content = append(v.Content, k)
 			}) && v.Content == nil {
 				v.Content = []anResponseBlock{}
@@ -217,16 +204,7 @@ func readANResponse(r *jsondec.Reader, v *anResponse) {
 		case "stop_reason":
 			v.StopReason = r.String()
 		case "usage":
-			r.Object(anUsageKeys, func(key string) {
-				switch key {
-				case "input_tokens":
-					v.Usage.InputTokens = r.Int()
-				case "output_tokens":
-					v.Usage.OutputTokens = r.Int()
-				case "cache_read_input_tokens":
-					v.Usage.CacheReadInputTokens = r.Int()
-				}
-			})
+			readANUsage(r, &v.Usage)
 		}
 	})
 }
@@ -330,6 +308,90 @@ func readOAChunk(r *jsondec.Reader, v *oaChunk) {
 			v.Usage = readOAUsage(r)
 		case "error":
 			v.Error = readRaw(r)
+		}
+	})
+}
+
+var (
+	anEventKeys   = []string{"type", "index", "content_block", "delta", "message", "usage"}
+	anDeltaKeys   = []string{"type", "text", "partial_json", "stop_reason"}
+	anMessageKeys = []string{"usage"}
+)
+
+// unmarshalANEvent is json.Unmarshal(data, e): a stream's events come by
+// the hundred for one response.
+func unmarshalANEvent(data []byte, e *anEvent) error {
+	rd := jsondec.NewReader(data)
+	if !rd.IsString() {
+		var v anEvent
+		if readANEvent(rd, &v); rd.Done() {
+			*e = v
+			return nil
+		}
+	}
+	return json.Unmarshal(data, e)
+}
+
+func readANEvent(r *jsondec.Reader, v *anEvent) {
+	r.Object(anEventKeys, func(key string) {
+		switch key {
+		case "type":
+			v.Type = r.String()
+		case "index":
+			v.Index = r.Int()
+		case "content_block":
+			readANBlock(r, &v.ContentBlock)
+		case "delta":
+			r.Object(anDeltaKeys, func(key string) {
+				switch key {
+				case "type":
+					v.Delta.Type = r.String()
+				case "text":
+					v.Delta.Text = r.String()
+				case "partial_json":
+					v.Delta.PartialJSON = r.String()
+				case "stop_reason":
+					v.Delta.StopReason = r.String()
+				}
+			})
+		case "message":
+			r.Object(anMessageKeys, func(string) { readANUsage(r, &v.Message.Usage) })
+		case "usage":
+			v.Usage = nil
+			if !r.Null() {
+				v.Usage = &anUsage{}
+				readANUsage(r, v.Usage)
+			}
+		}
+	})
+}
+
+func readANBlock(r *jsondec.Reader, k *anResponseBlock) {
+	r.Object(anBlockKeys, func(key string) {
+		switch key {
+		case "type":
+			k.Type = r.String()
+		case "text":
+			k.Text = r.String()
+		case "id":
+			k.ID = r.String()
+		case "name":
+			k.Name = r.String()
+		case "input":
+			k.Input = readRaw(r)
+		}
+	})
+}
+
+func readANUsage(r *jsondec.Reader, u *anUsage) {
+	r.Object(anUsageKeys, func(key string) {
+		switch key {
+		case "input_tokens":
+			u.InputTokens = r.Int()
+		case "output_tokens":
+			u.OutputTokens = r.Int()
+		case "cache_read_input_tokens":
+			u.CacheReadInputTokens = r.Int()
 		}
 	})
 }

@@ -357,3 +357,55 @@ func TestChunkCodecByHand(t *testing.T) {
 		t.Fatal("no chunks in the recording")
 	}
 }
+
+// FuzzANEventCodec: an Anthropic stream event read by hand is what
+// encoding/json reads, or is refused with the same error.
+func FuzzANEventCodec(f *testing.F) {
+	sse, err := os.ReadFile("testdata/anthropic_stream_tools.sse")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range strings.Split(string(sse), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			f.Add([]byte(data))
+		}
+	}
+	for _, s := range []string{`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}`,
+		`{"type":"message_start","message":{"usage":{"input_tokens":3,"cache_read_input_tokens":1}}}`, `{"usage":null,"index":1.5}`,
+		`{"Type":"x"}`, `{"content_block":{"type":"tool_use","input":{}},"content_block":{}}`, `null`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want anEvent
+		err := unmarshalANEvent(data, &got)
+		wantErr := json.Unmarshal(data, &want)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q: error %v, encoding/json %v", data, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nhand          %#v\nencoding/json %#v", data, got, want)
+		}
+	})
+}
+
+// TestANEventCodecByHand: the events of a recorded stream are read by hand.
+func TestANEventCodecByHand(t *testing.T) {
+	sse, err := os.ReadFile("testdata/anthropic_stream_tools.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(sse), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			r := jsondec.NewReader([]byte(data))
+			var e anEvent
+			if readANEvent(r, &e); !r.Done() {
+				t.Errorf("not read by hand: %s", data)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no events in the recording")
+	}
+}
