@@ -6,8 +6,8 @@ import (
 	"github.com/toolroute/toolroute/registry/internal/jsonenc"
 )
 
-// The request values every model call encodes in the OpenAI and Anthropic
-// formats (the Responses and Gemini formats still go through
+// The request values every model call encodes in the OpenAI, Anthropic
+// and Responses formats (the Gemini format still goes through
 // encoding/json), written by hand with jsonenc rather than by
 // encoding/json's reflection, which costs about ten times as much in wasm. Each writes its struct's fields in order, with
 // their tags' names and omitempty, as encoding/json would (without HTML
@@ -35,6 +35,22 @@ func appendKnown(dst []byte, v any) ([]byte, bool, error) {
 		return b, true, err
 	case []anTool:
 		b, err := appendANTools(dst, v)
+		return b, true, err
+	case rsRequest:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case rsItem:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case []rsPart:
+		return appendRSParts(dst, v), true, nil
+	case string:
+		return jsonenc.String(dst, v, false), true, nil
+	case []any:
+		b, err := appendRSTools(dst, v)
+		return b, true, err
+	case []rsNamespace:
+		b, err := appendRSTools(dst, anys(v))
 		return b, true, err
 	}
 	return dst, false, nil
@@ -365,4 +381,227 @@ func appendANTools(b []byte, tools []anTool) ([]byte, error) {
 		b = append(b, '}')
 	}
 	return append(b, ']'), nil
+}
+
+func (r rsRequest) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"model":`...)
+	b = jsonenc.String(b, r.Model, false)
+	if r.Instructions != "" {
+		b = append(b, `,"instructions":`...)
+		b = jsonenc.String(b, r.Instructions, false)
+	}
+	b = append(b, `,"input":`...)
+	if r.Input == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, it := range r.Input {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = it.appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.Tools != nil {
+		b = append(b, `,"tools":`...)
+		switch t := r.Tools.(type) {
+		case json.RawMessage:
+			b, err = jsonenc.Raw(b, t, false)
+		case []any:
+			b, err = appendRSTools(b, t)
+		default:
+			var v []byte
+			if v, err = marshalReflect(t); err == nil {
+				b = append(b, v...)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if r.MaxOutputTokens != 0 {
+		b = append(b, `,"max_output_tokens":`...)
+		b = jsonenc.Int(b, r.MaxOutputTokens)
+	}
+	if r.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		if b, err = jsonenc.Float(b, *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	if r.Stream {
+		b = append(b, `,"stream":true`...)
+	}
+	b = append(b, `,"store":`...)
+	b = jsonenc.Bool(b, r.Store)
+	return append(b, '}'), nil
+}
+
+func (it rsItem) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = jsonenc.String(b, it.Type, false)
+	if it.Role != "" {
+		b = append(b, `,"role":`...)
+		b = jsonenc.String(b, it.Role, false)
+	}
+	var err error
+	if len(it.Content) > 0 {
+		b = append(b, `,"content":`...)
+		if b, err = jsonenc.Raw(b, it.Content, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range [...]struct{ key, value string }{{`,"call_id":`, it.CallID}, {`,"name":`, it.Name}, {`,"namespace":`, it.Namespace}} {
+		if f.value != "" {
+			b = append(b, f.key...)
+			b = jsonenc.String(b, f.value, false)
+		}
+	}
+	for _, f := range [...]struct {
+		key   string
+		value json.RawMessage
+	}{{`,"arguments":`, it.Arguments}, {`,"output":`, it.Output}} {
+		if len(f.value) > 0 {
+			b = append(b, f.key...)
+			if b, err = jsonenc.Raw(b, f.value, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if it.Execution != "" {
+		b = append(b, `,"execution":`...)
+		b = jsonenc.String(b, it.Execution, false)
+	}
+	if it.Status != "" {
+		b = append(b, `,"status":`...)
+		b = jsonenc.String(b, it.Status, false)
+	}
+	if len(it.Tools) > 0 {
+		b = append(b, `,"tools":`...)
+		if b, err = jsonenc.Raw(b, it.Tools, false); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendRSParts(b []byte, parts []rsPart) []byte {
+	if parts == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = jsonenc.String(b, p.Type, false)
+		if p.Text != "" {
+			b = append(b, `,"text":`...)
+			b = jsonenc.String(b, p.Text, false)
+		}
+		if p.ImageURL != "" {
+			b = append(b, `,"image_url":`...)
+			b = jsonenc.String(b, p.ImageURL, false)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func anys[T any](list []T) []any {
+	if list == nil {
+		return nil
+	}
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
+}
+
+// appendRSTools appends a Responses tools value: functions, namespaces and
+// the tool search, and anything else as encoding/json writes it.
+func appendRSTools(b []byte, tools []any) ([]byte, error) {
+	if tools == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		switch t := t.(type) {
+		case rsTool:
+			b, err = appendRSTool(b, t)
+		case rsNamespace:
+			b = append(b, `{"type":`...)
+			b = jsonenc.String(b, t.Type, false)
+			b = append(b, `,"name":`...)
+			b = jsonenc.String(b, t.Name, false)
+			b = append(b, `,"description":`...)
+			b = jsonenc.String(b, t.Description, false)
+			b = append(b, `,"tools":`...)
+			if t.Tools == nil {
+				b = append(b, "null"...)
+			} else {
+				b = append(b, '[')
+				for j, f := range t.Tools {
+					if j > 0 {
+						b = append(b, ',')
+					}
+					if b, err = appendRSTool(b, f); err != nil {
+						return nil, err
+					}
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		case rsToolSearch:
+			b = append(b, `{"type":`...)
+			b = jsonenc.String(b, t.Type, false)
+			b = append(b, `,"execution":`...)
+			b = jsonenc.String(b, t.Execution, false)
+			b = append(b, `,"description":`...)
+			b = jsonenc.String(b, t.Description, false)
+			b = append(b, `,"parameters":`...)
+			if b, err = jsonenc.Raw(b, t.Parameters, false); err == nil {
+				b = append(b, '}')
+			}
+		default:
+			var v []byte
+			if v, err = marshalReflect(t); err == nil {
+				b = append(b, v...)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func appendRSTool(b []byte, t rsTool) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = jsonenc.String(b, t.Type, false)
+	b = append(b, `,"name":`...)
+	b = jsonenc.String(b, t.Name, false)
+	b = append(b, `,"description":`...)
+	b = jsonenc.String(b, t.Description, false)
+	if t.DeferLoading {
+		b = append(b, `,"defer_loading":true`...)
+	}
+	b = append(b, `,"parameters":`...)
+	b, err := jsonenc.Raw(b, t.Parameters, false)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"strict":`...)
+	b = jsonenc.Bool(b, t.Strict)
+	return append(b, '}'), nil
 }

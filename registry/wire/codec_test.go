@@ -146,6 +146,89 @@ func (g *gen) anRequest() anRequest {
 	return r
 }
 
+func (g *gen) rsItem() rsItem {
+	it := rsItem{Type: g.str(), Role: g.str(), CallID: g.str(), Name: g.str(), Namespace: g.str(), Execution: g.str(), Status: g.str()}
+	if g.byte()%2 == 0 {
+		it.Content = g.raw()
+	}
+	if g.byte()%2 == 0 {
+		it.Arguments = g.raw()
+	}
+	if g.byte()%2 == 0 {
+		it.Output = g.raw()
+	}
+	if g.byte()%2 == 0 {
+		it.Tools = g.raw()
+	}
+	return it
+}
+
+func (g *gen) rsParts() []rsPart {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	parts := []rsPart{}
+	for range g.n(3) {
+		parts = append(parts, rsPart{Type: g.str(), Text: g.str(), ImageURL: g.str()})
+	}
+	return parts
+}
+
+func (g *gen) rsTool() rsTool {
+	return rsTool{Type: g.str(), Name: g.str(), Description: g.str(), DeferLoading: g.byte()%2 == 0, Parameters: g.raw(), Strict: g.byte()%2 == 0}
+}
+
+func (g *gen) rsTools() []any {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	tools := []any{}
+	for range g.n(4) {
+		switch g.byte() % 5 {
+		case 0:
+			tools = append(tools, g.rsTool())
+		case 1:
+			ns := rsNamespace{Type: g.str(), Name: g.str(), Description: g.str()}
+			if g.byte()%3 != 0 {
+				ns.Tools = []rsTool{}
+				for range g.n(2) {
+					ns.Tools = append(ns.Tools, g.rsTool())
+				}
+			}
+			tools = append(tools, ns)
+		case 2:
+			tools = append(tools, rsToolSearch{Type: g.str(), Execution: g.str(), Description: g.str(), Parameters: g.raw()})
+		case 3:
+			tools = append(tools, nil)
+		default:
+			tools = append(tools, map[string]string{g.str(): g.str()})
+		}
+	}
+	return tools
+}
+
+func (g *gen) rsRequest() rsRequest {
+	r := rsRequest{Model: g.str(), Instructions: g.str(), MaxOutputTokens: g.n(3) - 1, Stream: g.byte()%2 == 0, Store: g.byte()%2 == 0}
+	if g.byte()%4 != 0 {
+		r.Input = []rsItem{}
+		for range g.n(3) {
+			r.Input = append(r.Input, g.rsItem())
+		}
+	}
+	switch g.byte() % 4 {
+	case 1:
+		r.Tools = g.rsTools()
+	case 2:
+		r.Tools = g.raw()
+	case 3:
+		r.Tools = []string{g.str()}
+	}
+	if c := g.byte(); c%2 == 0 {
+		r.Temperature = ptr(temperatures[int(c/2)%len(temperatures)])
+	}
+	return r
+}
+
 var temperatures = []float64{0, 0.7, 1e-7, 1e21, -2, math.NaN(), math.Inf(1)}
 
 func (g *gen) oaRequest() oaRequest {
@@ -205,6 +288,11 @@ func FuzzCodec(f *testing.F) {
 		sameJSON(t, g.anRequest())
 		sameJSON(t, g.anMessage())
 		sameJSON(t, g.anTools())
+		sameJSON(t, g.rsRequest())
+		sameJSON(t, g.rsItem())
+		sameJSON(t, g.rsParts())
+		sameJSON(t, g.rsTools())
+		sameJSON(t, g.str())
 		// A request whose first messages come encoded, as Conv gives them.
 		r, pre := g.oaRequest(), g.oaMessages()
 		if len(pre) == 0 {
