@@ -162,8 +162,8 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	if !found {
 		return unknownTurn(h)
 	}
-	var e session.Event
-	if err := json.Unmarshal(req, &e); err != nil {
+	e, err := session.UnmarshalEvent(req)
+	if err != nil {
 		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
 	}
 	if e.Type == session.EventChunk {
