@@ -44,8 +44,8 @@ type openTurn struct {
 // they started with.
 func (g *Guest) Load(req []byte) (out []byte) {
 	defer recoverInto(&out)
-	var c registry.Catalogue
-	if err := json.Unmarshal(req, &c); err != nil {
+	c, err := registry.UnmarshalCatalogue(req)
+	if err != nil {
 		return fail(CodeBadJSON, "the catalogue is not a JSON catalogue object: "+err.Error())
 	}
 	reg, rep := registry.Build(c)
