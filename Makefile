@@ -20,6 +20,7 @@ FUZZ_TARGETS = \
 	registry/session:FuzzActionsCodec \
 	registry/session:FuzzUnmarshalEvent \
 	registry/session:FuzzGroupName \
+	registry/session:FuzzRawMap \
 	host/module:FuzzTurnEvent \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \

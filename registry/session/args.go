@@ -36,7 +36,7 @@ func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 		input = "{}"
 	}
 	var args map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(input), &args); err != nil || args == nil {
+	if err := unmarshalRawMap([]byte(input), &args); err != nil || args == nil {
 		return nil, fmt.Sprintf("The arguments for '%s' are not a JSON object: send one JSON object matching the tool's parameters.", tool.Name)
 	}
 	var missing []string
@@ -46,7 +46,7 @@ func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 		}
 	}
 	var schema map[string]json.RawMessage
-	_ = json.Unmarshal(tool.Parameters, &schema) // an object: NormalizeSchema said so
+	_ = unmarshalRawMap(tool.Parameters, &schema) // an object: NormalizeSchema said so
 	c := &argCheck{}
 	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
 		c.secrets = true // AskedSecrets checks "secrets" and says what it takes
@@ -92,7 +92,7 @@ func (c *argCheck) add(problem string) {
 // arguments themselves).
 func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 	var schema map[string]json.RawMessage
-	if json.Unmarshal(node, &schema) != nil || schema == nil {
+	if unmarshalRawMap(node, &schema) != nil || schema == nil {
 		return // true, false, or not a schema: nothing to check
 	}
 	if c.depth >= maxArgDepth {
@@ -107,7 +107,7 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 	}
 	if enum, ok := schema["enum"]; ok {
 		var values []json.RawMessage
-		if json.Unmarshal(enum, &values) == nil && len(values) > 0 && !inEnum(values, v) {
+		if unmarshalRawList(enum, &values) == nil && len(values) > 0 && !inEnum(values, v) {
 			list := make([]string, len(values))
 			for i, e := range values {
 				var b bytes.Buffer
@@ -123,11 +123,11 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 		c.object(at, schema, v, false)
 	case "array":
 		var items map[string]json.RawMessage
-		if json.Unmarshal(schema["items"], &items) != nil || items == nil {
+		if unmarshalRawMap(schema["items"], &items) != nil || items == nil {
 			return // no items, or a tuple's list: not checked
 		}
 		var elems []json.RawMessage
-		_ = json.Unmarshal(v, &elems)
+		_ = unmarshalRawList(v, &elems)
 		for i, e := range elems {
 			c.value(at+"["+strconv.Itoa(i)+"]", schema["items"], e)
 		}
@@ -140,7 +140,7 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 // parameters CheckArguments reports.
 func (c *argCheck) object(at string, schema map[string]json.RawMessage, v json.RawMessage, top bool) {
 	var props map[string]json.RawMessage
-	_ = json.Unmarshal(schema["properties"], &props)
+	_ = unmarshalRawMap(schema["properties"], &props)
 	fields := objectFields(v)
 	if !top {
 		var required []string
@@ -176,7 +176,7 @@ type field struct {
 // json.Unmarshal takes it.
 func objectFields(v json.RawMessage) []field {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) != nil {
+	if unmarshalRawMap(v, &m) != nil {
 		return nil
 	}
 	names := make([]string, 0, len(m))

@@ -309,3 +309,46 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 		}
 	})
 }
+
+// unmarshalRawMap is json.Unmarshal(data, m) into a nil map of raw
+// values, read by hand in the plain case: every tool call's arguments and
+// its tool's schema are read so.
+func unmarshalRawMap(data []byte, m *map[string]json.RawMessage) error {
+	r := jsondec.NewReader(data)
+	if r.Null() {
+		if r.Done() {
+			return nil
+		}
+	} else if r.IsObject() {
+		out := map[string]json.RawMessage{}
+		r.Members(func(key string) {
+			if raw := r.Raw(); raw != nil {
+				out[key] = append(json.RawMessage(nil), raw...)
+			}
+		})
+		if r.Done() {
+			*m = out
+			return nil
+		}
+	}
+	return json.Unmarshal(data, m)
+}
+
+// unmarshalRawList is json.Unmarshal(data, l) into a nil slice of raw
+// values, read by hand in the plain case.
+func unmarshalRawList(data []byte, l *[]json.RawMessage) error {
+	r := jsondec.NewReader(data)
+	out := []json.RawMessage{}
+	if r.IsArray() {
+		r.Array(func() {
+			if raw := r.Raw(); raw != nil {
+				out = append(out, append(json.RawMessage(nil), raw...))
+			}
+		})
+		if r.Done() {
+			*l = out
+			return nil
+		}
+	}
+	return json.Unmarshal(data, l)
+}

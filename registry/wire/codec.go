@@ -2,13 +2,13 @@ package wire
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/toolroute/toolroute/registry/internal/jsonenc"
 )
 
-// The request values every model call encodes in the OpenAI, Anthropic
-// and Responses formats (the Gemini format still goes through
-// encoding/json), written by hand with jsonenc rather than by
+// The request values every model call encodes, in every format, written
+// by hand with jsonenc rather than by
 // encoding/json's reflection, which costs about ten times as much in wasm. Each writes its struct's fields in order, with
 // their tags' names and omitempty, as encoding/json would (without HTML
 // escaping, as marshal): FuzzCodec compares the two on random values.
@@ -46,6 +46,17 @@ func appendKnown(dst []byte, v any) ([]byte, bool, error) {
 		return appendRSParts(dst, v), true, nil
 	case string:
 		return jsonenc.String(dst, v, false), true, nil
+	case map[string]string:
+		return appendStringMap(dst, v), true, nil
+	case gmRequest:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case gmContent:
+		b, err := v.appendJSON(dst)
+		return b, true, err
+	case []gmTool:
+		b, err := appendGMTools(dst, v)
+		return b, true, err
 	case []any:
 		b, err := appendRSTools(dst, v)
 		return b, true, err
@@ -604,4 +615,220 @@ func appendRSTool(b []byte, t rsTool) ([]byte, error) {
 	b = append(b, `,"strict":`...)
 	b = jsonenc.Bool(b, t.Strict)
 	return append(b, '}'), nil
+}
+
+func (r gmRequest) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"contents":`...)
+	if r.Contents == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range r.Contents {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = c.appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.SystemInstruction != nil {
+		b = append(b, `,"systemInstruction":`...)
+		if b, err = r.SystemInstruction.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	if r.Tools != nil {
+		b = append(b, `,"tools":`...)
+		switch t := r.Tools.(type) {
+		case json.RawMessage:
+			b, err = jsonenc.Raw(b, t, false)
+		case []gmTool:
+			b, err = appendGMTools(b, t)
+		default:
+			var v []byte
+			if v, err = marshalReflect(t); err == nil {
+				b = append(b, v...)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if g := r.GenerationConfig; g != nil {
+		b = append(b, `,"generationConfig":{`...)
+		comma := false
+		if g.MaxOutputTokens != 0 {
+			b = append(b, `"maxOutputTokens":`...)
+			b = jsonenc.Int(b, g.MaxOutputTokens)
+			comma = true
+		}
+		if g.Temperature != nil {
+			if comma {
+				b = append(b, ',')
+			}
+			b = append(b, `"temperature":`...)
+			if b, err = jsonenc.Float(b, *g.Temperature); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func (c gmContent) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	if c.Role != "" {
+		b = append(b, `"role":`...)
+		b = jsonenc.String(b, c.Role, false)
+		b = append(b, ',')
+	}
+	b = append(b, `"parts":`...)
+	if c.Parts == nil {
+		b = append(b, "null"...)
+		return append(b, '}'), nil
+	}
+	b = append(b, '[')
+	for i, p := range c.Parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = p.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, "]}"...), nil
+}
+
+func (p *gmPart) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	comma := false
+	sep := func() {
+		if comma {
+			b = append(b, ',')
+		}
+		comma = true
+	}
+	var err error
+	if p.Text != "" {
+		sep()
+		b = append(b, `"text":`...)
+		b = jsonenc.String(b, p.Text, false)
+	}
+	if fc := p.FunctionCall; fc != nil {
+		sep()
+		b = append(b, `"functionCall":{`...)
+		if fc.ID != "" {
+			b = append(b, `"id":`...)
+			b = jsonenc.String(b, fc.ID, false)
+			b = append(b, ',')
+		}
+		b = append(b, `"name":`...)
+		b = jsonenc.String(b, fc.Name, false)
+		if len(fc.Args) > 0 {
+			b = append(b, `,"args":`...)
+			if b, err = jsonenc.Raw(b, fc.Args, false); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	if fr := p.FunctionResponse; fr != nil {
+		sep()
+		b = append(b, `"functionResponse":{`...)
+		if fr.ID != "" {
+			b = append(b, `"id":`...)
+			b = jsonenc.String(b, fr.ID, false)
+			b = append(b, ',')
+		}
+		b = append(b, `"name":`...)
+		b = jsonenc.String(b, fr.Name, false)
+		b = append(b, `,"response":`...)
+		if b, err = jsonenc.Raw(b, fr.Response, false); err != nil {
+			return nil, err
+		}
+		if len(fr.Parts) > 0 {
+			b = append(b, `,"parts":[`...)
+			for i, rp := range fr.Parts {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"inlineData":{"mimeType":`...)
+				b = jsonenc.String(b, rp.InlineData.MIMEType, false)
+				b = append(b, `,"data":`...)
+				b = jsonenc.String(b, rp.InlineData.Data, false)
+				b = append(b, "}}"...)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	if p.ThoughtSignature != "" {
+		sep()
+		b = append(b, `"thoughtSignature":`...)
+		b = jsonenc.String(b, p.ThoughtSignature, false)
+	}
+	return append(b, '}'), nil
+}
+
+func appendGMTools(b []byte, tools []gmTool) ([]byte, error) {
+	if tools == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"functionDeclarations":`...)
+		if t.FunctionDeclarations == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for j, d := range t.FunctionDeclarations {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"name":`...)
+				b = jsonenc.String(b, d.Name, false)
+				b = append(b, `,"description":`...)
+				b = jsonenc.String(b, d.Description, false)
+				b = append(b, `,"parametersJsonSchema":`...)
+				var err error
+				if b, err = jsonenc.Raw(b, d.ParametersJSONSchema, false); err != nil {
+					return nil, err
+				}
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}
+
+// appendStringMap appends m with its keys sorted, as encoding/json does.
+func appendStringMap(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonenc.String(b, k, false)
+		b = append(b, ':')
+		b = jsonenc.String(b, m[k], false)
+	}
+	return append(b, '}')
 }

@@ -229,6 +229,75 @@ func (g *gen) rsRequest() rsRequest {
 	return r
 }
 
+func (g *gen) gmContent() gmContent {
+	c := gmContent{Role: g.str()}
+	if g.byte()%4 == 0 {
+		return c
+	}
+	c.Parts = []gmPart{}
+	for range g.n(3) {
+		p := gmPart{Text: g.str(), ThoughtSignature: g.str()}
+		if g.byte()%2 == 0 {
+			p.FunctionCall = &gmFunctionCall{ID: g.str(), Name: g.str(), Args: g.raw()}
+		}
+		if g.byte()%2 == 0 {
+			p.FunctionResponse = &gmFunctionResponse{ID: g.str(), Name: g.str(), Response: g.raw()}
+			for range g.n(2) {
+				p.FunctionResponse.Parts = append(p.FunctionResponse.Parts, gmResponsePart{InlineData: gmBlob{MIMEType: g.str(), Data: g.str()}})
+			}
+		}
+		c.Parts = append(c.Parts, p)
+	}
+	return c
+}
+
+func (g *gen) gmTools() []gmTool {
+	if g.byte()%4 == 0 {
+		return nil
+	}
+	tools := []gmTool{}
+	for range g.n(2) {
+		var t gmTool
+		if g.byte()%3 != 0 {
+			t.FunctionDeclarations = []gmFunctionDecl{}
+			for range g.n(3) {
+				t.FunctionDeclarations = append(t.FunctionDeclarations, gmFunctionDecl{Name: g.str(), Description: g.str(), ParametersJSONSchema: g.raw()})
+			}
+		}
+		tools = append(tools, t)
+	}
+	return tools
+}
+
+func (g *gen) gmRequest() gmRequest {
+	var r gmRequest
+	if g.byte()%4 != 0 {
+		r.Contents = []gmContent{}
+		for range g.n(3) {
+			r.Contents = append(r.Contents, g.gmContent())
+		}
+	}
+	if g.byte()%2 == 0 {
+		c := g.gmContent()
+		r.SystemInstruction = &c
+	}
+	switch g.byte() % 4 {
+	case 1:
+		r.Tools = g.gmTools()
+	case 2:
+		r.Tools = g.raw()
+	case 3:
+		r.Tools = []string{g.str()}
+	}
+	if c := g.byte(); c%3 != 0 {
+		r.GenerationConfig = &gmGenConfig{MaxOutputTokens: g.n(2) - 1}
+		if c%2 == 0 {
+			r.GenerationConfig.Temperature = ptr(temperatures[int(c/2)%len(temperatures)])
+		}
+	}
+	return r
+}
+
 var temperatures = []float64{0, 0.7, 1e-7, 1e21, -2, math.NaN(), math.Inf(1)}
 
 func (g *gen) oaRequest() oaRequest {
@@ -293,6 +362,17 @@ func FuzzCodec(f *testing.F) {
 		sameJSON(t, g.rsParts())
 		sameJSON(t, g.rsTools())
 		sameJSON(t, g.str())
+		sameJSON(t, g.gmRequest())
+		sameJSON(t, g.gmContent())
+		sameJSON(t, g.gmTools())
+		var m map[string]string
+		if g.byte()%4 != 0 {
+			m = map[string]string{}
+			for range g.n(3) {
+				m[g.str()] = g.str()
+			}
+		}
+		sameJSON(t, m)
 		// A request whose first messages come encoded, as Conv gives them.
 		r, pre := g.oaRequest(), g.oaMessages()
 		if len(pre) == 0 {

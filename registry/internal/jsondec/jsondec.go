@@ -628,3 +628,9 @@ func plain8(w uint64) bool {
 	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
 	return w&highs|(w-0x20*ones)&^w&highs|zero(w^('"'*ones))|zero(w^('\\'*ones)) == 0
 }
+
+// IsObject reports whether an object comes next.
+func (r *Reader) IsObject() bool { return r.peek() == '{' }
+
+// IsArray reports whether an array comes next.
+func (r *Reader) IsArray() bool { return r.peek() == '[' }
