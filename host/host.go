@@ -118,6 +118,10 @@ type Options struct {
 	// policy is ask). Nil means no one can be asked: such calls are refused
 	// with a message saying how to allow them.
 	Approver Approver
+	// Agents gives the agent a session's turns are (its stored agent), or
+	// nil for none, at the start of each of its turns; a Session given an
+	// Agent does not ask. Nil: no session has one.
+	Agents func(ctx context.Context, session string) (*Agent, error)
 	// Policies gives the user's approval rules at the start of each turn.
 	Policies func(ctx context.Context) ([]session.Policy, error)
 	// MaxParallelTools bounds the tool calls running at once, in all
@@ -259,6 +263,9 @@ func (h *Host) Reload(ctx context.Context) error {
 				order = append(order, &registry.Report{File: file.Manifest.File, Loaded: []registry.Loaded{},
 					Skipped:  []registry.Problem{{File: file.Manifest.File, Entry: -1, Reason: file.Refused}},
 					Warnings: []registry.Problem{}})
+				continue
+			}
+			if !tf.Override && tf.FS == manifests.FS && !h.offers(file.Manifest.File) {
 				continue
 			}
 			order = append(order, nil)
@@ -424,4 +431,15 @@ func (h *Host) Store() Store { return h.store }
 func (h *Host) Close(ctx context.Context) error {
 	h.pool.Close(ctx)
 	return h.rt.Close(ctx)
+}
+
+// needsOps are the built-in tools that run only where the host serves an
+// operation: a host without it leaves the tool out rather than offer one
+// that fails.
+var needsOps = map[string]string{"builtin/create_agent.json": "agents.run"}
+
+// offers reports whether the host offers the built-in manifest file.
+func (h *Host) offers(file string) bool {
+	op, ok := needsOps[file]
+	return !ok || h.opts.Ops[op] != nil
 }

@@ -299,6 +299,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Tasks = schedule.New(db, a.runTask, cfg.Now)
 	a.deps.Schedule = a.Tasks
+	a.deps.RunAgent = a.runAgent
 	disabled, err := builtin.DisabledTools(ctx, a.deps)
 	if err != nil {
 		a.Close()
@@ -359,6 +360,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Ops:          builtin.Ops(a.deps),
 		Approver:     askEveryTime(cfg.Approver),
 		Policies:     a.Policies,
+		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {
