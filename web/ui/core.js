@@ -8,6 +8,7 @@ import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 import { recordOps, storedProvider, PROVIDER_PREFIX } from "../host/records.js";
+import { agentOps, runNested, sessionAgent, setSessionAgent } from "../host/agents.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks, TaskTimer } from "../host/schedules.js";
 import { breakdown } from "./meter.js";
@@ -99,8 +100,8 @@ export class PersistentFS extends MemoryFS {
 //     it the tasks are kept and run_scheduled_task runs one, but none runs
 //     on its own;
 //   now: () => Date, the scheduled tasks' clock;
-//   onTaskRun: ({session, title}) => void, told when a task's run is done
-//     (the page lists its session).
+//   onTaskRun: ({session, title}) => void, told when a task's run, or a
+//     sub-agent's (create_agent), is done (the page lists its session).
 export class Core {
   #d;
   #cat = null;
@@ -268,6 +269,11 @@ export class Core {
     // A server slower than this joins the catalogue when it connects.
     await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
     const catalogue = { ...merged().catalogue, disabled: await disabled() };
+    const records = recordOps({
+      store: this.store,
+      groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
+      fetch: this.fetch,
+    });
     // The ops below reach host, made here, only once a tool runs.
     host = await createHost({
       module: this.#d.module,
@@ -302,10 +308,15 @@ export class Core {
         // Scheduled tasks, in the settings too.
         ...this.tasks.ops(),
         // Stored providers, their models and agents, in the settings too.
-        ...recordOps({
+        ...records,
+        // create_agent: the agent's turn nested in the call's, on this host.
+        ...agentOps({
           store: this.store,
-          groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
-          fetch: this.fetch,
+          update: (a) => records["agents.update"](a),
+          run: (r) => runNested(host, r, async (id, title) => {
+            await this.store.renameSession(id, title);
+            this.#d.onTaskRun?.({ session: id, title });
+          }),
         }),
         ...toolFileOps({
           files: userFiles,
@@ -323,6 +334,9 @@ export class Core {
         }),
       },
       memories: async () => (await memories.list()).map((m) => m.text),
+      // A session started with an agent (the New chat picker, or
+      // create_agent's) is that agent's.
+      agentOf: (id) => sessionAgent(this.store, id),
       catalogue,
       sources: merged().sources,
       native,
@@ -470,6 +484,8 @@ export class Core {
         await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
       } else {
         const host = await this.host();
+        // agent: the page's session starts with (or turns to) a stored agent.
+        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent));
         const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
         for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });

@@ -358,13 +358,15 @@ export const TOOL_ENV_PREFIX = "TOOL_";
 // tools' variables are its bindings (wrangler.toml, secrets), which only a
 // deployment changes, so it keeps no providers, models or agents of its
 // own, and its catalogue is the bundle's, fixed at deployment, in every
-// isolate alike. Of the config group it offers get_config alone. A tool it
-// cannot run is never offered to fail.
+// isolate alike. Of the config group it offers get_config alone; with no
+// agents, create_agent is left out too. A tool it cannot run is never
+// offered to fail.
 export const UNOFFERED = [
   "list_providers", "create_provider", "update_provider", "delete_provider",
   "list_models", "fetch_models", "set_default_model", "add_model", "delete_model",
   "list_agents", "update_agent", "delete_agent",
   "set_config", "manage_env_var", "list_tool_states", "set_tool_enabled",
+  "create_agent",
 ];
 // CONFIG_DESCRIPTION is the config group's description in the worker, where
 // it only reads.
