@@ -7,7 +7,7 @@ import { createHost, toolOutput, FORMATS } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
-import { recordOps, storedProvider, PROVIDER_PREFIX } from "../host/records.js";
+import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../host/records.js";
 import { agentOps, runNested, sessionAgent, setSessionAgent } from "../host/agents.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks, TaskTimer } from "../host/schedules.js";
@@ -481,7 +481,7 @@ export class Core {
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "");
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
@@ -509,11 +509,11 @@ export class Core {
   // null POST .../compact) and gives emit its events, read from the stream
   // as the page's own turns give them. Aborting closes the request: serve
   // and the worker then end the turn, keeping what it did.
-  async #sendToServer(sid, text, signal, emit) {
+  async #sendToServer(sid, text, signal, emit, agent = "") {
     const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : { text }), signal });
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : agent ? { text, agent } : { text }), signal });
     } catch (e) {
       if (signal.aborted) throw e;
       throw unreachable(e);
@@ -665,6 +665,8 @@ export class Core {
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     // The providers stored with create_provider, for the panel's choices.
     out.stored_providers = Object.keys(s).filter((k) => k.startsWith(PROVIDER_PREFIX)).sort().map((k) => k.slice(PROVIDER_PREFIX.length));
+    // The stored agents, for the New chat picker.
+    out.agents = Object.keys(s).filter((k) => k.startsWith(AGENT_PREFIX)).sort().map((k) => k.slice(AGENT_PREFIX.length));
     try {
       const p = await this.provider(s);
       out.effective = { format: p.format, model: p.model, label: p.label };
