@@ -401,6 +401,19 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 		return abi.Description{}, err
 	}
 	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
+	// A session's agent sees its own prompt and only its groups.
+	if sessionID != "" && h.opts.Agents != nil {
+		agent, err := h.opts.Agents(ctx, sessionID)
+		if err != nil {
+			return abi.Description{}, fmt.Errorf("host: the agent of session %q: %w", sessionID, err)
+		}
+		if agent != nil {
+			if agent.SystemPrompt != "" {
+				req.SystemPrompt = agent.SystemPrompt
+			}
+			req.AllowedGroups = agent.Groups
+		}
+	}
 	if h.opts.Provider != nil {
 		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
 		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget

@@ -56,6 +56,18 @@ func TestSessionWithAgent(t *testing.T) {
 		t.Errorf("the system prompt:\n%s", p)
 	}
 
+	// The catalogue of the session is the agent's: its prompt, its groups.
+	var cat struct {
+		SystemPrompt string `json:"system_prompt"`
+		Groups       []struct {
+			Name string `json:"name"`
+		} `json:"groups"`
+	}
+	get(t, srv, "/api/catalogue?session="+id, http.StatusOK, &cat)
+	if !strings.HasPrefix(cat.SystemPrompt, "You are reader.") || len(cat.Groups) != 1 || cat.Groups[0].Name != "pdf" {
+		t.Errorf("the session's catalogue: %+v", cat)
+	}
+
 	var cleared map[string]any
 	resp = post(t, srv, "/api/sessions/"+id+"/clear", `{}`)
 	json.NewDecoder(resp.Body).Decode(&cleared)

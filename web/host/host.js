@@ -219,8 +219,11 @@ export class Host {
     const turn = s.search_tools || s.tool_budget > 0
       ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? s.tool_budget : 0 }
       : {};
+    // A session's agent sees its own prompt and only its groups.
+    const agent = sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null;
     return (await this.#instance()).describe({
-      system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
+      system_prompt: agent?.system_prompt || system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
+      ...(agent?.groups?.length ? { allowed_groups: agent.groups } : {}),
     });
   }
 

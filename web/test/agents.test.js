@@ -72,6 +72,11 @@ test("create_agent in the browser stores a new agent and runs it nested, with it
   assert.equal((await store.session(sub)).title, "Agent helper: Name the stored agents.");
   assert.deepEqual(told, [{ session: sub, title: "Agent helper: Name the stored agents." }]);
 
+  // The page's view of the agent's session: its prompt, its one group.
+  const d = (await ask(core, { type: "describe", session: sub, tokens: false })).result;
+  assert.ok(d.system_prompt.startsWith("You are helper"), d.system_prompt);
+  assert.deepEqual(d.groups.map((g) => g.name), ["config"]);
+
   // The user goes on in the agent's session: its prompt, model and allowlist.
   await ask(core, { type: "send", session: sub, text: "Who are you?" });
   const last = model.requests.at(-1);
