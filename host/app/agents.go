@@ -98,6 +98,11 @@ func (a *App) SetSessionAgent(ctx context.Context, id, name string) error {
 	return a.Store.SetSetting(ctx, builtin.SessionAgentPrefix+id, name)
 }
 
+// ForgetSessionAgent drops session id's agent, for a deleted session.
+func (a *App) ForgetSessionAgent(ctx context.Context, id string) error {
+	return a.Store.DeleteSetting(ctx, builtin.SessionAgentPrefix+id)
+}
+
 // SessionAgent is the name of the stored agent session id's turns are, or "".
 func (a *App) SessionAgent(ctx context.Context, id string) (string, error) {
 	name, _, err := a.Store.Setting(ctx, builtin.SessionAgentPrefix+id)

@@ -75,4 +75,11 @@ func TestSessionWithAgent(t *testing.T) {
 	if cleared["agent"] != "reader" || cleared["id"] == id {
 		t.Errorf("cleared: %v", cleared)
 	}
+	// A deleted session forgets its agent.
+	if resp := do(t, "DELETE", srv.URL+"/api/sessions/"+id, ""); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete: HTTP %d", resp.StatusCode)
+	}
+	if name, _ := a.SessionAgent(context.Background(), id); name != "" {
+		t.Errorf("a deleted session keeps agent %q", name)
+	}
 }

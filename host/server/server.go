@@ -53,6 +53,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -347,6 +348,7 @@ func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		fail(w, http.StatusInternalServerError, err.Error())
 	default:
+		_ = s.a.ForgetSessionAgent(context.WithoutCancel(r.Context()), id)
 		w.WriteHeader(http.StatusNoContent)
 	}
 }

@@ -165,6 +165,11 @@ test("a session started with an agent in the worker is that agent's; /clear keep
   assert.equal((await (await json("GET", `/api/sessions/${s.id}`)).json()).agent, "reader");
   const cleared = await (await json("POST", `/api/sessions/${s.id}/clear`, {})).json();
   assert.equal(cleared.agent, "reader");
+  // A deleted session forgets its agent: the id, used again, starts without one.
+  assert.equal((await json("DELETE", `/api/sessions/${s.id}`)).status, 204);
+  model.add(text("Plain again."));
+  await (await openTurn(s.id, { text: "Who are you now?" })).rest();
+  assert.ok(!system(model.requests.at(-1)).startsWith("You are reader"), system(model.requests.at(-1)));
   // A message may name the agent too.
   const plain = (await newSession()).id;
   model.add(text("I am poster."));

@@ -8,7 +8,7 @@ import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
 import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../host/records.js";
-import { agentOps, runNested, sessionAgent, setSessionAgent } from "../host/agents.js";
+import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFIX } from "../host/agents.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks, TaskTimer } from "../host/schedules.js";
 import { breakdown } from "./meter.js";
@@ -571,6 +571,7 @@ export class Core {
             throw new Error(`a turn is running in session ${JSON.stringify(msg.session)}: wait for it to end, or stop it (abort), then delete it`);
           }
           if (!(await this.store.deleteSession(msg.session))) throw noPageSession(msg.session);
+          await this.store.setSettings({ [SESSION_AGENT_PREFIX + msg.session]: null });
         }
         return this.#list();
       }

@@ -650,6 +650,7 @@ async function route(request, env, ctx, deps, now, ready) {
       if (r.busy) {
         return fail(409, `session ${JSON.stringify(id)} has a turn running: wait for its done or failed event, or stop it (close its stream), then delete it; a turn whose worker died lets the session go after 10 minutes`);
       }
+      await indexStub(env).forgetAgentOf(id);
       return new Response(null, { status: 204 });
     }
     case "GET /sessions/{id}/messages": {

@@ -249,6 +249,11 @@ export class SessionIndex extends DurableObject {
     return "";
   }
 
+  // forgetAgentOf drops session id's agent, for a deleted session.
+  forgetAgentOf(id) {
+    this.sql.exec(`DELETE FROM session_agents WHERE id = ?`, String(id));
+  }
+
   // setAgentOf makes session id's turns agent's.
   setAgentOf(id, agent) {
     this.sql.exec(`INSERT INTO session_agents (id, agent) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET agent = excluded.agent`, String(id), String(agent));
