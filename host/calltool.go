@@ -42,6 +42,7 @@ type CallError struct {
 	Example string
 }
 
+// Error is the message.
 func (e *CallError) Error() string { return e.Message }
 
 // CallTool runs one tool outside a turn, as `toolroute call` does for tool

@@ -28,7 +28,6 @@ import (
 
 	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/module"
-	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm/abi"
@@ -73,6 +72,11 @@ type Options struct {
 
 	// NoBuiltins leaves out the built-in JS tools of manifests/.
 	NoBuiltins bool
+	// Builtins, when not nil, names the built-in manifests to load, by
+	// file name without .json ("get_current_time", "google_gmail"; see
+	// BuiltinFiles), leaving the others out; nil loads them all (unless
+	// NoBuiltins). An unknown name is an error of New.
+	Builtins []string
 	// ToolFolders are folders of user JS tools (NAME.json with NAME.js),
 	// loaded after the built-ins, in order.
 	ToolFolders []ToolFolder
@@ -214,6 +218,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			return nil, fmt.Errorf("host: native tool %q has no Run or RunOutput function", t.Tool.Name)
 		}
 	}
+	if err := checkBuiltins(opts.Builtins); err != nil {
+		return nil, err
+	}
 	rt, err := module.New(ctx, opts.Module)
 	if err != nil {
 		return nil, err
@@ -247,7 +254,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	var order []*registry.Report
 	var folders []ToolFolder
 	if !h.opts.NoBuiltins {
-		folders = append(folders, ToolFolder{FS: manifests.FS, Label: "builtin"})
+		folders = append(folders, ToolFolder{FS: builtinFS(h.opts.Builtins), Label: "builtin"})
 	}
 	folders = append(folders, h.opts.ToolFolders...)
 	for _, tf := range folders {
@@ -265,7 +272,7 @@ func (h *Host) Reload(ctx context.Context) error {
 					Warnings: []registry.Problem{}})
 				continue
 			}
-			if !tf.Override && tf.FS == manifests.FS && !h.offers(file.Manifest.File) {
+			if tf.Label == "builtin" && !h.offers(file.Manifest.File) {
 				continue
 			}
 			order = append(order, nil)

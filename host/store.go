@@ -39,6 +39,7 @@ type TurnRunningError struct {
 	Session string
 }
 
+// Error says a turn is running in the session and what to do.
 func (e *TurnRunningError) Error() string {
 	return fmt.Sprintf("host: session %q has a turn running in another process (toolroute serve or chat); try again when it ends", e.Session)
 }

@@ -47,6 +47,7 @@ type ToolError struct {
 	Message string
 }
 
+// Error is the type, then the message.
 func (e *ToolError) Error() string { return e.Type + ": " + e.Message }
 
 // JSCall is one call of a JS tool.

@@ -50,6 +50,7 @@ type Problem struct {
 	Reason string `json:"reason"`
 }
 
+// Error is the problem with where it is.
 func (p Problem) Error() string {
 	var b strings.Builder
 	b.WriteString(p.File)

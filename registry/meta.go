@@ -16,8 +16,10 @@ const (
 type Status string
 
 const (
+	// StatusSuccess is a call that did what it was asked.
 	StatusSuccess Status = "success"
-	StatusError   Status = "error"
+	// StatusError is a call that failed; its output says why.
+	StatusError Status = "error"
 	// StatusPending marks a tool call logged before it runs; its outcome is
 	// its tool result's status.
 	StatusPending Status = "pending"

@@ -52,9 +52,12 @@ func ValidSecret(s string) bool {
 type Decision string
 
 const (
-	DecisionAsk   Decision = "ask"
+	// DecisionAsk asks the user before the call runs.
+	DecisionAsk Decision = "ask"
+	// DecisionAllow runs the call without asking.
 	DecisionAllow Decision = "allow"
-	DecisionDeny  Decision = "deny"
+	// DecisionDeny refuses the call without asking.
+	DecisionDeny Decision = "deny"
 )
 
 // ValidDecision reports whether d is ask, allow or deny.

@@ -46,6 +46,9 @@ export const preludePlugin = {
   setup(b) {
     const loader = path.join(web, "jsrun", "prelude.js");
     const file = fileURLToPath(PRELUDE_FILE);
+    // runner.js imports it as "#prelude" (package.json's imports), which
+    // would resolve to the npm package's dist/prelude.js for a browser.
+    b.onResolve({ filter: /^#prelude$/ }, () => ({ path: loader }));
     b.onLoad({ filter: /[\\/]jsrun[\\/]prelude\.js$/ }, async (a) => {
       if (a.path !== loader) return undefined;
       const text = await readFile(file, "utf8");
@@ -84,10 +87,29 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
   await copyFile(path.join(ui, "app.css"), path.join(out, "app.css"));
   if (module) await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
+  await copyPdfData(out);
   const files = (await readdir(out)).sort();
   const sizes = {};
   for (const f of files) sizes[f] = (await stat(path.join(out, f))).size;
   return sizes;
+}
+
+// copyPdfData copies what pdf.js reads beside the page to draw one, to
+// the top of out (the program serves no folders), with their licenses:
+// its standard fonts as pdffont-FILE, for a PDF's unembedded Helvetica,
+// Times and Courier, and its JPEG 2000 and JBIG2 decoders as
+// pdfwasm-FILE, for scans (web/host/pdf.js).
+async function copyPdfData(out) {
+  const require = createRequire(import.meta.url);
+  const pkg = path.dirname(require.resolve("pdfjs-dist/package.json"));
+  const license = (f) => (f.startsWith("LICENSE") ? f + ".txt" : f);
+  for (const f of (await readdir(path.join(pkg, "standard_fonts"))).sort()) {
+    await copyFile(path.join(pkg, "standard_fonts", f), path.join(out, "pdffont-" + license(f)));
+  }
+  for (const f of (await readdir(path.join(pkg, "wasm"))).sort()) {
+    if (f === "qcms_bg.wasm" || f === "LICENSE_QCMS" || f === "LICENSE_PDFJS_QCMS" || f.endsWith(".js")) continue; // colour management and the no-wasm fallback: not used
+    await copyFile(path.join(pkg, "wasm", f), path.join(out, "pdfwasm-" + license(f)));
+  }
 }
 
 // removeUnreached deletes the chunks that no import, static or dynamic,
@@ -110,8 +132,8 @@ async function removeUnreached(metafile, out, entries) {
 }
 
 // built names the files buildUI writes: index.html, app.css, the entry
-// points, the wasm files and content-hashed chunks.
-const built = /^(index\.html|app\.css|app\.js|worker\.js|toolroute\.wasm|quickjs\.wasm|chunk-[A-Z0-9]+\.js)$/;
+// points, the wasm files, content-hashed chunks and pdf.js's data.
+const built = /^(index\.html|app\.css|app\.js|worker\.js|toolroute\.wasm|quickjs\.wasm|chunk-[A-Z0-9]+\.js|pdf(font|wasm)-[A-Za-z0-9_.-]+)$/;
 
 // cliOut is --out's folder, refused when it holds a file no build writes
 // (such as web/ui itself): buildUI empties it.

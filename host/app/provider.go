@@ -60,6 +60,7 @@ type ProviderInfo struct {
 	KeyVar, BaseVar string
 }
 
+// String names the provider for people.
 func (p ProviderInfo) String() string {
 	switch p.Name {
 	case "demo":

@@ -65,6 +65,7 @@ type Error struct {
 	Type, Message string
 }
 
+// Error is the message.
 func (e *Error) Error() string { return e.Message }
 
 func invalid(format string, a ...any) error {

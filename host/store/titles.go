@@ -20,6 +20,7 @@ type TitleError struct {
 	Reason string
 }
 
+// Error is why the title was refused.
 func (e *TitleError) Error() string { return e.Reason }
 
 // Title makes a session's title from its first message: its words with

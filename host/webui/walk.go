@@ -29,6 +29,7 @@ const (
 	Unused
 )
 
+// String is when the file loads, in words.
 func (l Load) String() string {
 	switch l {
 	case Initial:
@@ -162,6 +163,10 @@ var (
 	jsDynamic  = regexp.MustCompile(`\bimport\(\s*["'](\.\.?/[^"']+)["']\s*\)`)
 	jsURL      = regexp.MustCompile(`\bnew URL\(\s*["']([^"':/]+)["']`)
 	jsFileName = regexp.MustCompile(`\.m?js$`)
+	// jsFamily is a prefix a script names files by, adding the rest when
+	// it asks for one: pdf.js's fonts and decoders (web/ui/worker.js's
+	// PDF_DATA), each fetched at the first render that needs it.
+	jsFamily = regexp.MustCompile(`["'](pdf(?:font|wasm)-)["']`)
 )
 
 // refsOf reads the references of a file of the UI, in the order they
@@ -218,7 +223,21 @@ func refsOf(files fs.FS, name string) ([]ref, error) {
 			}
 			hits = append(hits, hit{m[0], ref{target, load, true}})
 		}
-		slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
+		if fam := jsFamily.FindAllSubmatchIndex(text, -1); len(fam) > 0 {
+			entries, err := fs.ReadDir(files, ".")
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range fam {
+				prefix := string(text[m[2]:m[3]])
+				for _, e := range entries { // sorted by name
+					if strings.HasPrefix(e.Name(), prefix) {
+						hits = append(hits, hit{m[0], ref{e.Name(), Fetched, true}})
+					}
+				}
+			}
+		}
+		slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
 		for _, h := range hits {
 			found(h.name, h.load, h.named)
 		}

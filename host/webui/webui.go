@@ -172,6 +172,12 @@ func ContentType(name string) string {
 		return "image/png"
 	case ".woff2":
 		return "font/woff2"
+	case ".ttf":
+		return "font/ttf"
+	case ".pfb":
+		return "application/x-font-type1"
+	case ".txt":
+		return "text/plain; charset=utf-8"
 	}
 	return "application/octet-stream"
 }

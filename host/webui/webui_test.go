@@ -228,6 +228,8 @@ func TestFiles(t *testing.T) {
 	}{
 		{"index.html", webui.Initial}, {"app.css", webui.Initial}, {"app.js", webui.Initial}, {"worker.js", webui.Initial},
 		{webui.Module, webui.Fetched}, {"quickjs.wasm", webui.Fetched},
+		// pdf.js's data, named by prefix in worker.js, fetched at a render.
+		{"pdffont-FoxitSerif.pfb", webui.Fetched}, {"pdffont-LiberationSans-Regular.ttf", webui.Fetched}, {"pdfwasm-openjpeg.wasm", webui.Fetched},
 	} {
 		if f, ok := byName[c.name]; !ok || f.Load != c.load {
 			t.Errorf("%s: %+v, want it %v", c.name, f, c.load)

@@ -55,6 +55,9 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 	tokenizer := func(s sized) bool {
 		return s.Load == webui.Imported && isJS(s) && bytes.Contains(s.data, []byte("o200k_base"))
 	}
+	pdfData := func(s sized) bool {
+		return strings.HasPrefix(s.Name, "pdffont-") || strings.HasPrefix(s.Name, "pdfwasm-")
+	}
 	how := "host/webui.Walk from index.html over the UI built into the program (host/webui/dist, `make ui`); each file gzipped on its own, compress/gzip level 9"
 	var rows []row
 
@@ -82,7 +85,7 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 			fmt.Sprintf("%d files (%s): %d bytes raw, %d gzipped", len(names), strings.Join(names, ", "), raw, gz), how})
 	}
 	for _, s := range all {
-		if strings.HasSuffix(s.Name, ".wasm") {
+		if strings.HasSuffix(s.Name, ".wasm") && !pdfData(s) {
 			what := s.Name + ", fetched by the worker"
 			if s.Name == webui.Module {
 				what += " (the program serves its own module)"
@@ -90,7 +93,13 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 			rows = append(rows, row{uiSection, what, fmt.Sprintf("%d bytes raw, %d gzipped", len(s.data), s.gz), how})
 		}
 	}
-	if names, raw, gz := sum(func(s sized) bool { return !isJS(s) && !strings.HasSuffix(s.Name, ".wasm") && s.Load != webui.Unused }); len(names) > 0 {
+	if names, raw, gz := sum(pdfData); len(names) > 0 {
+		rows = append(rows, row{uiSection, "pdf.js's standard fonts and JPEG 2000 and JBIG2 decoders, fetched as a pdf_render_page needs them",
+			fmt.Sprintf("%d files: %d bytes raw, %d gzipped", len(names), raw, gz), how})
+	}
+	if names, raw, gz := sum(func(s sized) bool {
+		return !isJS(s) && !strings.HasSuffix(s.Name, ".wasm") && !pdfData(s) && s.Load != webui.Unused
+	}); len(names) > 0 {
 		rows = append(rows, row{uiSection, "the page's other files",
 			fmt.Sprintf("%s: %d bytes raw, %d gzipped", strings.Join(names, ", "), raw, gz), how})
 	}

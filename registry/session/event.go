@@ -85,9 +85,13 @@ type Policy struct {
 type Answer string
 
 const (
-	AnswerOnce    Answer = "once"
+	// AnswerOnce runs this call.
+	AnswerOnce Answer = "once"
+	// AnswerSession runs this call and the tool's later calls in the
+	// session without asking.
 	AnswerSession Answer = "session"
-	AnswerDeny    Answer = "deny"
+	// AnswerDeny refuses this call.
+	AnswerDeny Answer = "deny"
 )
 
 // Approval answers one call an ask_approval action asked about. Grant is

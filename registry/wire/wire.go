@@ -74,7 +74,9 @@ var (
 type Role string
 
 const (
-	RoleUser      Role = "user"
+	// RoleUser is the user's message.
+	RoleUser Role = "user"
+	// RoleAssistant is the model's message, its text and tool calls.
 	RoleAssistant Role = "assistant"
 	// RoleTool carries the results of the previous assistant message's calls.
 	RoleTool Role = "tool"

@@ -59,6 +59,7 @@ type Error struct {
 	Message string `json:"message"`
 }
 
+// Error is the code and the message.
 func (e *Error) Error() string { return "toolroute module: " + e.Code + ": " + e.Message }
 
 // Error codes.

@@ -35,6 +35,10 @@ const MAX_ERROR_BODY = 1 << 20;
 // FORMATS are the wire formats the module speaks.
 export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 
+// DEMO_MODEL is the demo model's name (registry/demo.Model), the model a
+// demo provider calls when it names none.
+export const DEMO_MODEL = "toolroute-demo";
+
 // MemoryStore keeps message logs in memory: {messages(id), append(id, msgs)},
 // and messagesFrom(id, n), which a store may offer: the messages after the
 // first n and how many the log holds ({messages, total}), so that a turn on
@@ -71,7 +75,7 @@ export class MemoryStore {
 //     the server adds the key; browser (default true) adds Anthropic's
 //     anthropic-dangerous-direct-browser-access header; demo: true (format
 //     "openai", no URL) answers with the module's demo model instead, which
-//     says in every reply that it is one;
+//     says in every reply that it is one (model defaults to DEMO_MODEL);
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
 //     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call), context_limit (the model's window in tokens, for compaction)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
@@ -299,7 +303,8 @@ export class Host {
       const s = this.#o.settings ?? {};
       const settings = {
         format: this.#o.provider.format,
-        model: this.#o.provider.model,
+        // The demo model needs no name of the caller's: it has one.
+        model: this.#o.provider.model || (this.#o.provider.demo ? DEMO_MODEL : undefined),
         system_prompt: await this.#basePrompt(),
       };
       for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget", "context_limit"]) {

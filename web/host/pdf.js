@@ -4,10 +4,13 @@
 // URLs. The names, schemas and texts are host/pdf/tools.json, which the Go
 // program uses too; testdata/pdf/cases.json holds both to the same outputs.
 //
-// pdf_render_page is the Go program's alone for now: pdf.js can draw on an
-// OffscreenCanvas in a Web Worker, but a faithful page also needs its
-// standard fonts and image decoders served beside the page. A host offers
-// only the tools it can run (DESIGN.md, "One tool layer").
+// pdf_render_page is offered where there is a canvas to draw on: the
+// page's Web Worker has OffscreenCanvas, and pdf.js draws there with the
+// standard fonts and image decoders the page serves beside it
+// (pdffont-FILE and pdfwasm-FILE, copied by build.mjs): a PDF need not
+// embed Helvetica and its kin, and scans are often JPEG 2000 or JBIG2.
+// workerd has no canvas, so the edge worker leaves the tool out. A host
+// offers only the tools it can run (DESIGN.md, "One tool layer").
 //
 // pdf.js is imported on the first call, in this thread: its "fake worker"
 // runs the parser here, as a worker may start no other (workerd), and it
@@ -16,11 +19,17 @@
 import def from "../../host/pdf/tools.json" with { type: "json" };
 import { Sandbox, AccessDenied } from "../jsrun/sandbox.js";
 import { fetchBytes } from "../jsrun/fetch.js";
+import { toolOutput } from "./host.js";
 
 // PDF_GROUP is the group's name.
 export const PDF_GROUP = def.group.name;
-// JS_TOOLS are the group's tools a JS host offers.
+// JS_TOOLS are the group's tools every JS host offers; RENDER_TOOL is
+// offered where pdfGroup is given a canvas.
 export const JS_TOOLS = ["pdf_info", "pdf_extract_text"];
+export const RENDER_TOOL = "pdf_render_page";
+// MAX_IMAGE_BYTES is the most bytes of one picture: the module keeps an
+// image of at most 5 MiB of base64 (registry.MaxImageChars).
+const MAX_IMAGE_BYTES = ((5 << 20) / 4) * 3;
 // MAX_RESULT_CHARS is the host's cut (web/host/host.js): the text stops
 // before it.
 const MAX_RESULT_CHARS = 30000;
@@ -60,10 +69,14 @@ export function loadPdfjs() {
 //   files: () => the sandbox's store ({root, stat(rel), read(rel)}, as
 //     web/jsrun/sandbox.js's), sync or async; none: paths are not found;
 //   fetch: the fetch bridge's options for URLs ({fetch, cors,
-//     allowPrivate, rewrites}); none: URLs are refused.
+//     allowPrivate, rewrites}); none: URLs are refused;
+//   render: {canvas: (width, height) => an OffscreenCanvas, data: async
+//     (kind, file) => the bytes of pdf.js's standard_fonts/FILE (kind
+//     "font") or wasm/FILE (kind "wasm")}; none: no pdf_render_page.
 export function pdfGroup(o = {}) {
+  const offered = o.render ? [...JS_TOOLS, RENDER_TOOL] : JS_TOOLS;
   const tools = def.tools
-    .filter((t) => JS_TOOLS.includes(t.name))
+    .filter((t) => offered.includes(t.name))
     .map((t) => ({ name: t.name, description: t.description, group: PDF_GROUP, parameters: t.parameters, required_permissions: t.required_permissions ?? [], timeout_seconds: t.timeout_seconds }));
   const native = {
     pdf_info: async (input, { signal } = {}) => info(await open(input, o, signal)),
@@ -76,6 +89,7 @@ export function pdfGroup(o = {}) {
       }
     },
   };
+  if (o.render) native.pdf_render_page = async (input, { signal } = {}) => render(input, o, signal);
   return { group: { ...def.group }, tools, native };
 }
 
@@ -86,6 +100,141 @@ export function withPdf(catalogue, group) {
 
 // open reads the call's PDF and parses it: {name, size, doc}.
 async function open(input, o, signal) {
+  const { name, data } = await source(input, o, signal);
+  const size = data.length; // pdf.js takes the buffer over
+  const lib = await loadPdfjs();
+  let doc;
+  try {
+    doc = await lib.getDocument({ data, ...PARSE, ...(o.render ? drawing(o.render) : {}) }).promise;
+  } catch (e) {
+    if (e?.name === "PasswordException") throw fail("encrypted", "encrypted", { name });
+    throw fail("damaged_pdf", "damaged", { name });
+  }
+  return { name, size, doc };
+}
+
+// PARSE are pdf.js's options for every document: no compiled code
+// (workerd refuses it), no font faces or system fonts (glyphs are drawn
+// from the fonts' outlines), nothing fetched but what is asked.
+const PARSE = {
+  isEvalSupported: false,
+  disableFontFace: true,
+  useSystemFonts: false,
+  useWorkerFetch: false,
+  isOffscreenCanvasSupported: false,
+  disableAutoFetch: true,
+  verbosity: 0,
+};
+
+// drawing gives pdf.js what drawing a page off the DOM takes: canvases,
+// the standard fonts and the image decoders, from the host.
+function drawing(r) {
+  class CanvasFactory {
+    create(width, height) {
+      if (width <= 0 || height <= 0) throw new Error("Invalid canvas size");
+      const canvas = r.canvas(width, height);
+      return { canvas, context: canvas.getContext("2d", { willReadFrequently: true }) };
+    }
+    reset(cc, width, height) {
+      if (width <= 0 || height <= 0) throw new Error("Invalid canvas size");
+      cc.canvas.width = width;
+      cc.canvas.height = height;
+    }
+    destroy(cc) {
+      cc.canvas.width = 0;
+      cc.canvas.height = 0;
+      cc.canvas = null;
+      cc.context = null;
+    }
+  }
+  // Transfer maps and other SVG filters need a document; a page drawn
+  // without them is still the page.
+  class FilterFactory {
+    addFilter() {
+      return "none";
+    }
+    addHCMFilter() {
+      return "none";
+    }
+    addAlphaFilter() {
+      return "none";
+    }
+    addLuminosityFilter() {
+      return "none";
+    }
+    addHighlightHCMFilter() {
+      return "none";
+    }
+    destroy() {}
+  }
+  class BinaryDataFactory {
+    async fetch({ kind, filename }) {
+      if (kind === "standardFontDataUrl") return r.data("font", filename);
+      if (kind === "wasmUrl") return r.data("wasm", filename);
+      throw new Error(`this host has no ${kind} data`);
+    }
+  }
+  return { CanvasFactory, FilterFactory, BinaryDataFactory };
+}
+
+// render draws one page as pdf_render_page answers it: a PNG whose long
+// side is render_long_side pixels (a JPEG, then smaller, when the PNG is
+// too large to send), as the Go host's pdftoppm does.
+async function render(input, o, signal) {
+  const raw = input?.page;
+  let page = 1;
+  if (raw !== undefined && raw !== null) {
+    if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 1) throw fail("invalid_arguments", "bad_page");
+    page = raw;
+  }
+  const d = await open(input, o, signal);
+  try {
+    const count = d.doc.numPages;
+    if (page > count) throw fail("invalid_arguments", "out_of_range", { page, name: d.name, count });
+    let p;
+    try {
+      p = await d.doc.getPage(page);
+    } catch {
+      throw fail("damaged_pdf", "damaged", { name: d.name });
+    }
+    let side = def.render_long_side;
+    let mime = "image/png";
+    for (let i = 0; ; i++) {
+      signal?.throwIfAborted();
+      const base = p.getViewport({ scale: 1 });
+      const viewport = p.getViewport({ scale: side / Math.max(base.width, base.height) });
+      const canvas = o.render.canvas(Math.max(1, Math.round(viewport.width)), Math.max(1, Math.round(viewport.height)));
+      const ctx = canvas.getContext("2d");
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, canvas.width, canvas.height);
+      try {
+        await p.render({ canvas, canvasContext: ctx, viewport, background: "#fff" }).promise;
+      } catch (e) {
+        throw Object.assign(new Error(`page ${page} of '${d.name}' could not be rendered: ${e?.message ?? e}`), { type: "execution_error" });
+      }
+      const blob = await canvas.convertToBlob(mime === "image/png" ? { type: mime } : { type: mime, quality: 0.85 });
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      if (bytes.length <= MAX_IMAGE_BYTES) {
+        const text = `Page ${page} of ${count} of ${d.name}, ${canvas.width} x ${canvas.height} px: [image ${mime}, ${bytes.length} bytes]`;
+        return toolOutput(text, [{ mime_type: mime, data: base64(bytes) }]);
+      }
+      if (i === 3) throw Object.assign(new Error(`page ${page} of '${d.name}' is too large a picture to send even at ${side} pixels`), { type: "execution_error" });
+      if (mime === "image/png") mime = "image/jpeg";
+      else side = Math.floor((side * 2) / 3);
+    }
+  } finally {
+    d.doc.destroy();
+  }
+}
+
+function base64(bytes) {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+// source reads the call's PDF: {name, data}.
+async function source(input, o, signal) {
   const path = typeof input?.path === "string" ? input.path.trim() : "";
   const url = typeof input?.url === "string" ? input.url.trim() : "";
   if (!path && !url) throw fail("invalid_arguments", "no_source");
@@ -93,25 +242,7 @@ async function open(input, o, signal) {
   const name = path || url;
   const data = path ? await readFile(path, o) : await readURL(url, o, signal);
   if (!isPDF(data)) throw fail("not_pdf", "not_pdf", { name });
-  const size = data.length; // pdf.js takes the buffer over
-  const lib = await loadPdfjs();
-  let doc;
-  try {
-    doc = await lib.getDocument({
-      data,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      useWorkerFetch: false,
-      isOffscreenCanvasSupported: false,
-      disableAutoFetch: true,
-      verbosity: 0,
-    }).promise;
-  } catch (e) {
-    if (e?.name === "PasswordException") throw fail("encrypted", "encrypted", { name });
-    throw fail("damaged_pdf", "damaged", { name });
-  }
-  return { name, size, doc };
+  return { name, data };
 }
 
 // isPDF reports whether data has the PDF header in its first 1 KB, as the

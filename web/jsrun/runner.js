@@ -49,7 +49,7 @@
 // ends at once with the timeout it would have met.
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
-import { PRELUDE } from "./prelude.js";
+import { PRELUDE } from "#prelude";
 import { POLL_EVERY, patchQuickJS } from "./patch.js";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";

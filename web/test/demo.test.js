@@ -87,3 +87,12 @@ test("a body that is not JSON is refused with bad_json, and the instance goes on
   const again = await host.demo({ messages: [{ role: "user", content: "hello" }] });
   assert.match(again.choices[0].message.content, /^\[demo model\] /);
 });
+
+test("a demo provider that names no model calls the demo model by its name", async () => {
+  const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
+  const h = await createHost({ module: () => Toolroute.instantiate(wasm), provider: { format: "openai", demo: true } });
+  let done;
+  // Without the default the module refuses the turn: settings.model is empty.
+  for await (const ev of h.send("s", "Tell me a joke")) if (ev.type === "done") done = ev.text;
+  assert.match(done, /^\[demo model\] /);
+});

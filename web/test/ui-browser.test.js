@@ -178,7 +178,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     // The catalogue: searched, filtered by source, each group's cost and
     // whether it is loaded.
     await page.locator("#panel-catalogue > summary").click();
-    await page.locator("#catalogue-search").fill("chart");
+    await page.locator("#catalogue-search").fill("draw a chart");
     assert.equal(await page.locator("#catalogue-count").innerText(), "1 tool in 1 group match.");
     assert.match(await page.locator(".cat-group").first().innerText(), /Charts\s*1 tool · the server's · [\d,]+ tokens\s*loaded/);
     await page.locator("#catalogue-search").fill("");

@@ -1,7 +1,8 @@
 // The pdf group in the browser UI's core (web/ui/core.js) in Node: it runs
 // in the page over this browser's files, after the server's catalogue,
-// with pdf_info and pdf_extract_text only (pdf_render_page is the Go
-// program's).
+// with pdf_info and pdf_extract_text only: pdf_render_page needs the
+// page's OffscreenCanvas (web/test/ui-pdf-browser.test.js), which Node
+// has not.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

@@ -374,8 +374,8 @@ test("a file downloadToFile saves in the worker keeps its bytes in the sandbox's
 });
 
 // The pdf group runs in the worker over its SandboxFiles: pdf_info and
-// pdf_extract_text, as the shared cases answer them; pdf_render_page is
-// the Go program's. two-pages.pdf is ASCII, so write_file keeps it whole.
+// pdf_extract_text, as the shared cases answer them; no pdf_render_page:
+// workerd has no canvas. two-pages.pdf is ASCII, so write_file keeps it whole.
 test("the pdf group in the worker: info and text of a PDF in its sandbox", async () => {
   const cat = await (await json("GET", "/api/catalogue")).json();
   assert.deepEqual(cat.groups.find((g) => g.name === "pdf")?.tools, ["pdf_info", "pdf_extract_text"]);

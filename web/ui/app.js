@@ -19,6 +19,7 @@ function startWorker() {
     if (m.type === "ready") return;
     // A scheduled task ran while the page was open: its session is new.
     if (m.type === "task_ran") return void refreshSessions().catch(() => {});
+    if (m.type === "tasks_changed") return void refreshTasks().catch(() => {});
     const p = pending.get(m.id);
     if (!p) return;
     if (m.type === "event") p.onEvent?.(m.event);
@@ -190,6 +191,7 @@ function toolCard(m) {
   const preview = el("span", "preview");
   summary.append(el("span", "name", m.tool_name), el("span", "args", args), state, preview);
   card._preview = preview;
+  card._summary = summary;
   const body = el("div", "body");
   body.append(el("h3", "", "Input"), el("pre", "", pretty(input)));
   card.append(summary, body);
@@ -214,7 +216,9 @@ function toolResult(m) {
     card._preview.textContent = "→ " + short(text.split("\n").find((l) => l.trim()) ?? "(empty)", 160);
     card._body.append(el("h3", "", "Result"), el("pre", "", text));
   }
-  if (Array.isArray(m.images) && m.images.length > 0) pictures(card._body, m.tool_name, m.images);
+  // The pictures stay in sight with the card closed: a rendered page or a
+  // screenshot is what the user wants to see of the call.
+  if (Array.isArray(m.images) && m.images.length > 0) pictures(card._summary, m.tool_name, m.images);
 }
 
 // IMAGE_TYPES are the types a tool result's images may have: the module
@@ -348,6 +352,9 @@ function askApproval(calls) {
     const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? p).join(", ");
     const title = el("p", "", `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : ""));
     const pre = el("pre", "", JSON.stringify(c.input ?? {}, null, 2));
+    // A long input scrolls inside its box: the keyboard reaches it too.
+    pre.tabIndex = 0;
+    pre.setAttribute("aria-label", `${c.tool}'s input`);
     // The secrets the call asks to read: granted only if left ticked.
     const grants = [];
     const secrets = el("fieldset");
@@ -529,6 +536,42 @@ async function refreshSessions() {
       del.onclick = () => deleteSession(s);
       li.append(rename, del);
     }
+    ul.append(li);
+  }
+}
+
+// refreshTasks lists this page's scheduled tasks: each one's schedule,
+// its next run and its last run, whose session opens on a click.
+async function refreshTasks() {
+  let tasks;
+  try {
+    tasks = await call({ type: "tasks" });
+  } catch (e) {
+    $("tasks-note").textContent = "The scheduled tasks could not be listed: " + e.message;
+    return;
+  }
+  $("tasks-note").textContent =
+    tasks.length === 0
+      ? "None yet. Ask the model to schedule one (it loads the scheduled_tasks group): tasks run while this page is open, each in a chat of its own."
+      : "They run while this page is open, each in a chat of its own.";
+  const ul = $("tasks");
+  ul.textContent = "";
+  for (const t of tasks) {
+    const li = el("li");
+    const schedule = t.cron ? `${t.cron}${t.timezone ? ` (${t.timezone})` : ""}` : `once, ${when(t.at)}`;
+    const next = !t.enabled ? "paused" : t.next_run ? `next ${when(t.next_run)}` : "will not run again";
+    const last = t.last_run ? ` · last run ${t.last_run.status}, ${when(t.last_run.started)}` : "";
+    const open = el("button", "open");
+    open.type = "button";
+    open.append(el("span", "t", t.name), el("span", "m", `${schedule} · ${next}${last}`));
+    if (t.last_run?.session) {
+      open.append(el("span", "visually-hidden", " (open its last run)"));
+      open.onclick = () => openSession(t.last_run.session);
+    } else {
+      open.disabled = true;
+      open.title = "It has not run yet";
+    }
+    li.append(open);
     ul.append(li);
   }
 }
@@ -719,7 +762,7 @@ async function refreshTools() {
 }
 
 async function refresh() {
-  await Promise.all([refreshTools(), refreshSessions(), call({ type: "settings" }).then(fillAgents, () => {})]);
+  await Promise.all([refreshTools(), refreshSessions(), refreshTasks(), call({ type: "settings" }).then(fillAgents, () => {})]);
 }
 
 // ---- Sending -------------------------------------------------------------
@@ -1012,7 +1055,7 @@ const ready = (async () => {
     await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
     await showSession();
-    await refreshSessions();
+    await Promise.all([refreshSessions(), refreshTasks()]);
   } catch (e) {
     showError(e.message);
   }

@@ -93,6 +93,8 @@ export class PersistentFS extends MemoryFS {
 //   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
 //   pdfFetch: the fetch bridge's options the pdf tools read URLs with
 //     ({fetch, cors}); by default fetch, as a browser's (cors);
+//   pdfRender: what pdf_render_page draws with ({canvas, fonts}, as
+//     web/host/pdf.js's pdfGroup takes it); none: the tool is not offered;
 //   countTokens: async (text) => number, or none to count bytes;
 //   tasks: run the scheduled tasks at their times while this Core lives,
 //     which in the browser is while the page is open: true, or
@@ -100,6 +102,8 @@ export class PersistentFS extends MemoryFS {
 //     it the tasks are kept and run_scheduled_task runs one, but none runs
 //     on its own;
 //   now: () => Date, the scheduled tasks' clock;
+//   onTasksChanged: () => void, told when a task is added, changed,
+//     removed, or its run's record written;
 //   onTaskRun: ({session, title}) => void, told when a task's run, or a
 //     sub-agent's (create_agent), is done (the page lists its session).
 export class Core {
@@ -122,7 +126,11 @@ export class Core {
     this.fetch = deps.fetch ?? ((...a) => globalThis.fetch(...a));
     const now = deps.now ?? (() => new Date());
     // The scheduled tasks, in the settings; each run is a turn of its own.
-    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed: () => this.#timer?.wake() });
+    const changed = () => {
+      this.#timer?.wake();
+      this.#d.onTasksChanged?.();
+    };
+    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed });
     if (deps.tasks) {
       this.#timer = new TaskTimer(this.tasks, { now, timers: deps.tasks.timers ?? globalThis });
       this.#timer.start();
@@ -228,7 +236,7 @@ export class Core {
     for (const name of cat.server_tools ?? []) relay[name] = (input, { signal } = {}) => this.#serverTool(name, input, signal);
     // The pdf group runs here, over this browser's files (the server's
     // catalogue leaves its own out); it comes after the server's groups.
-    const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true } });
+    const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true }, render: this.#d.pdfRender });
     const provider = await this.provider(settings);
     const runner = await this.#runnerFor(cat.libraries);
     let env = {};
@@ -460,6 +468,10 @@ export class Core {
         }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
+        case "tasks":
+          // The page's scheduled tasks, for its panel: the server's own
+          // (serve's) are the server's, listed by list_scheduled_tasks there.
+          return reply({ id, type: "done", result: await this.tasks.list() });
         default:
           return reply({ id, type: "error", error: `unknown request type ${JSON.stringify(msg.type)}` });
       }

@@ -99,6 +99,18 @@ async function openStore() {
 }
 
 const storeReady = openStore();
+
+// PDF_DATA names the files of pdf.js's standard fonts ("font") and image
+// decoders ("wasm") that build.mjs serves beside the page, by their
+// prefix (host/webui's Walk follows it).
+const PDF_DATA = { font: "pdffont-", wasm: "pdfwasm-" };
+
+// pdfData reads one of those files.
+async function pdfData(kind, file) {
+  const r = await fetch(new URL(PDF_DATA[kind] + file, base));
+  if (!r.ok) throw new Error(`pdf.js's ${file} answered HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
 let core = null;
 
 async function getCore() {
@@ -117,10 +129,14 @@ async function getCore() {
         wasmModule: () => compile(new URL("quickjs.wasm", base)),
       }),
     pdfFetch: { fetch: (...a) => fetch(...a), cors: true },
+    // pdf_render_page draws on OffscreenCanvas, which every browser's
+    // workers now have, with the fonts and decoders build.mjs copies.
+    pdfRender: typeof OffscreenCanvas === "function" ? { canvas: (w, h) => new OffscreenCanvas(w, h), data: pdfData } : undefined,
     countTokens: tokens,
     // Scheduled tasks run while the page is open (this worker lives).
     tasks: true,
     onTaskRun: (r) => self.postMessage({ type: "task_ran", ...r }),
+    onTasksChanged: () => self.postMessage({ type: "tasks_changed" }),
   });
   return core;
 }

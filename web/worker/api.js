@@ -165,7 +165,7 @@ async function start(env, deps, now) {
   // the bundle's catalogue; tools.generation is the version this isolate
   // loaded, compared before each request (syncTools).
   // The pdf group reads the SandboxFiles and, as JS tools' fetch does,
-  // URLs; pdf_render_page is the Go program's (web/host/pdf.js says why).
+  // URLs; no pdf_render_page, as workerd has no canvas (web/host/pdf.js).
   const pdf = pdfGroup({
     files: async () => new MemoryStore(await env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME)).all()),
     fetch: { fetch: (...a) => fetch(...a), ...deps.fetchOptions?.(env) },

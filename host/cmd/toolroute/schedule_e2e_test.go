@@ -127,4 +127,12 @@ func TestScheduledTaskRunsInServe(t *testing.T) {
 	mustContain(t, "list_scheduled_tasks", listed, "- news: runs once at "+at.Format(time.RFC3339)+"; will not run again; last run ",
 		" in session "+runID+", done.", "Answer: The news: all quiet.")
 	mustContain(t, "chat's output", res.stdout, "It ran.")
+
+	// The command line shows the run without a model: call runs the tool.
+	res = u.run("", "call", "list_scheduled_tasks")
+	if res.code != 0 {
+		t.Fatalf("call list_scheduled_tasks: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	mustContain(t, "call list_scheduled_tasks", res.stdout, "- news: runs once at "+at.Format(time.RFC3339)+"; will not run again; last run ",
+		" in session "+runID+", done.", "Answer: The news: all quiet.")
 }

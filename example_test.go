@@ -1,0 +1,141 @@
+package toolroute_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolroute/toolroute"
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/scripted"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// A Go tool in a group: the model sees the group by name, loads it, calls
+// its tool and answers. The provider here is a local scripted server; in a
+// program it is toolroute.OpenAI(key, model) or another.
+func Example() {
+	ctx := context.Background()
+	model := scripted.New(
+		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
+		scripted.Call("clock_now", `{"city":"Paris"}`),
+		scripted.Text("It is 09:00 in Paris."),
+	)
+	defer model.Close()
+
+	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.BaseURL(), "", "demo"), toolroute.Options{
+		Groups: []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+				Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			Run: func(ctx context.Context, input json.RawMessage) (string, error) { return "09:00", nil },
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	for ev, err := range h.Session("demo").Send(ctx, "What time is it in Paris?") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev.Type {
+		case host.EventModelCall:
+			fmt.Println("model call with", ev.Tools)
+		case host.EventDone:
+			fmt.Println("answer:", ev.Text)
+		}
+	}
+	// Output:
+	// model call with [load_tool_group]
+	// model call with [load_tool_group clock_now]
+	// model call with [load_tool_group clock_now]
+	// answer: It is 09:00 in Paris.
+}
+
+// A folder of JS tools and one of toolroute's built-in tools: New makes
+// the QuickJS runner they need. A tool file with no group entry is sent on
+// every call.
+func Example_jsTools() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "tools")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	write("shout.json", `{"name":"shout","description":"Say a text in capitals","function":"shout",
+		"parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`)
+	write("shout.js", `function shout(args) { return args.text.toUpperCase() + "!"; }`)
+
+	model := scripted.New(scripted.Call("shout", `{"text":"hello"}`), scripted.Text("HELLO!"))
+	defer model.Close()
+	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.BaseURL(), "", "demo"), toolroute.Options{
+		ToolFolders: []string{dir},
+		Builtins:    []string{"get_current_time"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for ev, err := range h.Session("demo").Send(ctx, "Shout hello") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Type == host.EventMessage && ev.Message.Type == session.ToolResult {
+			fmt.Println(ev.Message.ToolName, "answered", ev.Message.Content)
+		}
+	}
+	fmt.Println("tools sent:", model.Tools[0])
+	// Output:
+	// shout answered HELLO!
+	// tools sent: [get_current_time shout]
+}
+
+// Any function can send the model calls: here one that adds a header and
+// uses its own HTTP client, as a gateway or an SDK's transport would.
+func Example_providerFunc() {
+	ctx := context.Background()
+	model := scripted.New(scripted.Text("Hello from the gateway."))
+	defer model.Close()
+	client := &http.Client{}
+	provider := host.ProviderFunc{Wire: wire.OpenAI, ModelName: "demo",
+		Func: func(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
+			r, err := http.NewRequestWithContext(ctx, http.MethodPost, model.BaseURL()+req.Path, strings.NewReader(string(req.Body)))
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range req.Headers {
+				r.Header.Set(k, v)
+			}
+			r.Header.Set("X-Team", "search")
+			return client.Do(r)
+		}}
+	h, err := toolroute.New(ctx, provider, toolroute.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for ev, err := range h.Session("demo").Send(ctx, "Hi") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Type == host.EventDone {
+			fmt.Println(ev.Text)
+		}
+	}
+	// Output:
+	// Hello from the gateway.
+}

@@ -1,0 +1,113 @@
+package openaisdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/toolroute/toolroute"
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/scripted"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
+	"github.com/toolroute/toolroute/sdk/openaisdk"
+)
+
+// clock is a group of one Go tool.
+var (
+	clockGroup = registry.Group{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}
+	clockNow   = host.NativeTool{
+		Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+			Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}},"required":["city"]}`)},
+		Run: func(ctx context.Context, input json.RawMessage) (string, error) { return "09:00", nil },
+	}
+)
+
+// toolroute's turns, with the model calls sent by an OpenAI SDK client:
+// its base URL, key, retries and middleware are the program's.
+func ExampleProvider() {
+	ctx := context.Background()
+	model := scripted.New(
+		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
+		scripted.Call("clock_now", `{"city":"Paris"}`),
+		scripted.Text("It is 09:00 in Paris."),
+	)
+	defer model.Close()
+	client := openai.NewClient(option.WithBaseURL(model.BaseURL()), option.WithAPIKey("sk-demo"))
+
+	h, err := toolroute.New(ctx, openaisdk.Provider(&client, "gpt-4o-mini", wire.OpenAI), toolroute.Options{
+		Groups: []registry.Group{clockGroup},
+		Tools:  []host.NativeTool{clockNow},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for ev, err := range h.Session("demo").Send(ctx, "What time is it in Paris?") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Type == host.EventDone {
+			fmt.Println(ev.Text)
+		}
+	}
+	// Output:
+	// It is 09:00 in Paris.
+}
+
+// A program that keeps its own loop: the parameters of a session's next
+// call in the SDK's types (the system prompt with the group listing, the
+// history, the active tools), sent with its own client.
+func ExampleParams() {
+	ctx := context.Background()
+	model := scripted.New(
+		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
+		scripted.Text("Loaded."),
+		scripted.Text("It is 09:00 in Paris."),
+	)
+	defer model.Close()
+	client := openai.NewClient(option.WithBaseURL(model.BaseURL()), option.WithAPIKey("sk-demo"))
+	h, err := toolroute.New(ctx, openaisdk.Provider(&client, "gpt-4o-mini", wire.OpenAI), toolroute.Options{
+		Groups: []registry.Group{clockGroup},
+		Tools:  []host.NativeTool{clockNow},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	// A first turn through toolroute loads the group.
+	for _, err := range h.Session("demo").Send(ctx, "Get the clock tools") {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	params, err := openaisdk.Params(ctx, h.Host, "demo", "gpt-4o-mini")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range params.Tools {
+		fmt.Println("tool:", t.GetFunction().Name)
+	}
+	for _, m := range params.Messages {
+		fmt.Println("message:", *m.GetRole())
+	}
+	params.Messages = append(params.Messages, openai.UserMessage("What time is it in Paris?"))
+	reply, err := client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(reply.Choices[0].Message.Content)
+	// Output:
+	// tool: load_tool_group
+	// tool: clock_now
+	// message: system
+	// message: user
+	// message: assistant
+	// message: tool
+	// message: assistant
+	// It is 09:00 in Paris.
+}

@@ -1,0 +1,163 @@
+// Types of toolroute/host (host/host.js): the session loop. It drives the
+// module, calls the model, runs the tools and keeps the message log.
+import type { Toolroute, Catalogue, LoadReport, Description, Message } from "./index.js";
+import type { JSCall, JSResult } from "./jsrun.js";
+
+export declare const MAX_RESULT_CHARS: number;
+export declare const DEFAULT_MAX_PARALLEL_TOOLS: number;
+export declare const MAX_RESPONSE_BODY: number;
+export declare const FORMATS: readonly ["openai", "anthropic", "responses", "gemini"];
+
+/** The demo model's name, which a demo provider calls when it names no model. */
+export declare const DEMO_MODEL: "toolroute-demo";
+
+export type Format = "openai" | "anthropic" | "responses" | "gemini";
+
+/** Where the message logs are kept: methods sync or async. */
+export interface Store {
+  messages(id: string): Message[] | Promise<Message[]>;
+  append(id: string, messages: Message[]): void | Promise<void>;
+  /** The messages after the first n, and how many the log holds. */
+  messagesFrom?(id: string, n: number): { messages: Message[]; total: number } | Promise<{ messages: Message[]; total: number }>;
+}
+
+/** Message logs kept in memory. */
+export declare class MemoryStore implements Store {
+  messages(id: string): Promise<Message[]>;
+  messagesFrom(id: string, n: number): Promise<{ messages: Message[]; total: number }>;
+  append(id: string, messages: Message[]): Promise<void>;
+}
+
+export interface Provider {
+  format: Format;
+  /** Where the model calls go, such as "https://api.openai.com/v1". */
+  baseURL?: string;
+  apiKey?: string;
+  model?: string;
+  headers?: Record<string, string>;
+  /** POST the module's whole model request here (`toolroute serve`'s /api/model) instead. */
+  proxyURL?: string;
+  /** Add Anthropic's direct-browser-access header (default true). */
+  browser?: boolean;
+  /** Answer with the module's demo model (format "openai", no URL needed; model defaults to DEMO_MODEL). */
+  demo?: boolean;
+}
+
+export interface Settings {
+  system_prompt?: string;
+  max_model_calls?: number;
+  max_tokens?: number;
+  temperature?: number;
+  stream?: boolean;
+  routing?: "classic" | "native";
+  search_tools?: boolean;
+  tool_budget?: number;
+  context_limit?: number;
+}
+
+export type Sources = Map<string, string> | Record<string, string> | ((ref: string) => string | undefined | Promise<string | undefined>);
+
+/** A host-native tool: its result text; a thrown error is a failure the model reads. */
+export type NativeTool = (input: Record<string, unknown>, o: { signal?: AbortSignal; granted: string[] }) => string | Promise<string> | unknown;
+
+export interface ApprovalCall {
+  id: string;
+  tool: string;
+  input: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** An agent: who a turn is (its prompt, model, the groups it may load) and its limits. */
+export interface Agent {
+  name?: string;
+  system_prompt?: string;
+  model?: string;
+  /** The tool groups it may load; none is every group. */
+  groups?: string[];
+  max_model_calls?: number;
+  max_turn_tokens?: number;
+}
+
+/** What an op knows of the turn whose call runs it (agents.run nests a sub-agent's turn in it). */
+export interface TurnInfo {
+  depth: number;
+  askAs: string;
+  unattended: boolean;
+  relay: (event: Event) => void;
+}
+
+export interface HostOptions {
+  /** A driver instance, or a function making one (a trapped instance is then replaced). */
+  module: Toolroute | (() => Toolroute | Promise<Toolroute>);
+  catalogue?: Catalogue;
+  sources?: Sources;
+  provider: Provider;
+  settings?: Settings;
+  /** The base system prompt at the start of each turn, instead of settings.system_prompt. */
+  prompt?: () => Promise<string> | string;
+  memories?: string[] | (() => string[] | Promise<string[]>);
+  store?: Store;
+  /** Runs JS tools: a Runner's call, from toolroute/jsrun. */
+  runJS?: (call: JSCall) => Promise<JSResult>;
+  native?: Record<string, NativeTool>;
+  env?: Record<string, string> | ((name: string) => string | undefined);
+  approve?: (sessionId: string, calls: ApprovalCall[], o: { signal?: AbortSignal }) => Promise<{ id: string; answer: "once" | "session" | "deny"; grant?: string[] }[]>;
+  policies?: { tool?: string; group?: string; decision: "ask" | "allow" | "deny" }[] | (() => unknown[] | Promise<unknown[]>);
+  secrets?: { name: string; value: string }[] | (() => { name: string; value: string }[] | Promise<{ name: string; value: string }[]>);
+  ops?: Record<string, (args: unknown, o: { signal?: AbortSignal; granted: string[]; turn?: TurnInfo }) => Promise<unknown>>;
+  /** The agent a session's turns are (one it was started with), or null. */
+  agentOf?: (sessionId: string) => Agent | null | Promise<Agent | null>;
+  showConsole?: boolean;
+  fetch?: typeof fetch;
+  now?: () => Date;
+  retries?: { count?: number; backoffMs?: number; maxBackoffMs?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+  maxParallelTools?: number;
+}
+
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  [field: string]: unknown;
+}
+
+/** An event of a turn, as the Go host's Event JSON. */
+export type Event =
+  | { type: "text"; text: string }
+  | { type: "message"; message: Message }
+  | { type: "model_call"; tools: string[]; call?: number; routing?: unknown; schema?: unknown }
+  | { type: "tool_calls"; calls: unknown[] }
+  | { type: "group_loaded"; group: { name: string; display_name?: string; tools?: string[]; [field: string]: unknown } }
+  | { type: "retry"; retry: { status: number; attempt: number; wait: number; wait_ms: number } }
+  | { type: "approval"; calls: ApprovalCall[] }
+  | { type: "done"; text: string; usage?: Usage }
+  | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | "token_limit" | string; message: string }; usage?: Usage };
+
+/** Runs sessions' turns on one module instance. */
+export declare class Host {
+  constructor(options: HostOptions);
+  init(): Promise<void>;
+  readonly store: Store;
+  /** What loading the catalogue did. */
+  readonly report: LoadReport | null;
+  readonly provider: Provider;
+  /** Hands the module a new catalogue. */
+  load(catalogue: Catalogue, sources?: Sources): Promise<LoadReport>;
+  /** A session's log. */
+  messages(sessionId: string): Promise<Message[]>;
+  /** The catalogue for display, with a session's active tools. */
+  describe(sessionId?: string, options?: { toolsJSON?: boolean }): Promise<Description>;
+  /** Answers a model request's body as the demo model does. */
+  demo(body: object | string): Promise<Record<string, unknown>>;
+  /** Runs one turn and yields its events; the last is done or failed. */
+  send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo }): AsyncGenerator<Event, void, void>;
+  /** Summarises the session's earlier messages now and yields that turn's events. */
+  compact(sessionId: string, options?: { signal?: AbortSignal }): AsyncGenerator<Event, void, void>;
+}
+
+/** Makes a host and loads its catalogue. */
+export declare function createHost(options: HostOptions): Promise<Host>;
+
+/** A native tool's result with images the model sees. */
+export declare function toolOutput(text: string, images?: { mime_type: string; data: string }[]): unknown;
+/** Waits ms, or rejects when signal aborts. */
+export declare function sleep(ms: number, signal?: AbortSignal): Promise<void>;

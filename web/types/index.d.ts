@@ -1,0 +1,162 @@
+// Types of toolroute, the package's main entry (index.js): the ABI driver of
+// toolroute.wasm (wasm/ABI.md) and the loading of the package's wasm files.
+
+/** The ABI version this driver speaks. */
+export declare const ABI_VERSION: 2;
+/** The largest input the module takes in one call, in bytes (256 MiB). */
+export declare const MAX_INPUT: number;
+
+/** A refusal from the module: the request was bad, the instance still works. */
+export declare class ToolrouteError extends Error {
+  constructor(code: string, message: string);
+  /** One of the ABI's error codes, such as "bad_json" or "no_catalogue". */
+  code: string;
+}
+
+/** The instance trapped or exited and must be thrown away. */
+export declare class TrapError extends Error {
+  constructor(cause: unknown);
+}
+
+/** A message of a session's log (wasm/ABI.md, "Messages"). */
+export interface Message {
+  type: "user" | "assistant" | "tool_call" | "tool_result" | "approval" | "summary";
+  content?: string;
+  tool_call_id?: string;
+  tool_name?: string;
+  tool_input?: string;
+  status?: string;
+  error_type?: string;
+  time?: string;
+  [field: string]: unknown;
+}
+
+/** A catalogue for toolroute_load (wasm/ABI.md, "toolroute_load"). */
+export interface Catalogue {
+  groups?: { name: string; display_name?: string; description?: string }[];
+  tools?: {
+    name: string;
+    description: string;
+    group?: string;
+    parameters?: Record<string, unknown>;
+    timeout_seconds?: number;
+    required_permissions?: string[];
+    env?: string[];
+  }[];
+  /** JS tools: each a manifest's text (NAME.json), its file name and the host's reference to NAME.js. */
+  manifests?: { file: string; source: string; text: string; override?: boolean }[];
+  skills?: { name: string; description: string; content: string }[];
+  disabled?: string[];
+}
+
+/** What loading a catalogue did. */
+export interface LoadReport {
+  manifests: {
+    file: string;
+    group?: string;
+    loaded: { tool: string; entry: number; replaced?: unknown }[];
+    skipped: { file: string; entry: number; tool?: string; reason: string }[];
+    warnings: { file: string; entry: number; tool?: string; reason: string }[];
+  }[];
+  errors: string[];
+}
+
+/** A tool as toolroute_describe gives it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  parameters?: Record<string, unknown>;
+  group?: string;
+  timeout_seconds?: number;
+  required_permissions?: string[];
+  env?: string[];
+  origin: { kind: "meta" | "host" | "js"; file?: string; source?: string; function?: string };
+  enabled: boolean;
+}
+
+/** A group as toolroute_describe gives it. */
+export interface GroupInfo {
+  name: string;
+  display_name: string;
+  description: string;
+  origin: { kind: string; file?: string; source?: string };
+  tools: string[];
+  available: boolean;
+}
+
+/** toolroute_describe's request (every field optional). */
+export interface DescribeRequest {
+  system_prompt?: string;
+  memories?: string[];
+  history?: Message[];
+  tools_json?: boolean;
+  format?: "openai" | "anthropic" | "responses" | "gemini";
+  routing?: "classic" | "native";
+  search_tools?: boolean;
+  tool_budget?: number;
+}
+
+/** toolroute_describe's answer. */
+export interface Description {
+  system_prompt: string;
+  groups: GroupInfo[];
+  tools: ToolInfo[];
+  files: { file: string; source: string; group?: string; tools: string[] }[];
+  skills: { name: string; description: string }[];
+  /** The tools the session's next model call sends, in order. */
+  active: string[];
+  /** The groups the history loaded that exist (RFC-044). */
+  loaded_groups: string[];
+  routing?: { asked: string; used: string; note?: string };
+  tools_json?: { active: unknown; all: unknown };
+}
+
+/** An action the module asks of the host (wasm/ABI.md, "Actions"). */
+export interface Action {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface InstantiateOptions {
+  /** Receives the module's standard error, line by line. */
+  stderr?: (line: string) => void;
+  stdout?: (line: string) => void;
+}
+
+/** One instance of toolroute.wasm. Its calls are synchronous. */
+export declare class Toolroute {
+  /** Makes an instance from a compiled module or the module's bytes. */
+  static instantiate(source: WebAssembly.Module | BufferSource, options?: InstantiateOptions): Promise<Toolroute>;
+  /** The trap that killed the instance, or null. */
+  readonly broken: TrapError | null;
+  /** The instance's linear memory in bytes. */
+  readonly memorySize: number;
+  /** Builds the registry from a catalogue (an object or its JSON text). */
+  load(catalogue: Catalogue | string): LoadReport;
+  /** The catalogue for display, and a session's active tools when request.history is given. */
+  describe(request?: DescribeRequest | string): Description;
+  /** Answers an OpenAI Chat Completions request body as the demo model does. */
+  demo(body: object | string): Record<string, unknown>;
+  /** Opens a turn and gives its handle. */
+  turnNew(): number;
+  /** Feeds a turn one event and gives its actions. */
+  turnEvent(turn: number, event: object | string): Action[];
+  /** Feeds a turn raw bytes of a streamed response and gives its actions. */
+  turnChunk(turn: number, chunk: Uint8Array | string): Action[];
+  /** The request body of the turn's last call_model action, once, or null. */
+  turnBody(turn: number): Uint8Array | null;
+  /** Closes a turn. */
+  turnFree(turn: number): void;
+}
+
+/** Where something to compile comes from. */
+export type WasmSource = WebAssembly.Module | BufferSource | Response | URL | string;
+
+/** The URL of one of the package's wasm files, beside its code. */
+export declare function wasmURL(name: "toolroute.wasm" | "quickjs.wasm"): URL;
+/** Compiles a module, bytes, a Response, or a URL (fetched; a file: URL read in Node). */
+export declare function compileWasm(source: WasmSource): Promise<WebAssembly.Module>;
+/** An instance of source, or of the package's toolroute.wasm. */
+export declare function loadToolroute(source?: WasmSource, options?: InstantiateOptions): Promise<Toolroute>;
+/** The QuickJS module for the runner's wasmModule option: source, or the package's patched quickjs.wasm. */
+export declare function loadQuickJS(source?: WasmSource): Promise<WebAssembly.Module>;

@@ -1,0 +1,4 @@
+// "toolroute/toolroute.wasm" and "toolroute/quickjs.wasm" imported as modules,
+// as workerd and wrangler import .wasm files: a compiled WebAssembly.Module.
+declare const module: WebAssembly.Module;
+export default module;
