@@ -188,8 +188,18 @@ export class Host {
     if (sources !== undefined) this.#o = { ...this.#o, sources };
     this.#generation++;
     const inst = await this.#instance();
-    this.#report = inst.load(catalogue);
+    this.#report = inst.load(this.#offered(catalogue));
     return this.#report;
+  }
+
+  // #offered is catalogue without the built-in tools that run only where
+  // the host serves an operation (create_agent: agents.run), when it does
+  // not: it never offers a tool that then fails (the Go host's needsOps).
+  #offered(catalogue) {
+    const ops = this.#o.ops ?? {};
+    const drop = Object.entries(NEEDS_OPS).filter(([, op]) => typeof ops[op] !== "function").map(([file]) => file);
+    if (!drop.length || !catalogue?.manifests) return catalogue;
+    return { ...catalogue, manifests: catalogue.manifests.filter((m) => !drop.includes(m.file)) };
   }
 
   async #instance() {
@@ -199,7 +209,7 @@ export class Host {
       throw new Error("host: no module instance");
     }
     const inst = await this.#factory();
-    this.#report = inst.load(this.#catalogue);
+    this.#report = inst.load(this.#offered(this.#catalogue));
     this.#inst = inst;
     return inst;
   }
@@ -780,6 +790,10 @@ class Turn {
     }
   }
 }
+
+// NEEDS_OPS are the built-in manifests that run only where the host serves
+// an operation, by file.
+const NEEDS_OPS = { "builtin/create_agent.json": "agents.run" };
 
 // OUTPUT marks a native tool's result that carries images (toolOutput).
 const OUTPUT = Symbol.for("toolroute.output");

@@ -10,7 +10,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { MemoryUIStore } from "../ui/idbstore.js";
+import { Toolroute } from "../driver/toolroute.js";
+import { createHost } from "../host/host.js";
 import { agentSessionID, agentTitle, MAX_AGENT_DEPTH } from "../host/agents.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 
@@ -111,4 +114,14 @@ test("agents start agents only 2 levels deep in the browser, and a page session 
   await ask(core, { type: "send", session: "q", text: "Who are you?", agent: "two" });
   assert.ok(system(model.requests.at(-1)).startsWith("You are two."));
   core.close();
+});
+
+test("a JS host without the agents.run operation leaves create_agent out, as the Go host does", async () => {
+  const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm", "toolroute.wasm")));
+  const make = (ops) => createHost({ module: () => Toolroute.instantiate(wasm), catalogue: bundle.catalogue, sources: bundle.sources, provider: { format: "openai", model: "m", baseURL: "http://127.0.0.1:9" }, ops });
+  const without = await (await make({})).describe();
+  assert.ok(!without.tools.some((t) => t.name === "create_agent"), "offered without agents.run");
+  assert.ok(without.active.includes("get_current_time"));
+  const withOp = await (await make({ "agents.run": async () => ({}) })).describe();
+  assert.ok(withOp.active.includes("create_agent"), JSON.stringify(withOp.active));
 });
