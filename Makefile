@@ -34,6 +34,12 @@ CHROMIUM    ?= /usr/bin/chromium
 # pdftoppm renders PDF pages for pdf_render_page (Debian's poppler-utils);
 # without it the program leaves that tool out and its tests skip.
 PDFTOPPM    ?= /usr/bin/pdftoppm
+# PostgreSQL for the tests of the PostgreSQL store (host/internal/pgtest
+# starts a server of its own): Debian's postgresql, whose programs are in
+# /usr/lib/postgresql/VERSION/bin; on another system give the folder of
+# yours: make test PG_BIN=/path/to/bin (it holds initdb and postgres).
+PG_BIN      ?=
+PG_INITDB    = $(if $(PG_BIN),$(PG_BIN)/initdb,$(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/VERSION/bin/initdb))
 UI           = web/ui/dist/index.html
 # The browser UI built into the program (host/webui): the same build
 # without toolroute.wasm, committed so that `go build` needs no Node.
@@ -82,8 +88,8 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
-test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(UI)
-	$(GO) test ./...
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
+	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) test ./...
 	cd web && node --test test/*.test.js
 	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
 
@@ -98,6 +104,11 @@ $(PDFTOPPM):
 	@echo "make: installing Debian's poppler-utils with apt-get, for pdf_render_page (on another system, give yours: make test PDFTOPPM=/path/to/pdftoppm)"
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils
+
+$(PG_INITDB):
+	@echo "make: installing Debian's postgresql with apt-get, for the PostgreSQL store's tests, which start a server of their own (on another system, give yours: make test PG_BIN=/path/to/postgresql/bin)"
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
 
 $(NODE_MODULES): web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
@@ -151,8 +162,8 @@ fuzz:
 # (web/jsrun/bench.mjs), measures tool search on MetaTool's development
 # queries, and writes BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5
-bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS)
-	$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
+bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
+	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 
 # bench-search measures tool search alone (toolroute search on MetaTool's
 # development queries, ../shared/data/metatool) and rewrites its section of

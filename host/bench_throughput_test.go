@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -95,6 +96,28 @@ func BenchmarkThroughputSQLite(b *testing.B) {
 	for _, k := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
 			db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "toolroute.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			throughput(b, k, db)
+		})
+	}
+}
+
+// BenchmarkThroughputPostgres is BenchmarkThroughputSQLite with the
+// PostgreSQL store: a server of its own on a unix socket of this machine,
+// with its default durability (fsync on, synchronous_commit on: every
+// commit flushed to the disk), and a new database per run.
+func BenchmarkThroughputPostgres(b *testing.B) {
+	srv := pgtest.Durable(b)
+	for _, k := range []int{1, 8} {
+		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
+			url, err := srv.NewDatabase(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			db, err := store.Open(context.Background(), url)
 			if err != nil {
 				b.Fatal(err)
 			}

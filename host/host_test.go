@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
@@ -27,7 +28,11 @@ import (
 
 var cacheDir string
 
-func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &cacheDir)) }
+func TestMain(m *testing.M) {
+	code := testcache.Run(m, &cacheDir)
+	pgtest.StopShared()
+	os.Exit(code)
+}
 
 // pdfTools is a host-native group with two tools that record their calls.
 func pdfTools(calls *[]string, mu *sync.Mutex) ([]registry.Group, []host.NativeTool) {

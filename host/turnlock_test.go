@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -28,14 +29,27 @@ func sendAll(s *host.Session, text string) ([]host.Event, error) {
 	return evs, nil
 }
 
-// Two Hosts on two handles of one database file, as toolroute serve and
-// toolroute chat are: while one runs a turn of a session, the other's turn
-// is refused at once with a TurnRunningError and writes nothing; turns of
-// one Host wait for each other as before.
+// Two Hosts on two handles of one database, as two toolroute serve
+// processes (or serve and chat) are: a session made by one is listed and
+// continued by the other; while one runs a turn of a session, the other's
+// turn is refused at once with a TurnRunningError and writes nothing;
+// turns of one Host wait for each other as before. The same with a SQLite
+// file and a PostgreSQL database (two connection pools).
 func TestTurnLockAcrossHosts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "toolroute.db")
+	for _, backend := range []struct {
+		name  string
+		where func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "toolroute.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+	} {
+		t.Run(backend.name, func(t *testing.T) { testTurnLockAcrossHosts(t, backend.where(t)) })
+	}
+}
+
+func testTurnLockAcrossHosts(t *testing.T, where string) {
 	open := func() *store.DB {
-		db, err := store.Open(context.Background(), path)
+		db, err := store.Open(context.Background(), where)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +63,9 @@ func TestTurnLockAcrossHosts(t *testing.T) {
 		fakemodel.Text("two done"),
 	)
 	defer model.Close()
+	secondDB := open()
 	first := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: open()})
-	second := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: open()})
+	second := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: secondDB})
 
 	var wg sync.WaitGroup
 	results := make([]error, 2)
@@ -104,6 +119,10 @@ func TestTurnLockAcrossHosts(t *testing.T) {
 	want := []string{"user one", "assistant one done", "user three", "assistant three done", "user two", "assistant two done"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the log (-want +got):\n%s", diff)
+	}
+	list, err := secondDB.Sessions(context.Background())
+	if err != nil || len(list) != 1 || list[0].ID != "s" || list[0].Title != "one" || list[0].Messages != len(want) {
+		t.Errorf("the other handle lists %+v, %v; want session s, titled one, with %d messages", list, err, len(want))
 	}
 }
 

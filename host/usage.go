@@ -5,6 +5,7 @@ import (
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
+	"sync"
 )
 
 // CallUsage is one model call of a turn: its number, what the provider
@@ -78,13 +79,37 @@ func toolTokens(reg *registry.Registry, names []string) int {
 	return countTokens(text)
 }
 
+// countTokens counts text's o200k tokens, remembering the answer: each
+// model call counts the same few texts again (the group listing, the core
+// tools, each loaded group's), and tokenizing them was a tenth of a turn's
+// time in the host.
 func countTokens(text string) int {
 	if text == "" {
 		return 0
+	}
+	tokenCounts.mu.Lock()
+	n, ok := tokenCounts.m[text]
+	tokenCounts.mu.Unlock()
+	if ok {
+		return n
 	}
 	n, err := tokens.Count("o200k_base", text)
 	if err != nil {
 		return 0
 	}
+	tokenCounts.mu.Lock()
+	if tokenCounts.m == nil || len(tokenCounts.m) >= maxTokenCounts {
+		tokenCounts.m = map[string]int{} // catalogues change rarely: start again
+	}
+	tokenCounts.m[text] = n
+	tokenCounts.mu.Unlock()
 	return n
+}
+
+// maxTokenCounts bounds the texts countTokens remembers.
+const maxTokenCounts = 1024
+
+var tokenCounts struct {
+	mu sync.Mutex
+	m  map[string]int
 }

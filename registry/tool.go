@@ -126,40 +126,40 @@ func NormalizeSchema(raw json.RawMessage) (json.RawMessage, []string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return emptySchema, nil, nil
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+	sc, err := scanSchema(raw)
+	if err != nil {
 		return nil, nil, fmt.Errorf("'parameters' must be a JSON Schema object, like {\"type\":\"object\",\"properties\":{...}}")
 	}
-	if t, ok := fields["type"]; ok {
+	if sc.typ != nil {
 		var s string
-		if json.Unmarshal(t, &s) != nil || s != "object" {
+		if json.Unmarshal(sc.typ, &s) != nil || s != "object" {
 			return nil, nil, fmt.Errorf("'parameters.type' must be \"object\": a tool takes named arguments")
 		}
 	}
-	if p, ok := fields["properties"]; ok {
-		var props map[string]json.RawMessage
-		if json.Unmarshal(p, &props) != nil || props == nil {
+	if sc.props != nil {
+		if sc.propNames == nil {
 			return nil, nil, fmt.Errorf("'parameters.properties' must be an object mapping each parameter name to its schema")
 		}
-		for _, name := range sortedKeys(props) {
-			var prop map[string]json.RawMessage
-			if json.Unmarshal(props[name], &prop) != nil || prop == nil {
-				return nil, nil, fmt.Errorf("'parameters.properties.%s' must be a schema object, like {\"type\":\"string\"}", name)
+		// The first name in sorted order is the one reported.
+		bad := ""
+		found := false
+		for _, p := range sc.propNames {
+			if !p.object && (!found || p.name < bad) {
+				bad, found = p.name, true
 			}
+		}
+		if found {
+			return nil, nil, fmt.Errorf("'parameters.properties.%s' must be a schema object, like {\"type\":\"string\"}", bad)
 		}
 	}
 	var required []string
-	if r, ok := fields["required"]; ok {
-		if json.Unmarshal(r, &required) != nil {
+	if sc.req != nil {
+		if json.Unmarshal(sc.req, &required) != nil {
 			return nil, nil, fmt.Errorf("'parameters.required' must be an array of parameter names")
 		}
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, nil, fmt.Errorf("'parameters' is not valid JSON: %v", err)
-	}
-	out := buf.Bytes()
-	if _, ok := fields["type"]; !ok {
+	out := sc.out
+	if sc.typ == nil {
 		inner := out[1 : len(out)-1]
 		withType := make([]byte, 0, len(out)+16)
 		withType = append(withType, `{"type":"object"`...)

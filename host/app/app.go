@@ -47,7 +47,9 @@ type Config struct {
 	// user's data folder/toolroute ($XDG_DATA_HOME or ~/.local/share on
 	// Linux).
 	DataDir string
-	// DBPath is the SQLite database; default DataDir/toolroute.db.
+	// DBPath is the SQLite database; default DataDir/toolroute.db. A
+	// PostgreSQL URL (postgres://... or postgresql://..., see store.Open)
+	// names a PostgreSQL database instead.
 	DBPath string
 	// ConfigDir holds tools/, skills/ and lib/; default: the user's config
 	// folder/toolroute (~/.config/toolroute on Linux).

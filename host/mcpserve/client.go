@@ -157,8 +157,30 @@ func (c *client) add(t registry.Tool) (err error) {
 	case registry.LoadSkillName:
 		h = c.loadSkill
 	}
-	c.srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters}, h)
+	c.srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, Annotations: Annotations(t)}, h)
 	return nil
+}
+
+// Annotations tell a client what a tool does, from its requiredPermissions
+// (the reverse of host/mcp's Permissions): a tool that only reads, or
+// needs nothing, is read-only; one that deletes, shares, sends or runs the
+// model's code is destructive (it cannot be undone); one that writes is
+// not read-only and not destructive. Clients use them to warn before a
+// call; toolroute's own approval applies whatever the client does.
+func Annotations(t registry.Tool) *mcp.ToolAnnotations {
+	destructive, writes := false, false
+	for _, p := range t.RequiredPermissions {
+		switch p {
+		case registry.PermissionDelete, registry.PermissionShare, registry.PermissionSend, registry.PermissionRunCode:
+			destructive = true
+		case registry.PermissionWrite:
+			writes = true
+		}
+	}
+	if !destructive && !writes {
+		return &mcp.ToolAnnotations{ReadOnlyHint: true}
+	}
+	return &mcp.ToolAnnotations{DestructiveHint: &destructive}
 }
 
 // offers reports whether the client lists a tool.

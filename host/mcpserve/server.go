@@ -17,6 +17,7 @@
 package mcpserve
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,7 +43,16 @@ type Options struct {
 	Changes func() (uint64, <-chan struct{})
 	// Logger gets the SDK's own messages; nil discards them.
 	Logger *slog.Logger
+	// SessionTimeout closes an HTTP session no request has used for that
+	// long, and forgets its loaded groups; 0 means DefaultSessionTimeout.
+	// A client that comes back after it starts a new session (the MCP
+	// clients do, on the 404 the old one's requests get).
+	SessionTimeout time.Duration
 }
+
+// DefaultSessionTimeout is how long an idle HTTP session is kept: a client
+// that went away without closing it does not keep its memory for ever.
+const DefaultSessionTimeout = 30 * time.Minute
 
 // Server serves a Host's tools to MCP clients.
 type Server struct {
@@ -110,6 +121,7 @@ func (s *Server) Handler() http.Handler {
 	}, &mcp.StreamableHTTPOptions{
 		Logger:                s.opts.Logger,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
+		SessionTimeout:        cmp.Or(s.opts.SessionTimeout, DefaultSessionTimeout),
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), slotKey{}, &slot{})))
@@ -177,6 +189,11 @@ func (s *Server) drop(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients = slices.DeleteFunc(s.clients, func(x *client) bool { return x == c })
+}
+
+// Clients is how many clients have a session now, over either transport.
+func (s *Server) Clients() int {
+	return len(s.live())
 }
 
 // live returns the clients with a session, forgetting the others: an HTTP

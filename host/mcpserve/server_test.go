@@ -627,3 +627,67 @@ func TestImages(t *testing.T) {
 		t.Errorf("the image: %+v", res.Content[1])
 	}
 }
+
+// An HTTP session no request uses for SessionTimeout is closed: its
+// requests then get the SDK's "session not found", and its client, with
+// its loaded groups, is forgotten.
+func TestHTTPIdleSessionsClosed(t *testing.T) {
+	_, h, _ := newServer(t)
+	s := mcpserve.New(h, mcpserve.Options{SessionTimeout: 300 * time.Millisecond})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "load_tool_group", Arguments: map[string]any{"group_name": "files"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Clients(); n != 1 {
+		t.Fatalf("%d clients while the session is used, want 1", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Clients() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d clients 10 s after the session went idle, want 0", s.Clients())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err == nil {
+		t.Error("the closed session still answers")
+	}
+}
+
+// Each tool's annotations follow its permissions: read-only, writing, or
+// destructive.
+func TestAnnotations(t *testing.T) {
+	s, _, _ := newServer(t)
+	cs := connect(t, s, "", nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "load_tool_group", Arguments: map[string]any{"group_name": "notes"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tl := range res.Tools {
+		a := tl.Annotations
+		switch {
+		case a == nil:
+			got[tl.Name] = "none"
+		case a.ReadOnlyHint:
+			got[tl.Name] = "read-only"
+		case a.DestructiveHint != nil && *a.DestructiveHint:
+			got[tl.Name] = "destructive"
+		default:
+			got[tl.Name] = "writes"
+		}
+	}
+	want := map[string]string{"load_tool_group": "read-only", "clock": "read-only", "note_read": "read-only", "note_write": "writes", "note_eval": "destructive"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+}

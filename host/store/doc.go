@@ -1,7 +1,11 @@
-// Package store is toolroute's embedded SQLite store: sessions and their
-// message logs, full-text search over them, saved memories and settings. It
-// runs SQLite in wazero through github.com/ncruces/go-sqlite3, pure Go with
-// no cgo.
+// Package store is toolroute's store: sessions and their message logs,
+// full-text search over them, saved memories, settings and scheduled tasks.
+// By default it is an embedded SQLite file, SQLite running in wazero
+// through github.com/ncruces/go-sqlite3, pure Go with no cgo; given a
+// postgres:// URL (Open), it is a PostgreSQL database instead, through
+// github.com/jackc/pgx, which processes on several machines share (pg.go
+// says how its writes and turn locks work). The rest of this comment is
+// about SQLite.
 //
 // A [DB] is one database file in WAL mode with synchronous=NORMAL: a write
 // method returns once its transaction is committed to the database's log

@@ -9,6 +9,17 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
+// historyOf returns db's cache of logs.
+func historyOf(db *DB) *historyCache {
+	switch b := db.backend.(type) {
+	case *liteDB:
+		return &b.history
+	case *pgDB:
+		return &b.history
+	}
+	panic("unknown backend")
+}
+
 func appendN(t *testing.T, db *DB, id string, from, n int) {
 	t.Helper()
 	for i := from; i < from+n; i++ {
@@ -46,13 +57,15 @@ func readBoth(t *testing.T, db *DB, path, id string, want int) []session.Message
 
 // A read after appends, by this DB or another on the file, gives what the
 // file holds, decoding only what is new.
-func TestHistoryCacheFollowsTheFile(t *testing.T) {
-	dbs := openShared(t, 2)
+func TestHistoryCacheFollowsTheFile(t *testing.T) { forBackends(t, testHistoryCacheFollowsTheFile) }
+
+func testHistoryCacheFollowsTheFile(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 2)
 	db, other := dbs[0], dbs[1]
 	path := db.Path()
 	appendN(t, db, "s", 0, 3)
 	readBoth(t, db, path, "s", 3)
-	if db.history.get("s") == nil {
+	if historyOf(db).get("s") == nil {
 		t.Fatal("the log read is not cached")
 	}
 	appendN(t, db, "s", 3, 2)
@@ -81,8 +94,10 @@ func TestHistoryCacheFollowsTheFile(t *testing.T) {
 }
 
 // Two reads extending the same cached log at once each get the whole log.
-func TestHistoryCacheConcurrentReads(t *testing.T) {
-	db := openTest(t)
+func TestHistoryCacheConcurrentReads(t *testing.T) { forBackends(t, testHistoryCacheConcurrentReads) }
+
+func testHistoryCacheConcurrentReads(t *testing.T, be testBackend) {
+	db := be.open(t)
 	appendN(t, db, "s", 0, 10)
 	if _, err := db.Messages(t.Context(), "s"); err != nil {
 		t.Fatal(err)

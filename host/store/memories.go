@@ -18,7 +18,7 @@ type Memory struct {
 }
 
 // SaveMemory saves a memory and returns it.
-func (db *DB) SaveMemory(ctx context.Context, text string) (Memory, error) {
+func (db *liteDB) SaveMemory(ctx context.Context, text string) (Memory, error) {
 	if strings.TrimSpace(text) == "" {
 		return Memory{}, errors.New("store: save memory: empty text")
 	}
@@ -39,7 +39,7 @@ func (db *DB) SaveMemory(ctx context.Context, text string) (Memory, error) {
 }
 
 // Memories returns all the memories, oldest first.
-func (db *DB) Memories(ctx context.Context) ([]Memory, error) {
+func (db *liteDB) Memories(ctx context.Context) ([]Memory, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, text, created FROM memories ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list memories: %w", err)
@@ -65,7 +65,7 @@ func (db *DB) Memories(ctx context.Context) ([]Memory, error) {
 
 // DeleteMemory deletes a memory. It returns an error wrapping ErrNotFound
 // if there is no memory with that id.
-func (db *DB) DeleteMemory(ctx context.Context, id int64) error {
+func (db *liteDB) DeleteMemory(ctx context.Context, id int64) error {
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
 		return mustChange(res, err)

@@ -8,9 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestMemories(t *testing.T) {
-	db := openTest(t)
-	db.now = fakeClock(clockStart)
+func TestMemories(t *testing.T) { forBackends(t, testMemories) }
+
+func testMemories(t *testing.T, be testBackend) {
+	db := be.open(t)
+	db.setClock(fakeClock(clockStart))
 	ctx := t.Context()
 
 	var saved []Memory
@@ -65,8 +67,10 @@ func TestMemories(t *testing.T) {
 	}
 }
 
-func TestSaveMemoryEmpty(t *testing.T) {
-	db := openTest(t)
+func TestSaveMemoryEmpty(t *testing.T) { forBackends(t, testSaveMemoryEmpty) }
+
+func testSaveMemoryEmpty(t *testing.T, be testBackend) {
+	db := be.open(t)
 	for _, text := range []string{"", " \n\t"} {
 		if _, err := db.SaveMemory(t.Context(), text); err == nil || err.Error() != "store: save memory: empty text" {
 			t.Errorf("SaveMemory(%q) = %v, want the empty text error", text, err)

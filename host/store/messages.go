@@ -16,20 +16,42 @@ import (
 //
 // A log read before is kept decoded (history.go), within a budget, and a
 // later read decodes only the messages appended since.
-func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
-	msgs, err := db.messages(ctx, sessionID, db.history.get(sessionID))
+func (db *liteDB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
+	msgs, _, err := db.MessagesFrom(ctx, sessionID, 0)
+	return msgs, err
+}
+
+// MessagesFrom returns the session's messages after the first n, and how
+// many it holds: a turn on the instance that keeps the session needs only
+// those, and copying the whole cached log for each turn made a long
+// session's turns slower with every turn.
+func (db *liteDB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	all, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
-		return nil, fmt.Errorf("store: read session %q: %w", sessionID, err)
+		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, err)
 	}
-	return msgs, nil
+	return tail(all, n), len(all), nil
+}
+
+// tail is a copy of msgs after the first n, nil when there are none: the
+// cached log they come from is shared.
+func tail(msgs []session.Message, n int) []session.Message {
+	if n < 0 {
+		n = 0
+	}
+	if n >= len(msgs) {
+		return nil
+	}
+	return slices.Clone(msgs[n:])
 }
 
 // errStale is messages's answer when the cached log is not the file's.
 var errStale = errors.New("the cached log is stale")
 
 // messages reads the log: all of it, or, with the cached log, its last row
-// (to check it) and the rows after.
-func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
+// (to check it) and the rows after. The slice it gives is the cache's:
+// callers copy what they hand out.
+func (db *liteDB) messages(ctx context.Context, sessionID string, cached *cachedLog) ([]session.Message, error) {
 	from := 0
 	if cached != nil {
 		from = len(cached.msgs) - 1
@@ -90,9 +112,9 @@ func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog)
 		return nil, nil
 	case cached == nil:
 		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: addBytes})
-		return slices.Clone(add), nil
+		return add, nil
 	}
-	return slices.Clone(db.history.extend(cached, add, lastRow, addBytes)), nil
+	return db.history.extend(cached, add, lastRow, addBytes), nil
 }
 
 // Append adds msgs to the end of a session's log in one transaction,
@@ -108,7 +130,7 @@ func (db *DB) messages(ctx context.Context, sessionID string, cached *cachedLog)
 // Append refuses, with an error wrapping ErrTurnRunning, while another
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
 // if this DB held it and lost it (see LockTurn).
-func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
+func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
 	if sessionID == "" {
 		return errors.New("store: append: empty session id")
 	}

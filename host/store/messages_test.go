@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -41,8 +42,10 @@ var allFields = []session.Message{
 	{Type: session.User, Content: strings.Repeat("long ", 20000)},
 }
 
-func TestMessagesRoundTrip(t *testing.T) {
-	db := openTest(t)
+func TestMessagesRoundTrip(t *testing.T) { forBackends(t, testMessagesRoundTrip) }
+
+func testMessagesRoundTrip(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	if err := db.Append(ctx, "s", allFields...); err != nil {
 		t.Fatal(err)
@@ -57,7 +60,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 
 	// The json column holds exactly what encoding/json gives, and the
 	// search columns agree with it.
-	rows, err := db.sql.QueryContext(ctx,
+	if be.name != "sqlite" {
+		return
+	}
+	rows, err := lite(db).sql.QueryContext(ctx,
 		`SELECT seq, type, content, tool_name, time, json FROM messages WHERE session_id = 's' ORDER BY seq`)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +97,9 @@ func TestMessagesRoundTrip(t *testing.T) {
 	}
 }
 
-func TestAppend(t *testing.T) {
+func TestAppend(t *testing.T) { forBackends(t, testAppend) }
+
+func testAppend(t *testing.T, be testBackend) {
 	user := func(s string) session.Message { return session.Message{Type: session.User, Content: s} }
 	tests := []struct {
 		name    string
@@ -109,7 +117,7 @@ func TestAppend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := openTest(t)
+			db := be.open(t)
 			ctx := t.Context()
 			for _, msgs := range tt.appends {
 				if err := db.Append(ctx, "s", msgs...); err != nil {
@@ -134,19 +142,24 @@ func TestAppend(t *testing.T) {
 	}
 }
 
-func TestAppendErrors(t *testing.T) {
-	db := openTest(t)
+func TestAppendErrors(t *testing.T) { forBackends(t, testAppendErrors) }
+
+func testAppendErrors(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	if err := db.Append(ctx, "", session.Message{Type: session.User}); err == nil || !strings.Contains(err.Error(), "empty session id") {
 		t.Errorf("Append to \"\" = %v, want an empty session id error", err)
 	}
 	// A failed transaction leaves nothing: a trigger of the test's own
 	// fails the second message's insert.
-	if _, err := db.sql.ExecContext(ctx, `
-		CREATE TRIGGER test_fail BEFORE INSERT ON messages WHEN new.content = 'fail'
-		BEGIN SELECT RAISE(ABORT, 'test failure'); END`); err != nil {
-		t.Fatal(err)
+	failTrigger := map[string]string{
+		"sqlite": `CREATE TRIGGER test_fail BEFORE INSERT ON messages WHEN new.content = 'fail'
+			BEGIN SELECT RAISE(ABORT, 'test failure'); END`,
+		"postgres": `CREATE FUNCTION test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF new.content = 'fail' THEN RAISE EXCEPTION 'test failure'; END IF; RETURN new; END $$;
+			CREATE TRIGGER test_fail BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION test_fail()`,
 	}
+	execSQL(t, db, failTrigger[be.name])
 	err := db.Append(ctx, "s",
 		session.Message{Type: session.User, Content: "ok"},
 		session.Message{Type: session.User, Content: "fail"})
@@ -162,20 +175,24 @@ func TestAppendErrors(t *testing.T) {
 	checkIntegrity(t, db)
 }
 
-func TestMessagesUnknownSession(t *testing.T) {
-	db := openTest(t)
+func TestMessagesUnknownSession(t *testing.T) { forBackends(t, testMessagesUnknownSession) }
+
+func testMessagesUnknownSession(t *testing.T, be testBackend) {
+	db := be.open(t)
 	got, err := db.Messages(t.Context(), "nobody")
 	if err != nil || len(got) != 0 {
 		t.Errorf("Messages(nobody) = %v, %v; want none", got, err)
 	}
 }
 
-func TestConcurrentAppends(t *testing.T) {
+func TestConcurrentAppends(t *testing.T) { forBackends(t, testConcurrentAppends) }
+
+func testConcurrentAppends(t *testing.T, be testBackend) {
 	const (
 		writers = 8  // goroutines per kind of session
 		appends = 25 // Append calls per goroutine
 	)
-	db := openTest(t)
+	db := be.open(t)
 	ctx := t.Context()
 	content := func(w, i int) string { return fmt.Sprintf("writer %d message %d", w, i) }
 
@@ -286,4 +303,39 @@ func TestConcurrentAppends(t *testing.T) {
 		}
 	}
 	checkIntegrity(t, db)
+}
+
+func TestMessagesFrom(t *testing.T) { forBackends(t, testMessagesFrom) }
+
+// MessagesFrom gives the log after the first n, and its length, from the
+// cached log as from a first read; what it gives is a copy.
+func testMessagesFrom(t *testing.T, be testBackend) {
+	db := be.open(t)
+	ctx := t.Context()
+	var _ host.TailReader = db
+	for i := range 5 {
+		if err := db.Append(ctx, "s", session.Message{Type: session.User, Content: fmt.Sprint("m", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ n, want int }{{0, 5}, {2, 3}, {5, 0}, {7, 0}} {
+		for _, read := range []string{"first", "cached"} {
+			got, total, err := db.MessagesFrom(ctx, "s", c.n)
+			if err != nil || total != 5 || len(got) != c.want {
+				t.Fatalf("%s read, MessagesFrom(%d) = %d messages, total %d, %v; want %d of 5", read, c.n, len(got), total, err, c.want)
+			}
+			if c.want > 0 && got[0].Content != fmt.Sprint("m", c.n) {
+				t.Errorf("MessagesFrom(%d) starts with %q", c.n, got[0].Content)
+			}
+			if len(got) > 0 {
+				got[0].Content = "changed by the caller"
+			}
+		}
+	}
+	if all, _ := db.Messages(ctx, "s"); all[2].Content != "m2" {
+		t.Errorf("a caller's change reached the cached log: %q", all[2].Content)
+	}
+	if got, total, err := db.MessagesFrom(ctx, "nobody", 0); err != nil || total != 0 || got != nil {
+		t.Errorf("MessagesFrom(nobody) = %v, %d, %v", got, total, err)
+	}
 }

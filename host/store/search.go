@@ -41,7 +41,7 @@ type Hit struct {
 // with no letters or digits finds nothing. Words are split at spaces and
 // punctuation, so a word within text written without spaces (Chinese,
 // Japanese) is found only as a whole run.
-func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
+func (db *liteDB) Search(ctx context.Context, query string, limit int) ([]Hit, error) {
 	match := ftsQuery(query)
 	if match == "" {
 		return nil, nil
@@ -113,7 +113,7 @@ const indexEvery = time.Second
 
 // indexPending indexes the messages appended and not yet indexed, by any
 // process sharing the file.
-func (db *DB) indexPending(ctx context.Context) error {
+func (db *liteDB) indexPending(ctx context.Context) error {
 	var pending bool
 	if err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fts_pending)`).Scan(&pending); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (db *DB) indexPending(ctx context.Context) error {
 
 // indexer indexes what this DB appended, indexEvery after it, until the DB
 // closes.
-func (db *DB) indexer() {
+func (db *liteDB) indexer() {
 	defer close(db.indexerDone)
 	tick := time.NewTicker(indexEvery)
 	defer tick.Stop()

@@ -39,8 +39,10 @@ var searchLogs = []struct {
 	}},
 }
 
-func TestSearch(t *testing.T) {
-	db := openTest(t)
+func TestSearch(t *testing.T) { forBackends(t, testSearch) }
+
+func testSearch(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	for _, s := range searchLogs {
 		must(t, db.Append(ctx, s.id, s.msgs...))
@@ -122,8 +124,10 @@ func TestSearch(t *testing.T) {
 	}
 }
 
-func TestSearchHit(t *testing.T) {
-	db := openTest(t)
+func TestSearchHit(t *testing.T) { forBackends(t, testSearchHit) }
+
+func testSearchHit(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	for _, s := range searchLogs {
 		must(t, db.Append(ctx, s.id, s.msgs...))
@@ -155,8 +159,10 @@ func TestSearchHit(t *testing.T) {
 	}
 }
 
-func TestSearchSnippet(t *testing.T) {
-	db := openTest(t)
+func TestSearchSnippet(t *testing.T) { forBackends(t, testSearchSnippet) }
+
+func testSearchSnippet(t *testing.T, be testBackend) {
+	db := be.open(t)
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 40)
 	must(t, db.Append(t.Context(), "s", session.Message{
 		Type:    session.Assistant,
@@ -178,8 +184,10 @@ func TestSearchSnippet(t *testing.T) {
 	}
 }
 
-func TestSearchLimit(t *testing.T) {
-	db := openTest(t)
+func TestSearchLimit(t *testing.T) { forBackends(t, testSearchLimit) }
+
+func testSearchLimit(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	for i := range 30 {
 		// The same length, so the same bm25: newest first.
@@ -234,7 +242,7 @@ func TestFTSQuery(t *testing.T) {
 func pendingCount(t *testing.T, db *DB) int {
 	t.Helper()
 	var n int
-	must(t, db.sql.QueryRowContext(t.Context(), `SELECT count(*) FROM fts_pending`).Scan(&n))
+	must(t, lite(db).sql.QueryRowContext(t.Context(), `SELECT count(*) FROM fts_pending`).Scan(&n))
 	return n
 }
 

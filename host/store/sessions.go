@@ -38,7 +38,7 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 // Sessions returns the sessions that have messages, the most recently
 // updated first, then by id. A session is stored with its first message;
 // an empty one (an older toolroute made them) is not listed.
-func (db *DB) Sessions(ctx context.Context) ([]Session, error) {
+func (db *liteDB) Sessions(ctx context.Context) ([]Session, error) {
 	rows, err := db.sql.QueryContext(ctx,
 		`SELECT `+sessionColumns+` FROM sessions
 		WHERE EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id)
@@ -62,7 +62,7 @@ func (db *DB) Sessions(ctx context.Context) ([]Session, error) {
 }
 
 // Session returns the session with that id, and false if there is none.
-func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
+func (db *liteDB) Session(ctx context.Context, id string) (Session, bool, error) {
 	s, err := scanSession(db.sql.QueryRowContext(ctx,
 		`SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id))
 	switch {
@@ -78,7 +78,7 @@ func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
 // leaving its updated time alone. It returns a *TitleError for a title
 // CleanTitle refuses, and an error wrapping ErrNotFound if there is no such
 // session.
-func (db *DB) Rename(ctx context.Context, id, title string) error {
+func (db *liteDB) Rename(ctx context.Context, id, title string) error {
 	t, err := CleanTitle(title)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (db *DB) Rename(ctx context.Context, id, title string) error {
 // It returns an error wrapping ErrNotFound if there is no such session, and
 // one wrapping ErrSessionBusy while a turn runs in it, in this process or
 // another sharing the file: the turn would go on writing to it.
-func (db *DB) DeleteSession(ctx context.Context, id string) error {
+func (db *liteDB) DeleteSession(ctx context.Context, id string) error {
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		db.turnsMu.Lock()
 		_, mine := db.turns[id]

@@ -14,7 +14,9 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-func TestSessions(t *testing.T) {
+func TestSessions(t *testing.T) { forBackends(t, testSessions) }
+
+func testSessions(t *testing.T, be testBackend) {
 	msg := session.Message{Type: session.User, Content: "hi"}
 	at := func(i int) time.Time { return clockStart.Add(time.Duration(i) * time.Second) }
 	tests := []struct {
@@ -56,7 +58,7 @@ func TestSessions(t *testing.T) {
 		{
 			name: "same time: by id",
 			ops: func(t *testing.T, db *DB) {
-				db.now = func() time.Time { return clockStart }
+				db.setClock(func() time.Time { return clockStart })
 				ctx := t.Context()
 				for _, id := range []string{"z", "m", "é", "a", "A"} {
 					must(t, db.Append(ctx, id, msg))
@@ -74,15 +76,14 @@ func TestSessions(t *testing.T) {
 			name: "an empty session is not listed",
 			ops: func(t *testing.T, db *DB) {
 				// As an older toolroute stored one at "new session".
-				_, err := db.sql.ExecContext(t.Context(), `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
-				must(t, err)
+				execSQL(t, db, `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := openTest(t)
-			db.now = fakeClock(clockStart)
+			db := be.open(t)
+			db.setClock(fakeClock(clockStart))
 			tt.ops(t, db)
 			got, err := db.Sessions(t.Context())
 			if err != nil {
@@ -111,8 +112,10 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func TestSessionMissing(t *testing.T) {
-	db := openTest(t)
+func TestSessionMissing(t *testing.T) { forBackends(t, testSessionMissing) }
+
+func testSessionMissing(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	if s, ok, err := db.Session(ctx, "nobody"); err != nil || ok || s != (Session{}) {
 		t.Errorf("Session(nobody) = %v, %v, %v; want zero, false, nil", s, ok, err)
@@ -138,8 +141,10 @@ func TestSessionMissing(t *testing.T) {
 	}
 }
 
-func TestDeleteSession(t *testing.T) {
-	db := openTest(t)
+func TestDeleteSession(t *testing.T) { forBackends(t, testDeleteSession) }
+
+func testDeleteSession(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	msgs := []session.Message{
 		{Type: session.User, Content: "delete these unicorns"},
@@ -163,9 +168,10 @@ func TestDeleteSession(t *testing.T) {
 	if len(hits) != 1 || hits[0].SessionID != "kept" {
 		t.Errorf("Search(unicorns) after delete = %+v, want only the kept session's message", hits)
 	}
-	var rows, indexed int
-	must(t, db.sql.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&rows))
-	must(t, db.sql.QueryRowContext(ctx, `SELECT count(*) FROM messages_fts_docsize`).Scan(&indexed))
+	rows, indexed := queryInt(t, db, `SELECT count(*) FROM messages`), 1
+	if be.name == "sqlite" {
+		indexed = queryInt(t, db, `SELECT count(*) FROM messages_fts_docsize`)
+	}
 	if rows != 1 || indexed != 1 {
 		t.Errorf("after delete: %d message rows and %d indexed, want 1 and 1", rows, indexed)
 	}
@@ -215,8 +221,10 @@ func TestTitle(t *testing.T) {
 	}
 }
 
-func TestRename(t *testing.T) {
-	db := openTest(t)
+func TestRename(t *testing.T) { forBackends(t, testRename) }
+
+func testRename(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	must(t, db.Append(ctx, "s", userMessage("first")))
 	for _, tt := range readTitleCases(t).Renames {
@@ -245,8 +253,10 @@ func TestRename(t *testing.T) {
 
 // A session whose turn runs, here or in another process sharing the file,
 // is not deleted: the turn would go on writing to it.
-func TestDeleteSessionBusy(t *testing.T) {
-	dbs := openShared(t, 2)
+func TestDeleteSessionBusy(t *testing.T) { forBackends(t, testDeleteSessionBusy) }
+
+func testDeleteSessionBusy(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 2)
 	here, there := dbs[0], dbs[1]
 	ctx := t.Context()
 	must(t, here.Append(ctx, "s", userMessage("hi")))
@@ -272,9 +282,9 @@ func TestMigrationDropsEmptySessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, db.Append(ctx, "kept", userMessage("hello")))
-	_, err = db.sql.ExecContext(ctx, `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
+	_, err = lite(db).sql.ExecContext(ctx, `INSERT INTO sessions (id, title, created, updated) VALUES ('empty', 'Empty', 1, 1)`)
 	must(t, err)
-	_, err = db.sql.ExecContext(ctx, `PRAGMA user_version = 2`)
+	_, err = lite(db).sql.ExecContext(ctx, `PRAGMA user_version = 2`)
 	must(t, err)
 	must(t, db.Close())
 

@@ -14,7 +14,7 @@ type Setting struct {
 }
 
 // Setting returns the value of a setting, and false if it is not set.
-func (db *DB) Setting(ctx context.Context, key string) (string, bool, error) {
+func (db *liteDB) Setting(ctx context.Context, key string) (string, bool, error) {
 	var value string
 	err := db.sql.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&value)
 	switch {
@@ -27,7 +27,7 @@ func (db *DB) Setting(ctx context.Context, key string) (string, bool, error) {
 }
 
 // SetSetting sets a setting, replacing its value if it is set.
-func (db *DB) SetSetting(ctx context.Context, key, value string) error {
+func (db *liteDB) SetSetting(ctx context.Context, key, value string) error {
 	if key == "" {
 		return errors.New("store: set setting: empty key")
 	}
@@ -44,7 +44,7 @@ func (db *DB) SetSetting(ctx context.Context, key, value string) error {
 }
 
 // DeleteSetting unsets a setting. It does nothing if the setting is not set.
-func (db *DB) DeleteSetting(ctx context.Context, key string) error {
+func (db *liteDB) DeleteSetting(ctx context.Context, key string) error {
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key)
 		return err
@@ -57,7 +57,7 @@ func (db *DB) DeleteSetting(ctx context.Context, key string) error {
 
 // Settings returns the settings whose keys start with prefix, all of them
 // for "", sorted by key (byte order).
-func (db *DB) Settings(ctx context.Context, prefix string) ([]Setting, error) {
+func (db *liteDB) Settings(ctx context.Context, prefix string) ([]Setting, error) {
 	// substr and length count characters alike, so this is a byte prefix
 	// test for valid UTF-8; unlike LIKE or GLOB it has no special characters.
 	rows, err := db.sql.QueryContext(ctx, `

@@ -6,8 +6,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSettings(t *testing.T) {
-	db := openTest(t)
+func TestSettings(t *testing.T) { forBackends(t, testSettings) }
+
+func testSettings(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	for _, s := range []Setting{
 		{"model", "gpt"},

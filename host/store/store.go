@@ -23,8 +23,8 @@ var ErrNotFound = errors.New("not found")
 // maxConns bounds the pool: each connection is a SQLite wasm instance.
 const maxConns = 8
 
-// DB is an open toolroute database. It is safe for concurrent use.
-type DB struct {
+// liteDB is a DB in a SQLite file.
+type liteDB struct {
 	sql  *sql.DB
 	path string
 	// The writes (writer.go): those queued, whether a leader runs them
@@ -59,10 +59,11 @@ type DB struct {
 	turns   map[string]string
 }
 
-// Open opens the database at path, creating the file and its parent folders
-// if needed, and brings its schema up to date. It refuses a file that is not
-// a SQLite database, or a SQLite database that is not toolroute's.
-func Open(ctx context.Context, path string) (*DB, error) {
+// openLite opens the SQLite database at path, creating the file and its
+// parent folders if needed, and brings its schema up to date. It refuses a
+// file that is not a SQLite database, or a SQLite database that is not
+// toolroute's.
+func openLite(ctx context.Context, path string) (*liteDB, error) {
 	if path == "" {
 		return nil, errors.New("store: open: empty path; give the database file's path")
 	}
@@ -80,7 +81,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// The writer's connection and maxConns for reading.
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
-	db := &DB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
+	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
 		stmts: map[string]*sql.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
 	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()
@@ -121,7 +122,7 @@ func dsn(abs string) string {
 
 // Close closes the database, once the write running, if any, is done;
 // writes still queued fail. Calls made after it return errors.
-func (db *DB) Close() error {
+func (db *liteDB) Close() error {
 	db.closeOnce.Do(func() {
 		// What this DB appended goes into the search index before it
 		// closes; if that fails, the next search indexes it.
@@ -148,7 +149,9 @@ func (db *DB) Close() error {
 }
 
 // Path returns the absolute path of the database file.
-func (db *DB) Path() string { return db.path }
+func (db *liteDB) Path() string { return db.path }
+
+func (db *liteDB) setClock(now func() time.Time) { db.now = now }
 
 // fromNanos returns a time stored as Unix nanoseconds.
 func fromNanos(n int64) time.Time { return time.Unix(0, n) }

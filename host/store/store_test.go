@@ -14,16 +14,50 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-var _ host.Store = (*DB)(nil)
+// TestMain stops the PostgreSQL server the tests started, if they did.
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
-// openTest opens a new database in a temporary folder, closed at the end of
-// the test.
-func openTest(t *testing.T) *DB {
+// testBackend is a kind of database the tests shared by both run on.
+type testBackend struct {
+	name string
+	// where returns where a new empty database is: a SQLite file's path,
+	// a PostgreSQL URL.
+	where func(t *testing.T) string
+}
+
+var testBackends = []testBackend{
+	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "toolroute.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+}
+
+// forBackends runs test on each backend, as a subtest named after it.
+func forBackends(t *testing.T, test func(t *testing.T, b testBackend)) {
+	for _, b := range testBackends {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+// open opens a new empty database, closed at the end of the test.
+func (b testBackend) open(t *testing.T) *DB { return openAt(t, b.where(t)) }
+
+// openShared opens n DBs on one database, as n processes would.
+func (b testBackend) openShared(t *testing.T, n int) []*DB {
 	t.Helper()
-	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "toolroute.db"))
+	where := b.where(t)
+	dbs := make([]*DB, n)
+	for i := range dbs {
+		dbs[i] = openAt(t, where)
+	}
+	return dbs
+}
+
+func openAt(t *testing.T, where string) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +68,52 @@ func openTest(t *testing.T) *DB {
 	})
 	return db
 }
+
+// lite returns the SQLite database of db, nil if it is PostgreSQL's.
+func lite(db *DB) *liteDB {
+	l, _ := db.backend.(*liteDB)
+	return l
+}
+
+// execSQL runs statements of the test's own on either backend.
+func execSQL(t *testing.T, db *DB, query string) {
+	t.Helper()
+	var err error
+	switch b := db.backend.(type) {
+	case *liteDB:
+		_, err = b.sql.ExecContext(t.Context(), query)
+	case *pgDB:
+		_, err = b.pool.Exec(t.Context(), query)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryInt runs a query of one integer on either backend.
+func queryInt(t *testing.T, db *DB, query string) int {
+	t.Helper()
+	var (
+		n   int
+		err error
+	)
+	switch b := db.backend.(type) {
+	case *liteDB:
+		err = b.sql.QueryRowContext(t.Context(), query).Scan(&n)
+	case *pgDB:
+		err = b.pool.QueryRow(t.Context(), query).Scan(&n)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+var _ host.Store = (*DB)(nil)
+
+// openTest opens a new SQLite database in a temporary folder, closed at the
+// end of the test.
+func openTest(t *testing.T) *DB { return testBackends[0].open(t) }
 
 // fakeClock returns a clock that starts at start and advances by a second at
 // each reading, so the times a test sees are distinct and ordered.
@@ -51,9 +131,15 @@ func fakeClock(start time.Time) func() time.Time {
 
 var clockStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// checkIntegrity checks the database file and the search index.
-func checkIntegrity(t *testing.T, db *DB) {
+// checkIntegrity checks a SQLite database file and its search index.
+// PostgreSQL keeps no index of its own to check: the words searched are a
+// column of the messages.
+func checkIntegrity(t *testing.T, pdb *DB) {
 	t.Helper()
+	db := lite(pdb)
+	if db == nil {
+		return
+	}
 	ctx := t.Context()
 	var result string
 	if err := db.sql.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&result); err != nil {
@@ -158,7 +244,7 @@ func TestOpen(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer db.Close()
-				if _, err := db.sql.ExecContext(t.Context(), `PRAGMA user_version = 99`); err != nil {
+				if _, err := lite(db).sql.ExecContext(t.Context(), `PRAGMA user_version = 99`); err != nil {
 					t.Fatal(err)
 				}
 				return path
@@ -231,7 +317,7 @@ func TestPragmas(t *testing.T) {
 	// at once.
 	ctx := t.Context()
 	for i := range 3 {
-		conn, err := db.sql.Conn(ctx)
+		conn, err := lite(db).sql.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +339,9 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
-func TestReopenKeepsEverything(t *testing.T) {
+func TestReopenKeepsEverything(t *testing.T) { forBackends(t, testReopenKeepsEverything) }
+
+func testReopenKeepsEverything(t *testing.T, be testBackend) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "toolroute.db")
 	msgs := []session.Message{
@@ -265,7 +353,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.now = fakeClock(clockStart)
+	db.setClock(fakeClock(clockStart))
 	if err := db.Append(ctx, "s1", msgs...); err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +414,10 @@ func TestReopenKeepsEverything(t *testing.T) {
 	}
 }
 
-func TestClosed(t *testing.T) {
-	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "toolroute.db"))
+func TestClosed(t *testing.T) { forBackends(t, testClosed) }
+
+func testClosed(t *testing.T, be testBackend) {
+	db, err := Open(t.Context(), be.where(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,8 +433,10 @@ func TestClosed(t *testing.T) {
 	}
 }
 
-func TestCanceledContext(t *testing.T) {
-	db := openTest(t)
+func TestCanceledContext(t *testing.T) { forBackends(t, testCanceledContext) }
+
+func testCanceledContext(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	err := db.Append(ctx, "s", session.Message{Type: session.User, Content: "hi"})

@@ -18,7 +18,7 @@ type Task struct {
 }
 
 // PutTask stores a task, replacing the one of the same name.
-func (db *DB) PutTask(ctx context.Context, t Task) error {
+func (db *liteDB) PutTask(ctx context.Context, t Task) error {
 	if t.Name == "" {
 		return errors.New("store: put task: empty name")
 	}
@@ -36,7 +36,7 @@ func (db *DB) PutTask(ctx context.Context, t Task) error {
 }
 
 // Task returns the task of that name, and false if there is none.
-func (db *DB) Task(ctx context.Context, name string) (Task, bool, error) {
+func (db *liteDB) Task(ctx context.Context, name string) (Task, bool, error) {
 	row := db.sql.QueryRowContext(ctx, `SELECT name, next_run, json FROM scheduled_tasks WHERE name = ?`, name)
 	t, err := scanTask(row.Scan)
 	switch {
@@ -49,7 +49,7 @@ func (db *DB) Task(ctx context.Context, name string) (Task, bool, error) {
 }
 
 // DeleteTask removes a task; it reports whether there was one.
-func (db *DB) DeleteTask(ctx context.Context, name string) (bool, error) {
+func (db *liteDB) DeleteTask(ctx context.Context, name string) (bool, error) {
 	var n int64
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM scheduled_tasks WHERE name = ?`, name)
@@ -66,20 +66,20 @@ func (db *DB) DeleteTask(ctx context.Context, name string) (bool, error) {
 }
 
 // Tasks returns every task, by name (byte order).
-func (db *DB) Tasks(ctx context.Context) ([]Task, error) {
+func (db *liteDB) Tasks(ctx context.Context) ([]Task, error) {
 	return db.tasks(ctx, `SELECT name, next_run, json FROM scheduled_tasks ORDER BY name`)
 }
 
 // DueTasks returns the tasks whose next run is at or before now, the
 // earliest first.
-func (db *DB) DueTasks(ctx context.Context, now time.Time) ([]Task, error) {
+func (db *liteDB) DueTasks(ctx context.Context, now time.Time) ([]Task, error) {
 	return db.tasks(ctx, `SELECT name, next_run, json FROM scheduled_tasks
 		WHERE next_run IS NOT NULL AND next_run <= ? ORDER BY next_run, name`, now.UnixNano())
 }
 
 // NextTaskRun returns the earliest next run of any task, and false if no
 // task will run again.
-func (db *DB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
+func (db *liteDB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
 	var next sql.NullInt64
 	if err := db.sql.QueryRowContext(ctx, `SELECT min(next_run) FROM scheduled_tasks`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: the next task's run: %w", err)
@@ -90,7 +90,7 @@ func (db *DB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
 	return fromNanos(next.Int64), true, nil
 }
 
-func (db *DB) tasks(ctx context.Context, query string, args ...any) ([]Task, error) {
+func (db *liteDB) tasks(ctx context.Context, query string, args ...any) ([]Task, error) {
 	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list tasks: %w", err)

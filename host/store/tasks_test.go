@@ -1,16 +1,17 @@
 package store
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 )
 
 // Tasks are kept by name; the due ones come earliest first, and a task
 // that will not run again is never due.
-func TestTasks(t *testing.T) {
+func TestTasks(t *testing.T) { forBackends(t, testTasks) }
+
+func testTasks(t *testing.T, be testBackend) {
 	ctx := t.Context()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	db, err := Open(ctx, be.where(t))
 	if err != nil {
 		t.Fatal(err)
 	}

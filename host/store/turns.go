@@ -53,7 +53,7 @@ var ErrTurnLost = errors.New("this process's turn lock was lost: it went unrenew
 //
 // Two DBs open on one file are two holders, as two processes are; a second
 // LockTurn of a session through the DB that holds it reports false.
-func (db *DB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
+func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
 	if sessionID == "" {
 		return nil, false, errors.New("store: lock a turn: empty session id")
 	}
@@ -121,7 +121,7 @@ type lease struct {
 	pid, expires   int64
 }
 
-func (db *DB) readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
+func (db *liteDB) readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
 	var l lease
 	row, err := db.queryRow(ctx, tx,
 		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`, sessionID)
@@ -164,7 +164,7 @@ var machine = sync.OnceValue(func() string {
 
 // renew extends the lease every third of its length until ctx is done or
 // the lease is found lost. A renewal that fails is tried at the next tick.
-func (db *DB) renew(ctx context.Context, sessionID, token string, done chan<- struct{}) {
+func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<- struct{}) {
 	defer close(done)
 	tick := time.NewTicker(db.lease / 3)
 	defer tick.Stop()
@@ -193,7 +193,7 @@ func (db *DB) renew(ctx context.Context, sessionID, token string, done chan<- st
 }
 
 // release deletes the lease if it is still this lock's and forgets it.
-func (db *DB) release(sessionID, token string) {
+func (db *liteDB) release(sessionID, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	_ = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -204,7 +204,7 @@ func (db *DB) release(sessionID, token string) {
 	db.forget(sessionID)
 }
 
-func (db *DB) forget(sessionID string) {
+func (db *liteDB) forget(sessionID string) {
 	db.turnsMu.Lock()
 	delete(db.turns, sessionID)
 	db.turnsMu.Unlock()
@@ -213,7 +213,7 @@ func (db *DB) forget(sessionID string) {
 // checkLease returns why tx must not append to the session: ErrTurnLost if
 // this DB holds the session's lock but the lease is no longer its own,
 // ErrTurnRunning if another holder's lease is live.
-func (db *DB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
+func (db *liteDB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
 	db.turnsMu.Lock()
 	mine := db.turns[sessionID]
 	db.turnsMu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -19,21 +18,8 @@ import (
 
 var _ host.TurnLocker = (*DB)(nil)
 
-// openShared opens n DBs on one file, as n processes would.
-func openShared(t *testing.T, n int) []*DB {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "toolroute.db")
-	dbs := make([]*DB, n)
-	for i := range dbs {
-		db, err := Open(t.Context(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
-	return dbs
-}
+// openShared opens n DBs on one SQLite file, as n processes would.
+func openShared(t *testing.T, n int) []*DB { return testBackends[0].openShared(t, n) }
 
 // lockTurn calls LockTurn and checks whether it took the lock; unlock is
 // nil when it did not.
@@ -52,24 +38,48 @@ func lockTurn(t *testing.T, db *DB, id string, wantOK bool) (unlock func()) {
 	return unlock
 }
 
+// lockSoon takes the session's turn lock once it is free, within 10
+// seconds: once a server has ended the session of a connection that held
+// it.
+func lockSoon(t *testing.T, db *DB, id string) (unlock func()) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		unlock, ok, err := db.LockTurn(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			t.Cleanup(unlock)
+			return unlock
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lock of %q was not freed within 10 seconds", id)
+		}
+	}
+}
+
 func userMessage(text string) session.Message {
 	return session.Message{Type: session.User, Content: text}
 }
 
+// leaseRows counts the turn locks held in the database: SQLite's lease
+// rows, PostgreSQL's advisory locks.
 func leaseRows(t *testing.T, db *DB) int {
 	t.Helper()
-	var n int
-	if err := db.sql.QueryRowContext(t.Context(), `SELECT count(*) FROM turn_leases`).Scan(&n); err != nil {
-		t.Fatal(err)
+	if lite(db) != nil {
+		return queryInt(t, db, `SELECT count(*) FROM turn_leases`)
 	}
-	return n
+	return queryInt(t, db, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
 }
 
 // Two processes on one file: while one holds a session's turn lock the
 // other can neither take it nor append to the session; once released, the
 // other takes it.
-func TestLockTurnAcrossHandles(t *testing.T) {
-	dbs := openShared(t, 2)
+func TestLockTurnAcrossHandles(t *testing.T) { forBackends(t, testLockTurnAcrossHandles) }
+
+func testLockTurnAcrossHandles(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 2)
 	a, b := dbs[0], dbs[1]
 
 	unlockA := lockTurn(t, a, "s", true)
@@ -110,8 +120,10 @@ func TestLockTurnAcrossHandles(t *testing.T) {
 }
 
 // Of many processes trying at once, one takes the lock.
-func TestLockTurnRace(t *testing.T) {
-	dbs := openShared(t, 6)
+func TestLockTurnRace(t *testing.T) { forBackends(t, testLockTurnRace) }
+
+func testLockTurnRace(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 6)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -147,7 +159,7 @@ func TestLockTurnRace(t *testing.T) {
 func TestLockTurnRenewed(t *testing.T) {
 	dbs := openShared(t, 2)
 	a, b := dbs[0], dbs[1]
-	a.lease, b.lease = 300*time.Millisecond, 300*time.Millisecond
+	lite(a).lease, lite(b).lease = 300*time.Millisecond, 300*time.Millisecond
 	lockTurn(t, a, "s", true)
 	for range 5 {
 		time.Sleep(200 * time.Millisecond)
@@ -162,7 +174,7 @@ func TestLockTurnExpires(t *testing.T) {
 	dbs := openShared(t, 2)
 	a, b := dbs[0], dbs[1]
 	const lease = 300 * time.Millisecond
-	a.lease = lease
+	lite(a).lease = lease
 	unlockA := lockTurn(t, a, "s", true)
 	a.Close() // no more renewals; the lease stays in the file
 	start := time.Now()
@@ -194,7 +206,7 @@ func TestLockTurnExpires(t *testing.T) {
 func TestLockTurnLost(t *testing.T) {
 	dbs := openShared(t, 2)
 	a, b := dbs[0], dbs[1]
-	b.now = func() time.Time { return time.Now().Add(time.Minute) }
+	b.setClock(func() time.Time { return time.Now().Add(time.Minute) })
 	unlockA := lockTurn(t, a, "s", true)
 	unlockB := lockTurn(t, b, "s", true)
 
@@ -235,15 +247,14 @@ func TestLockHelperProcess(t *testing.T) {
 	select {}
 }
 
-// A process killed holding the lock frees the session at once for the
-// processes of its machine, long before its lease expires.
-func TestLockTurnKilledProcess(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "toolroute.db")
-	db, err := Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+// A process killed holding the lock frees the session at once: for the
+// processes of its machine, long before its lease expires (SQLite); for
+// all, as soon as the server sees its connection close (PostgreSQL).
+func TestLockTurnKilledProcess(t *testing.T) { forBackends(t, testLockTurnKilledProcess) }
+
+func testLockTurnKilledProcess(t *testing.T, be testBackend) {
+	path := be.where(t)
+	db := openAt(t, path)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelperProcess$")
 	cmd.Env = append(os.Environ(), lockHelperDBEnv+"="+path)
 	cmd.Stderr = os.Stderr
@@ -268,12 +279,19 @@ func TestLockTurnKilledProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	if be.name == "postgres" {
+		// The server ends the child's session once it sees its socket
+		// closed: a few milliseconds, which the lock waits for.
+		lockSoon(t, db, "s")()
+	}
 	lockTurn(t, db, "s", true)
 	must(t, db.Append(t.Context(), "s", userMessage("after the kill")))
 }
 
-func TestLockTurnEmptySession(t *testing.T) {
-	db := openTest(t)
+func TestLockTurnEmptySession(t *testing.T) { forBackends(t, testLockTurnEmptySession) }
+
+func testLockTurnEmptySession(t *testing.T, be testBackend) {
+	db := be.open(t)
 	if _, _, err := db.LockTurn(t.Context(), ""); err == nil {
 		t.Error("LockTurn of an empty session id succeeded")
 	}

@@ -50,7 +50,7 @@ const (
 // interrupted inside the shared transaction would roll all of it back. A
 // caller whose ctx ends while its write waits in the queue returns at once
 // and the write never runs; once running, it completes.
-func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+func (db *liteDB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (db *DB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error
 // lead runs the queued writes in batches until none is left, or, once own's
 // batch is done, hands the rest to a new goroutine. Only the leader uses
 // the DB's write connection.
-func (db *DB) lead(own *writeReq) {
+func (db *liteDB) lead(own *writeReq) {
 	ownDone := false
 	for {
 		db.qmu.Lock()
@@ -110,7 +110,7 @@ func (db *DB) lead(own *writeReq) {
 
 // stopWrites fails the writes still queued and waits for the running
 // batch, if any: Close's first step.
-func (db *DB) stopWrites() {
+func (db *liteDB) stopWrites() {
 	db.qmu.Lock()
 	db.closed = true
 	rest := db.pending
@@ -123,7 +123,7 @@ func (db *DB) stopWrites() {
 }
 
 // runBatch runs the batch's writes in one transaction and answers each.
-func (db *DB) runBatch(conn *sql.Conn, batch []*writeReq) {
+func (db *liteDB) runBatch(conn *sql.Conn, batch []*writeReq) {
 	live := batch[:0:0]
 	for _, r := range batch {
 		if r.state.CompareAndSwap(queued, running) {
@@ -188,7 +188,7 @@ func (db *DB) runBatch(conn *sql.Conn, batch []*writeReq) {
 }
 
 // failBatch rolls the transaction back and fails every write of it.
-func (db *DB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
+func (db *liteDB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
 	tx.Rollback()
 	for _, r := range live {
 		r.done <- err
@@ -198,7 +198,7 @@ func (db *DB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
 // prepared returns query as a statement of tx, prepared once per connection
 // and kept: the writes of a turn run the same few statements every time,
 // and SQLite compiling them again each time cost more than running them.
-func (db *DB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+func (db *liteDB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	s, err := db.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func (db *DB) prepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 
 // stmt returns query prepared once per connection and kept, for reads
 // outside a transaction and, through prepared, for writes.
-func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+func (db *liteDB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	db.stmtsMu.Lock()
 	s, ok := db.stmts[query]
 	db.stmtsMu.Unlock()
@@ -230,7 +230,7 @@ func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // exec runs a prepared statement in tx.
-func (db *DB) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+func (db *liteDB) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
 	s, err := db.prepared(ctx, tx, query)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (db *DB) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (
 }
 
 // queryRow runs a prepared query in tx.
-func (db *DB) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Row, error) {
+func (db *liteDB) queryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Row, error) {
 	s, err := db.prepared(ctx, tx, query)
 	if err != nil {
 		return nil, err

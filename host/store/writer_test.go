@@ -19,7 +19,7 @@ func holdWriter(t *testing.T, db *DB) (release func()) {
 	t.Helper()
 	started, hold, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- db.write(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
+		done <- lite(db).write(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
 			close(started)
 			<-hold
 			return nil
@@ -38,9 +38,9 @@ func holdWriter(t *testing.T, db *DB) (release func()) {
 func waitQueued(t *testing.T, db *DB, n int) {
 	t.Helper()
 	queued := func() int {
-		db.qmu.Lock()
-		defer db.qmu.Unlock()
-		return len(db.pending)
+		lite(db).qmu.Lock()
+		defer lite(db).qmu.Unlock()
+		return len(lite(db).pending)
 	}
 	for deadline := time.Now().Add(10 * time.Second); queued() < n; {
 		if time.Now().After(deadline) {
@@ -65,14 +65,14 @@ func TestWritesGrouped(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			errs[i] = lite(db).write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 				// How many of the batch's rows this write sees, and how
 				// many a reader sees committed.
 				const count = `SELECT count(*) FROM settings WHERE key LIKE 'k%'`
 				if err := tx.QueryRowContext(ctx, count).Scan(&counts[i]); err != nil {
 					return err
 				}
-				if err := db.sql.QueryRowContext(ctx, count).Scan(&committed[i]); err != nil {
+				if err := lite(db).sql.QueryRowContext(ctx, count).Scan(&committed[i]); err != nil {
 					return err
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, 'v')`, fmt.Sprintf("k%02d", i)); err != nil {
@@ -137,7 +137,7 @@ func TestQueuedWriteAbandoned(t *testing.T) {
 	ran := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		done <- lite(db).write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			ran <- struct{}{}
 			return nil
 		})
@@ -161,8 +161,10 @@ func TestQueuedWriteAbandoned(t *testing.T) {
 
 // Appends of many sessions at once, with the turn locks, all land in
 // order.
-func TestConcurrentTurnsKeepTheirLogs(t *testing.T) {
-	db := openTest(t)
+func TestConcurrentTurnsKeepTheirLogs(t *testing.T) { forBackends(t, testConcurrentTurnsKeepTheirLogs) }
+
+func testConcurrentTurnsKeepTheirLogs(t *testing.T, be testBackend) {
+	db := be.open(t)
 	ctx := t.Context()
 	const sessions, turns = 16, 5
 	var wg sync.WaitGroup

@@ -661,6 +661,10 @@ const notes = `
   to 1,000, and about 1,100 to 1,550 with the memory store. The module
   takes most of each turn's CPU, the reflection JSON above again; the
   store's grouped commits (TurnWrites) are not the limit.
+  With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
+  makes five round trips to the server (take the turn lock, read the new
+  messages, two appends, release the lock), two of them commits flushed to
+  its disk, and the server's processes share the host's cores.
 - The module was to be at most 1 MB gzipped: it is about 1.33 MB, having
   grown with search_tools, the tool budget and compaction; encoding/json
   and fmt, which the codec would let go, are still in it (issue 19).
@@ -699,7 +703,11 @@ const notes = `
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. ThroughputSQLite is the same with
-  the program's SQLite store (a new file per run) instead of a MemoryStore;
+  the program's SQLite store (a new file per run) instead of a MemoryStore,
+  ThroughputPostgres with the PostgreSQL store (a server of its own on a
+  unix socket of the same machine, fsync and synchronous_commit on, a new
+  database per run; its processes share the machine's cores with the
+  host);
   TurnWrites is that store alone doing a text-only turn's writes (take the
   turn lock, two appends, release it) from K sessions at once. Messages
   reads a 10,000-message log as a turn does: uncached, and cached after a

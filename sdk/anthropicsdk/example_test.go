@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/sdk/anthropicsdk"
 )
 
@@ -120,4 +121,31 @@ func newScripted(replies ...map[string]any) *scripted {
 		json.NewEncoder(w).Encode(reply)
 	}))
 	return s
+}
+
+// Tools and Messages give toolroute's tools and a session's log as the
+// SDK's params, as toolroute sends them.
+func ExampleMessages() {
+	tools, err := anthropicsdk.Tools([]registry.Tool{{Name: "clock_now", Description: "The time now in a city",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(tools[0].OfTool.Name)
+	system, msgs, err := anthropicsdk.Messages("You tell the time.", []session.Message{
+		{Type: session.User, Content: "What time is it in Paris?"},
+		{Type: session.Assistant, Content: "It is 09:00."},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(system[0].Text)
+	for _, m := range msgs {
+		fmt.Println(m.Role)
+	}
+	// Output:
+	// clock_now
+	// You tell the time.
+	// user
+	// assistant
 }

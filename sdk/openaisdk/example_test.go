@@ -12,6 +12,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/scripted"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 	"github.com/toolroute/toolroute/sdk/openaisdk"
 )
@@ -110,4 +111,30 @@ func ExampleParams() {
 	// message: tool
 	// message: assistant
 	// It is 09:00 in Paris.
+}
+
+// Tools gives toolroute's tools as the SDK's tool params, as toolroute
+// sends them; Messages gives a session's log as the SDK's messages.
+func ExampleTools() {
+	tools, err := openaisdk.Tools([]registry.Tool{clockNow.Tool})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fn := tools[0].GetFunction()
+	fmt.Println(fn.Name, "-", fn.Description.Value)
+	msgs, err := openaisdk.Messages("You tell the time.", []session.Message{
+		{Type: session.User, Content: "What time is it in Paris?"},
+		{Type: session.Assistant, Content: "It is 09:00."},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range msgs {
+		fmt.Println(*m.GetRole())
+	}
+	// Output:
+	// clock_now - The time now in a city
+	// system
+	// user
+	// assistant
 }

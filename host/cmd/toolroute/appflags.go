@@ -23,7 +23,7 @@ type appFlags struct {
 func (f *appFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.Provider, "provider", "", "the model provider: openai, anthropic, responses (OpenAI's Responses API), gemini or demo (default: from whichever API key is set)")
 	fs.StringVar(&f.cfg.Model, "model", "", "the model (default: TOOLROUTE_MODEL, the model setting, or the provider's default)")
-	fs.StringVar(&f.cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
+	fs.StringVar(&f.cfg.DBPath, "db", "", "the database: a SQLite file (default: the user's data folder/toolroute/toolroute.db), or a PostgreSQL URL postgres://user:password@host/database that several toolroute processes share")
 	fs.StringVar(&f.cfg.DataDir, "data", "", "the data folder: database and files JS tools may use")
 	fs.StringVar(&f.cfg.ConfigDir, "config-dir", "", "the folder holding tools/, skills/ and lib/ (default: ~/.config/toolroute)")
 	fs.StringVar(&f.cfg.ToolsDir, "tools-dir", "", "the user's JS tools (default: CONFIG/tools)")

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
@@ -41,7 +42,11 @@ var (
 	buildErr  error
 )
 
-func TestMain(m *testing.M) { os.Exit(testcache.Run(m, &tmpRoot)) }
+func TestMain(m *testing.M) {
+	code := testcache.Run(m, &tmpRoot)
+	pgtest.StopShared()
+	os.Exit(code)
+}
 
 // binary builds the program once per test run.
 func binary(t testing.TB) string {

@@ -79,10 +79,10 @@ Print the JS tools, their sources and libraries as one JSON document, as
 the edge worker's build (web/worker) and the browser UI take them.`},
 	{"google", "toolroute google login [--client-id ID --client-secret SECRET] [--scopes S1,S2] [--no-browser] [--config-dir DIR] | logout | status", `
 Connect a Google account for the Google Workspace tools.`},
-	{"env", "toolroute env list|set NAME|unset NAME [--db FILE] [--data DIR]", `
+	{"env", "toolroute env list|set NAME|unset NAME [--db FILE|URL] [--data DIR]", `
 The variables JS tools may read (each only those its manifest lists);
 set reads the value from standard input.`},
-	{"policy", "toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME [--db FILE] [--data DIR]", `
+	{"policy", "toolroute policy list|set tool|group NAME ask|allow|deny|reset tool|group NAME [--db FILE|URL] [--data DIR]", `
 Whether a tool may run without asking you first.`},
 	{"help", "toolroute help [COMMAND]", `
 This help, or one command's with all its flags (as toolroute COMMAND --help).`},
@@ -103,7 +103,9 @@ no model.
 APP FLAGS (serve, mcp, chat, tools, call, tokens, export):
   --provider P         openai, anthropic, responses, gemini or demo
   --model M            the model (default: TOOLROUTE_MODEL, the model setting, the provider's)
-  --db FILE            the SQLite database (default: DATA/toolroute.db)
+  --db FILE|URL        the SQLite database (default: DATA/toolroute.db), or a
+                       PostgreSQL URL, postgres://user:password@host/database,
+                       that several toolroute processes share
   --data DIR           the data folder (default: ~/.local/share/toolroute)
   --config-dir DIR     the folder of tools/, skills/, lib/ and mcp.json (default: ~/.config/toolroute)
   --tools-dir DIR      the user's JS tools (default: CONFIG/tools)

@@ -34,7 +34,7 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlagSet("policy "+args[0], stderr)
 	var cfg app.Config
-	fs.StringVar(&cfg.DBPath, "db", "", "the SQLite database (default: the user's data folder/toolroute/toolroute.db)")
+	fs.StringVar(&cfg.DBPath, "db", "", "the database: a SQLite file (default: the user's data folder/toolroute/toolroute.db), or a PostgreSQL URL postgres://user:password@host/database that several toolroute processes share")
 	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
 	rest, err := parseArgs(fs, args[1:])
 	if err != nil {

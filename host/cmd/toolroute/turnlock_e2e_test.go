@@ -114,11 +114,11 @@ func TestTurnLockAcrossProcesses(t *testing.T) {
 	}
 }
 
-// startServe starts `toolroute serve` for u and returns its address, its
-// token and a function that stops it.
-func startServe(t *testing.T, u *user) (addr, token string, stop func()) {
+// startServe starts `toolroute serve` for u, with more flags if given, and
+// returns its address, its token and a function that stops it.
+func startServe(t *testing.T, u *user, flags ...string) (addr, token string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(binary(t), "serve", "--port", "0")
+	cmd := exec.Command(binary(t), append([]string{"serve", "--port", "0"}, flags...)...)
 	cmd.Env = u.env
 	stdout, _ := cmd.StdoutPipe()
 	var errOut bytes.Buffer
