@@ -8,6 +8,19 @@ FUZZ_TARGETS = \
 	registry:FuzzNormalizeSchema \
 	registry:FuzzParseSkill \
 	registry:FuzzParseToolList \
+	registry:FuzzStringArg \
+	registry/internal/jsonenc:FuzzString \
+	registry/internal/jsonenc:FuzzRaw \
+	registry/internal/jsonenc:FuzzFloat \
+	registry/wire:FuzzCodec \
+	registry/wire:FuzzResponseCodec \
+	registry/wire:FuzzANResponseCodec \
+	registry/wire:FuzzChunkCodec \
+	registry/wire:FuzzANEventCodec \
+	registry/session:FuzzActionsCodec \
+	registry/session:FuzzUnmarshalEvent \
+	registry/session:FuzzGroupName \
+	host/module:FuzzTurnEvent \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \

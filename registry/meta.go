@@ -3,7 +3,10 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // Names of the meta-tools, run by the turn engine rather than by a host.
@@ -104,10 +107,19 @@ func (r *Registry) LoadToolGroup(args json.RawMessage) (Result, string) {
 	if len(tools) == 0 {
 		return Failure("empty_group", fmt.Sprintf("Tool group '%s' has no available tools.", name)), ""
 	}
+	// Written without fmt: every load takes this path, and fmt's
+	// reflection is slow in wasm.
 	var b strings.Builder
-	fmt.Fprintf(&b, "Loaded %d tools from group '%s':", len(tools), g.DisplayName)
+	b.WriteString("Loaded ")
+	b.WriteString(strconv.Itoa(len(tools)))
+	b.WriteString(" tools from group '")
+	b.WriteString(g.DisplayName)
+	b.WriteString("':")
 	for _, t := range tools {
-		fmt.Fprintf(&b, "\n- %s: %s", t.Name, t.Description)
+		b.WriteString("\n- ")
+		b.WriteString(t.Name)
+		b.WriteString(": ")
+		b.WriteString(t.Description)
 	}
 	return Success(b.String()), name
 }
@@ -141,6 +153,9 @@ func listOrNone(names []string) string {
 // null or non-string value, or arguments that are not an object, count as
 // missing.
 func stringArg(args json.RawMessage, key string) (string, bool) {
+	if s, found, ok := jsondec.StringMember(args, key); ok {
+		return s, found
+	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
 		return "", false

@@ -345,6 +345,14 @@ type Failure struct {
 // request bodies and texts keep "<", ">" and "&" as the model wrote them.
 // Every host that moves actions as JSON uses it, so all give the same bytes.
 func MarshalActions(actions []Action) ([]byte, error) {
+	if b, err := appendActions(nil, actions); err == nil {
+		return b, nil
+	}
+	return marshalActionsReflect(actions) // encoding/json's error
+}
+
+// marshalActionsReflect is MarshalActions by encoding/json alone.
+func marshalActionsReflect(actions []Action) ([]byte, error) {
 	if actions == nil {
 		actions = []Action{}
 	}

@@ -59,8 +59,8 @@ func FuzzEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, e1, e2, e3 string) {
 		turn := NewTurn(fuzzRegistry(t))
 		for _, line := range []string{e1, e2, e3, `{"type":"stream_end"}`, `{"type":"tool_results","results":[{"id":"3","status":"success","output":"ok"}]}`} {
-			var e Event
-			if json.Unmarshal([]byte(line), &e) != nil {
+			e, err := UnmarshalEvent([]byte(line))
+			if err != nil {
 				continue
 			}
 			acts, err := turn.Handle(e)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -155,14 +156,12 @@ func (l *Log) messages() ([]Message, error) {
 	for _, c := range l.raw {
 		var msgs []Message
 		if c.event {
-			var e struct {
-				History []Message `json:"history"`
-			}
-			if err := json.Unmarshal(c.data, &e); err != nil {
+			e, err := UnmarshalEvent(c.data)
+			if err != nil {
 				return nil, fmt.Errorf("session: the cached log: %w", err)
 			}
 			msgs = e.History
-		} else if err := json.Unmarshal(c.data, &msgs); err != nil {
+		} else if err := unmarshalMessages(c.data, &msgs); err != nil {
 			return nil, fmt.Errorf("session: the cached log: %w", err)
 		}
 		all = append(all, msgs...)
@@ -192,7 +191,7 @@ func (l *Log) active(reg *registry.Registry) *registry.Active { return replay(re
 // JSON, which names this state of the log and no other.
 func (l *Log) Commit() (string, error) {
 	if len(l.fresh) > 0 {
-		b, err := json.Marshal(l.fresh)
+		b, err := marshalMessages(l.fresh)
 		if err != nil {
 			return "", fmt.Errorf("session: encoding the log: %w", err)
 		}
@@ -215,18 +214,49 @@ func (l *Log) Fingerprint() string {
 	return strconv.Itoa(l.n-len(l.fresh)) + "-" + strconv.FormatUint(l.hash, 16)
 }
 
+// marshalMessages is json.Marshal(msgs), written by hand.
+func marshalMessages(msgs []Message) ([]byte, error) {
+	if b, err := appendMessages(nil, msgs, true); err == nil {
+		return b, nil
+	}
+	return json.Marshal(msgs) // encoding/json's error
+}
+
 // loadedGroup is the group a successful load_tool_group call loaded.
 func loadedGroup(m Message) (string, bool) {
 	if m.Type != ToolCall || m.ToolName != registry.LoadToolGroupName || m.Status != registry.StatusSuccess {
 		return "", false
 	}
-	var input struct {
-		GroupName *string `json:"group_name"`
+	return groupName(m.ToolInput)
+}
+
+var groupNameKeys = []string{"group_name"}
+
+// groupName is a call's group_name argument, as json.Unmarshal into a
+// struct with a *string field reads it: read by hand in the plain case.
+func groupName(input string) (string, bool) {
+	r := jsondec.NewReader([]byte(input))
+	var name *string
+	r.Object(groupNameKeys, func(string) {
+		name = nil
+		if !r.Null() {
+			s := r.String()
+			name = &s
+		}
+	})
+	if !r.Done() {
+		var in struct {
+			GroupName *string `json:"group_name"`
+		}
+		if json.Unmarshal([]byte(input), &in) != nil {
+			return "", false
+		}
+		name = in.GroupName
 	}
-	if json.Unmarshal([]byte(m.ToolInput), &input) != nil || input.GroupName == nil {
+	if name == nil {
 		return "", false
 	}
-	return *input.GroupName, true
+	return *name, true
 }
 
 const (

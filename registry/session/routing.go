@@ -142,13 +142,13 @@ type GroupSchema struct {
 	Bytes int      `json:"bytes"`
 }
 
-// schemaOf measures the call that sends tools with listing: the core
-// tools, then each group's loaded tools (a whole group, or those a search
-// loaded), in the order the groups first appear. sizes keeps the bytes of
-// each list of tools measured, by their names, for the turn's later calls
-// with the same registry.
-func schemaOf(tools []registry.Tool, listing string, sizes map[string]int) *Schema {
-	s := &Schema{GroupListing: len(listing)}
+// schemaOf measures the call that sends tools with a group listing of
+// listing bytes: the core tools, then each group's loaded tools (a whole
+// group, or those a search loaded), in the order the groups first appear.
+// sizes keeps the bytes of each list of tools measured, by their names,
+// for the turn's later calls with the same registry.
+func schemaOf(tools []registry.Tool, listing int, sizes map[string]int) *Schema {
+	s := &Schema{GroupListing: listing}
 	var core []registry.Tool
 	var groups []string
 	byGroup := map[string][]registry.Tool{}

@@ -139,6 +139,22 @@ func (t *Turn) schemaSizes() map[string]int {
 	return t.sizes
 }
 
+// listingKey keeps the group listing's size in sizes: no list of tool
+// names (snake_case, joined by commas) is spelt so.
+const listingKey = "\x00listing"
+
+// listingSize is the bytes of the registry's group listing, measured once
+// per registry rather than built again for every model call.
+func (t *Turn) listingSize() int {
+	sizes := t.schemaSizes()
+	n, ok := sizes[listingKey]
+	if !ok {
+		n = len(t.reg.GroupListing())
+		sizes[listingKey] = n
+	}
+	return n
+}
+
 // route settles the turn's routing and its system prompt: a Responses
 // request in native routing lists the groups as namespaces, not in the
 // prompt.
@@ -405,7 +421,7 @@ func (t *Turn) callModel() []Action {
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(tools, t.reg.GroupListing(), t.schemaSizes())}
+		Schema: schemaOf(tools, t.listingSize(), t.schemaSizes())}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.

@@ -271,7 +271,7 @@ type anResponse struct {
 
 func decodeAnthropic(body []byte) (Response, error) {
 	var r anResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalANResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if r.Type == "error" {
@@ -337,7 +337,7 @@ type anStream struct {
 
 func (s *anStream) event(name, data string) ([]string, error) {
 	var e anEvent
-	if err := json.Unmarshal([]byte(data), &e); err != nil {
+	if err := unmarshalANEvent([]byte(data), &e); err != nil {
 		return nil, fmt.Errorf("%w: stream event %q is not JSON: %v", ErrBadResponse, name, err)
 	}
 	if e.Type == "" {

@@ -37,6 +37,52 @@ type Conv struct {
 	// in toolsOf: a turn sends the same tools until a load.
 	tools   []byte
 	toolsOf Request
+	// system is, in the OpenAI format, the system message with the text
+	// systemText, encoded.
+	system     []byte
+	systemText string
+	// entries are, in the OpenAI format, each tool's element of the tools
+	// value as encoded last, by the address of its schema: a load encodes
+	// only the tools it adds.
+	entries map[*byte]toolEntry
+}
+
+// toolEntry is a tool's encoded element of a tools value.
+type toolEntry struct {
+	def  ToolDef
+	json []byte
+}
+
+// encodedTools is a tools value a build function encoded itself.
+type encodedTools struct {
+	json []byte
+	err  error
+}
+
+// oaTools encodes the OpenAI tools value of tools, as appendOATools does,
+// from the elements encoded before for the very same definitions.
+func (c *Conv) oaTools(tools []ToolDef) encodedTools {
+	if c.entries == nil {
+		c.entries = map[*byte]toolEntry{}
+	}
+	b := []byte{'['}
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		key := unsafe.SliceData(t.Parameters)
+		e, ok := c.entries[key]
+		if !ok || !sameDef(e.def, t) {
+			el, err := appendOATools(nil, []oaTool{{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}})
+			if err != nil {
+				return encodedTools{err: err}
+			}
+			e = toolEntry{def: t, json: el[1 : len(el)-1]}
+			c.entries[key] = e
+		}
+		b = append(b, e.json...)
+	}
+	return encodedTools{json: append(b, ']')}
 }
 
 // toolsValue is a request's tools value: build's value, encoded, or with
@@ -52,7 +98,15 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 	if c.tools != nil && sameTools(c.toolsOf, r) {
 		return json.RawMessage(c.tools), nil
 	}
-	b, err := marshal(build())
+	var b []byte
+	var err error
+	if v := build(); v != nil {
+		if enc, ok := v.(encodedTools); ok {
+			b, err = enc.json, enc.err
+		} else {
+			b, err = marshal(v)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +121,7 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 // the same strings and schemas in memory, as a turn's calls with one
 // catalogue do. Definitions alike but elsewhere count as different.
 func sameTools(a, b Request) bool {
-	same := func(x, y ToolDef) bool {
-		return x.Name == y.Name && unsafe.StringData(x.Description) == unsafe.StringData(y.Description) &&
-			len(x.Description) == len(y.Description) && unsafe.SliceData(x.Parameters) == unsafe.SliceData(y.Parameters) &&
-			len(x.Parameters) == len(y.Parameters)
-	}
+	same := sameDef
 	if len(a.Tools) != len(b.Tools) || len(a.Deferred) != len(b.Deferred) || (a.Search == nil) != (b.Search == nil) {
 		return false
 	}
@@ -92,6 +142,14 @@ func sameTools(a, b Request) bool {
 		}
 	}
 	return a.Search == nil || same(*a.Search, *b.Search)
+}
+
+// sameDef reports whether x and y are the very same definition: the same
+// name, and the same description and schema in memory.
+func sameDef(x, y ToolDef) bool {
+	return x.Name == y.Name && unsafe.StringData(x.Description) == unsafe.StringData(y.Description) &&
+		len(x.Description) == len(y.Description) && unsafe.SliceData(x.Parameters) == unsafe.SliceData(y.Parameters) &&
+		len(x.Parameters) == len(y.Parameters)
 }
 
 // Reuse gives back a body Encode returned, which its holder no longer

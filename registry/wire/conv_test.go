@@ -133,8 +133,8 @@ func TestOpenAIToolsJSON(t *testing.T) {
 }
 
 // TestConvToolsChange: a Conv reuses the tools it encoded only for the
-// very same definitions; a catalogue changed under the same names is
-// encoded anew.
+// very same definitions (a tool at a time, as a load adds tools); a
+// catalogue changed under the same names is encoded anew.
 func TestConvToolsChange(t *testing.T) {
 	msgs := []Message{{Role: RoleUser, Text: "hi"}, {Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "again"}}
 	def := func(desc, schema string) []ToolDef {
@@ -148,8 +148,10 @@ func TestConvToolsChange(t *testing.T) {
 		if err := c.Append(msgs[:2]); err != nil {
 			t.Fatal(err)
 		}
+		core := def("core", `{"type":"object","properties":{"a":{"type":"string"}}}`)
+		loaded := append(core[:1:1], ToolDef{Name: "g", Description: "loaded", Parameters: []byte(`{"type":"object"}`)})
 		for _, tools := range [][]ToolDef{def("one", `{"type":"object"}`), def("one", `{"type":"object"}`), def("two", `{"type":"object"}`),
-			def("two", `{"type":"object","properties":{}}`), nil} {
+			def("two", `{"type":"object","properties":{}}`), nil, core, loaded, core, loaded[1:]} {
 			r := Request{Model: "m", Messages: msgs[2:], Tools: tools}
 			got, err := c.Encode(r)
 			if err != nil {

@@ -63,6 +63,9 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	}
 	var err error
 	req.Tools, err = c.toolsValue(r, len(r.Tools), func() any {
+		if c != nil {
+			return c.oaTools(r.Tools)
+		}
 		tools := make([]oaTool, len(r.Tools))
 		for i, t := range r.Tools {
 			tools[i] = oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
@@ -75,20 +78,17 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	var body []byte
 	if c.empty() {
 		req.Messages = append(system, tail...)
-		body, err = marshal(req)
+		body, err = req.appendJSON(c.buffer(len(r.System)))
 	} else {
 		// The system message, then the conversation encoded before, then
-		// the newer messages: the bytes the whole request would give.
+		// the newer messages: the bytes the whole request would give,
+		// written in place.
 		req.Messages = tail
-		if body, err = marshal(req); err == nil {
-			var head []byte
-			if len(system) > 0 {
-				if head, err = marshal(system[0]); err == nil {
-					head = append(head, ',')
-				}
-			}
-			body = c.splice(body, "messages", head, c.final)
+		var head []byte
+		if len(system) > 0 {
+			head = c.systemJSON(system[0])
 		}
+		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)), head, c.final)
 	}
 	if err != nil {
 		return HTTPRequest{}, err
@@ -165,7 +165,7 @@ func (u *oaUsage) usage() Usage {
 
 func decodeOpenAI(body []byte) (Response, error) {
 	var r oaResponse
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := unmarshalOAResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
@@ -196,8 +196,7 @@ func contentText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := unquote(raw); ok {
 		return s, nil
 	}
 	var parts []struct {
@@ -223,8 +222,7 @@ func argumentsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := unquote(raw); ok {
 		return s
 	}
 	return string(raw)
@@ -266,7 +264,7 @@ func (s *oaStream) event(_ string, data string) ([]string, error) {
 		return nil, nil
 	}
 	var c oaChunk
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
+	if err := unmarshalOAChunk([]byte(data), &c); err != nil {
 		return nil, fmt.Errorf("%w: stream chunk is not JSON: %v", ErrBadResponse, err)
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
@@ -337,8 +335,17 @@ func (s *oaStream) close() (Response, error) {
 func ptr[T any](v T) *T { return &v }
 
 // marshal encodes without HTML escaping, so "<" and "&" in prompts reach the
-// model as written.
+// model as written. The values every model call encodes are written by
+// hand (codec.go), the others by encoding/json; both give the same bytes.
 func marshal(v any) ([]byte, error) {
+	if b, ok, err := appendKnown(nil, v); ok {
+		return b, err
+	}
+	return marshalReflect(v)
+}
+
+// marshalReflect is marshal by encoding/json alone.
+func marshalReflect(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -44,8 +44,8 @@ type openTurn struct {
 // they started with.
 func (g *Guest) Load(req []byte) (out []byte) {
 	defer recoverInto(&out)
-	var c registry.Catalogue
-	if err := json.Unmarshal(req, &c); err != nil {
+	c, err := registry.UnmarshalCatalogue(req)
+	if err != nil {
 		return fail(CodeBadJSON, "the catalogue is not a JSON catalogue object: "+err.Error())
 	}
 	reg, rep := registry.Build(c)
@@ -163,8 +163,8 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	if !found {
 		return unknownTurn(h)
 	}
-	var e session.Event
-	if err := json.Unmarshal(req, &e); err != nil {
+	e, err := session.UnmarshalEvent(req)
+	if err != nil {
 		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
 	}
 	if e.Type == session.EventChunk {

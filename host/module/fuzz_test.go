@@ -1,0 +1,45 @@
+package module
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm/abi"
+)
+
+// FuzzTurnEvent feeds the module's toolroute_turn_event any bytes after a
+// turn's start: the module never traps, and what encoding/json refuses as
+// an event it refuses with encoding/json's words (the hand-written decoder
+// of session.UnmarshalEvent accepts exactly the same inputs).
+func FuzzTurnEvent(f *testing.F) {
+	for _, ev := range turnEvents {
+		f.Add([]byte(ev))
+	}
+	for _, s := range []string{`{"type":"response","body":"not json"}`, `{"type":"tool_results","results":[{"id":"c1","status":"success","output":"\ud800<&>\u2028"}]}`,
+		`{"type":"response","body":{"choices":[{"message":{"content":[{"type":"text","text":"a"}]}}]}}`, `{"TYPE":"response"}`,
+		`{"type":"response","type":"start"}`, `{"status":1.5}`, `{"now":"yesterday"}`, `[]`, `"x"`, `null`, ``, `{`, "{\"error\":\"\xff\"}"} {
+		f.Add([]byte(s))
+	}
+	inst := loadedInstance(f, []byte(memCatalogue))
+	start := startEvent(f, nil)
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, event []byte) {
+		h := startTurn(t, inst, start)
+		defer inst.TurnFree(ctx, h)
+		_, err := inst.TurnEvent(ctx, h, event)
+		if inst.Broken() != nil {
+			t.Fatalf("%q broke the instance: %v", event, inst.Broken())
+		}
+		var e session.Event
+		if jerr := json.Unmarshal(event, &e); jerr != nil {
+			var ae *abi.Error
+			want := "the event is not a JSON event object: " + jerr.Error()
+			if !errors.As(err, &ae) || ae.Code != abi.CodeBadJSON || ae.Message != want {
+				t.Fatalf("%q: error %v, want %s", event, err, want)
+			}
+		}
+	})
+}

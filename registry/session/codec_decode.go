@@ -1,0 +1,316 @@
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+// UnmarshalEvent decodes an event from JSON: what json.Unmarshal gives for
+// it, result and error alike, read by hand in the plain case (jsondec) and
+// by encoding/json otherwise. FuzzUnmarshalEvent compares the two.
+func UnmarshalEvent(data []byte) (Event, error) {
+	r := jsondec.NewReader(data)
+	var e Event
+	if r.IsString() || !readEvent(r, &e) || !r.Done() {
+		e = Event{}
+		err := json.Unmarshal(data, &e)
+		return e, err
+	}
+	return e, nil
+}
+
+var eventKeys = []string{"type", "now", "history", "user", "settings", "compact", "session", "fingerprint",
+	"body", "data", "status", "error", "results", "approvals"}
+
+// readEvent reads an event object; false when the input is no object.
+func readEvent(r *jsondec.Reader, e *Event) bool {
+	object := false
+	r.Object(eventKeys, func(key string) {
+		switch key {
+		case "type":
+			e.Type = EventType(r.String())
+		case "now":
+			readTime(r, &e.Now)
+		case "history":
+			e.History = readMessages(r)
+		case "user":
+			e.User = r.String()
+		case "settings":
+			readSettings(r, &e.Settings)
+		case "compact":
+			e.Compact = r.Bool()
+		case "session":
+			e.Session = r.String()
+		case "fingerprint":
+			e.Fingerprint = r.String()
+		case "body":
+			e.Body = readBytes(r)
+		case "data":
+			e.Data = readBytes(r)
+		case "status":
+			e.Status = r.Int()
+		case "error":
+			e.Error = r.String()
+		case "results":
+			e.Results = nil
+			if r.Array(func() { e.Results = append(e.Results, readResult(r)) }) && e.Results == nil {
+				e.Results = []Result{}
+			}
+		case "approvals":
+			e.Approvals = nil
+			if r.Array(func() { e.Approvals = append(e.Approvals, readApproval(r)) }) && e.Approvals == nil {
+				e.Approvals = []Approval{}
+			}
+		}
+	})
+	object = !r.Failed()
+	return object
+}
+
+// readBytes reads a Bytes as its UnmarshalJSON does: a string as its
+// bytes, any other value (null too) as its JSON text.
+func readBytes(r *jsondec.Reader) Bytes {
+	if r.IsString() {
+		return Bytes(r.String())
+	}
+	raw := r.Raw()
+	if raw == nil {
+		return nil
+	}
+	return append(Bytes(nil), raw...)
+}
+
+// readTime reads a time as time.Time's UnmarshalJSON does; one it refuses
+// stops r, for encoding/json to give the error.
+func readTime(r *jsondec.Reader, t *time.Time) {
+	if r.Null() {
+		return
+	}
+	raw := r.Raw()
+	if r.Failed() {
+		return
+	}
+	if err := t.UnmarshalJSON(raw); err != nil {
+		r.Fail()
+	}
+}
+
+// unmarshalMessages is json.Unmarshal(data, msgs), read by hand in the
+// plain case.
+func unmarshalMessages(data []byte, msgs *[]Message) error {
+	r := jsondec.NewReader(data)
+	if m := readMessages(r); r.Done() {
+		*msgs = m
+		return nil
+	}
+	return json.Unmarshal(data, msgs)
+}
+
+func readMessages(r *jsondec.Reader) []Message {
+	var msgs []Message
+	if !r.Array(func() {
+		msgs = append(msgs, Message{})
+		readMessage(r, &msgs[len(msgs)-1])
+	}) {
+		return nil
+	}
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return msgs
+}
+
+var messageKeys = []string{"type", "content", "images", "tool_call_id", "tool_name", "tool_input", "signature", "status",
+	"error_type", "index", "grant", "loaded", "unloaded", "keep", "usage", "time"}
+
+func readMessage(r *jsondec.Reader, m *Message) {
+	r.Object(messageKeys, func(key string) {
+		switch key {
+		case "type":
+			m.Type = MessageType(r.String())
+		case "content":
+			m.Content = r.String()
+		case "images":
+			m.Images = readImages(r)
+		case "tool_call_id":
+			m.ToolCallID = r.String()
+		case "tool_name":
+			m.ToolName = r.String()
+		case "tool_input":
+			m.ToolInput = r.String()
+		case "signature":
+			m.Signature = r.String()
+		case "status":
+			m.Status = registry.Status(r.String())
+		case "error_type":
+			m.ErrorType = r.String()
+		case "index":
+			m.Index = r.Int()
+		case "grant":
+			m.Grant = r.Strings()
+		case "loaded":
+			m.Loaded = r.Strings()
+		case "unloaded":
+			m.Unloaded = r.Strings()
+		case "keep":
+			m.Keep = r.Int()
+		case "usage":
+			m.Usage = readUsage(r)
+		case "time":
+			readTime(r, &m.Time)
+		}
+	})
+}
+
+var usageKeys = []string{"input_tokens", "output_tokens", "cached_tokens"}
+
+func readUsage(r *jsondec.Reader) *wire.Usage {
+	if r.Null() {
+		return nil
+	}
+	u := &wire.Usage{}
+	r.Object(usageKeys, func(key string) {
+		switch key {
+		case "input_tokens":
+			u.InputTokens = r.Int()
+		case "output_tokens":
+			u.OutputTokens = r.Int()
+		case "cached_tokens":
+			u.CachedTokens = r.Int()
+		}
+	})
+	return u
+}
+
+var imageKeys = []string{"mime_type", "data"}
+
+func readImages(r *jsondec.Reader) []registry.Image {
+	images := []registry.Image{}
+	if !r.Array(func() {
+		var im registry.Image
+		r.Object(imageKeys, func(key string) {
+			switch key {
+			case "mime_type":
+				im.MIMEType = r.String()
+			case "data":
+				im.Data = r.String()
+			}
+		})
+		images = append(images, im)
+	}) {
+		return nil
+	}
+	return images
+}
+
+var resultKeys = []string{"id", "status", "output", "error_type", "message", "images"}
+
+func readResult(r *jsondec.Reader) Result {
+	var res Result
+	r.Object(resultKeys, func(key string) {
+		switch key {
+		case "id":
+			res.ID = r.String()
+		case "status":
+			res.Status = registry.Status(r.String())
+		case "output":
+			res.Output = r.String()
+		case "error_type":
+			res.ErrorType = r.String()
+		case "message":
+			res.Message = r.String()
+		case "images":
+			res.Images = readImages(r)
+		}
+	})
+	return res
+}
+
+var approvalKeys = []string{"id", "answer", "grant"}
+
+func readApproval(r *jsondec.Reader) Approval {
+	var a Approval
+	r.Object(approvalKeys, func(key string) {
+		switch key {
+		case "id":
+			a.ID = r.String()
+		case "answer":
+			a.Answer = Answer(r.String())
+		case "grant":
+			a.Grant = r.Strings()
+		}
+	})
+	return a
+}
+
+var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
+	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
+	"allowed_groups", "max_turn_tokens"}
+
+var policyKeys = []string{"tool", "group", "decision"}
+
+func readSettings(r *jsondec.Reader, s *Settings) {
+	r.Object(settingsKeys, func(key string) {
+		switch key {
+		case "system_prompt":
+			s.SystemPrompt = r.String()
+		case "format":
+			s.Format = wire.Format(r.String())
+		case "model":
+			s.Model = r.String()
+		case "max_model_calls":
+			s.MaxModelCalls = r.Int()
+		case "max_tokens":
+			s.MaxTokens = r.Int()
+		case "temperature":
+			s.Temperature = nil
+			if !r.Null() {
+				f := r.Float()
+				s.Temperature = &f
+			}
+		case "stream":
+			s.Stream = r.Bool()
+		case "policies":
+			policies := []Policy{}
+			if !r.Array(func() {
+				var p Policy
+				r.Object(policyKeys, func(key string) {
+					switch key {
+					case "tool":
+						p.Tool = r.String()
+					case "group":
+						p.Group = r.String()
+					case "decision":
+						p.Decision = registry.Decision(r.String())
+					}
+				})
+				policies = append(policies, p)
+			}) {
+				policies = nil
+			}
+			s.Policies = policies
+		case "memories":
+			s.Memories = r.Strings()
+		case "approvals":
+			s.Approvals = r.Bool()
+		case "unattended":
+			s.Unattended = r.Bool()
+		case "routing":
+			s.Routing = Routing(r.String())
+		case "search_tools":
+			s.SearchTools = r.Bool()
+		case "tool_budget":
+			s.ToolBudget = r.Int()
+		case "context_limit":
+			s.ContextLimit = r.Int()
+		case "allowed_groups":
+			s.AllowedGroups = r.Strings()
+		case "max_turn_tokens":
+			s.MaxTurnTokens = r.Int()
+		}
+	})
+}

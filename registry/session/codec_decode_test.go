@@ -1,0 +1,166 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
+)
+
+// transcriptLines is every line of the golden transcripts' events.jsonl
+// (events) or actions.jsonl (actions) sections.
+func transcriptLines(t testing.TB, section string) [][]byte {
+	t.Helper()
+	files, err := filepath.Glob("../../testdata/transcripts/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	var lines [][]byte
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := false
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") {
+				in = line == "-- "+section+" --"
+				continue
+			}
+			if in && strings.TrimSpace(line) != "" {
+				lines = append(lines, []byte(line))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no %s in the transcripts", section)
+	}
+	return lines
+}
+
+// sameEvent fails unless UnmarshalEvent gives what json.Unmarshal gives
+// for data: the same event, or the same error.
+func sameEvent(t *testing.T, data []byte) {
+	t.Helper()
+	got, err := UnmarshalEvent(data)
+	var want Event
+	wantErr := json.Unmarshal(data, &want)
+	if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("%q: error %v, encoding/json %v", data, err, wantErr)
+	}
+	gt, wt := times(&got), times(&want)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gt, wt) {
+		t.Fatalf("%q:\nhand          %#v %v\nencoding/json %#v %v", data, got, gt, want, wt)
+	}
+}
+
+// times takes e's times out, as text with their zones, so that events
+// compare with reflect.DeepEqual: a time's zone is a pointer, a new one
+// each time an offset is parsed.
+func times(e *Event) []string {
+	var out []string
+	take := func(t *time.Time) {
+		out = append(out, t.Format(time.RFC3339Nano)+" "+t.Location().String())
+		*t = t.UTC()
+	}
+	take(&e.Now)
+	for i := range e.History {
+		take(&e.History[i].Time)
+	}
+	return out
+}
+
+// TestUnmarshalEventTranscripts: every event of the golden transcripts
+// decodes by hand as encoding/json decodes it.
+func TestUnmarshalEventTranscripts(t *testing.T) {
+	for _, line := range transcriptLines(t, "events.jsonl") {
+		sameEvent(t, line)
+		// And by hand indeed, not by encoding/json for want of the plain case.
+		r := jsondec.NewReader(line)
+		var e Event
+		if !readEvent(r, &e) || !r.Done() {
+			t.Errorf("%s: not read by hand", line)
+		}
+	}
+}
+
+// TestMarshalActionsTranscripts: every line of actions of the golden
+// transcripts, decoded, encodes by hand as encoding/json encodes it.
+func TestMarshalActionsTranscripts(t *testing.T) {
+	for _, line := range transcriptLines(t, "actions.jsonl") {
+		var acts []Action
+		if err := json.Unmarshal(line, &acts); err != nil {
+			continue // a line that is not an array of actions (an error envelope)
+		}
+		got, err := MarshalActions(acts)
+		want, wantErr := marshalActionsReflect(acts)
+		sameBytes(t, acts, got, want, err, wantErr)
+	}
+}
+
+var eventSeeds = []string{
+	`{"type":"start","user":"hi","now":"2026-11-27T01:02:03.5+05:30","settings":{"format":"openai","model":"m","temperature":0.5,"policies":[{"tool":"x","decision":"ask"}],"memories":["a"]},"history":[{"type":"user","content":"q\u00e9\ud83d\ude00","time":"2026-01-01T00:00:00Z"},{"type":"assistant","usage":{"input_tokens":3,"output_tokens":4}}]}`,
+	`{"type":"tool_results","results":[{"id":"c2","status":"success","output":"a\nb\"<&>\u2028","images":[{"mime_type":"image/png","data":"AA=="}]}]}`,
+	`{"type":"response","body":{"choices":[{"message":{"content":"hi"}}]}}`,
+	`{"type":"response","body":"{\"x\":1}"}`, `{"type":"response","body":null}`, `{"type":"response","body": [1, 2] }`,
+	`{"type":"approval","approvals":[{"id":"a","answer":"once","grant":["K"]}]}`,
+	`{"type":"model_error","status":429,"error":"x","body":"rate"}`,
+	`{"TYPE":"start"}`, `{"type":"start","type":"response"}`, `{"type":1}`, `{"status":1.5}`, `{"status":1e2}`,
+	`{"now":"yesterday"}`, `{"now":5}`, `null`, `[]`, `"x"`, `{"type":"start"} x`, `{"history":[null,{"index":-1}]}`,
+	`{"settings":{"temperature":1e999}}`, `{"history":{}}`, `{"user":"\ud800x\udc00"}`, "{\"user\":\"\xff\xfe\"}",
+	`{"user":"\u00"}`, `{"results":[]}`, `{"results":null,"approvals":[]}`, `{"history":[{"images":[null]}]}`,
+	`{"ſession":"x"}`, `{"Session":"x","session":"y"}`, `{"unknown":{"deep":[1,{"a":null}]},"type":"reload"}`,
+}
+
+// FuzzUnmarshalEvent: any input decodes by hand as encoding/json decodes
+// it, or is refused with the same error.
+func FuzzUnmarshalEvent(f *testing.F) {
+	for _, s := range eventSeeds {
+		f.Add([]byte(s))
+	}
+	for _, line := range transcriptLines(f, "events.jsonl") {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameEvent(t, data)
+	})
+}
+
+func TestUnmarshalEventSeeds(t *testing.T) {
+	for _, s := range eventSeeds {
+		sameEvent(t, []byte(s))
+	}
+	// The plain case is read by hand: a body's JSON kept as it stands.
+	e, err := UnmarshalEvent([]byte(`{"type":"response","body": {"a" : 1} }`))
+	if err != nil || !bytes.Equal(e.Body, []byte(`{"a" : 1}`)) {
+		t.Fatalf("body %q, %v", e.Body, err)
+	}
+}
+
+// FuzzGroupName: a load's group_name read by hand is what encoding/json
+// reads into a struct (whose keys match without regard to case).
+func FuzzGroupName(f *testing.F) {
+	for _, s := range []string{`{"group_name":"pdf"}`, `{"group_name":null}`, `{"group_name":1}`, `{"group_name":"a","group_name":"b"}`,
+		`{"Group_Name":"a"}`, `{"group_name":"a\u00e9\ud800"}`, `null`, `[]`, `"x"`, `{"a":[1,{"b":2}],"group_name":"x"} `, `{"group_name":"x"} y`, `{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		got, ok := groupName(input)
+		var in struct {
+			GroupName *string `json:"group_name"`
+		}
+		want, wok := "", false
+		if json.Unmarshal([]byte(input), &in) == nil && in.GroupName != nil {
+			want, wok = *in.GroupName, true
+		}
+		if got != want || ok != wok {
+			t.Fatalf("groupName(%q) = %q, %v; encoding/json %q, %v", input, got, ok, want, wok)
+		}
+	})
+}
