@@ -22,7 +22,7 @@ func TestBuiltinsNamesChecked(t *testing.T) {
 		Provider: host.ProviderFunc{Wire: wire.OpenAI, ModelName: "m"},
 		Builtins: []string{"get_current_time", "gmail"},
 	})
-	if err == nil || !strings.Contains(err.Error(), `Options.Builtins names "gmail", which is no built-in manifest: use one of config, get_current_time,`) {
+	if err == nil || !strings.Contains(err.Error(), `Options.Builtins names "gmail", which is no built-in manifest: use one of config, create_agent, get_current_time,`) {
 		t.Errorf("error %v", err)
 	}
 }

@@ -122,6 +122,10 @@ type Options struct {
 	// policy is ask). Nil means no one can be asked: such calls are refused
 	// with a message saying how to allow them.
 	Approver Approver
+	// Agents gives the agent a session's turns are (its stored agent), or
+	// nil for none, at the start of each of its turns; a Session given an
+	// Agent does not ask. Nil: no session has one.
+	Agents func(ctx context.Context, session string) (*Agent, error)
 	// Policies gives the user's approval rules at the start of each turn.
 	Policies func(ctx context.Context) ([]session.Policy, error)
 	// MaxParallelTools bounds the tool calls running at once, in all
@@ -268,6 +272,9 @@ func (h *Host) Reload(ctx context.Context) error {
 					Warnings: []registry.Problem{}})
 				continue
 			}
+			if tf.Label == "builtin" && !h.offers(file.Manifest.File) {
+				continue
+			}
 			order = append(order, nil)
 			m := file.Manifest
 			cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override})
@@ -401,6 +408,19 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 		return abi.Description{}, err
 	}
 	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
+	// A session's agent sees its own prompt and only its groups.
+	if sessionID != "" && h.opts.Agents != nil {
+		agent, err := h.opts.Agents(ctx, sessionID)
+		if err != nil {
+			return abi.Description{}, fmt.Errorf("host: the agent of session %q: %w", sessionID, err)
+		}
+		if agent != nil {
+			if agent.SystemPrompt != "" {
+				req.SystemPrompt = agent.SystemPrompt
+			}
+			req.AllowedGroups = agent.Groups
+		}
+	}
 	if h.opts.Provider != nil {
 		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
 		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget
@@ -431,4 +451,15 @@ func (h *Host) Store() Store { return h.store }
 func (h *Host) Close(ctx context.Context) error {
 	h.pool.Close(ctx)
 	return h.rt.Close(ctx)
+}
+
+// needsOps are the built-in tools that run only where the host serves an
+// operation: a host without it leaves the tool out rather than offer one
+// that fails.
+var needsOps = map[string]string{"builtin/create_agent.json": "agents.run"}
+
+// offers reports whether the host offers the built-in manifest file.
+func (h *Host) offers(file string) bool {
+	op, ok := needsOps[file]
+	return !ok || h.opts.Ops[op] != nil
 }

@@ -77,6 +77,12 @@ type Session struct {
 	id string
 	// unattended: no one is there to answer approval questions.
 	unattended bool
+	// agent is who its turns are; nil asks Options.Agents.
+	agent *Agent
+	// depth, askAs and relay place a sub-agent's session (Nested).
+	depth int
+	askAs string
+	relay func(Event)
 }
 
 // Session returns the session with this id; a new id is a new, empty
@@ -87,7 +93,9 @@ func (h *Host) Session(id string) *Session { return &Session{h: h, id: id} }
 // questions, for turns a host runs on its own (a scheduled task's): a tool
 // call that would ask is refused as it is when a host has no Approver.
 func (s *Session) Unattended() *Session {
-	return &Session{h: s.h, id: s.id, unattended: true}
+	c := *s
+	c.unattended = true
+	return &c
 }
 
 // ID is the session's id.
@@ -198,6 +206,27 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
 		},
 	}
+	agent := s.agent
+	if agent == nil && o.Agents != nil {
+		if agent, err = o.Agents(ctx, s.id); err != nil {
+			return fmt.Errorf("host: the agent of session %q: %w", s.id, err)
+		}
+	}
+	if agent != nil {
+		set := &start.Settings
+		if agent.SystemPrompt != "" {
+			set.SystemPrompt = agent.SystemPrompt
+		}
+		if agent.Model != "" {
+			set.Model = agent.Model
+		}
+		set.AllowedGroups = agent.Groups
+		if agent.MaxModelCalls > 0 {
+			set.MaxModelCalls = agent.MaxModelCalls
+		}
+		set.MaxTurnTokens = agent.MaxTurnTokens
+	}
+	ctx = s.withTurn(ctx, emit)
 	var acts []session.Action
 	resumed := false
 	if fp, covered := mt.Fingerprint(); fp != "" {
@@ -444,7 +473,10 @@ func (t *turn) askApproval(ctx context.Context, calls []session.Call) ([]session
 	if !t.emit(Event{Type: EventApproval, Calls: calls}) {
 		return nil, errStopped
 	}
-	answers, err := t.s.h.opts.Approver.Approve(ctx, t.s.id, calls)
+	if t.s.relay != nil {
+		t.s.relay(Event{Type: EventApproval, Calls: calls})
+	}
+	answers, err := t.s.h.opts.Approver.Approve(ctx, t.s.askID(), calls)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

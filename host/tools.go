@@ -165,11 +165,14 @@ func (h *Host) run(ctx context.Context, c session.Call) session.Result {
 // runWith is run with the call's time limit and whether a success shows
 // the console output.
 func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
-	select {
-	case h.running <- struct{}{}:
-		defer func() { <-h.running }()
-	case <-ctx.Done():
-		return session.Result{ID: c.ID, Result: registry.Failure("canceled", fmt.Sprintf("tool '%s' was canceled before it ran", c.Tool))}
+	if ctx.Value(slotKey{}) == nil {
+		select {
+		case h.running <- struct{}{}:
+			defer func() { <-h.running }()
+		case <-ctx.Done():
+			return session.Result{ID: c.ID, Result: registry.Failure("canceled", fmt.Sprintf("tool '%s' was canceled before it ran", c.Tool))}
+		}
+		ctx = context.WithValue(ctx, slotKey{}, true)
 	}
 	res := h.runCall(ctx, c, timeout, console)
 	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)

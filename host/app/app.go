@@ -112,6 +112,9 @@ type Config struct {
 	// Browser offers the browser tool (host/browser), a headless Chromium,
 	// when one is installed: chat, call and serve offer it.
 	Browser bool
+	// NoAgents leaves create_agent out: toolroute mcp, which calls no
+	// model (the client's model is the one calling).
+	NoAgents bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
 	// Now is the scheduled tasks' clock; nil means time.Now.
@@ -301,6 +304,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Tasks = schedule.New(db, a.runTask, cfg.Now)
 	a.deps.Schedule = a.Tasks
+	if !cfg.NoAgents {
+		a.deps.RunAgent = a.runAgent
+	}
 	disabled, err := builtin.DisabledTools(ctx, a.deps)
 	if err != nil {
 		a.Close()
@@ -361,6 +367,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Ops:          builtin.Ops(a.deps),
 		Approver:     askEveryTime(cfg.Approver),
 		Policies:     a.Policies,
+		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
 	})
 	if err != nil {

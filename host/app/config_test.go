@@ -24,10 +24,10 @@ var configTools = []string{
 // loaded: the seeds' core has 13 (load_skill, load_tool_group, save_memory,
 // search_history, exec, js_eval, webfetch, browser, create_agent and
 // single-file built-ins); ours is the list below (no load_skill without
-// skills; no exec, which is off unless --exec; browser and create_agent are
-// not built).
+// skills; no exec, which is off unless --exec; no browser, which the
+// tests leave off).
 var coreTools = []string{
-	"load_tool_group", "get_current_time", "http_request", "js_eval", "read_file",
+	"load_tool_group", "create_agent", "get_current_time", "http_request", "js_eval", "read_file",
 	"save_memory", "search_history", "webfetch", "write_file",
 }
 
@@ -74,8 +74,8 @@ func TestScenario6AddOpenAIProvider(t *testing.T) {
 		t.Errorf("the first call's %d tools = %v, want the %d core tools %v", n, reqs[0].ToolNames(), len(coreTools), coreTools)
 	}
 	// TEST-040-09: after the load, the core tools and the 17 config tools,
-	// 9 + 17 = 26 here (13 + 17 = 30 with the seeds' core).
-	if after := reqs[1].ToolNames(); !slices.Equal(after, slices.Concat(coreTools, configTools)) || len(after) != 26 {
+	// 10 + 17 = 27 here (13 + 17 = 30 with the seeds' core).
+	if after := reqs[1].ToolNames(); !slices.Equal(after, slices.Concat(coreTools, configTools)) || len(after) != 27 {
 		t.Errorf("after the load, %d tools: %v", len(after), after)
 	}
 	if !slices.Equal(asked, []string{"create_provider"}) {
@@ -154,11 +154,11 @@ func TestProviderSettingChecks(t *testing.T) {
 // TEST-040-09, Group Tool Schemas Sent After Load, in the program as chat
 // runs it (exec and browser on): the first call sends the core tools, and
 // after load_tool_group("config") every call sends them and the group's
-// 17, in that order. The seeds count 13 core tools + 17 = 30; ours are 11
-// + 17 = 28: load_skill is sent only when there are skills, create_agent
-// is not built here, and the seeds' "single-file built-ins" are
-// get_current_time, http_request, read_file and write_file. Without
-// Chromium the browser tool is left out, and the count is 10 + 17.
+// 17, in that order. The seeds count 13 core tools + 17 = 30; ours are 12
+// + 17 = 29: load_skill is sent only when there are skills, and the
+// seeds' "single-file built-ins" are get_current_time, http_request,
+// read_file and write_file. Without Chromium the browser tool is left out,
+// and the count is 11 + 17.
 func TestGroupSchemasSentAfterLoad(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
@@ -171,7 +171,7 @@ func TestGroupSchemasSentAfterLoad(t *testing.T) {
 	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "sk-test"})
 	cfg.Exec, cfg.Browser = true, true
 	a := open(t, cfg)
-	core := []string{"load_tool_group", "exec", "browser", "get_current_time", "http_request", "js_eval", "read_file",
+	core := []string{"load_tool_group", "exec", "browser", "create_agent", "get_current_time", "http_request", "js_eval", "read_file",
 		"save_memory", "search_history", "webfetch", "write_file"}
 	if slices.ContainsFunc(a.Problems(), func(p string) bool { return strings.HasPrefix(p, "browser is left out") }) {
 		core = slices.DeleteFunc(core, func(n string) bool { return n == "browser" })
@@ -188,7 +188,7 @@ func TestGroupSchemasSentAfterLoad(t *testing.T) {
 			t.Errorf("call %d after the load sends %d tools %v, want %d", i+2, len(got), got, len(want))
 		}
 	}
-	if len(core) == 11 && len(want) != 28 {
-		t.Errorf("%d tools after the load, want 11 + 17 = 28", len(want))
+	if len(core) == 12 && len(want) != 29 {
+		t.Errorf("%d tools after the load, want 12 + 17 = 29", len(want))
 	}
 }

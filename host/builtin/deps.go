@@ -40,6 +40,9 @@ type Deps struct {
 	// Schedule keeps and runs the scheduled tasks; nil leaves the
 	// scheduled_tasks group's operations out.
 	Schedule *schedule.Service
+	// RunAgent runs an agent's turn on a task as a sub-agent of the turn
+	// ctx's tool call belongs to (create_agent); nil leaves agents.run out.
+	RunAgent func(ctx context.Context, ag AgentRecord, task string) (AgentRun, error)
 }
 
 // SettingSpec is one setting the config group manages.

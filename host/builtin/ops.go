@@ -45,6 +45,7 @@ func Ops(d Deps) host.HostOps {
 	maps.Copy(ops, toolFileOps(d))
 	maps.Copy(ops, providerOps(d))
 	maps.Copy(ops, taskOps(d))
+	maps.Copy(ops, agentOps(d, ops["agents.update"]))
 	maps.Copy(ops, host.HostOps{
 		"memories.save": func(ctx context.Context, in json.RawMessage) (any, error) {
 			a, err := args[struct {

@@ -364,6 +364,8 @@
       list: () => op("agents.list", {}),
       update: (a) => op("agents.update", Object(a)),
       remove: (name) => op("agents.remove", { name: String(name) }),
+      // run: a sub-agent's turn (create_agent), its answer or failure.
+      run: (a) => op("agents.run", Object(a)),
     }),
     tools: Object.freeze({
       list: () => op("tools.list", {}),

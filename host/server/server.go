@@ -53,6 +53,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -245,6 +246,7 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Title string `json:"title"`
+		Agent string `json:"agent"`
 	}
 	if !decode(w, r, &req) {
 		return
@@ -253,15 +255,37 @@ func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`)
 		return
 	}
-	newSession(w)
+	id := app.NewSessionID()
+	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
+		return
+	}
+	newSession(w, id, req.Agent)
 }
 
-// newSession answers 201 with a new session's id, storing nothing.
-func newSession(w http.ResponseWriter) {
+// setAgent makes session id's turns the stored agent name's, answering
+// 404 itself for an agent that is not stored.
+func (s *server) setAgent(w http.ResponseWriter, r *http.Request, id, name string) bool {
+	err := s.a.SetSessionAgent(r.Context(), id, name)
+	switch {
+	case errors.Is(err, app.ErrNoAgent):
+		fail(w, http.StatusNotFound, err.Error())
+		return false
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+		return false
+	}
+	return true
+}
+
+// newSession answers 201 with a new session's id, storing nothing but its
+// agent, if it has one.
+func newSession(w http.ResponseWriter, id, agent string) {
 	now := time.Now()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(toJSON(store.Session{ID: app.NewSessionID(), Created: now, Updated: now}))
+	x := toJSON(store.Session{ID: id, Created: now, Updated: now})
+	x.Agent = agent
+	json.NewEncoder(w).Encode(x)
 }
 
 func (s *server) session(w http.ResponseWriter, r *http.Request) {
@@ -276,9 +300,11 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 	case !ok:
 		noSession(w, id)
 	default:
+		out := toJSON(x)
+		out.Agent, _ = s.a.SessionAgent(r.Context(), id)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(toJSON(x))
+		json.NewEncoder(w).Encode(out)
 	}
 }
 
@@ -322,6 +348,7 @@ func (s *server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		fail(w, http.StatusInternalServerError, err.Error())
 	default:
+		_ = s.a.ForgetSessionAgent(context.WithoutCancel(r.Context()), id)
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
@@ -354,13 +381,17 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req struct {
-		Text string `json:"text"`
+		Text  string `json:"text"`
+		Agent string `json:"agent"`
 	}
 	if !decode(w, r, &req) {
 		return
 	}
 	if strings.TrimSpace(req.Text) == "" {
 		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
+		return
+	}
+	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
 		return
 	}
 	s.stream(w, r, id, s.a.Host.Session(id).Send(r.Context(), req.Text))
@@ -439,12 +470,19 @@ func (s *server) usage(w http.ResponseWriter, r *http.Request) {
 	reply(w, map[string]any{"session": id, "model_calls": calls, "usage": total})
 }
 
-// clear answers a new session, as createSession does: /clear.
+// clear answers a new session, as createSession does, with the agent of
+// the one cleared: /clear.
 func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &struct{}{}) {
 		return
 	}
-	newSession(w)
+	// The new session keeps the agent of the one cleared.
+	id := app.NewSessionID()
+	agent, err := s.a.SessionAgent(r.Context(), r.PathValue("id"))
+	if err == nil && agent != "" && !s.setAgent(w, r, id, agent) {
+		return
+	}
+	newSession(w, id, agent)
 }
 
 // model forwards a model call to the provider and streams its answer back
@@ -586,6 +624,8 @@ type sessionJSON struct {
 	Created  string `json:"created"`
 	Updated  string `json:"updated"`
 	Messages int    `json:"messages"`
+	// Agent is the stored agent the session's turns are, if any.
+	Agent string `json:"agent,omitempty"`
 }
 
 func toJSON(x store.Session) sessionJSON {

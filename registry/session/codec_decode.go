@@ -248,7 +248,8 @@ func readApproval(r *jsondec.Reader) Approval {
 }
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
-	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit"}
+	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
+	"allowed_groups", "max_turn_tokens"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -306,6 +307,10 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.ToolBudget = r.Int()
 		case "context_limit":
 			s.ContextLimit = r.Int()
+		case "allowed_groups":
+			s.AllowedGroups = r.Strings()
+		case "max_turn_tokens":
+			s.MaxTurnTokens = r.Int()
 		}
 	})
 }

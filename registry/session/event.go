@@ -62,6 +62,14 @@ type Settings struct {
 	// whose request would take more than 80 % of it first compacts the
 	// log: a model call summarises the older messages (Summary).
 	ContextLimit int `json:"context_limit,omitempty"`
+	// AllowedGroups is an agent's allowlist: the turn sees only these tool
+	// groups (registry.Restrict), in no listing, load or search the others.
+	// None is every group.
+	AllowedGroups []string `json:"allowed_groups,omitempty"`
+	// MaxTurnTokens ends the turn with token_limit before a model call once
+	// the turn's calls used this many tokens (input and output, as the
+	// provider reported them); 0 is no limit. A sub-agent's turn has one.
+	MaxTurnTokens int `json:"max_turn_tokens,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask

@@ -95,7 +95,7 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	if t.state == idle || t.state == finished {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
-	t.reg, t.sizes = reg, nil
+	t.reg, t.sizes = reg.Restrict(t.set.AllowedGroups), nil
 	t.route()
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
@@ -308,6 +308,14 @@ func (t *Turn) check(e Event) error {
 		if e.Settings.MaxTokens < 0 {
 			return bad("settings.max_tokens must not be negative")
 		}
+		if e.Settings.MaxTurnTokens < 0 {
+			return bad("settings.max_turn_tokens must not be negative: give the most tokens the turn's model calls may use, or 0 for no limit")
+		}
+		for i, g := range e.Settings.AllowedGroups {
+			if !registry.ValidToolName(g) {
+				return bad("settings.allowed_groups[%d] is %q, not a group's name: give the names of the groups the agent may load (snake_case), or none for every group", i, g)
+			}
+		}
 		if !validRouting(e.Settings.Routing) {
 			return bad("settings.routing is %q: use \"classic\" or \"native\"", e.Settings.Routing)
 		}
@@ -360,6 +368,7 @@ func (t *Turn) check(e Event) error {
 
 func (t *Turn) start(e Event) []Action {
 	t.set = e.Settings
+	t.reg = t.reg.Restrict(t.set.AllowedGroups)
 	if t.set.MaxModelCalls == 0 {
 		t.set.MaxModelCalls = DefaultMaxModelCalls
 	}
@@ -394,6 +403,11 @@ func (t *Turn) callModel() []Action {
 		return t.fail(Failure{Code: "iteration_limit", Message: fmt.Sprintf(
 			"The turn stopped after %d model calls, the limit for one turn. Every message so far is kept: send another message to let the model continue, or raise the limit.",
 			t.set.MaxModelCalls)})
+	}
+	if used := t.usage.InputTokens + t.usage.OutputTokens; t.set.MaxTurnTokens > 0 && used >= t.set.MaxTurnTokens {
+		return t.fail(Failure{Code: "token_limit", Message: fmt.Sprintf(
+			"The turn stopped after its model calls used %d tokens, past its limit of %d. Every message so far is kept: send another message to let the model continue, or raise the limit.",
+			used, t.set.MaxTurnTokens)})
 	}
 	tools := t.offered(t.active.Tools())
 	names := make([]string, len(tools))

@@ -107,6 +107,9 @@ type DescribeRequest struct {
 	// ToolBudget, as a turn's settings.tool_budget, puts unload_tool_group
 	// in Active and ToolsJSON where a turn offers it.
 	ToolBudget int `json:"tool_budget,omitempty"`
+	// AllowedGroups, as a turn's settings.allowed_groups, describes the
+	// catalogue an agent with that allowlist sees.
+	AllowedGroups []string `json:"allowed_groups,omitempty"`
 }
 
 // RoutingInfo says which routing a turn uses: what was asked, what is

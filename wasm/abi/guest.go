@@ -72,13 +72,14 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 			return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
 		}
 	}
-	d := Describe(g.reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
+	reg := g.reg.Restrict(r.AllowedGroups)
+	d := Describe(reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
 	// The meta-tools a turn with these settings adds to the active list.
 	f, _ := wire.ParseFormat(r.Format) // checked below
 	set := session.Settings{Format: f, Routing: session.Routing(r.Routing), SearchTools: r.SearchTools, ToolBudget: r.ToolBudget}
-	d.Active = toolNamesOf(session.OfferedTools(g.reg, set, session.ActiveTools(g.reg, history).Tools()))
+	d.Active = toolNamesOf(session.OfferedTools(reg, set, session.ActiveTools(reg, history).Tools()))
 	if r.ToolsJSON {
-		tj, err := DescribeToolsJSON(g.reg, history, set)
+		tj, err := DescribeToolsJSON(reg, history, set)
 		if err != nil {
 			return fail(CodeInternal, "encoding the tools: "+err.Error())
 		}

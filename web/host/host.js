@@ -188,8 +188,18 @@ export class Host {
     if (sources !== undefined) this.#o = { ...this.#o, sources };
     this.#generation++;
     const inst = await this.#instance();
-    this.#report = inst.load(catalogue);
+    this.#report = inst.load(this.#offered(catalogue));
     return this.#report;
+  }
+
+  // #offered is catalogue without the built-in tools that run only where
+  // the host serves an operation (create_agent: agents.run), when it does
+  // not: it never offers a tool that then fails (the Go host's needsOps).
+  #offered(catalogue) {
+    const ops = this.#o.ops ?? {};
+    const drop = Object.entries(NEEDS_OPS).filter(([, op]) => typeof ops[op] !== "function").map(([file]) => file);
+    if (!drop.length || !catalogue?.manifests) return catalogue;
+    return { ...catalogue, manifests: catalogue.manifests.filter((m) => !drop.includes(m.file)) };
   }
 
   async #instance() {
@@ -199,7 +209,7 @@ export class Host {
       throw new Error("host: no module instance");
     }
     const inst = await this.#factory();
-    this.#report = inst.load(this.#catalogue);
+    this.#report = inst.load(this.#offered(this.#catalogue));
     this.#inst = inst;
     return inst;
   }
@@ -223,14 +233,17 @@ export class Host {
     const turn = s.search_tools || s.tool_budget > 0
       ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? s.tool_budget : 0 }
       : {};
+    // A session's agent sees its own prompt and only its groups.
+    const agent = sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null;
     return (await this.#instance()).describe({
-      system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
+      system_prompt: agent?.system_prompt || system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
+      ...(agent?.groups?.length ? { allowed_groups: agent.groups } : {}),
     });
   }
 
   // op serves one toolroute bridge operation for call c: only namespaces its
   // manifest lists in requiredPermissions, as the Go host's opsFor.
-  async op(c, op, args, { signal } = {}) {
+  async op(c, op, args, { signal, turn } = {}) {
     const ns = String(op).split(".")[0];
     if (!(c.required_permissions ?? []).includes(ns)) {
       throw new Error(`toolroute.${ns}: '${c.tool}' may not use it: only tools whose manifest lists "${ns}" in requiredPermissions may`);
@@ -239,7 +252,9 @@ export class Host {
     if (typeof f !== "function" || !Object.hasOwn(this.#o.ops, op)) throw new Error(`toolroute.${op}: this host does not offer it`);
     // granted: what the user granted the call at approval (toolfiles.write
     // keeps it in a created tool's manifest).
-    return f(args ?? {}, { signal, granted: c.granted ?? [] });
+    // turn: the calling turn's place among agents (agents.run nests a
+    // sub-agent's turn in it): {depth, askAs, relay, unattended}.
+    return f(args ?? {}, { signal, granted: c.granted ?? [], turn });
   }
 
   // demo answers a model request's body as the module's demo model does.
@@ -266,6 +281,13 @@ export class Host {
   // failure (the store, the module) is thrown; so is options.signal's
   // reason when it aborts the turn, which keeps every message committed.
   // options.unattended: no one is there to answer approval questions.
+  // options.agent: {system_prompt, model, groups, max_model_calls,
+  // max_turn_tokens}, who the turn is (a sub-agent's, create_agent);
+  // without it, the host's agentOf option (async (sessionId) => agent or
+  // null) says, for a session started with an agent. options.parent: the
+  // turn info an op got (agents.run), making this turn a sub-agent nested
+  // in that one: one level deeper, its questions asked under the outermost
+  // session and its approval events also among that turn's events.
   // Turns of one session run one at a time.
   async *send(sessionId, text, options = {}) {
     yield* this.#turn(sessionId, text, false, options);
@@ -287,7 +309,7 @@ export class Host {
       signal?.throwIfAborted();
       inst = await this.#instance();
       handle = inst.turnNew();
-      const t = new Turn(this, this.#o, inst, handle, sessionId, signal, this.#generation);
+      const t = new Turn(this, this.#o, inst, handle, sessionId, signal, this.#generation, options.parent);
       const s = this.#o.settings ?? {};
       const settings = {
         format: this.#o.provider.format,
@@ -300,8 +322,17 @@ export class Host {
       }
       // An unattended turn (a scheduled task's) has no one to answer: a
       // tool that asks is refused as when the host has no approve.
-      if (typeof this.#o.approve === "function" && !options.unattended) settings.approvals = true;
-      if (options.unattended) settings.unattended = true;
+      const unattended = !!(options.unattended || options.parent?.unattended);
+      if (typeof this.#o.approve === "function" && !unattended) settings.approvals = true;
+      if (unattended) settings.unattended = true;
+      const agent = options.agent ?? (typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null);
+      if (agent) {
+        if (agent.system_prompt) settings.system_prompt = String(agent.system_prompt);
+        if (agent.model) settings.model = String(agent.model);
+        if (agent.groups?.length) settings.allowed_groups = agent.groups.map(String);
+        if (agent.max_model_calls > 0) settings.max_model_calls = agent.max_model_calls;
+        if (agent.max_turn_tokens > 0) settings.max_turn_tokens = agent.max_turn_tokens;
+      }
       const memories = await this.#memories();
       if (memories.length) settings.memories = memories;
       const policies = typeof this.#o.policies === "function" ? await this.#o.policies() : this.#o.policies;
@@ -437,7 +468,7 @@ export class Host {
 class Turn {
   over = false;
 
-  constructor(host, options, inst, handle, sessionId, signal, generation) {
+  constructor(host, options, inst, handle, sessionId, signal, generation, parent) {
     this.h = host;
     this.o = options;
     this.inst = inst;
@@ -445,6 +476,21 @@ class Turn {
     this.id = sessionId;
     this.signal = signal;
     this.generation = generation;
+    // relayed are sub-agents' approval events waiting to be yielded among
+    // this turn's (the outermost one's); wake wakes runTools for them.
+    this.relayed = [];
+    this.wake = null;
+    this.nested = !!parent;
+    // info is what this turn's ops know of it (agents.run).
+    this.info = {
+      depth: parent ? parent.depth + 1 : 0,
+      askAs: parent?.askAs ?? sessionId,
+      unattended: !!parent?.unattended,
+      relay: parent?.relay ?? ((ev) => {
+        this.relayed.push(ev);
+        this.wake?.();
+      }),
+    };
   }
 
   stamp() {
@@ -607,7 +653,8 @@ class Turn {
   // answers; a call left unanswered is denied.
   async *askApproval(calls) {
     yield { type: "approval", calls };
-    const answers = await this.o.approve(this.id, calls, { signal: this.signal });
+    if (this.nested) this.info.relay({ type: "approval", calls });
+    const answers = await this.o.approve(this.info.askAs, calls, { signal: this.signal });
     this.signal?.throwIfAborted();
     const given = new Map((answers ?? []).map((a) => [a.id, a]));
     const approvals = calls.map((c) => {
@@ -625,27 +672,30 @@ class Turn {
   async *runTools(calls) {
     yield { type: "tool_calls", calls };
     const done = [];
-    let wake = null;
     for (const c of calls) {
       this.run(c).then((r) => {
         done.push(r);
-        wake?.();
+        this.wake?.();
       });
     }
     let aborted = null;
     const onAbort = () => {
       aborted = this.signal.reason;
-      wake?.();
+      this.wake?.();
     };
     this.signal?.addEventListener("abort", onAbort, { once: true });
     let next = null;
     try {
-      for (let n = 0; n < calls.length; n++) {
-        while (done.length === 0 && !aborted) {
-          await new Promise((resolve) => (wake = resolve));
-          wake = null;
+      for (let n = 0; n < calls.length; ) {
+        while (done.length === 0 && !aborted && this.relayed.length === 0) {
+          await new Promise((resolve) => (this.wake = resolve));
+          this.wake = null;
         }
         this.signal?.throwIfAborted();
+        // A sub-agent's question, while its create_agent call runs.
+        while (this.relayed.length) yield this.relayed.shift();
+        if (done.length === 0) continue;
+        n++;
         const r = done.shift();
         // A tool that changed the catalogue (create_js_tool, say) makes the
         // next model call offer the new tools.
@@ -668,7 +718,10 @@ class Turn {
   // secrets redacted, then cut to MAX_RESULT_CHARS (in that order: a cut
   // must not leave half a secret).
   async run(c) {
-    const release = await this.h.slot(this.signal);
+    // A sub-agent's calls run in the slot of the create_agent call that
+    // started it: slots of their own would deadlock once the outer calls
+    // held them all.
+    const release = this.nested ? () => {} : await this.h.slot(this.signal);
     if (!release) {
       return { id: c.id, status: "error", error_type: "canceled", message: `tool '${c.tool}' was canceled before it ran` };
     }
@@ -725,7 +778,7 @@ class Turn {
             params: c.input ?? {}, env: this.h.envFor([...(c.env ?? []), ...(c.granted ?? []).filter((g) => g !== "google")]),
             timeoutMs: seconds * 1000, signal: this.signal,
             google: (c.required_permissions ?? []).includes("google") || (c.granted ?? []).includes("google"),
-            ops: (op, args, opts) => this.h.op(c, op, args, opts),
+            ops: (op, args, opts) => this.h.op(c, op, args, { ...opts, turn: this.info }),
           });
           return withConsole(c.id, out, this.o.showConsole);
         }
@@ -737,6 +790,10 @@ class Turn {
     }
   }
 }
+
+// NEEDS_OPS are the built-in manifests that run only where the host serves
+// an operation, by file.
+const NEEDS_OPS = { "builtin/create_agent.json": "agents.run" };
 
 // OUTPUT marks a native tool's result that carries images (toolOutput).
 const OUTPUT = Symbol.for("toolroute.output");

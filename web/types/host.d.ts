@@ -67,6 +67,25 @@ export interface ApprovalCall {
   [field: string]: unknown;
 }
 
+/** An agent: who a turn is (its prompt, model, the groups it may load) and its limits. */
+export interface Agent {
+  name?: string;
+  system_prompt?: string;
+  model?: string;
+  /** The tool groups it may load; none is every group. */
+  groups?: string[];
+  max_model_calls?: number;
+  max_turn_tokens?: number;
+}
+
+/** What an op knows of the turn whose call runs it (agents.run nests a sub-agent's turn in it). */
+export interface TurnInfo {
+  depth: number;
+  askAs: string;
+  unattended: boolean;
+  relay: (event: Event) => void;
+}
+
 export interface HostOptions {
   /** A driver instance, or a function making one (a trapped instance is then replaced). */
   module: Toolroute | (() => Toolroute | Promise<Toolroute>);
@@ -85,7 +104,9 @@ export interface HostOptions {
   approve?: (sessionId: string, calls: ApprovalCall[], o: { signal?: AbortSignal }) => Promise<{ id: string; answer: "once" | "session" | "deny"; grant?: string[] }[]>;
   policies?: { tool?: string; group?: string; decision: "ask" | "allow" | "deny" }[] | (() => unknown[] | Promise<unknown[]>);
   secrets?: { name: string; value: string }[] | (() => { name: string; value: string }[] | Promise<{ name: string; value: string }[]>);
-  ops?: Record<string, (args: unknown, o: { signal?: AbortSignal }) => Promise<unknown>>;
+  ops?: Record<string, (args: unknown, o: { signal?: AbortSignal; granted: string[]; turn?: TurnInfo }) => Promise<unknown>>;
+  /** The agent a session's turns are (one it was started with), or null. */
+  agentOf?: (sessionId: string) => Agent | null | Promise<Agent | null>;
   showConsole?: boolean;
   fetch?: typeof fetch;
   now?: () => Date;
@@ -109,7 +130,7 @@ export type Event =
   | { type: "retry"; retry: { status: number; attempt: number; wait: number; wait_ms: number } }
   | { type: "approval"; calls: ApprovalCall[] }
   | { type: "done"; text: string; usage?: Usage }
-  | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | string; message: string }; usage?: Usage };
+  | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | "token_limit" | string; message: string }; usage?: Usage };
 
 /** Runs sessions' turns on one module instance. */
 export declare class Host {
@@ -128,7 +149,7 @@ export declare class Host {
   /** Answers a model request's body as the demo model does. */
   demo(body: object | string): Promise<Record<string, unknown>>;
   /** Runs one turn and yields its events; the last is done or failed. */
-  send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean }): AsyncGenerator<Event, void, void>;
+  send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo }): AsyncGenerator<Event, void, void>;
   /** Summarises the session's earlier messages now and yields that turn's events. */
   compact(sessionId: string, options?: { signal?: AbortSignal }): AsyncGenerator<Event, void, void>;
 }

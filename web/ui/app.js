@@ -463,15 +463,22 @@ async function showSession() {
 
 async function openSession(id) {
   session = id;
+  pendingAgent = "";
   localStorage.setItem(SESSION_KEY, session);
   closePanels();
   await showSession();
   await refresh();
 }
 
+// pendingAgent is the agent the new chat's first message starts it with
+// (the picker beside New chat); the session remembers it.
+let pendingAgent = "";
+
 async function newSession() {
   const s = await call({ type: "sessions", action: "create" });
   await openSession(s.id);
+  pendingAgent = $("agent-picker").value;
+  if (pendingAgent) $("session-title").textContent = `New chat with ${pendingAgent}`;
   $("message").focus();
 }
 
@@ -755,7 +762,7 @@ async function refreshTools() {
 }
 
 async function refresh() {
-  await Promise.all([refreshTools(), refreshSessions(), refreshTasks()]);
+  await Promise.all([refreshTools(), refreshSessions(), refreshTasks(), call({ type: "settings" }).then(fillAgents, () => {})]);
 }
 
 // ---- Sending -------------------------------------------------------------
@@ -768,7 +775,9 @@ async function send(text) {
   $("stop").disabled = false;
   let reply = null;
   const calls = []; // each model call's usage, as its first logged message carries it
-  const req = ask({ type: "send", session, text }, (ev) => {
+  const agent = pendingAgent;
+  pendingAgent = "";
+  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
@@ -918,6 +927,7 @@ $("stop").onclick = () => {
 };
 
 $("new-session").onclick = () => newSession();
+$("agent-picker").onchange = () => newSession();
 
 // ---- The panels drawer (phone) ------------------------------------------
 
@@ -989,6 +999,22 @@ async function loadSettings() {
   $("set-search").value = s.search_tools === "on" ? "on" : "off";
   $("set-budget").value = s.tool_budget ?? "0";
   if (s.hasKey) $("set-key").placeholder = "a key is saved (type to replace)";
+  fillAgents(s);
+}
+
+// fillAgents lists the stored agents (update_agent, create_agent) in the
+// picker: choosing one starts a new chat with it.
+function fillAgents(s) {
+  const picker = $("agent-picker");
+  const chosen = picker.value;
+  picker.querySelectorAll("option.stored").forEach((o) => o.remove());
+  for (const name of s.agents ?? []) {
+    const o = el("option", "stored", name);
+    o.value = name;
+    picker.append(o);
+  }
+  picker.value = (s.agents ?? []).includes(chosen) ? chosen : "";
+  picker.hidden = !(s.agents ?? []).length;
 }
 
 // watchCatalogue follows the server's catalogue (serve's /api/ui/events): a

@@ -7,7 +7,8 @@ import { createHost, toolOutput, FORMATS } from "../host/host.js";
 import { MemoryStore as MemoryFS } from "../jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "../host/mcp.js";
-import { recordOps, storedProvider, PROVIDER_PREFIX } from "../host/records.js";
+import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../host/records.js";
+import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFIX } from "../host/agents.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks, TaskTimer } from "../host/schedules.js";
 import { breakdown } from "./meter.js";
@@ -103,8 +104,8 @@ export class PersistentFS extends MemoryFS {
 //   now: () => Date, the scheduled tasks' clock;
 //   onTasksChanged: () => void, told when a task is added, changed,
 //     removed, or its run's record written;
-//   onTaskRun: ({session, title}) => void, told when a task's run is done
-//     (the page lists its session).
+//   onTaskRun: ({session, title}) => void, told when a task's run, or a
+//     sub-agent's (create_agent), is done (the page lists its session).
 export class Core {
   #d;
   #cat = null;
@@ -276,6 +277,11 @@ export class Core {
     // A server slower than this joins the catalogue when it connects.
     await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
     const catalogue = { ...merged().catalogue, disabled: await disabled() };
+    const records = recordOps({
+      store: this.store,
+      groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
+      fetch: this.fetch,
+    });
     // The ops below reach host, made here, only once a tool runs.
     host = await createHost({
       module: this.#d.module,
@@ -310,10 +316,15 @@ export class Core {
         // Scheduled tasks, in the settings too.
         ...this.tasks.ops(),
         // Stored providers, their models and agents, in the settings too.
-        ...recordOps({
+        ...records,
+        // create_agent: the agent's turn nested in the call's, on this host.
+        ...agentOps({
           store: this.store,
-          groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
-          fetch: this.fetch,
+          update: (a) => records["agents.update"](a),
+          run: (r) => runNested(host, r, async (id, title) => {
+            await this.store.renameSession(id, title);
+            this.#d.onTaskRun?.({ session: id, title });
+          }),
         }),
         ...toolFileOps({
           files: userFiles,
@@ -331,6 +342,9 @@ export class Core {
         }),
       },
       memories: async () => (await memories.list()).map((m) => m.text),
+      // A session started with an agent (the New chat picker, or
+      // create_agent's) is that agent's.
+      agentOf: (id) => sessionAgent(this.store, id),
       catalogue,
       sources: merged().sources,
       native,
@@ -479,9 +493,11 @@ export class Core {
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }));
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "");
       } else {
         const host = await this.host();
+        // agent: the page's session starts with (or turns to) a stored agent.
+        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent));
         const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
         for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });
@@ -505,11 +521,11 @@ export class Core {
   // null POST .../compact) and gives emit its events, read from the stream
   // as the page's own turns give them. Aborting closes the request: serve
   // and the worker then end the turn, keeping what it did.
-  async #sendToServer(sid, text, signal, emit) {
+  async #sendToServer(sid, text, signal, emit, agent = "") {
     const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : { text }), signal });
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : agent ? { text, agent } : { text }), signal });
     } catch (e) {
       if (signal.aborted) throw e;
       throw unreachable(e);
@@ -567,6 +583,7 @@ export class Core {
             throw new Error(`a turn is running in session ${JSON.stringify(msg.session)}: wait for it to end, or stop it (abort), then delete it`);
           }
           if (!(await this.store.deleteSession(msg.session))) throw noPageSession(msg.session);
+          await this.store.setSettings({ [SESSION_AGENT_PREFIX + msg.session]: null });
         }
         return this.#list();
       }
@@ -661,6 +678,8 @@ export class Core {
     if (msg.withKey) out.apiKey = s.apiKey ?? "";
     // The providers stored with create_provider, for the panel's choices.
     out.stored_providers = Object.keys(s).filter((k) => k.startsWith(PROVIDER_PREFIX)).sort().map((k) => k.slice(PROVIDER_PREFIX.length));
+    // The stored agents, for the New chat picker.
+    out.agents = Object.keys(s).filter((k) => k.startsWith(AGENT_PREFIX)).sort().map((k) => k.slice(AGENT_PREFIX.length));
     try {
       const p = await this.provider(s);
       out.effective = { format: p.format, model: p.model, label: p.label };

@@ -5,21 +5,25 @@
 //	GET  /api/health                      the provider and what did not load
 //	GET  /api/sessions                    sessions, most recent first
 //	POST /api/sessions                    {} -> a new session's id; it is
-//	                                      stored with its first message
-//	GET  /api/sessions/{id}               one session
+//	                                      stored with its first message;
+//	                                      {"agent"} starts it with one of
+//	                                      TOOLROUTE_AGENTS
+//	GET  /api/sessions/{id}               one session (its agent, if any)
 //	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
 //	DELETE /api/sessions/{id}             delete it and its messages (409
 //	                                      while a turn runs in it)
 //	GET  /api/sessions/{id}/messages      its message log
 //	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
 //	                                      the first message stores the
-//	                                      session, titled after it
+//	                                      session, titled after it; "agent"
+//	                                      makes it that agent's
 //	GET  /api/sessions/{id}/approvals     the question the session's turn is
 //	                                      waiting on
 //	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer", "grant"}]},
 //	                                      an answer to it (once, session or
 //	                                      deny), granting secrets it asked for
-//	POST /api/sessions/{id}/clear         a new session, as /clear
+//	POST /api/sessions/{id}/clear         a new session, as /clear, with
+//	                                      the cleared one's agent
 //	POST /api/sessions/{id}/compact       {} -> the earlier messages summarised, as /compact; SSE
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	POST /api/tasks/due                   {} -> {ran}: run the scheduled tasks due
@@ -44,6 +48,8 @@ import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userRepo
 import { McpServers, withMcp } from "../host/mcp.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks } from "../host/schedules.js";
+import { agentOps, runNested, SESSION_AGENT_PREFIX } from "../host/agents.js";
+import { AGENT_PREFIX } from "../host/records.js";
 
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
@@ -164,7 +170,9 @@ async function start(env, deps, now) {
     files: async () => new MemoryStore(await env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME)).all()),
     fetch: { fetch: (...a) => fetch(...a), ...deps.fetchOptions?.(env) },
   });
-  const base = withPdf(withoutTools(bundle.catalogue ?? {}, UNOFFERED, { config: CONFIG_DESCRIPTION }), pdf);
+  const agents = workerAgents(env);
+  const unoffered = agents.list.length ? UNOFFERED : [...UNOFFERED, "create_agent"];
+  const base = withPdf(withoutTools(bundle.catalogue ?? {}, unoffered, { config: CONFIG_DESCRIPTION }), pdf);
   // The tools as stored now go into the first load: syncTools, on this
   // first request, then finds them current rather than loading the whole
   // catalogue into the module a second time.
@@ -227,6 +235,36 @@ async function start(env, deps, now) {
       }),
       ...configOps({ settings: { list: async () => workerSettings(env) }, env: { names: async () => toolVarNames(env) } }),
       ...tasks.ops(),
+      // create_agent runs the deployment's agents, each a turn nested in
+      // the call, in a session of its own that remembers its agent.
+      ...agentOps({
+        store: {
+          settings: async () => agents.settings,
+          setSettings: async (patch) => {
+            for (const [k, v] of Object.entries(patch)) {
+              if (k.startsWith(SESSION_AGENT_PREFIX) && v) await indexStub(env).setAgentOf(k.slice(SESSION_AGENT_PREFIX.length), v);
+            }
+          },
+        },
+        update: async (a) => {
+          throw Object.assign(new Error(`the worker's agents are its TOOLROUTE_AGENTS variable, which only a deployment changes: run one of ${agents.list.map((x) => x.name).join(", ")} with its name and the task`), { type: "invalid_arguments", agent: a.name });
+        },
+        now,
+        run: async ({ session, title, task, turn, signal, agent }) => {
+          const stub = sessionStub(env, session);
+          const token = crypto.randomUUID();
+          const begun = await stub.begin(session, token, title, now().toISOString());
+          if (begun.busy) throw new Error(`a turn is already running in session ${session}`);
+          tokens.set(session, token);
+          try {
+            const out = await runNested(host, { session, title, task, turn, signal, agent });
+            return out.failure !== undefined ? { failure: hint(provider, out.failure) } : out;
+          } finally {
+            if (tokens.get(session) === token) tokens.delete(session);
+            await stub.end(token).catch(() => {});
+          }
+        },
+      }),
       ...toolFileOps({
         files: {
           list: async () => (await indexStub(env).toolFiles()).files,
@@ -245,6 +283,8 @@ async function start(env, deps, now) {
       }),
     },
     memories: async () => (await memories.list()).map((m) => m.text),
+    // A session started with an agent is that agent's.
+    agentOf: async (id) => agents.byName(await indexStub(env).agentOf(id)),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
     catalogue: first.catalogue,
     sources: first.sources,
@@ -276,7 +316,36 @@ async function start(env, deps, now) {
     await apply(files);
     tools.generation = generation;
   };
-  return { host, provider, tokens, syncTools, mcp, tasks };
+  return { host, provider, tokens, syncTools, mcp, tasks, agents };
+}
+
+// workerAgents reads the TOOLROUTE_AGENTS variable: a JSON array of agents,
+// each {name, system_prompt, model?, groups?}, as the Go program stores
+// them (AgentRecord). list is the good ones, settings them as agent.NAME
+// settings (agentOps reads those), problems what is wrong with the rest.
+export function workerAgents(env) {
+  const list = [];
+  const problems = [];
+  const raw = typeof env.TOOLROUTE_AGENTS === "string" ? env.TOOLROUTE_AGENTS.trim() : "";
+  if (raw) {
+    let v;
+    try {
+      v = JSON.parse(raw);
+    } catch (e) {
+      problems.push(`TOOLROUTE_AGENTS is not JSON (${e.message}): give an array of {"name", "system_prompt", "model", "groups"}`);
+    }
+    if (v !== undefined && !Array.isArray(v)) problems.push('TOOLROUTE_AGENTS is not an array: give [{"name", "system_prompt", "model", "groups"}, ...]');
+    for (const [i, a] of (Array.isArray(v) ? v : []).entries()) {
+      const name = String(a?.name ?? "");
+      if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name) || typeof a?.system_prompt !== "string" || !a.system_prompt.trim() || (a.groups !== undefined && !Array.isArray(a.groups)) || list.some((x) => x.name === name)) {
+        problems.push(`TOOLROUTE_AGENTS[${i}] is left out: an agent is {"name": lower-case letters, digits, _ and -, "system_prompt": not empty, "model", "groups": [names]}, each name once`);
+        continue;
+      }
+      list.push({ name, system_prompt: a.system_prompt.trim(), model: typeof a.model === "string" ? a.model.trim() : "", groups: (a.groups ?? []).map(String) });
+    }
+  }
+  const settings = Object.fromEntries(list.map((a) => [AGENT_PREFIX + a.name, JSON.stringify(a)]));
+  return { list, problems, settings, byName: (name) => list.find((a) => a.name === name) ?? null };
 }
 
 // MCP_WAIT_MS is how long an isolate's start waits for MCP servers to
@@ -358,8 +427,10 @@ export const TOOL_ENV_PREFIX = "TOOL_";
 // tools' variables are its bindings (wrangler.toml, secrets), which only a
 // deployment changes, so it keeps no providers, models or agents of its
 // own, and its catalogue is the bundle's, fixed at deployment, in every
-// isolate alike. Of the config group it offers get_config alone. A tool it
-// cannot run is never offered to fail.
+// isolate alike. Of the config group it offers get_config alone. Its agents
+// are its TOOLROUTE_AGENTS variable (workerAgents): without any,
+// create_agent is left out too. A tool it cannot run is never offered to
+// fail.
 export const UNOFFERED = [
   "list_providers", "create_provider", "update_provider", "delete_provider",
   "list_models", "fetch_models", "set_default_model", "add_model", "delete_model",
@@ -525,6 +596,7 @@ async function route(request, env, ctx, deps, now, ready) {
       for (const m of host.report?.manifests ?? []) for (const p of m.skipped ?? []) problems.push(problem(p));
       problems.push(...(host.report?.errors ?? []));
       problems.push(...mcp.problems());
+      problems.push(...workerAgents(env).problems);
       const routing = workerRouting(env, provider.format);
       if (routing.problem) problems.push(routing.problem);
       delete routing.problem;
@@ -542,13 +614,29 @@ async function route(request, env, ctx, deps, now, ready) {
       if (body.title !== undefined && body.title !== "") {
         return fail(400, 'a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}');
       }
-      return reply(newSession(now()), 201);
+      const s = newSession(now());
+      if (body.agent !== undefined && body.agent !== "") {
+        const refused = await setAgent(env, s.id, body.agent);
+        if (refused) return refused;
+        s.agent = body.agent;
+      }
+      return reply(s, 201);
     }
-    case "POST /sessions/{id}/clear":
-      return reply(newSession(now()), 201);
+    case "POST /sessions/{id}/clear": {
+      // The new session keeps the agent of the one cleared.
+      const s = newSession(now());
+      const agent = await indexStub(env).agentOf(id);
+      if (agent) {
+        await indexStub(env).setAgentOf(s.id, agent);
+        s.agent = agent;
+      }
+      return reply(s, 201);
+    }
     case "GET /sessions/{id}": {
       const info = await sessionStub(env, id).info();
-      return info ? reply(info) : noSession(id);
+      if (!info) return noSession(id);
+      const agent = await indexStub(env).agentOf(id);
+      return reply(agent ? { ...info, agent } : info);
     }
     case "PATCH /sessions/{id}": {
       const t = cleanTitle(body.title);
@@ -562,6 +650,7 @@ async function route(request, env, ctx, deps, now, ready) {
       if (r.busy) {
         return fail(409, `session ${JSON.stringify(id)} has a turn running: wait for its done or failed event, or stop it (close its stream), then delete it; a turn whose worker died lets the session go after 10 minutes`);
       }
+      await indexStub(env).forgetAgentOf(id);
       return new Response(null, { status: 204 });
     }
     case "GET /sessions/{id}/messages": {
@@ -569,8 +658,13 @@ async function route(request, env, ctx, deps, now, ready) {
       if (!(await stub.info())) return noSession(id);
       return reply(await stub.messages());
     }
-    case "POST /sessions/{id}/messages":
+    case "POST /sessions/{id}/messages": {
+      if (body.agent !== undefined && body.agent !== "") {
+        const refused = await setAgent(env, id, body.agent);
+        if (refused) return refused;
+      }
       return send(env, ctx, ready, now, id, body, request);
+    }
     case "POST /sessions/{id}/compact":
       if (!(await sessionStub(env, id).info())) return noSession(id);
       return send(env, ctx, ready, now, id, body, request, true);
@@ -594,6 +688,18 @@ async function route(request, env, ctx, deps, now, ready) {
       return googleToken(env);
   }
   return fail(404, `no such endpoint: ${method} ${path}; see GET /api/health`);
+}
+
+// setAgent makes session id's turns the TOOLROUTE_AGENTS agent name's, or
+// answers why not.
+async function setAgent(env, id, name) {
+  const agents = workerAgents(env);
+  if (typeof name !== "string" || !agents.byName(name)) {
+    const names = agents.list.map((a) => a.name);
+    return fail(404, `no such agent ${JSON.stringify(String(name))}: the worker's agents are its TOOLROUTE_AGENTS variable; they are: ${names.length ? names.join(", ") : "none"}`);
+  }
+  await indexStub(env).setAgentOf(id, name);
+  return null;
 }
 
 // answerApprovals writes answers to the session's pending question into

@@ -239,6 +239,24 @@ export class SessionIndex extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS tool_files (name TEXT PRIMARY KEY, manifest TEXT NOT NULL, code TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS scheduled_tasks (name TEXT PRIMARY KEY, json TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS session_agents (id TEXT PRIMARY KEY, agent TEXT NOT NULL)`);
+  }
+
+  // agentOf is the agent (a TOOLROUTE_AGENTS name) session id was started
+  // with, or "".
+  agentOf(id) {
+    for (const r of this.sql.exec(`SELECT agent FROM session_agents WHERE id = ?`, String(id))) return r.agent;
+    return "";
+  }
+
+  // forgetAgentOf drops session id's agent, for a deleted session.
+  forgetAgentOf(id) {
+    this.sql.exec(`DELETE FROM session_agents WHERE id = ?`, String(id));
+  }
+
+  // setAgentOf makes session id's turns agent's.
+  setAgentOf(id, agent) {
+    this.sql.exec(`INSERT INTO session_agents (id, agent) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET agent = excluded.agent`, String(id), String(agent));
   }
 
   // The scheduled tasks (web/host/schedules.js keeps them, as a settings

@@ -38,6 +38,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	af.registerMCP(fs)
 	af.registerRouting(fs)
 	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
+	agent := fs.String("agent", "", "talk to this stored agent (list_agents): its system prompt, model and tool groups; the session remembers it")
 	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -65,6 +66,12 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.a = a
 	if c.id == "" {
 		c.id = app.NewSessionID()
+	}
+	if *agent != "" {
+		if err := a.SetSessionAgent(ctx, c.id, *agent); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
 	}
 	return c.loop(ctx, stdin)
 }
@@ -193,7 +200,14 @@ func (c *chat) command(ctx context.Context, line string) bool {
 	case "/help":
 		fmt.Fprint(c.out, chatHelp)
 	case "/clear":
+		// The new session keeps the agent of the one cleared.
+		agent, _ := c.a.SessionAgent(ctx, c.id)
 		c.id = app.NewSessionID()
+		if agent != "" {
+			if err := c.a.SetSessionAgent(ctx, c.id, agent); err != nil {
+				fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			}
+		}
 		fmt.Fprintf(c.out, "[new session %s]\n", c.id)
 	case "/tools":
 		c.tools(ctx)

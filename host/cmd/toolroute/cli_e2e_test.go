@@ -170,7 +170,7 @@ func TestToolsCommand(t *testing.T) {
 	for _, c := range l.Core {
 		names = append(names, c.Name)
 	}
-	wantCore := []string{"load_tool_group", "search_tools", "unload_tool_group", "load_skill", "get_current_time", "http_request", "js_eval", "read_file", "save_memory", "search_history", "webfetch", "write_file", "shout"}
+	wantCore := []string{"load_tool_group", "search_tools", "unload_tool_group", "load_skill", "create_agent", "get_current_time", "http_request", "js_eval", "read_file", "save_memory", "search_history", "webfetch", "write_file", "shout"}
 	if !slices.Equal(names, wantCore) {
 		t.Errorf("core tools %v, want %v", names, wantCore)
 	}

@@ -43,8 +43,9 @@ over standard input and output, routed by group: the client lists the
 core tools and load_tool_group, and a load adds a group's tools. --http
 serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for clients
 that send serve's token as Authorization: Bearer.`},
-	{"chat", "toolroute chat [--session NAME] [--ask-stdin] [ROUTING FLAGS] [APP FLAGS]", `
-Chat in the terminal; --session continues (or starts) a named session.
+	{"chat", "toolroute chat [--session NAME] [--agent NAME] [--ask-stdin] [ROUTING FLAGS] [APP FLAGS]", `
+Chat in the terminal; --session continues (or starts) a named session,
+--agent talks to a stored agent (list_agents), which the session keeps.
 Reads one message per line when standard input is not a terminal
 (--ask-stdin: the answers to approval questions too). /help lists the
 chat's commands. Scheduled tasks are kept and run_scheduled_task runs one,

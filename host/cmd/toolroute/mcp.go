@@ -43,6 +43,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// The MCP client's model makes the calls: toolroute calls none.
 	af.cfg.NoModel = true
+	af.cfg.NoAgents = true // no model here to run them
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -135,7 +135,8 @@ func (p *mcpPeer) waitChange() {
 // coreTools is what `toolroute tokens --json` says a routed conversation's
 // first model call sends in chat, less exec and browser, which toolroute
 // mcp does not offer: its clients' users are not at this machine's
-// terminal to be asked about every command.
+// terminal to be asked about every command; and less create_agent, as it
+// calls no model to run an agent with.
 func (u *user) coreTools() []string {
 	u.t.Helper()
 	res := u.run("", "tokens", "--json")
@@ -148,7 +149,7 @@ func (u *user) coreTools() []string {
 	}
 	for _, s := range rep.Scenarios {
 		if s.Name == schematokens.CoreOnly {
-			return slices.DeleteFunc(slices.Clone(s.Tools), func(n string) bool { return n == "exec" || n == "browser" })
+			return slices.DeleteFunc(slices.Clone(s.Tools), func(n string) bool { return n == "exec" || n == "browser" || n == "create_agent" })
 		}
 	}
 	u.t.Fatal("tokens has no core only scenario")
