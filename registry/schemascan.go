@@ -48,7 +48,7 @@ func scanSchema(in []byte) (*schemaScan, error) {
 	if s.pos >= len(in) || in[s.pos] != '{' {
 		return nil, errSchemaSyntax
 	}
-	if err := s.object(1, true); err != nil {
+	if _, err := s.object(1, schemaObject); err != nil {
 		return nil, err
 	}
 	s.space()
@@ -76,7 +76,8 @@ func (s *schemaScan) value(depth int) error {
 	}
 	switch c := s.in[s.pos]; {
 	case c == '{':
-		return s.object(depth+1, false)
+		_, err := s.object(depth+1, plainObject)
+		return err
 	case c == '[':
 		return s.array(depth + 1)
 	case c == '"':
@@ -232,91 +233,30 @@ func (s *schemaScan) array(depth int) error {
 	}
 }
 
-// object copies an object; top notes the schema's keywords, and the
-// properties' names and kinds.
-func (s *schemaScan) object(depth int, top bool) error {
-	if depth > maxSchemaDepth {
-		return errSchemaSyntax
-	}
-	s.out = append(s.out, '{')
-	s.pos++
-	s.space()
-	if s.pos < len(s.in) && s.in[s.pos] == '}' {
-		s.pos++
-		s.out = append(s.out, '}')
-		return nil
-	}
-	for {
-		s.space()
-		if s.pos >= len(s.in) || s.in[s.pos] != '"' {
-			return errSchemaSyntax
-		}
-		raw, err := s.str()
-		if err != nil {
-			return err
-		}
-		s.space()
-		if s.pos >= len(s.in) || s.in[s.pos] != ':' {
-			return errSchemaSyntax
-		}
-		s.pos++
-		s.out = append(s.out, ':')
-		s.space()
-		at := len(s.out)
-		var name string
-		if top {
-			name = key(raw)
-		}
-		if top && name == "properties" && s.pos < len(s.in) && s.in[s.pos] == '{' {
-			names, err := s.properties(depth + 1)
-			if err != nil {
-				return err
-			}
-			s.propNames = names
-		} else {
-			if err := s.value(depth); err != nil {
-				return err
-			}
-			if top && name == "properties" {
-				s.propNames = nil
-			}
-		}
-		if top {
-			switch name {
-			case "type":
-				s.typ = s.out[at:len(s.out):len(s.out)]
-			case "properties":
-				s.props = s.out[at:len(s.out):len(s.out)]
-			case "required":
-				s.req = s.out[at:len(s.out):len(s.out)]
-			}
-		}
-		s.space()
-		if s.pos >= len(s.in) {
-			return errSchemaSyntax
-		}
-		switch s.in[s.pos] {
-		case ',':
-			s.pos++
-			s.out = append(s.out, ',')
-		case '}':
-			s.pos++
-			s.out = append(s.out, '}')
-			return nil
-		default:
-			return errSchemaSyntax
-		}
-	}
-}
+// objectKind is what an object is to the scan: the schema itself (its
+// keywords are noted), its properties (their names and kinds are noted),
+// or any other.
+type objectKind int
 
-// properties copies the properties object, noting each name and whether
-// its last value is an object.
-func (s *schemaScan) properties(depth int) ([]propValue, error) {
+const (
+	plainObject objectKind = iota
+	schemaObject
+	propertiesObject
+)
+
+// object copies an object; for a properties object it gives each name
+// with whether its last value is an object.
+func (s *schemaScan) object(depth int, kind objectKind) ([]propValue, error) {
 	if depth > maxSchemaDepth {
 		return nil, errSchemaSyntax
 	}
-	names := []propValue{}
-	index := map[string]int{}
+	var (
+		names []propValue
+		index map[string]int
+	)
+	if kind == propertiesObject {
+		names, index = []propValue{}, map[string]int{}
+	}
 	s.out = append(s.out, '{')
 	s.pos++
 	s.space()
@@ -341,16 +281,43 @@ func (s *schemaScan) properties(depth int) ([]propValue, error) {
 		s.pos++
 		s.out = append(s.out, ':')
 		s.space()
-		object := s.pos < len(s.in) && s.in[s.pos] == '{'
-		if err := s.value(depth); err != nil {
-			return nil, err
+		at := len(s.out)
+		isObject := s.pos < len(s.in) && s.in[s.pos] == '{'
+		var name string
+		if kind != plainObject {
+			name = key(raw)
 		}
-		name := key(raw)
-		if i, ok := index[name]; ok {
-			names[i].object = object // a repeated name: the last value counts
+		if kind == schemaObject && name == "properties" && isObject {
+			props, err := s.object(depth+1, propertiesObject)
+			if err != nil {
+				return nil, err
+			}
+			s.propNames = props
 		} else {
-			index[name] = len(names)
-			names = append(names, propValue{name, object})
+			if err := s.value(depth); err != nil {
+				return nil, err
+			}
+			if kind == schemaObject && name == "properties" {
+				s.propNames = nil
+			}
+		}
+		switch kind {
+		case schemaObject:
+			switch name {
+			case "type":
+				s.typ = s.out[at:len(s.out):len(s.out)]
+			case "properties":
+				s.props = s.out[at:len(s.out):len(s.out)]
+			case "required":
+				s.req = s.out[at:len(s.out):len(s.out)]
+			}
+		case propertiesObject:
+			if i, ok := index[name]; ok {
+				names[i].object = isObject // a repeated name: the last value counts
+			} else {
+				index[name] = len(names)
+				names = append(names, propValue{name, isObject})
+			}
 		}
 		s.space()
 		if s.pos >= len(s.in) {
