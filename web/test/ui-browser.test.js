@@ -210,7 +210,11 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     // /clear: a new chat with only the core tools, and no empty chat kept.
     await send("/clear");
     await page.locator("#welcome").waitFor();
-    assert.deepEqual(await page.locator("#active-tools li").allInnerTexts(), ["load_tool_group"]);
+    // The meter follows the new chat once its describe answers, which a
+    // loaded machine may take a moment over.
+    const tools = () => page.locator("#active-tools li").allInnerTexts();
+    await page.waitForFunction(() => [...document.querySelectorAll("#active-tools li")].map((li) => li.innerText).join(",") === "load_tool_group", null, { timeout: 20000 }).catch(() => {});
+    assert.deepEqual(await tools(), ["load_tool_group"]);
     await page.reload();
     await page.locator("#welcome").waitFor({ timeout: 20000 });
     await page.locator("#sessions").getByText("Milk and charts").waitFor();
