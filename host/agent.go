@@ -18,6 +18,9 @@ type Agent struct {
 	// module's max_model_calls and max_turn_tokens).
 	MaxModelCalls int
 	MaxTurnTokens int
+	// ToolBudget is the most tokens of tool schemas one of its model calls
+	// may send (the module's tool_budget); 0 keeps the host's.
+	ToolBudget int
 }
 
 // Agent is the session whose turns are a's.

@@ -225,6 +225,9 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			set.MaxModelCalls = agent.MaxModelCalls
 		}
 		set.MaxTurnTokens = agent.MaxTurnTokens
+		if agent.ToolBudget > 0 {
+			set.ToolBudget = agent.ToolBudget
+		}
 	}
 	ctx = s.withTurn(ctx, emit)
 	var acts []session.Action

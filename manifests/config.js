@@ -80,7 +80,8 @@ async function deleteModel(params) {
 
 function agentText(a) {
   const prompt = a.system_prompt.length > 80 ? a.system_prompt.slice(0, 80) + "…" : a.system_prompt;
-  return "model " + (a.model || "the session's") + "; groups " + (a.groups.length ? a.groups.join(", ") : "all") + "; prompt: " + prompt;
+  return "model " + (a.model || "the session's") + "; groups " + (a.groups.length ? a.groups.join(", ") : "all") +
+    (a.tool_budget > 0 ? "; tool budget " + a.tool_budget + " tokens" : "") + "; prompt: " + prompt;
 }
 
 async function listAgents() {
@@ -96,6 +97,7 @@ async function updateAgent(params) {
     if (!Array.isArray(params.groups)) fail("invalid_arguments", "groups must be a list of tool group names");
     change.groups = params.groups.map(String);
   }
+  if (params.tool_budget !== undefined && params.tool_budget !== null) change.tool_budget = params.tool_budget;
   const a = await toolroute.agents.update(change);
   return "Agent '" + a.name + "' " + (a.created ? "stored" : "updated") + ": " + agentText(a) + ".";
 }

@@ -54,7 +54,7 @@ func (a *App) runAgent(ctx context.Context, ag builtin.AgentRecord, task string)
 
 // hostAgent is a stored agent as the host runs it.
 func hostAgent(ag builtin.AgentRecord) host.Agent {
-	return host.Agent{Name: ag.Name, SystemPrompt: ag.SystemPrompt, Model: ag.Model, Groups: ag.Groups}
+	return host.Agent{Name: ag.Name, SystemPrompt: ag.SystemPrompt, Model: ag.Model, Groups: ag.Groups, ToolBudget: ag.ToolBudget}
 }
 
 // agentOf is the stored agent a session's turns are (host.Options.Agents):

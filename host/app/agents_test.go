@@ -235,3 +235,50 @@ func TestCreateAgentModelCallLimit(t *testing.T) {
 		t.Errorf("fields for a stored agent: %q", got)
 	}
 }
+
+// An agent's tool budget is its turns': update_agent stores it, list_agents
+// shows it, and a sub-agent's load past it is told so, while the user's
+// own turns keep the session's (none here).
+func TestAgentToolBudget(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`),
+		fakemodel.ToolCall("update_agent", `{"name":"lean","system_prompt":"You are lean.","tool_budget":50}`),
+		fakemodel.ToolCall("list_agents", `{}`),
+		fakemodel.ToolCall("create_agent", `{"name":"lean","task":"Load the scheduled tasks tools."}`),
+		// The sub-agent's turn.
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"scheduled_tasks"}`),
+		fakemodel.Text("Loaded, over my budget."),
+		// The user's turn goes on.
+		fakemodel.Text("Done."),
+	)
+	defer model.Close()
+	cfg := testConfig(t)
+	cfg.Provider, cfg.Model = "openai", "fake-1"
+	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": "sk-test"})
+	cfg.Approver = &approveAll{}
+	a := open(t, cfg)
+
+	send(t, a, "s", "Make a lean agent and have it load the scheduled tasks tools.")
+	if r := toolResult(t, a, "s", "update_agent"); !strings.Contains(r, "tool budget 50 tokens") {
+		t.Errorf("update_agent said %q", r)
+	}
+	if r := toolResult(t, a, "s", "list_agents"); !strings.Contains(r, "- lean: model the session's; groups all; tool budget 50 tokens; prompt: You are lean.") {
+		t.Errorf("list_agents said %q", r)
+	}
+	m := agentSession.FindStringSubmatch(toolResult(t, a, "s", "create_agent"))
+	if m == nil {
+		t.Fatalf("create_agent said %q", toolResult(t, a, "s", "create_agent"))
+	}
+	if r := toolResult(t, a, m[1], "load_tool_group"); !strings.Contains(r, "more than the budget of 50: unload a group you no longer need with unload_tool_group.") {
+		t.Errorf("the sub-agent's load past its budget said %q", r)
+	}
+	// The user's own load of config had no budget note.
+	if r := toolResult(t, a, "s", "load_tool_group"); strings.Contains(r, "the budget of") {
+		t.Errorf("the user's load said %q", r)
+	}
+	// A budget that is not a whole number of tokens is refused.
+	res, err := a.Host.CallTool(context.Background(), "update_agent", json.RawMessage(`{"name":"lean","tool_budget":-5}`))
+	if err != nil || res.Status != "error" || !strings.Contains(res.Message, "tool_budget must be a whole number of tokens from 0 (the session's budget) to 1000000") {
+		t.Errorf("update_agent with tool_budget -5: %+v, %v", res, err)
+	}
+}

@@ -68,7 +68,14 @@ type AgentRecord struct {
 	SystemPrompt string   `json:"system_prompt"`
 	Model        string   `json:"model"`
 	Groups       []string `json:"groups"`
+	// ToolBudget is the most tokens of tool schemas one of its model calls
+	// may send; 0 keeps the session's (the tool_budget setting).
+	ToolBudget int `json:"tool_budget,omitempty"`
 }
+
+// MaxToolBudget bounds an agent's tool budget: more than any catalogue
+// needs.
+const MaxToolBudget = 1_000_000
 
 // recordName is what a provider's or an agent's name may be.
 var recordName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
@@ -428,6 +435,7 @@ func providerOps(d Deps) host.HostOps {
 				SystemPrompt *string   `json:"system_prompt"`
 				Model        *string   `json:"model"`
 				Groups       *[]string `json:"groups"`
+				ToolBudget   *float64  `json:"tool_budget"`
 			}](in)
 			if err != nil {
 				return nil, err
@@ -474,6 +482,13 @@ func providerOps(d Deps) host.HostOps {
 			}
 			if ag.Groups == nil {
 				ag.Groups = []string{}
+			}
+			if a.ToolBudget != nil {
+				b := *a.ToolBudget
+				if b < 0 || b > MaxToolBudget || b != float64(int(b)) {
+					return nil, invalid("tool_budget must be a whole number of tokens from 0 (the session's budget) to %d", MaxToolBudget)
+				}
+				ag.ToolBudget = int(b)
 			}
 			if err := putRecord(ctx, d.Store, AgentPrefix+ag.Name, ag); err != nil {
 				return nil, err

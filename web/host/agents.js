@@ -50,7 +50,9 @@ function parse(text) {
 export function storedAgent(settings, name) {
   const a = parse(settings?.[AGENT_PREFIX + name] ?? "");
   if (!a) return null;
-  return { name: String(a.name ?? name), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
+  const out = { name: String(a.name ?? name), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
+  if (Number.isInteger(a.tool_budget) && a.tool_budget > 0) out.tool_budget = a.tool_budget;
+  return out;
 }
 
 // sessionAgent is the stored agent session id's turns are, or null: what a

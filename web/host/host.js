@@ -228,13 +228,15 @@ export class Host {
     const system_prompt = await this.#basePrompt();
     const memories = await this.#memories();
     const s = this.#o.settings ?? {};
+    // A session's agent sees its own prompt, only its groups and its tool
+    // budget.
+    const agent = sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null;
+    const budget = agent?.tool_budget > 0 ? agent.tool_budget : s.tool_budget > 0 ? s.tool_budget : 0;
     // Asked with the turn's format, routing and search_tools, the active
     // list has search_tools where a turn offers it.
-    const turn = s.search_tools || s.tool_budget > 0
-      ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? s.tool_budget : 0 }
+    const turn = s.search_tools || budget > 0
+      ? { format: this.#o.provider?.format || "openai", routing: s.routing || "classic", search_tools: !!s.search_tools, tool_budget: budget }
       : {};
-    // A session's agent sees its own prompt and only its groups.
-    const agent = sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null;
     return (await this.#instance()).describe({
       system_prompt: agent?.system_prompt || system_prompt, history, ...(memories.length ? { memories } : {}), ...(options.toolsJSON ? { tools_json: true } : {}), ...turn,
       ...(agent?.groups?.length ? { allowed_groups: agent.groups } : {}),
@@ -332,6 +334,7 @@ export class Host {
         if (agent.groups?.length) settings.allowed_groups = agent.groups.map(String);
         if (agent.max_model_calls > 0) settings.max_model_calls = agent.max_model_calls;
         if (agent.max_turn_tokens > 0) settings.max_turn_tokens = agent.max_turn_tokens;
+        if (agent.tool_budget > 0) settings.tool_budget = agent.tool_budget;
       }
       const memories = await this.#memories();
       if (memories.length) settings.memories = memories;

@@ -10,7 +10,7 @@
 //     (fetch adds {fetched, new})
 //   models.add|remove|setDefault {provider, model}     -> provider state
 //   agents.list {}                                     -> [agent]
-//   agents.update {name, system_prompt?, model?, groups?} -> agent, created
+//   agents.update {name, system_prompt?, model?, groups?, tool_budget?} -> agent, created
 //   agents.remove {name}                               -> the agent
 // A provider state is {name, format, base_url, key_secret, models,
 // default_model, key_set, active}: the name of the secret holding the key
@@ -202,6 +202,12 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
           if (!a.groups.includes(g)) a.groups.push(g);
         }
       }
+      if (args?.tool_budget !== undefined && args?.tool_budget !== null) {
+        const b = args.tool_budget;
+        if (typeof b !== "number" || !Number.isInteger(b) || b < 0 || b > MAX_TOOL_BUDGET) throw invalid(`tool_budget must be a whole number of tokens from 0 (the session's budget) to ${MAX_TOOL_BUDGET}`);
+        if (b > 0) a.tool_budget = b;
+        else delete a.tool_budget;
+      }
       await store.setSettings({ [AGENT_PREFIX + name]: JSON.stringify(a) });
       return { ...a, created: !old };
     },
@@ -216,8 +222,14 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
 }
 
 function agentShape(a) {
-  return { name: String(a.name ?? ""), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
+  const out = { name: String(a.name ?? ""), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
+  if (Number.isInteger(a.tool_budget) && a.tool_budget > 0) out.tool_budget = a.tool_budget;
+  return out;
 }
+
+// MAX_TOOL_BUDGET bounds an agent's tool budget, as the Go program's
+// MaxToolBudget does.
+const MAX_TOOL_BUDGET = 1_000_000;
 
 // fetchModels reads a provider's model list as the Go program's
 // FetchModels: OpenAI's GET BASE/models, Anthropic's GET BASE/v1/models

@@ -125,3 +125,31 @@ test("a JS host without the agents.run operation leaves create_agent out, as the
   const withOp = await (await make({ "agents.run": async () => ({}) })).describe();
   assert.ok(withOp.active.includes("create_agent"), JSON.stringify(withOp.active));
 });
+
+test("an agent's tool budget is its turns': update_agent stores it, list_agents shows it, a sub-agent's load past it is told so", async () => {
+  const model = fakeServer([
+    { call: ["load_tool_group", { group_name: "config" }] },
+    { call: ["update_agent", { name: "lean", system_prompt: "You are lean.", tool_budget: 50 }] },
+    { call: ["list_agents", {}] },
+    { call: ["create_agent", { name: "lean", task: "Load the scheduled tasks tools." }] },
+    // The sub-agent.
+    { call: ["load_tool_group", { group_name: "scheduled_tasks" }] },
+    { text: "Loaded, over my budget." },
+    // The parent again.
+    { text: "Done." },
+  ]);
+  const store = new MemoryUIStore();
+  const core = newCore(store, model.fetch, { catalogue: async () => bundle });
+  const r = await ask(core, { type: "send", session: "p", text: "Make a lean agent and have it load the scheduled tasks tools." }, (x) => {
+    if (x.type === "event" && x.event.type === "approval") {
+      setTimeout(() => core.handle({ id: 2, type: "approve", session: "p", answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
+    }
+  });
+  assert.equal(r.last.type, "done", JSON.stringify(r.last));
+  const msgs = await store.messages("p");
+  assert.match(result(msgs, "update_agent"), /tool budget 50 tokens/);
+  assert.match(result(msgs, "list_agents"), /- lean: model the session's; groups all; tool budget 50 tokens; prompt: You are lean\./);
+  assert.doesNotMatch(result(msgs, "load_tool_group"), /the budget of/);
+  const sub = result(msgs, "create_agent").match(SESSION)[1];
+  assert.match(result(await store.messages(sub), "load_tool_group"), /more than the budget of 50: unload a group you no longer need with unload_tool_group\./);
+});

@@ -24,6 +24,7 @@ const AGENTS = [
   { name: "reader", system_prompt: "You are reader: you read PDF files.", groups: ["pdf"] },
   { name: "poster", system_prompt: "You are poster: you post notes." },
   { name: "Bad Name", system_prompt: "x" },
+  { name: "spender", system_prompt: "x", tool_budget: -1 },
 ];
 let model, workerd, base;
 
@@ -99,7 +100,8 @@ const resultOf = async (id, tool) => (await (await json("GET", `/api/sessions/${
 
 test("the worker's agents are TOOLROUTE_AGENTS: a bad entry is a problem at /api/health, and create_agent is a core tool", async () => {
   const h = await (await json("GET", "/api/health")).json();
-  assert.ok(h.problems.includes('TOOLROUTE_AGENTS[2] is left out: an agent is {"name": lower-case letters, digits, _ and -, "system_prompt": not empty, "model", "groups": [names]}, each name once'), JSON.stringify(h.problems));
+  assert.ok(h.problems.includes('TOOLROUTE_AGENTS[2] is left out: an agent is {"name": lower-case letters, digits, _ and -, "system_prompt": not empty, "model", "groups": [names], "tool_budget": tokens}, each name once'), JSON.stringify(h.problems));
+  assert.ok(h.problems.some((p) => p.startsWith("TOOLROUTE_AGENTS[3] is left out")), "a tool budget below 0: " + JSON.stringify(h.problems));
   const cat = await (await json("GET", "/api/catalogue")).json();
   assert.ok(cat.active.includes("create_agent"), JSON.stringify(cat.active));
 });

@@ -320,7 +320,7 @@ async function start(env, deps, now) {
 }
 
 // workerAgents reads the TOOLROUTE_AGENTS variable: a JSON array of agents,
-// each {name, system_prompt, model?, groups?}, as the Go program stores
+// each {name, system_prompt, model?, groups?, tool_budget?}, as the Go program stores
 // them (AgentRecord). list is the good ones, settings them as agent.NAME
 // settings (agentOps reads those), problems what is wrong with the rest.
 export function workerAgents(env) {
@@ -337,11 +337,15 @@ export function workerAgents(env) {
     if (v !== undefined && !Array.isArray(v)) problems.push('TOOLROUTE_AGENTS is not an array: give [{"name", "system_prompt", "model", "groups"}, ...]');
     for (const [i, a] of (Array.isArray(v) ? v : []).entries()) {
       const name = String(a?.name ?? "");
-      if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name) || typeof a?.system_prompt !== "string" || !a.system_prompt.trim() || (a.groups !== undefined && !Array.isArray(a.groups)) || list.some((x) => x.name === name)) {
-        problems.push(`TOOLROUTE_AGENTS[${i}] is left out: an agent is {"name": lower-case letters, digits, _ and -, "system_prompt": not empty, "model", "groups": [names]}, each name once`);
+      const budget = a?.tool_budget ?? 0;
+      if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name) || typeof a?.system_prompt !== "string" || !a.system_prompt.trim() || (a.groups !== undefined && !Array.isArray(a.groups)) ||
+        !Number.isInteger(budget) || budget < 0 || list.some((x) => x.name === name)) {
+        problems.push(`TOOLROUTE_AGENTS[${i}] is left out: an agent is {"name": lower-case letters, digits, _ and -, "system_prompt": not empty, "model", "groups": [names], "tool_budget": tokens}, each name once`);
         continue;
       }
-      list.push({ name, system_prompt: a.system_prompt.trim(), model: typeof a.model === "string" ? a.model.trim() : "", groups: (a.groups ?? []).map(String) });
+      const agent = { name, system_prompt: a.system_prompt.trim(), model: typeof a.model === "string" ? a.model.trim() : "", groups: (a.groups ?? []).map(String) };
+      if (budget > 0) agent.tool_budget = budget;
+      list.push(agent);
     }
   }
   const settings = Object.fromEntries(list.map((a) => [AGENT_PREFIX + a.name, JSON.stringify(a)]));
