@@ -408,7 +408,12 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 		return abi.Description{}, err
 	}
 	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
-	// A session's agent sees its own prompt and only its groups.
+	if h.opts.Provider != nil {
+		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
+		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget
+	}
+	// A session's agent sees its own prompt, only its groups and its tool
+	// budget.
 	if sessionID != "" && h.opts.Agents != nil {
 		agent, err := h.opts.Agents(ctx, sessionID)
 		if err != nil {
@@ -419,11 +424,10 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description,
 				req.SystemPrompt = agent.SystemPrompt
 			}
 			req.AllowedGroups = agent.Groups
+			if agent.ToolBudget > 0 && h.opts.Provider != nil {
+				req.ToolBudget = agent.ToolBudget
+			}
 		}
-	}
-	if h.opts.Provider != nil {
-		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
-		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget
 	}
 	return inst.Describe(ctx, req)
 }

@@ -272,6 +272,14 @@ func TestAgentToolBudget(t *testing.T) {
 	if r := toolResult(t, a, m[1], "load_tool_group"); !strings.Contains(r, "more than the budget of 50: unload a group you no longer need with unload_tool_group.") {
 		t.Errorf("the sub-agent's load past its budget said %q", r)
 	}
+	// The agent's session's catalogue (the meter) has its budget: with one,
+	// unload_tool_group is offered; the user's session has none.
+	if d, err := a.Host.Describe(context.Background(), m[1]); err != nil || !slices.Contains(d.Active, "unload_tool_group") {
+		t.Errorf("the agent's session's active tools %v (%v) lack unload_tool_group", d.Active, err)
+	}
+	if d, err := a.Host.Describe(context.Background(), "s"); err != nil || slices.Contains(d.Active, "unload_tool_group") {
+		t.Errorf("the user's session's active tools %v (%v) have unload_tool_group", d.Active, err)
+	}
 	// The user's own load of config had no budget note.
 	if r := toolResult(t, a, "s", "load_tool_group"); strings.Contains(r, "the budget of") {
 		t.Errorf("the user's load said %q", r)

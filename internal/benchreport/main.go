@@ -650,17 +650,17 @@ const notes = `
 
 - A session's turn start on the instance that keeps it (StartTurn's
   wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it takes
-  about 1.1 ms, its cost growing with the request body alone (about 850 KB
-  there, built once and copied out once). The load_tool_group step and a
+  0.9 to 1.1 ms from run to run, its cost growing with the request body
+  alone (about 850 KB there, built once and copied out once). The load_tool_group step and a
   whole turn were to take at most 100 µs and 400 µs: with the hand-written
-  codec they take about 285 µs and 970 µs (from 470 µs and 1.7 ms). What
+  codec they take about 290 µs and 1 ms (from 470 µs and 1.7 ms). What
   is left is mostly allocation in the turn engine (about 45% of a load
   step inside wazero, mallocgc): fewer allocations and per-catalogue
   caches of the prompt and the tool entries are the next step (issue 19).
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
   64 sessions with an instant model (ThroughputSQLite): it runs about 720
-  to 1,500 (from 600 to 1,000), and about 1,650 to 2,250 with the memory
-  store. The module's steps and SQLite's commits share the CPU; a turn no
+  to 1,500 from run to run (from 600 to 1,000), and about 1,300 to 2,250
+  with the memory store. The module's steps and SQLite's commits share the CPU; a turn no
   longer copies its session's whole log (the stores are TailReaders) nor
   counts the same schemas' tokens again.
   With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
@@ -676,7 +676,7 @@ const notes = `
   (from 1.4 s), its schemas scanned in one pass and the catalogue read by
   hand.
 - A warm JS tool call (CallItself) was to take 50 µs: it takes about 50 to
-  55 µs from run to run.
+  57 µs from run to run.
 - A cold call (ColdCall) was to take under 3 ms: it does.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). On the development queries it
