@@ -70,8 +70,8 @@ func agentOps(d Deps, update func(context.Context, json.RawMessage) (any, error)
 			if err != nil {
 				return nil, err
 			}
-			if !recordName.MatchString(a.Name) {
-				return nil, invalid("%q is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", a.Name)
+			if err := checkAgentName(a.Name); err != nil {
+				return nil, err
 			}
 			task := strings.TrimSpace(a.Task)
 			if task == "" {

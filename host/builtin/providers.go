@@ -77,6 +77,14 @@ type AgentRecord struct {
 // needs.
 const MaxToolBudget = 1_000_000
 
+// checkAgentName refuses what cannot be an agent's name, saying what can.
+func checkAgentName(name string) error {
+	if !recordName.MatchString(name) {
+		return invalid("%q is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", name)
+	}
+	return nil
+}
+
 // recordName is what a provider's or an agent's name may be.
 var recordName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
@@ -440,8 +448,8 @@ func providerOps(d Deps) host.HostOps {
 			if err != nil {
 				return nil, err
 			}
-			if !recordName.MatchString(a.Name) {
-				return nil, invalid("%q is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", a.Name)
+			if err := checkAgentName(a.Name); err != nil {
+				return nil, err
 			}
 			ag, found, err := record[AgentRecord](ctx, d.Store, AgentPrefix+a.Name)
 			if err != nil {

@@ -242,19 +242,8 @@ func (r anRequest) appendJSON(b []byte) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"messages":`...)
-	if r.Messages == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, m := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = m.appendJSON(b); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
+	if b, err = appendArray(b, r.Messages); err != nil {
+		return nil, err
 	}
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
@@ -403,19 +392,8 @@ func (r rsRequest) appendJSON(b []byte) ([]byte, error) {
 		b = jsonenc.String(b, r.Instructions, false)
 	}
 	b = append(b, `,"input":`...)
-	if r.Input == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, it := range r.Input {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = it.appendJSON(b); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
+	if b, err = appendArray(b, r.Input); err != nil {
+		return nil, err
 	}
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
@@ -620,19 +598,8 @@ func appendRSTool(b []byte, t rsTool) ([]byte, error) {
 func (r gmRequest) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"contents":`...)
-	if r.Contents == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, c := range r.Contents {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = c.appendJSON(b); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
+	if b, err = appendArray(b, r.Contents); err != nil {
+		return nil, err
 	}
 	if r.SystemInstruction != nil {
 		b = append(b, `,"systemInstruction":`...)
@@ -831,4 +798,23 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		b = jsonenc.String(b, m[k], false)
 	}
 	return append(b, '}')
+}
+
+// appendArray writes items as encoding/json writes a slice: null for nil,
+// else each element by its own appendJSON, comma-separated.
+func appendArray[T interface{ appendJSON([]byte) ([]byte, error) }](b []byte, items []T) ([]byte, error) {
+	if items == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = it.appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }

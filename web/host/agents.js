@@ -7,7 +7,7 @@
 // whose call asked, in a session of its own that remembers its agent
 // (session_agent.ID in the settings).
 
-import { AGENT_PREFIX } from "./records.js";
+import { AGENT_PREFIX, agentShape } from "./records.js";
 
 export const MAX_AGENT_DEPTH = 2;
 export const AGENT_MAX_MODEL_CALLS = 15;
@@ -50,9 +50,7 @@ function parse(text) {
 export function storedAgent(settings, name) {
   const a = parse(settings?.[AGENT_PREFIX + name] ?? "");
   if (!a) return null;
-  const out = { name: String(a.name ?? name), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
-  if (Number.isInteger(a.tool_budget) && a.tool_budget > 0) out.tool_budget = a.tool_budget;
-  return out;
+  return agentShape({ ...a, name: a.name ?? name });
 }
 
 // sessionAgent is the stored agent session id's turns are, or null: what a

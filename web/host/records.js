@@ -221,7 +221,8 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
   };
 }
 
-function agentShape(a) {
+// agentShape is a stored agent record as every reader gives it.
+export function agentShape(a) {
   const out = { name: String(a.name ?? ""), system_prompt: String(a.system_prompt ?? ""), model: String(a.model ?? ""), groups: Array.isArray(a.groups) ? a.groups.map(String) : [] };
   if (Number.isInteger(a.tool_budget) && a.tool_budget > 0) out.tool_budget = a.tool_budget;
   return out;
