@@ -211,7 +211,28 @@ func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp
 		cancel()
 		<-done
 	})
+	if revision >= "2026-07-28" {
+		// The SDK's Connect opens the subscriptions/listen stream without
+		// waiting for the server: a call made at once may reach the server
+		// before it, when the client has not yet asked to hear of changes.
+		// A client that wants them first waits for the acknowledgement.
+		p.waitRead(t, "notifications/subscriptions/acknowledged")
+	}
 	return p
+}
+
+// waitRead waits until the client has read a message of method.
+func (p *peer) waitRead(t *testing.T, method string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		found := slices.Contains(p.read, method)
+		p.mu.Unlock()
+		if found {
+			return
+		}
+	}
+	t.Fatalf("the client never read %s", method)
 }
 
 func (p *peer) names(t *testing.T) []string {
