@@ -336,4 +336,3 @@ func nfkcTables() (decomp, ccc, comp []byte) {
 	}
 	return d.Bytes(), c.Bytes(), p.Bytes()
 }
-
