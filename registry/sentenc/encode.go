@@ -137,6 +137,7 @@ func (ly *layer) forward(w *work, n int, eps float32) {
 // outputs side by side.
 func (ly *layer) attend(att, qkv []float32, n int, scores []float32) {
 	in, depth := ly.inDim, ly.depth
+	fast := haveFMA && depth%8 == 0
 	for hd := range ly.heads {
 		off := hd * depth
 		for t := range n {
@@ -144,11 +145,16 @@ func (ly *layer) attend(att, qkv []float32, n int, scores []float32) {
 			maxS := float32(math.Inf(-1))
 			for s := range n {
 				k := qkv[s*3*in+in+off : s*3*in+in+off+depth]
-				k = k[:len(q)]
 				var dot float32
-				for i, qv := range q {
-					dot += qv * ly.qscale * k[i]
+				if fast {
+					dot = dot1(&q[0], &k[0], depth)
+				} else {
+					k = k[:len(q)]
+					for i, qv := range q {
+						dot += qv * k[i]
+					}
 				}
+				dot *= ly.qscale
 				scores[s] = dot
 				maxS = max(maxS, dot)
 			}
@@ -163,6 +169,10 @@ func (ly *layer) attend(att, qkv []float32, n int, scores []float32) {
 			for s := range n {
 				p := scores[s] / sum
 				v := qkv[s*3*in+2*in+off : s*3*in+2*in+off+depth]
+				if fast {
+					axpy(&o[0], &v[0], p, depth)
+					continue
+				}
 				v = v[:len(o)]
 				for i := range o {
 					o[i] += p * v[i]
@@ -197,25 +207,36 @@ func layerNorm(dst, x []float32, width int, scale, bias []float32, eps float32) 
 }
 
 // matmul sets dst's n rows of m.rows values to x's n rows (of m.cols) times
-// m's rows, plus the bias. Four tokens at a time share each weight load.
+// m's rows, plus the bias. Four tokens at a time share each weight load;
+// with AVX2 and FMA the dot products run eight lanes wide.
 func matmul(dst, x []float32, n int, m *matrix) {
 	cols, rows := m.cols, m.rows
+	if n == 0 {
+		return
+	}
+	_ = x[n*cols-1]
+	_ = dst[n*rows-1]
+	fast := haveFMA && cols%8 == 0
 	for j := range rows {
 		wr := m.w[j*cols : (j+1)*cols]
 		b := m.bias[j]
 		t := 0
 		for ; t+4 <= n; t += 4 {
-			x0 := x[t*cols : (t+1)*cols]
-			x1 := x[(t+1)*cols : (t+2)*cols]
-			x2 := x[(t+2)*cols : (t+3)*cols]
-			x3 := x[(t+3)*cols : (t+4)*cols]
-			x0, x1, x2, x3 = x0[:len(wr)], x1[:len(wr)], x2[:len(wr)], x3[:len(wr)]
 			var s0, s1, s2, s3 float32
-			for k, wv := range wr {
-				s0 += wv * x0[k]
-				s1 += wv * x1[k]
-				s2 += wv * x2[k]
-				s3 += wv * x3[k]
+			if fast {
+				s0, s1, s2, s3 = dot4(&wr[0], &x[t*cols], &x[(t+1)*cols], &x[(t+2)*cols], &x[(t+3)*cols], cols)
+			} else {
+				x0 := x[t*cols : (t+1)*cols]
+				x1 := x[(t+1)*cols : (t+2)*cols]
+				x2 := x[(t+2)*cols : (t+3)*cols]
+				x3 := x[(t+3)*cols : (t+4)*cols]
+				x0, x1, x2, x3 = x0[:len(wr)], x1[:len(wr)], x2[:len(wr)], x3[:len(wr)]
+				for k, wv := range wr {
+					s0 += wv * x0[k]
+					s1 += wv * x1[k]
+					s2 += wv * x2[k]
+					s3 += wv * x3[k]
+				}
 			}
 			dst[t*rows+j] = s0 + b
 			dst[(t+1)*rows+j] = s1 + b
@@ -223,11 +244,15 @@ func matmul(dst, x []float32, n int, m *matrix) {
 			dst[(t+3)*rows+j] = s3 + b
 		}
 		for ; t < n; t++ {
-			xt := x[t*cols : (t+1)*cols]
-			xt = xt[:len(wr)]
 			var s float32
-			for k, wv := range wr {
-				s += wv * xt[k]
+			if fast {
+				s = dot1(&wr[0], &x[t*cols], cols)
+			} else {
+				xt := x[t*cols : (t+1)*cols]
+				xt = xt[:len(wr)]
+				for k, wv := range wr {
+					s += wv * xt[k]
+				}
 			}
 			dst[t*rows+j] = s + b
 		}

@@ -216,3 +216,22 @@ func FuzzEmbed(f *testing.F) {
 		}
 	})
 }
+
+// The assembly kernels and the Go loops give the same vectors, to float32
+// rounding (they add in a different order).
+func TestGoLoopsMatchKernels(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2 and FMA here: only the Go loops run")
+	}
+	e := encoder(t)
+	text := "Plan a trip: flights, hotels & car rental for five people"
+	fast := e.Embed(text)
+	haveFMA = false
+	slow := e.Embed(text)
+	haveFMA = true
+	for i := range fast {
+		if d := math.Abs(float64(fast[i] - slow[i])); d > 1e-5 {
+			t.Fatalf("value %d: kernels %v, Go loops %v", i, fast[i], slow[i])
+		}
+	}
+}
