@@ -4,6 +4,9 @@
 // overfitting; then the defaults and what each of their parts is worth.
 //
 //	go run ./internal/searcheval/tune [-data ../shared/data/metatool] [-top 10]
+//
+// With -fusion it tunes instead the weights of host/toolsearch, which adds
+// sentence-encoder cosines to BM25F (`toolroute search` ranks with it).
 package main
 
 import (
@@ -19,6 +22,8 @@ import (
 func main() {
 	dir := flag.String("data", searcheval.DefaultDir, "the folder of MetaTool's tools.json, queries-dev.csv and multi-dev.json")
 	topN := flag.Int("top", 10, "how many of the best settings to print")
+	fusion := flag.Bool("fusion", false, "tune toolsearch's weights (BM25F fused with sentence-encoder cosines) instead of BM25F's constants")
+	model := flag.String("model", "", "with -fusion: a model file to use instead of the embedded one (internal/usegen -f32 writes a float32 one)")
 	flag.Parse()
 	d, err := searcheval.Load(*dir)
 	if err != nil {
@@ -32,6 +37,13 @@ func main() {
 	}
 	a, b := searcheval.Halves(d.Single)
 	e := eval{docs, a, b, d.Multi}
+	if *fusion {
+		if err := e.tuneFusion(*model, *topN); err != nil {
+			fmt.Fprintf(os.Stderr, "tune: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	type tried struct {
 		name string
