@@ -74,11 +74,7 @@ func New(docs []registry.SearchDoc, opt Options) (*Ranker, error) {
 			return nil, err
 		}
 	}
-	texts := make([]string, 0, 2*len(docs))
-	for _, d := range docs {
-		n, dt := Texts(d)
-		texts = append(texts, n, dt)
-	}
+	texts := textsOf(docs)
 	var vecs [][]float32
 	var path string
 	if opt.CacheDir != "" {
@@ -110,6 +106,16 @@ func Texts(d registry.SearchDoc) (name, detail string) {
 		detail = d.Description
 	}
 	return name, detail
+}
+
+// textsOf lists each tool's two texts in turn.
+func textsOf(docs []registry.SearchDoc) []string {
+	out := make([]string, 0, 2*len(docs))
+	for _, d := range docs {
+		n, dt := Texts(d)
+		out = append(out, n, dt)
+	}
+	return out
 }
 
 func splitName(s string) string {

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -17,9 +19,9 @@ const searchSection = "8. Tool search"
 
 // searchRows measures the ranking of search_tools on MetaTool's development
 // queries in dir, through `toolroute search` as the held-out queries will be
-// judged: recall at 1 and 5 on all of them and on each half (the constants
+// judged: recall at 1 and 5 on all of them and on each half (the weights
 // were tuned on half A), both tools of the two-tool queries in the top 5,
-// the baselines beside them, and the time a query takes.
+// BM25F alone and the baselines beside them, and the time a query takes.
 func searchRows(count int, dir string) ([]row, error) {
 	d, err := searcheval.Load(dir)
 	if err != nil {
@@ -34,17 +36,20 @@ func searchRows(count int, dir string) ([]row, error) {
 	if out, err := exec.Command("go", "build", "-o", bin, "./host/cmd/toolroute").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build ./host/cmd/toolroute: %v\n%s", err, out)
 	}
-	// The command on the single-tool queries, timed, then on the others.
+	// The command on the single-tool queries, timed, then on the others;
+	// the first run embeds the tools into an empty cache folder, the
+	// others read them from it.
+	cache := filepath.Join(tmp, "cache")
 	var single, multi [][]string
 	var wall []float64
 	for range count {
 		start := time.Now()
-		if single, err = runSearchCommand(bin, d.ToolsFile, d.Single); err != nil {
+		if single, err = runSearchCommand(bin, d.ToolsFile, cache, d.Single); err != nil {
 			return nil, err
 		}
 		wall = append(wall, float64(time.Since(start)))
 	}
-	if multi, err = runSearchCommand(bin, d.ToolsFile, d.Multi); err != nil {
+	if multi, err = runSearchCommand(bin, d.ToolsFile, cache, d.Multi); err != nil {
 		return nil, err
 	}
 	resA, resB := halves(single)
@@ -64,8 +69,11 @@ func searchRows(count int, dir string) ([]row, error) {
 	analysed := registry.NewIndexWith(docs, searcheval.AnalysedBaseline())
 	analysedRank := func(q string) []string { return hitNames(analysed.Search(q, 5)) }
 
+	words := registry.NewIndex(docs)
+	wordsRank := func(q string) []string { return hitNames(words.Search(q, 5)) }
+
 	cmd := fmt.Sprintf("`toolroute search --tools %s < queries`", d.ToolsFile)
-	how := cmd + ", scored by internal/searcheval; the constants were chosen on half A (`go run ./internal/searcheval/tune`)"
+	how := cmd + ", scored by internal/searcheval; the weights were chosen on half A (`go run ./internal/searcheval/tune -fusion`)"
 	rate := func(r searcheval.Recall, n int) string { return fmt.Sprintf("%.1f%%", 100*r.Rate(n)) }
 	recall := func(r searcheval.Recall) string {
 		return fmt.Sprintf("%s at 1, %s at 5 (%d queries)", rate(r, r.At1), rate(r, r.At5), r.N)
@@ -77,41 +85,52 @@ func searchRows(count int, dir string) ([]row, error) {
 	}
 	rows := []row{
 		{searchSection, "recall, all development queries", recall(all), how},
-		{searchSection, "recall, half A (the constants were tuned on it)", recall(a), how},
+		{searchSection, "recall, half A (the weights were tuned on it)", recall(a), how},
 		{searchSection, "recall, half B (not looked at to choose them)", recall(b), how},
 		{searchSection, "two-tool queries: both tools in the top 5", fmt.Sprintf("%s (%d of %d)", rate(two, two.At5), two.At5, two.N), how},
+		{searchSection, "BM25F alone (search_tools' ranking, `toolroute search --words`)", baseline(wordsRank),
+			"registry.NewIndex with the default constants, chosen on half A (`go run ./internal/searcheval/tune`)"},
 		{searchSection, "baseline: plain BM25 over name and description", baseline(plainRank),
 			"internal/searcheval.Baseline: k1 1.2, b 0.75, lower-case runs of letters and digits, no stemming, no stop words"},
 		{searchSection, "baseline: BM25 over name and description with the ranking's words and stems", baseline(analysedRank),
 			"internal/searcheval.AnalysedBaseline: the ranking's text analysis with one field of each, k1 1.2, b 0.75, idf not squared, request words kept"},
-		{searchSection, "the issue's goal", fmt.Sprintf("80%% at 5 on the held-out queries: %.1f%% on the development ones, not reached (see below)", 100*all.Rate(all.At5)), "issue 21"},
+		{searchSection, "the issue's goal", fmt.Sprintf("80%% at 5 on the held-out queries: %.1f%% on the development ones, %.1f%% on half B", 100*all.Rate(all.At5), 100*b.Rate(b.At5)), "issue 21"},
 	}
 
-	// Time: the whole command per query, and in process.
-	perQuery := median(wall) / float64(len(d.Single))
+	// Time: the whole command per query (the first run, which embeds the
+	// tools, apart), and in process on the first 300 queries.
+	warm := wall
+	if len(wall) > 1 {
+		warm = wall[1:]
+	}
+	perQuery := median(warm) / float64(len(d.Single))
+	timed := d.Single[:min(300, len(d.Single))]
 	var build, search []float64
 	for range count {
 		start := time.Now()
-		index := registry.NewIndex(docs)
+		r, err := toolsearch.New(docs, toolsearch.Options{Weights: toolsearch.DefaultWeights()})
+		if err != nil {
+			return nil, err
+		}
 		build = append(build, float64(time.Since(start)))
 		start = time.Now()
-		for _, q := range d.Single {
-			index.Search(q.Text, 5)
+		for _, q := range timed {
+			r.Search(q.Text, 5)
 		}
-		search = append(search, float64(time.Since(start))/float64(len(d.Single)))
+		search = append(search, float64(time.Since(start))/float64(len(timed)))
 	}
 	rows = append(rows,
-		row{searchSection, "time per query, the command", fmt.Sprintf("%s (%d queries in %s, the process's start and the index included)", duration(perQuery), len(d.Single), duration(median(wall))),
-			fmt.Sprintf("%s, wall time (%d runs)", cmd, count)},
-		row{searchSection, "time per query, in process", fmt.Sprintf("%s per Search; %s to build the index of %d tools", duration(median(search)), duration(median(build)), len(docs)),
-			fmt.Sprintf("registry.NewIndex and Index.Search on the same queries (%d runs)", count)},
+		row{searchSection, "time per query, the command", fmt.Sprintf("%s (%d queries in %s, the process's start included, the tools' vectors from the cache; the first run, which embeds them, %s)", duration(perQuery), len(d.Single), duration(median(warm)), duration(wall[0])),
+			fmt.Sprintf("%s, wall time (%d runs), queries ranked on all processors", cmd, count)},
+		row{searchSection, "time per query, in process", fmt.Sprintf("%s per Search, one at a time; %s to embed the %d tools (two texts each) on %d processors", duration(median(search)), duration(median(build)), len(docs), runtime.GOMAXPROCS(0)),
+			fmt.Sprintf("host/toolsearch New and Ranker.Search on the first %d queries (%d runs)", len(timed), count)},
 	)
 	return rows, nil
 }
 
 // runSearchCommand runs `toolroute search` with one query a line and
 // returns the names of each line of its answer.
-func runSearchCommand(bin, tools string, qs []searcheval.Query) ([][]string, error) {
+func runSearchCommand(bin, tools, cache string, qs []searcheval.Query) ([][]string, error) {
 	var in bytes.Buffer
 	for _, q := range qs {
 		if strings.ContainsAny(q.Text, "\r\n") {
@@ -119,7 +138,7 @@ func runSearchCommand(bin, tools string, qs []searcheval.Query) ([][]string, err
 		}
 		in.WriteString(q.Text + "\n")
 	}
-	cmd := exec.Command(bin, "search", "--tools", tools)
+	cmd := exec.Command(bin, "search", "--tools", tools, "--cache", cache)
 	cmd.Stdin = &in
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -70,10 +70,12 @@ your tools folder (CONFIG/tools) when none is given; --builtin checks the
 built-in manifests too (alone when no folder is given; --with-builtin is
 the same). Also the MCP servers of CONFIG/mcp.json (or FILE): each one's
 group and tools, or why it is down. Exit status 1 on any error.`},
-	{"search", "toolroute search --tools FILE.json [-k 5] [--json] < queries", `
+	{"search", "toolroute search --tools FILE.json [-k 5] [--json] [--words] [--cache DIR] < queries", `
 Rank the tools of FILE.json (a JSON array of objects with "name" and
-"description") for each line of standard input: the names of the best 5,
-tab-separated, one line per query.`},
+"description") for each line of standard input, by words and by meaning:
+the names of the best 5, tab-separated, one line per query. The tools'
+sentence embeddings are kept in DIR (the user's cache folder's toolroute
+folder) for the next run; --words ranks by words alone.`},
 	{"export", "toolroute export [--builtin] [APP FLAGS]", `
 Print the JS tools, their sources and libraries as one JSON document, as
 the edge worker's build (web/worker) and the browser UI take them.`},

@@ -20,7 +20,8 @@ const searchList = `[
 ]`
 
 // searchIn runs toolroute search in this process with stdin, from a folder
-// holding tools.json (searchList), bad.json (bad) and empty.json ([]).
+// holding tools.json (searchList), bad.json (bad) and empty.json ([]), with
+// the user's cache folder (where the tools' vectors are kept) in it too.
 func searchIn(t *testing.T, bad, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	dir := t.TempDir()
@@ -30,29 +31,35 @@ func searchIn(t *testing.T, bad, stdin string, args ...string) (stdout, stderr s
 		}
 	}
 	t.Chdir(dir)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	var out, errOut bytes.Buffer
 	code = run(append([]string{"search"}, args...), strings.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), code
 }
 
+// The ranking by words and meaning: each line holds every tool (there are
+// four, fewer than -k 5) best first, whether or not the query shares a word
+// with the best.
 func TestSearchCommand(t *testing.T) {
 	tests := []struct {
 		name, stdin string
 		args        []string
-		want        string
+		// wantFirst is each line's first name ("" for a blank line), each
+		// non-blank line holding wantN names.
+		wantFirst []string
+		wantN     int
 	}{
-		{"one line per query, tab-separated", "What's the weather tomorrow?\nbitcoin stocks and the news\nmars rover photos\n", []string{"--tools", "tools.json"},
-			"WeatherTool\nNewsTool\tFinanceTool\nstellarexplorer\n"},
+		{"one line per query, tab-separated, best first", "What's the weather tomorrow?\nbitcoin stocks and the news\nmars rover photos\n", []string{"--tools", "tools.json"},
+			[]string{"WeatherTool", "FinanceTool", "stellarexplorer"}, 4},
+		{"by meaning, sharing no word with the tool", "will it rain in Oslo\nwhat happened in the world today\npictures of galaxies\n", []string{"--tools", "tools.json"},
+			[]string{"WeatherTool", "NewsTool", "stellarexplorer"}, 4},
 		{"a blank line gives a blank line", "weather\n\n   \nnews\n", []string{"--tools", "tools.json"},
-			"WeatherTool\n\n\nNewsTool\n"},
-		{"a query that matches nothing gives a blank line", "quantum chromodynamics\nweather\n", []string{"--tools", "tools.json"},
-			"\nWeatherTool\n"},
-		{"CRLF and no final newline", "weather\r\nnews", []string{"--tools", "tools.json"},
-			"WeatherTool\nNewsTool\n"},
-		{"no input, no output", "", []string{"--tools", "tools.json"}, ""},
-		{"-k", "the latest news about stocks\n", []string{"--tools", "tools.json", "-k", "1"},
-			"NewsTool\n"},
-		{"flags after", "news\n", []string{"-k", "3", "--tools=tools.json"}, "NewsTool\n"},
+			[]string{"WeatherTool", "", "", "NewsTool"}, 4},
+		{"CRLF and no final newline", "weather\r\nnews", []string{"--tools", "tools.json"}, []string{"WeatherTool", "NewsTool"}, 4},
+		{"no input, no output", "", []string{"--tools", "tools.json"}, nil, 0},
+		{"-k", "the latest news about stocks\n", []string{"--tools", "tools.json", "-k", "1"}, []string{"FinanceTool"}, 1},
+		{"flags after", "news\n", []string{"-k", "3", "--tools=tools.json"}, []string{"NewsTool"}, 3},
+		{"no cache", "weather\n", []string{"--tools", "tools.json", "--cache", ""}, []string{"WeatherTool"}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,10 +67,93 @@ func TestSearchCommand(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
+			var first []string
+			for i, line := range strings.SplitAfter(out, "\n") {
+				if line == "" {
+					continue
+				}
+				if !strings.HasSuffix(line, "\n") {
+					t.Fatalf("line %d has no newline: %q", i+1, line)
+				}
+				line = strings.TrimSuffix(line, "\n")
+				if line == "" {
+					first = append(first, "")
+					continue
+				}
+				names := strings.Split(line, "\t")
+				if len(names) != tt.wantN {
+					t.Errorf("line %d: %d names, want %d: %q", i+1, len(names), tt.wantN, line)
+				}
+				first = append(first, names[0])
+			}
+			if diff := cmp.Diff(tt.wantFirst, first); diff != "" {
+				t.Errorf("first names (-want +got):\n%s\noutput:\n%s", diff, out)
+			}
+		})
+	}
+}
+
+// --words ranks by BM25F alone: a tool that shares no word with the query
+// is left out, and a query that shares none with any tool gets a blank
+// line.
+func TestSearchCommandWords(t *testing.T) {
+	tests := []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"one line per query, tab-separated", "What's the weather tomorrow?\nbitcoin stocks and the news\nmars rover photos\n", nil,
+			"WeatherTool\nNewsTool\tFinanceTool\nstellarexplorer\n"},
+		{"a query that matches nothing gives a blank line", "quantum chromodynamics\nwill it rain in Oslo\nweather\n", nil,
+			"\n\nWeatherTool\n"},
+		{"-k", "the latest news about stocks\n", []string{"-k", "1"}, "NewsTool\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, code := searchIn(t, "", tt.stdin, append([]string{"--tools", "tools.json", "--words"}, tt.args...)...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
 			if diff := cmp.Diff(tt.want, out); diff != "" {
 				t.Errorf("output (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The tools' vectors are kept in the user's cache folder: a second run
+// reads them and answers the same; a damaged file is embedded again.
+func TestSearchCommandCache(t *testing.T) {
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(tools, []byte(searchList), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	search := func() string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run([]string{"search", "--tools", tools, "--cache", cache}, strings.NewReader("weather\nbitcoin\n"), &out, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		return out.String()
+	}
+	first := search()
+	files, err := filepath.Glob(filepath.Join(cache, "use-*.vec"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("cache files %v (%v), want one", files, err)
+	}
+	if again := search(); again != first {
+		t.Errorf("from the cache:\n%s\nwant\n%s", again, first)
+	}
+	if err := os.WriteFile(files[0], []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again := search(); again != first {
+		t.Errorf("after damage:\n%s\nwant\n%s", again, first)
+	}
+	if st, err := os.Stat(files[0]); err != nil || st.Size() == int64(len("damaged")) {
+		t.Errorf("the damaged file was not written again: %v", err)
 	}
 }
 
@@ -90,8 +180,13 @@ func TestSearchCommandJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[1]), &blank); err != nil {
 		t.Fatal(err)
 	}
-	if first.Query != "weather news" || len(first.Tools) != 2 || first.Tools[0].Score < first.Tools[1].Score || first.Tools[1].Score <= 0 {
-		t.Errorf("first answer %+v", first)
+	if first.Query != "weather news" || len(first.Tools) != 4 {
+		t.Errorf("first answer %+v, want the four tools", first)
+	}
+	for i := 1; i < len(first.Tools); i++ {
+		if first.Tools[i].Score > first.Tools[i-1].Score {
+			t.Errorf("first answer's scores are not best first: %+v", first.Tools)
+		}
 	}
 	if blank.Query != "" || blank.Tools == nil || len(blank.Tools) != 0 {
 		t.Errorf("blank answer %s, want an empty tools array", lines[1])
@@ -157,10 +252,10 @@ func TestSearchMetaTool(t *testing.T) {
 			t.Fatalf("line %d has %d names", i+1, len(results[i]))
 		}
 	}
-	// A floor well under what BENCHMARKS.md reports, to catch a ranking
-	// that broke, not to measure it.
+	// A floor under what BENCHMARKS.md reports (80.7 % and 55.9 %), to
+	// catch a ranking that broke, not to measure it.
 	r := searcheval.Measure(d.Single, results)
-	if r.Rate(r.At5) < 0.6 || r.Rate(r.At1) < 0.4 {
+	if r.Rate(r.At5) < 0.75 || r.Rate(r.At1) < 0.5 {
 		t.Errorf("recall at 1 %.3f, at 5 %.3f: the ranking has got worse", r.Rate(r.At1), r.Rate(r.At5))
 	}
 }

@@ -1,0 +1,136 @@
+package toolsearch
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/sentenc"
+)
+
+var docs = []registry.SearchDoc{
+	{Name: "WeatherTool", Description: "Provide you with the latest weather information."},
+	{Name: "FinanceTool", Description: "Stay informed with the latest financial updates on stocks, cryptocurrencies, and more."},
+	{Name: "space_photos", Description: "Explore space through images.", Detail: "Photos from NASA and the Mars rovers."},
+}
+
+func TestTexts(t *testing.T) {
+	tests := []struct {
+		doc              registry.SearchDoc
+		wantName, wantDe string
+	}{
+		{docs[0], "Weather Tool. Provide you with the latest weather information.", "Provide you with the latest weather information."},
+		{docs[2], "space photos. Explore space through images.", "Photos from NASA and the Mars rovers."},
+		{registry.SearchDoc{Name: "get-PDFPageCount", Description: "d", Detail: "  "}, "get PDFPage Count. d", "d"},
+	}
+	for _, tt := range tests {
+		name, detail := Texts(tt.doc)
+		if name != tt.wantName || detail != tt.wantDe {
+			t.Errorf("Texts(%s) = %q, %q; want %q, %q", tt.doc.Name, name, detail, tt.wantName, tt.wantDe)
+		}
+	}
+}
+
+func TestTopOrdersByScoreThenName(t *testing.T) {
+	got := Top([]string{"b", "a", "c", "d"}, []float64{1, 1, 2, -1}, 3)
+	want := []registry.SearchHit{{Name: "c", Score: 2}, {Name: "a", Score: 1}, {Name: "b", Score: 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Top (-want +got):\n%s", diff)
+	}
+}
+
+func TestEmbedAllKeepsOrder(t *testing.T) {
+	enc, err := sentenc.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"a long text about the weather in many cities and for many days", "b", "", "stocks"}
+	got := EmbedAll(enc, texts)
+	for i, text := range texts {
+		if !slices.Equal(got[i], enc.Embed(text)) {
+			t.Errorf("vector %d is not %q's", i, text)
+		}
+	}
+}
+
+func TestSearchRanksByMeaning(t *testing.T) {
+	r, err := New(docs, Options{Weights: DefaultWeights()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ query, want string }{
+		{"will it rain in Oslo tomorrow", "WeatherTool"},
+		{"how much is an ether worth", "FinanceTool"},
+		{"pictures taken on Mars", "space_photos"},
+	}
+	for _, tt := range tests {
+		hits := r.Search(tt.query, 2)
+		if len(hits) != 2 || hits[0].Name != tt.want {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, hits, tt.want)
+		}
+	}
+	if hits := r.Search("  ", 5); hits != nil {
+		t.Errorf("a blank query got %v", hits)
+	}
+	// The parts: BM25F divided by its best, cosines at most 1.
+	p := r.Parts("weather")
+	if p.BM25[0] != 1 || p.BM25[1] != 0 || p.Name[0] > 1 || p.Detail[0] <= p.Detail[1] {
+		t.Errorf("parts %+v", p)
+	}
+}
+
+func TestCache(t *testing.T) {
+	dir := t.TempDir()
+	enc, err := sentenc.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := New(docs, Options{Weights: DefaultWeights(), CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) != 1 {
+		t.Fatalf("cache folder holds %v, want one file", files)
+	}
+	// A file of the right size is read as it is: write one whose vectors
+	// are all those of "x" and see the ranker use them.
+	x := enc.Embed("x")
+	fake := make([][]float32, 2*len(docs))
+	for i := range fake {
+		fake[i] = x
+	}
+	if err := writeCache(files[0], fake); err != nil {
+		t.Fatal(err)
+	}
+	second, err := New(docs, Options{Weights: DefaultWeights(), CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(second.name[0], x) || slices.Equal(first.name[0], x) {
+		t.Errorf("the second ranker did not read the cache file")
+	}
+	// Other texts, another file.
+	other := slices.Clone(docs)
+	other[0].Description = "Weather forecasts."
+	if cacheName(textsOf(other)) == cacheName(textsOf(docs)) {
+		t.Errorf("two tool lists share a cache name")
+	}
+	// A file of the wrong size is ignored and written again.
+	if err := os.WriteFile(files[0], []byte("short"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := New(docs, Options{Weights: DefaultWeights(), CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(third.name[0], first.name[0]) {
+		t.Errorf("a damaged cache file was used")
+	}
+	if st, err := os.Stat(files[0]); err != nil || st.Size() != int64(2*len(docs)*sentenc.Dim*4) {
+		t.Errorf("the damaged file was not written again: %v", err)
+	}
+}
