@@ -24,3 +24,9 @@ func dot1(w, x *float32, n int) float32
 //
 //go:noescape
 func axpy(dst, x *float32, a float32, n int)
+
+// dot8 sets out[r*4+t] to the dot product of the n float32s at row r (w0,
+// w1) and token t (x0 to x3). n is a positive multiple of 8.
+//
+//go:noescape
+func dot8(w0, w1, x0, x1, x2, x3 *float32, n int, out *[8]float32)

@@ -217,7 +217,26 @@ func matmul(dst, x []float32, n int, m *matrix) {
 	_ = x[n*cols-1]
 	_ = dst[n*rows-1]
 	fast := haveFMA && cols%8 == 0
-	for j := range rows {
+	j0 := 0
+	if fast && n >= 2 {
+		// Two rows by four tokens: six loads for eight products.
+		var out [8]float32
+		for ; j0+2 <= rows; j0 += 2 {
+			w0, w1 := &m.w[j0*cols], &m.w[(j0+1)*cols]
+			b0, b1 := m.bias[j0], m.bias[j0+1]
+			// The last group repeats its last token where it has fewer
+			// than four, and drops those products.
+			for t := 0; t < n; t += 4 {
+				t1, t2, t3 := min(t+1, n-1), min(t+2, n-1), min(t+3, n-1)
+				dot8(w0, w1, &x[t*cols], &x[t1*cols], &x[t2*cols], &x[t3*cols], cols, &out)
+				for i := range min(4, n-t) {
+					dst[(t+i)*rows+j0] = out[i] + b0
+					dst[(t+i)*rows+j0+1] = out[4+i] + b1
+				}
+			}
+		}
+	}
+	for j := j0; j < rows; j++ {
 		wr := m.w[j*cols : (j+1)*cols]
 		b := m.bias[j]
 		t := 0
