@@ -93,10 +93,12 @@ func (t *tokenizer) insert(piece string, score float64, id int32) {
 	}
 }
 
+// edge is a piece from start to the end whose list it is on; next is the
+// following edge of that end's list (-1 for none).
 type edge struct {
-	start int
-	score float64
-	id    int32
+	start, next int32
+	id          int32
+	score       float64
 }
 
 // encode returns the ids of a text's pieces.
@@ -108,7 +110,25 @@ func (t *tokenizer) encode(text string) []int32 {
 	s = string(space) + strings.ReplaceAll(s, " ", string(space))
 	syms := []rune(s)
 	n := len(syms)
-	ends := make([][]edge, n+1)
+	// Each end's edges, in one slice, linked in order of their start.
+	edges := make([]edge, 0, 4*n)
+	head := make([]int32, 2*(n+1))
+	tail := head[n+1:]
+	head = head[:n+1]
+	for i := range head {
+		head[i], tail[i] = -1, -1
+	}
+	add := func(end int, e edge) {
+		e.next = -1
+		k := int32(len(edges))
+		edges = append(edges, e)
+		if tail[end] < 0 {
+			head[end] = k
+		} else {
+			edges[tail[end]].next = k
+		}
+		tail[end] = k
+	}
 	for i := range syms {
 		matched := false
 		node := int32(0)
@@ -119,12 +139,12 @@ func (t *tokenizer) encode(text string) []int32 {
 			}
 			node = child
 			if nd := t.nodes[node]; nd.end {
-				ends[j+1] = append(ends[j+1], edge{i, nd.score, nd.id})
+				add(j+1, edge{start: int32(i), id: nd.id, score: nd.score})
 				matched = true
 			}
 		}
 		if !matched {
-			ends[i+1] = append(ends[i+1], edge{i, 0, unknown})
+			add(i+1, edge{start: int32(i), id: unknown})
 		}
 	}
 	best := make([]float64, n+1)
@@ -132,7 +152,8 @@ func (t *tokenizer) encode(text string) []int32 {
 	for end := 0; end <= n; end++ {
 		// Within an end, the edges are in order of their start, as the
 		// JS walks its object's integer keys.
-		for _, e := range ends[end] {
+		for k := head[end]; k >= 0; k = edges[k].next {
+			e := &edges[k]
 			sc := e.score + best[e.start]
 			if best[end] == 0 || sc >= best[end] {
 				best[end] = sc
