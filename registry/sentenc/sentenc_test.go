@@ -235,3 +235,33 @@ func TestGoLoopsMatchKernels(t *testing.T) {
 		}
 	}
 }
+
+// With float32 weights (go run ./internal/usegen -f32 -pkg DIR -out FILE,
+// then SENTENC_F32_MODEL=FILE) the vectors are TF.js's to its rounding.
+// Skipped without the file, which is not committed (28 MB).
+func TestFloat32ModelMatchesReference(t *testing.T) {
+	path := os.Getenv("SENTENC_F32_MODEL")
+	if path == "" {
+		t.Skip("SENTENC_F32_MODEL is not set")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range loadReference(t) {
+		if r.Vec == nil {
+			continue
+		}
+		v := e.Embed(r.Text)
+		for i, want := range r.Vec {
+			if d := math.Abs(want - float64(v[i])); d > 2e-5 {
+				t.Errorf("%q: value %d is %v, want %v", r.Text, i, v[i], want)
+				break
+			}
+		}
+	}
+}
