@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // runSearch ranks the tools of a tool list for each query of standard input,
@@ -51,7 +52,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute search: %s: %v\n", *tools, err)
 		return 1
 	}
-	index := registry.NewIndex(docs)
+	index := registry.NewIndex(docs, english.Vectors())
 
 	in := bufio.NewReader(stdin)
 	out := bufio.NewWriter(stdout)

@@ -43,16 +43,18 @@ func TestSearchCommand(t *testing.T) {
 	}{
 		{"one line per query, tab-separated", "What's the weather tomorrow?\nbitcoin stocks and the news\nmars rover photos\n", []string{"--tools", "tools.json"},
 			"WeatherTool\nNewsTool\tFinanceTool\nstellarexplorer\n"},
-		{"a blank line gives a blank line", "weather\n\n   \nnews\n", []string{"--tools", "tools.json"},
-			"WeatherTool\n\n\nNewsTool\n"},
+		{"a blank line gives a blank line", "weather\n\n   \nmars rover photos\n", []string{"--tools", "tools.json"},
+			"WeatherTool\n\n\nstellarexplorer\n"},
+		{"a tool near in meaning, by word vectors", "What is Bitcoin trading at?\n", []string{"--tools", "tools.json"},
+			"FinanceTool\n"},
 		{"a query that matches nothing gives a blank line", "quantum chromodynamics\nweather\n", []string{"--tools", "tools.json"},
 			"\nWeatherTool\n"},
-		{"CRLF and no final newline", "weather\r\nnews", []string{"--tools", "tools.json"},
-			"WeatherTool\nNewsTool\n"},
+		{"CRLF and no final newline", "weather\r\nmars rover photos", []string{"--tools", "tools.json"},
+			"WeatherTool\nstellarexplorer\n"},
 		{"no input, no output", "", []string{"--tools", "tools.json"}, ""},
-		{"-k", "the latest news about stocks\n", []string{"--tools", "tools.json", "-k", "1"},
+		{"-k", "news about the world\n", []string{"--tools", "tools.json", "-k", "1"},
 			"NewsTool\n"},
-		{"flags after", "news\n", []string{"-k", "3", "--tools=tools.json"}, "NewsTool\n"},
+		{"flags after", "mars rover photos\n", []string{"-k", "3", "--tools=tools.json"}, "stellarexplorer\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
