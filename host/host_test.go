@@ -875,3 +875,38 @@ func TestTurnsShareAnInstanceWhileTheModelWorks(t *testing.T) {
 
 // plainStore is a Store and nothing more.
 type plainStore struct{ host.Store }
+
+// search_tools through the module ranks with the word vectors the host
+// hands every instance: "the words in a document" shares no word with
+// "PDF text", and finds it only with them.
+func TestSearchToolsWithWordVectors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		off  bool
+		want string
+	}{
+		{"with word vectors", false, "- pdf_text (PDF Tools): PDF text"},
+		{"without", true, "Error (not_found): No tool matches 'the words in a document'."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var calls []string
+			groups, tools := pdfTools(&calls, &mu)
+			model := fakemodel.New(fakemodel.OpenAI,
+				fakemodel.ToolCall("search_tools", `{"query":"the words in a document","limit":1}`),
+				fakemodel.Text("Done."),
+			)
+			defer model.Close()
+			h := newHost(t, model, wire.OpenAI, host.Options{Groups: groups, Tools: tools, SearchTools: true, NoWordVectors: tt.off, NoBuiltins: true})
+			var result string
+			for _, ev := range send(t, h.Session("s"), "What does a.pdf say?") {
+				if ev.Type == host.EventMessage && ev.Message.Type == session.ToolResult {
+					result = ev.Message.Content
+				}
+			}
+			if !strings.Contains(result, tt.want) {
+				t.Errorf("search_tools answered %q, want it to contain %q", result, tt.want)
+			}
+		})
+	}
+}

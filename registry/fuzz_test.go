@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // FuzzLoadManifest: any text and file name give a report, never a panic, and
@@ -80,6 +82,7 @@ func FuzzParseToolList(f *testing.F) {
 	f.Add(`[{"name":"x","inputSchema":{"properties":{"p":{"items":{"properties":{"q":{}}}}}}}]`, "p q")
 	f.Add(`{"name":"a"}`, "")
 	f.Add(`[null, 1, "x"]`, "\xff\xfe")
+	f.Add(`[]`, "what is the weather")
 	f.Fuzz(func(t *testing.T, list, query string) {
 		docs, err := ParseToolList([]byte(list))
 		if err != nil {
@@ -95,7 +98,7 @@ func FuzzParseToolList(f *testing.F) {
 			}
 			seen[d.Name] = true
 		}
-		hits := NewIndex(docs).Search(query, 3)
+		hits := NewIndex(docs, english.Vectors()).Search(query, 3)
 		if len(hits) > 3 {
 			t.Fatalf("%d hits for k=3", len(hits))
 		}

@@ -39,5 +39,6 @@ func (r *Registry) Restrict(groups []string) *Registry {
 			out.disabled[t.Name] = true
 		}
 	}
+	out.search.vecs.Store(r.search.vecs.Load())
 	return out
 }

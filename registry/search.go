@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/wordvec"
 )
 
 // SearchField names one field of a SearchDoc.
@@ -75,6 +77,18 @@ type SearchParams struct {
 	// RequestWords keeps the words of asking (requestWords), which are left
 	// out by default.
 	RequestWords bool
+	// Dense is the weight of the word-vector score (see Index) beside the
+	// BM25F score scaled to a best of 1; 0 leaves word vectors out.
+	Dense float64
+	// DenseFields weighs each field's words in a tool's word vector.
+	DenseFields [NumSearchFields]float64
+	// DenseAlone is the cosine a tool that shares no term with the query
+	// needs to be found by its word vector alone, and DenseAloneOfBest the
+	// share of the best tool's cosine it needs as well: a vector near the
+	// query's is a weaker sign than a shared word, and a tool near only
+	// in the way most texts on a subject are ("send an email", "extract the
+	// text of a PDF file") should not be loaded.
+	DenseAlone, DenseAloneOfBest float64
 }
 
 // DefaultSearchParams returns the ranking's constants: measured on half of
@@ -84,7 +98,12 @@ type SearchParams struct {
 // counts a fifth of the short one: it is mostly instructions. The
 // parameters and the group count half as much as the description; the
 // benchmark has neither, so those weights are a judgement, not a
-// measurement.
+// measurement. The word-vector score counts 1.25 times the best BM25F
+// score, a tool's word vector leaves the long description out, and a tool
+// sharing no word with the query needs a cosine of 0.3 to be found by its
+// vector alone (measured the same way); it also needs 0.6 of the best
+// tool's cosine, a judgement (search_tools loads what it finds): the
+// largest share that costs nothing on half A.
 func DefaultSearchParams() SearchParams {
 	return SearchParams{
 		K1: 1.6,
@@ -96,7 +115,13 @@ func DefaultSearchParams() SearchParams {
 			FieldParams:      {Weight: 0.5, B: 0.75},
 			FieldGroup:       {Weight: 0.5, B: 0.75},
 		},
-		IDFPower: 2,
+		IDFPower:         2,
+		Dense:            1.25,
+		DenseAlone:       0.3,
+		DenseAloneOfBest: 0.6,
+		DenseFields: [NumSearchFields]float64{
+			FieldName: 1, FieldTitle: 1, FieldDescription: 1, FieldDetail: 0, FieldParams: 0.5, FieldGroup: 0.5,
+		},
 	}
 }
 
@@ -106,8 +131,14 @@ type SearchHit struct {
 	Score float64 `json:"score"`
 }
 
-// Index ranks tools for a query with BM25F. It is built once from the tool
-// list and only read afterwards, so one Index may serve many goroutines.
+// Index ranks tools for a query with BM25F, plus, when it has word vectors
+// and SearchParams.Dense is not 0, the cosine of the query's and each tool's word vectors: the sums
+// of their words' general English vectors (package wordvec; hosts pass
+// package english's), each word
+// weighed by how rare it is in English, so that a tool described in other
+// words than the query's ("current conditions" for "will it rain") still
+// scores. It is built once from the tool list and only read afterwards, so
+// one Index may serve many goroutines.
 type Index struct {
 	p     SearchParams
 	names []string
@@ -119,6 +150,11 @@ type Index struct {
 	terms    map[string]int
 	postings [][]posting
 	idf      []float64
+	// vecs is the word vectors, nil when there are none or p.Dense is 0;
+	// dense[d] is document d's vector, of length 1 (or 0 when none of its
+	// words has a vector).
+	vecs  *wordvec.Vectors
+	dense [][]float32
 }
 
 // posting is one document's term frequencies, per field, for one term.
@@ -128,10 +164,13 @@ type posting struct {
 }
 
 // NewIndex builds an index of docs with DefaultSearchParams.
-func NewIndex(docs []SearchDoc) *Index { return NewIndexWith(docs, DefaultSearchParams()) }
+// vecs, the word vectors, may be nil: the ranking is then BM25F alone.
+func NewIndex(docs []SearchDoc, vecs *wordvec.Vectors) *Index {
+	return NewIndexWith(docs, DefaultSearchParams(), vecs)
+}
 
 // NewIndexWith builds an index of docs with the given constants.
-func NewIndexWith(docs []SearchDoc, p SearchParams) *Index {
+func NewIndexWith(docs []SearchDoc, p SearchParams, vecs *wordvec.Vectors) *Index {
 	x := &Index{p: p, terms: map[string]int{}, lens: make([][NumSearchFields]float64, len(docs))}
 	var have [NumSearchFields]int
 	stems := map[string]string{} // a word's stem, as words repeat
@@ -166,7 +205,57 @@ func NewIndexWith(docs []SearchDoc, p SearchParams) *Index {
 		// BM25's idf, as Lucene has it: never negative.
 		x.idf[i] = math.Pow(math.Log(1+(n-df+0.5)/(df+0.5)), p.IDFPower)
 	}
+	if p.Dense != 0 && vecs != nil {
+		x.vecs = vecs
+		for _, doc := range docs {
+			acc := make([]float64, x.vecs.Dim())
+			for f := SearchField(0); f < NumSearchFields; f++ {
+				if w := p.DenseFields[f]; w != 0 {
+					x.addVector(acc, doc.field(f), w)
+				}
+			}
+			x.dense = append(x.dense, unitVector(acc))
+		}
+	}
 	return x
+}
+
+// addVector adds the word vectors of text's words to acc, each times
+// weight and its word's rarity: a/(a+p) for a word whose probability in
+// English text is p, estimated by Zipf's law from its rank (commonest
+// first) as 1/(13.5·(rank+1)), with a = 0.001 (Arora, Liang and Ma, "A
+// simple but tough-to-beat baseline for sentence embeddings", 2017). Stop
+// and request words are left out as the BM25F part leaves them out.
+func (x *Index) addVector(acc []float64, text string, weight float64) {
+	const a = 1e-3
+	for _, w := range words(text) {
+		if isStopWord(w) || !x.p.RequestWords && isRequestWord(w) {
+			continue
+		}
+		rank, ok := x.vecs.Rank(w)
+		if !ok {
+			continue
+		}
+		p := 1 / (13.5 * float64(rank+1))
+		x.vecs.AddTo(acc, rank, weight*a/(a+p))
+	}
+}
+
+// unitVector is acc scaled to length 1, or zeros for zeros.
+func unitVector(acc []float64) []float32 {
+	n := 0.0
+	for _, v := range acc {
+		n += v * v
+	}
+	out := make([]float32, len(acc))
+	if n == 0 {
+		return out
+	}
+	n = math.Sqrt(n)
+	for i, v := range acc {
+		out[i] = float32(v / n)
+	}
+	return out
 }
 
 // add counts one occurrence of term in document d's field f. Documents are
@@ -211,8 +300,11 @@ func analyse(text string, requests bool, stems map[string]string) []string {
 }
 
 // Search returns the k tools that best match query, best first; ties go by
-// name. Tools that share no term with the query are left out, so fewer than
-// k may come back, none for a query of stop words alone.
+// name. With word vectors, a tool's score is its BM25F score over the best
+// one's plus Dense times its positive cosine with the query. A tool that
+// shares no term with the query is left out unless its cosine reaches
+// DenseAlone and DenseAloneOfBest times the best tool's, so fewer than k
+// may come back, none for a query of stop words alone.
 func (x *Index) Search(query string, k int) []SearchHit {
 	if k <= 0 {
 		return nil
@@ -238,7 +330,38 @@ func (x *Index) Search(query string, k int) []SearchHit {
 			scores[p.doc] += weights[j] * x.idf[i] * x.saturated(p)
 		}
 	}
+	if x.vecs != nil && len(scores) > 0 {
+		x.addDense(scores, query)
+	}
 	return x.top(scores, k)
+}
+
+// addDense turns BM25F scores into the fused ones: each over the best, plus
+// Dense times the positive cosine of the query's and the tool's vectors.
+func (x *Index) addDense(scores []float64, query string) {
+	acc := make([]float64, x.vecs.Dim())
+	x.addVector(acc, query, 1)
+	q := unitVector(acc)
+	best := slices.Max(scores)
+	coss := make([]float64, len(scores))
+	bestCos := 0.0
+	for d := range scores {
+		for i, v := range x.dense[d] {
+			coss[d] += float64(v) * float64(q[i])
+		}
+		bestCos = max(bestCos, coss[d])
+	}
+	floor := max(x.p.DenseAlone, x.p.DenseAloneOfBest*bestCos)
+	for d, s := range scores {
+		if best > 0 {
+			s /= best
+		}
+		cos := coss[d]
+		if s == 0 && cos < floor {
+			continue
+		}
+		scores[d] = s + x.p.Dense*max(cos, 0)
+	}
 }
 
 // saturated is BM25F's term weight (Robertson, Zaragoza and Taylor, "Simple

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 func TestWords(t *testing.T) {
@@ -74,7 +75,7 @@ func hitNames(hits []SearchHit) []string {
 }
 
 func TestSearch(t *testing.T) {
-	x := NewIndex(searchTools)
+	x := NewIndex(searchTools, english.Vectors())
 	tests := []struct {
 		name, query string
 		k           int
@@ -84,7 +85,7 @@ func TestSearch(t *testing.T) {
 		{"a word of the name counts most", "I want to send a message", 2, []string{"gmail_send", "gmail_search"}},
 		{"stems meet", "uploading files", 1, []string{"drive_upload"}},
 		{"camelCase names are words", "stock market", 1, []string{"StockTool"}},
-		{"the group's description counts", "labels", 5, []string{"gmail_search", "gmail_send"}},
+		{"the group's description counts", "labels", 5, []string{"gmail_send", "gmail_search"}},
 		{"parameters count", "in fahrenheit please", 5, []string{"weather_lookup"}},
 		{"k cuts", "gmail", 1, []string{"gmail_search"}},
 		{"stop words and request words match nothing", "Can you please help me find some information?", 5, nil},
@@ -101,17 +102,50 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// Word vectors find a tool described in other words than the query's, and
+// only with them.
+func TestSearchWordVectors(t *testing.T) {
+	noVectors := DefaultSearchParams()
+	noVectors.Dense = 0
+	tests := []struct {
+		name  string
+		query string
+		p     SearchParams
+		want  []string
+	}{
+		{"a tool said otherwise", "What is Apple trading at?", DefaultSearchParams(), []string{"StockTool"}},
+		{"without word vectors", "What is Apple trading at?", noVectors, nil},
+		{"a near tool beside those of the same words", "read the document", DefaultSearchParams(), []string{"gmail_send", "gmail_search", "pdf_extract_text"}},
+		{"nothing near", "quantum chromodynamics", DefaultSearchParams(), nil},
+		{"words with no vector", "zqxv wvkq", DefaultSearchParams(), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, hitNames(NewIndexWith(searchTools, tt.p, english.Vectors()).Search(tt.query, 5))); diff != "" {
+				t.Errorf("Search(%q, 5) (-want +got):\n%s", tt.query, diff)
+			}
+		})
+	}
+	// No tools, no tool with a word of English: nothing found, no panic.
+	for _, docs := range [][]SearchDoc{nil, {{Name: "zqxv"}}} {
+		if hits := NewIndex(docs, english.Vectors()).Search("what is the weather", 5); len(hits) != 0 {
+			t.Errorf("%v: found %v", docs, hits)
+		}
+	}
+}
+
 // Equal scores go by name, whatever the tool list's order; and scores never
 // rise as the list goes down.
 func TestSearchOrder(t *testing.T) {
+	// Names of no English word, so that their word vectors are the same.
 	twins := []SearchDoc{
-		{Name: "zeta", Description: "Convert currencies"},
-		{Name: "alpha", Description: "Convert currencies"},
-		{Name: "mid", Description: "Convert units"},
+		{Name: "zqx", Description: "Convert currencies"},
+		{Name: "aqx", Description: "Convert currencies"},
+		{Name: "mqx", Description: "Convert units"},
 	}
 	for _, docs := range [][]SearchDoc{twins, {twins[2], twins[1], twins[0]}} {
-		hits := NewIndex(docs).Search("convert currencies", 5)
-		if diff := cmp.Diff([]string{"alpha", "zeta", "mid"}, hitNames(hits)); diff != "" {
+		hits := NewIndex(docs, english.Vectors()).Search("convert currencies", 5)
+		if diff := cmp.Diff([]string{"aqx", "zqx", "mqx"}, hitNames(hits)); diff != "" {
 			t.Errorf("order (-want +got):\n%s", diff)
 		}
 		if hits[0].Score != hits[1].Score || hits[1].Score <= hits[2].Score {
@@ -129,18 +163,18 @@ func TestSearchFields(t *testing.T) {
 		{Name: "b", Description: "Recipes and cooking"},
 		{Name: "recipes", Description: "Recipes"},
 	}
-	x := NewIndex(docs)
+	x := NewIndex(docs, english.Vectors())
 	if got := hitNames(x.Search("recipes", 5)); !slices.Equal(got, []string{"recipes", "b", "a"}) {
 		t.Errorf("recipes: %v, want the name, then the description, then the detail", got)
 	}
 	p := DefaultSearchParams()
 	p.Fields[FieldDetail].Weight = 0
-	if got := hitNames(NewIndexWith(docs, p).Search("cooking", 5)); !slices.Equal(got, []string{"b"}) {
-		t.Errorf("with the detail weighed 0: %v", got)
+	if got := hitNames(NewIndexWith(docs, p, english.Vectors()).Search("cooking", 5)); len(got) == 0 || got[0] != "b" || slices.Contains(got, "a") {
+		t.Errorf("with the detail weighed 0: %v, want b first and a not at all", got)
 	}
 	p = DefaultSearchParams()
 	p.RequestWords = true
-	if got := hitNames(NewIndexWith([]SearchDoc{{Name: "finder", Description: "Find things"}}, p).Search("find", 5)); len(got) != 1 {
+	if got := hitNames(NewIndexWith([]SearchDoc{{Name: "finder", Description: "Find things"}}, p, english.Vectors()).Search("find", 5)); len(got) != 1 {
 		t.Errorf("with request words kept, find finds nothing: %v", got)
 	}
 }
@@ -204,7 +238,7 @@ func TestRegistrySearchDocs(t *testing.T) {
 	if !strings.HasPrefix(gmail.Group, "google_gmail Google Gmail Email management") {
 		t.Errorf("group text %q", gmail.Group)
 	}
-	if got := hitNames(NewIndex(r.SearchDocs()).Search("archive my mail", 1)); !slices.Equal(got, []string{"gmail_read"}) && !slices.Equal(got, []string{"gmail_search"}) {
+	if got := hitNames(NewIndex(r.SearchDocs(), english.Vectors()).Search("archive my mail", 1)); !slices.Equal(got, []string{"gmail_read"}) && !slices.Equal(got, []string{"gmail_search"}) {
 		t.Errorf("archive my mail: %v, want a Gmail tool by its group's description", got)
 	}
 	load := loadToolGroupTool()
@@ -222,11 +256,18 @@ func ExampleIndex_Search() {
 	if err != nil {
 		panic(err)
 	}
-	index := NewIndex(tools)
-	for _, hit := range index.Search("Will there be any news about the weather in Oslo tomorrow?", 5) {
-		fmt.Println(hit.Name)
+	index := NewIndex(tools, english.Vectors())
+	for _, q := range []string{"Will there be any news about the weather in Oslo tomorrow?", "What is Bitcoin trading at?"} {
+		var names []string
+		for _, hit := range index.Search(q, 5) {
+			names = append(names, hit.Name)
+		}
+		fmt.Println(q, names)
 	}
+	// The second query shares no word with FinanceTool: its word vector
+	// finds it; the first finds it third, as news.
+	//
 	// Output:
-	// WeatherTool
-	// NewsTool
+	// Will there be any news about the weather in Oslo tomorrow? [WeatherTool NewsTool FinanceTool]
+	// What is Bitcoin trading at? [FinanceTool]
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+
+	"github.com/toolroute/toolroute/registry/wordvec"
 )
 
 // SearchToolsName is the meta-tool that finds tools by what they do and
@@ -35,17 +37,29 @@ func SearchToolsTool() Tool {
 }
 
 // searchIndex is the index of the registry's enabled group tools, built at
-// the first search after a change. Concurrent readers may each build it;
-// they build the same index.
-type searchIndex struct{ ix atomic.Pointer[Index] }
+// the first search after a change, and the word vectors it uses. Concurrent
+// readers may each build it; they build the same index.
+type searchIndex struct {
+	ix   atomic.Pointer[Index]
+	vecs atomic.Pointer[wordvec.Vectors]
+}
 
 func (r *Registry) index() *Index {
 	if ix := r.search.ix.Load(); ix != nil {
 		return ix
 	}
-	ix := NewIndex(r.SearchDocs())
+	ix := NewIndex(r.SearchDocs(), r.search.vecs.Load())
 	r.search.ix.Store(ix)
 	return ix
+}
+
+// SetWordVectors gives search_tools word vectors to rank with beside BM25F
+// (package wordvec's english table, as every host passes it); nil takes
+// them away. Without them a search finds only tools that share a word with
+// the query.
+func (r *Registry) SetWordVectors(v *wordvec.Vectors) {
+	r.search.vecs.Store(v)
+	r.changed()
 }
 
 // changed forgets what was computed from the catalogue.

@@ -2,10 +2,13 @@ package registry
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 func searchRegistry(t *testing.T) *Registry {
@@ -61,8 +64,9 @@ func TestSearchTools(t *testing.T) {
 	if err := r.SetToolEnabled("send_email", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, found = r.SearchTools(json.RawMessage(`{"query":"send an email"}`), nil); len(found) != 1 || found[0].Name != "read_email" {
-		t.Errorf("after disabling send_email: %v", found)
+	_, found = r.SearchTools(json.RawMessage(`{"query":"send an email"}`), nil)
+	if len(found) == 0 || found[0].Name != "read_email" || slices.ContainsFunc(found, func(t Tool) bool { return t.Name == "send_email" }) {
+		t.Errorf("after disabling send_email: %v, want read_email first and send_email not at all", found)
 	}
 
 	for _, tt := range []struct{ args, want string }{
@@ -78,6 +82,25 @@ func TestSearchTools(t *testing.T) {
 		if res.Status != StatusError || found != nil || !strings.HasPrefix(res.Content(), tt.want) {
 			t.Errorf("%s: %q, %v; want %q", tt.args, res.Content(), found, tt.want)
 		}
+	}
+}
+
+// search_tools ranks with the word vectors the host gave the registry, and
+// without them once taken away: "the words in a document" shares no word
+// with any tool's texts.
+func TestSearchToolsWordVectors(t *testing.T) {
+	r := searchRegistry(t)
+	query := json.RawMessage(`{"query":"the words in a document"}`)
+	if res, _ := r.SearchTools(query, nil); res.Status != StatusError {
+		t.Fatalf("without word vectors: %s, want not_found", res.Content())
+	}
+	r.SetWordVectors(english.Vectors())
+	if _, found := r.SearchTools(query, nil); len(found) == 0 || found[0].Name != "pdf_text" {
+		t.Errorf("with word vectors: %v, want pdf_text first", found)
+	}
+	r.SetWordVectors(nil)
+	if res, _ := r.SearchTools(query, nil); res.Status != StatusError {
+		t.Errorf("after taking them away: %s, want not_found", res.Content())
 	}
 }
 

@@ -1,7 +1,9 @@
 // Builds the browser chat UI into web/ui/dist/: app.js and worker.js bundled
 // by esbuild (ESM, browser, minified; the tokenizer a lazily loaded chunk of
 // the worker; the bridges' prelude inlined by preludePlugin), with
-// index.html, app.css, toolroute.wasm (the module, from wasm/) copied and
+// index.html, app.css, toolroute.wasm (the module, from wasm/) and
+// wordvec.bin (the word vectors search_tools ranks with, from
+// registry/wordvec/english/vectors.bin) copied and
 // quickjs.wasm (the quickjs-ng sync variant's, patched by jsrun/patch.js to
 // poll its interrupt handler at every operation). The same inputs give the
 // same files: no timestamps, no absolute paths, sorted output,
@@ -12,6 +14,7 @@
 //	node build.mjs --out DIR --no-module  the copy built into the program
 //	                                      (make ui: host/webui/dist), which
 //	                                      serves its own toolroute.wasm
+//	                                      and wordvec.bin
 import { build } from "esbuild";
 import { copyFile, mkdir, readFile, rm, readdir, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -23,6 +26,9 @@ import { PRELUDE_FILE } from "./jsrun/prelude.js";
 const web = path.dirname(fileURLToPath(import.meta.url));
 const ui = path.join(web, "ui");
 export const dist = path.join(ui, "dist");
+
+// wordVectors is the word vector table the page hands the module.
+export const wordVectors = path.join(web, "..", "registry", "wordvec", "english", "vectors.bin");
 
 // quickjsWasm is the quickjs-ng sync variant's .wasm in node_modules.
 export function quickjsWasm() {
@@ -85,7 +91,10 @@ export async function buildUI({ out = dist, toolrouteWasm = process.env.TOOLROUT
   await removeUnreached(metafile, out, ["app.js", "worker.js"]);
   await copyFile(path.join(ui, "index.html"), path.join(out, "index.html"));
   await copyFile(path.join(ui, "app.css"), path.join(out, "app.css"));
-  if (module) await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
+  if (module) {
+    await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
+    await copyFile(wordVectors, path.join(out, "wordvec.bin"));
+  }
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   await copyPdfData(out);
   const files = (await readdir(out)).sort();
@@ -132,8 +141,9 @@ async function removeUnreached(metafile, out, entries) {
 }
 
 // built names the files buildUI writes: index.html, app.css, the entry
-// points, the wasm files, content-hashed chunks and pdf.js's data.
-const built = /^(index\.html|app\.css|app\.js|worker\.js|toolroute\.wasm|quickjs\.wasm|chunk-[A-Z0-9]+\.js|pdf(font|wasm)-[A-Za-z0-9_.-]+)$/;
+// points, the wasm files, the word vectors, content-hashed chunks and
+// pdf.js's data.
+const built = /^(index\.html|app\.css|app\.js|worker\.js|toolroute\.wasm|wordvec\.bin|quickjs\.wasm|chunk-[A-Z0-9]+\.js|pdf(font|wasm)-[A-Za-z0-9_.-]+)$/;
 
 // cliOut is --out's folder, refused when it holds a file no build writes
 // (such as web/ui itself): buildUI empties it.

@@ -46,9 +46,33 @@ async function compileResponse(resp, where) {
 
 // loadToolroute makes a module instance (Toolroute) from source, the
 // package's toolroute.wasm when none is given. options as
-// Toolroute.instantiate takes them ({stderr, stdout}).
+// Toolroute.instantiate takes them ({stderr, stdout, wordVectors}).
 export async function loadToolroute(source, options = {}) {
   return Toolroute.instantiate(await compileWasm(source ?? wasmURL("toolroute.wasm")), options);
+}
+
+// WORD_VECTORS_FILE is the word vector table search_tools ranks with
+// (wasm/ABI.md, toolroute_word_vectors), in the package.
+const WORD_VECTORS_FILE = "./dist/wordvec.bin";
+
+// loadWordVectors reads the word vector table: the package's wordvec.bin
+// when no source is given, else bytes (given back), a Response, or a URL
+// to fetch (a file: URL read from disk in Node). Hand it to Toolroute's
+// wordVectors, or as the host's wordVectors option.
+export async function loadWordVectors(source) {
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  if (typeof Response !== "undefined" && source instanceof Response) return readBytes(source, source.url);
+  const url = new URL(String(source ?? new URL(WORD_VECTORS_FILE, import.meta.url)), globalThis.location?.href);
+  if (url.protocol === "file:") {
+    const { readFile } = await import("node:fs/promises");
+    return readFile(url);
+  }
+  return readBytes(await fetch(url), url.href);
+}
+
+async function readBytes(resp, where) {
+  if (!resp.ok) throw new Error(`toolroute: fetching ${where || "the word vectors"} answered HTTP ${resp.status}`);
+  return new Uint8Array(await resp.arrayBuffer());
 }
 
 // loadQuickJS compiles the QuickJS module the runner runs JS tools in

@@ -63,6 +63,12 @@ type Config struct {
 	// (BenchmarkTurn). The module never waits on the host and returns from
 	// every export, so hosts leave it off unless they distrust the binary.
 	Interruptible bool
+	// WordVectors is the word vector table every instance ranks tool search
+	// with (toolroute_word_vectors; registry/wordvec/english.Data is the
+	// one toolroute ships); nil gives none, and search finds only tools that
+	// share a word with the query. A module without the export is run
+	// without them.
+	WordVectors []byte
 }
 
 // Runtime is the compiled module, ready to instantiate. It is safe for
@@ -71,6 +77,7 @@ type Runtime struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	stderr   io.Writer
+	vectors  []byte
 }
 
 // New compiles the module. It refuses a binary without the toolroute exports
@@ -117,6 +124,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
 	}
 	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr}
+	if _, ok := exports[abi.ExportWordVectors]; ok {
+		r.vectors = cfg.WordVectors
+	}
 	// Check the version once, on a first instance.
 	inst, err := r.Instantiate(ctx)
 	if err != nil {
@@ -171,6 +181,12 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 	if v := uint32(res[0]); v != abi.Version {
 		mod.Close(ctx)
 		return nil, fmt.Errorf("%w: it speaks ABI version %d; this host speaks version %d (use a module and host of the same release)", ErrNotToolroute, v, abi.Version)
+	}
+	if len(r.vectors) > 0 {
+		if _, err := inst.request(ctx, abi.ExportWordVectors, nil, r.vectors); err != nil {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("module: the word vectors: %w", err)
+		}
 	}
 	return inst, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
 
@@ -656,5 +657,38 @@ func TestCompilationCache(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("cache dir is empty: %v", err)
+	}
+}
+
+// toolroute_word_vectors takes a table, refuses one that does not read
+// with bad_vectors (keeping the instance usable), and an empty one takes
+// the table away; a Runtime given a bad table says so at New.
+func TestWordVectors(t *testing.T) {
+	ctx := context.Background()
+	inst := instance(t)
+	for _, in := range [][]byte{[]byte("wordvec1"), []byte("not a table"), english.Data[:len(english.Data)-1]} {
+		_, err := inst.request(ctx, abi.ExportWordVectors, nil, in)
+		var e *abi.Error
+		if !errors.As(err, &e) || e.Code != abi.CodeBadVectors || !strings.Contains(e.Message, "the search keeps the table it had") {
+			t.Errorf("%.20q: %v, want bad_vectors", in, err)
+		}
+	}
+	for _, tt := range []struct {
+		in   []byte
+		want abi.WordVectorsInfo
+	}{
+		{english.Data, abi.WordVectorsInfo{Words: 10000, Dimensions: 46}},
+		{nil, abi.WordVectorsInfo{}},
+	} {
+		var got abi.WordVectorsInfo
+		if err := inst.requestInto(ctx, abi.ExportWordVectors, nil, tt.in, &got); err != nil || got != tt.want {
+			t.Errorf("%d bytes: %+v, %v; want %+v", len(tt.in), got, err, tt.want)
+		}
+	}
+	if _, err := inst.Load(ctx, []byte(`{}`)); err != nil {
+		t.Errorf("after the tables: %v", err)
+	}
+	if _, err := New(ctx, Config{WordVectors: []byte("wordvec1 and then nothing")}); err == nil || !strings.Contains(err.Error(), "module: the word vectors: ") {
+		t.Errorf("New with a bad table: %v", err)
 	}
 }

@@ -87,7 +87,7 @@ func New(docs []registry.SearchDoc, opt Options) (*Ranker, error) {
 			writeCache(path, vecs) // a failure only costs the next run this time
 		}
 	}
-	r := &Ranker{w: opt.Weights, index: registry.NewIndex(docs), enc: enc}
+	r := &Ranker{w: opt.Weights, index: registry.NewIndex(docs, nil), enc: enc}
 	for i, d := range docs {
 		r.names = append(r.names, d.Name)
 		r.name = append(r.name, vecs[2*i])

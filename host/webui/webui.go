@@ -3,9 +3,9 @@
 //
 // Files is web/ui's build (`make ui` writes it into dist/), committed so
 // that `go build` needs Go alone; `make check-ui` rebuilds it and fails if
-// a byte differs. The build leaves toolroute.wasm out: Handler serves the
-// module the program already embeds (wasm.Binary), so the binary holds one
-// copy.
+// a byte differs. The build leaves toolroute.wasm and wordvec.bin out:
+// Handler serves the module and the word vectors the program already
+// embeds (wasm.Binary, english.Data), so the binary holds one copy of each.
 //
 // Nothing here builds JavaScript: that is web/build.mjs's job.
 package webui
@@ -22,10 +22,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // Module is the name the UI fetches the module by.
 const Module = "toolroute.wasm"
+
+// WordVectors is the name the UI fetches the word vectors by, which it
+// hands the module for search_tools (wasm/ABI.md, toolroute_word_vectors).
+const WordVectors = "wordvec.bin"
 
 //go:embed dist
 var dist embed.FS
@@ -44,7 +50,8 @@ func init() {
 
 // Handler serves a built UI at /: index.html at / (and /index.html), and
 // each file at the top of files at /NAME. The module is served as
-// toolroute.wasm when files holds none. Nothing else is found: no folder,
+// toolroute.wasm when files holds none, and the program's word vectors
+// (english.Data) as wordvec.bin. Nothing else is found: no folder,
 // no listing, no name starting with a dot.
 //
 // # Notes
@@ -115,6 +122,9 @@ func (h *handler) open(name string) (file, bool) {
 	if err != nil {
 		if name == Module && h.module != nil {
 			return file{content: bytes.NewReader(h.module), close: func() error { return nil }}, true
+		}
+		if name == WordVectors {
+			return file{content: bytes.NewReader(english.Data), close: func() error { return nil }}, true
 		}
 		return file{}, false
 	}

@@ -123,4 +123,10 @@ func TestReplaceSection(t *testing.T) {
 	if twice != strings.Replace(want, "search 1", "search 2", 1) {
 		t.Errorf("second time:\n%s", twice)
 	}
+	// A section followed by others stays where it is.
+	middle := strings.Replace(once, "## 8. Tool search\n\n| search 1 |\n", "## 8. Tool search\n\n| search 1 |\n\n## 9. The worker\n\n| c |\n", 1)
+	got := replaceSection(middle, "\n## 8. Tool search\n\n| search 3 |\n", "\n## Where figures miss their targets\n\nnew notes\n")
+	if want := strings.Replace(middle, "search 1", "search 3", 1); got != want {
+		t.Errorf("a section in the middle:\n%s\nwant:\n%s", got, want)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 const searchSection = "8. Tool search"
@@ -66,10 +67,14 @@ func searchRows(count int, dir string) ([]row, error) {
 	}
 	plain := searcheval.NewBaseline(names, descs)
 	plainRank := func(q string) []string { return plain.Search(q, 5) }
-	analysed := registry.NewIndexWith(docs, searcheval.AnalysedBaseline())
+	analysed := registry.NewIndexWith(docs, searcheval.AnalysedBaseline(), nil)
 	analysedRank := func(q string) []string { return hitNames(analysed.Search(q, 5)) }
+	lexical := registry.DefaultSearchParams()
+	lexical.Dense = 0
+	lexicalIndex := registry.NewIndexWith(docs, lexical, nil)
+	lexicalRank := func(q string) []string { return hitNames(lexicalIndex.Search(q, 5)) }
 
-	words := registry.NewIndex(docs)
+	words := registry.NewIndex(docs, english.Vectors())
 	wordsRank := func(q string) []string { return hitNames(words.Search(q, 5)) }
 
 	cmd := fmt.Sprintf("`toolroute search --tools %s < queries`", d.ToolsFile)
@@ -88,12 +93,14 @@ func searchRows(count int, dir string) ([]row, error) {
 		{searchSection, "recall, half A (the weights were tuned on it)", recall(a), how},
 		{searchSection, "recall, half B (not looked at to choose them)", recall(b), how},
 		{searchSection, "two-tool queries: both tools in the top 5", fmt.Sprintf("%s (%d of %d)", rate(two, two.At5), two.At5, two.N), how},
-		{searchSection, "BM25F alone (search_tools' ranking, `toolroute search --words`)", baseline(wordsRank),
+		{searchSection, "search_tools' ranking in every host: BM25F and word vectors (`toolroute search --words`)", baseline(wordsRank),
 			"registry.NewIndex with the default constants, chosen on half A (`go run ./internal/searcheval/tune`)"},
 		{searchSection, "baseline: plain BM25 over name and description", baseline(plainRank),
 			"internal/searcheval.Baseline: k1 1.2, b 0.75, lower-case runs of letters and digits, no stemming, no stop words"},
 		{searchSection, "baseline: BM25 over name and description with the ranking's words and stems", baseline(analysedRank),
 			"internal/searcheval.AnalysedBaseline: the ranking's text analysis with one field of each, k1 1.2, b 0.75, idf not squared, request words kept"},
+		{searchSection, "BM25F alone, without word vectors", baseline(lexicalRank),
+			"registry.DefaultSearchParams with Dense 0 and no vectors"},
 		{searchSection, "the issue's goal", fmt.Sprintf("80%% at 5 on the held-out queries: %.1f%% on the development ones, %.1f%% on half B", 100*all.Rate(all.At5), 100*b.Rate(b.At5)), "issue 21"},
 	}
 
@@ -187,9 +194,10 @@ func hitNames(hits []registry.SearchHit) []string {
 }
 
 // replaceSection puts table (the rendered rows of one section, from its
-// "## " heading) into doc in place of that section, or before the notes
-// when doc has none, and the notes in place of doc's: `-search` rewrites
-// its own figures and leaves the others as the last make bench wrote them.
+// "## " heading) into doc in place of that section, where it stands, or
+// before the notes when doc has none, and the notes in place of doc's:
+// `-search` rewrites its own figures and leaves the others as the last make
+// bench wrote them.
 func replaceSection(doc, table, notes string) string {
 	heading := strings.TrimPrefix(table, "\n")
 	heading = heading[:strings.Index(heading, "\n")]
@@ -201,7 +209,11 @@ func replaceSection(doc, table, notes string) string {
 		if j := strings.Index(doc[i+1:], "\n## "); j >= 0 {
 			end = i + 1 + j
 		}
-		doc = doc[:i] + doc[end:]
+		rest := strings.TrimRight(doc[end:], "\n")
+		if rest != "" {
+			rest += "\n"
+		}
+		return strings.TrimRight(doc[:i], "\n") + "\n" + table + rest + notes
 	}
 	return strings.TrimRight(doc, "\n") + "\n" + table + notes
 }

@@ -33,6 +33,9 @@ const (
 	ExportTurnFree  = "toolroute_turn_free"
 	ExportTurnBody  = "toolroute_turn_body"
 	ExportDemo      = "toolroute_demo"
+	// ExportWordVectors is optional for a host: without it, tool search
+	// ranks by shared words alone.
+	ExportWordVectors = "toolroute_word_vectors"
 )
 
 // MaxTurns is how many turns may be open at once in one instance.
@@ -75,10 +78,20 @@ const (
 	// CodeBadEvent: the turn refused the event (session.ErrEvent); the turn
 	// is unchanged.
 	CodeBadEvent = "bad_event"
+	// CodeBadVectors: the word vector table does not read (wordvec.Parse's
+	// message says why); the module keeps the table it had.
+	CodeBadVectors = "bad_vectors"
 	// CodeInternal: the module failed (a recovered panic); the message says
 	// where. The instance may be kept, but a host may prefer to replace it.
 	CodeInternal = "internal"
 )
+
+// WordVectorsInfo is toolroute_word_vectors's answer: the table's size, 0
+// and 0 when the table was taken away.
+type WordVectorsInfo struct {
+	Words      int `json:"words"`
+	Dimensions int `json:"dimensions"`
+}
 
 // TurnHandle is toolroute_turn_new's answer.
 type TurnHandle struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/toolroute/toolroute/registry/demo"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
+	"github.com/toolroute/toolroute/registry/wordvec"
 )
 
 // Guest is the module's state and its side of every export: the registry
@@ -28,6 +29,9 @@ type Guest struct {
 	// TurnBody handed out: when the host frees it (Freed), the turn may
 	// build its next body in that memory.
 	given map[*byte]uint32
+	// vecs is the word vectors search ranks with, given by the host
+	// (WordVectors), kept across catalogues.
+	vecs *wordvec.Vectors
 }
 
 // openTurn is a turn and what the host takes of it apart from its actions.
@@ -49,8 +53,32 @@ func (g *Guest) Load(req []byte) (out []byte) {
 		return fail(CodeBadJSON, "the catalogue is not a JSON catalogue object: "+err.Error())
 	}
 	reg, rep := registry.Build(c)
+	reg.SetWordVectors(g.vecs)
 	g.reg = reg
 	return ok(rep)
+}
+
+// WordVectors takes a table of word vectors (package wordvec's layout, as
+// registry/wordvec/english holds it) for search_tools to rank with, in this
+// catalogue and every one loaded after; an empty table takes them away. A
+// table that does not read is refused and the one before kept.
+func (g *Guest) WordVectors(table []byte) (out []byte) {
+	defer recoverInto(&out)
+	var v *wordvec.Vectors
+	if len(table) > 0 {
+		var err error
+		if v, err = wordvec.Parse(table); err != nil {
+			return fail(CodeBadVectors, err.Error()+"; the search keeps the table it had")
+		}
+	}
+	g.vecs = v
+	if g.reg != nil {
+		g.reg.SetWordVectors(v)
+	}
+	if v == nil {
+		return ok(WordVectorsInfo{})
+	}
+	return ok(WordVectorsInfo{Words: v.Len(), Dimensions: v.Dim()})
 }
 
 // Describe answers with a Description of the catalogue and, when the request

@@ -33,7 +33,9 @@ const decoder = new TextDecoder();
 
 export class Toolroute {
   // instantiate makes an instance from a WebAssembly.Module or the module's
-  // bytes. options.stderr receives the module's standard error, line by line.
+  // bytes. options.stderr receives the module's standard error, line by line;
+  // options.wordVectors, the word vector table (bytes), is handed to the
+  // instance (wordVectors).
   static async instantiate(source, options = {}) {
     const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
     const wasi = new WASI({ stderr: options.stderr, stdout: options.stdout });
@@ -43,6 +45,7 @@ export class Toolroute {
     if (version !== ABI_VERSION) {
       throw new Error(`this module speaks ABI version ${version}; this driver speaks version ${ABI_VERSION}`);
     }
+    if (options.wordVectors) t.wordVectors(options.wordVectors);
     return t;
   }
 
@@ -117,6 +120,19 @@ export class Toolroute {
   // load builds the registry from a catalogue and returns the build report.
   load(catalogue) {
     return this.#json("toolroute_load", [], catalogue);
+  }
+
+  // wordVectors gives the instance a word vector table (bytes: the package's
+  // wordvec.bin, registry/wordvec/english/vectors.bin) for search_tools to
+  // rank with beside shared words; empty bytes take it away. It returns
+  // {words, dimensions}; a table that does not read throws a ToolrouteError
+  // "bad_vectors" and the instance keeps the table it had.
+  wordVectors(table) {
+    if (typeof this.#exports.toolroute_word_vectors !== "function") {
+      throw new Error("toolroute module: this module has no toolroute_word_vectors export: use a module of this release");
+    }
+    const bytes = table instanceof ArrayBuffer ? new Uint8Array(table) : new Uint8Array(table.buffer, table.byteOffset, table.byteLength);
+    return this.#request("toolroute_word_vectors", [], bytes);
   }
 
   // describe returns the catalogue for display, and a session's active tools

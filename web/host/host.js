@@ -114,6 +114,10 @@ export class MemoryStore {
 //   retries: {count (3; negative for none), backoffMs (1000), maxBackoffMs
 //     (60000), sleep: (ms, signal) => Promise}: how a 429 or 5xx is tried
 //     again; proxied calls are not, the proxy's own provider retries;
+//   wordVectors: the word vector table search_tools ranks with (the
+//     package's wordvec.bin: bytes, or a function, sync or async, giving
+//     them, called once), handed to every module instance the host makes;
+//     without it search_tools finds only tools sharing a word with the query;
 //   maxParallelTools: how many tool calls run at once in all sessions (4):
 //     the others wait their turn, their timeout starting when they run. A
 //     JS call may take its memory limit, so this bounds the host's memory.
@@ -168,7 +172,25 @@ export class Host {
   }
 
   async init() {
+    const given = this.#inst;
     await this.#instance();
+    if (given) await this.#giveVectors(given);
+  }
+
+  #vectors = null;
+
+  // #giveVectors hands inst the word vector table, if the host has one. A
+  // table that cannot be had or read leaves search to shared words, with a
+  // warning: the host works on without it.
+  async #giveVectors(inst) {
+    const v = this.#o.wordVectors;
+    if (!v) return;
+    this.#vectors ??= (async () => (typeof v === "function" ? v() : v))();
+    try {
+      inst.wordVectors(await this.#vectors);
+    } catch (err) {
+      console.warn(`host: search_tools ranks by shared words alone: the word vectors could not be given to the module: ${err.message}`);
+    }
   }
 
   // report is what loading the catalogue did (toolroute_load's answer).
@@ -209,6 +231,7 @@ export class Host {
       throw new Error("host: no module instance");
     }
     const inst = await this.#factory();
+    await this.#giveVectors(inst);
     this.#report = inst.load(this.#offered(this.#catalogue));
     this.#inst = inst;
     return inst;

@@ -1,6 +1,7 @@
 // Writes web/dist/, the files the npm package (web/package.json, "toolroute")
 // holds that live elsewhere in the repository or are made from a
-// dependency: toolroute.wasm (wasm/, the committed module), quickjs.wasm
+// dependency: toolroute.wasm (wasm/, the committed module), wordvec.bin
+// (registry/wordvec/english/vectors.bin, the word vectors), quickjs.wasm
 // (the quickjs-ng sync variant's, patched by jsrun/patch.js as the UI's and
 // the worker's builds patch it) and prelude.js (host/jsrun/prelude.js, the
 // bridges' prelude every host runs, as a module exporting its text, which
@@ -11,7 +12,7 @@
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeQuickjsWasm } from "../build.mjs";
+import { wordVectors, writeQuickjsWasm } from "../build.mjs";
 import { PRELUDE_FILE } from "../jsrun/prelude.js";
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -20,6 +21,7 @@ export const assets = path.join(web, "dist");
 export async function writeAssets(out = assets) {
   await mkdir(out, { recursive: true });
   await copyFile(path.join(web, "..", "wasm", "toolroute.wasm"), path.join(out, "toolroute.wasm"));
+  await copyFile(wordVectors, path.join(out, "wordvec.bin"));
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   const prelude = await readFile(PRELUDE_FILE, "utf8");
   await writeFile(path.join(out, "prelude.js"), `// host/jsrun/prelude.js's text, written by web/scripts/pack-assets.mjs.\nexport const PRELUDE = ${JSON.stringify(prelude)};\n`);

@@ -120,7 +120,7 @@ test("README.md has the examples the tests run", () => {
 test("the tarball holds the package's files and nothing of the UI, the worker or the tests", async () => {
   const { stdout } = await run("tar", ["-tzf", path.join(tmp, `${pkg.name}-${pkg.version}.tgz`)]);
   const names = stdout.trim().split("\n").map((n) => n.replace(/^package\//, "")).sort();
-  for (const want of ["package.json", "README.md", "index.js", "dist/toolroute.wasm", "dist/quickjs.wasm", "dist/prelude.js", "types/index.d.ts", "host/host.js", "jsrun/runner.js", "host/mcp.js", "ai-sdk/ai-sdk.js"]) {
+  for (const want of ["package.json", "README.md", "index.js", "dist/toolroute.wasm", "dist/quickjs.wasm", "dist/wordvec.bin", "dist/prelude.js", "types/index.d.ts", "host/host.js", "jsrun/runner.js", "host/mcp.js", "ai-sdk/ai-sdk.js"]) {
     assert.ok(names.includes(want), `the tarball has no ${want}: ${names.join(" ")}`);
   }
   assert.deepEqual(names.filter((n) => /^(ui|worker|test|e2e|scripts)\//.test(n)), []);
@@ -137,6 +137,8 @@ test("each of the package's entries imports in Node from the installed package",
     for (const e of ["toolroute", "toolroute/host", "toolroute/jsrun", "toolroute/mcp", "toolroute/ai-sdk"]) names[e] = Object.keys(await import(e)).sort();
     const { parseMcpConfig } = await import("toolroute/mcp");
     names.mcp = parseMcpConfig(JSON.stringify({ mcpServers: { docs: { url: "http://127.0.0.1:1/mcp" } } })).servers.map((s) => s.key);
+    const { loadToolroute, loadWordVectors } = await import("toolroute");
+    names.vectors = (await loadToolroute()).wordVectors(await loadWordVectors());
     console.log(JSON.stringify(names));`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: app });
   const names = JSON.parse(stdout);
@@ -144,6 +146,7 @@ test("each of the package's entries imports in Node from the installed package",
     assert.ok(names[entry].includes(want), `${entry} exports no ${want}: ${names[entry].join(", ")}`);
   }
   assert.deepEqual(names.mcp, ["docs"]);
+  assert.deepEqual(names.vectors, { words: 10000, dimensions: 46 }, "the package's word vectors read in its module");
   // Every value the declarations declare is there at run time.
   const files = { toolroute: "index", "toolroute/host": "host", "toolroute/jsrun": "jsrun", "toolroute/mcp": "mcp", "toolroute/ai-sdk": "ai-sdk" };
   for (const [entry, file] of Object.entries(files)) {

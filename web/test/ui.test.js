@@ -191,6 +191,47 @@ test("search_tools set on: the page's turns offer it and a search loads the tool
   assert.equal(states?.message.status, "success", JSON.stringify(states?.message));
 });
 
+// The page hands the module the word vectors (as ui/worker.js fetches
+// wordvec.bin beside the module): a search in other words than the tools'
+// finds one. Word vectors that cannot be had leave search to shared
+// words, and the page works on.
+test("search_tools in the page ranks with the word vectors it is given", async () => {
+  const vectors = await readFile(path.join(web, "..", "registry", "wordvec", "english", "vectors.bin"));
+  const weather = {
+    catalogue: {
+      manifests: [{
+        file: "weather.json", source: "weather.js",
+        text: JSON.stringify([{ _meta: true, display_name: "Weather", description: "Weather forecasts" }, { name: "get_forecast", description: "Today's forecast here", function: "forecast" }]),
+      }],
+    },
+    sources: { "weather.js": "function forecast() { return 'Sunny'; }\n" },
+    libraries: {},
+  };
+  const query = "will it rain tomorrow"; // no word of the tool's texts
+  for (const [name, wordVectors, want] of [
+    ["given", async () => vectors, "Found 1 tool for 'will it rain tomorrow', loaded for the rest of this conversation:\n- get_forecast (Weather): Today's forecast here"],
+    ["not to be had", async () => { throw new Error("wordvec.bin answered HTTP 404"); }, "Error (not_found): No tool matches 'will it rain tomorrow'."],
+  ]) {
+    const store = new MemoryUIStore();
+    const server = fakeServer([{ call: ["search_tools", { query, limit: 1 }] }, { text: "Done." }], { catalogue: weather });
+    const warnings = [];
+    const warn = console.warn;
+    console.warn = (...a) => warnings.push(a.join(" "));
+    try {
+      const core = newCore(store, server.fetch, { wordVectors });
+      await ask(core, { type: "settings", set: { search_tools: "on" } });
+      const s = (await ask(core, { type: "sessions", action: "create" })).result;
+      const turn = await ask(core, { type: "send", session: s.id, text: "Do I need an umbrella?" });
+      assert.equal(turn.last.type, "done", `${name}: ${JSON.stringify(turn.last)}`);
+      const result = turn.events.find((e) => e.type === "message" && e.message.type === "tool_result" && e.message.tool_name === "search_tools");
+      assert.ok(result?.message.content.startsWith(want), `${name}: ${result?.message.content}`);
+    } finally {
+      console.warn = warn;
+    }
+    if (name === "not to be had") assert.ok(warnings.some((w) => w.includes("search_tools ranks by shared words alone") && w.includes("HTTP 404")), warnings.join("\n"));
+  }
+});
+
 test("settings: the Responses API and Gemini with the user's key, and a server speaking Gemini", async () => {
   const server = fakeServer([]);
   let format = "gemini";

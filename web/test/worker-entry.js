@@ -8,6 +8,7 @@
 //	POST /test/jsrun {c, source, server} -> {results: [...], files: {name: text}, binary: {name: base64}}
 import toolrouteModule from "../worker/toolroute.wasm";
 import quickjsModule from "../worker/quickjs.wasm";
+import wordVectors from "../worker/wordvec.bin";
 import bundle from "toolroute:bundle";
 import page from "toolroute:page";
 import { createWorker, newRunner } from "../worker/api.js";
@@ -17,7 +18,7 @@ import { runnerOptions, calls, filesOf, PAGES_ORIGIN } from "./conformance-case.
 export { SessionLog, SessionIndex, SandboxFiles } from "../worker/sessions.js";
 
 const worker = createWorker({
-  toolrouteModule, quickjsModule, bundle, page,
+  toolrouteModule, quickjsModule, wordVectors, bundle, page,
   fetchOptions: (env) => (env.TEST_PAGES_URL ? { rewrites: [{ from: PAGES_ORIGIN, to: env.TEST_PAGES_URL }] } : undefined),
 });
 

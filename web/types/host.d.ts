@@ -112,6 +112,8 @@ export interface HostOptions {
   now?: () => Date;
   retries?: { count?: number; backoffMs?: number; maxBackoffMs?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
   maxParallelTools?: number;
+  /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"), handed to every instance. */
+  wordVectors?: BufferSource | (() => BufferSource | Promise<BufferSource>);
 }
 
 export interface Usage {

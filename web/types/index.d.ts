@@ -121,6 +121,14 @@ export interface InstantiateOptions {
   /** Receives the module's standard error, line by line. */
   stderr?: (line: string) => void;
   stdout?: (line: string) => void;
+  /** The word vector table (loadWordVectors()) handed to the instance. */
+  wordVectors?: BufferSource;
+}
+
+/** toolroute_word_vectors's answer: the table's size, zeros when taken away. */
+export interface WordVectorsInfo {
+  words: number;
+  dimensions: number;
 }
 
 /** One instance of toolroute.wasm. Its calls are synchronous. */
@@ -133,6 +141,12 @@ export declare class Toolroute {
   readonly memorySize: number;
   /** Builds the registry from a catalogue (an object or its JSON text). */
   load(catalogue: Catalogue | string): LoadReport;
+  /**
+   * Gives search_tools a word vector table to rank with beside shared words
+   * (empty bytes take it away); a table that does not read throws a
+   * ToolrouteError "bad_vectors".
+   */
+  wordVectors(table: BufferSource): WordVectorsInfo;
   /** The catalogue for display, and a session's active tools when request.history is given. */
   describe(request?: DescribeRequest | string): Description;
   /** Answers an OpenAI Chat Completions request body as the demo model does. */
@@ -158,5 +172,7 @@ export declare function wasmURL(name: "toolroute.wasm" | "quickjs.wasm"): URL;
 export declare function compileWasm(source: WasmSource): Promise<WebAssembly.Module>;
 /** An instance of source, or of the package's toolroute.wasm. */
 export declare function loadToolroute(source?: WasmSource, options?: InstantiateOptions): Promise<Toolroute>;
+/** The word vector table: source's bytes (fetched; a file: URL read in Node), or the package's wordvec.bin. */
+export declare function loadWordVectors(source?: BufferSource | Response | URL | string): Promise<Uint8Array | BufferSource>;
 /** The QuickJS module for the runner's wasmModule option: source, or the package's patched quickjs.wasm. */
 export declare function loadQuickJS(source?: WasmSource): Promise<WebAssembly.Module>;

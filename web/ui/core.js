@@ -88,6 +88,8 @@ export class PersistentFS extends MemoryFS {
 //   store: the UI store (IDBStore or MemoryUIStore);
 //   fetch: the fetch for the catalogue, the model calls and JS tools;
 //   module: async () => a driver instance (Toolroute) on toolroute.wasm;
+//   wordVectors: the word vector table search_tools ranks with, or an
+//     async function giving it (the host's wordVectors option);
 //   catalogue: async () => {catalogue, sources, libraries}; by default GET
 //     /api/ui/catalogue;
 //   runner: ({libraries, fs, fetch}) => {call(c)}: the JS tool runner;
@@ -285,6 +287,7 @@ export class Core {
     // The ops below reach host, made here, only once a tool runs.
     host = await createHost({
       module: this.#d.module,
+      wordVectors: this.#d.wordVectors,
       // The built-in tools' storage: memories in the settings, history
       // search over the sessions kept in this browser; the config group's
       // settings, variables and disabled tools in the settings too.

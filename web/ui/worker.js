@@ -120,6 +120,13 @@ async function getCore() {
     store,
     fetch: (...a) => fetch(...a),
     module: async () => Toolroute.instantiate(await compileModule(), { stderr: (l) => console.warn("toolroute.wasm:", l) }),
+    // search_tools ranks with the word vectors the build (or the program)
+    // serves beside the module; fetched once, at the first instance.
+    wordVectors: async () => {
+      const r = await fetch(new URL("wordvec.bin", base));
+      if (!r.ok) throw new Error(`wordvec.bin answered HTTP ${r.status}`);
+      return new Uint8Array(await r.arrayBuffer());
+    },
     runner: async ({ libraries, fs }) =>
       new Runner({
         store: fs,

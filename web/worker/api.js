@@ -103,6 +103,10 @@ const BAD_SESSION_ID = "a session id is 1 to 128 characters of A-Z, a-z, 0-9, '.
 
 // createWorker makes the worker's fetch handler. deps:
 //   toolrouteModule, quickjsModule: the WebAssembly.Modules (module imports);
+//   wordVectors: the word vector table (wordvec.bin, a data module's
+//     ArrayBuffer), handed to the module when TOOLROUTE_SEARCH_TOOLS is on,
+//     for search_tools to rank with (it costs a new isolate's first request
+//     a few milliseconds, so only then);
 //   bundle: {catalogue, sources, libraries}, `toolroute export`'s output;
 //   page: the chat page's HTML;
 //   fetchOptions: (env) => the JS tools' fetch options beyond the worker's
@@ -286,6 +290,7 @@ async function start(env, deps, now) {
     // A session started with an agent is that agent's.
     agentOf: async (id) => agents.byName(await indexStub(env).agentOf(id)),
     module: () => Toolroute.instantiate(deps.toolrouteModule, { stderr: (l) => console.warn("toolroute.wasm:", l) }),
+    wordVectors: env.TOOLROUTE_SEARCH_TOOLS === "on" ? deps.wordVectors : undefined,
     catalogue: first.catalogue,
     sources: first.sources,
     native,

@@ -3,7 +3,8 @@
 // the JS tools of `toolroute export` and serve's chat page inside, beside
 // toolroute.wasm and quickjs.wasm (patched by jsrun/patch.js to poll its
 // interrupt handler at every operation: workerd compiles no wasm from bytes,
-// so the patch is made here), which the worker imports as modules; and
+// so the patch is made here) and wordvec.bin (the word vectors
+// search_tools ranks with), which the worker imports as modules; and
 // workerd.capnp, a config to run it on this machine.
 //
 //	node worker/build.mjs                        (from web/; runs `go run ../host/cmd/toolroute export --builtin`)
@@ -17,7 +18,7 @@ import { copyFile, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { preludePlugin, writeQuickjsWasm } from "../build.mjs";
+import { preludePlugin, wordVectors, writeQuickjsWasm } from "../build.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.dirname(here);
@@ -54,7 +55,7 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
         a.path === "toolroute:bundle" ? { contents: JSON.stringify(bundle), loader: "json" } : { contents: page, loader: "text" });
       // The wasm files stay module imports, resolved by workerd or wrangler
       // beside worker.js.
-      b.onResolve({ filter: /\.wasm$/ }, (a) => ({ path: "./" + path.basename(a.path), external: true }));
+      b.onResolve({ filter: /\.(wasm|bin)$/ }, (a) => ({ path: "./" + path.basename(a.path), external: true }));
     },
   };
   await build({
@@ -76,13 +77,14 @@ export async function buildWorker({ out = dist, bundle, entry = path.join(here, 
   });
   await copyFile(toolrouteWasm, path.join(out, "toolroute.wasm"));
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
+  await copyFile(wordVectors, path.join(out, "wordvec.bin"));
   // workerd resolves the config's embedded files from the config's folder
   // and the storage folder from its working folder: web/, as the build
   // prints. It is for this machine: requests to 127.0.0.1 need no token.
   await writeFile(path.join(out, "workerd.capnp"), workerdConfig({ dir: ".", port: 8787, storage: "worker/.workerd-storage", bindings: { TOOLROUTE_DEV_NO_TOKEN: "1" } }));
   await mkdir(path.join(here, ".workerd-storage"), { recursive: true });
   const sizes = {};
-  for (const f of ["worker.js", "toolroute.wasm", "quickjs.wasm"]) {
+  for (const f of ["worker.js", "toolroute.wasm", "quickjs.wasm", "wordvec.bin"]) {
     const data = await readFile(path.join(out, f));
     sizes[f] = { raw: data.length, gzip: gzipSync(data, { level: 9 }).length };
   }
@@ -120,6 +122,7 @@ const toolroute :Workerd.Worker = (
     (name = "worker.js", esModule = embed ${file(entry)}),
     (name = "toolroute.wasm", wasm = embed ${file("toolroute.wasm")}),
     (name = "quickjs.wasm", wasm = embed ${file("quickjs.wasm")}),
+    (name = "wordvec.bin", data = embed ${file("wordvec.bin")}),
   ],
   compatibilityDate = ${str(COMPATIBILITY_DATE)},
   bindings = [

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // runSearch ranks the tools of a tool list for each query of standard input,
@@ -23,16 +24,16 @@ import (
 // bench) and judged, on any tool list.
 //
 // The ranking (host/toolsearch) adds the query's sentence-embedding cosines
-// with each tool's texts to registry's BM25F; --words ranks by BM25F alone,
-// as the module's search_tools does, and then a query that shares no word
-// with any tool gets a blank line. Queries are ranked on all processors,
+// with each tool's texts to registry's BM25F; --words ranks as the module's
+// search_tools does in every host, by BM25F and word vectors, and then a
+// query that matches no tool gets a blank line. Queries are ranked on all processors,
 // each answer written as soon as those before it are.
 func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := newFlagSet("search", stderr)
 	tools := flags.String("tools", "", "the tool list: a JSON array of objects with \"name\" and \"description\" (required)")
 	k := flags.Int("k", 5, "how many tools to print for each query")
 	asJSON := flags.Bool("json", false, "print each query's answer as a JSON object {\"query\", \"tools\": [{\"name\", \"score\"}]}")
-	words := flags.Bool("words", false, "rank by words alone (BM25F, as search_tools in the module), without the sentence encoder")
+	words := flags.Bool("words", false, "rank as search_tools does in every host (BM25F and word vectors), without the sentence encoder")
 	cache := flags.String("cache", defaultSearchCache(), "the folder that keeps the tools' vectors between runs (\"\" for none)")
 	rest, err := parseArgs(flags, args)
 	if err != nil {
@@ -65,7 +66,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var rank func(query string) []registry.SearchHit
 	if *words {
-		index := registry.NewIndex(docs)
+		index := registry.NewIndex(docs, english.Vectors())
 		rank = func(q string) []registry.SearchHit { return index.Search(q, *k) }
 	} else {
 		r, err := toolsearch.New(docs, toolsearch.Options{Weights: toolsearch.DefaultWeights(), CacheDir: *cache})

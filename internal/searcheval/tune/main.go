@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 func main() {
@@ -96,6 +97,13 @@ func main() {
 		{"detail weighed as description", func(p *registry.SearchParams) { p.Fields[registry.FieldDetail].Weight = 1 }},
 		{"detail left out", func(p *registry.SearchParams) { p.Fields[registry.FieldDetail].Weight = 0 }},
 		{"title weighed as description", func(p *registry.SearchParams) { p.Fields[registry.FieldTitle].Weight = 1 }},
+		{"word vectors left out", func(p *registry.SearchParams) { p.Dense = 0 }},
+		{"word vectors weighed 1", func(p *registry.SearchParams) { p.Dense = 1 }},
+		{"word vectors weighed 3", func(p *registry.SearchParams) { p.Dense = 3 }},
+		{"detail in the word vectors, 0.3", func(p *registry.SearchParams) { p.DenseFields[registry.FieldDetail] = 0.3 }},
+		{"found by word vectors alone from 0.5", func(p *registry.SearchParams) { p.DenseAlone = 0.5 }},
+		{"... with no share of the best's cosine", func(p *registry.SearchParams) { p.DenseAloneOfBest = 0 }},
+		{"word vectors only reorder shared words", func(p *registry.SearchParams) { p.DenseAlone = 2 }},
 	} {
 		p := def
 		v.change(&p)
@@ -110,7 +118,7 @@ type eval struct {
 }
 
 func (e eval) recall(p registry.SearchParams, qs []searcheval.Query) searcheval.Recall {
-	x := registry.NewIndexWith(e.docs, p)
+	x := registry.NewIndexWith(e.docs, p, english.Vectors())
 	res := make([][]string, len(qs))
 	for i, q := range qs {
 		for _, h := range x.Search(q.Text, 5) {

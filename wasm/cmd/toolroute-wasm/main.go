@@ -82,6 +82,15 @@ func load(ptr, size uint32) uint64 {
 	return result(guest.Load(in))
 }
 
+//go:wasmexport toolroute_word_vectors
+func wordVectors(ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return result(guest.WordVectors(in))
+}
+
 //go:wasmexport toolroute_describe
 func describe(ptr, size uint32) uint64 {
 	in, bad := input(ptr, size)
