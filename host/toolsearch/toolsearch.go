@@ -5,7 +5,7 @@
 // the model. It embeds the tools on all processors and keeps their vectors
 // in a cache file, so that a command that ranks one tool list again starts
 // at once. `toolroute search` uses it; the module's search_tools keeps
-// registry's BM25F alone.
+// registry's ranking, BM25F and word vectors.
 package toolsearch
 
 import (
