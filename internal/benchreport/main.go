@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -173,7 +174,7 @@ func report(count int, out string) error {
 		fmt.Fprintf(os.Stderr, "benchreport: go test %s -bench '%s' -count %d\n", r.pkg, r.bench, count)
 		cmd := exec.Command("go", "test", r.pkg, "-run", "^$", "-bench", r.bench, "-benchtime", r.benchtime, "-count", strconv.Itoa(count), "-benchmem")
 		err := measure(cmd, func(name string) string {
-			return fmt.Sprintf("go test %s -run '^$' -bench '^%s$' -benchtime %s -count %d", r.pkg, strings.TrimPrefix(name, "Benchmark"), r.benchtime, count)
+			return fmt.Sprintf("go test %s -run '^$' -bench '%s' -benchtime %s -count %d", r.pkg, benchPattern(name), r.benchtime, count)
 		})
 		if err != nil {
 			return err
@@ -216,6 +217,18 @@ func report(count int, out string) error {
 	doc := "# Benchmarks\n\nWritten by `make bench` (`go run ./internal/benchreport`); every timed figure is the median of " +
 		strconv.Itoa(count) + " runs.\n\n" + machine() + "\n" + table + notes
 	return os.WriteFile(out, []byte(doc), 0o644)
+}
+
+// benchPattern is the -bench pattern that runs the benchmark named name
+// (BenchmarkX/sub/sub) alone: go test matches each level of a name with
+// its own part of the pattern, unanchored, so each part is anchored
+// ("tools=100" alone would run tools=1000 too).
+func benchPattern(name string) string {
+	levels := strings.Split(name, "/")
+	for i, l := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
+	}
+	return strings.Join(levels, "/")
 }
 
 // parse reads `go test -bench` output: per benchmark (the -N suffix

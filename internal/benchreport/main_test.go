@@ -130,3 +130,15 @@ func TestReplaceSection(t *testing.T) {
 		t.Errorf("a section in the middle:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// The "how" column's command runs the benchmark of its row and no other.
+func TestBenchPattern(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"BenchmarkCallItself", "^BenchmarkCallItself$"},
+		{"BenchmarkCatalogue/tools=100/wasm", "^BenchmarkCatalogue$/^tools=100$/^wasm$"},
+	} {
+		if got := benchPattern(tt.name); got != tt.want {
+			t.Errorf("benchPattern(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
