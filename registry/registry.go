@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Errors a caller may branch on. They are wrapped with the detail.
@@ -30,6 +31,7 @@ type Registry struct {
 	skills   []Skill
 	disabled map[string]bool
 	search   searchIndex // built from the above at the first search_tools
+	memo     atomic.Pointer[memoTable]
 }
 
 // New returns a registry holding the meta-tools load_tool_group and load_skill.
@@ -131,6 +133,7 @@ func (r *Registry) AddSkill(s Skill) error {
 			return fmt.Errorf("%w: %q", ErrDuplicateSkill, s.Name)
 		}
 	}
+	r.changed()
 	r.skills = append(r.skills, s)
 	return nil
 }
@@ -216,7 +219,11 @@ func (r *Registry) GroupOf(name string) (string, bool) {
 // is among them only when it has something to load: load_tool_group when a
 // group has an enabled tool, load_skill when there is a skill.
 func (r *Registry) CoreTools() []Tool {
-	hasGroups := len(r.AvailableGroups()) > 0
+	return slices.Clone(r.Memo(memoCoreTools, func() any { return r.coreTools() }).([]Tool))
+}
+
+func (r *Registry) coreTools() []Tool {
+	hasGroups := r.HasGroups()
 	return r.filter(func(t Tool) bool {
 		switch t.Name {
 		case LoadToolGroupName:
@@ -284,6 +291,20 @@ func (r *Registry) Groups() []Group { return slices.Clone(r.groups) }
 // least one enabled tool: the groups the system prompt lists and
 // load_tool_group offers.
 func (r *Registry) AvailableGroups() []Group {
+	return slices.Clone(r.availableGroups())
+}
+
+// HasGroups reports whether any group has an enabled tool: whether
+// AvailableGroups lists any.
+func (r *Registry) HasGroups() bool { return len(r.availableGroups()) > 0 }
+
+// availableGroups is AvailableGroups, computed once per change and shared:
+// its callers do not change it.
+func (r *Registry) availableGroups() []Group {
+	return r.Memo(memoAvailableGroups, func() any { return r.findAvailableGroups() }).([]Group)
+}
+
+func (r *Registry) findAvailableGroups() []Group {
 	has := map[string]bool{}
 	for _, t := range r.tools {
 		if t.Group != "" && !r.disabled[t.Name] {

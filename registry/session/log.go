@@ -174,11 +174,12 @@ func (l *Log) messages() ([]Message, error) {
 }
 
 // encode builds a model call's request: wr without its messages, which
-// are the log's.
-func (l *Log) encode(f wire.Format, wr wire.Request) (wire.HTTPRequest, error) {
+// are the log's. cache is what the calls with the turn's catalogue share.
+func (l *Log) encode(f wire.Format, wr wire.Request, cache *wire.Cache) (wire.HTTPRequest, error) {
 	if l.convErr != nil {
 		return wire.HTTPRequest{}, l.convErr
 	}
+	l.conv.Share(cache)
 	wr.Messages = conversation(l.open, l.convNative)
 	return l.conv.Encode(wr)
 }

@@ -48,8 +48,6 @@ type Turn struct {
 	// left one; keep makes it commit its Log when it ends.
 	resume *Log
 	keep   bool
-	// sizes are the schema bytes of the core tools and of groups, with reg.
-	sizes  map[string]int
 	active *registry.Active
 	// native is how loads are sent when the turn routes natively; nil
 	// for classic.
@@ -95,7 +93,7 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	if t.state == idle || t.state == finished {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
-	t.reg, t.sizes = reg.Restrict(t.set.AllowedGroups), nil
+	t.reg = reg.Restrict(t.set.AllowedGroups)
 	t.route()
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
@@ -130,30 +128,6 @@ func (t *Turn) ReuseBody(body []byte) {
 // Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
 // the state the session's next turn can resume from. Nil before the start.
 func (t *Turn) Log() *Log { return t.log }
-
-// schemaSizes are the schema bytes measured with the turn's registry.
-func (t *Turn) schemaSizes() map[string]int {
-	if t.sizes == nil {
-		t.sizes = map[string]int{}
-	}
-	return t.sizes
-}
-
-// listingKey keeps the group listing's size in sizes: no list of tool
-// names (snake_case, joined by commas) is spelt so.
-const listingKey = "\x00listing"
-
-// listingSize is the bytes of the registry's group listing, measured once
-// per registry rather than built again for every model call.
-func (t *Turn) listingSize() int {
-	sizes := t.schemaSizes()
-	n, ok := sizes[listingKey]
-	if !ok {
-		n = len(t.reg.GroupListing())
-		sizes[listingKey] = n
-	}
-	return n
-}
 
 // route settles the turn's routing and its system prompt: a Responses
 // request in native routing lists the groups as namespaces, not in the
@@ -421,7 +395,7 @@ func (t *Turn) callModel() []Action {
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
 	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(tools, t.listingSize(), t.schemaSizes())}
+		Schema: schemaOf(tools, len(t.reg.GroupListing()), sharedOf(t.reg))}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
@@ -429,7 +403,7 @@ func (t *Turn) callModel() []Action {
 		if t.set.Format == wire.Responses {
 			load, _ := t.reg.Tool(registry.LoadToolGroupName)
 			core = slices.DeleteFunc(core, func(tool registry.Tool) bool { return tool.Name == registry.LoadToolGroupName })
-			if len(t.reg.AvailableGroups()) > 0 {
+			if t.reg.HasGroups() {
 				wr.Search = &wire.ToolDef{Name: load.Name, Description: load.Description, Parameters: load.Parameters}
 			}
 		}
@@ -442,7 +416,7 @@ func (t *Turn) callModel() []Action {
 			}
 		}
 	}
-	req, err := t.log.encode(t.set.Format, wr)
+	req, err := t.log.encode(t.set.Format, wr, sharedOf(t.reg).wire)
 	if err != nil {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
@@ -470,7 +444,7 @@ func (t *Turn) offered(tools []registry.Tool) []registry.Tool {
 // search_tools: asked for, with a group to search, and not in a Responses
 // request routed natively, where the format's own tool_search loads.
 func SearchOffered(reg *registry.Registry, set Settings) bool {
-	if !set.SearchTools || len(reg.AvailableGroups()) == 0 {
+	if !set.SearchTools || !reg.HasGroups() {
 		return false
 	}
 	r, _ := RoutingFor(set.Format, set.Routing)

@@ -102,6 +102,8 @@ func (r oaRequest) appendJSON(b []byte, before ...[]byte) ([]byte, error) {
 		b = append(b, `,"tools":`...)
 		var err error
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []oaTool:
@@ -223,10 +225,13 @@ func (c *Conv) buffer(size int) []byte {
 // systemJSON is the system message m encoded, kept for the next calls
 // with the same system prompt.
 func (c *Conv) systemJSON(m oaMessage) []byte {
-	if c.system == nil || c.systemText != *m.Content {
-		c.systemText, c.system = *m.Content, m.appendJSON(nil)
+	k := c.caches()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.system == nil || k.systemText != *m.Content {
+		k.systemText, k.system = *m.Content, m.appendJSON(nil)
 	}
-	return c.system
+	return k.system
 }
 
 func (r anRequest) appendJSON(b []byte) ([]byte, error) {
@@ -248,6 +253,8 @@ func (r anRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []anTool:
@@ -398,6 +405,8 @@ func (r rsRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []any:
@@ -610,6 +619,8 @@ func (r gmRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []gmTool:
