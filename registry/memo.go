@@ -61,4 +61,6 @@ const (
 	memoGroupListing
 	memoSkillListing
 	memoCoreTools
+	memoGroupTools
+	memoLoadTexts
 )

@@ -42,6 +42,9 @@ func TestMemoForgetsChanges(t *testing.T) {
 			builds := 0
 			build := func() any { builds++; return builds }
 			before := r.SystemPrompt("Base.")
+			for _, g := range r.Groups() {
+				r.LoadToolGroup([]byte(`{"group_name":"` + g.Name + `"}`)) // kept, to be forgotten
+			}
 			if r.Memo(key{}, build) != 1 || r.Memo(key{}, build) != 1 || r.SystemPrompt("Base.") != before {
 				t.Fatalf("built %d times before the change", builds)
 			}
@@ -58,6 +61,16 @@ func TestMemoForgetsChanges(t *testing.T) {
 			}
 			if tt.gone != "" && strings.Contains(after, tt.gone) {
 				t.Errorf("prompt still has %q:\n%s", tt.gone, after)
+			}
+			for _, g := range r.Groups() {
+				tools := r.filter(func(t Tool) bool { return t.Group == g.Name })
+				if got := r.GroupTools(g.Name); len(got) != len(tools) {
+					t.Errorf("group %s: GroupTools has %d tools, want %d", g.Name, len(got), len(tools))
+				}
+				res, _ := r.LoadToolGroup([]byte(`{"group_name":"` + g.Name + `"}`))
+				if want := loadText(g, tools); len(tools) > 0 && res.Output != want {
+					t.Errorf("loading %s gives %q, want %q", g.Name, res.Output, want)
+				}
 			}
 			if r.HasGroups() != (len(r.AvailableGroups()) > 0) {
 				t.Errorf("HasGroups %v, AvailableGroups %v", r.HasGroups(), r.AvailableGroups())

@@ -238,7 +238,22 @@ func (r *Registry) coreTools() []Tool {
 // GroupTools returns the enabled tools of a group in manifest order, or none
 // for an unknown group.
 func (r *Registry) GroupTools(group string) []Tool {
-	return r.filter(func(t Tool) bool { return t.Group == group && group != "" })
+	return slices.Clone(r.groupTools(group))
+}
+
+// groupTools is GroupTools shared, not copied: its callers do not change
+// it. Every group's list is made at the first call after a change.
+func (r *Registry) groupTools(group string) []Tool {
+	byGroup := r.Memo(memoGroupTools, func() any {
+		byGroup := map[string][]Tool{}
+		for _, t := range r.tools {
+			if t.Group != "" && !r.disabled[t.Name] {
+				byGroup[t.Group] = append(byGroup[t.Group], t)
+			}
+		}
+		return byGroup
+	}).(map[string][]Tool)
+	return byGroup[group]
 }
 
 // Tools returns every enabled tool in registration order.

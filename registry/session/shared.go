@@ -16,6 +16,57 @@ type shared struct {
 	mu    sync.Mutex
 	sizes map[string]int
 	wire  *wire.Cache
+	// offers are the offers made so far, by the key Turn.offer makes.
+	offers map[string]*offer
+}
+
+// maxOffers bounds the offers kept: searches can make many lists of tools.
+const maxOffers = 256
+
+// offer is what a model call offers for one list of active tools with
+// the registry: the same for every turn's first call, and for every call
+// after the same loads. Nothing that holds one changes it.
+type offer struct {
+	active []registry.Tool // the list it was made for
+	names  []string
+	sent   map[string]bool // names as a set: the tools the model may call
+	defs   []wire.ToolDef
+	schema *Schema
+}
+
+// offer is the turn's offer for its active tools, made once per list.
+func (t *Turn) offer() *offer {
+	search, budget := SearchOffered(t.reg, t.set), BudgetOn(t.reg, t.set)
+	var buf [256]byte
+	key := append(buf[:0], '0', '0')
+	if search {
+		key[0] = '1'
+	}
+	if budget {
+		key[1] = '1'
+	}
+	key = t.active.AppendNames(key)
+	s := sharedOf(t.reg)
+	s.mu.Lock()
+	o, ok := s.offers[string(key)]
+	s.mu.Unlock()
+	if ok && t.active.Holds(o.active) {
+		return o
+	}
+	active := t.active.Tools()
+	tools := OfferedTools(t.reg, t.set, active)
+	o = &offer{active: active, names: toolNames(tools), sent: make(map[string]bool, len(tools)), defs: ToolDefs(tools),
+		schema: schemaOf(tools, len(t.reg.GroupListing()), s)}
+	for _, name := range o.names {
+		o.sent[name] = true
+	}
+	s.mu.Lock()
+	if len(s.offers) >= maxOffers {
+		clear(s.offers)
+	}
+	s.offers[string(key)] = o
+	s.mu.Unlock()
+	return o
 }
 
 // sharedKey names shared among the registry's memos.
@@ -24,7 +75,7 @@ type sharedKey struct{}
 // sharedOf is reg's shared state, made at its first use.
 func sharedOf(reg *registry.Registry) *shared {
 	return reg.Memo(sharedKey{}, func() any {
-		return &shared{sizes: map[string]int{}, wire: wire.NewCache()}
+		return &shared{sizes: map[string]int{}, wire: wire.NewCache(), offers: map[string]*offer{}}
 	}).(*shared)
 }
 

@@ -383,19 +383,14 @@ func (t *Turn) callModel() []Action {
 			"The turn stopped after its model calls used %d tokens, past its limit of %d. Every message so far is kept: send another message to let the model continue, or raise the limit.",
 			used, t.set.MaxTurnTokens)})
 	}
-	tools := t.offered(t.active.Tools())
-	names := make([]string, len(tools))
-	t.sent = make(map[string]bool, len(tools))
-	for i, tool := range tools {
-		names[i] = tool.Name
-		t.sent[tool.Name] = true
-	}
+	o := t.offer()
+	t.sent = o.sent
 	wr := wire.Request{
-		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: ToolDefs(tools),
+		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: o.defs,
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
-	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(tools, len(t.reg.GroupListing()), sharedOf(t.reg))}
+	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
+		Schema: o.schema}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
