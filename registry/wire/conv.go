@@ -239,17 +239,26 @@ func (c *Conv) empty() bool {
 // messages no later message changes: a response with all its results.
 // On an error the conversation is unchanged.
 func (c *Conv) Append(msgs []Message) error {
-	var final []byte
+	// The elements are encoded straight after c.final, in its spare
+	// capacity, which nothing reads: on an error c.final is as it was.
+	final := c.final
 	els := 0
 	add := func(v any) error {
-		b, err := marshal(v)
+		b := final
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b, ok, err := appendKnown(b, v)
+		if !ok {
+			var raw []byte
+			if raw, err = marshalReflect(v); err == nil {
+				b = append(b, raw...)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		if len(c.final)+len(final) > 0 {
-			final = append(final, ',')
-		}
-		final = append(final, b...)
+		final = b
 		els++
 		return nil
 	}
@@ -346,7 +355,7 @@ func (c *Conv) Append(msgs []Message) error {
 	default:
 		return fmt.Errorf("%w: %q", ErrUnknownFormat, c.format)
 	}
-	c.final = append(c.final, final...)
+	c.final = final
 	c.els += els
 	return nil
 }
