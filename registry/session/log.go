@@ -83,6 +83,10 @@ func (l *Log) add(source []byte, msgs ...Message) {
 		l.raw = append(l.raw, rawChunk{event: true, data: source})
 		l.hash = fnv(l.hash, source)
 	} else {
+		if l.fresh == nil {
+			// A turn adds a few: room for them at once, not by doubling.
+			l.fresh = make([]Message, 0, max(len(msgs), 8))
+		}
 		l.fresh = append(l.fresh, msgs...)
 	}
 	for _, m := range msgs {
@@ -90,7 +94,7 @@ func (l *Log) add(source []byte, msgs ...Message) {
 		switch m.Type {
 		case User, Assistant:
 			l.close()
-			l.open = append(l.open[:0:0], m)
+			l.open = append(make([]Message, 0, 4), m) // a response, its calls and their results
 			if m.Type == Assistant {
 				l.responses++
 			}

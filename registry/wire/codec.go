@@ -206,18 +206,19 @@ func appendOATools(b []byte, tools []oaTool) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// buffer is memory to build a body of about size bytes more than the last
-// in: the spare body given back (Reuse) when there is one. A nil Conv
-// gives none.
+// buffer is memory to build a body of size bytes, its tools and its newer
+// messages in: the spare body given back (Reuse) when it has room for a
+// few newer messages, else new memory with room for many. A nil Conv gives
+// none.
 func (c *Conv) buffer(size int) []byte {
 	if c == nil {
 		return nil
 	}
-	size += 4096 + len(c.tools)
+	size += len(c.tools)
 	out := c.spare
 	c.spare = nil
-	if cap(out) < size {
-		out = make([]byte, 0, size)
+	if cap(out) < size+1024 {
+		out = make([]byte, 0, size+4096)
 	}
 	return out[:0]
 }
