@@ -454,7 +454,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	t.usage.InputTokens += resp.Usage.InputTokens
 	t.usage.OutputTokens += resp.Usage.OutputTokens
 	t.usage.CachedTokens += resp.Usage.CachedTokens
-	logged := []Message{{Type: Assistant, Content: resp.Text, Time: t.now}}
+	// Room for the response, and a call and a result for each of its calls.
+	logged := append(make([]Message, 0, 1+2*len(resp.Calls)), Message{Type: Assistant, Content: resp.Text, Time: t.now})
 	if resp.Usage != (wire.Usage{}) {
 		u := resp.Usage
 		logged[0].Usage = &u
@@ -488,11 +489,11 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			loads = append(loads, *load)
 		}
 		if call == nil {
-			rec := t.record(i, c, res)
+			logged = append(logged, t.callMessage(i, c, res.Status), t.resultMessage(c, res))
 			if load != nil {
-				rec[0].Loaded, rec[0].Unloaded = load.found, load.Unloaded
+				call := &logged[len(logged)-2]
+				call.Loaded, call.Unloaded = load.found, load.Unloaded
 			}
-			logged = append(logged, rec...)
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
@@ -529,7 +530,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	}
 	t.log.add(nil, logged[1:]...)
 
-	acts := []Action{{Type: ActionAppend, Messages: logged}}
+	// Room for the loads and the next step's actions.
+	acts := append(make([]Action, 0, 3+len(loads)), Action{Type: ActionAppend, Messages: logged})
 	for i := range loads {
 		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})
 	}
@@ -879,12 +881,10 @@ func (t *Turn) results(results []Result) []Action {
 func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 	responses := t.log.responses
 	out := make([]wire.Call, len(calls))
-	seen := map[string]bool{}
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
+		if c.ID == "" || slices.ContainsFunc(out[:i], func(d wire.Call) bool { return d.ID == c.ID }) {
 			c.ID = fmt.Sprintf("call_%d_%d", responses, i)
 		}
-		seen[c.ID] = true
 		out[i] = c
 	}
 	return out

@@ -225,12 +225,12 @@ func (c *Conv) buffer(size int) []byte {
 
 // systemJSON is the system message m encoded, kept for the next calls
 // with the same system prompt.
-func (c *Conv) systemJSON(m oaMessage) []byte {
+func (c *Conv) systemJSON(text string) []byte {
 	k := c.caches()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.system == nil || k.systemText != *m.Content {
-		k.systemText, k.system = *m.Content, m.appendJSON(nil)
+	if k.system == nil || k.systemText != text {
+		k.systemText, k.system = text, oaMessage{Role: "system", Content: &text}.appendJSON(nil)
 	}
 	return k.system
 }

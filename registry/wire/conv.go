@@ -114,14 +114,15 @@ type encodedTools struct {
 // from the elements encoded before for the very same definitions.
 func (c *Conv) oaTools(tools []ToolDef) encodedTools {
 	cache := c.caches()
-	els := make([][]byte, len(tools))
+	var few [32][]byte
+	els := few[:0]
 	n := 2 + len(tools)
-	for i, t := range tools {
+	for _, t := range tools {
 		el, err := cache.entry(t)
 		if err != nil {
 			return encodedTools{err: err}
 		}
-		els[i] = el
+		els = append(els, el)
 		n += len(el)
 	}
 	b := make([]byte, 0, n)
@@ -265,9 +266,9 @@ func (c *Conv) Append(msgs []Message) error {
 	switch c.format {
 	case OpenAI:
 		var out []oaMessage
-		for _, m := range msgs {
+		for i := range msgs {
 			var err error
-			if out, err = oaAppend(out, m); err != nil {
+			if out, err = oaAppend(out, &msgs[i]); err != nil {
 				return err
 			}
 		}
