@@ -241,6 +241,20 @@ func (r *Registry) GroupTools(group string) []Tool {
 	return slices.Clone(r.groupTools(group))
 }
 
+// GroupToolNames returns the names of the enabled tools of a group in
+// manifest order, or none for an unknown group.
+func (r *Registry) GroupToolNames(group string) []string {
+	tools := r.groupTools(group)
+	if len(tools) == 0 {
+		return nil
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
 // groupTools is GroupTools shared, not copied: its callers do not change
 // it. Every group's list is made at the first call after a change.
 func (r *Registry) groupTools(group string) []Tool {

@@ -749,14 +749,11 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 			return res, nil, nil
 		}
 		g, _ := t.reg.Group(group)
-		load := &GroupLoad{Name: group, DisplayName: g.DisplayName}
-		for _, tool := range t.reg.GroupTools(group) {
-			load.Added = append(load.Added, tool.Name)
-		}
+		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Added: t.reg.GroupToolNames(group)}
 		var note string
 		load.Unloaded, note = t.fitBudget([]string{group})
 		res.Output += note
-		load.Active = toolNames(t.offered(t.active.Tools()))
+		load.Active = t.offer().names // what the next call offers
 		return res, nil, load
 	case registry.LoadSkillName:
 		return t.reg.LoadSkill(json.RawMessage(c.Input)), nil, nil

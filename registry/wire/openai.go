@@ -50,7 +50,7 @@ type oaFunctionDef struct {
 
 func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
-	tail := []oaMessage{}
+	tail := make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
 	for i := range r.Messages {
 		var err error
 		if tail, err = oaAppend(tail, &r.Messages[i]); err != nil {

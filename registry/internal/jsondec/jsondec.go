@@ -236,6 +236,21 @@ func (r *Reader) String() string {
 	return string(b)
 }
 
+// StringIn reads a string as String does, answering the one of common it
+// equals rather than a new string: for values that are most often one of
+// a few words (a type, a status).
+func (r *Reader) StringIn(common []string) string {
+	b, copied := r.string()
+	if !copied {
+		for _, s := range common {
+			if s == string(b) {
+				return s
+			}
+		}
+	}
+	return string(b)
+}
+
 // IsString reports whether a string comes next.
 func (r *Reader) IsString() bool { return r.peek() == '"' }
 

@@ -64,3 +64,16 @@ func TestObjectKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestStringIn: StringIn reads what String reads, one of the common words
+// or not, escaped or not.
+func TestStringIn(t *testing.T) {
+	common := []string{"stop", "tool_calls"}
+	for _, input := range []string{`"stop"`, `"st\u006fp"`, `"other"`, `"tool_calls"`, `null`, `"é\n"`} {
+		want := NewReader([]byte(input)).String()
+		r := NewReader([]byte(input))
+		if got := r.StringIn(common); got != want || !r.Done() {
+			t.Errorf("%s: StringIn %q (done %v), String %q", input, got, r.Done(), want)
+		}
+	}
+}
