@@ -46,7 +46,7 @@ func (t *Turn) offer() *offer {
 		key[1] = '1'
 	}
 	key = t.active.AppendNames(key)
-	s := sharedOf(t.reg)
+	s := t.sharedState()
 	s.mu.Lock()
 	o, ok := s.offers[string(key)]
 	s.mu.Unlock()
@@ -67,6 +67,15 @@ func (t *Turn) offer() *offer {
 	s.offers[string(key)] = o
 	s.mu.Unlock()
 	return o
+}
+
+// sharedState is sharedOf the turn's registry, looked up once per
+// registry.
+func (t *Turn) sharedState() *shared {
+	if t.shared == nil || t.sharedFor != t.reg {
+		t.shared, t.sharedFor = sharedOf(t.reg), t.reg
+	}
+	return t.shared
 }
 
 // sharedKey names shared among the registry's memos.

@@ -40,10 +40,13 @@ func (s state) String() string {
 // Turn is one user turn: a state machine fed events by Handle. A Turn is not
 // safe for concurrent use.
 type Turn struct {
-	reg    *registry.Registry
-	set    Settings
-	system string
-	log    *Log
+	reg *registry.Registry
+	// shared is what the turns with sharedFor share (sharedState).
+	shared    *shared
+	sharedFor *registry.Registry
+	set       Settings
+	system    string
+	log       *Log
 	// resume is the Log the turn starts from, when a turn of its session
 	// left one; keep makes it commit its Log when it ends.
 	resume *Log
@@ -411,7 +414,7 @@ func (t *Turn) callModel() []Action {
 			}
 		}
 	}
-	req, err := t.log.encode(t.set.Format, wr, sharedOf(t.reg).wire)
+	req, err := t.log.encode(t.set.Format, wr, t.sharedState().wire)
 	if err != nil {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
