@@ -43,8 +43,9 @@ type Conv struct {
 }
 
 // Cache keeps what requests encode the same way whatever their
-// conversation: the OpenAI system message and each tool's element of an
-// OpenAI tools value. Convs that share one (Conv.Share), such as every
+// conversation: the OpenAI system message, each tool's element of an
+// OpenAI tools value, and the tools values of the lists of definitions
+// sent before. Convs that share one (Conv.Share), such as every
 // turn's with one catalogue, encode each tool once rather than once per
 // turn. It is safe for concurrent use.
 type Cache struct {
@@ -56,10 +57,14 @@ type Cache struct {
 	// of its schema; an entry keeps the definition, so that memory is not
 	// reused for another while the entry is kept.
 	entries map[*byte]toolEntry
+	// values are whole tools values, encoded.
+	values map[valueKey]toolsValue
 }
 
 // NewCache returns an empty Cache.
-func NewCache() *Cache { return &Cache{entries: map[*byte]toolEntry{}} }
+func NewCache() *Cache {
+	return &Cache{entries: map[*byte]toolEntry{}, values: map[valueKey]toolsValue{}}
+}
 
 // Share makes c keep what it encodes apart from the conversation in cache
 // and use what cache holds.
@@ -149,6 +154,15 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 	if c.tools != nil && sameTools(c.toolsOf, r) {
 		return encodedJSON(c.tools), nil
 	}
+	cache := c.caches()
+	key := valueKey{format: c.format}
+	if len(r.Tools) > 0 {
+		key.first = &r.Tools[0]
+		if v, ok := cache.value(key); ok && sameTools(v.of, r) {
+			c.tools, c.toolsOf = v.json, v.of
+			return encodedJSON(v.json), nil
+		}
+	}
 	var b []byte
 	var err error
 	if v := build(); v != nil {
@@ -165,7 +179,43 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 	// reused for others while they are compared by address.
 	c.tools = b
 	c.toolsOf = Request{Tools: r.Tools, Deferred: r.Deferred, Search: r.Search}
+	if key.first != nil {
+		cache.keep(key, toolsValue{of: c.toolsOf, json: b})
+	}
 	return encodedJSON(b), nil
+}
+
+// valueKey names a tools value in a Cache: its format and the address of
+// its first definition, as a catalogue's turns send the very same list.
+type valueKey struct {
+	format Format
+	first  *ToolDef
+}
+
+// toolsValue is an encoded tools value and the request it is the value
+// of, which keeps the definitions it is compared with by address.
+type toolsValue struct {
+	of   Request
+	json []byte
+}
+
+// maxValues bounds the tools values a Cache keeps.
+const maxValues = 256
+
+func (k *Cache) value(key valueKey) (toolsValue, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	v, ok := k.values[key]
+	return v, ok
+}
+
+func (k *Cache) keep(key valueKey, v toolsValue) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.values) >= maxValues {
+		clear(k.values)
+	}
+	k.values[key] = v
 }
 
 // encodedJSON is JSON this package encoded itself, compact: a body takes
