@@ -9,9 +9,10 @@ import (
 
 // shared is what every turn with one registry uses alike, kept with the
 // registry (registry.Memo) so that a turn does not measure or encode again
-// what the turn before it did: the bytes of each list of tools a call's
-// schema reports, and the encoded tool entries and system message
-// (wire.Cache). It holds few pointers: sizes are numbers by string.
+// what the turn before it did: what a call offers for each list of active
+// tools, the bytes of each list of tools a call's schema reports, and the
+// encoded tool entries, tools values and system message (wire.Cache).
+// Each map is bounded; sizes hold no pointers.
 type shared struct {
 	mu    sync.Mutex
 	sizes map[string]int
@@ -99,6 +100,9 @@ func (s *shared) size(key []byte, tools []registry.Tool) int {
 	}
 	n = toolsBytes(tools)
 	s.mu.Lock()
+	if len(s.sizes) >= maxOffers*4 {
+		clear(s.sizes) // searches can make many lists of tools
+	}
 	s.sizes[string(key)] = n
 	s.mu.Unlock()
 	return n
