@@ -1,6 +1,9 @@
 package registry
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Active is the list of tools a conversation sends to the model: the core
 // tools, then each loaded group's tools appended in the order the groups were
@@ -34,7 +37,7 @@ func (a *Active) LoadGroup(name string) bool {
 	if slices.Contains(a.groups, name) {
 		return false
 	}
-	tools := a.r.GroupTools(name)
+	tools := a.r.groupTools(name)
 	if len(tools) == 0 {
 		return false
 	}
@@ -101,6 +104,32 @@ func (a *Active) GroupsActive() []string {
 
 // Tools returns the active tools in the order they are sent.
 func (a *Active) Tools() []Tool { return slices.Clone(a.tools) }
+
+// AppendNames appends the active tools' names to dst, each followed by a
+// comma: a key for the list, made without a copy of it.
+func (a *Active) AppendNames(dst []byte) []byte {
+	for _, t := range a.tools {
+		dst = append(append(dst, t.Name...), ',')
+	}
+	return dst
+}
+
+// Holds reports whether the list is tools, each the very same definition:
+// the same name, and the same description and schema in memory. What a
+// caller made from an earlier list, it may use for this one then.
+func (a *Active) Holds(tools []Tool) bool {
+	if len(tools) != len(a.tools) {
+		return false
+	}
+	for i, t := range a.tools {
+		u := tools[i]
+		if t.Name != u.Name || len(t.Description) != len(u.Description) || unsafe.StringData(t.Description) != unsafe.StringData(u.Description) ||
+			len(t.Parameters) != len(u.Parameters) || unsafe.SliceData(t.Parameters) != unsafe.SliceData(u.Parameters) {
+			return false
+		}
+	}
+	return true
+}
 
 // Has reports whether a tool is active.
 func (a *Active) Has(name string) bool { return a.has[name] }

@@ -139,10 +139,12 @@ func (r *Registry) LoadManifest(m Manifest) Report {
 				return fileErr(fmt.Sprintf("Tool group '%s' is already registered from '%s' (source %q): rename the file, or load it as a user tool allowed to override", g.Name, old.Origin.File, old.Origin.Source))
 			}
 			r.removeGroupTools(g.Name)
+			r.changed()
 			r.groups[i] = g
 			rep.Warnings = append(rep.Warnings, Problem{File: m.File, Entry: -1,
 				Reason: fmt.Sprintf("Tool group '%s' replaces the one from source %q", g.Name, old.Origin.Source)})
 		} else {
+			r.changed()
 			r.groupIdx[g.Name] = len(r.groups)
 			r.groups = append(r.groups, g)
 		}
@@ -164,6 +166,7 @@ func (r *Registry) LoadManifest(m Manifest) Report {
 			rep.Skipped = append(rep.Skipped, Problem{File: m.File, Entry: pt.entry, Tool: t.Name, Reason: reason})
 			continue
 		}
+		r.changed()
 		r.tools[i] = t
 		rep.Loaded = append(rep.Loaded, Loaded{Tool: t.Name, Entry: pt.entry, Replaced: old.Origin.describe()})
 	}

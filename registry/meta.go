@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
@@ -103,10 +104,31 @@ func (r *Registry) LoadToolGroup(args json.RawMessage) (Result, string) {
 		}
 		return Failure("not_found", fmt.Sprintf("Tool group '%s' not found. Available groups: %s", name, listOrNone(names))), ""
 	}
-	tools := r.GroupTools(name)
+	tools := r.groupTools(name)
 	if len(tools) == 0 {
 		return Failure("empty_group", fmt.Sprintf("Tool group '%s' has no available tools.", name)), ""
 	}
+	texts := r.Memo(memoLoadTexts, func() any { return &loadTexts{texts: map[string]string{}} }).(*loadTexts)
+	texts.mu.Lock()
+	text, ok := texts.texts[name]
+	texts.mu.Unlock()
+	if !ok {
+		text = loadText(g, tools)
+		texts.mu.Lock()
+		texts.texts[name] = text
+		texts.mu.Unlock()
+	}
+	return Success(text), name
+}
+
+// loadTexts are the results of loading each group, made at its first load.
+type loadTexts struct {
+	mu    sync.Mutex
+	texts map[string]string
+}
+
+// loadText is the result of loading group g, whose tools are tools.
+func loadText(g Group, tools []Tool) string {
 	// Written without fmt: every load takes this path, and fmt's
 	// reflection is slow in wasm.
 	var b strings.Builder
@@ -121,7 +143,7 @@ func (r *Registry) LoadToolGroup(args json.RawMessage) (Result, string) {
 		b.WriteString(": ")
 		b.WriteString(t.Description)
 	}
-	return Success(b.String()), name
+	return b.String()
 }
 
 // LoadSkill runs the load_skill meta-tool: the skill's content, or an error

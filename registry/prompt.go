@@ -37,7 +37,28 @@ func (r *Registry) SystemPromptWithoutGroups(base string) string {
 	return r.systemPrompt(base, false)
 }
 
+// systemPrompt is the prompt for base, kept for the next call with the
+// same base.
 func (r *Registry) systemPrompt(base string, listGroups bool) string {
+	m := r.memos()
+	i := 0
+	if listGroups {
+		i = 1
+	}
+	m.mu.Lock()
+	kept := m.prompt[i]
+	m.mu.Unlock()
+	if kept.ok && kept.base == base {
+		return kept.text
+	}
+	text := r.buildSystemPrompt(base, listGroups)
+	m.mu.Lock()
+	m.prompt[i].base, m.prompt[i].text, m.prompt[i].ok = base, text, true
+	m.mu.Unlock()
+	return text
+}
+
+func (r *Registry) buildSystemPrompt(base string, listGroups bool) string {
 	var sections []string
 	if strings.TrimSpace(base) != "" {
 		sections = append(sections, base)
@@ -57,6 +78,10 @@ func (r *Registry) systemPrompt(base string, listGroups bool) string {
 // SkillListing is the system prompt's skills section, "## Available
 // Skills" with a line for each skill, or "" when there are none.
 func (r *Registry) SkillListing() string {
+	return r.Memo(memoSkillListing, func() any { return r.skillListing() }).(string)
+}
+
+func (r *Registry) skillListing() string {
 	if len(r.skills) == 0 {
 		return ""
 	}
@@ -76,7 +101,11 @@ func (r *Registry) SkillListing() string {
 // when none has. A host that cannot write the system prompt (an MCP
 // server's) puts it where the model reads it instead.
 func (r *Registry) GroupListing() string {
-	groups := r.AvailableGroups()
+	return r.Memo(memoGroupListing, func() any { return r.groupListing() }).(string)
+}
+
+func (r *Registry) groupListing() string {
+	groups := r.availableGroups()
 	if len(groups) == 0 {
 		return ""
 	}

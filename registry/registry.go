@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Errors a caller may branch on. They are wrapped with the detail.
@@ -30,6 +31,7 @@ type Registry struct {
 	skills   []Skill
 	disabled map[string]bool
 	search   searchIndex // built from the above at the first search_tools
+	memo     atomic.Pointer[memoTable]
 }
 
 // New returns a registry holding the meta-tools load_tool_group and load_skill.
@@ -131,6 +133,7 @@ func (r *Registry) AddSkill(s Skill) error {
 			return fmt.Errorf("%w: %q", ErrDuplicateSkill, s.Name)
 		}
 	}
+	r.changed()
 	r.skills = append(r.skills, s)
 	return nil
 }
@@ -216,7 +219,11 @@ func (r *Registry) GroupOf(name string) (string, bool) {
 // is among them only when it has something to load: load_tool_group when a
 // group has an enabled tool, load_skill when there is a skill.
 func (r *Registry) CoreTools() []Tool {
-	hasGroups := len(r.AvailableGroups()) > 0
+	return slices.Clone(r.Memo(memoCoreTools, func() any { return r.coreTools() }).([]Tool))
+}
+
+func (r *Registry) coreTools() []Tool {
+	hasGroups := r.HasGroups()
 	return r.filter(func(t Tool) bool {
 		switch t.Name {
 		case LoadToolGroupName:
@@ -231,7 +238,36 @@ func (r *Registry) CoreTools() []Tool {
 // GroupTools returns the enabled tools of a group in manifest order, or none
 // for an unknown group.
 func (r *Registry) GroupTools(group string) []Tool {
-	return r.filter(func(t Tool) bool { return t.Group == group && group != "" })
+	return slices.Clone(r.groupTools(group))
+}
+
+// GroupToolNames returns the names of the enabled tools of a group in
+// manifest order, or none for an unknown group.
+func (r *Registry) GroupToolNames(group string) []string {
+	tools := r.groupTools(group)
+	if len(tools) == 0 {
+		return nil
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// groupTools is GroupTools shared, not copied: its callers do not change
+// it. Every group's list is made at the first call after a change.
+func (r *Registry) groupTools(group string) []Tool {
+	byGroup := r.Memo(memoGroupTools, func() any {
+		byGroup := map[string][]Tool{}
+		for _, t := range r.tools {
+			if t.Group != "" && !r.disabled[t.Name] {
+				byGroup[t.Group] = append(byGroup[t.Group], t)
+			}
+		}
+		return byGroup
+	}).(map[string][]Tool)
+	return byGroup[group]
 }
 
 // Tools returns every enabled tool in registration order.
@@ -284,6 +320,20 @@ func (r *Registry) Groups() []Group { return slices.Clone(r.groups) }
 // least one enabled tool: the groups the system prompt lists and
 // load_tool_group offers.
 func (r *Registry) AvailableGroups() []Group {
+	return slices.Clone(r.availableGroups())
+}
+
+// HasGroups reports whether any group has an enabled tool: whether
+// AvailableGroups lists any.
+func (r *Registry) HasGroups() bool { return len(r.availableGroups()) > 0 }
+
+// availableGroups is AvailableGroups, computed once per change and shared:
+// its callers do not change it.
+func (r *Registry) availableGroups() []Group {
+	return r.Memo(memoAvailableGroups, func() any { return r.findAvailableGroups() }).([]Group)
+}
+
+func (r *Registry) findAvailableGroups() []Group {
 	has := map[string]bool{}
 	for _, t := range r.tools {
 		if t.Group != "" && !r.disabled[t.Name] {

@@ -63,7 +63,10 @@ func (r *Registry) SetWordVectors(v *wordvec.Vectors) {
 }
 
 // changed forgets what was computed from the catalogue.
-func (r *Registry) changed() { r.search.ix.Store(nil) }
+func (r *Registry) changed() {
+	r.search.ix.Store(nil)
+	r.memo.Store(nil)
+}
 
 // SearchTools runs the search_tools meta-tool on a call's arguments: the
 // enabled group tools that best match the query, best first, and a result

@@ -15,7 +15,7 @@ import (
 // routing (natively, a load stays in the conversation it was made in, so
 // nothing can be taken back).
 func BudgetOn(reg *registry.Registry, set Settings) bool {
-	if set.ToolBudget <= 0 || len(reg.AvailableGroups()) == 0 {
+	if set.ToolBudget <= 0 || !reg.HasGroups() {
 		return false
 	}
 	r, _ := RoutingFor(set.Format, set.Routing)

@@ -115,7 +115,8 @@ func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, "null"...)
 	} else {
 		// encoding/json writes a map's keys sorted.
-		keys := make([]string, 0, len(r.Headers))
+		var few [4]string
+		keys := few[:0]
 		for k := range r.Headers {
 			keys = append(keys, k)
 		}

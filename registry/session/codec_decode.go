@@ -23,6 +23,13 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	return e, nil
 }
 
+// eventTypes and statuses are the values read without a new string.
+var (
+	eventTypes = []string{string(EventResponse), string(EventToolResults), string(EventStart), string(EventChunk),
+		string(EventStreamEnd), string(EventModelError), string(EventApproval), string(EventReload)}
+	statuses = []string{string(registry.StatusSuccess), string(registry.StatusError)}
+)
+
 var eventKeys = []string{"type", "now", "history", "user", "settings", "compact", "session", "fingerprint",
 	"body", "data", "status", "error", "results", "approvals"}
 
@@ -32,7 +39,7 @@ func readEvent(r *jsondec.Reader, e *Event) bool {
 	r.Object(eventKeys, func(key string) {
 		switch key {
 		case "type":
-			e.Type = EventType(r.String())
+			e.Type = EventType(r.StringIn(eventTypes))
 		case "now":
 			readTime(r, &e.Now)
 		case "history":
@@ -216,7 +223,7 @@ func readResult(r *jsondec.Reader) Result {
 		case "id":
 			res.ID = r.String()
 		case "status":
-			res.Status = registry.Status(r.String())
+			res.Status = registry.Status(r.StringIn(statuses))
 		case "output":
 			res.Output = r.String()
 		case "error_type":

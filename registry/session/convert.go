@@ -75,8 +75,8 @@ var Unanswered = registry.Failure("not_run",
 type response struct {
 	text     string
 	calls    []loggedCall
-	results  map[string]wire.Result
-	approved []string // ids of the calls the user let run
+	results  []wire.Result // the first result for each call id; a response has few
+	approved []string      // ids of the calls the user let run
 }
 
 func (r *response) addCall(m Message) {
@@ -89,12 +89,19 @@ func (r *response) addCall(m Message) {
 }
 
 func (r *response) addResult(m Message) {
-	if r.results == nil {
-		r.results = map[string]wire.Result{}
+	if _, ok := r.result(m.ToolCallID); !ok {
+		r.results = append(r.results, wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), IsError: m.Status == registry.StatusError})
 	}
-	if _, ok := r.results[m.ToolCallID]; !ok {
-		r.results[m.ToolCallID] = wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), IsError: m.Status == registry.StatusError}
+}
+
+// result is the result for the call with id.
+func (r *response) result(id string) (wire.Result, bool) {
+	for _, res := range r.results {
+		if res.CallID == id {
+			return res, true
+		}
 	}
+	return wire.Result{}, false
 }
 
 func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
@@ -102,7 +109,7 @@ func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
 	msg := wire.Message{Role: wire.RoleAssistant, Text: r.text}
 	var results []wire.Result
 	for _, c := range r.calls {
-		res, ok := r.results[c.call.ID]
+		res, ok := r.result(c.call.ID)
 		if !ok {
 			var cut registry.Result
 			switch {

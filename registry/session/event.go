@@ -345,10 +345,20 @@ type Failure struct {
 // request bodies and texts keep "<", ">" and "&" as the model wrote them.
 // Every host that moves actions as JSON uses it, so all give the same bytes.
 func MarshalActions(actions []Action) ([]byte, error) {
-	if b, err := appendActions(nil, actions); err == nil {
+	return AppendActions(nil, actions)
+}
+
+// AppendActions appends actions to dst as MarshalActions encodes them: a
+// host writes them into the memory of its answer, with no copy.
+func AppendActions(dst []byte, actions []Action) ([]byte, error) {
+	if b, err := appendActions(dst, actions); err == nil {
 		return b, nil
 	}
-	return marshalActionsReflect(actions) // encoding/json's error
+	b, err := marshalActionsReflect(actions) // encoding/json's error
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
 }
 
 // marshalActionsReflect is MarshalActions by encoding/json alone.

@@ -36,6 +36,11 @@ type Log struct {
 	conv       *wire.Conv
 	convNative *render // the routing conv was encoded in; nil for classic
 	convErr    error
+	// closed are the responses closed since conv was last brought up to
+	// date, each with its results: encoded at the next model call rather
+	// than when closed, so that the response ending a turn costs nothing
+	// more when no later turn resumes the Log.
+	closed [][]Message
 
 	// raw is the log as JSON, oldest first; fresh the messages after it,
 	// as Go values, until Commit encodes them.
@@ -64,6 +69,7 @@ func (l *Log) Size() int {
 		size += len(c.data)
 	}
 	if l.conv != nil {
+		l.flush()
 		size += l.conv.Size()
 	}
 	return size
@@ -77,6 +83,10 @@ func (l *Log) add(source []byte, msgs ...Message) {
 		l.raw = append(l.raw, rawChunk{event: true, data: source})
 		l.hash = fnv(l.hash, source)
 	} else {
+		if l.fresh == nil {
+			// A turn adds a few: room for them at once, not by doubling.
+			l.fresh = make([]Message, 0, max(len(msgs), 8))
+		}
 		l.fresh = append(l.fresh, msgs...)
 	}
 	for _, m := range msgs {
@@ -84,7 +94,7 @@ func (l *Log) add(source []byte, msgs ...Message) {
 		switch m.Type {
 		case User, Assistant:
 			l.close()
-			l.open = append(l.open[:0:0], m)
+			l.open = append(make([]Message, 0, 4), m) // a response, its calls and their results
 			if m.Type == Assistant {
 				l.responses++
 			}
@@ -96,7 +106,7 @@ func (l *Log) add(source []byte, msgs ...Message) {
 			// conversation is encoded again from the log at the next use.
 			l.close()
 			sm := m
-			l.summary, l.conv, l.open = &sm, nil, nil
+			l.summary, l.conv, l.open, l.closed = &sm, nil, nil, nil
 			continue
 		case ApprovalAnswer:
 			if Answer(m.Content) == AnswerSession {
@@ -113,15 +123,30 @@ func (l *Log) close() {
 		return
 	}
 	if l.conv != nil && l.convErr == nil {
-		l.convErr = l.conv.Append(conversation(l.open, l.convNative))
+		l.closed = append(l.closed, l.open)
 	}
 	l.open = nil
+}
+
+// flush brings the encoded conversation up to date with the responses
+// closed since.
+func (l *Log) flush() {
+	for i, msgs := range l.closed {
+		if l.convErr == nil {
+			l.convErr = l.conv.Append(conversation(msgs, l.convNative))
+		}
+		l.closed[i] = nil
+	}
+	l.closed = l.closed[:0]
 }
 
 // use makes the conversation encoded in format f with the routing native
 // (nil for classic), re-encoding it from the log's messages if it was
 // encoded otherwise.
 func (l *Log) use(f wire.Format, native *render) error {
+	if l.conv != nil {
+		l.flush()
+	}
 	if l.conv != nil && l.conv.Format() == f && l.convNative.same(native) && l.convErr == nil {
 		return nil
 	}
@@ -137,7 +162,7 @@ func (l *Log) use(f wire.Format, native *render) error {
 	if err := conv.Append(conversation(sent(closed), native)); err != nil {
 		return err
 	}
-	l.conv, l.convNative, l.convErr = conv, native, nil
+	l.conv, l.convNative, l.convErr, l.closed = conv, native, nil, nil
 	return nil
 }
 
@@ -174,11 +199,13 @@ func (l *Log) messages() ([]Message, error) {
 }
 
 // encode builds a model call's request: wr without its messages, which
-// are the log's.
-func (l *Log) encode(f wire.Format, wr wire.Request) (wire.HTTPRequest, error) {
+// are the log's. cache is what the calls with the turn's catalogue share.
+func (l *Log) encode(f wire.Format, wr wire.Request, cache *wire.Cache) (wire.HTTPRequest, error) {
+	l.flush()
 	if l.convErr != nil {
 		return wire.HTTPRequest{}, l.convErr
 	}
+	l.conv.Share(cache)
 	wr.Messages = conversation(l.open, l.convNative)
 	return l.conv.Encode(wr)
 }

@@ -3,7 +3,6 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -145,9 +144,9 @@ type GroupSchema struct {
 // schemaOf measures the call that sends tools with a group listing of
 // listing bytes: the core tools, then each group's loaded tools (a whole
 // group, or those a search loaded), in the order the groups first appear.
-// sizes keeps the bytes of each list of tools measured, by their names,
-// for the turn's later calls with the same registry.
-func schemaOf(tools []registry.Tool, listing int, sizes map[string]int) *Schema {
+// shared keeps the bytes of each list of tools measured, by their names,
+// for the later calls with the same registry.
+func schemaOf(tools []registry.Tool, listing int, shared *shared) *Schema {
 	s := &Schema{GroupListing: listing}
 	var core []registry.Tool
 	var groups []string
@@ -162,14 +161,16 @@ func schemaOf(tools []registry.Tool, listing int, sizes map[string]int) *Schema 
 		}
 		byGroup[t.Group] = append(byGroup[t.Group], t)
 	}
+	var key []byte
 	measure := func(tools []registry.Tool) int {
-		key := strings.Join(toolNames(tools), ",")
-		n, ok := sizes[key]
-		if !ok {
-			n = toolsBytes(tools)
-			sizes[key] = n
+		key = key[:0]
+		for i, t := range tools {
+			if i > 0 {
+				key = append(key, ',')
+			}
+			key = append(key, t.Name...)
 		}
-		return n
+		return shared.size(key, tools)
 	}
 	s.CoreTools = measure(core)
 	for _, g := range groups {

@@ -40,16 +40,17 @@ func (s state) String() string {
 // Turn is one user turn: a state machine fed events by Handle. A Turn is not
 // safe for concurrent use.
 type Turn struct {
-	reg    *registry.Registry
-	set    Settings
-	system string
-	log    *Log
+	reg *registry.Registry
+	// shared is what the turns with sharedFor share (sharedState).
+	shared    *shared
+	sharedFor *registry.Registry
+	set       Settings
+	system    string
+	log       *Log
 	// resume is the Log the turn starts from, when a turn of its session
 	// left one; keep makes it commit its Log when it ends.
 	resume *Log
 	keep   bool
-	// sizes are the schema bytes of the core tools and of groups, with reg.
-	sizes  map[string]int
 	active *registry.Active
 	// native is how loads are sent when the turn routes natively; nil
 	// for classic.
@@ -95,7 +96,7 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	if t.state == idle || t.state == finished {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
-	t.reg, t.sizes = reg.Restrict(t.set.AllowedGroups), nil
+	t.reg = reg.Restrict(t.set.AllowedGroups)
 	t.route()
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
@@ -130,30 +131,6 @@ func (t *Turn) ReuseBody(body []byte) {
 // Log is the turn's Log: once the turn is over, and kept (Keep, Resume),
 // the state the session's next turn can resume from. Nil before the start.
 func (t *Turn) Log() *Log { return t.log }
-
-// schemaSizes are the schema bytes measured with the turn's registry.
-func (t *Turn) schemaSizes() map[string]int {
-	if t.sizes == nil {
-		t.sizes = map[string]int{}
-	}
-	return t.sizes
-}
-
-// listingKey keeps the group listing's size in sizes: no list of tool
-// names (snake_case, joined by commas) is spelt so.
-const listingKey = "\x00listing"
-
-// listingSize is the bytes of the registry's group listing, measured once
-// per registry rather than built again for every model call.
-func (t *Turn) listingSize() int {
-	sizes := t.schemaSizes()
-	n, ok := sizes[listingKey]
-	if !ok {
-		n = len(t.reg.GroupListing())
-		sizes[listingKey] = n
-	}
-	return n
-}
 
 // route settles the turn's routing and its system prompt: a Responses
 // request in native routing lists the groups as namespaces, not in the
@@ -409,19 +386,14 @@ func (t *Turn) callModel() []Action {
 			"The turn stopped after its model calls used %d tokens, past its limit of %d. Every message so far is kept: send another message to let the model continue, or raise the limit.",
 			used, t.set.MaxTurnTokens)})
 	}
-	tools := t.offered(t.active.Tools())
-	names := make([]string, len(tools))
-	t.sent = make(map[string]bool, len(tools))
-	for i, tool := range tools {
-		names[i] = tool.Name
-		t.sent[tool.Name] = true
-	}
+	o := t.offer()
+	t.sent = o.sent
 	wr := wire.Request{
-		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: ToolDefs(tools),
+		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: o.defs,
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
-	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: names, Call: t.modelCalls + 1,
-		Schema: schemaOf(tools, t.listingSize(), t.schemaSizes())}
+	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
+		Schema: o.schema}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
@@ -429,7 +401,7 @@ func (t *Turn) callModel() []Action {
 		if t.set.Format == wire.Responses {
 			load, _ := t.reg.Tool(registry.LoadToolGroupName)
 			core = slices.DeleteFunc(core, func(tool registry.Tool) bool { return tool.Name == registry.LoadToolGroupName })
-			if len(t.reg.AvailableGroups()) > 0 {
+			if t.reg.HasGroups() {
 				wr.Search = &wire.ToolDef{Name: load.Name, Description: load.Description, Parameters: load.Parameters}
 			}
 		}
@@ -442,7 +414,7 @@ func (t *Turn) callModel() []Action {
 			}
 		}
 	}
-	req, err := t.log.encode(t.set.Format, wr)
+	req, err := t.log.encode(t.set.Format, wr, t.sharedState().wire)
 	if err != nil {
 		// The log and settings were checked; an encoding failure is a bug.
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
@@ -470,7 +442,7 @@ func (t *Turn) offered(tools []registry.Tool) []registry.Tool {
 // search_tools: asked for, with a group to search, and not in a Responses
 // request routed natively, where the format's own tool_search loads.
 func SearchOffered(reg *registry.Registry, set Settings) bool {
-	if !set.SearchTools || len(reg.AvailableGroups()) == 0 {
+	if !set.SearchTools || !reg.HasGroups() {
 		return false
 	}
 	r, _ := RoutingFor(set.Format, set.Routing)
@@ -485,7 +457,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	t.usage.InputTokens += resp.Usage.InputTokens
 	t.usage.OutputTokens += resp.Usage.OutputTokens
 	t.usage.CachedTokens += resp.Usage.CachedTokens
-	logged := []Message{{Type: Assistant, Content: resp.Text, Time: t.now}}
+	// Room for the response, and a call and a result for each of its calls.
+	logged := append(make([]Message, 0, 1+2*len(resp.Calls)), Message{Type: Assistant, Content: resp.Text, Time: t.now})
 	if resp.Usage != (wire.Usage{}) {
 		u := resp.Usage
 		logged[0].Usage = &u
@@ -519,11 +492,11 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			loads = append(loads, *load)
 		}
 		if call == nil {
-			rec := t.record(i, c, res)
+			logged = append(logged, t.callMessage(i, c, res.Status), t.resultMessage(c, res))
 			if load != nil {
-				rec[0].Loaded, rec[0].Unloaded = load.found, load.Unloaded
+				call := &logged[len(logged)-2]
+				call.Loaded, call.Unloaded = load.found, load.Unloaded
 			}
-			logged = append(logged, rec...)
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
@@ -560,7 +533,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 	}
 	t.log.add(nil, logged[1:]...)
 
-	acts := []Action{{Type: ActionAppend, Messages: logged}}
+	// Room for the loads and the next step's actions.
+	acts := append(make([]Action, 0, 3+len(loads)), Action{Type: ActionAppend, Messages: logged})
 	for i := range loads {
 		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})
 	}
@@ -778,14 +752,11 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 			return res, nil, nil
 		}
 		g, _ := t.reg.Group(group)
-		load := &GroupLoad{Name: group, DisplayName: g.DisplayName}
-		for _, tool := range t.reg.GroupTools(group) {
-			load.Added = append(load.Added, tool.Name)
-		}
+		load := &GroupLoad{Name: group, DisplayName: g.DisplayName, Added: t.reg.GroupToolNames(group)}
 		var note string
 		load.Unloaded, note = t.fitBudget([]string{group})
 		res.Output += note
-		load.Active = toolNames(t.offered(t.active.Tools()))
+		load.Active = t.offer().names // what the next call offers
 		return res, nil, load
 	case registry.LoadSkillName:
 		return t.reg.LoadSkill(json.RawMessage(c.Input)), nil, nil
@@ -910,12 +881,10 @@ func (t *Turn) results(results []Result) []Action {
 func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 	responses := t.log.responses
 	out := make([]wire.Call, len(calls))
-	seen := map[string]bool{}
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
+		if c.ID == "" || slices.ContainsFunc(out[:i], func(d wire.Call) bool { return d.ID == c.ID }) {
 			c.ID = fmt.Sprintf("call_%d_%d", responses, i)
 		}
-		seen[c.ID] = true
 		out[i] = c
 	}
 	return out

@@ -102,6 +102,8 @@ func (r oaRequest) appendJSON(b []byte, before ...[]byte) ([]byte, error) {
 		b = append(b, `,"tools":`...)
 		var err error
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []oaTool:
@@ -204,29 +206,33 @@ func appendOATools(b []byte, tools []oaTool) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// buffer is memory to build a body of about size bytes more than the last
-// in: the spare body given back (Reuse) when there is one. A nil Conv
-// gives none.
+// buffer is memory to build a body of size bytes, its tools and its newer
+// messages in: the spare body given back (Reuse) when it has room for a
+// few newer messages, else new memory with room for many. A nil Conv gives
+// none.
 func (c *Conv) buffer(size int) []byte {
 	if c == nil {
 		return nil
 	}
-	size += 4096 + len(c.tools)
+	size += len(c.tools)
 	out := c.spare
 	c.spare = nil
-	if cap(out) < size {
-		out = make([]byte, 0, size)
+	if cap(out) < size+1024 {
+		out = make([]byte, 0, size+4096)
 	}
 	return out[:0]
 }
 
 // systemJSON is the system message m encoded, kept for the next calls
 // with the same system prompt.
-func (c *Conv) systemJSON(m oaMessage) []byte {
-	if c.system == nil || c.systemText != *m.Content {
-		c.systemText, c.system = *m.Content, m.appendJSON(nil)
+func (c *Conv) systemJSON(text string) []byte {
+	k := c.caches()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.system == nil || k.systemText != text {
+		k.systemText, k.system = text, oaMessage{Role: "system", Content: &text}.appendJSON(nil)
 	}
-	return c.system
+	return k.system
 }
 
 func (r anRequest) appendJSON(b []byte) ([]byte, error) {
@@ -248,6 +254,8 @@ func (r anRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []anTool:
@@ -398,6 +406,8 @@ func (r rsRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []any:
@@ -610,6 +620,8 @@ func (r gmRequest) appendJSON(b []byte) ([]byte, error) {
 	if r.Tools != nil {
 		b = append(b, `,"tools":`...)
 		switch t := r.Tools.(type) {
+		case encodedJSON:
+			b = append(b, t...)
 		case json.RawMessage:
 			b, err = jsonenc.Raw(b, t, false)
 		case []gmTool:

@@ -25,13 +25,14 @@ func unmarshalOAResponse(body []byte, r *oaResponse) error {
 }
 
 var (
-	oaResponseKeys = []string{"choices", "usage", "error"}
-	oaChoiceKeys   = []string{"message", "finish_reason"}
-	oaMessageKeys  = []string{"content", "tool_calls"}
-	oaCallKeys     = []string{"id", "function"}
-	oaFunctionKeys = []string{"name", "arguments"}
-	oaUsageKeys    = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
-	oaDetailsKeys  = []string{"cached_tokens"}
+	oaResponseKeys  = []string{"choices", "usage", "error"}
+	oaChoiceKeys    = []string{"message", "finish_reason"}
+	oaFinishReasons = []string{"tool_calls", "stop", "length", "content_filter"}
+	oaMessageKeys   = []string{"content", "tool_calls"}
+	oaCallKeys      = []string{"id", "function"}
+	oaFunctionKeys  = []string{"name", "arguments"}
+	oaUsageKeys     = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
+	oaDetailsKeys   = []string{"cached_tokens"}
 )
 
 func readOAResponse(r *jsondec.Reader, v *oaResponse) {
@@ -60,7 +61,7 @@ func readOAResponse(r *jsondec.Reader, v *oaResponse) {
 					case "message":
 						readOAMessage(r, &c.Message.Content, &c.Message.ToolCalls)
 					case "finish_reason":
-						c.FinishReason = r.String()
+						c.FinishReason = r.StringIn(oaFinishReasons)
 					}
 				})
 			}) && v.Choices == nil {

@@ -2,8 +2,8 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"sync"
 	"unsafe"
 )
 
@@ -37,14 +37,70 @@ type Conv struct {
 	// in toolsOf: a turn sends the same tools until a load.
 	tools   []byte
 	toolsOf Request
-	// system is, in the OpenAI format, the system message with the text
-	// systemText, encoded.
+	// cache holds what the Conv encoded that does not depend on the
+	// conversation: its own, or one shared by the Convs of a catalogue.
+	cache *Cache
+}
+
+// Cache keeps what requests encode the same way whatever their
+// conversation: the OpenAI system message, each tool's element of an
+// OpenAI tools value, and the tools values of the lists of definitions
+// sent before. Convs that share one (Conv.Share), such as every
+// turn's with one catalogue, encode each tool once rather than once per
+// turn. It is safe for concurrent use.
+type Cache struct {
+	mu sync.Mutex
+	// system is the system message with the text systemText, encoded.
 	system     []byte
 	systemText string
-	// entries are, in the OpenAI format, each tool's element of the tools
-	// value as encoded last, by the address of its schema: a load encodes
-	// only the tools it adds.
+	// entries are each tool's element of the tools value, by the address
+	// of its schema; an entry keeps the definition, so that memory is not
+	// reused for another while the entry is kept.
 	entries map[*byte]toolEntry
+	// values are whole tools values, encoded.
+	values map[valueKey]toolsValue
+}
+
+// NewCache returns an empty Cache.
+func NewCache() *Cache {
+	return &Cache{entries: map[*byte]toolEntry{}, values: map[valueKey]toolsValue{}}
+}
+
+// Share makes c keep what it encodes apart from the conversation in cache
+// and use what cache holds.
+func (c *Conv) Share(cache *Cache) {
+	if cache != nil {
+		c.cache = cache
+	}
+}
+
+// caches is the Conv's Cache, made at its first use.
+func (c *Conv) caches() *Cache {
+	if c.cache == nil {
+		c.cache = NewCache()
+	}
+	return c.cache
+}
+
+// entry is the encoded tools value element of t, as appendOATools writes
+// it, encoded before for the very same definition or now.
+func (k *Cache) entry(t ToolDef) ([]byte, error) {
+	key := unsafe.SliceData(t.Parameters)
+	k.mu.Lock()
+	e, ok := k.entries[key]
+	k.mu.Unlock()
+	if ok && sameDef(e.def, t) {
+		return e.json, nil
+	}
+	el, err := appendOATools(nil, []oaTool{{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}})
+	if err != nil {
+		return nil, err
+	}
+	e = toolEntry{def: t, json: el[1 : len(el)-1]}
+	k.mu.Lock()
+	k.entries[key] = e
+	k.mu.Unlock()
+	return e.json, nil
 }
 
 // toolEntry is a tool's encoded element of a tools value.
@@ -62,25 +118,25 @@ type encodedTools struct {
 // oaTools encodes the OpenAI tools value of tools, as appendOATools does,
 // from the elements encoded before for the very same definitions.
 func (c *Conv) oaTools(tools []ToolDef) encodedTools {
-	if c.entries == nil {
-		c.entries = map[*byte]toolEntry{}
+	cache := c.caches()
+	var few [32][]byte
+	els := few[:0]
+	n := 2 + len(tools)
+	for _, t := range tools {
+		el, err := cache.entry(t)
+		if err != nil {
+			return encodedTools{err: err}
+		}
+		els = append(els, el)
+		n += len(el)
 	}
-	b := []byte{'['}
-	for i, t := range tools {
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, el := range els {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		key := unsafe.SliceData(t.Parameters)
-		e, ok := c.entries[key]
-		if !ok || !sameDef(e.def, t) {
-			el, err := appendOATools(nil, []oaTool{{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}})
-			if err != nil {
-				return encodedTools{err: err}
-			}
-			e = toolEntry{def: t, json: el[1 : len(el)-1]}
-			c.entries[key] = e
-		}
-		b = append(b, e.json...)
+		b = append(b, el...)
 	}
 	return encodedTools{json: append(b, ']')}
 }
@@ -96,7 +152,16 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 		return build(), nil
 	}
 	if c.tools != nil && sameTools(c.toolsOf, r) {
-		return json.RawMessage(c.tools), nil
+		return encodedJSON(c.tools), nil
+	}
+	cache := c.caches()
+	key := valueKey{format: c.format}
+	if len(r.Tools) > 0 {
+		key.first = &r.Tools[0]
+		if v, ok := cache.value(key); ok && sameTools(v.of, r) {
+			c.tools, c.toolsOf = v.json, v.of
+			return encodedJSON(v.json), nil
+		}
 	}
 	var b []byte
 	var err error
@@ -114,8 +179,51 @@ func (c *Conv) toolsValue(r Request, n int, build func() any) (any, error) {
 	// reused for others while they are compared by address.
 	c.tools = b
 	c.toolsOf = Request{Tools: r.Tools, Deferred: r.Deferred, Search: r.Search}
-	return json.RawMessage(b), nil
+	if key.first != nil {
+		cache.keep(key, toolsValue{of: c.toolsOf, json: b})
+	}
+	return encodedJSON(b), nil
 }
+
+// valueKey names a tools value in a Cache: its format and the address of
+// its first definition, as a catalogue's turns send the very same list.
+type valueKey struct {
+	format Format
+	first  *ToolDef
+}
+
+// toolsValue is an encoded tools value and the request it is the value
+// of, which keeps the definitions it is compared with by address.
+type toolsValue struct {
+	of   Request
+	json []byte
+}
+
+// maxValues bounds the tools values a Cache keeps.
+const maxValues = 256
+
+func (k *Cache) value(key valueKey) (toolsValue, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	v, ok := k.values[key]
+	return v, ok
+}
+
+func (k *Cache) keep(key valueKey, v toolsValue) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.values) >= maxValues {
+		clear(k.values)
+	}
+	k.values[key] = v
+}
+
+// encodedJSON is JSON this package encoded itself, compact: a body takes
+// it as it is rather than checking and compacting it again.
+type encodedJSON []byte
+
+// MarshalJSON is the JSON itself, for encoding/json.
+func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 
 // sameTools reports whether a and b send the very same tool definitions:
 // the same strings and schemas in memory, as a turn's calls with one
@@ -182,26 +290,35 @@ func (c *Conv) empty() bool {
 // messages no later message changes: a response with all its results.
 // On an error the conversation is unchanged.
 func (c *Conv) Append(msgs []Message) error {
-	var final []byte
+	// The elements are encoded straight after c.final, in its spare
+	// capacity, which nothing reads: on an error c.final is as it was.
+	final := c.final
 	els := 0
 	add := func(v any) error {
-		b, err := marshal(v)
+		b := final
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		b, ok, err := appendKnown(b, v)
+		if !ok {
+			var raw []byte
+			if raw, err = marshalReflect(v); err == nil {
+				b = append(b, raw...)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		if len(c.final)+len(final) > 0 {
-			final = append(final, ',')
-		}
-		final = append(final, b...)
+		final = b
 		els++
 		return nil
 	}
 	switch c.format {
 	case OpenAI:
 		var out []oaMessage
-		for _, m := range msgs {
+		for i := range msgs {
 			var err error
-			if out, err = oaAppend(out, m); err != nil {
+			if out, err = oaAppend(out, &msgs[i]); err != nil {
 				return err
 			}
 		}
@@ -289,7 +406,7 @@ func (c *Conv) Append(msgs []Message) error {
 	default:
 		return fmt.Errorf("%w: %q", ErrUnknownFormat, c.format)
 	}
-	c.final = append(c.final, final...)
+	c.final = final
 	c.els += els
 	return nil
 }

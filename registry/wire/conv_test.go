@@ -168,3 +168,46 @@ func TestConvToolsChange(t *testing.T) {
 		}
 	}
 }
+
+// TestConvShareCache: Convs sharing a Cache, as a catalogue's turns do,
+// give the bodies Encode gives, whatever the other Convs encoded into it
+// before (other tools, another system prompt).
+func TestConvShareCache(t *testing.T) {
+	msgs := []Message{{Role: RoleUser, Text: "hi"}, {Role: RoleAssistant, Text: "hello"}, {Role: RoleUser, Text: "again"}}
+	a := ToolDef{Name: "a", Description: "first", Parameters: []byte(`{"type":"object"}`)}
+	b := ToolDef{Name: "b", Description: "second <&>", Parameters: []byte(`{"type": "object", "properties": {}}`)}
+	requests := []Request{
+		{Model: "m", System: "Be brief.", Tools: []ToolDef{a}},
+		{Model: "m", System: "Be brief.", Tools: []ToolDef{a, b}},
+		{Model: "m", System: "Be long.", Tools: []ToolDef{b}},
+		{Model: "m", Tools: []ToolDef{a, b}},
+	}
+	for _, f := range Formats {
+		cache := NewCache()
+		for round := range 2 {
+			for i, r := range requests {
+				c, err := NewConv(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Share(cache)
+				if err := c.Append(msgs[:2]); err != nil {
+					t.Fatal(err)
+				}
+				r.Messages = msgs[2:]
+				got, err := c.Encode(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Messages = msgs
+				want, err := Encode(f, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Body, want.Body) {
+					t.Errorf("%s, round %d, request %d:\n%s\nwant\n%s", f, round, i, got.Body, want.Body)
+				}
+			}
+		}
+	}
+}

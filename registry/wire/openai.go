@@ -50,14 +50,10 @@ type oaFunctionDef struct {
 
 func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
-	var system []oaMessage
-	if r.System != "" {
-		system = append(system, oaMessage{Role: "system", Content: ptr(r.System)})
-	}
-	tail := []oaMessage{}
-	for _, m := range r.Messages {
+	tail := make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
+	for i := range r.Messages {
 		var err error
-		if tail, err = oaAppend(tail, m); err != nil {
+		if tail, err = oaAppend(tail, &r.Messages[i]); err != nil {
 			return HTTPRequest{}, err
 		}
 	}
@@ -77,7 +73,10 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	}
 	var body []byte
 	if c.empty() {
-		req.Messages = append(system, tail...)
+		req.Messages = tail
+		if r.System != "" {
+			req.Messages = append([]oaMessage{{Role: "system", Content: ptr(r.System)}}, tail...)
+		}
 		body, err = req.appendJSON(c.buffer(len(r.System)))
 	} else {
 		// The system message, then the conversation encoded before, then
@@ -85,8 +84,8 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		// written in place.
 		req.Messages = tail
 		var head []byte
-		if len(system) > 0 {
-			head = c.systemJSON(system[0])
+		if r.System != "" {
+			head = c.systemJSON(r.System)
 		}
 		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)), head, c.final)
 	}
@@ -101,14 +100,15 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 }
 
 // oaAppend adds one message's Chat Completions messages to out.
-func oaAppend(out []oaMessage, m Message) ([]oaMessage, error) {
+// The messages point into m, which must outlive them.
+func oaAppend(out []oaMessage, m *Message) ([]oaMessage, error) {
 	switch m.Role {
 	case RoleUser:
-		out = append(out, oaMessage{Role: "user", Content: ptr(m.Text)})
+		out = append(out, oaMessage{Role: "user", Content: &m.Text})
 	case RoleAssistant:
 		msg := oaMessage{Role: "assistant"}
 		if m.Text != "" || len(m.Calls) == 0 {
-			msg.Content = ptr(m.Text)
+			msg.Content = &m.Text
 		}
 		for _, c := range m.Calls {
 			args := c.Input
@@ -119,8 +119,9 @@ func oaAppend(out []oaMessage, m Message) ([]oaMessage, error) {
 		}
 		out = append(out, msg)
 	case RoleTool:
-		for _, res := range m.Results {
-			out = append(out, oaMessage{Role: "tool", ToolCallID: res.CallID, Content: ptr(res.Content)})
+		for i := range m.Results {
+			res := &m.Results[i]
+			out = append(out, oaMessage{Role: "tool", ToolCallID: res.CallID, Content: &res.Content})
 		}
 	default:
 		return out, fmt.Errorf("wire: message role %q is not user, assistant or tool", m.Role)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
@@ -180,7 +181,8 @@ func (g *Guest) TurnNew() (out []byte) {
 		}
 	}
 	g.turns[g.next] = &openTurn{Turn: session.NewTurn(g.reg)}
-	return ok(TurnHandle{Turn: g.next})
+	// ok(TurnHandle{Turn: g.next}), without encoding/json's reflection.
+	return append(strconv.AppendUint([]byte(`{"ok":{"turn":`), uint64(g.next), 10), "}}"...)
 }
 
 // TurnEvent feeds a turn one event (a session.Event as JSON) and answers with
@@ -299,12 +301,14 @@ func (g *Guest) handle(t *openTurn, e session.Event) []byte {
 	return actions(acts)
 }
 
+// actions is the envelope of acts, encoded in place.
 func actions(acts []session.Action) []byte {
-	b, err := session.MarshalActions(acts)
+	b := append(make([]byte, 0, 1024), `{"ok":`...)
+	b, err := session.AppendActions(b, acts)
 	if err != nil {
 		return fail(CodeInternal, "encoding the actions: "+err.Error())
 	}
-	return envelope(b)
+	return append(b, '}')
 }
 
 // Describe builds a Description natively; the module's toolroute_describe

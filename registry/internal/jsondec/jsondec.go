@@ -12,9 +12,9 @@
 package jsondec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -118,14 +118,16 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 			r.bad = true
 			return
 		}
-		key := r.String()
+		// The key as keys spells it: no string is made for it.
+		raw, _ := r.string()
 		if r.peek() != ':' {
 			r.bad = true
 			return
 		}
 		r.i++
-		if !known(keys, key) {
-			if keys != nil && foldsTo(keys, key) {
+		key, ok := known(keys, raw)
+		if !ok {
+			if keys != nil && foldsTo(keys, raw) {
 				r.bad = true
 				return
 			}
@@ -154,26 +156,27 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 	}
 }
 
-func known(keys []string, key string) bool {
+// known is the one of keys that key spells.
+func known(keys []string, key []byte) (string, bool) {
 	for _, k := range keys {
-		if k == key {
-			return true
+		if k == string(key) {
+			return k, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // foldsTo reports whether encoding/json could take key for one of keys,
 // as it matches keys without regard to case (Unicode's folding included:
 // any key with a non-ASCII byte counts).
-func foldsTo(keys []string, key string) bool {
+func foldsTo(keys []string, key []byte) bool {
 	for i := 0; i < len(key); i++ {
 		if key[i] >= utf8.RuneSelf {
 			return true
 		}
 	}
 	for _, k := range keys {
-		if strings.EqualFold(k, key) {
+		if len(k) == len(key) && bytes.EqualFold([]byte(k), key) {
 			return true
 		}
 	}
@@ -230,6 +233,21 @@ func (r *Reader) Strings() []string {
 // String reads a string, unquoted as encoding/json does; null reads as "".
 func (r *Reader) String() string {
 	b, _ := r.string()
+	return string(b)
+}
+
+// StringIn reads a string as String does, answering the one of common it
+// equals rather than a new string: for values that are most often one of
+// a few words (a type, a status).
+func (r *Reader) StringIn(common []string) string {
+	b, copied := r.string()
+	if !copied {
+		for _, s := range common {
+			if s == string(b) {
+				return s
+			}
+		}
+	}
 	return string(b)
 }
 

@@ -2,6 +2,7 @@ package jsondec
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -28,6 +29,51 @@ func TestStringEveryByte(t *testing.T) {
 			if r.Done() != json.Valid(s) {
 				t.Fatalf("%q: Skip took it: %v, json.Valid: %v", s, r.Done(), json.Valid(s))
 			}
+		}
+	}
+}
+
+// TestObjectKeys: a key is matched however it is escaped, a key that
+// only folds to a field stops the Reader as encoding/json would take it,
+// and unknown keys are skipped.
+func TestObjectKeys(t *testing.T) {
+	tests := []struct {
+		name   string
+		input  string
+		want   []string
+		wantOK bool
+	}{
+		{name: "plain", input: `{"type":"a","body":"b"}`, want: []string{"type=a", "body=b"}, wantOK: true},
+		{name: "escaped key", input: `{"\u0074ype":"a"}`, want: []string{"type=a"}, wantOK: true},
+		{name: "unknown skipped", input: `{"other":{"x":[1,2]},"type":"a"}`, want: []string{"type=a"}, wantOK: true},
+		{name: "folded key", input: `{"Type":"a"}`, wantOK: false},
+		{name: "non-ASCII key", input: `{"typé":"a"}`, wantOK: false},
+		{name: "twice", input: `{"type":"a","type":"b"}`, want: []string{"type=a"}, wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader([]byte(tt.input))
+			var got []string
+			r.Object([]string{"type", "body"}, func(key string) { got = append(got, key+"="+r.String()) })
+			if r.Done() != tt.wantOK {
+				t.Fatalf("Done %v, want %v", r.Done(), tt.wantOK)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("members %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStringIn: StringIn reads what String reads, one of the common words
+// or not, escaped or not.
+func TestStringIn(t *testing.T) {
+	common := []string{"stop", "tool_calls"}
+	for _, input := range []string{`"stop"`, `"st\u006fp"`, `"other"`, `"tool_calls"`, `null`, `"é\n"`} {
+		want := NewReader([]byte(input)).String()
+		r := NewReader([]byte(input))
+		if got := r.StringIn(common); got != want || !r.Done() {
+			t.Errorf("%s: StringIn %q (done %v), String %q", input, got, r.Done(), want)
 		}
 	}
 }
