@@ -6,54 +6,33 @@
 // stream and is answered at the parent session's approvals.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { buildWorker, workerdConfig } from "../worker/build.mjs";
-import { freePort, startWorkerd } from "../worker/workerd.js";
-import { startFakeModel, text, toolCall, toolNames } from "./host-fakemodel.js";
+import { startTestWorker } from "./worker-harness.js";
+import { text, toolCall, toolNames } from "./host-fakemodel.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.dirname(path.dirname(here));
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolroute-worker-agents-"));
-const TOKEN = "tok-agents";
-const auth = { authorization: `Bearer ${TOKEN}` };
 const AGENTS = [
   { name: "reader", system_prompt: "You are reader: you read PDF files.", groups: ["pdf"] },
   { name: "poster", system_prompt: "You are poster: you post notes." },
   { name: "Bad Name", system_prompt: "x" },
   { name: "spender", system_prompt: "x", tool_budget: -1 },
 ];
-let model, workerd, base;
+let w, model, json;
 
 before(async () => {
-  const config = path.join(tmp, "config");
-  fs.mkdirSync(path.join(config, "tools"), { recursive: true });
-  fs.writeFileSync(path.join(config, "tools", "post_note.json"), JSON.stringify({ name: "post_note", description: "Post a note", requiredPermissions: ["send"], parameters: { type: "object", properties: {} } }));
-  fs.writeFileSync(path.join(config, "tools", "post_note.js"), "function execute() { return 'posted'; }\n");
-  const bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
-  await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
-  fs.mkdirSync(path.join(tmp, "storage"));
-  model = await startFakeModel("openai");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  fs.writeFileSync(path.join(tmp, "workerd.capnp"), workerdConfig({
-    dir: "dist", port, storage: path.join(tmp, "storage"),
-    bindings: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-agents", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN, TOOLROUTE_AGENTS: JSON.stringify(AGENTS) },
-  }));
-  workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
+  w = await startTestWorker({
+    name: "worker-agents",
+    token: "tok-agents",
+    tools: {
+      "post_note.json": JSON.stringify({ name: "post_note", description: "Post a note", requiredPermissions: ["send"], parameters: { type: "object", properties: {} } }),
+      "post_note.js": "function execute() { return 'posted'; }\n",
+    },
+    bindings: { TOOLROUTE_AGENTS: JSON.stringify(AGENTS) },
+  });
+  ({ model, json } = w);
 });
 
 after(async () => {
-  await workerd?.stop();
-  await model?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  await w?.stop();
 });
-
-const json = (method, p, body) =>
-  fetch(base + p, { method, headers: body === undefined ? auth : { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
 
 // openTurn posts a message and reads its events as they come.
 async function openTurn(id, body) {
