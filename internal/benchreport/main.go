@@ -662,35 +662,44 @@ const notes = `
 ## Where figures miss their targets
 
 - A session's turn start on the instance that keeps it (StartTurn's
-  wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it takes
-  0.9 to 1.1 ms from run to run, its cost growing with the request body
-  alone (about 850 KB there, built once and copied out once). The load_tool_group step and a
-  whole turn were to take at most 100 µs and 400 µs: with the hand-written
-  codec they take about 290 µs and 1 ms (from 470 µs and 1.7 ms). What
-  is left is mostly allocation in the turn engine (about 45% of a load
-  step inside wazero, mallocgc): fewer allocations and per-catalogue
-  caches of the prompt and the tool entries are the next step (issue 19).
+  wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it
+  takes about 0.43 ms (from 0.9 to 1.1 ms), met. The load_tool_group step
+  and a whole turn were to take at most 100 µs and 400 µs: they take
+  about 200 µs and 650 µs (from 290 µs and 1 ms; 470 µs and 1.7 ms before
+  the hand-written codec), with what the catalogue decides (the prompt,
+  the listings, each group's tools, each tool's encoded entry, what a
+  model call offers) now kept per registry and about half the
+  allocations gone. What is left, by a profile inside wazero: reading the
+  event and then the response body a second time (a quarter), encoding
+  the reply (a fifth), building the body (a fifth), with Go in wasm about
+  8 times native; the next step is the response parsed once and fewer
+  per-step structures (issue 19).
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
-  64 sessions with an instant model (ThroughputSQLite): it runs about 720
-  to 1,500 from run to run (from 600 to 1,000), and about 1,300 to 2,250
-  with the memory store. The module's steps and SQLite's commits share the CPU; a turn no
-  longer copies its session's whole log (the stores are TailReaders) nor
-  counts the same schemas' tokens again.
+  64 sessions with an instant model (ThroughputSQLite): it runs about 870
+  to 1,360 (from 720 to 1,500 from run to run), and about 2,000 to 2,300
+  with the memory store, which now meets the figure. The module's steps
+  and SQLite's commits share the CPU; a turn no longer copies its
+  session's whole log (the stores are TailReaders) nor counts the same
+  schemas' tokens again.
   With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
   makes five round trips to the server (take the turn lock, read the new
   messages, two appends, release the lock), two of them commits flushed to
   its disk, and the server's processes share the host's cores.
-- The module was to be at most 1 MB gzipped: it is about 1.45 MB. The
+- The module was to be at most 1 MB gzipped: it is about 1.46 MB. The
   hand-written codec added about 80 KB gzipped beside encoding/json, which
   stays for the catalogue's manifests, describe and the codec's fallback
   on unusual input; fmt is in 25 of its files' error messages.
 - A catalogue of 10,000 tools was to load in 300 ms, once per catalogue
-  rather than once per instance: it takes about 400 ms on each instance
-  (from 1.4 s), its schemas scanned in one pass and the catalogue read by
-  hand.
+  rather than once per instance: it takes about 370 to 400 ms on each
+  instance (from 1.4 s), its schemas scanned in one pass and the
+  catalogue read by hand.
 - A warm JS tool call (CallItself) was to take 50 µs: it takes about 50 to
   57 µs from run to run.
 - A cold call (ColdCall) was to take under 3 ms: it does.
+- A new worker isolate's first request was to cost half the ~250 ms of
+  CPU it did: it costs 110 to 170 cpu-ms from run to run (workerd's CPU
+  time comes in 10 ms steps), 150 as the median of this run's 3, so about
+  met and not reliably.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
   80.7% of the development queries (80.5% on half B, which the weights
