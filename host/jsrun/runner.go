@@ -313,10 +313,7 @@ func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params str
 	if _, err := rt.eval("<toolroute call>", fmt.Sprintf("__tr_start(%q, %s)", c.Function, jsString(params))); err != nil {
 		return "", err
 	}
-	raw, err := rt.eval("<toolroute outcome>", "__tr_outcome")
-	if err != nil {
-		return "", err
-	}
+	raw := rt.global("__tr_outcome")
 	if raw == "" {
 		<-ctx.Done()
 		return "", errPending

@@ -216,6 +216,14 @@ func (rt *runtime) eval(file, code string) (string, error) {
 	return v.String(), nil
 }
 
+// global reads a global property as a string: a property read, not a
+// script to parse and compile, as eval would make of its name.
+func (rt *runtime) global(name string) string {
+	v := rt.q.Context().Global().GetPropertyStr(name)
+	defer v.Free()
+	return v.String()
+}
+
 // compile compiles a tool's source to bytecode as a non-strict global script,
 // as tools were written for, keeping the file name for error positions.
 func (rt *runtime) compile(file, source string) ([]byte, error) {
