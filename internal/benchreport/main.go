@@ -675,9 +675,10 @@ const notes = `
   8 times native; the next step is the response parsed once and fewer
   per-step structures (issue 19).
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
-  64 sessions with an instant model (ThroughputSQLite): it runs about 870
-  to 1,360 (from 720 to 1,500 from run to run), and about 2,000 to 2,300
-  with the memory store, which now meets the figure. The module's steps
+  64 sessions with an instant model (ThroughputSQLite): it runs about 830
+  to 1,470 from run to run (from 720 to 1,500), and about 1,760 to 2,370
+  with the memory store, which meets the figure at 8 sessions and nearly
+  at 1 and 64. The module's steps
   and SQLite's commits share the CPU; a turn no longer copies its
   session's whole log (the stores are TailReaders) nor counts the same
   schemas' tokens again.
@@ -690,16 +691,17 @@ const notes = `
   stays for the catalogue's manifests, describe and the codec's fallback
   on unusual input; fmt is in 25 of its files' error messages.
 - A catalogue of 10,000 tools was to load in 300 ms, once per catalogue
-  rather than once per instance: it takes about 370 to 400 ms on each
+  rather than once per instance: it takes about 330 to 370 ms on each
   instance (from 1.4 s), its schemas scanned in one pass and the
   catalogue read by hand.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 50 to
-  57 µs from run to run.
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 47
+  to 50 µs (from 50 to 57), met, since the call's outcome is read as a
+  property rather than by evaluating a script.
 - A cold call (ColdCall) was to take under 3 ms: it does.
 - A new worker isolate's first request was to cost half the ~250 ms of
-  CPU it did: it costs 110 to 170 cpu-ms from run to run (workerd's CPU
-  time comes in 10 ms steps), 150 as the median of this run's 3, so about
-  met and not reliably.
+  CPU it did: it costs 100 to 170 cpu-ms from run to run (workerd's CPU
+  time comes in 10 ms steps; the medians of two make bench runs were 150
+  and 100), so about met, and not reliably.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
   80.7% of the development queries (80.5% on half B, which the weights
