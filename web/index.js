@@ -39,9 +39,8 @@ export async function compileWasm(source) {
 }
 
 async function compileResponse(resp, where) {
-  if (!resp.ok) throw new Error(`toolroute: fetching ${where || "the wasm"} answered HTTP ${resp.status}`);
   // compileStreaming needs the application/wasm type, which not every server gives.
-  return WebAssembly.compile(await resp.arrayBuffer());
+  return WebAssembly.compile(await readBytes(resp, where || "the wasm"));
 }
 
 // loadToolroute makes a module instance (Toolroute) from source, the
@@ -70,6 +69,8 @@ export async function loadWordVectors(source) {
   return readBytes(await fetch(url), url.href);
 }
 
+// readBytes reads a response whole; where names it in the error of a
+// failed one.
 async function readBytes(resp, where) {
   if (!resp.ok) throw new Error(`toolroute: fetching ${where || "the word vectors"} answered HTTP ${resp.status}`);
   return new Uint8Array(await resp.arrayBuffer());

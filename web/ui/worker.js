@@ -77,9 +77,14 @@ function compileModule() {
 }
 
 async function compile(url) {
+  return WebAssembly.compile(await fetchBytes(url, `GET ${url}`));
+}
+
+// fetchBytes reads url whole; what names it in the error of a failed GET.
+async function fetchBytes(url, what) {
   const r = await fetch(url);
-  if (!r.ok) throw new Error(`GET ${url} answered ${r.status}`);
-  return WebAssembly.compile(await r.arrayBuffer());
+  if (!r.ok) throw new Error(`${what} answered HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
 }
 
 let countTokens = null;
@@ -106,10 +111,8 @@ const storeReady = openStore();
 const PDF_DATA = { font: "pdffont-", wasm: "pdfwasm-" };
 
 // pdfData reads one of those files.
-async function pdfData(kind, file) {
-  const r = await fetch(new URL(PDF_DATA[kind] + file, base));
-  if (!r.ok) throw new Error(`pdf.js's ${file} answered HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
+function pdfData(kind, file) {
+  return fetchBytes(new URL(PDF_DATA[kind] + file, base), `pdf.js's ${file}`);
 }
 let core = null;
 
@@ -122,11 +125,7 @@ async function getCore() {
     module: async () => Toolroute.instantiate(await compileModule(), { stderr: (l) => console.warn("toolroute.wasm:", l) }),
     // search_tools ranks with the word vectors the build (or the program)
     // serves beside the module; fetched once, at the first instance.
-    wordVectors: async () => {
-      const r = await fetch(new URL("wordvec.bin", base));
-      if (!r.ok) throw new Error(`wordvec.bin answered HTTP ${r.status}`);
-      return new Uint8Array(await r.arrayBuffer());
-    },
+    wordVectors: () => fetchBytes(new URL("wordvec.bin", base), "wordvec.bin"),
     runner: async ({ libraries, fs }) =>
       new Runner({
         store: fs,
