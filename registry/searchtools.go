@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -74,33 +75,74 @@ func (r *Registry) changed() {
 // the conversation has already; they are listed as such. An empty result is
 // a failure saying what to try instead.
 func (r *Registry) SearchTools(args json.RawMessage, active func(name string) bool) (Result, []Tool) {
+	query, limit, fail := ParseSearchArgs(args)
+	if fail != nil {
+		return *fail, nil
+	}
+	var names []string
+	for _, h := range r.index().Search(query, limit) {
+		names = append(names, h.Name)
+	}
+	return r.SearchFound(query, names, limit, active)
+}
+
+// ParseSearchArgs reads a search_tools call's arguments: its query,
+// trimmed, and its limit (DefaultSearchLimit when left out). fail, when
+// not nil, is the result the model reads for arguments that are not
+// right; the search does not run.
+func ParseSearchArgs(args json.RawMessage) (query string, limit int, fail *Result) {
 	var in struct {
 		Query *string         `json:"query"`
 		Limit json.RawMessage `json:"limit"`
 	}
+	bad := func(r Result) (string, int, *Result) { return "", 0, &r }
 	if json.Unmarshal(args, &in) != nil {
-		return Failure("invalid_arguments", `The arguments for 'search_tools' are not a JSON object: send {"query": "what the tool should do"}.`), nil
+		return bad(Failure("invalid_arguments", `The arguments for 'search_tools' are not a JSON object: send {"query": "what the tool should do"}.`))
 	}
 	if in.Query == nil {
-		return Failure("missing_parameter", "Required parameter 'query' is missing."), nil
+		return bad(Failure("missing_parameter", "Required parameter 'query' is missing."))
 	}
-	query := strings.TrimSpace(*in.Query)
+	query = strings.TrimSpace(*in.Query)
 	if query == "" {
-		return Failure("invalid_arguments", "The query of 'search_tools' is empty: say in plain words what the tool should do."), nil
+		return bad(Failure("invalid_arguments", "The query of 'search_tools' is empty: say in plain words what the tool should do."))
 	}
-	limit := DefaultSearchLimit
+	limit = DefaultSearchLimit
 	if len(in.Limit) > 0 && string(in.Limit) != "null" {
 		var n float64
 		if json.Unmarshal(in.Limit, &n) != nil || n != float64(int(n)) || n < 1 || n > MaxSearchLimit {
-			return Failure("invalid_arguments", fmt.Sprintf("The limit of 'search_tools' must be a whole number from 1 to %d, or left out for %d.", MaxSearchLimit, DefaultSearchLimit)), nil
+			return bad(Failure("invalid_arguments", fmt.Sprintf("The limit of 'search_tools' must be a whole number from 1 to %d, or left out for %d.", MaxSearchLimit, DefaultSearchLimit)))
 		}
 		limit = int(n)
 	}
+	return query, limit, nil
+}
+
+// SearchCandidates names the tools a search may find, in registration
+// order: the enabled tools of the groups, those SearchDocs ranks.
+func (r *Registry) SearchCandidates() []string {
+	var out []string
+	for _, t := range r.filter(func(t Tool) bool { return t.Group != "" }) {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// SearchFound is search_tools' answer for the tools a ranking found for
+// query, best first: the first limit of names that are search candidates
+// (SearchCandidates), each once, and the result listing them (see
+// SearchTools). Other names (unknown, disabled, core tools) are dropped;
+// when none is left the result is not_found.
+func (r *Registry) SearchFound(query string, names []string, limit int, active func(name string) bool) (Result, []Tool) {
 	var found []Tool
-	for _, h := range r.index().Search(query, limit) {
-		if t, ok := r.Tool(h.Name); ok && t.Group != "" {
-			found = append(found, t)
+	for _, name := range names {
+		if len(found) == limit {
+			break
 		}
+		t, ok := r.Tool(name)
+		if !ok || t.Group == "" || slices.ContainsFunc(found, func(f Tool) bool { return f.Name == name }) {
+			continue
+		}
+		found = append(found, t)
 	}
 	if len(found) == 0 {
 		return Failure("not_found", fmt.Sprintf(

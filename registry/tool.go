@@ -63,6 +63,9 @@ const (
 	OriginHost OriginKind = "host"
 	// OriginMeta is one of the registry's own meta-tools, run by the engine.
 	OriginMeta OriginKind = "meta"
+	// OriginSearch is a search_tools call the turn hands to its host to
+	// rank (a call's origin, never a tool's).
+	OriginSearch OriginKind = "search"
 )
 
 // Origin says where a tool or group comes from and, for JS tools, how to run it.

@@ -207,6 +207,15 @@ func (c *Call) appendJSON(b []byte) ([]byte, error) {
 			b = appendStrings(b, f.list, html)
 		}
 	}
+	if s := c.Search; s != nil {
+		b = append(b, `,"search":{"query":`...)
+		b = jsonenc.String(b, s.Query, html)
+		b = append(b, `,"limit":`...)
+		b = jsonenc.Int(b, s.Limit)
+		b = append(b, `,"candidates":`...)
+		b = appendStrings(b, s.Candidates, html)
+		b = append(b, '}')
+	}
 	return append(b, '}'), nil
 }
 

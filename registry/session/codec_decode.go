@@ -214,7 +214,7 @@ func readImages(r *jsondec.Reader) []registry.Image {
 	return images
 }
 
-var resultKeys = []string{"id", "status", "output", "error_type", "message", "images"}
+var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "tools"}
 
 func readResult(r *jsondec.Reader) Result {
 	var res Result
@@ -232,6 +232,8 @@ func readResult(r *jsondec.Reader) Result {
 			res.Message = r.String()
 		case "images":
 			res.Images = readImages(r)
+		case "tools":
+			res.Tools = r.Strings()
 		}
 	})
 	return res
@@ -256,7 +258,7 @@ func readApproval(r *jsondec.Reader) Approval {
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
 	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
-	"allowed_groups", "max_turn_tokens"}
+	"allowed_groups", "max_turn_tokens", "host_search"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -318,6 +320,8 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.AllowedGroups = r.Strings()
 		case "max_turn_tokens":
 			s.MaxTurnTokens = r.Int()
+		case "host_search":
+			s.HostSearch = r.Bool()
 		}
 	})
 }

@@ -88,8 +88,12 @@ func (g *gen) messages() []Message {
 }
 
 func (g *gen) call() Call {
-	return Call{ID: g.str(), Tool: g.str(), Input: g.raw(), Origin: registry.Origin{Kind: registry.OriginKind(g.str()), File: g.str(),
+	c := Call{ID: g.str(), Tool: g.str(), Input: g.raw(), Origin: registry.Origin{Kind: registry.OriginKind(g.str()), File: g.str(),
 		Source: g.str(), Function: g.str()}, TimeoutSeconds: g.n(40), Env: g.strs(), RequiredPermissions: g.strs(), Secrets: g.strs(), Granted: g.strs()}
+	if g.byte()%2 == 0 {
+		c.Search = &SearchCall{Query: g.str(), Limit: g.n(10), Candidates: g.strs()}
+	}
+	return c
 }
 
 func (g *gen) request() *ModelRequest {

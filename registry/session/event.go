@@ -51,6 +51,12 @@ type Settings struct {
 	// the model finds tools by what they do and loads just those. Not in
 	// a Responses request routed natively, whose tool_search is the load.
 	SearchTools bool `json:"search_tools,omitempty"`
+	// HostSearch makes the host rank search_tools' tools: a search whose
+	// arguments are right is a call for the host to run (Call.Search),
+	// answered with the tools it found, best first (Result.Tools); the turn
+	// then loads them as it loads its own ranking's. For a host with a
+	// better ranking than the module's (the Go host's sentence encoder).
+	HostSearch bool `json:"host_search,omitempty"`
 	// ToolBudget is the most tokens the tools of one model call may take,
 	// estimated from their JSON's bytes (EstimateTokens); 0 is no budget. A load
 	// that passes it unloads the least recently used groups, and the model
@@ -167,6 +173,9 @@ type Event struct {
 type Result struct {
 	ID string `json:"id"`
 	registry.Result
+	// Tools answers a search call (Call.Search) that succeeded: the
+	// tools found, best first; none (absent or empty) is not_found.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // Bytes is a body or chunk of bytes. In JSON it is a string holding the
@@ -313,6 +322,21 @@ type Call struct {
 	// Granted are the secrets the user granted the call, in run_tools: the
 	// host gives it these and no others beyond its manifest's.
 	Granted []string `json:"granted,omitempty"`
+	// Search is, for a search_tools call the host ranks
+	// (Settings.HostSearch; its Origin's kind is registry.OriginSearch),
+	// what to rank.
+	Search *SearchCall `json:"search,omitempty"`
+}
+
+// SearchCall is a search_tools call for the host to rank: its query
+// (trimmed), how many tools it wants at most, and the tools it may find,
+// in registration order: the enabled tools of the groups the turn sees
+// (registry.SearchCandidates). The host answers with the best of
+// Candidates, best first, in Result.Tools; the turn drops any other name.
+type SearchCall struct {
+	Query      string   `json:"query"`
+	Limit      int      `json:"limit"`
+	Candidates []string `json:"candidates"`
 }
 
 // GroupLoad reports a tool group loaded during the turn.

@@ -321,6 +321,9 @@ func (t *Turn) check(e Event) error {
 			if r.Status != registry.StatusSuccess && r.Status != registry.StatusError {
 				return bad("result %q has status %q: use \"success\" or \"error\"", r.ID, r.Status)
 			}
+			if r.Status == registry.StatusSuccess && r.Output != "" && t.isSearch(r.ID) {
+				return bad("result %q answers a search_tools call: give the names of the tools found, best first, in \"tools\" (none for not found), not in \"output\"", r.ID)
+			}
 		}
 	case EventApproval:
 		answered := map[string]bool{}
@@ -500,6 +503,13 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			continue
 		}
 		p := pendingCall{index: i, call: c, run: *call}
+		if call.Search != nil {
+			// The engine's own call, asking nobody: logged with its
+			// outcome when the host answers (searchAnswered).
+			t.approved = append(t.approved, p.run)
+			t.pending = append(t.pending, p)
+			continue
+		}
 		tool, _ := t.reg.Tool(c.Name)
 		var decision registry.Decision
 		decision, p.run.Granted = Decide(tool, t.set.Policies, t.log.approvals, call.Secrets)
@@ -719,6 +729,9 @@ type loadedNow struct{ groups, tools map[string]bool }
 
 func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *GroupLoad) {
 	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
+		if t.set.HostSearch {
+			return t.hostSearch(c)
+		}
 		return t.search(c)
 	}
 	if c.Name == registry.UnloadToolGroupName && t.sent[c.Name] {
@@ -782,15 +795,63 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 // next model call, and the load says which.
 func (t *Turn) search(c wire.Call) (registry.Result, *Call, *GroupLoad) {
 	res, found := t.reg.SearchTools(json.RawMessage(c.Input), t.active.Has)
-	if res.Status != registry.StatusSuccess {
+	res, load := t.loadFound(c, res, found)
+	return res, nil, load
+}
+
+// hostSearch hands a search_tools call whose arguments are right to the
+// host to rank (Settings.HostSearch): a call with the tools it may find.
+// Arguments that are not right get the result search answers them with;
+// with nothing to find, not_found at once.
+func (t *Turn) hostSearch(c wire.Call) (registry.Result, *Call, *GroupLoad) {
+	query, limit, fail := registry.ParseSearchArgs(json.RawMessage(c.Input))
+	if fail != nil {
+		return *fail, nil, nil
+	}
+	candidates := t.reg.SearchCandidates()
+	if len(candidates) == 0 {
+		res, _ := t.reg.SearchFound(query, nil, limit, nil)
 		return res, nil, nil
+	}
+	tool := registry.SearchToolsTool()
+	return registry.Result{}, &Call{
+		ID: c.ID, Tool: tool.Name, Input: json.RawMessage(c.Input), Origin: registry.Origin{Kind: registry.OriginSearch},
+		TimeoutSeconds: tool.TimeoutSeconds, Search: &SearchCall{Query: query, Limit: limit, Candidates: candidates},
+	}, nil
+}
+
+// searchAnswered takes the host's answer to a search it ranked: the tools
+// it found are loaded as search loads its own ranking's, and the call is
+// logged with its outcome, as a call the engine ran; a failure is the
+// model's to read.
+func (t *Turn) searchAnswered(p pendingCall, r Result) ([]Message, *GroupLoad) {
+	res := r.Result
+	var load *GroupLoad
+	if res.Status == registry.StatusSuccess {
+		s := p.run.Search
+		var found []registry.Tool
+		res, found = t.reg.SearchFound(s.Query, r.Tools, s.Limit, t.active.Has)
+		res, load = t.loadFound(p.call, res, found)
+	}
+	call := t.callMessage(p.index, p.call, res.Status)
+	if load != nil {
+		call.Loaded, call.Unloaded = load.found, load.Unloaded
+	}
+	return []Message{call, t.resultMessage(p.call, res)}, load
+}
+
+// loadFound loads the tools a search of call c found, with res its result:
+// nothing when it failed.
+func (t *Turn) loadFound(c wire.Call, res registry.Result, found []registry.Tool) (registry.Result, *GroupLoad) {
+	if res.Status != registry.StatusSuccess {
+		return res, nil
 	}
 	names := toolNames(found)
 	added := t.active.LoadTools(names)
 	var in struct {
 		Query string `json:"query"`
 	}
-	_ = json.Unmarshal([]byte(c.Input), &in) // SearchTools read it
+	_ = json.Unmarshal([]byte(c.Input), &in) // the search read it
 	var keep []string
 	for _, tool := range found {
 		keep = append(keep, tool.Group)
@@ -801,7 +862,7 @@ func (t *Turn) search(c wire.Call) (registry.Result, *Call, *GroupLoad) {
 	if load.Added == nil {
 		load.Added = []string{}
 	}
-	return res, nil, load
+	return res, load
 }
 
 // AskedSecrets reads the "secrets" argument of a tool with the secrets
@@ -858,17 +919,30 @@ func (t *Turn) resultMessage(c wire.Call, res registry.Result) Message {
 // model call goes out.
 func (t *Turn) results(results []Result) []Action {
 	var logged []Message
+	var loads []GroupLoad
 	for _, r := range results {
 		for i, p := range t.pending {
-			if p.call.ID == r.ID {
-				logged = append(logged, t.resultMessage(p.call, r.Result)) // its tool_call is logged
-				t.pending = append(t.pending[:i], t.pending[i+1:]...)
-				break
+			if p.call.ID != r.ID {
+				continue
 			}
+			if p.run.Search != nil {
+				msgs, load := t.searchAnswered(p, r)
+				logged = append(logged, msgs...)
+				if load != nil {
+					loads = append(loads, *load)
+				}
+			} else {
+				logged = append(logged, t.resultMessage(p.call, r.Result)) // its tool_call is logged
+			}
+			t.pending = append(t.pending[:i], t.pending[i+1:]...)
+			break
 		}
 	}
 	t.log.add(nil, logged...)
 	acts := []Action{{Type: ActionAppend, Messages: logged}}
+	for i := range loads {
+		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})
+	}
 	if len(t.pending) > 0 {
 		return acts
 	}
@@ -914,6 +988,17 @@ func (t *Turn) commit() []Action {
 func (t *Turn) usageCopy() *wire.Usage {
 	u := t.usage
 	return &u
+}
+
+// isSearch reports whether the pending call with id is a search the host
+// ranks.
+func (t *Turn) isSearch(id string) bool {
+	for _, p := range t.pending {
+		if p.call.ID == id {
+			return p.run.Search != nil
+		}
+	}
+	return false
 }
 
 func (t *Turn) isPending(id string) bool {
