@@ -118,11 +118,23 @@ type Options struct {
 	// Its WordVectors, when nil, are toolroute's English table (package
 	// registry/wordvec/english) unless NoWordVectors is set.
 	Module module.Config
-	// NoWordVectors leaves word vectors out of tool search: search_tools
-	// then finds only tools sharing a word with the query. It saves each
-	// module instance about 1 MB of memory and a few milliseconds at its
-	// start.
+	// NoWordVectors leaves word vectors out of the module's tool search:
+	// search_tools then finds only tools sharing a word with the query
+	// while the module ranks. It saves each module instance about 1 MB of
+	// memory and a few milliseconds at its start.
 	NoWordVectors bool
+	// NoEncoderSearch leaves search_tools' ranking to the module (BM25F
+	// and word vectors). Otherwise, with SearchTools, the host ranks the
+	// searches itself as `toolroute search` does (package toolsearch:
+	// BM25F fused with a sentence encoder), once it has embedded the
+	// catalogue's tools: in the background after New and after each
+	// Reload that changes them, while turns leave the ranking to the
+	// module (WaitSearch waits for it).
+	NoEncoderSearch bool
+	// SearchCacheDir keeps the tools' sentence vectors between runs, as
+	// `toolroute search` does: "" is the user's cache folder's toolroute
+	// folder, "-" none.
+	SearchCacheDir string
 	// MaxInstances bounds the module instances, and so the turns running at
 	// once; 0 means 8.
 	MaxInstances int
@@ -200,6 +212,8 @@ type Host struct {
 	// reloading keeps two reloads from interleaving: the last to start is
 	// the catalogue that stays.
 	reloading sync.Mutex
+	// search ranks search_tools' searches; nil leaves them to the module.
+	search *searcher
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -210,7 +224,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		return nil, errors.New("host: Options.Provider is required: it makes the model calls")
 	}
 	h := &Host{opts: opts, store: opts.Store, js: opts.JS, env: opts.Env, native: map[string]NativeTool{},
-		skills: opts.Skills, disabled: opts.Disabled}
+		skills: opts.Skills, disabled: opts.Disabled, search: newSearcher(opts)}
 	if h.store == nil {
 		h.store = NewMemoryStore()
 	}
@@ -329,7 +343,24 @@ func (h *Host) Reload(ctx context.Context) error {
 	h.mu.Lock()
 	h.sources, h.report, h.catalogue, h.native, h.registry = sources, rep, cat, native, reg
 	h.mu.Unlock()
+	h.search.update(searchDocs(reg))
 	return nil
+}
+
+// searchDocs are what the host's search ranks: every group tool, the
+// disabled ones too, so that enabling or disabling a tool embeds nothing
+// again; the module names the enabled ones a search may find.
+func searchDocs(reg *registry.Registry) []registry.SearchDoc {
+	var docs []registry.SearchDoc
+	for _, st := range reg.ToolStates() {
+		if st.Group == "" {
+			continue
+		}
+		t, _ := reg.Definition(st.Name)
+		g, _ := reg.Group(st.Group)
+		docs = append(docs, registry.SearchDocOf(t, g))
+	}
+	return docs
 }
 
 // Catalogue is the catalogue the module was last given: tools, groups,
@@ -463,8 +494,12 @@ func (h *Host) basePrompt(ctx context.Context) (string, error) {
 // Store is the host's message store.
 func (h *Host) Store() Store { return h.store }
 
-// Close releases the module and its instances.
+// Close releases the module and its instances, once a search ranker being
+// built is done (WaitSearch).
 func (h *Host) Close(ctx context.Context) error {
+	if h.search != nil {
+		h.search.builds.Wait()
+	}
 	h.pool.Close(ctx)
 	return h.rt.Close(ctx)
 }

@@ -878,7 +878,8 @@ type plainStore struct{ host.Store }
 
 // search_tools through the module ranks with the word vectors the host
 // hands every instance: "the words in a document" shares no word with
-// "PDF text", and finds it only with them.
+// "PDF text", and finds it only with them. (NoEncoderSearch: the module
+// ranks, not the host.)
 func TestSearchToolsWithWordVectors(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -897,7 +898,7 @@ func TestSearchToolsWithWordVectors(t *testing.T) {
 				fakemodel.Text("Done."),
 			)
 			defer model.Close()
-			h := newHost(t, model, wire.OpenAI, host.Options{Groups: groups, Tools: tools, SearchTools: true, NoWordVectors: tt.off, NoBuiltins: true})
+			h := newHost(t, model, wire.OpenAI, host.Options{Groups: groups, Tools: tools, SearchTools: true, NoWordVectors: tt.off, NoEncoderSearch: true, NoBuiltins: true})
 			var result string
 			for _, ev := range send(t, h.Session("s"), "What does a.pdf say?") {
 				if ev.Type == host.EventMessage && ev.Message.Type == session.ToolResult {

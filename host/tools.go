@@ -243,6 +243,8 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		default:
 			res.Result = registry.Failure("execution_error", err.Error())
 		}
+	case registry.OriginSearch:
+		return h.search.answer(c)
 	case registry.OriginJS:
 		if h.js == nil {
 			res.Result = registry.Failure("execution_error", fmt.Sprintf("JS tools cannot run here: no JS runner is configured (tool '%s')", c.Tool))

@@ -4,8 +4,10 @@
 // texts of each tool, its name and description, and its description for
 // the model. It embeds the tools on all processors and keeps their vectors
 // in a cache file, so that a command that ranks one tool list again starts
-// at once. `toolroute search` uses it; the module's search_tools keeps
-// registry's ranking, BM25F and word vectors.
+// at once. `toolroute search` uses it, and the Go host ranks search_tools
+// with it (host.Options.NoEncoderSearch); the module's own search_tools,
+// which the page and the worker use, keeps registry's ranking, BM25F and
+// word vectors.
 package toolsearch
 
 import (
@@ -208,6 +210,29 @@ func (r *Ranker) Search(query string, k int) []registry.SearchHit {
 		return nil
 	}
 	return Top(r.names, r.Parts(query).Scores(r.w), k)
+}
+
+// SearchAmong is Search keeping only the tools named in candidates: the
+// ranking of the whole list, without the others. Candidates the list does
+// not hold are never found.
+func (r *Ranker) SearchAmong(query string, k int, candidates []string) []registry.SearchHit {
+	if strings.TrimSpace(query) == "" || k <= 0 || len(candidates) == 0 {
+		return nil
+	}
+	keep := make(map[string]bool, len(candidates))
+	for _, c := range candidates {
+		keep[c] = true
+	}
+	scores := r.Parts(query).Scores(r.w)
+	var names []string
+	var kept []float64
+	for i, name := range r.names {
+		if keep[name] {
+			names = append(names, name)
+			kept = append(kept, scores[i])
+		}
+	}
+	return Top(names, kept, k)
 }
 
 // Top returns the k best-scored names, best first, ties by name.

@@ -134,3 +134,28 @@ func TestCache(t *testing.T) {
 		t.Errorf("the damaged file was not written again: %v", err)
 	}
 }
+
+// SearchAmong ranks as Search does, leaving out the tools not named.
+func TestSearchAmong(t *testing.T) {
+	r, err := New(docs, Options{Weights: DefaultWeights()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := r.Search("pictures taken on Mars", 3)
+	got := r.SearchAmong("pictures taken on Mars", 3, []string{"FinanceTool", "WeatherTool", "not_a_tool"})
+	var want []registry.SearchHit
+	for _, h := range all {
+		if h.Name != "space_photos" {
+			want = append(want, h)
+		}
+	}
+	if len(all) != 3 || all[0].Name != "space_photos" {
+		t.Fatalf("Search = %v, want space_photos first of 3", all)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SearchAmong (-want +got):\n%s", diff)
+	}
+	if got := r.SearchAmong("mars", 3, nil); got != nil {
+		t.Errorf("no candidates found %v", got)
+	}
+}
