@@ -51,7 +51,8 @@ type Options struct {
 	// Sandbox is the folder JS tools' fs reads and writes, made if
 	// missing; "" gives them none.
 	Sandbox string
-	// CacheDir keeps the compiled module and QuickJS between runs: ""
+	// CacheDir keeps the compiled module, QuickJS and search_tools' tool
+	// vectors between runs: ""
 	// means the user's cache folder (os.UserCacheDir, then toolroute),
 	// "-" none.
 	CacheDir string
@@ -102,6 +103,9 @@ func New(ctx context.Context, provider host.Provider, o Options) (*Host, error) 
 		Approver:     o.Approver,
 		Builtins:     o.Builtins,
 		NoBuiltins:   len(o.Builtins) == 0,
+		// Where a host that offers search_tools (Host) keeps the tools'
+		// sentence vectors.
+		SearchCacheDir: o.CacheDir,
 	}
 	if cache != "" {
 		opts.Module.CacheDir = filepath.Join(cache, "module")

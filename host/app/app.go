@@ -369,6 +369,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Policies:     a.Policies,
 		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
+		// The tools' sentence vectors sit where `toolroute search` keeps
+		// them, so that both embed a catalogue once.
+		SearchCacheDir: cfg.CacheDir,
 	})
 	if err != nil {
 		if a.MCP != nil {
