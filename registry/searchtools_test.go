@@ -85,6 +85,44 @@ func TestSearchTools(t *testing.T) {
 	}
 }
 
+// SearchFound answers for names another ranking gave: only search
+// candidates, each once, at most limit of them, in the ranking's order.
+func TestSearchFound(t *testing.T) {
+	r := searchRegistry(t)
+	if err := r.SetToolEnabled("read_email", false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.SearchCandidates(), []string{"send_email", "pdf_text"}; !cmp.Equal(got, want) {
+		t.Errorf("SearchCandidates = %v, want %v (no disabled or core tool)", got, want)
+	}
+	tests := []struct {
+		name  string
+		names []string
+		limit int
+		want  []string
+	}{
+		{"order kept", []string{"pdf_text", "send_email"}, 5, []string{"pdf_text", "send_email"}},
+		{"limit", []string{"pdf_text", "send_email"}, 1, []string{"pdf_text"}},
+		{"dropped before the limit counts", []string{"clock", "read_email", "nope", "pdf_text", "pdf_text", "send_email"}, 2, []string{"pdf_text", "send_email"}},
+		{"none left", []string{"clock", "read_email"}, 5, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, found := r.SearchFound("mail", tt.names, tt.limit, nil)
+			var got []string
+			for _, f := range found {
+				got = append(got, f.Name)
+			}
+			if !cmp.Equal(got, tt.want) {
+				t.Errorf("found %v, want %v", got, tt.want)
+			}
+			if (res.Status == StatusSuccess) != (len(tt.want) > 0) || (len(tt.want) == 0 && res.ErrorType != "not_found") {
+				t.Errorf("result %+v", res)
+			}
+		})
+	}
+}
+
 // search_tools ranks with the word vectors the host gave the registry, and
 // without them once taken away: "the words in a document" shares no word
 // with any tool's texts.
