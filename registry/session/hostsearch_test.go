@@ -322,3 +322,25 @@ func TestHostSearchBesideToolCall(t *testing.T) {
 		t.Errorf("log %v, want %v", types, want)
 	}
 }
+
+// A group tool called after a host search in the same response may be one
+// the search loads, which is not known yet: the model is told to call it
+// again if so, and how to load it if not.
+func TestHostSearchThenToolInOneResponse(t *testing.T) {
+	reg := hostSearchRegistry(t)
+	_, acts := searchTurn(t, reg, Settings{HostSearch: true}, nil, "pdf_text", `{}`, "search_tools", `{"query":"pdf"}`, "pdf_text", `{}`)
+	searchCall(t, acts)
+	var results []string
+	for _, m := range appended(acts) {
+		if m.Type == ToolResult {
+			results = append(results, m.Content)
+		}
+	}
+	want := []string{
+		"Error (tool_not_loaded): Tool 'pdf_text' is not loaded: it belongs to tool group 'pdf'. Call load_tool_group with group_name 'pdf' first, then call 'pdf_text' again.",
+		"Error (tool_not_loaded): Tool 'pdf_text' was not available when you called it. If the search_tools call of this same response loads it, call 'pdf_text' again; if not, call load_tool_group with group_name 'pdf' first.",
+	}
+	if diff := cmp.Diff(want, results); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}

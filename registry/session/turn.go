@@ -483,7 +483,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		calls[i].Namespace = ""
 	}
 	var loads []GroupLoad
-	now := loadedNow{groups: map[string]bool{}, tools: map[string]bool{}}
+	now := &loadedNow{groups: map[string]bool{}, tools: map[string]bool{}}
 	t.pending, t.asking, t.approved = nil, nil, nil
 	for i, c := range calls {
 		res, call, load := t.dispatch(c, now)
@@ -504,6 +504,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		}
 		p := pendingCall{index: i, call: c, run: *call}
 		if call.Search != nil {
+			now.searching = true
 			// The engine's own call, asking nobody: logged with its
 			// outcome when the host answers (searchAnswered).
 			t.approved = append(t.approved, p.run)
@@ -724,10 +725,15 @@ func (t *Turn) nobody() string {
 	return "the chat is not interactive"
 }
 
-// loadedNow are the groups and tools loaded by the response being handled.
-type loadedNow struct{ groups, tools map[string]bool }
+// loadedNow are the groups and tools loaded by the response being handled;
+// searching says one of its calls is a search the host ranks, whose tools
+// are not known yet.
+type loadedNow struct {
+	groups, tools map[string]bool
+	searching     bool
+}
 
-func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *GroupLoad) {
+func (t *Turn) dispatch(c wire.Call, now *loadedNow) (registry.Result, *Call, *GroupLoad) {
 	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
 		if t.set.HostSearch {
 			return t.hostSearch(c)
@@ -753,6 +759,10 @@ func (t *Turn) dispatch(c wire.Call, now loadedNow) (registry.Result, *Call, *Gr
 		if now.tools[c.Name] {
 			return registry.Failure("tool_not_loaded", fmt.Sprintf(
 				"Tool '%s' was not available when you called it: search_tools loaded it in this same response. Call '%s' again now.", c.Name, c.Name)), nil, nil
+		}
+		if now.searching {
+			return registry.Failure("tool_not_loaded", fmt.Sprintf(
+				"Tool '%s' was not available when you called it. If the search_tools call of this same response loads it, call '%s' again; if not, call load_tool_group with group_name '%s' first.", c.Name, c.Name, tool.Group)), nil, nil
 		}
 		return registry.Failure("tool_not_loaded", fmt.Sprintf(
 			"Tool '%s' is not loaded: it belongs to tool group '%s'. Call load_tool_group with group_name '%s' first, then call '%s' again.", c.Name, tool.Group, tool.Group, c.Name)), nil, nil
