@@ -343,7 +343,9 @@ func (h *Host) Reload(ctx context.Context) error {
 	h.mu.Lock()
 	h.sources, h.report, h.catalogue, h.native, h.registry = sources, rep, cat, native, reg
 	h.mu.Unlock()
-	h.search.update(searchDocs(reg))
+	if h.search != nil {
+		h.search.update(searchDocs(reg))
+	}
 	return nil
 }
 
