@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,5 +149,53 @@ func TestWaitSearch(t *testing.T) {
 	h := newHost(t, model, wire.OpenAI, host.Options{Groups: groups, Tools: tools, SearchTools: true, NoBuiltins: true, SearchCacheDir: filepath.Join(blocked, "sub")})
 	if err := h.WaitSearch(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// pluginSource is a ToolSource, as an MCP server is, whose tools change.
+type pluginSource struct {
+	mu    sync.Mutex
+	tools []host.NativeTool
+}
+
+func (p *pluginSource) Tools(registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return nil, p.tools
+}
+
+// A change of the catalogue (an MCP server's list, a manifest) embeds the
+// new tools again: after Reload the host's search finds a tool that was
+// not there.
+func TestHostSearchAfterReload(t *testing.T) {
+	groups, tools := pluginTools()
+	speech := tools[3]
+	src := &pluginSource{}
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	h := newHost(t, model, wire.OpenAI, host.Options{Groups: groups, Tools: slices.Delete(slices.Clone(tools), 3, 4), ToolSources: []host.ToolSource{src},
+		SearchTools: true, NoBuiltins: true, SearchCacheDir: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	search := func(session string) string {
+		t.Helper()
+		if err := h.WaitSearch(ctx); err != nil {
+			t.Fatal(err)
+		}
+		model.Add(fakemodel.ToolCall("search_tools", `{"query":"Ugh, too much text! Is there a way to listen to it instead?","limit":1}`), fakemodel.Text("Done."))
+		_, result := searchResult(send(t, h.Session(session), "Read this to me"))
+		return result
+	}
+	if got := search("before"); strings.Contains(got, "speechki_tts") {
+		t.Fatalf("found a tool not in the catalogue: %q", got)
+	}
+	src.mu.Lock()
+	src.tools = []host.NativeTool{speech}
+	src.mu.Unlock()
+	if err := h.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("after"); !strings.Contains(got, "- speechki_tts (Text)") {
+		t.Errorf("after the reload the search answered %q, want speechki_tts", got)
 	}
 }
