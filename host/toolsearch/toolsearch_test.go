@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,41 @@ func TestTexts(t *testing.T) {
 		if name != tt.wantName || detail != tt.wantDe {
 			t.Errorf("Texts(%s) = %q, %q; want %q, %q", tt.doc.Name, name, detail, tt.wantName, tt.wantDe)
 		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Find flights. Book hotels!  Pay? Yes.", []string{"Find flights", "Book hotels", "Yes."}},
+		{"Version 1.2 of the tool.\nIt reads PDFs (e.g. reports).", []string{"Version 1.2 of the tool", "It reads PDFs (e.g", "reports)."}},
+		{"Ok. Go.", []string{"Ok. Go."}},
+		{"", []string{""}},
+	}
+	for _, tt := range tests {
+		if got := Sentences(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("Sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestDetailIsTheMeanOfItsSentences(t *testing.T) {
+	enc, err := sentenc.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := enc.Embed("pictures of Mars")
+	doc := registry.SearchDoc{Name: "x", Description: "d", Detail: "Photos from NASA. Photos of the Mars rovers."}
+	r, err := New([]registry.SearchDoc{doc}, Options{Weights: DefaultWeights(), Encoder: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (sentenc.Dot(q, enc.Embed("Photos from NASA")) + sentenc.Dot(q, enc.Embed("Photos of the Mars rovers."))) / 2
+	got := r.Parts("pictures of Mars").Detail[0]
+	if math.Abs(got-float64(want)) > 1e-5 {
+		t.Errorf("detail part = %v, want the mean of the sentences' cosines %v", got, want)
 	}
 }
 
@@ -116,7 +152,9 @@ func TestCache(t *testing.T) {
 	// Other texts, another file.
 	other := slices.Clone(docs)
 	other[0].Description = "Weather forecasts."
-	if cacheName(textsOf(other)) == cacheName(textsOf(docs)) {
+	otherTexts, _ := textsOf(other)
+	texts, _ := textsOf(docs)
+	if cacheName(otherTexts) == cacheName(texts) {
 		t.Errorf("two tool lists share a cache name")
 	}
 	// A file of the wrong size is ignored and written again.

@@ -704,12 +704,12 @@ const notes = `
   and 100), so about met, and not reliably.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
-  80.7% of the development queries (80.5% on half B, which the weights
-  were not chosen on), so the held-out may land on either side of the
-  goal. It takes the sentence encoder (DESIGN.md, "Tool search"); the
-  hosts' search_tools ranks by BM25F and word vectors, 70.8% (71.7% on
-  half B), since the encoder's weights would add 7 MB to the module and
-  each tool takes it about 15 ms to embed.
+  81.3% of the development queries (81.0% on half A, where the weights
+  were chosen, 81.7% on half B), met there; the held-out queries judge it.
+  The Go host's search_tools ranks the same way once it has embedded its
+  tools. The page's and the worker's rank in the module by BM25F and word
+  vectors, 70.8% (71.7% on half B), since the encoder's weights would add
+  7 MB to what they load and each tool takes it about 15 ms to embed.
 
 ## How to read them
 

@@ -31,7 +31,7 @@ func (e eval) tuneFusion(modelFile string, topN int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("embedded %d tools (two texts each) in %v\n", len(e.docs), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("embedded %d tools (a name text and each sentence of a detail) in %v\n", len(e.docs), time.Since(start).Round(time.Millisecond))
 	names := make([]string, len(e.docs))
 	for i, d := range e.docs {
 		names[i] = d.Name
