@@ -237,7 +237,7 @@ func (s *Service) RunNow(ctx context.Context, name string) (Task, error) {
 		s.mu.Unlock()
 		return Task{}, err
 	}
-	run, err := s.start(ctx, t, false)
+	run, _, err := s.start(ctx, t, false)
 	s.mu.Unlock()
 	if err != nil {
 		return Task{}, err
@@ -247,16 +247,31 @@ func (s *Service) RunNow(ctx context.Context, name string) (Task, error) {
 
 // start records that t runs now, in a new session: a task due advances to
 // its next time (a one-shot task to none) before it runs, so a run that
-// dies is not repeated at every start.
-func (s *Service) start(ctx context.Context, t Task, due bool) (Run, error) {
+// dies is not repeated at every start. A due run is claimed in the store
+// (store.DB.ClaimTask): when several processes share it, the one that
+// advanced the task first runs it, and start reports false to the others,
+// as it does when the task is no longer due.
+func (s *Service) start(ctx context.Context, t Task, due bool) (Run, bool, error) {
 	now := s.now()
 	run := Run{Session: "task-" + t.Name + "-" + now.UTC().Format("20060102-150405"), Started: stamp(now), Status: StatusRunning}
+	was := parseStamp(t.NextRun)
 	if due {
+		if was.IsZero() || was.After(now) {
+			return Run{}, false, nil // run by another process since it was listed
+		}
 		t.NextRun = stamp(t.Next(now))
 	}
 	t.Runs++
 	t.LastRun = &run
-	return run, s.put(ctx, t)
+	if !due {
+		return run, true, s.put(ctx, t)
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return Run{}, false, err
+	}
+	claimed, err := s.store.ClaimTask(ctx, store.Task{Name: t.Name, NextRun: parseStamp(t.NextRun), JSON: string(b)}, was)
+	return run, claimed, err
 }
 
 // finish runs the turn of run and records how it ended in the task, if it
@@ -305,7 +320,7 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 		t, ok, err := s.get(ctx, rec.Name)
 		var run Run
 		if err == nil && ok {
-			run, err = s.start(ctx, t, true)
+			run, ok, err = s.start(ctx, t, true)
 		}
 		s.mu.Unlock()
 		if err != nil {

@@ -197,3 +197,84 @@ func TestLoop(t *testing.T) {
 	cancel()
 	<-stopped
 }
+
+// Two processes sharing one database, each with its own Service (and its
+// own connections), that find the same task due at once: it runs once.
+func TestSharedStoreRunsADueTaskOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	c := &clock{t: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)}
+	r := &turns{}
+	var services []*Service
+	for range 2 {
+		db, err := store.Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		services = append(services, New(db, r.turn, c.now))
+	}
+	ctx := t.Context()
+	if _, err := services[0].Create(ctx, Change{Name: "hourly", Prompt: str("check the news"), Cron: str("0 * * * *")}); err != nil {
+		t.Fatal(err)
+	}
+	for round, at := range []time.Time{
+		time.Date(2026, 11, 27, 9, 0, 5, 0, time.UTC),
+		time.Date(2026, 11, 27, 10, 0, 5, 0, time.UTC),
+	} {
+		c.set(at)
+		// Both list the task as due before either claims it.
+		for _, s := range services {
+			due, err := s.store.DueTasks(ctx, at)
+			if err != nil || len(due) != 1 {
+				t.Fatalf("round %d: due %v, %v", round, due, err)
+			}
+		}
+		var wg sync.WaitGroup
+		ran := make([]int, len(services))
+		for i, s := range services {
+			wg.Go(func() {
+				n, err := s.RunDue(ctx)
+				if err != nil {
+					t.Errorf("service %d: %v", i, err)
+				}
+				ran[i] = n
+			})
+		}
+		wg.Wait()
+		if ran[0]+ran[1] != 1 {
+			t.Fatalf("round %d: the services ran %v times, want once in all", round, ran)
+		}
+	}
+	if len(r.runs) != 2 {
+		t.Fatalf("runs = %q, want one at 09:00 and one at 10:00", r.runs)
+	}
+	task, err := services[1].named(ctx, "hourly")
+	if err != nil || task.Runs != 2 || task.NextRun != "2026-11-27T11:00:00Z" || task.LastRun.Status != StatusDone {
+		t.Fatalf("after two rounds: %+v, %v", task, err)
+	}
+}
+
+// A task listed as due that another process ran since (its next run now
+// later) is not run again.
+func TestDueTaskRunElsewhereIsSkipped(t *testing.T) {
+	s, c, r := newService(t)
+	ctx := t.Context()
+	if _, err := s.Create(ctx, Change{Name: "hourly", Prompt: str("check the news"), Cron: str("0 * * * *")}); err != nil {
+		t.Fatal(err)
+	}
+	c.set(time.Date(2026, 11, 27, 9, 0, 5, 0, time.UTC))
+	task, err := s.named(ctx, "hourly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As another process would: claim and advance it first.
+	if _, ok, err := s.start(ctx, task, true); err != nil || !ok {
+		t.Fatalf("the first claim: %v, %v", ok, err)
+	}
+	if _, ok, err := s.start(ctx, task, true); err != nil || ok {
+		t.Fatalf("a second claim of the same run: %v, %v; want refused", ok, err)
+	}
+	if len(r.runs) != 0 {
+		t.Fatalf("runs = %q", r.runs)
+	}
+}

@@ -45,6 +45,7 @@ type backend interface {
 	DeleteMemory(ctx context.Context, id int64) error
 
 	PutTask(ctx context.Context, t Task) error
+	ClaimTask(ctx context.Context, t Task, due time.Time) (bool, error)
 	Task(ctx context.Context, name string) (Task, bool, error)
 	DeleteTask(ctx context.Context, name string) (bool, error)
 	Tasks(ctx context.Context) ([]Task, error)

@@ -160,6 +160,14 @@ func (db *DB) DeleteMemory(ctx context.Context, id int64) error {
 // PutTask stores a task, replacing the one of the same name.
 func (db *DB) PutTask(ctx context.Context, t Task) error { return db.backend.PutTask(ctx, t) }
 
+// ClaimTask replaces a task's record with t only if its next run is still
+// due, the time a caller found it due at: of several processes sharing
+// the store that found the task due, exactly one claims that run. It
+// reports whether this one did.
+func (db *DB) ClaimTask(ctx context.Context, t Task, due time.Time) (bool, error) {
+	return db.backend.ClaimTask(ctx, t, due)
+}
+
 // Task returns the task of that name, and false if there is none.
 func (db *DB) Task(ctx context.Context, name string) (Task, bool, error) {
 	return db.backend.Task(ctx, name)

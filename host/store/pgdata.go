@@ -387,6 +387,23 @@ func (db *pgDB) Task(ctx context.Context, name string) (Task, bool, error) {
 	return t, true, nil
 }
 
+func (db *pgDB) ClaimTask(ctx context.Context, t Task, due time.Time) (bool, error) {
+	if due.IsZero() {
+		return false, fmt.Errorf("store: claim task %q: no run to claim", t.Name)
+	}
+	var n int64
+	err := db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE scheduled_tasks SET next_run = $1, json = $2 WHERE name = $3 AND next_run = $4`,
+			nanosOrNull(t.NextRun), t.JSON, t.Name, due.UnixNano())
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: claim task %q: %w", t.Name, err)
+	}
+	return n == 1, nil
+}
+
 func (db *pgDB) DeleteTask(ctx context.Context, name string) (bool, error) {
 	var n int64
 	err := db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {

@@ -35,6 +35,30 @@ func (db *liteDB) PutTask(ctx context.Context, t Task) error {
 	return nil
 }
 
+// ClaimTask replaces a task's record with t only if its next run is still
+// due (a time, not none): of several processes sharing the store that
+// found the task due, exactly one claims that run. It reports whether
+// this one did.
+func (db *liteDB) ClaimTask(ctx context.Context, t Task, due time.Time) (bool, error) {
+	if due.IsZero() {
+		return false, fmt.Errorf("store: claim task %q: no run to claim", t.Name)
+	}
+	var n int64
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE scheduled_tasks SET next_run = ?, json = ? WHERE name = ? AND next_run = ?`,
+			nanosOrNull(t.NextRun), t.JSON, t.Name, due.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: claim task %q: %w", t.Name, err)
+	}
+	return n == 1, nil
+}
+
 // Task returns the task of that name, and false if there is none.
 func (db *liteDB) Task(ctx context.Context, name string) (Task, bool, error) {
 	row := db.sql.QueryRowContext(ctx, `SELECT name, next_run, json FROM scheduled_tasks WHERE name = ?`, name)

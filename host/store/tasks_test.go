@@ -62,3 +62,51 @@ func testTasks(t *testing.T, be testBackend) {
 		t.Error("still there")
 	}
 }
+
+// ClaimTask replaces a task's record only while its next run is the one
+// the caller found due: a second claim of the same run, or a claim of a
+// task that will not run, changes nothing.
+func TestClaimTask(t *testing.T) { forBackends(t, testClaimTask) }
+
+func testClaimTask(t *testing.T, be testBackend) {
+	ctx := t.Context()
+	db, err := Open(ctx, be.where(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	at := func(h int) time.Time { return time.Date(2026, 11, 27, h, 0, 0, 0, time.UTC) }
+	if err := db.PutTask(ctx, Task{Name: "hourly", NextRun: at(9), JSON: `{"runs":0}`}); err != nil {
+		t.Fatal(err)
+	}
+	claim := func(json string, next, due time.Time) bool {
+		t.Helper()
+		ok, err := db.ClaimTask(ctx, Task{Name: "hourly", NextRun: next, JSON: json}, due)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !claim(`{"runs":1}`, at(10), at(9)) {
+		t.Fatal("the first claim of the 9 o'clock run was refused")
+	}
+	if claim(`{"runs":1,"again":true}`, at(10), at(9)) {
+		t.Fatal("the 9 o'clock run was claimed twice")
+	}
+	if claim(`{"runs":1}`, at(10), at(8)) {
+		t.Fatal("a run that was never due was claimed")
+	}
+	if !claim(`{"runs":2}`, time.Time{}, at(10)) {
+		t.Fatal("the 10 o'clock run was refused")
+	}
+	got, ok, err := db.Task(ctx, "hourly")
+	if err != nil || !ok || got.JSON != `{"runs":2}` || !got.NextRun.IsZero() {
+		t.Fatalf("after the claims: %+v %v %v", got, ok, err)
+	}
+	if ok, err := db.ClaimTask(ctx, Task{Name: "hourly", JSON: `{}`}, time.Time{}); ok || err == nil {
+		t.Errorf("claiming no run: %v, %v; want an error", ok, err)
+	}
+	if claim(`{}`, at(11), at(10)) {
+		t.Error("a task that will not run again was claimed")
+	}
+}
