@@ -129,7 +129,7 @@ func searchRows(count int, dir string) ([]row, error) {
 	rows = append(rows,
 		row{searchSection, "time per query, the command", fmt.Sprintf("%s (%d queries in %s, the process's start included, the tools' vectors from the cache; the first run, which embeds them, %s)", duration(perQuery), len(d.Single), duration(median(warm)), duration(wall[0])),
 			fmt.Sprintf("%s, wall time (%d runs), queries ranked on all processors", cmd, count)},
-		row{searchSection, "time per query, in process", fmt.Sprintf("%s per Search, one at a time; %s to embed the %d tools (two texts each) on %d processors", duration(median(search)), duration(median(build)), len(docs), runtime.GOMAXPROCS(0)),
+		row{searchSection, "time per query, in process", fmt.Sprintf("%s per Search, one at a time; %s to embed the %d tools (a name text and each sentence of a detail) on %d processors", duration(median(search)), duration(median(build)), len(docs), runtime.GOMAXPROCS(0)),
 			fmt.Sprintf("host/toolsearch New and Ranker.Search on the first %d queries (%d runs)", len(timed), count)},
 	)
 	return rows, nil
