@@ -47,7 +47,7 @@ func (b BuildReport) OK() bool {
 // Build registers a catalogue in a new registry. Nothing in it stops the rest
 // from loading: a bad definition is left out and reported.
 func Build(c Catalogue) (*Registry, BuildReport) {
-	r := New()
+	r := newSized(len(c.Tools), len(c.Groups))
 	rep := BuildReport{Manifests: []Report{}, Errors: []string{}}
 	for _, g := range c.Groups {
 		g.Origin = Origin{Kind: OriginHost}

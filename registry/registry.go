@@ -35,10 +35,17 @@ type Registry struct {
 }
 
 // New returns a registry holding the meta-tools load_tool_group and load_skill.
-func New() *Registry {
+func New() *Registry { return newSized(0, 0) }
+
+// newSized is New with room for tools and groups more: growing the list
+// of a catalogue of 10,000 tools one append at a time allocated as much
+// again as everything else Build does.
+func newSized(tools, groups int) *Registry {
 	r := &Registry{
-		toolIdx:  map[string]int{},
-		groupIdx: map[string]int{},
+		tools:    make([]Tool, 0, tools+2),
+		toolIdx:  make(map[string]int, tools+2),
+		groups:   make([]Group, 0, groups),
+		groupIdx: make(map[string]int, groups),
 		disabled: map[string]bool{},
 	}
 	r.insert(loadToolGroupTool())

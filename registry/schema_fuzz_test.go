@@ -22,6 +22,8 @@ var schemaSeeds = []string{
 	`{"properties":{"a":{}},"properties":5}`, `{"properties":5,"properties":{"a":{}}}`,
 	`{"properties":{"\u0061":1}}`, `{"properties":{"\xff":1,"\xfe":{}}}`,
 	`{"required":"id"}`, `{"required":[1]}`, `{"required":null}`, `{"required":[null,"a"]}`, `{"required":["a\u00e9"]}`,
+	`{"required":[]}`, `{"required":["a","b"]}`, `{"required":["a\"b"]}`, `{"required":["\xff"]}`, `{"required":["a",]}`,
+	`{"required":["a",1]}`, `{"required":["a"],"required":["b","c"]}`,
 	`[]`, `"x"`, `1`, `true`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1}x`, `{"a":01}`, `{"a":1.}`, `{"a":-}`,
 	`{"a":1e}`, `{"a":1e+5,"b":-0.5E-3}`, `{"a":"\x01"}`, `{"a":"\q"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`, `{"a":tru}`,
 	`{"a":[1,[2,{"b":[]}],"c"]}`, `{"a":[1 2]}`, `{"a":[,]}`, `{"a":"<&>\u2028"}`, "{\"a\":\"\xe2\x80\xa8\"}",
