@@ -169,6 +169,10 @@ func WithMemories(base string, memories []string) string {
 	return head + b.String()
 }
 
+// Format is the format of the turn's model calls: its start event's
+// settings' format, "" before the start.
+func (t *Turn) Format() wire.Format { return t.set.Format }
+
 // Over reports whether the turn has ended, done or failed.
 func (t *Turn) Over() bool { return t.state == finished }
 
@@ -187,7 +191,7 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.start(e), nil
 	case EventResponse:
 		t.stream = nil
-		resp, err := wire.Decode(t.set.Format, e.Body)
+		resp, err := e.decode(t.set.Format)
 		if err != nil {
 			return t.fail(responseFailure(err)), nil
 		}

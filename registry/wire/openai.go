@@ -169,6 +169,11 @@ func decodeOpenAI(body []byte) (Response, error) {
 	if err := unmarshalOAResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
+	return r.response(body)
+}
+
+// response is the Response of r, read from body.
+func (r *oaResponse) response(body []byte) (Response, error) {
 	if len(r.Error) > 0 && string(r.Error) != "null" {
 		return Response{}, fmt.Errorf("%w: %s", ErrProvider, providerMessage(body))
 	}

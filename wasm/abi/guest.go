@@ -193,7 +193,7 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	if !found {
 		return unknownTurn(h)
 	}
-	e, err := session.UnmarshalEvent(req)
+	e, err := session.UnmarshalEventIn(req, t.Format())
 	if err != nil {
 		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
 	}

@@ -34,6 +34,24 @@ type Reader struct {
 // NewReader returns a Reader of data.
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
+// Mark is a place in a Reader's input, before a value: where Since
+// starts a value's text, and where Rewind goes back to.
+type Mark struct{ i, depth int }
+
+// Mark is where the next value starts.
+func (r *Reader) Mark() Mark {
+	r.space()
+	return Mark{r.i, r.depth}
+}
+
+// Since is the input's text from m to where r is: after a value read in
+// pieces, its text as Raw would have answered it.
+func (r *Reader) Since(m Mark) []byte { return r.data[m.i:r.i] }
+
+// Rewind goes back to m, taken before r stopped, and undoes the stop: a
+// value one way of reading refused can be read another way.
+func (r *Reader) Rewind(m Mark) { r.i, r.depth, r.bad = m.i, m.depth, false }
+
 // Fail stops the Reader: the input is not the plain case.
 func (r *Reader) Fail() { r.bad = true }
 
