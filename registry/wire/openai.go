@@ -72,22 +72,32 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		return HTTPRequest{}, err
 	}
 	var body []byte
-	if c.empty() {
+	if c == nil {
 		req.Messages = tail
 		if r.System != "" {
 			req.Messages = append([]oaMessage{{Role: "system", Content: ptr(r.System)}}, tail...)
 		}
-		body, err = req.appendJSON(c.buffer(len(r.System)))
+		body, err = req.appendJSON(nil)
 	} else {
 		// The system message, then the conversation encoded before, then
 		// the newer messages: the bytes the whole request would give,
-		// written in place.
-		req.Messages = tail
+		// written in place. The newer messages are encoded apart and kept
+		// (AppendTail): when they close unchanged, the conversation takes
+		// these bytes rather than encoding them again.
+		newer := c.tail[:0]
+		for i, m := range tail {
+			if i > 0 {
+				newer = append(newer, ',')
+			}
+			newer = m.appendJSON(newer)
+		}
 		var head []byte
 		if r.System != "" {
 			head = c.systemJSON(r.System)
 		}
-		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)), head, c.final)
+		req.Messages = tail[:0] // "[]" when every part is empty
+		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)+len(newer)), head, c.final, newer)
+		c.tail, c.tailEls, c.hasTail = newer, len(tail), err == nil
 	}
 	if err != nil {
 		return HTTPRequest{}, err
