@@ -46,6 +46,9 @@ type Conv struct {
 	tail    []byte
 	tailEls int
 	hasTail bool
+	// oaTail is memory for the newer messages' structures while an
+	// OpenAI request is encoded.
+	oaTail []oaMessage
 }
 
 // Cache keeps what requests encode the same way whatever their

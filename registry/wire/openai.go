@@ -50,7 +50,13 @@ type oaFunctionDef struct {
 
 func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
-	tail := make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
+	var tail []oaMessage
+	if c != nil {
+		tail = c.oaTail[:0] // the last call's, cleared
+	}
+	if cap(tail) < len(r.Messages)+3 {
+		tail = make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
+	}
 	for i := range r.Messages {
 		var err error
 		if tail, err = oaAppend(tail, &r.Messages[i]); err != nil {
@@ -98,6 +104,8 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		req.Messages = tail[:0] // "[]" when every part is empty
 		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)+len(newer)), head, c.final, newer)
 		c.tail, c.tailEls, c.hasTail = newer, len(tail), err == nil
+		clear(tail) // they point into r
+		c.oaTail = tail[:0]
 	}
 	if err != nil {
 		return HTTPRequest{}, err
