@@ -292,10 +292,10 @@ func (g *Guest) handle(t *openTurn, e session.Event) []byte {
 		return fail(code, err.Error())
 	}
 	for i := range acts {
+		// Each call_model action's request is the turn's new one, held
+		// by nothing else: its body moves out of it.
 		if r := acts[i].Request; r != nil {
-			req := *r
-			t.body, req.Body = r.Body, nil
-			acts[i].Request = &req
+			t.body, r.Body = r.Body, nil
 		}
 	}
 	return actions(acts)
