@@ -91,6 +91,9 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		// (AppendTail): when they close unchanged, the conversation takes
 		// these bytes rather than encoding them again.
 		newer := c.tail[:0]
+		if size := encodedSize(r.Messages); cap(newer) < size {
+			newer = make([]byte, 0, size)
+		}
 		for i, m := range tail {
 			if i > 0 {
 				newer = append(newer, ',')
@@ -115,6 +118,22 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// encodedSize is about the bytes msgs take encoded, a little more when
+// their text needs no escapes: room to encode them in at once.
+func encodedSize(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += 64 + len(m.Text)
+		for _, c := range m.Calls {
+			n += 96 + len(c.ID) + len(c.Name) + len(c.Input) + len(c.Input)/8
+		}
+		for _, res := range m.Results {
+			n += 64 + len(res.CallID) + len(res.Content) + len(res.Content)/8
+		}
+	}
+	return n
 }
 
 // oaAppend adds one message's Chat Completions messages to out.

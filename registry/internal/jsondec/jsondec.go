@@ -661,8 +661,8 @@ const (
 // zero in v exactly when (v-ones) &^ v & highs has its high bit; below
 // 0x20 likewise with 0x20 for ones.)
 func plain8(w uint64) bool {
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return w&highs|(w-0x20*ones)&^w&highs|zero(w^('"'*ones))|zero(w^('\\'*ones)) == 0
+	q, b := w^('"'*ones), w^('\\'*ones)
+	return w&highs|(w-0x20*ones)&^w&highs|(q-ones)&^q&highs|(b-ones)&^b&highs == 0
 }
 
 // IsObject reports whether an object comes next.
