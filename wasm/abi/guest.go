@@ -33,6 +33,11 @@ type Guest struct {
 	// vecs is the word vectors search ranks with, given by the host
 	// (WordVectors), kept across catalogues.
 	vecs *wordvec.Vectors
+	// answered is the first byte of the last answer of actions; spare
+	// is that answer's memory once the host freed it (Freed), for the
+	// next answer.
+	answered *byte
+	spare    []byte
 }
 
 // openTurn is a turn and what the host takes of it apart from its actions.
@@ -212,7 +217,7 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	}
 	if e.Type == session.EventStart {
 		if acts, resume := g.logs.Start(t.Turn, e); !resume {
-			return actions(acts)
+			return g.actions(acts)
 		}
 		t.session = e.Session
 		if len(e.History) > 0 {
@@ -256,9 +261,14 @@ func (g *Guest) TurnBody(h uint32) []byte {
 }
 
 // Freed tells the guest the host freed b, a result: a body TurnBody handed
-// out goes back to its turn, to build the next in.
+// out goes back to its turn, to build the next in, and the last answer
+// of actions to the guest, to write the next answer in.
 func (g *Guest) Freed(b []byte) {
 	p := unsafe.SliceData(b)
+	if p == g.answered && p != nil {
+		g.answered, g.spare = nil, b[:0]
+		return
+	}
 	h, found := g.given[p]
 	if !found {
 		return
@@ -298,12 +308,25 @@ func (g *Guest) handle(t *openTurn, e session.Event) []byte {
 			t.body, r.Body = r.Body, nil
 		}
 	}
-	return actions(acts)
+	return g.actions(acts)
 }
 
-// actions is the envelope of acts, encoded in place.
-func actions(acts []session.Action) []byte {
-	b := append(make([]byte, 0, 1024), `{"ok":`...)
+// actions is the envelope of acts, encoded in place: in the memory of the
+// last such answer when the host freed it.
+func (g *Guest) actions(acts []session.Action) []byte {
+	b := g.spare
+	g.spare = nil
+	if cap(b) < 1024 {
+		b = make([]byte, 0, 1024)
+	}
+	b = actions(b[:0], acts)
+	g.answered = unsafe.SliceData(b)
+	return b
+}
+
+// actions appends the envelope of acts to dst.
+func actions(dst []byte, acts []session.Action) []byte {
+	b := append(dst, `{"ok":`...)
 	b, err := session.AppendActions(b, acts)
 	if err != nil {
 		return fail(CodeInternal, "encoding the actions: "+err.Error())
