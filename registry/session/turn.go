@@ -884,6 +884,9 @@ func (t *Turn) results(results []Result) []Action {
 // call.
 func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 	responses := t.log.responses
+	if idsUnique(calls) {
+		return calls // the response's own, which the turn may change
+	}
 	out := make([]wire.Call, len(calls))
 	for i, c := range calls {
 		if c.ID == "" || slices.ContainsFunc(out[:i], func(d wire.Call) bool { return d.ID == c.ID }) {
@@ -892,6 +895,21 @@ func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 		out[i] = c
 	}
 	return out
+}
+
+// idsUnique reports whether every call has an id no other has.
+func idsUnique(calls []wire.Call) bool {
+	for i, c := range calls {
+		if c.ID == "" {
+			return false
+		}
+		for _, d := range calls[:i] {
+			if d.ID == c.ID {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (t *Turn) fail(f Failure) []Action {
