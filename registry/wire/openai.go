@@ -55,7 +55,9 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		tail = c.oaTail[:0] // the last call's, cleared
 	}
 	if cap(tail) < len(r.Messages)+3 {
-		tail = make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
+		// A tool message for each result; with a Conv, room for the next
+		// calls' too.
+		tail = make([]oaMessage, 0, max(len(r.Messages)+3, 8))
 	}
 	for i := range r.Messages {
 		var err error
@@ -92,7 +94,7 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		// these bytes rather than encoding them again.
 		newer := c.tail[:0]
 		if size := encodedSize(r.Messages); cap(newer) < size {
-			newer = make([]byte, 0, size)
+			newer = make([]byte, 0, max(size, 512)) // and the next calls'
 		}
 		for i, m := range tail {
 			if i > 0 {
