@@ -25,11 +25,17 @@ func UnmarshalEventIn(data []byte, f wire.Format) (Event, error) {
 	r := jsondec.NewReader(data)
 	var e Event
 	if r.IsString() || !readEvent(r, &e, f) || !r.Done() {
-		e = Event{}
-		err := json.Unmarshal(data, &e)
-		return e, err
+		return unmarshalEventReflect(data)
 	}
 	return e, nil
+}
+
+// unmarshalEventReflect is json.Unmarshal of an event: apart, so that the
+// event read by hand need not live on the heap for it.
+func unmarshalEventReflect(data []byte) (Event, error) {
+	var e Event
+	err := json.Unmarshal(data, &e)
+	return e, err
 }
 
 // eventTypes and statuses are the values read without a new string.
