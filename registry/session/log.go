@@ -277,27 +277,29 @@ var groupNameKeys = []string{"group_name"}
 // struct with a *string field reads it: read by hand in the plain case.
 func groupName(input string) (string, bool) {
 	r := jsondec.NewReader([]byte(input))
-	var name *string
+	var name string
+	found := false
 	r.Object(groupNameKeys, func(string) {
-		name = nil
+		name, found = "", false
 		if !r.Null() {
-			s := r.String()
-			name = &s
+			name, found = r.String(), true
 		}
 	})
 	if !r.Done() {
-		var in struct {
-			GroupName *string `json:"group_name"`
-		}
-		if json.Unmarshal([]byte(input), &in) != nil {
-			return "", false
-		}
-		name = in.GroupName
+		return groupNameReflect(input)
 	}
-	if name == nil {
+	return name, found
+}
+
+// groupNameReflect is groupName by encoding/json alone.
+func groupNameReflect(input string) (string, bool) {
+	var in struct {
+		GroupName *string `json:"group_name"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil || in.GroupName == nil {
 		return "", false
 	}
-	return *name, true
+	return *in.GroupName, true
 }
 
 const (

@@ -396,7 +396,13 @@ func (t *Turn) callModel() []Action {
 		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: o.defs,
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
-	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
+	// The action and its request in one piece of memory.
+	call := &struct {
+		acts [1]Action
+		req  ModelRequest
+	}{}
+	mr := &call.req
+	*mr = ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
 		Schema: o.schema}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
@@ -431,7 +437,8 @@ func (t *Turn) callModel() []Action {
 	t.modelCalls++
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
-	return []Action{{Type: ActionCallModel, Request: mr}}
+	call.acts[0] = Action{Type: ActionCallModel, Request: mr}
+	return call.acts[:]
 }
 
 // searchOn reports whether the turn offers search_tools.
