@@ -180,7 +180,8 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 // known is the one of keys that key spells.
 func known(keys []string, key []byte) (string, bool) {
 	for _, k := range keys {
-		if k == string(key) {
+		// The first byte tested here: in wasm comparing the rest is a call.
+		if len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == string(key) {
 			return k, true
 		}
 	}
