@@ -9,6 +9,9 @@ import "sync"
 type memoTable struct {
 	mu     sync.Mutex
 	values map[any]any
+	// own are the registry's own values, by their memoKey: found on every
+	// step, without hashing an interface.
+	own [memoKeys]any
 	// prompt is the last system prompt asked for, by its base and whether
 	// it lists the groups: a host sends the same base turn after turn.
 	prompt [2]struct {
@@ -37,6 +40,9 @@ func (r *Registry) memos() *memoTable {
 // must guard itself.
 func (r *Registry) Memo(key any, build func() any) any {
 	m := r.memos()
+	if k, own := key.(memoKey); own {
+		return m.ownValue(k, build)
+	}
 	m.mu.Lock()
 	v, ok := m.values[key]
 	m.mu.Unlock()
@@ -53,6 +59,24 @@ func (r *Registry) Memo(key any, build func() any) any {
 	return v
 }
 
+// ownValue is Memo of one of the registry's own keys.
+func (m *memoTable) ownValue(k memoKey, build func() any) any {
+	m.mu.Lock()
+	v := m.own[k]
+	m.mu.Unlock()
+	if v != nil {
+		return v
+	}
+	v = build()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if kept := m.own[k]; kept != nil {
+		return kept
+	}
+	m.own[k] = v
+	return v
+}
+
 // memoKey names the registry's own derived values in its memo table.
 type memoKey int
 
@@ -63,4 +87,5 @@ const (
 	memoCoreTools
 	memoGroupTools
 	memoLoadTexts
+	memoKeys // how many
 )

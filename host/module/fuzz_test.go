@@ -1,6 +1,7 @@
 package module
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,28 @@ func FuzzTurnEvent(f *testing.F) {
 			if !errors.As(err, &ae) || ae.Code != abi.CodeBadJSON || ae.Message != want {
 				t.Fatalf("%q: error %v, want %s", event, err, want)
 			}
+		}
+	})
+}
+
+// FuzzOKPayload: an envelope's payload taken without reflection is what
+// json.Unmarshal takes for it, with no error in the envelope.
+func FuzzOKPayload(f *testing.F) {
+	for _, s := range []string{`{"ok":[{"type":"done"}]}`, `{"ok":{"turn":1}}`, `{"ok":1,"error":{"code":"x"}}`, `{"ok": 1}`,
+		`{"ok":"}`, `{"ok":[]} `, `{"ok":null}`, `{"error":{"code":"bad_json","message":"m"}}`, `{"ok":{"a":1}}}`, `{"ok":}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		payload, ok := okPayload(data)
+		if !ok {
+			return
+		}
+		var env struct {
+			OK    json.RawMessage `json:"ok"`
+			Error *abi.Error      `json:"error"`
+		}
+		if err := json.Unmarshal(data, &env); err != nil || env.Error != nil || !bytes.Equal(env.OK, payload) {
+			t.Fatalf("%q: payload %q; json.Unmarshal %q, %v, %v", data, payload, env.OK, env.Error, err)
 		}
 	})
 }

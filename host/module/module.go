@@ -276,6 +276,12 @@ func (i *Instance) envelopeInto(ctx context.Context, name string, packed uint64,
 	if err != nil {
 		return err
 	}
+	if raw, ok := v.(*json.RawMessage); ok {
+		if payload, ok := okPayload(data); ok {
+			*raw = payload
+			return nil
+		}
+	}
 	env := struct {
 		OK    any        `json:"ok"`
 		Error *abi.Error `json:"error"`
@@ -288,6 +294,31 @@ func (i *Instance) envelopeInto(ctx context.Context, name string, packed uint64,
 		return env.Error
 	}
 	return nil
+}
+
+// okPayload is the ok payload of an envelope that holds nothing else, as
+// the module writes it: {"ok":PAYLOAD}, PAYLOAD valid JSON with no space
+// around it. It is what json.Unmarshal gives for the envelope's "ok" into
+// a json.RawMessage, found with one check of the payload rather than by
+// reflection; false for any other envelope, which json.Unmarshal reads.
+func okPayload(data []byte) (json.RawMessage, bool) {
+	const head = `{"ok":`
+	if len(data) < len(head)+2 || string(data[:len(head)]) != head || data[len(data)-1] != '}' {
+		return nil, false
+	}
+	payload := data[len(head) : len(data)-1]
+	switch payload[0] {
+	case ' ', '\t', '\n', '\r':
+		return nil, false
+	}
+	switch payload[len(payload)-1] {
+	case ' ', '\t', '\n', '\r':
+		return nil, false
+	}
+	if !json.Valid(payload) {
+		return nil, false
+	}
+	return payload, true
 }
 
 // take copies and frees a packed (ptr << 32 | len) result.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // CheckArguments checks a call's arguments against its tool's parameter
@@ -144,7 +145,13 @@ func (c *argCheck) object(at string, schema map[string]json.RawMessage, v json.R
 	fields := objectFields(v)
 	if !top {
 		var required []string
-		_ = json.Unmarshal(schema["required"], &required)
+		if raw := schema["required"]; len(raw) > 0 {
+			r := jsondec.NewReader(raw)
+			if required = r.Strings(); !r.Done() {
+				required = nil
+				_ = json.Unmarshal(raw, &required)
+			}
+		}
 		for _, name := range required {
 			if v, ok := fieldValue(fields, name); !ok || string(v) == "null" {
 				c.add(quoteName(join(at, name)) + " is required")
@@ -236,11 +243,8 @@ func propertyList(props json.RawMessage) string {
 // schemaTypes reads a node's type: a name or a list of names, those this
 // check knows; none when it has none or knows none of them.
 func schemaTypes(raw json.RawMessage) []string {
-	var one string
-	var many []string
-	if json.Unmarshal(raw, &one) == nil {
-		many = []string{one}
-	} else if json.Unmarshal(raw, &many) != nil {
+	many, ok := stringOrStrings(raw)
+	if !ok {
 		return nil
 	}
 	var out []string
@@ -253,6 +257,36 @@ func schemaTypes(raw json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// stringOrStrings is raw as json.Unmarshal reads it into a string, as a
+// list of one, else into a []string; false when it reads as neither. A
+// string or a list of strings is read by hand, anything else by
+// encoding/json: a schema's type is read on every call checked.
+func stringOrStrings(raw []byte) ([]string, bool) {
+	if len(raw) == 0 {
+		return nil, false // encoding/json refuses no input as either
+	}
+	r := jsondec.NewReader(raw)
+	switch {
+	case r.IsString():
+		if s := r.String(); r.Done() {
+			return []string{s}, true
+		}
+	case r.IsArray():
+		if l := r.Strings(); r.Done() {
+			return l, true
+		}
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, true
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) != nil {
+		return nil, false
+	}
+	return many, true
 }
 
 // kind is a JSON value's kind: object, array, string, number, boolean or

@@ -104,6 +104,9 @@ func (a *Action) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// contentType is the header every model request has.
+const contentType = "content-type"
+
 func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 	const html = false
 	b = append(b, `{"format":`...)
@@ -113,6 +116,12 @@ func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"headers":`...)
 	if r.Headers == nil {
 		b = append(b, "null"...)
+	} else if v, ok := r.Headers[contentType]; ok && len(r.Headers) == 1 {
+		// What every format sends: one header, found without walking
+		// and sorting the map.
+		b = append(b, `{"`+contentType+`":`...)
+		b = jsonenc.String(b, v, html)
+		b = append(b, '}')
 	} else {
 		// encoding/json writes a map's keys sorted.
 		var few [4]string

@@ -13,14 +13,29 @@ import (
 // it, result and error alike, read by hand in the plain case (jsondec) and
 // by encoding/json otherwise. FuzzUnmarshalEvent compares the two.
 func UnmarshalEvent(data []byte) (Event, error) {
+	return UnmarshalEventIn(data, "")
+}
+
+// UnmarshalEventIn is UnmarshalEvent for a turn whose responses come in
+// format f (Turn.Format): a response event's body is read as such a
+// response as the event is read (wire.ReadResponse), not read as JSON
+// and then again as a response when the turn handles it. The event is
+// the one UnmarshalEvent gives, and the turn handles it the same way.
+func UnmarshalEventIn(data []byte, f wire.Format) (Event, error) {
 	r := jsondec.NewReader(data)
 	var e Event
-	if r.IsString() || !readEvent(r, &e) || !r.Done() {
-		e = Event{}
-		err := json.Unmarshal(data, &e)
-		return e, err
+	if r.IsString() || !readEvent(r, &e, f) || !r.Done() {
+		return unmarshalEventReflect(data)
 	}
 	return e, nil
+}
+
+// unmarshalEventReflect is json.Unmarshal of an event: apart, so that the
+// event read by hand need not live on the heap for it.
+func unmarshalEventReflect(data []byte) (Event, error) {
+	var e Event
+	err := json.Unmarshal(data, &e)
+	return e, err
 }
 
 // eventTypes and statuses are the values read without a new string.
@@ -34,7 +49,7 @@ var eventKeys = []string{"type", "now", "history", "user", "settings", "compact"
 	"body", "data", "status", "error", "results", "approvals"}
 
 // readEvent reads an event object; false when the input is no object.
-func readEvent(r *jsondec.Reader, e *Event) bool {
+func readEvent(r *jsondec.Reader, e *Event, f wire.Format) bool {
 	object := false
 	r.Object(eventKeys, func(key string) {
 		switch key {
@@ -55,6 +70,15 @@ func readEvent(r *jsondec.Reader, e *Event) bool {
 		case "fingerprint":
 			e.Fingerprint = r.String()
 		case "body":
+			if e.Type == EventResponse && f != "" && r.IsObject() {
+				m := r.Mark()
+				if resp, body, err, ok := wire.ReadResponse(f, r); ok {
+					e.Body = append(Bytes(nil), body...)
+					e.response = &readResponse{format: f, resp: resp, err: err}
+					return
+				}
+				r.Rewind(m)
+			}
 			e.Body = readBytes(r)
 		case "data":
 			e.Data = readBytes(r)

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // transcriptLines is every line of the golden transcripts' events.jsonl
@@ -46,17 +48,31 @@ func transcriptLines(t testing.TB, section string) [][]byte {
 
 // sameEvent fails unless UnmarshalEvent gives what json.Unmarshal gives
 // for data: the same event, or the same error.
+//
+// In each format, UnmarshalEventIn gives that event too, whose body
+// decodes as a response (Event.decode) as wire.Decode decodes the body
+// encoding/json read.
 func sameEvent(t *testing.T, data []byte) {
 	t.Helper()
-	got, err := UnmarshalEvent(data)
-	var want Event
-	wantErr := json.Unmarshal(data, &want)
-	if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
-		t.Fatalf("%q: error %v, encoding/json %v", data, err, wantErr)
-	}
-	gt, wt := times(&got), times(&want)
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gt, wt) {
-		t.Fatalf("%q:\nhand          %#v %v\nencoding/json %#v %v", data, got, gt, want, wt)
+	for _, f := range []wire.Format{"", wire.OpenAI, wire.Anthropic, wire.Responses, wire.Gemini} {
+		got, err := UnmarshalEventIn(data, f)
+		var want Event
+		wantErr := json.Unmarshal(data, &want)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%q in %q: error %v, encoding/json %v", data, f, err, wantErr)
+		}
+		if f != "" && err == nil && got.Type == EventResponse {
+			resp, err := got.decode(f)
+			wantResp, wantErr := wire.Decode(f, want.Body)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(resp, wantResp) {
+				t.Fatalf("%q in %q: response %#v, %v; wire.Decode %#v, %v", data, f, resp, err, wantResp, wantErr)
+			}
+		}
+		got.response = nil
+		gt, wt := times(&got), times(&want)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gt, wt) {
+			t.Fatalf("%q:\nhand          %#v %v\nencoding/json %#v %v", data, got, gt, want, wt)
+		}
 	}
 }
 
@@ -84,7 +100,7 @@ func TestUnmarshalEventTranscripts(t *testing.T) {
 		// And by hand indeed, not by encoding/json for want of the plain case.
 		r := jsondec.NewReader(line)
 		var e Event
-		if !readEvent(r, &e) || !r.Done() {
+		if !readEvent(r, &e, "") || !r.Done() {
 			t.Errorf("%s: not read by hand", line)
 		}
 	}
@@ -108,6 +124,12 @@ var eventSeeds = []string{
 	`{"type":"start","user":"hi","now":"2026-11-27T01:02:03.5+05:30","settings":{"format":"openai","model":"m","temperature":0.5,"policies":[{"tool":"x","decision":"ask"}],"memories":["a"]},"history":[{"type":"user","content":"q\u00e9\ud83d\ude00","time":"2026-01-01T00:00:00Z"},{"type":"assistant","usage":{"input_tokens":3,"output_tokens":4}}]}`,
 	`{"type":"tool_results","results":[{"id":"c2","status":"success","output":"a\nb\"<&>\u2028","images":[{"mime_type":"image/png","data":"AA=="}]}]}`,
 	`{"type":"response","body":{"choices":[{"message":{"content":"hi"}}]}}`,
+	`{"type":"response","body":{"choices":[{"message":{"tool_calls":[{"id":"c1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"pdf\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}}`,
+	`{"type":"response","body":{"error":{"message":"no"}}}`, `{"type":"response","body":{"choices":[{"message":{"content":[{"type":"text","text":"a"}]}}]}}`,
+	`{"type":"response","body":{"Choices":[]}}`, `{"type":"response","body":{"choices":[{"message":{"content":1}}]}}`,
+	`{"type":"response","body":{"type":"message","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"n","input":{"a": 1}}],"stop_reason":"tool_use","usage":{"input_tokens":1}}}`,
+	`{"type":"response","body":{"type":"error","error":{"message":"overloaded"}}}`, `{"body":{"choices":[]},"type":"response"}`,
+	`{"type":"response","body":{"choices":[]},"body":{"choices":[]}}`, `{"type":"response","body":{"choices":[]} x`,
 	`{"type":"response","body":"{\"x\":1}"}`, `{"type":"response","body":null}`, `{"type":"response","body": [1, 2] }`,
 	`{"type":"approval","approvals":[{"id":"a","answer":"once","grant":["K"]}]}`,
 	`{"type":"model_error","status":429,"error":"x","body":"rate"}`,
@@ -135,6 +157,14 @@ func FuzzUnmarshalEvent(f *testing.F) {
 func TestUnmarshalEventSeeds(t *testing.T) {
 	for _, s := range eventSeeds {
 		sameEvent(t, []byte(s))
+	}
+	// A response's body is read once, as a response, in the formats read
+	// by hand.
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		e, err := UnmarshalEventIn([]byte(`{"type":"response","body":{"choices":[],"content":[]}}`), f)
+		if err != nil || e.response == nil {
+			t.Fatalf("%s: body not read as a response (%v)", f, err)
+		}
 	}
 	// The plain case is read by hand: a body's JSON kept as it stands.
 	e, err := UnmarshalEvent([]byte(`{"type":"response","body": {"a" : 1} }`))

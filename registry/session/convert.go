@@ -20,38 +20,53 @@ import (
 // With native routing, loads and the calls of groups' tools are sent in
 // the request's native form (render).
 func conversation(log []Message, native *render) []wire.Message {
-	var out []wire.Message
-	var cur *response
-	flush := func() {
-		if cur != nil {
-			out = cur.appendTo(out, native)
-			cur = nil
-		}
+	if len(log) == 0 {
+		return nil
 	}
-	for _, m := range log {
+	// A message of the log gives at most one of the conversation; the
+	// response being gathered is kept here, not allocated for each.
+	out := make([]wire.Message, 0, len(log))
+	var cur response
+	open := false
+	start := func(text string) {
+		if open {
+			out = cur.appendTo(out, native)
+		}
+		cur = response{text: text}
+		open = true
+	}
+	for i := range log {
+		m := &log[i]
 		switch m.Type {
 		case User:
-			flush()
+			if open {
+				out = cur.appendTo(out, native)
+				open = false
+			}
 			out = append(out, wire.Message{Role: wire.RoleUser, Text: m.Content})
 		case Assistant:
-			flush()
-			cur = &response{text: m.Content}
+			start(m.Content)
 		case ToolCall:
-			if cur == nil {
-				cur = &response{}
+			if !open {
+				start("")
 			}
 			cur.addCall(m)
 		case ToolResult:
-			if cur != nil {
+			if open {
 				cur.addResult(m)
 			}
 		case ApprovalAnswer:
-			if cur != nil && Answer(m.Content) != AnswerDeny {
+			if open && Answer(m.Content) != AnswerDeny {
 				cur.approved = append(cur.approved, m.ToolCallID)
 			}
 		}
 	}
-	flush()
+	if open {
+		out = cur.appendTo(out, native)
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 
@@ -79,7 +94,7 @@ type response struct {
 	approved []string      // ids of the calls the user let run
 }
 
-func (r *response) addCall(m Message) {
+func (r *response) addCall(m *Message) {
 	for _, c := range r.calls {
 		if c.call.ID == m.ToolCallID {
 			return
@@ -88,7 +103,7 @@ func (r *response) addCall(m Message) {
 	r.calls = append(r.calls, loggedCall{index: m.Index, call: wire.Call{ID: m.ToolCallID, Name: m.ToolName, Input: m.ToolInput, Signature: m.Signature}, status: m.Status, loaded: m.Loaded})
 }
 
-func (r *response) addResult(m Message) {
+func (r *response) addResult(m *Message) {
 	if _, ok := r.result(m.ToolCallID); !ok {
 		r.results = append(r.results, wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), IsError: m.Status == registry.StatusError})
 	}
@@ -105,7 +120,9 @@ func (r *response) result(id string) (wire.Result, bool) {
 }
 
 func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
-	slices.SortStableFunc(r.calls, func(a, b loggedCall) int { return cmp.Compare(a.index, b.index) })
+	if !slices.IsSortedFunc(r.calls, byIndex) {
+		slices.SortStableFunc(r.calls, byIndex)
+	}
 	msg := wire.Message{Role: wire.RoleAssistant, Text: r.text}
 	var results []wire.Result
 	for _, c := range r.calls {
@@ -136,6 +153,9 @@ func (r *response) appendTo(out []wire.Message, native *render) []wire.Message {
 	}
 	return out
 }
+
+// byIndex orders calls as the model made them.
+func byIndex(a, b loggedCall) int { return cmp.Compare(a.index, b.index) }
 
 // wireImages are a result's images as the codecs take them.
 func wireImages(images []registry.Image) []wire.Image {

@@ -160,6 +160,9 @@ type Event struct {
 
 	Body Bytes `json:"body,omitempty"`
 	Data Bytes `json:"data,omitempty"`
+	// response is Body decoded as a response as the event was read
+	// (UnmarshalEventIn), or nil.
+	response *readResponse
 
 	Status int    `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
@@ -167,6 +170,22 @@ type Event struct {
 	Results []Result `json:"results,omitempty"`
 
 	Approvals []Approval `json:"approvals,omitempty"`
+}
+
+// readResponse is a response body decoded in format.
+type readResponse struct {
+	format wire.Format
+	resp   wire.Response
+	err    error
+}
+
+// decode is the event's body decoded as a response in format f: as it
+// was read, or now.
+func (e *Event) decode(f wire.Format) (wire.Response, error) {
+	if d := e.response; d != nil && d.format == f {
+		return d.resp, d.err
+	}
+	return wire.Decode(f, e.Body)
 }
 
 // Result is the outcome of one tool call the host ran.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry"
@@ -99,6 +100,28 @@ func FuzzCheckArguments(f *testing.F) {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(args, &obj) != nil || obj == nil {
 			t.Fatalf("passed %q, not a JSON object", args)
+		}
+	})
+}
+
+// FuzzStringOrStrings: a schema's type read by hand is what encoding/json
+// reads, a string else a list of strings.
+func FuzzStringOrStrings(f *testing.F) {
+	for _, s := range []string{`"string"`, `["integer","null"]`, `null`, `[]`, `["a",null]`, `["a",1]`, `"\u00e9\ud800"`, ` "x" `, `{}`, ``, `"a"x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := stringOrStrings([]byte(raw))
+		var want []string
+		var one string
+		wantOK := true
+		if json.Unmarshal([]byte(raw), &one) == nil {
+			want = []string{one}
+		} else if json.Unmarshal([]byte(raw), &want) != nil {
+			want, wantOK = nil, false
+		}
+		if ok != wantOK || !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("stringOrStrings(%q) = %q, %v; encoding/json: %q, %v", raw, got, ok, want, wantOK)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
@@ -41,6 +42,9 @@ type Log struct {
 	// than when closed, so that the response ending a turn costs nothing
 	// more when no later turn resumes the Log.
 	closed [][]Message
+	// sent is the open response as the last model call sent it, which
+	// conv keeps encoded (wire.Conv.AppendTail) until it closes.
+	sent []Message
 
 	// raw is the log as JSON, oldest first; fresh the messages after it,
 	// as Go values, until Commit encodes them.
@@ -106,7 +110,7 @@ func (l *Log) add(source []byte, msgs ...Message) {
 			// conversation is encoded again from the log at the next use.
 			l.close()
 			sm := m
-			l.summary, l.conv, l.open, l.closed = &sm, nil, nil, nil
+			l.summary, l.conv, l.open, l.closed, l.sent = &sm, nil, nil, nil, nil
 			continue
 		case ApprovalAnswer:
 			if Answer(m.Content) == AnswerSession {
@@ -132,12 +136,21 @@ func (l *Log) close() {
 // closed since.
 func (l *Log) flush() {
 	for i, msgs := range l.closed {
-		if l.convErr == nil {
+		// A response that closed as the last model call sent it is
+		// encoded already.
+		if l.convErr == nil && !(i == 0 && sameMessages(msgs, l.sent) && l.conv.AppendTail()) {
 			l.convErr = l.conv.Append(conversation(msgs, l.convNative))
 		}
 		l.closed[i] = nil
 	}
 	l.closed = l.closed[:0]
+	l.sent = nil
+}
+
+// sameMessages reports whether a and b are the very same messages: one
+// slice of the log's, unchanged, as the log only appends.
+func sameMessages(a, b []Message) bool {
+	return len(a) > 0 && len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // use makes the conversation encoded in format f with the routing native
@@ -162,7 +175,7 @@ func (l *Log) use(f wire.Format, native *render) error {
 	if err := conv.Append(conversation(sent(closed), native)); err != nil {
 		return err
 	}
-	l.conv, l.convNative, l.convErr, l.closed = conv, native, nil, nil
+	l.conv, l.convNative, l.convErr, l.closed, l.sent = conv, native, nil, nil, nil
 	return nil
 }
 
@@ -207,6 +220,7 @@ func (l *Log) encode(f wire.Format, wr wire.Request, cache *wire.Cache) (wire.HT
 	}
 	l.conv.Share(cache)
 	wr.Messages = conversation(l.open, l.convNative)
+	l.sent = l.open
 	return l.conv.Encode(wr)
 }
 
@@ -263,27 +277,29 @@ var groupNameKeys = []string{"group_name"}
 // struct with a *string field reads it: read by hand in the plain case.
 func groupName(input string) (string, bool) {
 	r := jsondec.NewReader([]byte(input))
-	var name *string
+	var name string
+	found := false
 	r.Object(groupNameKeys, func(string) {
-		name = nil
+		name, found = "", false
 		if !r.Null() {
-			s := r.String()
-			name = &s
+			name, found = r.String(), true
 		}
 	})
 	if !r.Done() {
-		var in struct {
-			GroupName *string `json:"group_name"`
-		}
-		if json.Unmarshal([]byte(input), &in) != nil {
-			return "", false
-		}
-		name = in.GroupName
+		return groupNameReflect(input)
 	}
-	if name == nil {
+	return name, found
+}
+
+// groupNameReflect is groupName by encoding/json alone.
+func groupNameReflect(input string) (string, bool) {
+	var in struct {
+		GroupName *string `json:"group_name"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil || in.GroupName == nil {
 		return "", false
 	}
-	return *name, true
+	return *in.GroupName, true
 }
 
 const (

@@ -169,6 +169,10 @@ func WithMemories(base string, memories []string) string {
 	return head + b.String()
 }
 
+// Format is the format of the turn's model calls: its start event's
+// settings' format, "" before the start.
+func (t *Turn) Format() wire.Format { return t.set.Format }
+
 // Over reports whether the turn has ended, done or failed.
 func (t *Turn) Over() bool { return t.state == finished }
 
@@ -187,7 +191,7 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.start(e), nil
 	case EventResponse:
 		t.stream = nil
-		resp, err := wire.Decode(t.set.Format, e.Body)
+		resp, err := e.decode(t.set.Format)
 		if err != nil {
 			return t.fail(responseFailure(err)), nil
 		}
@@ -395,7 +399,13 @@ func (t *Turn) callModel() []Action {
 		Model: t.set.Model, System: withSummary(t.system, t.log.summary), Tools: o.defs,
 		MaxTokens: t.set.MaxTokens, Temperature: t.set.Temperature, Stream: t.set.Stream,
 	}
-	mr := &ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
+	// The action and its request in one piece of memory.
+	call := &struct {
+		acts [1]Action
+		req  ModelRequest
+	}{}
+	mr := &call.req
+	*mr = ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
 		Schema: o.schema}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
@@ -430,7 +440,8 @@ func (t *Turn) callModel() []Action {
 	t.modelCalls++
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
-	return []Action{{Type: ActionCallModel, Request: mr}}
+	call.acts[0] = Action{Type: ActionCallModel, Request: mr}
+	return call.acts[:]
 }
 
 // searchOn reports whether the turn offers search_tools.
@@ -964,6 +975,9 @@ func (t *Turn) results(results []Result) []Action {
 // call.
 func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 	responses := t.log.responses
+	if idsUnique(calls) {
+		return calls // the response's own, which the turn may change
+	}
 	out := make([]wire.Call, len(calls))
 	for i, c := range calls {
 		if c.ID == "" || slices.ContainsFunc(out[:i], func(d wire.Call) bool { return d.ID == c.ID }) {
@@ -972,6 +986,21 @@ func (t *Turn) uniqueIDs(calls []wire.Call) []wire.Call {
 		out[i] = c
 	}
 	return out
+}
+
+// idsUnique reports whether every call has an id no other has.
+func idsUnique(calls []wire.Call) bool {
+	for i, c := range calls {
+		if c.ID == "" {
+			return false
+		}
+		for _, d := range calls[:i] {
+			if d.ID == c.ID {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (t *Turn) fail(f Failure) []Action {

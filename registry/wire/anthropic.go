@@ -274,6 +274,11 @@ func decodeAnthropic(body []byte) (Response, error) {
 	if err := unmarshalANResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
+	return r.response(body)
+}
+
+// response is the Response of r, read from body.
+func (r *anResponse) response(body []byte) (Response, error) {
 	if r.Type == "error" {
 		return Response{}, fmt.Errorf("%w: %s", ErrProvider, providerMessage(body))
 	}

@@ -12,6 +12,41 @@ import (
 // the two.
 
 // unmarshalOAResponse is json.Unmarshal(body, r).
+// ReadResponse reads a whole response body in format f from r, a reader
+// of some larger JSON (a host's event) at the body's value, and answers
+// what Decode answers for the body's text, which it gives too: so the
+// body is read once, not once as JSON and again as a response. ok is
+// false, and r stopped, when the body is not the plain case r reads by
+// hand, or f is a format read only by encoding/json: the caller then
+// rewinds r (jsondec.Reader.Rewind), reads the body as it stands, and
+// decodes it with Decode. It is for package session.
+func ReadResponse(f Format, r *jsondec.Reader) (resp Response, body []byte, err error, ok bool) {
+	if !r.IsObject() {
+		r.Fail()
+		return Response{}, nil, nil, false
+	}
+	m := r.Mark()
+	switch f {
+	case OpenAI:
+		var v oaResponse
+		if readOAResponse(r, &v); !r.Failed() {
+			body = r.Since(m)
+			resp, err = v.response(body)
+			return resp, body, err, true
+		}
+	case Anthropic:
+		var v anResponse
+		if readANResponse(r, &v); !r.Failed() {
+			body = r.Since(m)
+			resp, err = v.response(body)
+			return resp, body, err, true
+		}
+	default:
+		r.Fail()
+	}
+	return Response{}, nil, nil, false
+}
+
 func unmarshalOAResponse(body []byte, r *oaResponse) error {
 	rd := jsondec.NewReader(body)
 	if !rd.IsString() {

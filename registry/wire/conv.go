@@ -40,6 +40,15 @@ type Conv struct {
 	// cache holds what the Conv encoded that does not depend on the
 	// conversation: its own, or one shared by the Convs of a catalogue.
 	cache *Cache
+	// tail is the newer messages of the last Encode, encoded as elements
+	// of the conversation (tailEls of them), while hasTail: in the
+	// formats that encode each message on its own (OpenAI).
+	tail    []byte
+	tailEls int
+	hasTail bool
+	// oaTail is memory for the newer messages' structures while an
+	// OpenAI request is encoded.
+	oaTail []oaMessage
 }
 
 // Cache keeps what requests encode the same way whatever their
@@ -408,7 +417,29 @@ func (c *Conv) Append(msgs []Message) error {
 	}
 	c.final = final
 	c.els += els
+	c.hasTail = false
 	return nil
+}
+
+// AppendTail adds the newer messages of the last Encode at the end of the
+// conversation, as Append would add them, from the bytes Encode wrote for
+// them: for a caller whose newer messages closed unchanged since. It
+// answers false, and adds nothing, when the last Encode left none to
+// take: in a format whose messages join the next (Anthropic, Gemini) or
+// keep state (Responses), after an error, or once taken.
+func (c *Conv) AppendTail() bool {
+	if !c.hasTail {
+		return false
+	}
+	c.hasTail = false
+	if c.tailEls > 0 {
+		if len(c.final) > 0 {
+			c.final = append(c.final, ',')
+		}
+		c.final = append(c.final, c.tail...)
+		c.els += c.tailEls
+	}
+	return true
 }
 
 // Encode builds the request for a model call whose conversation is c's

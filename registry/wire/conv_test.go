@@ -211,3 +211,56 @@ func TestConvShareCache(t *testing.T) {
 		}
 	}
 }
+
+// TestConvAppendTail: a conversation whose encoded newer messages are
+// taken as they were encoded (AppendTail), in the formats that keep them,
+// or appended otherwise, gives the body the whole conversation gives.
+func TestConvAppendTail(t *testing.T) {
+	for name, msgs := range convCases() {
+		for _, f := range Formats {
+			for _, system := range []string{"", "Be brief."} {
+				r := Request{Model: "m", System: system, Messages: msgs}
+				want, err := Encode(f, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Encoded in steps of every size: each step's messages are
+				// the newer messages of one model call, then close.
+				for step := 1; step <= 3; step++ {
+					t.Run(fmt.Sprintf("%s/%s/%q/step%d", name, f, system, step), func(t *testing.T) {
+						c, err := NewConv(f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i < len(msgs); i += step {
+							newer := r
+							newer.Messages = msgs[i:min(i+step, len(msgs))]
+							if _, err := c.Encode(newer); err != nil {
+								t.Fatal(err)
+							}
+							if took := c.AppendTail(); took != (f == OpenAI) {
+								t.Fatalf("AppendTail took the newer messages: %v", took)
+							} else if !took {
+								if err := c.Append(newer.Messages); err != nil {
+									t.Fatal(err)
+								}
+							}
+							if c.AppendTail() {
+								t.Fatal("AppendTail took the newer messages twice")
+							}
+						}
+						whole := r
+						whole.Messages = nil
+						got, err := c.Encode(whole)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !bytes.Equal(got.Body, want.Body) {
+							t.Fatalf("body\n%s\nwant\n%s", got.Body, want.Body)
+						}
+					})
+				}
+			}
+		}
+	}
+}

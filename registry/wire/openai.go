@@ -50,7 +50,15 @@ type oaFunctionDef struct {
 
 func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
-	tail := make([]oaMessage, 0, len(r.Messages)+3) // a tool message for each result
+	var tail []oaMessage
+	if c != nil {
+		tail = c.oaTail[:0] // the last call's, cleared
+	}
+	if cap(tail) < len(r.Messages)+3 {
+		// A tool message for each result; with a Conv, room for the next
+		// calls' too.
+		tail = make([]oaMessage, 0, max(len(r.Messages)+3, 8))
+	}
 	for i := range r.Messages {
 		var err error
 		if tail, err = oaAppend(tail, &r.Messages[i]); err != nil {
@@ -72,22 +80,37 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		return HTTPRequest{}, err
 	}
 	var body []byte
-	if c.empty() {
+	if c == nil {
 		req.Messages = tail
 		if r.System != "" {
 			req.Messages = append([]oaMessage{{Role: "system", Content: ptr(r.System)}}, tail...)
 		}
-		body, err = req.appendJSON(c.buffer(len(r.System)))
+		body, err = req.appendJSON(nil)
 	} else {
 		// The system message, then the conversation encoded before, then
 		// the newer messages: the bytes the whole request would give,
-		// written in place.
-		req.Messages = tail
+		// written in place. The newer messages are encoded apart and kept
+		// (AppendTail): when they close unchanged, the conversation takes
+		// these bytes rather than encoding them again.
+		newer := c.tail[:0]
+		if size := encodedSize(r.Messages); cap(newer) < size {
+			newer = make([]byte, 0, max(size, 512)) // and the next calls'
+		}
+		for i, m := range tail {
+			if i > 0 {
+				newer = append(newer, ',')
+			}
+			newer = m.appendJSON(newer)
+		}
 		var head []byte
 		if r.System != "" {
 			head = c.systemJSON(r.System)
 		}
-		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)), head, c.final)
+		req.Messages = tail[:0] // "[]" when every part is empty
+		body, err = req.appendJSON(c.buffer(len(head)+len(c.final)+len(newer)), head, c.final, newer)
+		c.tail, c.tailEls, c.hasTail = newer, len(tail), err == nil
+		clear(tail) // they point into r
+		c.oaTail = tail[:0]
 	}
 	if err != nil {
 		return HTTPRequest{}, err
@@ -97,6 +120,22 @@ func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 		Headers: map[string]string{"content-type": "application/json"},
 		Body:    body,
 	}, nil
+}
+
+// encodedSize is about the bytes msgs take encoded, a little more when
+// their text needs no escapes: room to encode them in at once.
+func encodedSize(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += 64 + len(m.Text)
+		for _, c := range m.Calls {
+			n += 96 + len(c.ID) + len(c.Name) + len(c.Input) + len(c.Input)/8
+		}
+		for _, res := range m.Results {
+			n += 64 + len(res.CallID) + len(res.Content) + len(res.Content)/8
+		}
+	}
+	return n
 }
 
 // oaAppend adds one message's Chat Completions messages to out.
@@ -169,6 +208,11 @@ func decodeOpenAI(body []byte) (Response, error) {
 	if err := unmarshalOAResponse(body, &r); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", ErrBadResponse, err)
 	}
+	return r.response(body)
+}
+
+// response is the Response of r, read from body.
+func (r *oaResponse) response(body []byte) (Response, error) {
 	if len(r.Error) > 0 && string(r.Error) != "null" {
 		return Response{}, fmt.Errorf("%w: %s", ErrProvider, providerMessage(body))
 	}

@@ -33,6 +33,11 @@ type Guest struct {
 	// vecs is the word vectors search ranks with, given by the host
 	// (WordVectors), kept across catalogues.
 	vecs *wordvec.Vectors
+	// answered is the first byte of the last answer of actions; spare
+	// is that answer's memory once the host freed it (Freed), for the
+	// next answer.
+	answered *byte
+	spare    []byte
 }
 
 // openTurn is a turn and what the host takes of it apart from its actions.
@@ -193,7 +198,7 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	if !found {
 		return unknownTurn(h)
 	}
-	e, err := session.UnmarshalEvent(req)
+	e, err := session.UnmarshalEventIn(req, t.Format())
 	if err != nil {
 		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
 	}
@@ -212,7 +217,7 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	}
 	if e.Type == session.EventStart {
 		if acts, resume := g.logs.Start(t.Turn, e); !resume {
-			return actions(acts)
+			return g.actions(acts)
 		}
 		t.session = e.Session
 		if len(e.History) > 0 {
@@ -256,9 +261,14 @@ func (g *Guest) TurnBody(h uint32) []byte {
 }
 
 // Freed tells the guest the host freed b, a result: a body TurnBody handed
-// out goes back to its turn, to build the next in.
+// out goes back to its turn, to build the next in, and the last answer
+// of actions to the guest, to write the next answer in.
 func (g *Guest) Freed(b []byte) {
 	p := unsafe.SliceData(b)
+	if p == g.answered && p != nil {
+		g.answered, g.spare = nil, b[:0]
+		return
+	}
 	h, found := g.given[p]
 	if !found {
 		return
@@ -292,18 +302,31 @@ func (g *Guest) handle(t *openTurn, e session.Event) []byte {
 		return fail(code, err.Error())
 	}
 	for i := range acts {
+		// Each call_model action's request is the turn's new one, held
+		// by nothing else: its body moves out of it.
 		if r := acts[i].Request; r != nil {
-			req := *r
-			t.body, req.Body = r.Body, nil
-			acts[i].Request = &req
+			t.body, r.Body = r.Body, nil
 		}
 	}
-	return actions(acts)
+	return g.actions(acts)
 }
 
-// actions is the envelope of acts, encoded in place.
-func actions(acts []session.Action) []byte {
-	b := append(make([]byte, 0, 1024), `{"ok":`...)
+// actions is the envelope of acts, encoded in place: in the memory of the
+// last such answer when the host freed it.
+func (g *Guest) actions(acts []session.Action) []byte {
+	b := g.spare
+	g.spare = nil
+	if cap(b) < 1024 {
+		b = make([]byte, 0, 1024)
+	}
+	b = actions(b[:0], acts)
+	g.answered = unsafe.SliceData(b)
+	return b
+}
+
+// actions appends the envelope of acts to dst.
+func actions(dst []byte, acts []session.Action) []byte {
+	b := append(dst, `{"ok":`...)
 	b, err := session.AppendActions(b, acts)
 	if err != nil {
 		return fail(CodeInternal, "encoding the actions: "+err.Error())

@@ -32,7 +32,7 @@ func TestActionsEnvelope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := actions(acts), envelope(b); !bytes.Equal(got, want) {
+		if got, want := actions(nil, acts), envelope(b); !bytes.Equal(got, want) {
 			t.Errorf("%+v: %s, want %s", acts, got, want)
 		}
 	}

@@ -34,6 +34,24 @@ type Reader struct {
 // NewReader returns a Reader of data.
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
+// Mark is a place in a Reader's input, before a value: where Since
+// starts a value's text, and where Rewind goes back to.
+type Mark struct{ i, depth int }
+
+// Mark is where the next value starts.
+func (r *Reader) Mark() Mark {
+	r.space()
+	return Mark{r.i, r.depth}
+}
+
+// Since is the input's text from m to where r is: after a value read in
+// pieces, its text as Raw would have answered it.
+func (r *Reader) Since(m Mark) []byte { return r.data[m.i:r.i] }
+
+// Rewind goes back to m, taken before r stopped, and undoes the stop: a
+// value one way of reading refused can be read another way.
+func (r *Reader) Rewind(m Mark) { r.i, r.depth, r.bad = m.i, m.depth, false }
+
 // Fail stops the Reader: the input is not the plain case.
 func (r *Reader) Fail() { r.bad = true }
 
@@ -93,10 +111,13 @@ func (r *Reader) literal(word string) bool {
 // twice, stops the Reader. With no keys every member is skipped. A null
 // reads as no object at all.
 func (r *Reader) Object(keys []string, member func(key string)) {
-	if r.Null() {
+	// Null's test written out: the call costs more than it in wasm.
+	switch r.peek() {
+	case '{':
+	case 'n':
+		r.literal("null") // no object; anything else but null stops r
 		return
-	}
-	if r.peek() != '{' {
+	default:
 		r.bad = true
 		return
 	}
@@ -159,7 +180,8 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 // known is the one of keys that key spells.
 func known(keys []string, key []byte) (string, bool) {
 	for _, k := range keys {
-		if k == string(key) {
+		// The first byte tested here: in wasm comparing the rest is a call.
+		if len(k) == len(key) && (len(k) == 0 || k[0] == key[0]) && k == string(key) {
 			return k, true
 		}
 	}
@@ -186,10 +208,12 @@ func foldsTo(keys []string, key []byte) bool {
 // Array reads an array, calling elem for each element, which elem must
 // read. A null reads as no array: Array reports whether there was one.
 func (r *Reader) Array(elem func()) bool {
-	if r.Null() {
+	switch r.peek() {
+	case '[':
+	case 'n':
+		r.literal("null") // no array; anything else but null stops r
 		return false
-	}
-	if r.peek() != '[' {
+	default:
 		r.bad = true
 		return false
 	}
@@ -257,10 +281,12 @@ func (r *Reader) IsString() bool { return r.peek() == '"' }
 // string reads a string's bytes: a slice of the input when it needs no
 // unquoting (copied is false then), else new bytes.
 func (r *Reader) string() (b []byte, copied bool) {
-	if r.Null() {
+	switch r.peek() {
+	case '"':
+	case 'n':
+		r.literal("null") // ""; anything else but null stops r
 		return nil, false
-	}
-	if r.peek() != '"' {
+	default:
 		r.bad = true
 		return nil, false
 	}
@@ -643,8 +669,8 @@ const (
 // zero in v exactly when (v-ones) &^ v & highs has its high bit; below
 // 0x20 likewise with 0x20 for ones.)
 func plain8(w uint64) bool {
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	return w&highs|(w-0x20*ones)&^w&highs|zero(w^('"'*ones))|zero(w^('\\'*ones)) == 0
+	q, b := w^('"'*ones), w^('\\'*ones)
+	return w&highs|(w-0x20*ones)&^w&highs|(q-ones)&^q&highs|(b-ones)&^b&highs == 0
 }
 
 // IsObject reports whether an object comes next.

@@ -48,8 +48,12 @@ func String[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs a look.
-		for i+8 <= len(s) && plain8(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56, html) {
+		for i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if html && !plain8(w, true) || !html && !plainText8(w) {
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -114,12 +118,18 @@ const (
 // or '&'. (A byte is zero in v exactly when (v-ones) &^ v & highs has its
 // high bit; below 0x20 likewise with 0x20 for ones.)
 func plain8(w uint64, html bool) bool {
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
-	bad := w&highs | (w-0x20*ones)&^w&highs | zero(w^('"'*ones)) | zero(w^('\\'*ones))
-	if html {
-		bad |= zero(w^('<'*ones)) | zero(w^('>'*ones)) | zero(w^('&'*ones))
+	if !html {
+		return plainText8(w)
 	}
-	return bad == 0
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & highs }
+	return plainText8(w) && zero(w^('<'*ones))|zero(w^('>'*ones))|zero(w^('&'*ones)) == 0
+}
+
+// plainText8 is plain8 without html, small enough to be inlined: a call
+// for every eight bytes costs more than the test in wasm.
+func plainText8(w uint64) bool {
+	q, b := w^('"'*ones), w^('\\'*ones)
+	return w&highs|(w-0x20*ones)&^w&highs|(q-ones)&^q&highs|(b-ones)&^b&highs == 0
 }
 
 // Int appends n as encoding/json writes an integer.
@@ -366,7 +376,7 @@ func str(dst, src []byte, i int, html bool) ([]byte, int, bool) {
 	start := i
 	i++
 	for i < len(src) {
-		for i+8 <= len(src) && plain8(binary.LittleEndian.Uint64(src[i:]), html) {
+		for i+8 <= len(src) && (html && plain8(binary.LittleEndian.Uint64(src[i:]), true) || !html && plainText8(binary.LittleEndian.Uint64(src[i:]))) {
 			i += 8
 		}
 		if i >= len(src) {
