@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // DefaultTimeoutSeconds is a tool's timeout when its definition sets none.
@@ -114,41 +115,6 @@ type Skill struct {
 	Content     string `json:"content"`
 }
 
-// stringArray reads a compacted JSON array of strings, as encoding/json
-// would decode it into a []string; ok is false for anything else (null,
-// other values, a string with an escape), which the caller leaves to
-// encoding/json. Schemas' "required" are such arrays: reflection costs a
-// catalogue of 10,000 tools a tenth of its registration in wasm.
-func stringArray(raw []byte) (out []string, ok bool) {
-	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
-		return nil, false
-	}
-	out = []string{}
-	inner := raw[1 : len(raw)-1]
-	for len(inner) > 0 {
-		if inner[0] != '"' {
-			return nil, false
-		}
-		end := bytes.IndexByte(inner[1:], '"') + 1
-		if end == 0 {
-			return nil, false
-		}
-		str := inner[1:end]
-		if bytes.IndexByte(str, '\\') >= 0 || !utf8.Valid(str) {
-			return nil, false
-		}
-		out = append(out, string(str))
-		inner = inner[end+1:]
-		if len(inner) > 0 {
-			if inner[0] != ',' || len(inner) == 1 {
-				return nil, false
-			}
-			inner = inner[1:]
-		}
-	}
-	return out, true
-}
-
 // emptySchema is the parameter schema of a tool that defines none.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
@@ -193,8 +159,13 @@ func NormalizeSchema(raw json.RawMessage) (json.RawMessage, []string, error) {
 	}
 	var required []string
 	if sc.req != nil {
-		var ok bool
-		if required, ok = stringArray(sc.req); !ok && json.Unmarshal(sc.req, &required) != nil {
+		// Read by hand when it is an array (of strings, as it should be),
+		// by encoding/json's reflection otherwise, for its errors.
+		r := jsondec.NewReader(sc.req)
+		if r.IsArray() {
+			required = r.Strings()
+		}
+		if !r.Done() && json.Unmarshal(sc.req, &required) != nil {
 			return nil, nil, fmt.Errorf("'parameters.required' must be an array of parameter names")
 		}
 	}
