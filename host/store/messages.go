@@ -137,6 +137,12 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 	if len(msgs) == 0 {
 		return nil
 	}
+	return db.appendTx(ctx, sessionID, msgs, "")
+}
+
+// appendTx is Append's transaction; with a release token (AppendUnlock's),
+// it also deletes the lease that token owns.
+func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session.Message, release string) error {
 	texts := make([]string, len(msgs))
 	for i, m := range msgs {
 		b, err := json.Marshal(m)
@@ -186,6 +192,13 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 			}
 			if _, err := insert.ExecContext(ctx,
 				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i]); err != nil {
+				return err
+			}
+		}
+		if release != "" {
+			// checkLease saw the lease is release's.
+			if _, err := db.exec(ctx, tx,
+				`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, release); err != nil {
 				return err
 			}
 		}

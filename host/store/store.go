@@ -53,10 +53,10 @@ type liteDB struct {
 	// lease is how long a turn lock lasts unless renewed: the longest a
 	// session stays locked after its process died in a turn.
 	lease time.Duration
-	// turnsMu guards turns: the owner token of each session whose turn
-	// lock this DB holds.
+	// turnsMu guards turns: the sessions whose turn lock this DB holds
+	// or is taking, and their tokens.
 	turnsMu sync.Mutex
-	turns   map[string]string
+	turns   map[string]*liteTurn
 }
 
 // openLite opens the SQLite database at path, creating the file and its
@@ -81,7 +81,7 @@ func openLite(ctx context.Context, path string) (*liteDB, error) {
 	// The writer's connection and maxConns for reading.
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
-	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
+	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]*liteTurn{},
 		stmts: map[string]*sql.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
 	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // defaultLease is how long a turn lock lasts unless renewed. It is renewed
@@ -62,8 +64,10 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		db.turnsMu.Unlock()
 		return nil, false, nil
 	}
-	// Reserved: "" until the lease is taken, so Append does not check it.
-	db.turns[sessionID] = ""
+	// Reserved: no token until the lease is taken, so Append does not
+	// check it.
+	t := &liteTurn{}
+	db.turns[sessionID] = t
 	db.turnsMu.Unlock()
 
 	token := rand.Text()
@@ -98,21 +102,61 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		}
 		return nil, false, nil
 	}
-	db.turnsMu.Lock()
-	db.turns[sessionID] = token
-	db.turnsMu.Unlock()
-
 	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go db.renew(renewCtx, sessionID, token, done)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			stop()
-			<-done
-			db.release(sessionID, token)
-		})
-	}, true, nil
+	t.stop, t.done = stop, make(chan struct{})
+	db.turnsMu.Lock()
+	t.token = token
+	db.turnsMu.Unlock()
+	go db.renew(renewCtx, sessionID, token, t.done)
+	return func() { db.endTurn(sessionID, t, true) }, true, nil
+}
+
+// liteTurn is a turn lock this DB holds, or is taking.
+type liteTurn struct {
+	// token is the lease's owner, "" while the lock is being taken.
+	token string
+	// stop ends the renewals, which close done once over.
+	stop context.CancelFunc
+	done chan struct{}
+	once sync.Once
+}
+
+// endTurn stops renewing t's lease and forgets it, once; release deletes
+// the lease too, unless AppendUnlock deleted it already.
+func (db *liteDB) endTurn(sessionID string, t *liteTurn, release bool) {
+	t.once.Do(func() {
+		t.stop()
+		<-t.done
+		if release {
+			db.release(sessionID, t.token)
+		}
+		db.forget(sessionID)
+	})
+}
+
+// AppendUnlock appends msgs as Append does and, in the same transaction,
+// releases the session's turn lock this DB holds: the end of a turn in one
+// commit instead of two. The unlock that LockTurn returned then does
+// nothing. If it fails, nothing is appended and the lock is still held
+// (unlock releases it); a process killed before the commit leaves the lease
+// to expire as any other. Without the lock it is Append. It implements
+// host.TurnEnder.
+func (db *liteDB) AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	db.turnsMu.Lock()
+	t := db.turns[sessionID]
+	db.turnsMu.Unlock()
+	if t == nil || t.token == "" {
+		return db.Append(ctx, sessionID, msgs...)
+	}
+	if len(msgs) == 0 {
+		db.endTurn(sessionID, t, true)
+		return nil
+	}
+	if err := db.appendTx(ctx, sessionID, msgs, t.token); err != nil {
+		return err
+	}
+	db.endTurn(sessionID, t, false)
+	return nil
 }
 
 // lease is a row of turn_leases.
@@ -214,8 +258,11 @@ func (db *liteDB) forget(sessionID string) {
 // this DB holds the session's lock but the lease is no longer its own,
 // ErrTurnRunning if another holder's lease is live.
 func (db *liteDB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	mine := ""
 	db.turnsMu.Lock()
-	mine := db.turns[sessionID]
+	if t := db.turns[sessionID]; t != nil {
+		mine = t.token
+	}
 	db.turnsMu.Unlock()
 	l, found, err := db.readLease(ctx, tx, sessionID)
 	switch {

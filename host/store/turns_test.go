@@ -296,3 +296,70 @@ func testLockTurnEmptySession(t *testing.T, be testBackend) {
 		t.Error("LockTurn of an empty session id succeeded")
 	}
 }
+
+var _ host.TurnEnder = (*DB)(nil)
+
+// AppendUnlock logs a turn's last messages and releases its lock: the other
+// handle takes the lock at once, and the unlock LockTurn returned then
+// leaves the new holder's lock alone. Without the lock it is Append,
+// refused while another holds the lock.
+func TestAppendUnlock(t *testing.T) { forBackends(t, testAppendUnlock) }
+
+func testAppendUnlock(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+
+	unlockA := lockTurn(t, a, "s", true)
+	must(t, a.Append(t.Context(), "s", userMessage("question")))
+	must(t, a.AppendUnlock(t.Context(), "s", session.Message{Type: session.Assistant, Content: "answer"}))
+	unlockB := lockTurn(t, b, "s", true)
+	unlockA() // already released: does nothing
+	if n := leaseRows(t, a); n != 1 {
+		t.Errorf("%d lease rows while b holds the lock, want 1", n)
+	}
+	lockTurn(t, a, "s", false)
+	if err := a.AppendUnlock(t.Context(), "s", userMessage("from a")); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("a.AppendUnlock while b holds the lock = %v, want ErrTurnRunning", err)
+	}
+	must(t, b.AppendUnlock(t.Context(), "s")) // no messages: only the release
+	if n := leaseRows(t, a); n != 0 {
+		t.Errorf("%d lease rows after b's AppendUnlock, want 0", n)
+	}
+	unlockB()
+	must(t, a.AppendUnlock(t.Context(), "s", userMessage("no lock held")))
+
+	msgs, err := b.Messages(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Content)
+	}
+	if diff := cmp.Diff([]string{"question", "answer", "no lock held"}, got); diff != "" {
+		t.Errorf("the log (-want +got):\n%s", diff)
+	}
+}
+
+// An AppendUnlock that fails (the lock was lost) appends nothing and leaves
+// the lock as it was: this handle still counts as its holder until unlock,
+// which leaves the new holder's lease alone.
+func TestAppendUnlockLost(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	b.setClock(func() time.Time { return time.Now().Add(time.Minute) })
+	unlockA := lockTurn(t, a, "s", true)
+	unlockB := lockTurn(t, b, "s", true)
+	if err := a.AppendUnlock(t.Context(), "s", userMessage("late")); !errors.Is(err, ErrTurnLost) {
+		t.Errorf("a.AppendUnlock after losing the lock = %v, want ErrTurnLost", err)
+	}
+	lockTurn(t, a, "s", false)
+	unlockA()
+	if n := leaseRows(t, a); n != 1 {
+		t.Errorf("%d lease rows after the loser's unlock, want b's", n)
+	}
+	if msgs, err := b.Messages(t.Context(), "s"); err != nil || len(msgs) != 0 {
+		t.Errorf("the log after a refused AppendUnlock: %v, %v; want empty", msgs, err)
+	}
+	unlockB()
+}
