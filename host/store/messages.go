@@ -25,10 +25,21 @@ func (db *liteDB) Messages(ctx context.Context, sessionID string) ([]session.Mes
 // many it holds: a turn on the instance that keeps the session needs only
 // those, and copying the whole cached log for each turn made a long
 // session's turns slower with every turn.
+//
+// While this DB holds the session's turn lock, the log read under it, or
+// checked in the lock's transaction, is kept with the appends since: as no
+// one else appends, a turn's reads then need no query.
 func (db *liteDB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	held, leased, appends := db.leased(sessionID)
+	if leased != nil {
+		return tail(leased.msgs, n), len(leased.msgs), nil
+	}
 	all, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, err)
+	}
+	if c := db.history.get(sessionID); held != nil && c != nil && len(c.msgs) == len(all) {
+		db.readUnderLease(held, c, appends)
 	}
 	return tail(all, n), len(all), nil
 }
@@ -114,7 +125,7 @@ func (db *liteDB) messages(ctx context.Context, sessionID string, cached *cached
 		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: addBytes})
 		return add, nil
 	}
-	return db.history.extend(cached, add, lastRow, addBytes), nil
+	return db.history.extend(cached, add, lastRow, addBytes).msgs, nil
 }
 
 // Append adds msgs to the end of a session's log in one transaction,
@@ -158,6 +169,10 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 			break
 		}
 	}
+	var (
+		first   int
+		lastRow int64
+	)
 	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
@@ -185,13 +200,18 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 		if err != nil {
 			return err
 		}
+		first = next
 		for i, m := range msgs {
 			var at sql.NullInt64
 			if !m.Time.IsZero() {
 				at = sql.NullInt64{Int64: m.Time.UnixNano(), Valid: true}
 			}
-			if _, err := insert.ExecContext(ctx,
-				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i]); err != nil {
+			res, err := insert.ExecContext(ctx,
+				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i])
+			if err != nil {
+				return err
+			}
+			if lastRow, err = res.LastInsertId(); err != nil {
 				return err
 			}
 		}
@@ -207,6 +227,7 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 	if err != nil {
 		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
 	}
+	db.appended(sessionID, first, lastRow, texts)
 	db.unindexed.Store(true)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +73,7 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 
 	token := rand.Text()
 	took := false
+	var verified *cachedLog
 	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := db.now().UnixNano()
 		// Expired leases are free: their holders died or lost them.
@@ -93,6 +95,18 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 			return err
 		}
 		took = true
+		// The session's cached log, if it is still the file's, stands for
+		// it while the lease holds: only this DB can append to it then.
+		verified = nil
+		if c := db.history.get(sessionID); c != nil {
+			ok, err := db.cacheCurrent(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				verified = c
+			}
+		}
 		return nil
 	})
 	if err != nil || !took {
@@ -105,9 +119,9 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
 	db.turnsMu.Lock()
-	t.token = token
+	t.token, t.log = token, verified
 	db.turnsMu.Unlock()
-	go db.renew(renewCtx, sessionID, token, t.done)
+	go db.renew(renewCtx, sessionID, t, token, t.done)
 	return func() { db.endTurn(sessionID, t, true) }, true, nil
 }
 
@@ -119,6 +133,91 @@ type liteTurn struct {
 	stop context.CancelFunc
 	done chan struct{}
 	once sync.Once
+	// log, once the lease is taken, is the session's whole log when known:
+	// the cached log checked against the file in the lease's transaction,
+	// or read from it under the lease, and extended by the appends since.
+	// While the lease holds only this DB appends to the session, so reads
+	// take the log from here, without a query. appends counts the
+	// appends committed under the lease (appended).
+	log     *cachedLog
+	appends int
+}
+
+// cacheCurrent reports whether c is still the file's log of its session:
+// its last row is the session's last message, of the same session.
+func (db *liteDB) cacheCurrent(ctx context.Context, tx *sql.Tx, c *cachedLog) (bool, error) {
+	row, err := db.queryRow(ctx, tx, `
+		SELECT m.seq, m.id, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
+		WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT 1`, c.id)
+	if err != nil {
+		return false, err
+	}
+	var (
+		seq              int
+		lastRow, created int64
+	)
+	switch err := row.Scan(&seq, &lastRow, &created); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return seq == len(c.msgs)-1 && lastRow == c.lastRow && created == c.created, nil
+}
+
+// leased returns the lock this DB holds on the session, nil if none, with
+// its log (liteTurn's log, nil if not known) and how many appends were
+// committed under it so far.
+func (db *liteDB) leased(sessionID string) (t *liteTurn, log *cachedLog, appends int) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	if t := db.turns[sessionID]; t != nil && t.token != "" {
+		return t, t.log, t.appends
+	}
+	return nil, nil, 0
+}
+
+// readUnderLease keeps c, a log just read from the file while this DB held
+// t, the session's lock, as t's log if t is still held and no append was
+// committed under it since appends was counted (leased): the read may have
+// missed it.
+func (db *liteDB) readUnderLease(t *liteTurn, c *cachedLog, appends int) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	if db.turns[c.id] == t && t.log == nil && t.appends == appends {
+		t.log = c
+	}
+}
+
+// appended extends the log kept under the lease with msgs, committed as
+// rows first to lastRow of the session's log (texts are their JSON), if
+// they follow it; else that log is dropped and reads go to the file.
+func (db *liteDB) appended(sessionID string, first int, lastRow int64, texts []string) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	t := db.turns[sessionID]
+	if t == nil || t.token == "" {
+		return
+	}
+	t.appends++
+	if t.log == nil {
+		return
+	}
+	if first != len(t.log.msgs) {
+		t.log = nil
+		return
+	}
+	add := make([]session.Message, len(texts))
+	bytes := 0
+	for i, text := range texts {
+		// Decoded as a read decodes it, so a read gives the same.
+		if err := json.Unmarshal([]byte(text), &add[i]); err != nil {
+			t.log = nil
+			return
+		}
+		bytes += len(text)
+	}
+	t.log = db.history.extend(t.log, add, lastRow, bytes)
 }
 
 // endTurn stops renewing t's lease and forgets it, once; release deletes
@@ -208,7 +307,7 @@ var machine = sync.OnceValue(func() string {
 
 // renew extends the lease every third of its length until ctx is done or
 // the lease is found lost. A renewal that fails is tried at the next tick.
-func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<- struct{}) {
+func (db *liteDB) renew(ctx context.Context, sessionID string, t *liteTurn, token string, done chan<- struct{}) {
 	defer close(done)
 	tick := time.NewTicker(db.lease / 3)
 	defer tick.Stop()
@@ -231,7 +330,12 @@ func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<
 			return err
 		})
 		if err == nil && !kept {
-			return // lost: Append refuses from now on
+			// Lost: Append refuses from now on, and reads go to the file,
+			// which another holder may append to.
+			db.turnsMu.Lock()
+			t.log = nil
+			db.turnsMu.Unlock()
+			return
 		}
 	}
 }

@@ -363,3 +363,83 @@ func TestAppendUnlockLost(t *testing.T) {
 	}
 	unlockB()
 }
+
+// While a handle holds a session's lock, its reads come from the log it
+// checked against the file when it took the lock, or read under it, and
+// its appends since; that log is the file's, turn after turn, and a turn
+// of another handle in between makes it read the file again.
+func TestReadsUnderTheLock(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	var want []string
+	turn := func(db *DB, n int) {
+		t.Helper()
+		unlock := lockTurn(t, db, "s", true)
+		msgs, total, err := db.MessagesFrom(t.Context(), "s", len(want)-1)
+		if err != nil || total != len(want) || len(want) > 0 && (len(msgs) != 1 || msgs[0].Content != want[len(want)-1]) {
+			t.Fatalf("turn %d: MessagesFrom(%d) = %v, %d, %v; want the last of %q", n, len(want)-1, msgs, total, err, want)
+		}
+		q, r := fmt.Sprintf("question %d", n), fmt.Sprintf("answer %d", n)
+		must(t, db.Append(t.Context(), "s", userMessage(q)))
+		must(t, db.AppendUnlock(t.Context(), "s", session.Message{Type: session.Assistant, Content: r}))
+		want = append(want, q, r)
+		unlock()
+	}
+	logOf := func(db *DB) []string {
+		t.Helper()
+		msgs, err := db.Messages(t.Context(), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range msgs {
+			got = append(got, m.Content)
+		}
+		return got
+	}
+	for n := range 3 {
+		turn(a, n)
+	}
+	// a's lock now starts from its kept log.
+	unlock := lockTurn(t, a, "s", true)
+	if _, log, _ := lite(a).leased("s"); log == nil || len(log.msgs) != len(want) {
+		t.Fatalf("a's lock keeps no log of %d messages: %v", len(want), log)
+	}
+	if diff := cmp.Diff(want, logOf(a)); diff != "" {
+		t.Errorf("a's log under its lock (-want +got):\n%s", diff)
+	}
+	unlock()
+	turn(b, 3)
+	turn(a, 4) // its cached log lacks b's turn: read from the file
+	turn(a, 5)
+	for _, db := range dbs {
+		if diff := cmp.Diff(want, logOf(db)); diff != "" {
+			t.Errorf("the log (-want +got):\n%s", diff)
+		}
+	}
+	fresh := openAt(t, lite(a).path)
+	if diff := cmp.Diff(logOf(fresh), logOf(a)); diff != "" {
+		t.Errorf("a's log and a new handle's (-new +a):\n%s", diff)
+	}
+}
+
+// A session deleted and made again by another handle, with as many
+// messages, is not taken for the one cached: its rows are not the same.
+func TestLockTurnSeesASessionMadeAgain(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	unlock := lockTurn(t, a, "s", true)
+	must(t, a.Append(t.Context(), "s", userMessage("old")))
+	unlock()
+	if _, err := a.Messages(t.Context(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, b.DeleteSession(t.Context(), "s"))
+	must(t, b.Append(t.Context(), "other", userMessage("a row between")))
+	must(t, b.Append(t.Context(), "s", userMessage("new")))
+	lockTurn(t, a, "s", true)
+	msgs, err := a.Messages(t.Context(), "s")
+	if err != nil || len(msgs) != 1 || msgs[0].Content != "new" {
+		t.Errorf("a's log under its lock = %v, %v; want the new session's", msgs, err)
+	}
+}
