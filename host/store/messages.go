@@ -194,19 +194,15 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 		if err := row.Scan(&next); err != nil {
 			return err
 		}
-		insert, err := db.prepared(ctx, tx, `
-			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
 		first = next
 		for i, m := range msgs {
 			var at sql.NullInt64
 			if !m.Time.IsZero() {
 				at = sql.NullInt64{Int64: m.Time.UnixNano(), Valid: true}
 			}
-			res, err := insert.ExecContext(ctx,
+			res, err := db.exec(ctx, tx, `
+				INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i])
 			if err != nil {
 				return err
