@@ -178,12 +178,19 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 			return err
 		}
 		now := db.now().UnixNano()
-		if _, err := db.exec(ctx, tx, `
-			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
-				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
-			sessionID, title, now, now); err != nil {
+		// The session is there but for a log's first append: an update
+		// that finds it costs less than an insert that fails first.
+		res, err := db.exec(ctx, tx, `
+			UPDATE sessions SET updated = ?, title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ?`, now, title, sessionID)
+		if err != nil {
 			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := db.exec(ctx, tx, `INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)`,
+				sessionID, title, now, now); err != nil {
+				return err
+			}
 		}
 		var next int
 		row, err := db.queryRow(ctx, tx,
