@@ -184,6 +184,6 @@ func throughput(b *testing.B, k int, st host.Store) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 	b.ReportMetric(float64(heap), "peak-heap-bytes")
 	if cpu > 0 {
-		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/turn")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time this process has used, user and system: what
+// processCPU is the CPU time this process has used, user and system, for
+// the cpu-ns/op of the throughput benchmarks (a turn each): what
 // a turn costs on a machine shared with other work, which its wall time
 // does not show.
 func processCPU() time.Duration {

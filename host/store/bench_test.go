@@ -54,7 +54,7 @@ func BenchmarkTurnWrites(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 			if cpu > 0 {
-				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/turn")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}
