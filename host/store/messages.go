@@ -173,7 +173,7 @@ func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session
 		first   int
 		lastRow int64
 	)
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
 		}

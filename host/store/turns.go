@@ -74,7 +74,7 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 	token := rand.Text()
 	took := false
 	var verified *cachedLog
-	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		now := db.now().UnixNano()
 		// Expired leases are free: their holders died or lost them.
 		if _, err := db.exec(ctx, tx, `DELETE FROM turn_leases WHERE expires <= ?`, now); err != nil {
@@ -145,7 +145,7 @@ type liteTurn struct {
 
 // cacheCurrent reports whether c is still the file's log of its session:
 // its last row is the session's last message, of the same session.
-func (db *liteDB) cacheCurrent(ctx context.Context, tx *sql.Tx, c *cachedLog) (bool, error) {
+func (db *liteDB) cacheCurrent(ctx context.Context, tx *sql.Conn, c *cachedLog) (bool, error) {
 	row, err := db.queryRow(ctx, tx, `
 		SELECT m.seq, m.id, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
 		WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT 1`, c.id)
@@ -264,7 +264,7 @@ type lease struct {
 	pid, expires   int64
 }
 
-func (db *liteDB) readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
+func (db *liteDB) readLease(ctx context.Context, tx *sql.Conn, sessionID string) (lease, bool, error) {
 	var l lease
 	row, err := db.queryRow(ctx, tx,
 		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`, sessionID)
@@ -318,7 +318,7 @@ func (db *liteDB) renew(ctx context.Context, sessionID string, t *liteTurn, toke
 		case <-tick.C:
 		}
 		kept := true
-		err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 			res, err := db.exec(ctx, tx,
 				`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
 				db.now().Add(db.lease).UnixNano(), sessionID, token)
@@ -344,7 +344,7 @@ func (db *liteDB) renew(ctx context.Context, sessionID string, t *liteTurn, toke
 func (db *liteDB) release(sessionID, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	_ = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	_ = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := db.exec(ctx, tx,
 			`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, token)
 		return err
@@ -361,7 +361,7 @@ func (db *liteDB) forget(sessionID string) {
 // checkLease returns why tx must not append to the session: ErrTurnLost if
 // this DB holds the session's lock but the lease is no longer its own,
 // ErrTurnRunning if another holder's lease is live.
-func (db *liteDB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
+func (db *liteDB) checkLease(ctx context.Context, tx *sql.Conn, sessionID string) error {
 	mine := ""
 	db.turnsMu.Lock()
 	if t := db.turns[sessionID]; t != nil {

@@ -34,7 +34,7 @@ var errClosed = errors.New("the database is closed")
 // writeReq is one queued write.
 type writeReq struct {
 	ctx context.Context
-	fn  func(context.Context, *sql.Tx) error
+	fn  func(context.Context, *sql.Conn) error
 	// state moves from queued to running (a leader) or to abandoned
 	// (the caller, gone on its context): whichever comes first.
 	state atomic.Int32
@@ -52,7 +52,7 @@ const (
 // interrupted inside the shared transaction would roll all of it back. A
 // caller whose ctx ends while its write waits in the queue returns at once
 // and the write never runs; once running, it completes.
-func (db *liteDB) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+func (db *liteDB) write(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -138,8 +138,7 @@ func (db *liteDB) runBatch(conn *sql.Conn, batch []*writeReq) {
 		return
 	}
 	bg := context.Background()
-	tx, err := conn.BeginTx(bg, nil)
-	if err != nil {
+	if _, err := db.exec(bg, conn, `BEGIN IMMEDIATE`); err != nil {
 		for _, r := range live {
 			r.done <- err
 		}
@@ -147,27 +146,27 @@ func (db *liteDB) runBatch(conn *sql.Conn, batch []*writeReq) {
 	}
 	if len(live) == 1 {
 		r := live[0]
-		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
-			tx.Rollback()
+		if err := r.fn(context.WithoutCancel(r.ctx), conn); err != nil {
+			db.rollback()
 			r.done <- err
 			return
 		}
-		r.done <- tx.Commit()
+		r.done <- db.commit()
 		return
 	}
 	results := make([]error, len(live))
 	for i, r := range live {
-		if _, err := db.exec(bg, tx, `SAVEPOINT write`); err != nil {
-			db.failBatch(tx, live, fmt.Errorf("a write of the batch: %w", err))
+		if _, err := db.exec(bg, conn, `SAVEPOINT write`); err != nil {
+			db.failBatch(live, fmt.Errorf("a write of the batch: %w", err))
 			return
 		}
-		results[i] = r.fn(context.WithoutCancel(r.ctx), tx)
+		results[i] = r.fn(context.WithoutCancel(r.ctx), conn)
 		var err error
 		if results[i] != nil {
-			_, err = db.exec(bg, tx, `ROLLBACK TO write`)
+			_, err = db.exec(bg, conn, `ROLLBACK TO write`)
 		}
 		if err == nil {
-			_, err = db.exec(bg, tx, `RELEASE write`)
+			_, err = db.exec(bg, conn, `RELEASE write`)
 		}
 		if err != nil {
 			// SQLite rolled the whole transaction back (an I/O error, a
@@ -175,11 +174,11 @@ func (db *liteDB) runBatch(conn *sql.Conn, batch []*writeReq) {
 			if results[i] != nil {
 				err = fmt.Errorf("%w (then: %w)", results[i], err)
 			}
-			db.failBatch(tx, live, err)
+			db.failBatch(live, err)
 			return
 		}
 	}
-	err = tx.Commit()
+	err := db.commit()
 	for i, r := range live {
 		if err != nil {
 			r.done <- err
@@ -189,9 +188,27 @@ func (db *liteDB) runBatch(conn *sql.Conn, batch []*writeReq) {
 	}
 }
 
+// commit commits the writer's transaction, or rolls it back if the commit
+// failed and left it open.
+func (db *liteDB) commit() error {
+	_, err := db.exec(context.Background(), nil, `COMMIT`)
+	if err != nil && !db.wraw.GetAutocommit() {
+		db.rollback()
+	}
+	return err
+}
+
+// rollback rolls the writer's transaction back; SQLite may have done so
+// already (an I/O error), and then there is nothing to do.
+func (db *liteDB) rollback() {
+	if !db.wraw.GetAutocommit() {
+		db.exec(context.Background(), nil, `ROLLBACK`)
+	}
+}
+
 // failBatch rolls the transaction back and fails every write of it.
-func (db *liteDB) failBatch(tx *sql.Tx, live []*writeReq, err error) {
-	tx.Rollback()
+func (db *liteDB) failBatch(live []*writeReq, err error) {
+	db.rollback()
 	for _, r := range live {
 		r.done <- err
 	}
@@ -220,11 +237,13 @@ func (db *liteDB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-// The writes' statements run on the writer's SQLite connection itself
-// (raw), prepared once and kept, inside the transaction database/sql began
-// on it: database/sql's layers cost several times what SQLite does for a
-// point query or a one-row insert (6 µs against 1 µs), and a turn runs
-// about fifteen. Only the leader uses the connection, so they need no lock.
+// The writes' transactions and statements run on the writer's SQLite
+// connection itself (raw), prepared once and kept: database/sql's layers
+// cost several times what SQLite does for a point query or a one-row
+// insert (6 µs against 1 µs), a turn runs about fifteen, and its Tx starts
+// a goroutine per transaction. A write's fn gets the connection as a
+// *sql.Conn, for the statements run once in a while. Only the leader uses
+// the connection, so they need no lock.
 
 // rawStmt returns query prepared on the writer's connection.
 func (db *liteDB) rawStmt(query string) (*sqlite3.Stmt, error) {
@@ -298,7 +317,7 @@ func (r rawResult) LastInsertId() (int64, error) { return r.lastID, nil }
 func (r rawResult) RowsAffected() (int64, error) { return r.changes, nil }
 
 // exec runs a statement in tx, the writer's transaction, to its end.
-func (db *liteDB) exec(_ context.Context, _ *sql.Tx, query string, args ...any) (sql.Result, error) {
+func (db *liteDB) exec(_ context.Context, _ *sql.Conn, query string, args ...any) (sql.Result, error) {
 	s, err := db.rawStmt(query)
 	if err != nil {
 		return nil, err
@@ -325,7 +344,7 @@ type rawRow struct {
 
 // queryRow runs a query in tx, the writer's transaction; Scan reads its
 // first row.
-func (db *liteDB) queryRow(_ context.Context, _ *sql.Tx, query string, args ...any) (*rawRow, error) {
+func (db *liteDB) queryRow(_ context.Context, _ *sql.Conn, query string, args ...any) (*rawRow, error) {
 	s, err := db.rawStmt(query)
 	if err != nil {
 		return nil, err
