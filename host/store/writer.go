@@ -47,7 +47,9 @@ const (
 	abandoned
 )
 
-// write runs fn in a write transaction and returns once it is committed,
+// write runs fn in a write transaction, on the writer's connection (inside
+// the transaction: fn must not begin or end one), and returns once it is
+// committed,
 // or fails. fn gets a context that is never canceled: a statement
 // interrupted inside the shared transaction would roll all of it back. A
 // caller whose ctx ends while its write waits in the queue returns at once
