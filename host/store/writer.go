@@ -49,11 +49,10 @@ const (
 
 // write runs fn in a write transaction, on the writer's connection (inside
 // the transaction: fn must not begin or end one), and returns once it is
-// committed,
-// or fails. fn gets a context that is never canceled: a statement
-// interrupted inside the shared transaction would roll all of it back. A
-// caller whose ctx ends while its write waits in the queue returns at once
-// and the write never runs; once running, it completes.
+// committed, or fails. fn gets a context that is never canceled: a
+// statement interrupted inside the shared transaction would roll all of it
+// back. A caller whose ctx ends while its write waits in the queue returns
+// at once and the write never runs; once running, it completes.
 func (db *liteDB) write(ctx context.Context, fn func(context.Context, *sql.Conn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
