@@ -150,6 +150,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 	errs := make(chan error, k)
 	peak := sampleHeap(time.Millisecond)
 	b.ResetTimer()
+	cpu := processCPU()
 	var wg sync.WaitGroup
 	for i := range k {
 		wg.Add(1)
@@ -174,6 +175,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	cpu = processCPU() - cpu
 	heap := peak.Stop()
 	close(errs)
 	for err := range errs {
@@ -181,4 +183,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 	b.ReportMetric(float64(heap), "peak-heap-bytes")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 }

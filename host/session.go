@@ -157,7 +157,9 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	lock, _ := s.h.locks.LoadOrStore(s.id, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
+	var ender TurnEnder
 	if tl, ok := s.h.store.(TurnLocker); ok {
+		ender, _ = tl.(TurnEnder)
 		unlock, ok, err := tl.LockTurn(ctx, s.id)
 		if err != nil {
 			return fmt.Errorf("host: locking session %q for a turn: %w", s.id, err)
@@ -183,7 +185,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 	if tp, ok := provider.(TurnProvider); ok {
 		provider = tp.ForTurn(ctx)
 	}
-	t := &turn{s: s, mt: mt, emit: emit, provider: provider}
+	t := &turn{s: s, mt: mt, emit: emit, provider: provider, ender: ender}
 	base, err := s.h.basePrompt(ctx)
 	if err != nil {
 		return fmt.Errorf("host: the system prompt: %w", err)
@@ -327,6 +329,9 @@ type turn struct {
 	redacted bool
 	// provider makes the turn's model calls.
 	provider Provider
+	// ender, when the turn holds the store's turn lock, logs the turn's
+	// last messages and releases the lock in one step.
+	ender TurnEnder
 	// partial is the text of the reply streaming now, kept if the turn
 	// stops before the module logs it.
 	partial string
@@ -358,7 +363,13 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			if t.s.h.redactor(ctx).messages(a.Messages) {
 				t.redacted = true
 			}
-			if err := t.s.h.store.Append(ctx, t.s.id, a.Messages...); err != nil {
+			var err error
+			if t.ender != nil && endsTurn(acts[i+1:]) {
+				err = t.ender.AppendUnlock(ctx, t.s.id, a.Messages...)
+			} else {
+				err = t.s.h.store.Append(ctx, t.s.id, a.Messages...)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("host: storing messages of session %q: %w", t.s.id, err)
 			}
 			for _, m := range a.Messages {
@@ -401,6 +412,20 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 		}
 	}
 	return nil, nil
+}
+
+// endsTurn reports whether the actions after an append end the turn with
+// no other append: that append logs the turn's last messages.
+func endsTurn(rest []session.Action) bool {
+	for _, a := range rest {
+		switch a.Type {
+		case session.ActionDone, session.ActionFailed:
+			return true
+		case session.ActionAppend, session.ActionCallModel, session.ActionRunTools, session.ActionAskApproval:
+			return false
+		}
+	}
+	return false
 }
 
 // callModel makes a model call and feeds the module its response: streamed

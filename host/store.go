@@ -33,6 +33,17 @@ type TurnLocker interface {
 	LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error)
 }
 
+// TurnEnder is implemented by a TurnLocker that can log a turn's last
+// messages and release its turn lock in one step, which costs a shared
+// store a commit less per turn. Send uses it for the append that comes
+// with the turn's done or failed, when it took the lock.
+type TurnEnder interface {
+	// AppendUnlock appends msgs as Append does and releases the session's
+	// turn lock this process took with LockTurn, whose unlock then does
+	// nothing. If it fails, the lock is still held.
+	AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error
+}
+
 // TurnRunningError is Send's error when another process sharing the Store
 // runs a turn of the session: the turn did not start.
 type TurnRunningError struct {

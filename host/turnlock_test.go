@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -175,5 +176,41 @@ func TestSendUsesTheTurnLocker(t *testing.T) {
 					len(evs), len(msgs), len(model.Requests()), tt.store.unlocked)
 			}
 		})
+	}
+}
+
+// endingStore is a lockingStore that can end a turn in its last append,
+// and records which messages came that way.
+type endingStore struct {
+	lockingStore
+	ended []string
+}
+
+func (s *endingStore) AppendUnlock(ctx context.Context, id string, msgs ...session.Message) error {
+	for _, m := range msgs {
+		s.ended = append(s.ended, string(m.Type)+" "+m.Content)
+	}
+	return s.Append(ctx, id, msgs...)
+}
+
+// A store that is a TurnEnder gets the turn's last append through
+// AppendUnlock, the ones before it through Append; the lock's unlock is
+// still called, for a store whose AppendUnlock did not release it.
+func TestSendEndsTheTurnInItsLastAppend(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("hi"), fakemodel.Text("bye"))
+	defer model.Close()
+	st := &endingStore{lockingStore: lockingStore{MemoryStore: host.NewMemoryStore()}}
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: st})
+	for _, text := range []string{"hello", "goodbye"} {
+		if evs, err := sendAll(h.Session("s"), text); err != nil || last(evs).Type != host.EventDone {
+			t.Fatalf("the turn %q ended with %v", text, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"assistant hi", "assistant bye"}, st.ended); diff != "" {
+		t.Errorf("the messages appended with the unlock (-want +got):\n%s", diff)
+	}
+	msgs, _ := st.Messages(context.Background(), "s")
+	if len(msgs) != 4 || st.locks != 2 || st.unlocked != 2 {
+		t.Errorf("%d messages logged, %d locks, %d unlocks; want 4, 2, 2", len(msgs), st.locks, st.unlocked)
 	}
 }

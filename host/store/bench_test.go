@@ -12,10 +12,11 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-// BenchmarkTurnWrites does the writes of one text-only turn of the Go host
-// (take the turn lock, append the user message, append the reply, release
-// the lock) b.N times, spread over K sessions writing at once, on one
-// database file: the store's own cost per turn, no module, no model.
+// BenchmarkTurnWrites does the store's work of one text-only turn of the Go
+// host (take the turn lock, read the messages logged since the last turn,
+// append the user message, append the reply and release the lock) b.N
+// times, spread over K sessions writing at once, on one database file: the
+// store's own cost per turn, no module, no model.
 func BenchmarkTurnWrites(b *testing.B) {
 	for _, k := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("sessions=%d", k), func(b *testing.B) {
@@ -28,14 +29,16 @@ func BenchmarkTurnWrites(b *testing.B) {
 			var next atomic.Int64
 			errs := make(chan error, k)
 			b.ResetTimer()
+			cpu := processCPU()
 			var wg sync.WaitGroup
 			for i := range k {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					id := fmt.Sprintf("bench-%d", i)
+					logged := 0
 					for n := next.Add(1); n <= int64(b.N); n = next.Add(1) {
-						if err := turnWrites(ctx, db, id, int(n)); err != nil {
+						if err := turnWrites(ctx, db, id, int(n), &logged); err != nil {
 							errs <- err
 							return
 						}
@@ -44,16 +47,22 @@ func BenchmarkTurnWrites(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
+			cpu = processCPU() - cpu
 			close(errs)
 			for err := range errs {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
 		})
 	}
 }
 
-func turnWrites(ctx context.Context, db *DB, id string, n int) error {
+// turnWrites is the store's part of a turn, as the host does it; logged is
+// how many messages the session's previous turn left in its log.
+func turnWrites(ctx context.Context, db *DB, id string, n int, logged *int) error {
 	unlock, ok, err := db.LockTurn(ctx, id)
 	if err != nil {
 		return err
@@ -62,11 +71,15 @@ func turnWrites(ctx context.Context, db *DB, id string, n int) error {
 		return fmt.Errorf("session %s: the turn lock is taken", id)
 	}
 	defer unlock()
+	if _, total, err := db.MessagesFrom(ctx, id, *logged); err != nil || total != *logged {
+		return fmt.Errorf("session %s holds %d messages, %v; want %d", id, total, err, *logged)
+	}
 	now := time.Now()
 	if err := db.Append(ctx, id, session.Message{Type: session.User, Content: fmt.Sprintf("Turn %d.", n), Time: now}); err != nil {
 		return err
 	}
-	return db.Append(ctx, id, session.Message{Type: session.Assistant, Content: "Done.", Time: now})
+	*logged += 2
+	return db.AppendUnlock(ctx, id, session.Message{Type: session.Assistant, Content: "Done.", Time: now})
 }
 
 // BenchmarkMessages reads a 10,000-message log as a turn does: uncached

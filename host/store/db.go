@@ -32,6 +32,7 @@ type backend interface {
 	Messages(ctx context.Context, sessionID string) ([]session.Message, error)
 	MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error)
 	Append(ctx context.Context, sessionID string, msgs ...session.Message) error
+	AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error
 	Search(ctx context.Context, query string, limit int) ([]Hit, error)
 	LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error)
 

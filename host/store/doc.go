@@ -25,6 +25,14 @@
 //
 // *DB implements host.Store, and host.TurnLocker with a lease per session
 // in the file, so processes sharing it run a session's turns one at a time.
+// A host turn commits three times: the lease taken, the user's message, and
+// the reply with the lease released (AppendUnlock, host.TurnEnder). While a
+// DB holds a session's lease no one else appends to it, so the session's
+// cached log, checked against the file in the lease's transaction and
+// extended by the DB's own appends, answers the turn's reads without a
+// query (turns.go). The writes' transactions and statements run on the
+// writer's SQLite connection directly, prepared once (writer.go), not
+// through database/sql.
 // Messages are kept as the JSON encoding/json gives for session.Message,
 // plus columns for search. Full-text search (SQLite FTS5) covers the content
 // of user, assistant and tool_result messages; they join its index in

@@ -71,12 +71,13 @@ func (c *historyCache) putLocked(l *cachedLog) {
 	}
 }
 
-// extend keeps old's log with add after it and returns the whole log.
+// extend keeps old's log with add after it and returns the whole log
+// (which the cache drops if it grew past the budget).
 // While old is still the session's entry, add goes into old's array after
 // its messages, which no holder of old reads; otherwise (another read
 // extended it first) into a new array. The returned slice must not be
 // changed: callers get a copy.
-func (c *historyCache) extend(old *cachedLog, add []session.Message, lastRow int64, addBytes int) []session.Message {
+func (c *historyCache) extend(old *cachedLog, add []session.Message, lastRow int64, addBytes int) *cachedLog {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	msgs := old.msgs
@@ -85,7 +86,7 @@ func (c *historyCache) extend(old *cachedLog, add []session.Message, lastRow int
 	}
 	l := &cachedLog{id: old.id, created: old.created, lastRow: lastRow, msgs: append(msgs, add...), bytes: old.bytes + addBytes}
 	c.putLocked(l)
-	return l.msgs
+	return l
 }
 
 // drop forgets a session's log.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -150,5 +151,128 @@ func TestKillDuringAppend(t *testing.T) {
 			// The database still takes appends after its writer was killed.
 			must(t, db.Append(t.Context(), killedSession, killedMessages(appends, tt.batch)...))
 		})
+	}
+}
+
+// The environment variable that makes TestTurnHelperProcess the child of
+// TestKillDuringTurns.
+const turnHelperDBEnv = "TOOLROUTE_STORE_TURN_HELPER_DB"
+
+// turnMessages are the two messages of the child's turn number n.
+func turnMessages(n int) (question, answer session.Message) {
+	return session.Message{Type: session.User, Content: fmt.Sprintf("turn %d %s", n, strings.Repeat("padding ", 300))},
+		session.Message{Type: session.Assistant, Content: fmt.Sprintf("answer %d", n)}
+}
+
+// TestTurnHelperProcess is not a test: run by TestKillDuringTurns, it runs
+// the writes of turns as the host does (lock, append the question, append
+// the answer and unlock in one) until it is killed, printing each turn's
+// number once it ended.
+func TestTurnHelperProcess(t *testing.T) {
+	path := os.Getenv(turnHelperDBEnv)
+	if path == "" {
+		t.Skip("the child process of TestKillDuringTurns")
+	}
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	for n := 0; ; n++ {
+		unlock, ok, err := db.LockTurn(t.Context(), killedSession)
+		if err != nil || !ok {
+			fmt.Fprintln(os.Stderr, "LockTurn:", ok, err)
+			os.Exit(2)
+		}
+		q, a := turnMessages(n)
+		if err := db.Append(t.Context(), killedSession, q); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if err := db.AppendUnlock(t.Context(), killedSession, a); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		unlock()
+		fmt.Println(n)
+	}
+}
+
+// A process killed in its turns' writes leaves whole turns, or a turn's
+// question without its answer, and at most its lease: one that frees
+// itself as any other, here once past its expiry.
+func TestKillDuringTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolroute.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTurnHelperProcess$")
+	cmd.Env = append(os.Environ(), turnHelperDBEnv+"="+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	reported := 0
+	for lines.Scan() {
+		if n, err := strconv.Atoi(lines.Text()); err != nil || n != reported {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("child printed %q, want %d; stderr:\n%s", lines.Text(), reported, &stderr)
+		}
+		reported++
+		if reported == 30 {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitErr := cmd.Wait()
+	if reported < 30 {
+		t.Fatalf("child stopped after %d turns: %v; stderr:\n%s", reported, waitErr, &stderr)
+	}
+
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	checkIntegrity(t, db)
+	got, err := db.Messages(t.Context(), killedSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the child reported %d turns; the database has %d messages", reported, len(got))
+	if len(got) < 2*reported || len(got) > 2*reported+2 {
+		t.Fatalf("after the kill: %d messages, want %d to %d", len(got), 2*reported, 2*reported+2)
+	}
+	var want []session.Message
+	for n := 0; len(want) < len(got); n++ {
+		q, a := turnMessages(n)
+		want = append(want, q, a)
+	}
+	if diff := cmp.Diff(want[:len(got)], got); diff != "" {
+		t.Errorf("messages after the kill (-want +got):\n%s", diff)
+	}
+	if n := leaseRows(t, db); n > 1 {
+		t.Fatalf("%d lease rows after the kill, want at most the child's", n)
+	}
+	if leaseRows(t, db) == 1 {
+		expires := queryInt(t, db, `SELECT expires FROM turn_leases`)
+		if left := time.Until(time.Unix(0, int64(expires))); left <= 0 || left > defaultLease {
+			t.Errorf("the child's lease expires in %v, want within %v", left, defaultLease)
+		}
+	}
+	// Past any lease's expiry, the session is free, and takes turns.
+	db.setClock(func() time.Time { return time.Now().Add(defaultLease + time.Second) })
+	unlock := lockTurn(t, db, killedSession, true)
+	q, a := turnMessages(len(got))
+	must(t, db.Append(t.Context(), killedSession, q))
+	must(t, db.AppendUnlock(t.Context(), killedSession, a))
+	unlock()
+	if n := leaseRows(t, db); n != 0 {
+		t.Errorf("%d lease rows after the turn, want 0", n)
 	}
 }

@@ -23,7 +23,7 @@ func (db *liteDB) SaveMemory(ctx context.Context, text string) (Memory, error) {
 		return Memory{}, errors.New("store: save memory: empty text")
 	}
 	m := Memory{Text: text, Created: fromNanos(db.now().UnixNano())}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		res, err := tx.ExecContext(ctx,
 			`INSERT INTO memories (text, created) VALUES (?, ?)`, text, m.Created.UnixNano())
 		if err != nil {
@@ -66,7 +66,7 @@ func (db *liteDB) Memories(ctx context.Context) ([]Memory, error) {
 // DeleteMemory deletes a memory. It returns an error wrapping ErrNotFound
 // if there is no memory with that id.
 func (db *liteDB) DeleteMemory(ctx context.Context, id int64) error {
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
 		return mustChange(res, err)
 	})

@@ -25,10 +25,21 @@ func (db *liteDB) Messages(ctx context.Context, sessionID string) ([]session.Mes
 // many it holds: a turn on the instance that keeps the session needs only
 // those, and copying the whole cached log for each turn made a long
 // session's turns slower with every turn.
+//
+// While this DB holds the session's turn lock, the log read under it, or
+// checked in the lock's transaction, is kept with the appends since: as no
+// one else appends, a turn's reads then need no query.
 func (db *liteDB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	held, leased, appends := db.leased(sessionID)
+	if leased != nil {
+		return tail(leased.msgs, n), len(leased.msgs), nil
+	}
 	all, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, err)
+	}
+	if c := db.history.get(sessionID); held != nil && c != nil && len(c.msgs) == len(all) {
+		db.readUnderLease(held, c, appends)
 	}
 	return tail(all, n), len(all), nil
 }
@@ -114,7 +125,7 @@ func (db *liteDB) messages(ctx context.Context, sessionID string, cached *cached
 		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: addBytes})
 		return add, nil
 	}
-	return db.history.extend(cached, add, lastRow, addBytes), nil
+	return db.history.extend(cached, add, lastRow, addBytes).msgs, nil
 }
 
 // Append adds msgs to the end of a session's log in one transaction,
@@ -137,6 +148,12 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 	if len(msgs) == 0 {
 		return nil
 	}
+	return db.appendTx(ctx, sessionID, msgs, "")
+}
+
+// appendTx is Append's transaction; with a release token (AppendUnlock's),
+// it also deletes the lease that token owns.
+func (db *liteDB) appendTx(ctx context.Context, sessionID string, msgs []session.Message, release string) error {
 	texts := make([]string, len(msgs))
 	for i, m := range msgs {
 		b, err := json.Marshal(m)
@@ -152,17 +169,28 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 			break
 		}
 	}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var (
+		first   int
+		lastRow int64
+	)
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		if err := db.checkLease(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		now := db.now().UnixNano()
-		if _, err := db.exec(ctx, tx, `
-			INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET updated = excluded.updated,
-				title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END`,
-			sessionID, title, now, now); err != nil {
+		// The session is there but for a log's first append: an update
+		// that finds it costs less than an insert that fails first.
+		res, err := db.exec(ctx, tx, `
+			UPDATE sessions SET updated = ?, title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ?`, now, title, sessionID)
+		if err != nil {
 			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := db.exec(ctx, tx, `INSERT INTO sessions (id, title, created, updated) VALUES (?, ?, ?, ?)`,
+				sessionID, title, now, now); err != nil {
+				return err
+			}
 		}
 		var next int
 		row, err := db.queryRow(ctx, tx,
@@ -173,19 +201,27 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 		if err := row.Scan(&next); err != nil {
 			return err
 		}
-		insert, err := db.prepared(ctx, tx, `
-			INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
+		first = next
 		for i, m := range msgs {
 			var at sql.NullInt64
 			if !m.Time.IsZero() {
 				at = sql.NullInt64{Int64: m.Time.UnixNano(), Valid: true}
 			}
-			if _, err := insert.ExecContext(ctx,
-				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i]); err != nil {
+			res, err := db.exec(ctx, tx, `
+				INSERT INTO messages (session_id, seq, type, content, tool_name, time, json)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				sessionID, next+i, string(m.Type), m.Content, m.ToolName, at, texts[i])
+			if err != nil {
+				return err
+			}
+			if lastRow, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		if release != "" {
+			// checkLease saw the lease is release's.
+			if _, err := db.exec(ctx, tx,
+				`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, release); err != nil {
 				return err
 			}
 		}
@@ -194,6 +230,7 @@ func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.
 	if err != nil {
 		return fmt.Errorf("store: append to session %q: %w", sessionID, err)
 	}
+	db.appended(sessionID, first, lastRow, texts)
 	db.unindexed.Store(true)
 	return nil
 }

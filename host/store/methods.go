@@ -77,6 +77,17 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 	return db.backend.Append(ctx, sessionID, msgs...)
 }
 
+// AppendUnlock appends msgs as Append does and releases the session's turn
+// lock this DB holds (LockTurn): a turn's last messages and the end of its
+// turn. With SQLite both are one transaction, so a turn ends in one commit;
+// with PostgreSQL the lock is released after the append commits. The unlock
+// that LockTurn returned then does nothing. If it fails, nothing is
+// appended and the lock is still held, for unlock to release. Without the
+// lock it is Append. It implements host.TurnEnder.
+func (db *DB) AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	return db.backend.AppendUnlock(ctx, sessionID, msgs...)
+}
+
 // Search finds the user, assistant and tool_result messages of all sessions
 // whose content has every word of query, best matches first (FTS5's bm25),
 // then newest first. At most limit hits are returned, DefaultSearchLimit if

@@ -178,7 +178,7 @@ func (db *pgDB) messages(ctx context.Context, sessionID string, cached *cachedLo
 		db.history.put(&cachedLog{id: sessionID, created: created, lastRow: lastRow, msgs: add, bytes: int(bytes)})
 		return add, nil
 	}
-	return db.history.extend(cached, add, lastRow, int(bytes)), nil
+	return db.history.extend(cached, add, lastRow, int(bytes)).msgs, nil
 }
 
 // pgText makes s storable in a text column, which holds valid UTF-8 and no

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // The turn locks on PostgreSQL. A session's turn lock is the session-level
@@ -141,4 +143,21 @@ func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(ctx cont
 		return fmt.Errorf("%w: %w", ErrTurnLost, err)
 	}
 	return err
+}
+
+// AppendUnlock appends msgs as Append does and then releases the session's
+// turn lock this DB holds, as its unlock would (an advisory lock is not
+// part of a transaction, so the two are two steps). If the append fails,
+// the lock is still held. Without the lock it is Append.
+func (db *pgDB) AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	if err := db.Append(ctx, sessionID, msgs...); err != nil {
+		return err
+	}
+	db.turnsMu.Lock()
+	t := db.turns[sessionID]
+	db.turnsMu.Unlock()
+	if t != nil && t.unlock != nil {
+		t.unlock()
+	}
+	return nil
 }

@@ -118,7 +118,7 @@ CREATE INDEX IF NOT EXISTS scheduled_tasks_by_next_run ON scheduled_tasks (next_
 
 // migrate brings the schema up to the latest version in one transaction.
 func (db *liteDB) migrate(ctx context.Context) error {
-	return db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
 			return err

@@ -121,7 +121,7 @@ func (db *liteDB) indexPending(ctx context.Context) error {
 	if !pending {
 		return nil
 	}
-	return db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	return db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		if _, err := db.exec(ctx, tx, `
 			INSERT INTO messages_fts (rowid, content)
 			SELECT m.id, m.content FROM fts_pending AS p JOIN messages AS m ON m.id = p.id ORDER BY p.id`); err != nil {

@@ -83,7 +83,7 @@ func (db *liteDB) Rename(ctx context.Context, id, title string) error {
 	if err != nil {
 		return err
 	}
-	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, t, id)
 		return mustChange(res, err)
 	})
@@ -98,7 +98,7 @@ func (db *liteDB) Rename(ctx context.Context, id, title string) error {
 // one wrapping ErrSessionBusy while a turn runs in it, in this process or
 // another sharing the file: the turn would go on writing to it.
 func (db *liteDB) DeleteSession(ctx context.Context, id string) error {
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		db.turnsMu.Lock()
 		_, mine := db.turns[id]
 		db.turnsMu.Unlock()

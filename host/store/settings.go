@@ -31,7 +31,7 @@ func (db *liteDB) SetSetting(ctx context.Context, key, value string) error {
 	if key == "" {
 		return errors.New("store: set setting: empty key")
 	}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO settings (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
@@ -45,7 +45,7 @@ func (db *liteDB) SetSetting(ctx context.Context, key, value string) error {
 
 // DeleteSetting unsets a setting. It does nothing if the setting is not set.
 func (db *liteDB) DeleteSetting(ctx context.Context, key string) error {
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key)
 		return err
 	})

@@ -35,6 +35,10 @@ type liteDB struct {
 	closed  bool
 	leaders sync.WaitGroup
 	wconn   *sql.Conn
+	// wraw is wconn's SQLite connection, and wstmts the statements
+	// prepared on it (rawStmt): the leader's only.
+	wraw   *sqlite3.Conn
+	wstmts map[string]*sqlite3.Stmt
 	// closing is closed by Close, for the indexer.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -44,7 +48,7 @@ type liteDB struct {
 	indexerDone chan struct{}
 	// history keeps the logs Messages read (history.go).
 	history historyCache
-	// stmts are the statements prepared for writes (prepared).
+	// stmts are the statements prepared for reads (stmt).
 	stmtsMu sync.Mutex
 	stmts   map[string]*sql.Stmt
 	// now is the clock of the sessions' and memories' times, and of the
@@ -53,10 +57,10 @@ type liteDB struct {
 	// lease is how long a turn lock lasts unless renewed: the longest a
 	// session stays locked after its process died in a turn.
 	lease time.Duration
-	// turnsMu guards turns: the owner token of each session whose turn
-	// lock this DB holds.
+	// turnsMu guards turns: the sessions whose turn lock this DB holds
+	// or is taking, and their tokens.
 	turnsMu sync.Mutex
-	turns   map[string]string
+	turns   map[string]*liteTurn
 }
 
 // openLite opens the SQLite database at path, creating the file and its
@@ -81,8 +85,8 @@ func openLite(ctx context.Context, path string) (*liteDB, error) {
 	// The writer's connection and maxConns for reading.
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
-	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]string{},
-		stmts: map[string]*sql.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
+	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]*liteTurn{},
+		stmts: map[string]*sql.Stmt{}, wstmts: map[string]*sqlite3.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
 	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()
 		return nil, openError(abs, err)
@@ -133,6 +137,7 @@ func (db *liteDB) Close() error {
 		}
 		close(db.closing)
 		db.stopWrites()
+		db.closeRaw()
 		db.wconn.Close()
 	})
 	<-db.indexerDone

@@ -22,7 +22,7 @@ func (db *liteDB) PutTask(ctx context.Context, t Task) error {
 	if t.Name == "" {
 		return errors.New("store: put task: empty name")
 	}
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO scheduled_tasks (name, next_run, json) VALUES (?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET next_run = excluded.next_run, json = excluded.json`,
@@ -75,7 +75,7 @@ func (db *liteDB) Task(ctx context.Context, name string) (Task, bool, error) {
 // DeleteTask removes a task; it reports whether there was one.
 func (db *liteDB) DeleteTask(ctx context.Context, name string) (bool, error) {
 	var n int64
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM scheduled_tasks WHERE name = ?`, name)
 		if err != nil {
 			return err

@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // defaultLease is how long a turn lock lasts unless renewed. It is renewed
@@ -62,13 +65,16 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		db.turnsMu.Unlock()
 		return nil, false, nil
 	}
-	// Reserved: "" until the lease is taken, so Append does not check it.
-	db.turns[sessionID] = ""
+	// Reserved: no token until the lease is taken, so Append does not
+	// check it.
+	t := &liteTurn{}
+	db.turns[sessionID] = t
 	db.turnsMu.Unlock()
 
 	token := rand.Text()
 	took := false
-	err = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var verified *cachedLog
+	err = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		now := db.now().UnixNano()
 		// Expired leases are free: their holders died or lost them.
 		if _, err := db.exec(ctx, tx, `DELETE FROM turn_leases WHERE expires <= ?`, now); err != nil {
@@ -89,6 +95,18 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 			return err
 		}
 		took = true
+		// The session's cached log, if it is still the file's, stands for
+		// it while the lease holds: only this DB can append to it then.
+		verified = nil
+		if c := db.history.get(sessionID); c != nil {
+			ok, err := db.cacheCurrent(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				verified = c
+			}
+		}
 		return nil
 	})
 	if err != nil || !took {
@@ -98,21 +116,146 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		}
 		return nil, false, nil
 	}
-	db.turnsMu.Lock()
-	db.turns[sessionID] = token
-	db.turnsMu.Unlock()
-
 	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go db.renew(renewCtx, sessionID, token, done)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			stop()
-			<-done
-			db.release(sessionID, token)
-		})
-	}, true, nil
+	t.stop, t.done = stop, make(chan struct{})
+	db.turnsMu.Lock()
+	t.token, t.log = token, verified
+	db.turnsMu.Unlock()
+	go db.renew(renewCtx, sessionID, t, token, t.done)
+	return func() { db.endTurn(sessionID, t, true) }, true, nil
+}
+
+// liteTurn is a turn lock this DB holds, or is taking.
+type liteTurn struct {
+	// token is the lease's owner, "" while the lock is being taken.
+	token string
+	// stop ends the renewals, which close done once over.
+	stop context.CancelFunc
+	done chan struct{}
+	once sync.Once
+	// log, once the lease is taken, is the session's whole log when known:
+	// the cached log checked against the file in the lease's transaction,
+	// or read from it under the lease, and extended by the appends since.
+	// While the lease holds only this DB appends to the session, so reads
+	// take the log from here, without a query. appends counts the
+	// appends committed under the lease (appended).
+	log     *cachedLog
+	appends int
+}
+
+// cacheCurrent reports whether c is still the file's log of its session:
+// its last row is the session's last message, of the same session.
+func (db *liteDB) cacheCurrent(ctx context.Context, tx *sql.Conn, c *cachedLog) (bool, error) {
+	row, err := db.queryRow(ctx, tx, `
+		SELECT m.seq, m.id, s.created FROM messages m JOIN sessions s ON s.id = m.session_id
+		WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT 1`, c.id)
+	if err != nil {
+		return false, err
+	}
+	var (
+		seq              int
+		lastRow, created int64
+	)
+	switch err := row.Scan(&seq, &lastRow, &created); {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return seq == len(c.msgs)-1 && lastRow == c.lastRow && created == c.created, nil
+}
+
+// leased returns the lock this DB holds on the session, nil if none, with
+// its log (liteTurn's log, nil if not known) and how many appends were
+// committed under it so far.
+func (db *liteDB) leased(sessionID string) (t *liteTurn, log *cachedLog, appends int) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	if t := db.turns[sessionID]; t != nil && t.token != "" {
+		return t, t.log, t.appends
+	}
+	return nil, nil, 0
+}
+
+// readUnderLease keeps c, a log just read from the file while this DB held
+// t, the session's lock, as t's log if t is still held and no append was
+// committed under it since appends was counted (leased): the read may have
+// missed it.
+func (db *liteDB) readUnderLease(t *liteTurn, c *cachedLog, appends int) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	if db.turns[c.id] == t && t.log == nil && t.appends == appends {
+		t.log = c
+	}
+}
+
+// appended extends the log kept under the lease with msgs, committed as
+// rows first to lastRow of the session's log (texts are their JSON), if
+// they follow it; else that log is dropped and reads go to the file.
+func (db *liteDB) appended(sessionID string, first int, lastRow int64, texts []string) {
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	t := db.turns[sessionID]
+	if t == nil || t.token == "" {
+		return
+	}
+	t.appends++
+	if t.log == nil {
+		return
+	}
+	if first != len(t.log.msgs) {
+		t.log = nil
+		return
+	}
+	add := make([]session.Message, len(texts))
+	bytes := 0
+	for i, text := range texts {
+		// Decoded as a read decodes it, so a read gives the same.
+		if err := json.Unmarshal([]byte(text), &add[i]); err != nil {
+			t.log = nil
+			return
+		}
+		bytes += len(text)
+	}
+	t.log = db.history.extend(t.log, add, lastRow, bytes)
+}
+
+// endTurn stops renewing t's lease and forgets it, once; release deletes
+// the lease too, unless AppendUnlock deleted it already.
+func (db *liteDB) endTurn(sessionID string, t *liteTurn, release bool) {
+	t.once.Do(func() {
+		t.stop()
+		<-t.done
+		if release {
+			db.release(sessionID, t.token)
+		}
+		db.forget(sessionID)
+	})
+}
+
+// AppendUnlock appends msgs as Append does and, in the same transaction,
+// releases the session's turn lock this DB holds: the end of a turn in one
+// commit instead of two. The unlock that LockTurn returned then does
+// nothing. If it fails, nothing is appended and the lock is still held
+// (unlock releases it); a process killed before the commit leaves the lease
+// to expire as any other. Without the lock it is Append. It implements
+// host.TurnEnder.
+func (db *liteDB) AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	db.turnsMu.Lock()
+	t := db.turns[sessionID]
+	db.turnsMu.Unlock()
+	if t == nil || t.token == "" {
+		return db.Append(ctx, sessionID, msgs...)
+	}
+	if len(msgs) == 0 {
+		db.endTurn(sessionID, t, true)
+		return nil
+	}
+	if err := db.appendTx(ctx, sessionID, msgs, t.token); err != nil {
+		return err
+	}
+	db.endTurn(sessionID, t, false)
+	return nil
 }
 
 // lease is a row of turn_leases.
@@ -121,7 +264,7 @@ type lease struct {
 	pid, expires   int64
 }
 
-func (db *liteDB) readLease(ctx context.Context, tx *sql.Tx, sessionID string) (lease, bool, error) {
+func (db *liteDB) readLease(ctx context.Context, tx *sql.Conn, sessionID string) (lease, bool, error) {
 	var l lease
 	row, err := db.queryRow(ctx, tx,
 		`SELECT owner, machine, pid, expires FROM turn_leases WHERE session_id = ?`, sessionID)
@@ -164,7 +307,7 @@ var machine = sync.OnceValue(func() string {
 
 // renew extends the lease every third of its length until ctx is done or
 // the lease is found lost. A renewal that fails is tried at the next tick.
-func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<- struct{}) {
+func (db *liteDB) renew(ctx context.Context, sessionID string, t *liteTurn, token string, done chan<- struct{}) {
 	defer close(done)
 	tick := time.NewTicker(db.lease / 3)
 	defer tick.Stop()
@@ -175,7 +318,7 @@ func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<
 		case <-tick.C:
 		}
 		kept := true
-		err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 			res, err := db.exec(ctx, tx,
 				`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
 				db.now().Add(db.lease).UnixNano(), sessionID, token)
@@ -187,7 +330,12 @@ func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<
 			return err
 		})
 		if err == nil && !kept {
-			return // lost: Append refuses from now on
+			// Lost: Append refuses from now on, and reads go to the file,
+			// which another holder may append to.
+			db.turnsMu.Lock()
+			t.log = nil
+			db.turnsMu.Unlock()
+			return
 		}
 	}
 }
@@ -196,7 +344,7 @@ func (db *liteDB) renew(ctx context.Context, sessionID, token string, done chan<
 func (db *liteDB) release(sessionID, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	_ = db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	_ = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := db.exec(ctx, tx,
 			`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, token)
 		return err
@@ -213,9 +361,12 @@ func (db *liteDB) forget(sessionID string) {
 // checkLease returns why tx must not append to the session: ErrTurnLost if
 // this DB holds the session's lock but the lease is no longer its own,
 // ErrTurnRunning if another holder's lease is live.
-func (db *liteDB) checkLease(ctx context.Context, tx *sql.Tx, sessionID string) error {
+func (db *liteDB) checkLease(ctx context.Context, tx *sql.Conn, sessionID string) error {
+	mine := ""
 	db.turnsMu.Lock()
-	mine := db.turns[sessionID]
+	if t := db.turns[sessionID]; t != nil {
+		mine = t.token
+	}
 	db.turnsMu.Unlock()
 	l, found, err := db.readLease(ctx, tx, sessionID)
 	switch {

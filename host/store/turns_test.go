@@ -296,3 +296,150 @@ func testLockTurnEmptySession(t *testing.T, be testBackend) {
 		t.Error("LockTurn of an empty session id succeeded")
 	}
 }
+
+var _ host.TurnEnder = (*DB)(nil)
+
+// AppendUnlock logs a turn's last messages and releases its lock: the other
+// handle takes the lock at once, and the unlock LockTurn returned then
+// leaves the new holder's lock alone. Without the lock it is Append,
+// refused while another holds the lock.
+func TestAppendUnlock(t *testing.T) { forBackends(t, testAppendUnlock) }
+
+func testAppendUnlock(t *testing.T, be testBackend) {
+	dbs := be.openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+
+	unlockA := lockTurn(t, a, "s", true)
+	must(t, a.Append(t.Context(), "s", userMessage("question")))
+	must(t, a.AppendUnlock(t.Context(), "s", session.Message{Type: session.Assistant, Content: "answer"}))
+	unlockB := lockTurn(t, b, "s", true)
+	unlockA() // already released: does nothing
+	if n := leaseRows(t, a); n != 1 {
+		t.Errorf("%d lease rows while b holds the lock, want 1", n)
+	}
+	lockTurn(t, a, "s", false)
+	if err := a.AppendUnlock(t.Context(), "s", userMessage("from a")); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("a.AppendUnlock while b holds the lock = %v, want ErrTurnRunning", err)
+	}
+	must(t, b.AppendUnlock(t.Context(), "s")) // no messages: only the release
+	if n := leaseRows(t, a); n != 0 {
+		t.Errorf("%d lease rows after b's AppendUnlock, want 0", n)
+	}
+	unlockB()
+	must(t, a.AppendUnlock(t.Context(), "s", userMessage("no lock held")))
+
+	msgs, err := b.Messages(t.Context(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Content)
+	}
+	if diff := cmp.Diff([]string{"question", "answer", "no lock held"}, got); diff != "" {
+		t.Errorf("the log (-want +got):\n%s", diff)
+	}
+}
+
+// An AppendUnlock that fails (the lock was lost) appends nothing and leaves
+// the lock as it was: this handle still counts as its holder until unlock,
+// which leaves the new holder's lease alone.
+func TestAppendUnlockLost(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	b.setClock(func() time.Time { return time.Now().Add(time.Minute) })
+	unlockA := lockTurn(t, a, "s", true)
+	unlockB := lockTurn(t, b, "s", true)
+	if err := a.AppendUnlock(t.Context(), "s", userMessage("late")); !errors.Is(err, ErrTurnLost) {
+		t.Errorf("a.AppendUnlock after losing the lock = %v, want ErrTurnLost", err)
+	}
+	lockTurn(t, a, "s", false)
+	unlockA()
+	if n := leaseRows(t, a); n != 1 {
+		t.Errorf("%d lease rows after the loser's unlock, want b's", n)
+	}
+	if msgs, err := b.Messages(t.Context(), "s"); err != nil || len(msgs) != 0 {
+		t.Errorf("the log after a refused AppendUnlock: %v, %v; want empty", msgs, err)
+	}
+	unlockB()
+}
+
+// While a handle holds a session's lock, its reads come from the log it
+// checked against the file when it took the lock, or read under it, and
+// its appends since; that log is the file's, turn after turn, and a turn
+// of another handle in between makes it read the file again.
+func TestReadsUnderTheLock(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	var want []string
+	turn := func(db *DB, n int) {
+		t.Helper()
+		unlock := lockTurn(t, db, "s", true)
+		msgs, total, err := db.MessagesFrom(t.Context(), "s", len(want)-1)
+		if err != nil || total != len(want) || len(want) > 0 && (len(msgs) != 1 || msgs[0].Content != want[len(want)-1]) {
+			t.Fatalf("turn %d: MessagesFrom(%d) = %v, %d, %v; want the last of %q", n, len(want)-1, msgs, total, err, want)
+		}
+		q, r := fmt.Sprintf("question %d", n), fmt.Sprintf("answer %d", n)
+		must(t, db.Append(t.Context(), "s", userMessage(q)))
+		must(t, db.AppendUnlock(t.Context(), "s", session.Message{Type: session.Assistant, Content: r}))
+		want = append(want, q, r)
+		unlock()
+	}
+	logOf := func(db *DB) []string {
+		t.Helper()
+		msgs, err := db.Messages(t.Context(), "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range msgs {
+			got = append(got, m.Content)
+		}
+		return got
+	}
+	for n := range 3 {
+		turn(a, n)
+	}
+	// a's lock now starts from its kept log.
+	unlock := lockTurn(t, a, "s", true)
+	if _, log, _ := lite(a).leased("s"); log == nil || len(log.msgs) != len(want) {
+		t.Fatalf("a's lock keeps no log of %d messages: %v", len(want), log)
+	}
+	if diff := cmp.Diff(want, logOf(a)); diff != "" {
+		t.Errorf("a's log under its lock (-want +got):\n%s", diff)
+	}
+	unlock()
+	turn(b, 3)
+	turn(a, 4) // its cached log lacks b's turn: read from the file
+	turn(a, 5)
+	for _, db := range dbs {
+		if diff := cmp.Diff(want, logOf(db)); diff != "" {
+			t.Errorf("the log (-want +got):\n%s", diff)
+		}
+	}
+	fresh := openAt(t, lite(a).path)
+	if diff := cmp.Diff(logOf(fresh), logOf(a)); diff != "" {
+		t.Errorf("a's log and a new handle's (-new +a):\n%s", diff)
+	}
+}
+
+// A session deleted and made again by another handle, with as many
+// messages, is not taken for the one cached: its rows are not the same.
+func TestLockTurnSeesASessionMadeAgain(t *testing.T) {
+	dbs := openShared(t, 2)
+	a, b := dbs[0], dbs[1]
+	unlock := lockTurn(t, a, "s", true)
+	must(t, a.Append(t.Context(), "s", userMessage("old")))
+	unlock()
+	if _, err := a.Messages(t.Context(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, b.DeleteSession(t.Context(), "s"))
+	must(t, b.Append(t.Context(), "other", userMessage("a row between")))
+	must(t, b.Append(t.Context(), "s", userMessage("new")))
+	lockTurn(t, a, "s", true)
+	msgs, err := a.Messages(t.Context(), "s")
+	if err != nil || len(msgs) != 1 || msgs[0].Content != "new" {
+		t.Errorf("a's log under its lock = %v, %v; want the new session's", msgs, err)
+	}
+}

@@ -19,7 +19,7 @@ func holdWriter(t *testing.T, db *DB) (release func()) {
 	t.Helper()
 	started, hold, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- lite(db).write(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
+		done <- lite(db).write(t.Context(), func(ctx context.Context, tx *sql.Conn) error {
 			close(started)
 			<-hold
 			return nil
@@ -65,7 +65,7 @@ func TestWritesGrouped(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = lite(db).write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			errs[i] = lite(db).write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 				// How many of the batch's rows this write sees, and how
 				// many a reader sees committed.
 				const count = `SELECT count(*) FROM settings WHERE key LIKE 'k%'`
@@ -137,7 +137,7 @@ func TestQueuedWriteAbandoned(t *testing.T) {
 	ran := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- lite(db).write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		done <- lite(db).write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 			ran <- struct{}{}
 			return nil
 		})

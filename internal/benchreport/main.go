@@ -737,8 +737,11 @@ const notes = `
   unix socket of the same machine, fsync and synchronous_commit on, a new
   database per run; its processes share the machine's cores with the
   host);
-  TurnWrites is that store alone doing a text-only turn's writes (take the
-  turn lock, two appends, release it) from K sessions at once. Messages
+  TurnWrites is that store alone doing its part of a text-only turn (take
+  the turn lock, read the messages logged since, append the user's message,
+  append the reply and release the lock in one commit) from K sessions at
+  once. cpu-ns/op in these is the process's CPU time per turn, all threads:
+  on a shared machine it moves less than the wall time. Messages
   reads a 10,000-message log as a turn does: uncached, and cached after a
   turn appended two messages (the store decodes only those).
 - "The edge worker in workerd" runs web/worker's build in workerd from npm
