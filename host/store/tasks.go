@@ -44,7 +44,7 @@ func (db *liteDB) ClaimTask(ctx context.Context, t Task, due time.Time) (bool, e
 		return false, fmt.Errorf("store: claim task %q: no run to claim", t.Name)
 	}
 	var n int64
-	err := db.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE scheduled_tasks SET next_run = ?, json = ? WHERE name = ? AND next_run = ?`,
 			nanosOrNull(t.NextRun), t.JSON, t.Name, due.UnixNano())
 		if err != nil {
