@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolroute/toolroute/registry/session"
@@ -53,7 +54,12 @@ type HTTPProvider struct {
 	ModelName string
 	// Header holds extra headers to send, such as OpenAI-Organization.
 	Header http.Header
-	// Client makes the requests; nil means http.DefaultClient.
+	// Client makes the requests; nil means a client shared by every
+	// HTTPProvider without one: Go's default transport (proxies from the
+	// environment, its timeouts) keeping up to MaxIdleModelConns idle
+	// connections per server rather than http.DefaultClient's 2, so that
+	// sessions calling one provider at once reuse their connections and
+	// TLS handshakes rather than opening new ones.
 	Client *http.Client
 	// Retries is how many times a call answered 429 or 5xx is tried again;
 	// 0 means 3, a negative number none.
@@ -224,10 +230,21 @@ func (p *HTTPProvider) call(ctx context.Context, req *session.ModelRequest) (*ht
 	}
 	client := p.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = modelClient()
 	}
 	return client.Do(hreq)
 }
+
+// MaxIdleModelConns is how many idle connections to one model server the
+// default client of HTTPProvider keeps.
+const MaxIdleModelConns = 64
+
+var modelClient = sync.OnceValue(func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = MaxIdleModelConns
+	t.MaxIdleConns = max(t.MaxIdleConns, MaxIdleModelConns)
+	return &http.Client{Transport: t}
+})
 
 // ProviderFunc is a Provider made of a function: a program that sends
 // model calls its own way (an SDK client, a gateway, a test double) gives

@@ -5,8 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,5 +227,50 @@ func TestRetryAfter(t *testing.T) {
 		if got != tt.want || ok != tt.wantOK {
 			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.value, got, ok, tt.want, tt.wantOK)
 		}
+	}
+}
+
+// Sessions calling one provider at once reuse their connections: after a
+// first round of 16 concurrent calls, a second round opens none (the
+// default client keeps more than http.DefaultClient's 2 idle).
+func TestHTTPProviderKeepsConnections(t *testing.T) {
+	var opened atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond) // so that the calls overlap
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	p := &HTTPProvider{Wire: wire.OpenAI, BaseURL: srv.URL + "/v1", APIKey: "k", ModelName: "m"}
+	round := func() {
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				resp, err := p.Call(t.Context(), &session.ModelRequest{Path: "/chat/completions", Body: []byte(`{}`)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+	}
+	round()
+	first := opened.Load()
+	if first == 0 || first > 16 {
+		t.Fatalf("the first round opened %d connections", first)
+	}
+	round()
+	if again := opened.Load() - first; again != 0 {
+		t.Errorf("the second round opened %d new connections; want the first round's reused", again)
 	}
 }
