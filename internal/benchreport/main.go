@@ -663,45 +663,53 @@ const notes = `
 
 - A session's turn start on the instance that keeps it (StartTurn's
   wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it
-  takes about 0.43 ms (from 0.9 to 1.1 ms), met. The load_tool_group step
+  takes about 0.37 ms (from 0.9 to 1.1 ms), met. The load_tool_group step
   and a whole turn were to take at most 100 µs and 400 µs: they take
-  about 200 µs and 650 µs (from 290 µs and 1 ms; 470 µs and 1.7 ms before
-  the hand-written codec), with what the catalogue decides (the prompt,
-  the listings, each group's tools, each tool's encoded entry, what a
-  model call offers) now kept per registry and about half the
-  allocations gone. What is left, by a profile inside wazero: reading the
-  event and then the response body a second time (a quarter), encoding
-  the reply (a fifth), building the body (a fifth), with Go in wasm about
-  8 times native; the next step is the response parsed once and fewer
-  per-step structures (issue 19).
+  about 160 µs and 520 µs (from 200 µs and 650 µs the last time; 290 µs
+  and 1 ms before that), the response body now decoded once where it
+  stands, a closing response joining the encoded conversation as the
+  bytes already sent, and a quarter of the calls between the module's
+  functions gone from a step (two fifths from a turn). What is left, by a
+  count of those calls: copies of short strings and literals, string
+  comparisons, about 36 allocations of some 7 runtime calls each, map
+  hashing and the caches' locks (atomics are calls in wasm), with Go in
+  wasm about 8 times native (issue 19).
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
-  64 sessions with an instant model (ThroughputSQLite): it runs about 830
-  to 1,470 from run to run (from 720 to 1,500), and about 1,760 to 2,370
-  with the memory store, which meets the figure at 8 sessions and nearly
-  at 1 and 64. The module's steps
-  and SQLite's commits share the CPU; a turn no longer copies its
-  session's whole log (the stores are TailReaders) nor counts the same
-  schemas' tokens again.
+  64 sessions with an instant model (ThroughputSQLite): it runs about
+  1,170, 1,670 and 1,890 (from 830 to 1,470), and with the memory store
+  about 2,200, 2,600 and 2,460, which meets the figure at all three. A
+  SQLite turn commits three times (its last append and its lock's
+  release are one transaction), reads nothing while its process holds
+  the session's lease (the cached log is checked in the lease's
+  transaction), and runs its statements on the writer's connection,
+  prepared once; what is left is the three commits' pages and the file
+  locks' system calls, and SQLite in wazero sharing the CPU with the
+  module. Merging the host's two appends would lose the user's message to
+  a crash during the model call, so they stay apart.
   With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
   makes five round trips to the server (take the turn lock, read the new
   messages, two appends, release the lock), two of them commits flushed to
   its disk, and the server's processes share the host's cores.
-- The module was to be at most 1 MB gzipped: it is about 1.46 MB. The
+- The module was to be at most 1 MB gzipped: it is about 1.47 MB. The
   hand-written codec added about 80 KB gzipped beside encoding/json, which
   stays for the catalogue's manifests, describe and the codec's fallback
-  on unusual input; fmt is in 25 of its files' error messages.
+  on unusual input; fmt is in 25 of its files' error messages. wasm-opt
+  -Oz (binaryen 132) takes 2.4% off the gzipped module, not kept.
 - A catalogue of 10,000 tools was to load in 300 ms, once per catalogue
-  rather than once per instance: it takes about 330 to 370 ms on each
-  instance (from 1.4 s), its schemas scanned in one pass and the
-  catalogue read by hand.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 47
+  rather than once per instance: it takes about 240 ms on each instance
+  (from 330 to 370 ms, 1.4 s before that), its lists made at their size
+  and plain schema keywords read without reflection; the Go host's pool
+  makes a new instance, which loads the catalogue again, only while every
+  instance is in a call, so the per-instance half is met and the
+  once-per-catalogue half is not.
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 45
   to 50 µs (from 50 to 57), met, since the call's outcome is read as a
   property rather than by evaluating a script.
 - A cold call (ColdCall) was to take under 3 ms: it does.
 - A new worker isolate's first request was to cost half the ~250 ms of
   CPU it did: it costs 100 to 170 cpu-ms from run to run (workerd's CPU
-  time comes in 10 ms steps; the medians of two make bench runs were 150
-  and 100), so about met, and not reliably.
+  time comes in 10 ms steps; the medians of the last three make bench
+  runs were 150, 100 and 110), so about met, and not reliably.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
   81.3% of the development queries (81.0% on half A, where the weights
