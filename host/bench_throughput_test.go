@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
+	"github.com/toolroute/toolroute/host/internal/proccpu"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -150,7 +151,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 	errs := make(chan error, k)
 	peak := sampleHeap(time.Millisecond)
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := proccpu.Used()
 	var wg sync.WaitGroup
 	for i := range k {
 		wg.Add(1)
@@ -175,7 +176,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	cpu = processCPU() - cpu
+	cpu = proccpu.Used() - cpu
 	heap := peak.Stop()
 	close(errs)
 	for err := range errs {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolroute/toolroute/host/internal/proccpu"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkTurnWrites(b *testing.B) {
 			var next atomic.Int64
 			errs := make(chan error, k)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := proccpu.Used()
 			var wg sync.WaitGroup
 			for i := range k {
 				wg.Add(1)
@@ -47,7 +48,7 @@ func BenchmarkTurnWrites(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			cpu = processCPU() - cpu
+			cpu = proccpu.Used() - cpu
 			close(errs)
 			for err := range errs {
 				b.Fatal(err)
