@@ -719,8 +719,10 @@ func TestKillMidTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	io.WriteString(stdin, "Email Ada\n")
+	// Killed once the email is in the outbox: the file exists a moment
+	// before the tool's write fills it.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(outbox); err == nil {
+		if b, _ := os.ReadFile(outbox); strings.HasSuffix(string(b), "\n") {
 			break
 		}
 		if time.Now().After(deadline) {
