@@ -79,41 +79,12 @@ func TestKillDuringAppend(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "toolroute.db")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-			cmd.Env = append(os.Environ(), helperDBEnv+"="+path, helperBatchEnv+"="+strconv.Itoa(tt.batch))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-
-			// Read a few lines, kill the child while it appends, then read
-			// what it printed before dying: those Appends had returned.
-			lines := bufio.NewScanner(stdout)
-			reported := 0
-			for lines.Scan() {
-				if n, err := strconv.Atoi(lines.Text()); err != nil || n != reported {
-					cmd.Process.Kill()
-					cmd.Wait()
-					t.Fatalf("child printed %q, want %d; stderr:\n%s", lines.Text(), reported, &stderr)
-				}
-				reported++
-				if reported == 20 {
-					if err := cmd.Process.Kill(); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			waitErr := cmd.Wait()
-			if reported < 20 {
-				t.Fatalf("child stopped after %d appends: %v; stderr:\n%s", reported, waitErr, &stderr)
-			}
+			// Kill the child while it appends, after reading what it printed
+			// before dying: those Appends had returned.
+			reported, waitErr, stderr := killChild(t, "TestHelperProcess", 20, "appends",
+				helperDBEnv+"="+path, helperBatchEnv+"="+strconv.Itoa(tt.batch))
 			if exitErr, ok := waitErr.(*exec.ExitError); !ok || exitErr.Exited() {
-				t.Fatalf("child ended with %v, want killed; stderr:\n%s", waitErr, &stderr)
+				t.Fatalf("child ended with %v, want killed; stderr:\n%s", waitErr, stderr)
 			}
 
 			db, err := Open(t.Context(), path)
@@ -203,36 +174,7 @@ func TestTurnHelperProcess(t *testing.T) {
 // itself as any other, here once past its expiry.
 func TestKillDuringTurns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "toolroute.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTurnHelperProcess$")
-	cmd.Env = append(os.Environ(), turnHelperDBEnv+"="+path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	reported := 0
-	for lines.Scan() {
-		if n, err := strconv.Atoi(lines.Text()); err != nil || n != reported {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("child printed %q, want %d; stderr:\n%s", lines.Text(), reported, &stderr)
-		}
-		reported++
-		if reported == 30 {
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	waitErr := cmd.Wait()
-	if reported < 30 {
-		t.Fatalf("child stopped after %d turns: %v; stderr:\n%s", reported, waitErr, &stderr)
-	}
+	reported, _, _ := killChild(t, "TestTurnHelperProcess", 30, "turns", turnHelperDBEnv+"="+path)
 
 	db, err := Open(t.Context(), path)
 	if err != nil {
@@ -275,4 +217,43 @@ func TestKillDuringTurns(t *testing.T) {
 	if n := leaseRows(t, db); n != 0 {
 		t.Errorf("%d lease rows after the turn, want 0", n)
 	}
+}
+
+// killChild runs this test binary's helper test as a child process with
+// env added, reads the numbers it prints (0, 1, ... one a line, each once
+// its write returned), kills it once it has printed killAt, and returns
+// how many it printed before dying, how it ended and its standard error.
+// what names the writes in its failures.
+func killChild(t *testing.T, helper string, killAt int, what string, env ...string) (reported int, waitErr error, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$")
+	cmd.Env = append(os.Environ(), env...)
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if n, err := strconv.Atoi(lines.Text()); err != nil || n != reported {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("child printed %q, want %d; stderr:\n%s", lines.Text(), reported, stderr)
+		}
+		reported++
+		if reported == killAt {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitErr = cmd.Wait()
+	if reported < killAt {
+		t.Fatalf("child stopped after %d %s: %v; stderr:\n%s", reported, what, waitErr, stderr)
+	}
+	return reported, waitErr, stderr
 }

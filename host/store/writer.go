@@ -319,12 +319,8 @@ func (r rawResult) RowsAffected() (int64, error) { return r.changes, nil }
 
 // exec runs a statement in tx, the writer's transaction, to its end.
 func (db *liteDB) exec(_ context.Context, _ *sql.Conn, query string, args ...any) (sql.Result, error) {
-	s, err := db.rawStmt(query)
+	s, err := db.boundStmt(query, args)
 	if err != nil {
-		return nil, err
-	}
-	if err := bind(s, args); err != nil {
-		s.ClearBindings()
 		return nil, err
 	}
 	for s.Step() {
@@ -346,6 +342,15 @@ type rawRow struct {
 // queryRow runs a query in tx, the writer's transaction; Scan reads its
 // first row.
 func (db *liteDB) queryRow(_ context.Context, _ *sql.Conn, query string, args ...any) (*rawRow, error) {
+	s, err := db.boundStmt(query, args)
+	if err != nil {
+		return nil, err
+	}
+	return &rawRow{s: s}, nil
+}
+
+// boundStmt is the writer's prepared statement of query with args bound.
+func (db *liteDB) boundStmt(query string, args []any) (*sqlite3.Stmt, error) {
 	s, err := db.rawStmt(query)
 	if err != nil {
 		return nil, err
@@ -354,7 +359,7 @@ func (db *liteDB) queryRow(_ context.Context, _ *sql.Conn, query string, args ..
 		s.ClearBindings()
 		return nil, err
 	}
-	return &rawRow{s: s}, nil
+	return s, nil
 }
 
 // Scan copies the row's columns into dest (*string, *int, *int64, *bool),

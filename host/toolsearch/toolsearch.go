@@ -62,6 +62,7 @@ type Options struct {
 type Ranker struct {
 	w     Weights
 	names []string
+	at    map[string]int // each name's place in names
 	index *registry.Index
 	enc   *sentenc.Encoder
 	// name[i] is tool i's name and description's vector, detail[i] the
@@ -93,9 +94,10 @@ func New(docs []registry.SearchDoc, opt Options) (*Ranker, error) {
 			writeCache(path, vecs) // a failure only costs the next run this time
 		}
 	}
-	r := &Ranker{w: opt.Weights, index: registry.NewIndex(docs, nil), enc: enc}
+	r := &Ranker{w: opt.Weights, at: make(map[string]int, len(docs)), index: registry.NewIndex(docs, nil), enc: enc}
 	at := 0
 	for i, d := range docs {
+		r.at[d.Name] = i
 		r.names = append(r.names, d.Name)
 		r.name = append(r.name, vecs[at])
 		r.detail = append(r.detail, mean(vecs[at+1:at+counts[i]]))
@@ -232,12 +234,8 @@ func (r *Ranker) Parts(query string) Parts {
 	p := Parts{make([]float64, n), make([]float64, n), make([]float64, n)}
 	hits := r.index.Search(query, n)
 	if len(hits) > 0 && hits[0].Score > 0 {
-		at := make(map[string]int, n)
-		for i, name := range r.names {
-			at[name] = i
-		}
 		for _, h := range hits {
-			p.BM25[at[h.Name]] = h.Score / hits[0].Score
+			p.BM25[r.at[h.Name]] = h.Score / hits[0].Score
 		}
 	}
 	q := r.enc.Embed(query)

@@ -152,19 +152,7 @@ func TestConvToolsChange(t *testing.T) {
 		loaded := append(core[:1:1], ToolDef{Name: "g", Description: "loaded", Parameters: []byte(`{"type":"object"}`)})
 		for _, tools := range [][]ToolDef{def("one", `{"type":"object"}`), def("one", `{"type":"object"}`), def("two", `{"type":"object"}`),
 			def("two", `{"type":"object","properties":{}}`), nil, core, loaded, core, loaded[1:]} {
-			r := Request{Model: "m", Messages: msgs[2:], Tools: tools}
-			got, err := c.Encode(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.Messages = msgs
-			want, err := Encode(f, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got.Body, want.Body) {
-				t.Errorf("%s, tools %+v:\n%s\nwant\n%s", f, tools, got.Body, want.Body)
-			}
+			sameBody(t, c, f, Request{Model: "m", Messages: msgs[2:], Tools: tools}, msgs, fmt.Sprintf("tools %+v", tools))
 		}
 	}
 }
@@ -195,18 +183,7 @@ func TestConvShareCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.Messages = msgs[2:]
-				got, err := c.Encode(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Messages = msgs
-				want, err := Encode(f, r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got.Body, want.Body) {
-					t.Errorf("%s, round %d, request %d:\n%s\nwant\n%s", f, round, i, got.Body, want.Body)
-				}
+				sameBody(t, c, f, r, msgs, fmt.Sprintf("round %d, request %d", round, i))
 			}
 		}
 	}
@@ -262,5 +239,23 @@ func TestConvAppendTail(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// sameBody checks that c encodes r, its newer messages, into the body
+// Encode gives for r with the whole conversation, all.
+func sameBody(t *testing.T, c *Conv, f Format, r Request, all []Message, label string) {
+	t.Helper()
+	got, err := c.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Messages = all
+	want, err := Encode(f, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Body, want.Body) {
+		t.Errorf("%s, %s:\n%s\nwant\n%s", f, label, got.Body, want.Body)
 	}
 }
