@@ -373,7 +373,8 @@ func bigCatalogue(n int) registry.Catalogue {
 
 // BenchmarkCatalogue registers a catalogue of N tools: through the module
 // that includes decoding the catalogue's JSON; natively it is registry.Build
-// of the value alone.
+// of the value alone. wasm-copy makes a new instance with the catalogue
+// loaded as a Pool does after its first: a copy of the first's memory.
 func BenchmarkCatalogue(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{100, 1000, 10000} {
@@ -390,6 +391,23 @@ func BenchmarkCatalogue(b *testing.B) {
 					if _, err := inst.Load(ctx, js); err != nil {
 						b.Fatal(err)
 					}
+				}
+			})
+			// wasm-copy is what each further instance of a Pool costs:
+			// a copy of an instance that loaded the catalogue, made and
+			// closed.
+			b.Run("wasm-copy", func(b *testing.B) {
+				snap, err := loadedInstance(b, js).snapshot()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(js)))
+				for b.Loop() {
+					cp, err := runtime(b).restore(ctx, snap)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cp.Close(ctx)
 				}
 			})
 			b.Run("native", func(b *testing.B) {

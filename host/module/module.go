@@ -78,6 +78,9 @@ type Runtime struct {
 	compiled wazero.CompiledModule
 	stderr   io.Writer
 	vectors  []byte
+	// clonable is whether the binary compiled exports its globals, so that
+	// an instance can be copied (clone.go).
+	clonable bool
 }
 
 // New compiles the module. It refuses a binary without the toolroute exports
@@ -101,6 +104,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		rc = rc.WithCompilationCache(cache)
 	}
+	bin, clonable := exportGlobals(bin)
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -123,7 +127,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
 	}
-	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr}
+	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr, clonable: clonable}
 	if _, ok := exports[abi.ExportWordVectors]; ok {
 		r.vectors = cfg.WordVectors
 	}
@@ -151,15 +155,11 @@ type Instance struct {
 // Instantiate makes a new instance, runs _initialize and checks its ABI
 // version.
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
-	stderr := r.stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
 	mc := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
-		WithStderr(stderr).
-		WithRandSource(rand.Reader).
+		WithStderr(r.stderrOrDiscard()).
+		WithRandSource(randReader).
 		WithSysNanotime().
 		WithSysWalltime()
 	if alloc := memoryAllocator(); alloc != nil {
@@ -169,10 +169,7 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("module: instantiate: %w", err)
 	}
-	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
-	for name := range r.compiled.ExportedFunctions() {
-		inst.fns[name] = mod.ExportedFunction(name)
-	}
+	inst := r.wrap(mod)
 	res, err := inst.call(ctx, abi.ExportVersion)
 	if err != nil {
 		mod.Close(ctx)
@@ -189,6 +186,25 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 		}
 	}
 	return inst, nil
+}
+
+// randReader is the instances' source of random bytes.
+var randReader = rand.Reader
+
+func (r *Runtime) stderrOrDiscard() io.Writer {
+	if r.stderr == nil {
+		return io.Discard
+	}
+	return r.stderr
+}
+
+// wrap makes an Instance of a module instance, finding its exports once.
+func (r *Runtime) wrap(mod api.Module) *Instance {
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
+	for name := range r.compiled.ExportedFunctions() {
+		inst.fns[name] = mod.ExportedFunction(name)
+	}
+	return inst
 }
 
 // Close releases the instance.

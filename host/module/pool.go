@@ -36,6 +36,15 @@ type Pool struct {
 	catalogue  []byte
 	generation int
 	closed     bool
+	// snap is an instance's state just after it loaded catalogue
+	// generation snapGeneration, before any other call: new instances are
+	// copies of it while that catalogue is current, so the catalogue is
+	// decoded and checked once rather than once per instance.
+	snap           *snapshot
+	snapGeneration int
+	// loads and copies count the catalogues loaded into instances and the
+	// instances made as copies of a snapshot.
+	loads, copies int
 	// sessions is, for each session whose last turn ended with a cache
 	// action, the instance that keeps its state and the fingerprint.
 	sessions map[string]sessionState
@@ -54,6 +63,9 @@ type pooled struct {
 	mu sync.Mutex
 	// generation is the catalogue the instance has loaded; guarded by mu.
 	generation int
+	// fresh is true until the instance's first call, during which it may
+	// load a catalogue; guarded by mu.
+	fresh bool
 	// turns counts the open turns and lends; retired stops new ones.
 	// Both are guarded by Pool.mu.
 	turns   int
@@ -90,6 +102,7 @@ func (p *Pool) SetCatalogue(catalogue []byte) {
 	defer p.mu.Unlock()
 	p.catalogue = append([]byte(nil), catalogue...)
 	p.generation++
+	p.snap = nil
 }
 
 // pick chooses an instance for a new turn or lend and counts it: the
@@ -119,10 +132,10 @@ func (p *Pool) pick(ctx context.Context, sessionID string) (*pooled, error) {
 		}
 	}
 	if best == nil || (best.turns > 0 && live < p.max) {
-		i, err := p.rt.Instantiate(ctx)
+		i, err := p.newInstance(ctx)
 		switch {
 		case err == nil:
-			best = &pooled{Instance: i}
+			best = i
 			p.all = append(p.all, best)
 		case best == nil:
 			return nil, err
@@ -130,6 +143,25 @@ func (p *Pool) pick(ctx context.Context, sessionID string) (*pooled, error) {
 	}
 	best.turns++
 	return best, nil
+}
+
+// newInstance makes an instance: a copy of the snapshot of the current
+// catalogue when there is one, else a new one that loads it at its first
+// call. The caller holds p.mu.
+func (p *Pool) newInstance(ctx context.Context) (*pooled, error) {
+	if p.snap != nil && p.snapGeneration == p.generation {
+		if i, err := p.rt.restore(ctx, p.snap); err == nil {
+			p.copies++
+			return &pooled{Instance: i, generation: p.snapGeneration}, nil
+		}
+		// A copy that fails (memory over the limit) leaves a new instance
+		// to load the catalogue itself.
+	}
+	i, err := p.rt.Instantiate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pooled{Instance: i, fresh: true}, nil
 }
 
 func (p *Pool) usable(i *pooled) bool {
@@ -142,6 +174,8 @@ func (p *Pool) lock(ctx context.Context, inst *pooled) error {
 	p.mu.Lock()
 	catalogue, generation := p.catalogue, p.generation
 	p.mu.Unlock()
+	fresh := inst.fresh
+	inst.fresh = false
 	if inst.generation == generation {
 		return nil
 	}
@@ -150,7 +184,34 @@ func (p *Pool) lock(ctx context.Context, inst *pooled) error {
 		return fmt.Errorf("module: loading the catalogue: %w", err)
 	}
 	inst.generation = generation
+	p.mu.Lock()
+	p.loads++
+	p.mu.Unlock()
+	if fresh && p.rt.clonable {
+		p.keepSnapshot(inst)
+	}
 	return nil
+}
+
+// keepSnapshot makes the state of inst, a new instance that has just
+// loaded the current catalogue and done nothing else, the one new
+// instances copy. The caller holds inst.mu.
+func (p *Pool) keepSnapshot(inst *pooled) {
+	p.mu.Lock()
+	need := p.generation == inst.generation && (p.snap == nil || p.snapGeneration != inst.generation)
+	p.mu.Unlock()
+	if !need {
+		return
+	}
+	s, err := inst.snapshot()
+	if err != nil {
+		return // new instances load the catalogue themselves
+	}
+	p.mu.Lock()
+	if p.generation == inst.generation {
+		p.snap, p.snapGeneration = s, inst.generation
+	}
+	p.mu.Unlock()
 }
 
 // unlock ends a call: an instance that broke or grew too big takes no
@@ -202,6 +263,9 @@ func (l *Lent) Refresh(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("module: loading the catalogue: %w", err)
 	}
 	l.generation = generation
+	l.pool.mu.Lock()
+	l.pool.loads++
+	l.pool.mu.Unlock()
 	return true, nil
 }
 
@@ -232,6 +296,7 @@ func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
+	p.snap = nil
 	var open []*pooled
 	for _, i := range p.all {
 		if i.turns > 0 {

@@ -2,6 +2,7 @@ package module
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry/session"
@@ -133,5 +134,82 @@ func TestPoolTurnsShareAnInstance(t *testing.T) {
 	}
 	if got := poolTurn(t, p, "c"); got != turns[0].inst {
 		t.Error("a turn did not run beside the open ones")
+	}
+}
+
+// openBusy opens a turn on p and starts it, so that its instance has an
+// open turn, and returns it with the body of its model call.
+func openBusy(t *testing.T, p *Pool) (*Turn, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	tr, err := p.OpenTurn(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Free(ctx) })
+	if _, err := tr.Event(ctx, poolStart); err != nil {
+		t.Fatal(err)
+	}
+	body, err := tr.Body(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, body
+}
+
+// TestPoolCopiesTheCatalogue: the pool's first instance loads the
+// catalogue; the next ones are copies of it, which serve turns as it does
+// without loading the catalogue again.
+func TestPoolCopiesTheCatalogue(t *testing.T) {
+	if !runtime(t).clonable {
+		t.Fatal("the module's globals were not exported: its instances cannot be copied")
+	}
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 3})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	first, want := openBusy(t, p)
+	seen := map[*pooled]bool{first.inst: true}
+	for range 2 {
+		tr, body := openBusy(t, p)
+		if seen[tr.inst] {
+			t.Fatal("a turn went to a busy instance while there was room for another")
+		}
+		seen[tr.inst] = true
+		if string(body) != string(want) {
+			t.Errorf("a copy's request body differs from the first instance's:\n%s\n%s", body, want)
+		}
+	}
+	if p.loads != 1 || p.copies != 2 {
+		t.Errorf("%d loads and %d copies of the catalogue, want 1 and 2", p.loads, p.copies)
+	}
+	// The copies keep working on their own: a whole turn with a session.
+	for inst := range seen {
+		if inst.Broken() != nil {
+			t.Fatal(inst.Broken())
+		}
+	}
+	poolTurn(t, p, "s")
+	poolTurn(t, p, "s")
+}
+
+// TestPoolCopiesOnlyTheCurrentCatalogue: after a new catalogue, an
+// instance made is not a copy of the old one's snapshot: the first new
+// instance loads the new catalogue, and later ones copy that.
+func TestPoolCopiesOnlyTheCurrentCatalogue(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 3})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	openBusy(t, p) // the first instance, which loads it and is kept
+	p.SetCatalogue([]byte(`{"groups":[{"name":"mail","description":"Mail tools"}],"tools":[{"name":"mail_send","description":"Send mail","group":"mail"}]}`))
+	for range 2 {
+		_, body := openBusy(t, p)
+		if !strings.Contains(string(body), "mail") || strings.Contains(string(body), "pdf") {
+			t.Fatalf("a new instance serves the old catalogue: %s", body)
+		}
+	}
+	if p.loads != 2 || p.copies != 1 {
+		t.Errorf("%d loads and %d copies, want 2 (the first catalogue, then the second once) and 1", p.loads, p.copies)
 	}
 }

@@ -327,7 +327,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			// Ratios: wasm against native, the instance keeping the
 			// session against the whole history, a timeout mechanism
 			// against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/interrupt-handler", "/none"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					r := median(ns) / median(other["ns/op"])
