@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
 // An instance's whole state is its linear memory and its mutable globals:
@@ -58,19 +56,9 @@ func (r *Runtime) restore(ctx context.Context, s *snapshot) (*Instance, error) {
 	if !r.clonable {
 		return nil, errors.New("module: this binary's globals could not be exported, so its instances cannot be copied")
 	}
-	mc := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions().
-		WithStderr(r.stderrOrDiscard()).
-		WithRandSource(randReader).
-		WithSysNanotime().
-		WithSysWalltime()
-	if alloc := memoryAllocator(); alloc != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, alloc)
-	}
-	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	mod, err := r.instantiate(ctx) // no start function
 	if err != nil {
-		return nil, fmt.Errorf("module: instantiate: %w", err)
+		return nil, err
 	}
 	fail := func(err error) (*Instance, error) {
 		mod.Close(ctx)

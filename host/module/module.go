@@ -155,19 +155,9 @@ type Instance struct {
 // Instantiate makes a new instance, runs _initialize and checks its ABI
 // version.
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
-	mc := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions("_initialize").
-		WithStderr(r.stderrOrDiscard()).
-		WithRandSource(randReader).
-		WithSysNanotime().
-		WithSysWalltime()
-	if alloc := memoryAllocator(); alloc != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, alloc)
-	}
-	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	mod, err := r.instantiate(ctx, "_initialize")
 	if err != nil {
-		return nil, fmt.Errorf("module: instantiate: %w", err)
+		return nil, err
 	}
 	inst := r.wrap(mod)
 	res, err := inst.call(ctx, abi.ExportVersion)
@@ -188,14 +178,27 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 	return inst, nil
 }
 
-// randReader is the instances' source of random bytes.
-var randReader = rand.Reader
-
-func (r *Runtime) stderrOrDiscard() io.Writer {
-	if r.stderr == nil {
-		return io.Discard
+// instantiate makes a module instance running the start functions named.
+func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module, error) {
+	stderr := r.stderr
+	if stderr == nil {
+		stderr = io.Discard
 	}
-	return r.stderr
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(start...).
+		WithStderr(stderr).
+		WithRandSource(rand.Reader).
+		WithSysNanotime().
+		WithSysWalltime()
+	if alloc := memoryAllocator(); alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
+	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	if err != nil {
+		return nil, fmt.Errorf("module: instantiate: %w", err)
+	}
+	return mod, nil
 }
 
 // wrap makes an Instance of a module instance, finding its exports once.
