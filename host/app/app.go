@@ -255,11 +255,6 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cache == "-" {
 		cache = ""
 	}
-	if cache != "" {
-		// Only the first App of a process sets it; SQLite's code is
-		// compiled once per process anyway.
-		_ = store.SetCacheDir(filepath.Join(cache, "sqlite"))
-	}
 	db, err := store.Open(ctx, cfg.DBPath)
 	if err != nil {
 		return nil, err

@@ -1,11 +1,12 @@
 // Package store is toolroute's store: sessions and their message logs,
 // full-text search over them, saved memories, settings and scheduled tasks.
-// By default it is an embedded SQLite file, SQLite running in wazero
-// through github.com/ncruces/go-sqlite3, pure Go with no cgo; given a
-// postgres:// URL (Open), it is a PostgreSQL database instead, through
-// github.com/jackc/pgx, which processes on several machines share (pg.go
-// says how its writes and turn locks work). The rest of this comment is
-// about SQLite.
+// By default it is an embedded SQLite file, through
+// github.com/ncruces/go-sqlite3: SQLite's C compiled to wasm and that wasm
+// translated to Go source (wasm2go), so no cgo, and nothing to compile
+// when a process starts. Given a postgres:// URL (Open), it is a
+// PostgreSQL database instead, through github.com/jackc/pgx, which
+// processes on several machines share (pg.go says how its writes and turn
+// locks work). The rest of this comment is about SQLite.
 //
 // A [DB] is one database file in WAL mode with synchronous=NORMAL: a write
 // method returns once its transaction is committed to the database's log
@@ -38,8 +39,3 @@
 // of user, assistant and tool_result messages; they join its index in
 // batches, at the latest before the next search (search.go).
 package store
-
-import (
-	_ "github.com/ncruces/go-sqlite3/driver" // database/sql driver "sqlite3"
-	_ "github.com/ncruces/go-sqlite3/embed"  // the SQLite wasm build
-)

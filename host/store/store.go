@@ -14,13 +14,16 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
 // ErrNotFound is returned, wrapped, by the methods that change or delete a
 // session or a memory that does not exist.
 var ErrNotFound = errors.New("not found")
 
-// maxConns bounds the pool: each connection is a SQLite wasm instance.
+// maxConns bounds the pool: each connection is a SQLite instance with
+// a linear memory of its own.
 const maxConns = 8
 
 // liteDB is a DB in a SQLite file.
@@ -78,7 +81,9 @@ func openLite(ctx context.Context, path string) (*liteDB, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("store: open %s: create its folder: %w", abs, err)
 	}
-	sdb, err := sql.Open("sqlite3", dsn(abs))
+	// Each connection gets FTS5, which the driver builds as an extension
+	// of its own, for the search index.
+	sdb, err := driver.Open(dsn(abs), fts5.Register)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}

@@ -683,7 +683,8 @@ const notes = `
   the session's lease (the cached log is checked in the lease's
   transaction), and runs its statements on the writer's connection,
   prepared once; what is left is the three commits' pages and the file
-  locks' system calls, and SQLite in wazero sharing the CPU with the
+  locks' system calls, and SQLite's own code (translated to Go since
+  go-sqlite3 v0.37, no longer run in wazero) sharing the CPU with the
   module. Merging the host's two appends would lose the user's message to
   a crash during the model call, so they stay apart.
   With the PostgreSQL store (ThroughputPostgres) it runs fewer: each turn
