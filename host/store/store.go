@@ -64,6 +64,9 @@ type liteDB struct {
 	// or is taking, and their tokens.
 	turnsMu sync.Mutex
 	turns   map[string]*liteTurn
+	// renewing is whether the goroutine renewing the leases runs (renew);
+	// guarded by turnsMu.
+	renewing bool
 }
 
 // openLite opens the SQLite database at path, creating the file and its

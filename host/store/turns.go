@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,12 +118,13 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		}
 		return nil, false, nil
 	}
-	renewCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	t.stop, t.done = stop, make(chan struct{})
 	db.turnsMu.Lock()
 	t.token, t.log = token, verified
+	if !db.renewing {
+		db.renewing = true
+		go db.renew()
+	}
 	db.turnsMu.Unlock()
-	go db.renew(renewCtx, sessionID, t, token, t.done)
 	return func() { db.endTurn(sessionID, t, true) }, true, nil
 }
 
@@ -129,10 +132,7 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 type liteTurn struct {
 	// token is the lease's owner, "" while the lock is being taken.
 	token string
-	// stop ends the renewals, which close done once over.
-	stop context.CancelFunc
-	done chan struct{}
-	once sync.Once
+	once  sync.Once
 	// log, once the lease is taken, is the session's whole log when known:
 	// the cached log checked against the file in the lease's transaction,
 	// or read from it under the lease, and extended by the appends since.
@@ -224,8 +224,6 @@ func (db *liteDB) appended(sessionID string, first int, lastRow int64, texts []s
 // the lease too, unless AppendUnlock deleted it already.
 func (db *liteDB) endTurn(sessionID string, t *liteTurn, release bool) {
 	t.once.Do(func() {
-		t.stop()
-		<-t.done
 		if release {
 			db.release(sessionID, t.token)
 		}
@@ -305,37 +303,62 @@ var machine = sync.OnceValue(func() string {
 	return name
 })
 
-// renew extends the lease every third of its length until ctx is done or
-// the lease is found lost. A renewal that fails is tried at the next tick.
-func (db *liteDB) renew(ctx context.Context, sessionID string, t *liteTurn, token string, done chan<- struct{}) {
-	defer close(done)
-	tick := time.NewTicker(db.lease / 3)
-	defer tick.Stop()
+// renew renews the leases of the turn locks this DB holds, all of them
+// every third of the lease, until it holds none or closes: one goroutine
+// for the DB rather than one per turn, so that a turn costs no goroutine,
+// timer or wake-up of its own. A lock is renewed within a third of a lease
+// of being taken. A lease found gone or another's was lost: Append refuses
+// from then on, and reads go to the file, which another holder may append
+// to.
+func (db *liteDB) renew() {
 	for {
+		wait := time.NewTimer(db.lease / 3)
 		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		kept := true
-		err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
-			res, err := db.exec(ctx, tx,
-				`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
-				db.now().Add(db.lease).UnixNano(), sessionID, token)
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			kept = n == 1
-			return err
-		})
-		if err == nil && !kept {
-			// Lost: Append refuses from now on, and reads go to the file,
-			// which another holder may append to.
+		case <-db.closing:
+			wait.Stop()
 			db.turnsMu.Lock()
-			t.log = nil
+			db.renewing = false
 			db.turnsMu.Unlock()
 			return
+		case <-wait.C:
+		}
+		type held struct {
+			session string
+			t       *liteTurn
+		}
+		var locks []held
+		db.turnsMu.Lock()
+		for id, t := range db.turns {
+			if t.token != "" {
+				locks = append(locks, held{id, t})
+			}
+		}
+		if len(locks) == 0 {
+			db.renewing = false
+			db.turnsMu.Unlock()
+			return
+		}
+		db.turnsMu.Unlock()
+		slices.SortFunc(locks, func(a, b held) int { return strings.Compare(a.session, b.session) })
+		ctx := context.Background()
+		for _, l := range locks {
+			kept := true
+			err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
+				res, err := db.exec(ctx, tx,
+					`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
+					db.now().Add(db.lease).UnixNano(), l.session, l.t.token)
+				if err != nil {
+					return err
+				}
+				n, err := res.RowsAffected()
+				kept = n == 1
+				return err
+			})
+			if err == nil && !kept {
+				db.turnsMu.Lock()
+				l.t.log = nil
+				db.turnsMu.Unlock()
+			}
 		}
 	}
 }
