@@ -255,6 +255,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cache == "-" {
 		cache = ""
 	}
+	removeOldCaches(cache)
 	db, err := store.Open(ctx, cfg.DBPath)
 	if err != nil {
 		return nil, err
@@ -445,6 +446,21 @@ func (a *App) runTask(ctx context.Context, id, title, prompt string) (string, er
 }
 
 // cacheSub is a folder of the cache, or "" without one.
+// removeOldCaches removes what earlier releases kept in the cache folder
+// and this one no longer reads: SQLite's compiled code (SQLite is Go code
+// now) and the module's compiled code kept outside a folder per binary
+// (module.Config.CacheDir), about 20 MB a release.
+func removeOldCaches(cache string) {
+	if cache == "" {
+		return
+	}
+	_ = os.RemoveAll(filepath.Join(cache, "sqlite"))
+	old, _ := filepath.Glob(filepath.Join(cache, "module", "wazero-*"))
+	for _, dir := range old {
+		_ = os.RemoveAll(dir)
+	}
+}
+
 func cacheSub(cache, name string) string {
 	if cache == "" {
 		return ""

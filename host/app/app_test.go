@@ -628,3 +628,29 @@ func TestConfigTools(t *testing.T) {
 		t.Errorf("get_config in the next process = %+v, %v", res, err)
 	}
 }
+
+// removeOldCaches removes SQLite's compiled code and the module's kept
+// outside a folder per binary, which earlier releases left, and nothing
+// else of the cache folder.
+func TestRemoveOldCaches(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"sqlite/wazero-v1.11.0-amd64-linux/code", "module/wazero-v1.11.0-amd64-linux/code",
+		"module/0123456789abcdef/code", "quickjs/wazero-v1.11.0-amd64-linux/code", "use-1.vec"} {
+		path := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeOldCaches(dir)
+	for f, want := range map[string]bool{"sqlite": false, "module/wazero-v1.11.0-amd64-linux": false,
+		"module/0123456789abcdef/code": true, "quickjs/wazero-v1.11.0-amd64-linux/code": true, "use-1.vec": true} {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f)))
+		if got := err == nil; got != want {
+			t.Errorf("%s: there %v, want %v", f, got, want)
+		}
+	}
+	removeOldCaches("") // no cache folder: nothing to do
+}

@@ -48,7 +48,9 @@ const DefaultMaxMemory = 1 << 30
 type Config struct {
 	// Binary is the module; nil means wasm.Binary.
 	Binary []byte
-	// CacheDir, when set, keeps compiled code on disk between processes.
+	// CacheDir, when set, keeps compiled code on disk between processes,
+	// in a folder of it for each module binary; the folders of binaries no
+	// process has used for a week are removed.
 	CacheDir string
 	// MaxMemory is the hard limit of an instance's memory in bytes, rounded
 	// down to 64 KiB pages; 0 means DefaultMaxMemory. An instance that needs
@@ -98,7 +100,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		WithCloseOnContextDone(cfg.Interruptible).
 		WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
 	if cfg.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		cache, err := wazero.NewCompilationCacheWithDir(binaryCache(cfg.CacheDir, bin))
 		if err != nil {
 			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
 		}

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wordvec/english"
+	"github.com/toolroute/toolroute/wasm"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
 
@@ -644,9 +647,23 @@ func TestPoolRecyclesGrownInstances(t *testing.T) {
 	}
 }
 
+// TestCompilationCache: the compiled code is kept in a folder for the
+// binary, and the folders of other binaries unused for a week go, while
+// recent ones and folders of other names stay.
 func TestCompilationCache(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	for _, name := range []string{"0123456789abcdef", "fedcba9876543210", "not-ours"} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if name != "fedcba9876543210" {
+			if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for range 2 {
 		rt, err := New(ctx, Config{CacheDir: dir})
 		if err != nil {
@@ -654,9 +671,22 @@ func TestCompilationCache(t *testing.T) {
 		}
 		rt.Close(ctx)
 	}
+	var names []string
 	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("cache dir is empty: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	mine := filepath.Base(binaryCache(dir, wasm.Binary))
+	want := []string{mine, "fedcba9876543210", "not-ours"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("the cache folder holds %q, want %q", names, want)
+	}
+	if code, err := os.ReadDir(filepath.Join(dir, mine)); err != nil || len(code) == 0 {
+		t.Errorf("no compiled code in the binary's folder: %v", err)
 	}
 }
 
