@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/toolroute/toolroute/registry"
@@ -86,12 +87,16 @@ func New(docs []registry.SearchDoc, opt Options) (*Ranker, error) {
 	var path string
 	if opt.CacheDir != "" {
 		path = filepath.Join(opt.CacheDir, cacheName(texts))
-		vecs = readCache(path, len(texts))
+		if vecs = readCache(path, len(texts)); vecs != nil {
+			now := time.Now()
+			_ = os.Chtimes(path, now, now) // used: pruneCache keeps it
+		}
 	}
 	if vecs == nil {
 		vecs = EmbedAll(enc, texts)
 		if path != "" {
 			writeCache(path, vecs) // a failure only costs the next run this time
+			pruneCache(opt.CacheDir, filepath.Base(path))
 		}
 	}
 	r := &Ranker{w: opt.Weights, at: make(map[string]int, len(docs)), index: registry.NewIndex(docs, nil), enc: enc}
@@ -338,6 +343,26 @@ func readCache(path string, n int) [][]float32 {
 		vecs[i] = v
 	}
 	return vecs
+}
+
+// cacheTTL is how long a tool list's vectors no ranker has used stay in
+// the cache folder.
+const cacheTTL = 7 * 24 * time.Hour
+
+// pruneCache removes the vector files of dir, other than keep, that no
+// ranker has read or written for cacheTTL: each change of a tool list
+// (a manifest edited, an MCP server's tools) writes a new file of about
+// 2 KB a text, which would otherwise stay for good.
+func pruneCache(dir, keep string) {
+	old, _ := filepath.Glob(filepath.Join(dir, "use-*.vec"))
+	for _, path := range old {
+		if filepath.Base(path) == keep {
+			continue
+		}
+		if info, err := os.Stat(path); err == nil && time.Since(info.ModTime()) > cacheTTL {
+			_ = os.Remove(path) // a failure leaves it for the next prune
+		}
+	}
 }
 
 // writeCache writes the vectors to a temporary file it then renames, so

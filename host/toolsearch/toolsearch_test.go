@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/registry"
@@ -195,5 +196,64 @@ func TestSearchAmong(t *testing.T) {
 	}
 	if got := r.SearchAmong("mars", 3, nil); got != nil {
 		t.Errorf("no candidates found %v", got)
+	}
+}
+
+// Writing a tool list's vectors removes the other lists' files unused for
+// a week, and keeps recent ones, the files of other names, and a file
+// just read (reading marks it used).
+func TestCachePrunes(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	for _, name := range []string{"use-old.vec", "use-recent.vec", "other.txt"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name != "use-recent.vec" {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := New(docs, Options{Weights: DefaultWeights(), CacheDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := textsOf(docs)
+	mine := cacheName(texts)
+	names := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	want := []string{"other.txt", mine, "use-recent.vec"}
+	slices.Sort(want)
+	if got := names(); !slices.Equal(got, want) {
+		t.Fatalf("the cache folder holds %q, want %q", got, want)
+	}
+	// Reading a file marks it used: aged, then read, it stays through
+	// another list's write.
+	if err := os.Chtimes(filepath.Join(dir, mine), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(docs, Options{Weights: DefaultWeights(), CacheDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	other := slices.Clone(docs)
+	other[0].Description = "Weather forecasts."
+	if _, err := New(other, Options{Weights: DefaultWeights(), CacheDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	otherTexts, _ := textsOf(other)
+	want = append(want, cacheName(otherTexts))
+	slices.Sort(want)
+	if got := names(); !slices.Equal(got, want) {
+		t.Errorf("after a read and another list's write the folder holds %q, want %q", got, want)
 	}
 }
