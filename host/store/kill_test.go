@@ -27,6 +27,19 @@ const (
 // killedSession is the session the child appends to.
 const killedSession = "killed"
 
+// killedLog opens the database a killed child wrote, checks its
+// integrity and returns it with the killed session's log.
+func killedLog(t *testing.T, path string) (*DB, []session.Message) {
+	t.Helper()
+	db := openAt(t, path)
+	checkIntegrity(t, db)
+	got, err := db.Messages(t.Context(), killedSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, got
+}
+
 // killedMessages returns the messages of the child's Append number n: batch
 // messages, long enough that the kill often lands inside a transaction.
 func killedMessages(n, batch int) []session.Message {
@@ -87,16 +100,7 @@ func TestKillDuringAppend(t *testing.T) {
 				t.Fatalf("child ended with %v, want killed; stderr:\n%s", waitErr, stderr)
 			}
 
-			db, err := Open(t.Context(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			checkIntegrity(t, db)
-			got, err := db.Messages(t.Context(), killedSession)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db, got := killedLog(t, path)
 			appends := len(got) / tt.batch
 			t.Logf("the child reported %d appends; the database has %d", reported, appends)
 			if len(got)%tt.batch != 0 || appends < reported || appends > reported+1 {
@@ -176,16 +180,7 @@ func TestKillDuringTurns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "toolroute.db")
 	reported, _, _ := killChild(t, "TestTurnHelperProcess", 30, "turns", turnHelperDBEnv+"="+path)
 
-	db, err := Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	checkIntegrity(t, db)
-	got, err := db.Messages(t.Context(), killedSession)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, got := killedLog(t, path)
 	t.Logf("the child reported %d turns; the database has %d messages", reported, len(got))
 	if len(got) < 2*reported || len(got) > 2*reported+2 {
 		t.Fatalf("after the kill: %d messages, want %d to %d", len(got), 2*reported, 2*reported+2)

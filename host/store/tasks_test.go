@@ -11,11 +11,7 @@ func TestTasks(t *testing.T) { forBackends(t, testTasks) }
 
 func testTasks(t *testing.T, be testBackend) {
 	ctx := t.Context()
-	db, err := Open(ctx, be.where(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openAt(t, be.where(t))
 	at := func(h int) time.Time { return time.Date(2026, 11, 27, h, 0, 0, 0, time.UTC) }
 	for _, task := range []Task{
 		{Name: "later", NextRun: at(10), JSON: `{"n":1}`},
@@ -70,11 +66,7 @@ func TestClaimTask(t *testing.T) { forBackends(t, testClaimTask) }
 
 func testClaimTask(t *testing.T, be testBackend) {
 	ctx := t.Context()
-	db, err := Open(ctx, be.where(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openAt(t, be.where(t))
 	at := func(h int) time.Time { return time.Date(2026, 11, 27, h, 0, 0, 0, time.UTC) }
 	if err := db.PutTask(ctx, Task{Name: "hourly", NextRun: at(9), JSON: `{"runs":0}`}); err != nil {
 		t.Fatal(err)

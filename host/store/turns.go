@@ -304,9 +304,9 @@ var machine = sync.OnceValue(func() string {
 })
 
 // renew renews the leases of the turn locks this DB holds, all of them
-// every third of the lease, until it holds none or closes: one goroutine
-// for the DB rather than one per turn, so that a turn costs no goroutine,
-// timer or wake-up of its own. A lock is renewed within a third of a lease
+// every third of the lease in one transaction, until it holds none or
+// closes: one goroutine for the DB rather than one per turn, so that a
+// turn costs no goroutine, timer or wake-up of its own. A lock is renewed within a third of a lease
 // of being taken. A lease found gone or another's was lost: Append refuses
 // from then on, and reads go to the file, which another holder may append
 // to.
@@ -323,14 +323,14 @@ func (db *liteDB) renew() {
 		case <-wait.C:
 		}
 		type held struct {
-			session string
-			t       *liteTurn
+			session, token string
+			t              *liteTurn
 		}
 		var locks []held
 		db.turnsMu.Lock()
 		for id, t := range db.turns {
 			if t.token != "" {
-				locks = append(locks, held{id, t})
+				locks = append(locks, held{id, t.token, t})
 			}
 		}
 		if len(locks) == 0 {
@@ -340,25 +340,31 @@ func (db *liteDB) renew() {
 		}
 		db.turnsMu.Unlock()
 		slices.SortFunc(locks, func(a, b held) int { return strings.Compare(a.session, b.session) })
-		ctx := context.Background()
-		for _, l := range locks {
-			kept := true
-			err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
+		var lost []*liteTurn
+		err := db.write(context.Background(), func(ctx context.Context, tx *sql.Conn) error {
+			lost = lost[:0] // a retried transaction starts again
+			expires := db.now().Add(db.lease).UnixNano()
+			for _, l := range locks {
 				res, err := db.exec(ctx, tx,
 					`UPDATE turn_leases SET expires = ? WHERE session_id = ? AND owner = ?`,
-					db.now().Add(db.lease).UnixNano(), l.session, l.t.token)
+					expires, l.session, l.token)
 				if err != nil {
 					return err
 				}
-				n, err := res.RowsAffected()
-				kept = n == 1
-				return err
-			})
-			if err == nil && !kept {
-				db.turnsMu.Lock()
-				l.t.log = nil
-				db.turnsMu.Unlock()
+				if n, err := res.RowsAffected(); err != nil {
+					return err
+				} else if n != 1 {
+					lost = append(lost, l.t)
+				}
 			}
+			return nil
+		})
+		if err == nil {
+			db.turnsMu.Lock()
+			for _, t := range lost {
+				t.log = nil
+			}
+			db.turnsMu.Unlock()
 		}
 	}
 }
