@@ -158,6 +158,10 @@ func TestStreaming(t *testing.T) {
 			}
 			if ev := last(evs); ev.Type != host.EventDone || ev.Text != "b.pdf has 3 pages." {
 				t.Errorf("last event = %+v", ev)
+			} else if u := ev.Usage; u == nil || u.InputTokens != 30 || u.OutputTokens != 15 {
+				// Each of the 3 streams reports 10 tokens in, 5 out: an
+				// OpenAI stream only when the request asks for it.
+				t.Errorf("the turn's usage = %+v, want 30 in and 15 out", u)
 			}
 			if len(calls) != 1 {
 				t.Errorf("calls = %v", calls)

@@ -292,6 +292,47 @@ func TestGarbageNeverTraps(t *testing.T) {
 	}
 }
 
+// TestInputNotAllocated: an export given bytes toolroute_alloc did not
+// give, or more bytes than it gave, answers bad_json saying which, and the
+// instance serves on.
+func TestInputNotAllocated(t *testing.T) {
+	ctx := context.Background()
+	inst := instance(t)
+	res, err := inst.call(ctx, abi.ExportAlloc, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptr := res[0]
+	for _, tt := range []struct {
+		name      string
+		ptr, size uint64
+		want      string
+	}{
+		{"elsewhere", ptr + 1, 4, "was not allocated with toolroute_alloc"},
+		{"longer", ptr, 20, "is 20 bytes, but toolroute_alloc gave 8 there: allocate as many bytes as the request has"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := inst.call(ctx, abi.ExportLoad, tt.ptr, tt.size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := inst.take(ctx, abi.ExportLoad, res[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), `"code":"bad_json"`) || !strings.Contains(string(out), tt.want) {
+				t.Errorf("%s", out)
+			}
+		})
+	}
+	if _, err := inst.call(ctx, abi.ExportFree, ptr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+		t.Fatalf("load after the bad inputs: %v", err)
+	}
+}
+
 // TestImpossibleAlloc: toolroute_alloc answers 0 for a size over
 // abi.MaxAlloc, as wasm/ABI.md says, where it used to make the Go runtime
 // abort; the instance serves on.

@@ -176,6 +176,12 @@ func (t *Turn) Format() wire.Format { return t.set.Format }
 // Over reports whether the turn has ended, done or failed.
 func (t *Turn) Over() bool { return t.state == finished }
 
+// Check is what Handle refuses e with, if anything, without handling it:
+// a host that acts on an event before the turn does (as the module's
+// Logs.Start resumes a kept Log) checks it first, so a bad event changes
+// nothing.
+func (t *Turn) Check(e Event) error { return t.check(e) }
+
 // Handle feeds one event and returns the actions the host must perform, in
 // order. An event that is malformed or does not fit the turn's state returns
 // an error wrapping ErrEvent and changes nothing.
@@ -264,10 +270,16 @@ func (t *Turn) check(e Event) error {
 		ok = ok || s == t.state
 	}
 	if !ok {
+		if e.Type == EventStreamEnd && t.state == awaitingModel {
+			return bad("no chunk of the stream came before it: feed the stream's bytes with toolroute_turn_chunk first; for a stream that ended with no bytes, or broke, send model_error")
+		}
 		return bad("the turn is %s", t.state)
 	}
 	switch e.Type {
 	case EventStart:
+		if e.Fingerprint != "" && e.Session == "" {
+			return bad("a fingerprint needs the session it was handed out for: give it in \"session\", or send neither")
+		}
 		if e.Compact && e.User != "" {
 			return bad("compact takes no user message: send it in a start of its own")
 		}

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 
 	"github.com/toolroute/toolroute/registry/internal/jsonenc"
 )
@@ -120,6 +121,11 @@ func (r oaRequest) appendJSON(b []byte, before ...[]byte) ([]byte, error) {
 	}
 	if r.Stream {
 		b = append(b, `,"stream":true`...)
+	}
+	if o := r.StreamOptions; o != nil {
+		b = append(b, `,"stream_options":{"include_usage":`...)
+		b = strconv.AppendBool(b, o.IncludeUsage)
+		b = append(b, '}')
 	}
 	if r.MaxCompletionTokens != 0 {
 		b = append(b, `,"max_completion_tokens":`...)

@@ -11,12 +11,19 @@ import (
 // them (platform.openai.com/docs/api-reference/chat).
 
 type oaRequest struct {
-	Model               string      `json:"model"`
-	Messages            []oaMessage `json:"messages"`
-	Tools               any         `json:"tools,omitempty"` // []oaTool, or its JSON
-	Stream              bool        `json:"stream,omitempty"`
-	MaxCompletionTokens int         `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64    `json:"temperature,omitempty"`
+	Model    string      `json:"model"`
+	Messages []oaMessage `json:"messages"`
+	Tools    any         `json:"tools,omitempty"` // []oaTool, or its JSON
+	Stream   bool        `json:"stream,omitempty"`
+	// StreamOptions asks a stream for its usage, in a last chunk with no
+	// choices: without it a streamed call reports none.
+	StreamOptions       *oaStreamOptions `json:"stream_options,omitempty"`
+	MaxCompletionTokens int              `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64         `json:"temperature,omitempty"`
+}
+
+type oaStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 type oaMessage struct {
@@ -50,6 +57,9 @@ type oaFunctionDef struct {
 
 func encodeOpenAI(r Request, c *Conv) (HTTPRequest, error) {
 	req := oaRequest{Model: r.Model, Stream: r.Stream, MaxCompletionTokens: r.MaxTokens, Temperature: r.Temperature}
+	if r.Stream {
+		req.StreamOptions = &oaStreamOptions{IncludeUsage: true}
+	}
 	var tail []oaMessage
 	if c != nil {
 		tail = c.oaTail[:0] // the last call's, cleared

@@ -52,7 +52,7 @@ func TestEncodeOpenAI(t *testing.T) {
 		`{"role":"user","content":"Thanks"}],` +
 		`"tools":[{"type":"function","function":{"name":"load_tool_group","description":"Load a group","parameters":{"type":"object","properties":{"group_name":{"type":"string"}},"required":["group_name"]}}},` +
 		`{"type":"function","function":{"name":"pdf_info","description":"PDF info","parameters":{"type":"object","properties":{}}}}],` +
-		`"stream":true,"max_completion_tokens":1000,"temperature":0.5}`
+		`"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":1000,"temperature":0.5}`
 	if diff := cmp.Diff(want, string(got.Body)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}

@@ -216,6 +216,10 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 		return ok([]session.Action{})
 	}
 	if e.Type == session.EventStart {
+		// Refused before a kept Log is resumed, which would consume it.
+		if err := t.Check(e); err != nil {
+			return fail(CodeBadEvent, err.Error())
+		}
 		if acts, resume := g.logs.Start(t.Turn, e); !resume {
 			return g.actions(acts)
 		}

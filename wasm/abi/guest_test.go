@@ -2,6 +2,7 @@ package abi
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry/session"
@@ -35,5 +36,46 @@ func TestActionsEnvelope(t *testing.T) {
 		if got, want := actions(nil, acts), envelope(b); !bytes.Equal(got, want) {
 			t.Errorf("%+v: %s, want %s", acts, got, want)
 		}
+	}
+}
+
+// TestBadStartKeepsSession: a start event the turn refuses changes
+// nothing, so it does not use up the session's kept state: the next,
+// good, start with the same fingerprint resumes it. A fingerprint without
+// its session is refused rather than ignored.
+func TestBadStartKeepsSession(t *testing.T) {
+	g := &Guest{}
+	if out := g.Load([]byte(`{"tools":[]}`)); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		t.Fatalf("load: %s", out)
+	}
+	event := func(h uint32, ev string) string { return string(g.TurnEvent(h, []byte(ev))) }
+	const settings = `"settings":{"format":"openai","model":"m"}`
+	g.TurnNew()
+	first := g.next
+	if out := event(first, `{"type":"start","session":"s1","user":"hi",`+settings+`}`); !strings.Contains(out, `"call_model"`) {
+		t.Fatalf("start: %s", out)
+	}
+	out := event(first, `{"type":"response","body":{"choices":[{"message":{"content":"Hello."},"finish_reason":"stop"}]}}`)
+	i := strings.Index(out, `"fingerprint":"`)
+	if i < 0 {
+		t.Fatalf("the turn handed out no fingerprint: %s", out)
+	}
+	fp := out[i+len(`"fingerprint":"`):]
+	fp = fp[:strings.IndexByte(fp, '"')]
+	g.TurnFree(first)
+
+	g.TurnNew()
+	next := g.next
+	for _, tt := range []struct{ event, want string }{
+		{`{"type":"start","fingerprint":"` + fp + `","user":"again",` + settings + `}`, `a fingerprint needs the session it was handed out for`},
+		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":" ",` + settings + `}`, `the user message is empty`},
+	} {
+		if out := event(next, tt.event); !strings.Contains(out, `"code":"bad_event"`) || !strings.Contains(out, tt.want) {
+			t.Errorf("%s: %s, want bad_event saying %q", tt.event, out, tt.want)
+		}
+	}
+	out = event(next, `{"type":"start","session":"s1","fingerprint":"`+fp+`","user":"again",`+settings+`}`)
+	if !strings.Contains(out, `"call_model"`) || !strings.Contains(string(g.TurnBody(next)), `{"role":"assistant","content":"Hello."}`) {
+		t.Errorf("the good start after the refused ones did not resume the session: %s", out)
 	}
 }

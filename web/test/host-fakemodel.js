@@ -225,7 +225,7 @@ export async function startFakeModel(format, ...replies) {
       }
       if (where.stream) {
         res.writeHead(200, { "content-type": "text/event-stream" });
-        for (const ev of events(format, id, reply)) res.write(ev);
+        for (const ev of events(format, id, reply, !!json?.stream_options?.include_usage)) res.write(ev);
         return res.end();
       }
       res.writeHead(200, { "content-type": "application/json" });
@@ -359,8 +359,9 @@ function whole(format, id, r) {
 }
 
 // events streams a reply: text in two deltas, each call's arguments in two
-// fragments, as the providers do.
-function events(format, id, r) {
+// fragments, as the providers do; usage: an OpenAI request asked for its
+// usage.
+function events(format, id, r, usage) {
   const out = [];
   const calls = r.calls ?? [];
   const data = (event, v) => out.push((event ? `event: ${event}\n` : "") + `data: ${JSON.stringify(v)}\n\n`);
@@ -426,6 +427,8 @@ function events(format, id, r) {
     chunk({ tool_calls: [{ index: i, function: { arguments: b } }] }, null);
   });
   chunk({}, calls.length ? "tool_calls" : "stop");
+  // Asked for (stream_options.include_usage), the usage comes last, in a chunk with no choices.
+  if (usage) data("", { id: "chatcmpl-" + id, object: "chat.completion.chunk", model: "fake", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   out.push("data: [DONE]\n\n");
   return out;
 }

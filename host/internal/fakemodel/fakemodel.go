@@ -346,6 +346,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 type shape struct {
 	search    bool
 	namespace map[string]string // function name -> namespace
+	// usage: an OpenAI stream asked for its usage (stream_options.
+	// include_usage), which comes in a last chunk with no choices.
+	usage bool
 }
 
 func shapeOf(body []byte) shape {
@@ -358,9 +361,12 @@ func shapeOf(body []byte) shape {
 				Name string `json:"name"`
 			} `json:"tools"`
 		} `json:"tools"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
 	}
 	_ = json.Unmarshal(body, &req)
-	sh := shape{namespace: map[string]string{}}
+	sh := shape{namespace: map[string]string{}, usage: req.StreamOptions.IncludeUsage}
 	for _, t := range req.Tools {
 		switch t.Type {
 		case "tool_search":
@@ -854,6 +860,10 @@ func (s *Server) events(id string, r Reply, sh shape) []string {
 		finish = "tool_calls"
 	}
 	chunk(map[string]any{}, finish)
+	if sh.usage {
+		data("", map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "model": "fake",
+			"choices": []any{}, "usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+	}
 	out = append(out, "data: [DONE]\n\n")
 	return out
 }

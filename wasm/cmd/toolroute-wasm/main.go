@@ -45,8 +45,11 @@ func input(ptr, size uint32) ([]byte, []byte) {
 		return nil, nil
 	}
 	b, ok := pinned[ptr]
-	if !ok || uint64(size) > uint64(cap(b)) {
+	if !ok {
 		return nil, []byte(fmt.Sprintf(`{"error":{"code":"bad_json","message":"the input at %d (%d bytes) was not allocated with %s: write requests into memory it gives"}}`, ptr, size, abi.ExportAlloc))
+	}
+	if uint64(size) > uint64(cap(b)) {
+		return nil, []byte(fmt.Sprintf(`{"error":{"code":"bad_json","message":"the input at %d is %d bytes, but %s gave %d there: allocate as many bytes as the request has"}}`, ptr, size, abi.ExportAlloc, cap(b)))
 	}
 	return b[:size], nil
 }
