@@ -41,7 +41,8 @@ type Settings struct {
 	Approvals bool `json:"approvals,omitempty"`
 	// Unattended says no one watches the turn (a scheduled task's run):
 	// a call that would ask is refused saying so, rather than saying the
-	// chat is not interactive.
+	// chat is not interactive, even when Approvals says the host could
+	// ask.
 	Unattended bool `json:"unattended,omitempty"`
 	// Routing is "classic" (the default) or "native": groups sent deferred
 	// and loaded where the load stands, for the formats that can

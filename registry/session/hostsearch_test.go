@@ -136,8 +136,8 @@ func TestHostSearch(t *testing.T) {
 		t.Errorf("tool_result %q, want %q", msgs[1].Content, wantText)
 	}
 	loads := actionsOf(acts, ActionGroupLoaded)
-	if len(loads) != 1 || loads[0].Group.Query != "  send mail " || !cmp.Equal(loads[0].Group.Added, []string{"pdf_text", "send_email"}) {
-		t.Errorf("group_loaded %+v: want the query and the two tools added", loads)
+	if len(loads) != 1 || loads[0].Group.Query != "send mail" || !cmp.Equal(loads[0].Group.Added, []string{"pdf_text", "send_email"}) {
+		t.Errorf("group_loaded %+v: want the query, trimmed as the search read it, and the two tools added", loads)
 	}
 	calls := actionsOf(acts, ActionCallModel)
 	wantTools := []string{"load_tool_group", "search_tools", "clock", "pdf_text", "send_email"}

@@ -541,13 +541,13 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		case registry.DecisionDeny:
 			logged = append(logged, t.record(i, c, DeniedByPolicy(c.Name))...)
 		case registry.DecisionAsk:
-			if !t.set.Approvals && len(call.Secrets) > 0 {
+			if !t.canAsk() && len(call.Secrets) > 0 {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
 					"'%s' asked for secrets (%s), which only the user can grant when asked, and no one is here to answer (%s). It did not run. "+
 						"Call it again without \"secrets\" if the work can be done without them, or tell the user.", c.Name, strings.Join(call.Secrets, ", "), t.nobody())))...)
 				continue
 			}
-			if !t.set.Approvals {
+			if !t.canAsk() {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
 					"'%s' asks the user before it runs, and no one is here to answer (%s). It did not run. "+
 						"The user can allow it with: toolroute policy set tool %s allow", c.Name, t.nobody(), c.Name)))...)
@@ -741,6 +741,11 @@ func (t *Turn) askingIDs() string {
 // dispatch decides one call: a result now (a meta-tool the engine runs, or a
 // call refused), or a call for the host to run.
 // nobody says why no one can answer an approval question.
+// canAsk says the turn may put calls to the user: the host can ask, and
+// the turn is not unattended (a scheduled run has no one to answer, even
+// in a host that could ask).
+func (t *Turn) canAsk() bool { return t.set.Approvals && !t.set.Unattended }
+
 func (t *Turn) nobody() string {
 	if t.set.Unattended {
 		return "it runs unattended, as a scheduled task"
@@ -881,17 +886,15 @@ func (t *Turn) loadFound(c wire.Call, res registry.Result, found []registry.Tool
 	}
 	names := toolNames(found)
 	added := t.active.LoadTools(names)
-	var in struct {
-		Query string `json:"query"`
-	}
-	_ = json.Unmarshal([]byte(c.Input), &in) // the search read it
+	// The query as the search read it, trimmed, as a host search's is.
+	query, _, _ := registry.ParseSearchArgs(json.RawMessage(c.Input))
 	var keep []string
 	for _, tool := range found {
 		keep = append(keep, tool.Group)
 	}
 	unloaded, note := t.fitBudget(keep)
 	res.Output += note
-	load := &GroupLoad{Query: in.Query, Added: added, Unloaded: unloaded, Active: toolNames(t.offered(t.active.Tools())), found: names}
+	load := &GroupLoad{Query: query, Added: added, Unloaded: unloaded, Active: toolNames(t.offered(t.active.Tools())), found: names}
 	if load.Added == nil {
 		load.Added = []string{}
 	}
