@@ -661,18 +661,20 @@ func machine() string {
 const notes = `
 ## Where figures miss their targets
 
-- This run's machine was slower than the last one's: the same code's
-  native load step took 24 to 27 µs where it took 19 µs, so every
-  absolute figure below is about 25 to 40% above what the code gives on
-  a quiet machine; the wasm/native ratios and the comparisons of old and
-  new code run alternately on the same machine are what this run shows.
+- This machine's speed moves from run to run (a shared virtual machine
+  with no hardware counters): the same code's native load step took 19
+  µs of CPU in one run and 24 to 29 in others, and identical runs differ
+  by 15%. The wasm/native ratios, and old and new code run alternately,
+  are what a run shows; a change worth less than about 10% does not show.
+  In this run the native load step was disturbed (44 µs of wall time for
+  29 µs of CPU), so its ratio reads 4.6x; by CPU time it is 6.6x.
 - A session's turn start on the instance that keeps it (StartTurn's
   wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it
-  takes about 0.5 ms in this run (0.37 ms the last time), met. The
-  load_tool_group step and a whole turn were to take at most 100 µs and
-  400 µs: they take about 230 µs and 660 µs in this run, 8.3 and 11 times
-  native (160 µs and 520 µs the last time, on the faster machine, from
-  200 µs and 650 µs before that), the response body decoded once where it
+  takes about 0.4 ms in this run, met. The load_tool_group step and a
+  whole turn were to take at most 100 µs and 400 µs: they take about 200
+  µs and 680 µs in this run (230 µs and 660 µs the last time; 160 µs and
+  520 µs on the fastest run), 6.6 to 8.3 and 11 times native by CPU time,
+  the response body decoded once where it
   stands and a closing response joining the encoded conversation as the
   bytes already sent. What is left, by a count of the calls between the
   module's functions: copies of short strings and literals, string
@@ -683,11 +685,11 @@ const notes = `
   larger and no faster, and is not used.
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
   64 sessions with an instant model (ThroughputSQLite): it runs about
-  780, 1,100 and 1,150 in this run (the memory store 1,480, 1,370 and
-  1,190). Run alternately on the same machine against the last stop's
-  code (400 turns, medians of 4 pairs), this session's store runs
-  1,075, 1,560 and 1,930 turns/s where that code ran 846, 1,300 and
-  1,810: SQLite's code is Go now (go-sqlite3 v0.37, translated by
+  1,000, 1,180 and 1,230 in this run (the memory store 1,680, 1,670 and
+  1,550). Run alternately against the code before (400 turns, medians of
+  4 pairs), the store of issue 19's last changes ran 1,075, 1,560 and
+  1,930 turns/s where the code before ran 846, 1,300 and 1,810: SQLite's
+  code is Go now (go-sqlite3 v0.37, translated by
   wasm2go, no longer run in wazero), and one goroutine per database renews
   every turn lock it holds instead of a goroutine, a ticker and a cancel
   per turn, which took a SQLite turn's writes from 300 to 380 µs of CPU to
@@ -711,23 +713,25 @@ const notes = `
   -Oz (binaryen 132) takes 2.4% off the gzipped module, not kept.
 - A catalogue of 10,000 tools was to load in 300 ms, once per catalogue
   rather than once per instance: the Go host's pool loads it into its
-  first instance (425 ms in this run, about 240 ms on the faster machine)
-  and makes every further instance a copy of that instance's memory and
-  globals taken just after the load (Catalogue's wasm-copy: 24 ms, 1/18 of
-  a load; 6 ms for 100 tools, less than a new instance and a load), so
+  first instance (316 ms in this run, 240 to 425 ms in others) and makes
+  every further instance a copy of that instance's memory and globals
+  taken just after the load (Catalogue's wasm-copy: 19 ms, 1/16 of a
+  load; 6 ms for 100 tools, less than a new instance and a load), so
   the catalogue is decoded once, met. Instances alive when the catalogue
   changes each load the new one: they hold open turns and kept sessions,
   which a copy would drop.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 62
-  µs in this run, 45 to 50 µs on the faster machine of the last runs
-  (from 50 to 57 before), since the call's outcome is read as a property
-  rather than by evaluating a script: met there, not in this run.
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 64
+  µs in this run (62 the last time), 45 to 50 µs on the fastest runs,
+  since the call's outcome is read as a property rather than by
+  evaluating a script: met there, not in this run. Starting the call with
+  QJS_Call instead of a one-line script is no faster: qjs runs the
+  promise's jobs only after an evaluation, so one is still needed.
 - A cold call (ColdCall) was to take under 3 ms: it does.
 - A new worker isolate's first request was to cost half the ~250 ms of
   CPU it did: it costs 100 to 190 cpu-ms from run to run (workerd's CPU
-  time comes in 10 ms steps; the medians of the last four make bench
-  runs were 150, 100, 110 and, on this run's slower machine, 190), so
-  about met on a quiet machine, and not reliably.
+  time comes in 10 ms steps; the medians of the last five make bench
+  runs were 150, 100, 110, 190 and, in this run, 160), so about met on a
+  quiet machine, and not reliably.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
   81.3% of the development queries (81.0% on half A, where the weights
