@@ -68,6 +68,11 @@ type server struct {
 
 	// refreshing serializes listing the tools again after list_changed.
 	refreshing sync.Mutex
+	// closing counts the sessions being closed in the background (a
+	// process given time to exit, then killed): supervise waits for them
+	// before it is done, so that stopping toolroute leaves no server
+	// running, even one that hung.
+	closing sync.WaitGroup
 }
 
 // session is one connection to a server: a process for stdio.
@@ -96,6 +101,7 @@ func newServer(cfg ServerConfig, opts *hub) *server {
 // its session ends, until stop.
 func (s *server) supervise() {
 	defer close(s.done)
+	defer s.closing.Wait()
 	for {
 		sess, err := s.start()
 		if err != nil {
@@ -110,7 +116,7 @@ func (s *server) supervise() {
 				sess.close()
 				return
 			}
-			go sess.close()
+			s.closeLater(sess)
 		}
 		s.mu.Lock()
 		wait := time.Until(s.retryAt)
@@ -248,6 +254,15 @@ func (s *server) end(sess *session, why string) {
 	s.sess, s.state, s.why, s.retryAt = nil, Down, why, time.Now().Add(delay)
 }
 
+// closeLater closes sess in the background, counted in s.closing.
+func (s *server) closeLater(sess *session) {
+	s.closing.Add(1)
+	go func() {
+		defer s.closing.Done()
+		sess.close()
+	}()
+}
+
 // close ends the session's connection, and its process.
 func (sess *session) close() {
 	if sess.cs != nil {
@@ -287,7 +302,7 @@ func (s *server) refresh(sess *session) {
 	tools, err := listTools(ctx, sess.cs)
 	if err != nil {
 		s.end(sess, "listing its tools again after it said they changed failed: "+clip(err.Error(), 300))
-		go sess.close()
+		s.closeLater(sess)
 		return
 	}
 	s.mu.Lock()
@@ -333,7 +348,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	}
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		s.end(sess, fmt.Sprintf("it did not answer a call of %s within %d s, so toolroute stopped it", mcpName, s.cfg.TimeoutSeconds))
-		go sess.close()
+		s.closeLater(sess)
 		return host.Output{}, s.unavailable(true)
 	}
 	// The connection broke or the answer was not MCP. A crashed process is
@@ -344,7 +359,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	case <-time.After(2 * time.Second):
 	}
 	s.end(sess, s.problem(sess, err))
-	go sess.close()
+	s.closeLater(sess)
 	return host.Output{}, s.unavailable(true)
 }
 

@@ -13,8 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -531,7 +533,8 @@ func TestCrashAndRestart(t *testing.T) {
 // A call the server never answers fails as unavailable after the server's
 // timeout; the server is stopped and started again.
 func TestHang(t *testing.T) {
-	cfg := testServer(t, "slow")
+	starts := filepath.Join(t.TempDir(), "starts")
+	cfg := testServer(t, "slow", "-starts", starts)
 	cfg.TimeoutSeconds = 1
 	m := start(t, fast, cfg)
 	o := offered(t, m, registry.Catalogue{})
@@ -547,6 +550,27 @@ func TestHang(t *testing.T) {
 	eventually(t, "slow is connected again", func() bool { return status(t, m, "slow").State == Connected })
 	if got := call(t, o.tool(t, "echo"), `{"text":"awake"}`); got.Text != "awake" {
 		t.Errorf("after the restart: %+v", got)
+	}
+	// Closing leaves no server running: not the new one, nor the one
+	// that hung, which was still being stopped in the background.
+	m.Close()
+	b, err := os.ReadFile(starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the server started %d times, want 2:\n%s", len(lines), b)
+	}
+	for _, line := range lines {
+		_, field, _ := strings.Cut(line, " ")
+		pid, err := strconv.Atoi(field)
+		if err != nil {
+			t.Fatalf("start line %q: %v", line, err)
+		}
+		if p, err := os.FindProcess(pid); err == nil && p.Signal(syscall.Signal(0)) == nil {
+			t.Errorf("process %d still runs after Close", pid)
+		}
 	}
 }
 

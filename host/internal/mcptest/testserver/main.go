@@ -46,12 +46,12 @@ func main() {
 	instructions := flag.String("instructions", "", "the server's instructions")
 	exitAtStart := flag.String("exit-at-start", "", "write this to stderr and exit with status 1 at once")
 	garbage := flag.Bool("garbage", false, "write a line that is not JSON-RPC before each answer")
-	starts := flag.String("starts", "", "append a line to this file at each start, to count them")
+	starts := flag.String("starts", "", "append a line to this file at each start, to count them: the time and the process id")
 	flag.Parse()
 	if *starts != "" {
 		f, err := os.OpenFile(*starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {
-			fmt.Fprintln(f, time.Now().Format(time.RFC3339Nano))
+			fmt.Fprintln(f, time.Now().Format(time.RFC3339Nano), os.Getpid())
 			f.Close()
 		}
 	}
