@@ -116,7 +116,7 @@ func (r *Registry) prepare(t *Tool) error {
 		t.TimeoutSeconds = DefaultTimeoutSeconds
 	}
 	if t.TimeoutSeconds < 0 || t.TimeoutSeconds > MaxTimeoutSeconds {
-		return fmt.Errorf("%w: tool %q: timeout must be between 1 and %d seconds", ErrInvalid, t.Name, MaxTimeoutSeconds)
+		return fmt.Errorf("%w: tool %q: timeout must be between 1 and %d seconds, or 0 for the default %d", ErrInvalid, t.Name, MaxTimeoutSeconds, DefaultTimeoutSeconds)
 	}
 	if t.Group != "" {
 		if _, ok := r.groupIdx[t.Group]; !ok {

@@ -172,6 +172,15 @@ func TestAddErrors(t *testing.T) {
 	if g.DisplayName != "Config" || g.Origin.Kind != OriginHost {
 		t.Errorf("defaults not filled: %+v", g)
 	}
+	// A timeout of 0 is the default; the refusal of one too long says so.
+	mustNil(t, r.AddTool(Tool{Name: "quick", Description: "x"}))
+	if tool, _ := r.Tool("quick"); tool.TimeoutSeconds != DefaultTimeoutSeconds {
+		t.Errorf("a tool without a timeout has %d s, want the default %d", tool.TimeoutSeconds, DefaultTimeoutSeconds)
+	}
+	err := r.AddTool(Tool{Name: "slower", Description: "x", TimeoutSeconds: MaxTimeoutSeconds + 1})
+	if want := `timeout must be between 1 and 3600 seconds, or 0 for the default 30`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a timeout of %d s: %v, want an error saying %q", MaxTimeoutSeconds+1, err, want)
+	}
 }
 
 func TestSetToolEnabled(t *testing.T) {
