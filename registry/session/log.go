@@ -51,6 +51,10 @@ type Log struct {
 	raw   []rawChunk
 	fresh []Message
 	hash  uint64
+	// first is the log's first message: a start event that resumes the
+	// Log with a history opening with it sent the whole history again
+	// (Logs.Start).
+	first *Message
 }
 
 // rawChunk is JSON holding messages of the log: an array of messages, or
@@ -92,6 +96,10 @@ func (l *Log) add(source []byte, msgs ...Message) {
 			l.fresh = make([]Message, 0, max(len(msgs), 8))
 		}
 		l.fresh = append(l.fresh, msgs...)
+	}
+	if l.n == 0 && len(msgs) > 0 {
+		first := msgs[0]
+		l.first = &first
 	}
 	for _, m := range msgs {
 		l.n++

@@ -50,6 +50,30 @@ func (c *Logs) Start(t *Turn, e Event) (acts []Action, ok bool) {
 	return nil, true
 }
 
+// Resent reports whether a start event with a fingerprint the instance
+// keeps sent the whole history again rather than the messages after the
+// first kept.Len(): its history is at least that long and opens with the
+// log's first message. The turn would otherwise hold the conversation
+// twice. It changes nothing.
+func (c *Logs) Resent(e Event) (int, bool) {
+	if e.Type != EventStart || e.Session == "" || e.Fingerprint == "" {
+		return 0, false
+	}
+	kept, found := c.logs[e.Session]
+	if !found || kept.fingerprint != e.Fingerprint || kept.log.first == nil {
+		return 0, false
+	}
+	n := kept.log.Len()
+	return n, len(e.History) >= n && sameMessage(e.History[0], *kept.log.first)
+}
+
+// sameMessage reports whether a and b are one message of a log: the same
+// type, text, call and time.
+func sameMessage(a, b Message) bool {
+	return a.Type == b.Type && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
+		a.ToolName == b.ToolName && a.Time.Equal(b.Time)
+}
+
 // End keeps the Log of a turn of session that is over, when the turn was
 // kept.
 func (c *Logs) End(session string, t *Turn) {

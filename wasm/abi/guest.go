@@ -220,6 +220,10 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 		if err := t.Check(e); err != nil {
 			return fail(CodeBadEvent, err.Error())
 		}
+		if n, resent := g.logs.Resent(e); resent {
+			return fail(CodeBadEvent, fmt.Sprintf("%s: start: the history given with the fingerprint opens with the session's first message: "+
+				"with a fingerprint send only the messages after the first %d (usually none), or send the whole history without the fingerprint", session.ErrEvent, n))
+		}
 		if acts, resume := g.logs.Start(t.Turn, e); !resume {
 			return g.actions(acts)
 		}

@@ -42,7 +42,8 @@ func TestActionsEnvelope(t *testing.T) {
 // TestBadStartKeepsSession: a start event the turn refuses changes
 // nothing, so it does not use up the session's kept state: the next,
 // good, start with the same fingerprint resumes it. A fingerprint without
-// its session is refused rather than ignored.
+// its session, or with the whole history again, is refused rather than
+// ignored or doubled.
 func TestBadStartKeepsSession(t *testing.T) {
 	g := &Guest{}
 	if out := g.Load([]byte(`{"tools":[]}`)); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
@@ -69,13 +70,22 @@ func TestBadStartKeepsSession(t *testing.T) {
 	for _, tt := range []struct{ event, want string }{
 		{`{"type":"start","fingerprint":"` + fp + `","user":"again",` + settings + `}`, `a fingerprint needs the session it was handed out for`},
 		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":" ",` + settings + `}`, `the user message is empty`},
+		// The whole history again with the fingerprint: the turn would
+		// hold the conversation twice.
+		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":"again",` + settings +
+			`,"history":[{"type":"user","content":"hi"},{"type":"assistant","content":"Hello."}]}`,
+			`the history given with the fingerprint opens with the session's first message: with a fingerprint send only the messages after the first 2`},
 	} {
 		if out := event(next, tt.event); !strings.Contains(out, `"code":"bad_event"`) || !strings.Contains(out, tt.want) {
 			t.Errorf("%s: %s, want bad_event saying %q", tt.event, out, tt.want)
 		}
 	}
-	out = event(next, `{"type":"start","session":"s1","fingerprint":"`+fp+`","user":"again",`+settings+`}`)
-	if !strings.Contains(out, `"call_model"`) || !strings.Contains(string(g.TurnBody(next)), `{"role":"assistant","content":"Hello."}`) {
-		t.Errorf("the good start after the refused ones did not resume the session: %s", out)
+	// A message the host appended itself is not the whole history.
+	out = event(next, `{"type":"start","session":"s1","fingerprint":"`+fp+`","user":"again",`+settings+
+		`,"history":[{"type":"assistant","content":"A reply cut short"}]}`)
+	body := string(g.TurnBody(next))
+	if !strings.Contains(out, `"call_model"`) || strings.Count(body, `"content":"hi"`) != 1 ||
+		!strings.Contains(body, `{"role":"assistant","content":"Hello."},{"role":"assistant","content":"A reply cut short"}`) {
+		t.Errorf("the good start after the refused ones did not resume the session once: %s\n%s", out, body)
 	}
 }
