@@ -50,7 +50,11 @@ func (n *Native) Handle(event []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", session.ErrEvent, err)
 	}
 	if n.Logs != nil && e.Type == session.EventStart {
-		if acts, ok := n.Logs.Start(n.turn, e); !ok {
+		acts, ok, err := n.Logs.Start(n.turn, e)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			return session.MarshalActions(acts)
 		}
 		n.session, e.Source = e.Session, event

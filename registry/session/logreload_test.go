@@ -68,7 +68,7 @@ func TestResumedTurnReloadsNatively(t *testing.T) {
 		start := session.Event{Type: session.EventStart, User: "again", Session: "s", Settings: settings, History: log}
 		if resume {
 			start.Fingerprint, start.History = fp, nil
-			if acts, ok := logs.Start(turn, start); !ok {
+			if acts, ok, err := logs.Start(turn, start); !ok || err != nil {
 				t.Fatalf("not resumed: %+v", acts)
 			}
 		}

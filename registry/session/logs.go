@@ -1,5 +1,7 @@
 package session
 
+import "fmt"
+
 // Logs keeps the Logs that the last turns of sessions left, so that each
 // session's next turn resumes from its Log instead of the whole history:
 // what a module instance holds for the sessions it serves. A session's Log
@@ -32,39 +34,37 @@ const (
 // (Turn.Keep). One with a fingerprint resumes the session's kept Log when
 // it has that fingerprint, and otherwise answers need_history: the turn is
 // unchanged, and the host sends the start event again with the whole
-// history and no fingerprint. Feed the turn e only when ok.
-func (c *Logs) Start(t *Turn, e Event) (acts []Action, ok bool) {
+// history and no fingerprint. One with the fingerprint and the whole
+// history again, rather than the messages after the kept Log's (its
+// history at least that long and opening with the Log's first message),
+// is refused with an error wrapping ErrEvent, as is any start event the
+// turn would refuse (Turn.Handle): checked here, before a kept Log is
+// taken, so that a refused start leaves it kept. Feed the turn e only when
+// ok.
+func (c *Logs) Start(t *Turn, e Event) (acts []Action, ok bool, err error) {
 	if e.Type != EventStart || e.Session == "" {
-		return nil, true
+		return nil, true, nil
+	}
+	if err := t.check(e); err != nil {
+		return nil, false, err
 	}
 	kept, found := c.logs[e.Session]
+	resumes := found && e.Fingerprint != "" && kept.fingerprint == e.Fingerprint
+	if resumes && kept.log.first != nil && len(e.History) >= kept.log.Len() && sameMessage(e.History[0], *kept.log.first) {
+		n := kept.log.Len()
+		return nil, false, fmt.Errorf("%w: start: the history given with the fingerprint opens with the session's first message: "+
+			"with a fingerprint send only the messages after the first %d (usually none), or send the whole history without the fingerprint", ErrEvent, n)
+	}
 	c.drop(e.Session)
 	if e.Fingerprint == "" {
 		t.Keep()
-		return nil, true
+		return nil, true, nil
 	}
-	if !found || kept.fingerprint != e.Fingerprint {
-		return []Action{{Type: ActionNeedHistory}}, false
+	if !resumes {
+		return []Action{{Type: ActionNeedHistory}}, false, nil
 	}
 	t.Resume(kept.log)
-	return nil, true
-}
-
-// Resent reports whether a start event with a fingerprint the instance
-// keeps sent the whole history again rather than the messages after the
-// first kept.Len(): its history is at least that long and opens with the
-// log's first message. The turn would otherwise hold the conversation
-// twice. It changes nothing.
-func (c *Logs) Resent(e Event) (int, bool) {
-	if e.Type != EventStart || e.Session == "" || e.Fingerprint == "" {
-		return 0, false
-	}
-	kept, found := c.logs[e.Session]
-	if !found || kept.fingerprint != e.Fingerprint || kept.log.first == nil {
-		return 0, false
-	}
-	n := kept.log.Len()
-	return n, len(e.History) >= n && sameMessage(e.History[0], *kept.log.first)
+	return nil, true, nil
 }
 
 // sameMessage reports whether a and b are one message of a log: the same

@@ -25,10 +25,14 @@ func runTurn(t *testing.T, logs *session.Logs, reg *registry.Registry, s, finger
 	turn := session.NewTurn(reg)
 	start := session.Event{Type: session.EventStart, User: "hi", Session: s, Fingerprint: fingerprint, History: history,
 		Settings: session.Settings{Format: "openai", Model: "m"}}
-	if acts, ok := logs.Start(turn, start); !ok {
+	acts, ok, err := logs.Start(turn, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
 		return acts
 	}
-	acts, err := turn.Handle(start)
+	acts, err = turn.Handle(start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +81,8 @@ func TestLogs(t *testing.T) {
 		{"a turn that never ended", func(t *testing.T, logs *session.Logs) []session.Action {
 			c := cacheOf(runTurn(t, logs, reg, "a", "", nil))
 			turn := session.NewTurn(reg)
-			logs.Start(turn, session.Event{Type: session.EventStart, Session: "a", Fingerprint: c.Fingerprint})
+			logs.Start(turn, session.Event{Type: session.EventStart, User: "hi", Session: "a", Fingerprint: c.Fingerprint,
+				Settings: session.Settings{Format: "openai", Model: "m"}})
 			return runTurn(t, logs, reg, "a", c.Fingerprint, nil)
 		}, true},
 		{"the least recently used dropped", func(t *testing.T, logs *session.Logs) []session.Action {

@@ -176,12 +176,6 @@ func (t *Turn) Format() wire.Format { return t.set.Format }
 // Over reports whether the turn has ended, done or failed.
 func (t *Turn) Over() bool { return t.state == finished }
 
-// Check is what Handle refuses e with, if anything, without handling it:
-// a host that acts on an event before the turn does (as the module's
-// Logs.Start resumes a kept Log) checks it first, so a bad event changes
-// nothing.
-func (t *Turn) Check(e Event) error { return t.check(e) }
-
 // Handle feeds one event and returns the actions the host must perform, in
 // order. An event that is malformed or does not fit the turn's state returns
 // an error wrapping ErrEvent and changes nothing.

@@ -216,15 +216,11 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 		return ok([]session.Action{})
 	}
 	if e.Type == session.EventStart {
-		// Refused before a kept Log is resumed, which would consume it.
-		if err := t.Check(e); err != nil {
+		acts, resume, err := g.logs.Start(t.Turn, e)
+		if err != nil {
 			return fail(CodeBadEvent, err.Error())
 		}
-		if n, resent := g.logs.Resent(e); resent {
-			return fail(CodeBadEvent, fmt.Sprintf("%s: start: the history given with the fingerprint opens with the session's first message: "+
-				"with a fingerprint send only the messages after the first %d (usually none), or send the whole history without the fingerprint", session.ErrEvent, n))
-		}
-		if acts, resume := g.logs.Start(t.Turn, e); !resume {
+		if !resume {
 			return g.actions(acts)
 		}
 		t.session = e.Session

@@ -355,8 +355,11 @@ function whole(format, id, r) {
   }
   return { id: "chatcmpl-" + id, object: "chat.completion", model: "fake",
     choices: [{ index: 0, message: msg, finish_reason: calls.length ? "tool_calls" : "stop" }],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+    usage: OPENAI_USAGE };
 }
+
+// OPENAI_USAGE is what every OpenAI reply costs, whole or streamed.
+const OPENAI_USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
 // events streams a reply: text in two deltas, each call's arguments in two
 // fragments, as the providers do; usage: an OpenAI request asked for its
@@ -428,7 +431,7 @@ function events(format, id, r, usage) {
   });
   chunk({}, calls.length ? "tool_calls" : "stop");
   // Asked for (stream_options.include_usage), the usage comes last, in a chunk with no choices.
-  if (usage) data("", { id: "chatcmpl-" + id, object: "chat.completion.chunk", model: "fake", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+  if (usage) data("", { id: "chatcmpl-" + id, object: "chat.completion.chunk", model: "fake", choices: [], usage: OPENAI_USAGE });
   out.push("data: [DONE]\n\n");
   return out;
 }

@@ -652,7 +652,7 @@ func (s *Server) whole(id string, r Reply, sh shape) any {
 	}
 	return map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion", "model": "fake",
 		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+		"usage":   openAIUsage}
 }
 
 // responsesObject is a Responses API response object with r's output.
@@ -862,11 +862,14 @@ func (s *Server) events(id string, r Reply, sh shape) []string {
 	chunk(map[string]any{}, finish)
 	if sh.usage {
 		data("", map[string]any{"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "model": "fake",
-			"choices": []any{}, "usage": map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+			"choices": []any{}, "usage": openAIUsage})
 	}
 	out = append(out, "data: [DONE]\n\n")
 	return out
 }
+
+// openAIUsage is what every OpenAI reply costs, whole or streamed.
+var openAIUsage = map[string]int{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 func orNull(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
