@@ -148,6 +148,13 @@ type Options struct {
 	Agents func(ctx context.Context, session string) (*Agent, error)
 	// Policies gives the user's approval rules at the start of each turn.
 	Policies func(ctx context.Context) ([]session.Policy, error)
+	// AllowHint is the sentence that ends the refusal of a call that asks
+	// when no one can be asked: how the user allows the tool in this
+	// program, "{tool}" standing for its name (toolroute's is "The user
+	// can allow it with: toolroute policy set tool {tool} allow"). Empty
+	// gives a sentence that names no program's way (wasm/ABI.md,
+	// settings.allow_hint).
+	AllowHint string
 	// MaxParallelTools bounds the tool calls running at once, in all
 	// sessions: the others wait their turn (their timeout starts when they
 	// run). A JS call may take its memory limit and as much again in the

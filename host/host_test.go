@@ -748,14 +748,20 @@ func TestApproval(t *testing.T) {
 		t.Errorf("%d approval events, want 2", n)
 	}
 
-	// No one to ask.
-	model2 := script()
-	defer model2.Close()
-	sent = 0
-	h2 := newHost(t, model2, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{sendTool}})
-	send(t, h2.Session("s"), "Email Ada")
-	if sent != 0 || !strings.Contains(string(model2.Requests()[1].Body), "toolroute policy set tool send_email allow") {
-		t.Errorf("unattended: sent %d times; the model read %s", sent, model2.Requests()[1].Body)
+	// No one to ask: the refusal ends with the program's way to allow the
+	// tool (Options.AllowHint), or, given none, a sentence naming none.
+	for _, c := range []struct{ hint, want string }{
+		{"Allow it in Settings > Tools > {tool}.", "It did not run. Allow it in Settings > Tools > send_email."},
+		{"", "It did not run. The user can allow it with an approval rule that allows 'send_email'."},
+	} {
+		model2 := script()
+		defer model2.Close()
+		sent = 0
+		h2 := newHost(t, model2, wire.OpenAI, host.Options{NoBuiltins: true, Tools: []host.NativeTool{sendTool}, AllowHint: c.hint})
+		send(t, h2.Session("s"), "Email Ada")
+		if sent != 0 || !strings.Contains(string(model2.Requests()[1].Body), c.want) {
+			t.Errorf("no one to ask, hint %q: sent %d times; the model read %s", c.hint, sent, model2.Requests()[1].Body)
+		}
 	}
 
 	// The user's policy allows it.

@@ -206,7 +206,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
-			HostSearch: s.h.search.fresh(),
+			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint,
 		},
 	}
 	agent := s.agent

@@ -363,6 +363,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Ops:          builtin.Ops(a.deps),
 		Approver:     askEveryTime(cfg.Approver),
 		Policies:     a.Policies,
+		AllowHint:    AllowHint,
 		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
 		// The tools' sentence vectors sit where `toolroute search` keeps
@@ -709,6 +710,11 @@ func askEveryTime(approver host.Approver) host.Approver {
 		return answers, err
 	})
 }
+
+// AllowHint tells the model, when a call that asks is refused because no
+// one can be asked (a piped chat, a scheduled task), how the user allows
+// the tool in this program.
+const AllowHint = "The user can allow it with: toolroute policy set tool {tool} allow"
 
 // PolicyPrefix is the settings' prefix of the user's approval rules:
 // policy.tool.NAME and policy.group.NAME hold ask, allow or deny.

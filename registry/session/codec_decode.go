@@ -282,7 +282,7 @@ func readApproval(r *jsondec.Reader) Approval {
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
 	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
-	"allowed_groups", "max_turn_tokens", "host_search"}
+	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -346,6 +346,8 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.MaxTurnTokens = r.Int()
 		case "host_search":
 			s.HostSearch = r.Bool()
+		case "allow_hint":
+			s.AllowHint = r.String()
 		}
 	})
 }

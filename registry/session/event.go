@@ -44,6 +44,11 @@ type Settings struct {
 	// chat is not interactive, even when Approvals says the host could
 	// ask.
 	Unattended bool `json:"unattended,omitempty"`
+	// AllowHint is the sentence that ends an approval_needed refusal:
+	// how the user allows a tool that asks, in this host (a command, a
+	// setting), "{tool}" standing for the tool's name. Empty gives a
+	// sentence that names no host's way.
+	AllowHint string `json:"allow_hint,omitempty"`
 	// Routing is "classic" (the default) or "native": groups sent deferred
 	// and loaded where the load stands, for the formats that can
 	// (RoutingFor); the others use classic.

@@ -543,8 +543,8 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			}
 			if !t.canAsk() {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
-					"'%s' asks the user before it runs, and no one is here to answer (%s). It did not run. "+
-						"The user can allow it with: toolroute policy set tool %s allow", c.Name, t.nobody(), c.Name)))...)
+					"'%s' asks the user before it runs, and no one is here to answer (%s). It did not run. %s",
+					c.Name, t.nobody(), t.allowHint(c.Name))))...)
 				continue
 			}
 			// Logged before the user is asked: the question is part of
@@ -739,6 +739,15 @@ func (t *Turn) askingIDs() string {
 // the turn is not unattended (a scheduled run has no one to answer, even
 // in a host that could ask).
 func (t *Turn) canAsk() bool { return t.set.Approvals && !t.set.Unattended }
+
+// allowHint is how the user allows tool, which asks: the host's sentence
+// (Settings.AllowHint) or one that names no host's way.
+func (t *Turn) allowHint(tool string) string {
+	if t.set.AllowHint == "" {
+		return "The user can allow it with an approval rule that allows '" + tool + "'."
+	}
+	return strings.ReplaceAll(t.set.AllowHint, "{tool}", tool)
+}
 
 func (t *Turn) nobody() string {
 	if t.set.Unattended {
