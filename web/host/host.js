@@ -77,7 +77,7 @@ export class MemoryStore {
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one (model defaults to DEMO_MODEL);
 //   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call), context_limit (the model's window in tokens, for compaction)}; prompt: an async function giving the base system prompt at
+//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call), context_limit (the model's window in tokens, for compaction), allow_hint (how the user allows a tool that asks when no one can be asked, "{tool}" for its name: see ABI.md)}; prompt: an async function giving the base system prompt at
 //     the start of each turn instead of settings.system_prompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
@@ -342,7 +342,7 @@ export class Host {
         model: this.#o.provider.model || (this.#o.provider.demo ? DEMO_MODEL : undefined),
         system_prompt: await this.#basePrompt(),
       };
-      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget", "context_limit"]) {
+      for (const k of ["max_model_calls", "max_tokens", "temperature", "stream", "routing", "search_tools", "tool_budget", "context_limit", "allow_hint"]) {
         if (s[k] !== undefined) settings[k] = s[k];
       }
       // An unattended turn (a scheduled task's) has no one to answer: a

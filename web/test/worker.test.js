@@ -445,6 +445,8 @@ test("a tool reads only its TOOL_ variables, redacted; the worker's secrets neve
 // user allows schedule_task) runs at its time from the SessionIndex's
 // alarm, through the SELF binding, as a session of its own that the API
 // lists with its answer; the next turn's list_scheduled_tasks shows it.
+// No one watches the run: a tool that asks is refused, with how to allow it
+// in the worker (its TOOLROUTE_POLICIES variable).
 test("scenario 4 in the worker: a scheduled task runs at its time from a Durable Object alarm, in a session of its own", async () => {
   const id = (await (await json("POST", "/api/sessions", {})).json()).id;
   const at = new Date(Math.ceil((Date.now() + 4000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
@@ -452,7 +454,8 @@ test("scenario 4 in the worker: a scheduled task runs at its time from a Durable
     toolCall("load_tool_group", JSON.stringify({ group_name: "scheduled_tasks" })),
     toolCall("schedule_task", JSON.stringify({ name: "news_worker", prompt: "Summarise the news.", at })),
     text("Scheduled."),
-    text("The news: all quiet."), // the run's
+    toolCall("post_mail", "{}"), // the run's: it asks, and no one is there
+    text("The news: all quiet."),
   );
   const t = await openTurn(id, "Schedule a task for in a few seconds");
   const asked = await t.until("approval");
@@ -466,12 +469,18 @@ test("scenario 4 in the worker: a scheduled task runs at its time from a Durable
   let run = null;
   for (let i = 0; i < 300 && !run; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    run = (await (await json("GET", "/api/sessions")).json()).find((x) => x.title === "Scheduled task: news_worker" && x.messages >= 2);
+    run = (await (await json("GET", "/api/sessions")).json()).find((x) => x.title === "Scheduled task: news_worker" && x.messages >= 5);
   }
   assert.ok(run, "the task's run never came");
   assert.match(run.id, /^task-news_worker-\d{8}-\d{6}$/);
   const log = await (await json("GET", `/api/sessions/${run.id}/messages`)).json();
-  assert.deepEqual(log.map((m) => [m.type, m.content]), [["user", "Summarise the news."], ["assistant", "The news: all quiet."]]);
+  assert.deepEqual(log.filter((m) => m.type !== "tool_call").map((m) => [m.type, m.content]), [
+    ["user", "Summarise the news."],
+    ["assistant", undefined],
+    ["tool_result", "Error (approval_needed): 'post_mail' asks the user before it runs, and no one is here to answer (it runs unattended, as a scheduled task). " +
+      "It did not run. The user can allow it by adding tool:post_mail=allow to the worker's TOOLROUTE_POLICIES variable."],
+    ["assistant", "The news: all quiet."],
+  ]);
   assert.ok(Date.parse(log[0].time) >= Date.parse(at), `the run started at ${log[0].time}, before ${at}`);
 
   model.add(toolCall("list_scheduled_tasks", "{}"), text("It ran."));

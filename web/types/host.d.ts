@@ -53,6 +53,8 @@ export interface Settings {
   search_tools?: boolean;
   tool_budget?: number;
   context_limit?: number;
+  /** How the user allows a tool that asks when no one can be asked, "{tool}" standing for its name: the sentence that ends the refusal (wasm/ABI.md, settings.allow_hint). */
+  allow_hint?: string;
 }
 
 export type Sources = Map<string, string> | Record<string, string> | ((ref: string) => string | undefined | Promise<string | undefined>);

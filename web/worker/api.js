@@ -51,6 +51,11 @@ import { Tasks } from "../host/schedules.js";
 import { agentOps, runNested, SESSION_AGENT_PREFIX } from "../host/agents.js";
 import { AGENT_PREFIX } from "../host/records.js";
 
+// ALLOW_HINT ends the refusal of a tool that asks when no one can be asked
+// (a scheduled task): the worker's approval rules are a variable
+// (policies.js).
+export const ALLOW_HINT = "The user can allow it by adding tool:{tool}=allow to the worker's TOOLROUTE_POLICIES variable.";
+
 // MAX_SEARCHED bounds the sessions search_history reads, most recent first:
 // each is a Durable Object to ask.
 const MAX_SEARCHED = 200;
@@ -298,7 +303,8 @@ async function start(env, deps, now) {
     // refused before they start (see send).
     provider: provider.error ? { format: "openai", baseURL: "http://provider.invalid" } : { ...provider, browser: false },
     settings: { stream: true, system_prompt: env.TOOLROUTE_SYSTEM_PROMPT ?? "", routing: workerRouting(env, provider.format).used, search_tools: env.TOOLROUTE_SEARCH_TOOLS === "on",
-      tool_budget: Number.parseInt(env.TOOLROUTE_TOOL_BUDGET ?? "0", 10) || 0, context_limit: Number.parseInt(env.TOOLROUTE_CONTEXT_LIMIT ?? "0", 10) || 0 },
+      tool_budget: Number.parseInt(env.TOOLROUTE_TOOL_BUDGET ?? "0", 10) || 0, context_limit: Number.parseInt(env.TOOLROUTE_CONTEXT_LIMIT ?? "0", 10) || 0,
+      allow_hint: ALLOW_HINT },
     store,
     runJS: (call) => runWithFiles(env, deps.quickjsModule, bundle.libraries, call, deps.fetchOptions?.(env)),
     // A tool's variable NAME is the worker's TOOL_NAME: never the worker's
