@@ -179,7 +179,8 @@ test("scenario 4 in the browser: a task scheduled for tomorrow runs while the pa
   const run = await store.messages("task-morning_news-20261127-080005");
   assert.equal(run[0].content, "Summarise the news for me.");
   const refused = run.find((m) => m.type === "tool_result" && m.tool_name === "delete_scheduled_task");
-  assert.match(refused.content, /^Error \(approval_needed\): 'delete_scheduled_task' asks the user before it runs, and no one is here to answer/);
+  assert.equal(refused.content, "Error (approval_needed): 'delete_scheduled_task' asks the user before it runs, and no one is here to answer (it runs unattended, as a scheduled task). " +
+    "It did not run. In this page a tool that asks runs only in a chat, where the user is asked first: the user can ask for it there.");
   assert.equal(run.at(-1).content, "Here is your news summary: all quiet.");
   assert.deepEqual(asked, ["schedule_task"], "the run asked no one");
   assert.deepEqual(told, [{ session: "task-morning_news-20261127-080005", title: "Scheduled task: morning_news" }], "the page is told, to list the session");

@@ -69,6 +69,11 @@ const DEFAULT_BASE = {
 };
 const DEFAULT_MODEL = { openai: "gpt-4.1-mini", anthropic: "claude-sonnet-4-5", responses: "gpt-5.4-mini", gemini: "gemini-3.5-flash" };
 
+// ALLOW_HINT ends the refusal of a tool that asks when no one can be asked
+// (a scheduled task's run): the page has no approval rules to change, so
+// such a tool runs only in a chat, where the user answers.
+const ALLOW_HINT = "In this page a tool that asks runs only in a chat, where the user is asked first: the user can ask for it there.";
+
 // PersistentFS is the fs bridge's store: synchronous reads from memory (the
 // runner needs them synchronous), each write also saved to the UI store.
 export class PersistentFS extends MemoryFS {
@@ -352,7 +357,7 @@ export class Core {
       sources: merged().sources,
       native,
       provider,
-      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on", tool_budget: budgetOf(settings.tool_budget) },
+      settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on", tool_budget: budgetOf(settings.tool_budget), allow_hint: ALLOW_HINT },
       store: this.store,
       fetch: this.fetch,
       runJS: runner ? (c) => runner.call(c) : undefined,
