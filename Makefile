@@ -22,7 +22,7 @@ FUZZ_TARGETS = \
 	registry/session:FuzzActionsCodec \
 	registry/session:FuzzUnmarshalEvent \
 	registry/session:FuzzGroupName \
-	registry/session:FuzzRawMap \
+	registry/internal/jsondec:FuzzRawMap \
 	host/module:FuzzTurnEvent \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \

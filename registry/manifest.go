@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // MaxGroupSize is the most tool entries a group manifest may hold; the _meta
@@ -217,17 +219,25 @@ func parseManifest(m Manifest) parsed {
 		fail(-1, "", "manifest is not valid UTF-8")
 		return p
 	}
-	if err := validJSON(text); err != nil {
-		fail(-1, "", err.Error())
-		return p
+	// An object or an array is read at once, and checked only when it
+	// does not read: its text is read once in the common case. validJSON
+	// says where the JSON breaks, a check that comes first.
+	notJSON := func() bool {
+		if err := validJSON(text); err != nil {
+			fail(-1, "", err.Error())
+			return true
+		}
+		return false
 	}
 	src := Origin{Kind: OriginJS, File: m.File, Source: m.Source}
 
 	switch trimmed[0] {
 	case '{':
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			fail(-1, "", "manifest is not a JSON object: "+err.Error())
+		if err := jsondec.UnmarshalRawMap(trimmed, &obj); err != nil {
+			if !notJSON() {
+				fail(-1, "", "manifest is not a JSON object: "+err.Error())
+			}
 			return p
 		}
 		t, problem, warnings := parseEntry(obj, base, "")
@@ -243,8 +253,10 @@ func parseManifest(m Manifest) parsed {
 		p.tools = append(p.tools, parsedTool{tool: t, entry: -1})
 	case '[':
 		var arr []json.RawMessage
-		if err := json.Unmarshal(trimmed, &arr); err != nil {
-			fail(-1, "", "manifest is not a JSON array: "+err.Error())
+		if err := jsondec.UnmarshalRawList(trimmed, &arr); err != nil {
+			if !notJSON() {
+				fail(-1, "", "manifest is not a JSON array: "+err.Error())
+			}
 			return p
 		}
 		if len(arr) == 0 {
@@ -272,7 +284,7 @@ func parseManifest(m Manifest) parsed {
 		seen := map[string]bool{}
 		for i := start; i < len(arr); i++ {
 			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(arr[i], &obj); err != nil || obj == nil {
+			if err := jsondec.UnmarshalRawMap(arr[i], &obj); err != nil || obj == nil {
 				fail(i, "", "entry must be a JSON object with 'name', 'description' and 'function'")
 				continue
 			}
@@ -314,7 +326,9 @@ func parseManifest(m Manifest) parsed {
 		}
 		p.group = &group
 	default:
-		fail(-1, "", "manifest must be a JSON object (one tool) or a JSON array (a tool group)")
+		if !notJSON() {
+			fail(-1, "", "manifest must be a JSON object (one tool) or a JSON array (a tool group)")
+		}
 	}
 	return p
 }
@@ -322,7 +336,7 @@ func parseManifest(m Manifest) parsed {
 // metaEntry reports whether an array entry is a _meta entry.
 func metaEntry(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
+	if jsondec.UnmarshalRawMap(raw, &obj) != nil {
 		return nil, false
 	}
 	var isMeta bool
@@ -430,18 +444,18 @@ func parseEntry(obj map[string]json.RawMessage, requireName, groupFile string) (
 	}
 	t.Parameters, t.Required = schema, required
 	if raw, ok := obj["requiredPermissions"]; ok {
-		if json.Unmarshal(raw, &t.RequiredPermissions) != nil {
+		if jsondec.UnmarshalStrings(raw, &t.RequiredPermissions) != nil {
 			return t, "Field 'requiredPermissions' must be an array of strings", warnings
 		}
 	}
 	t.TimeoutSeconds = DefaultTimeoutSeconds
 	if raw, ok := obj["timeoutSeconds"]; ok {
-		if json.Unmarshal(raw, &t.TimeoutSeconds) != nil || t.TimeoutSeconds < 1 || t.TimeoutSeconds > MaxTimeoutSeconds {
+		if jsondec.UnmarshalInt(raw, &t.TimeoutSeconds) != nil || t.TimeoutSeconds < 1 || t.TimeoutSeconds > MaxTimeoutSeconds {
 			return t, fmt.Sprintf("Field 'timeoutSeconds' must be a whole number of seconds from 1 to %d", MaxTimeoutSeconds), warnings
 		}
 	}
 	if raw, ok := obj["env"]; ok {
-		if json.Unmarshal(raw, &t.Env) != nil {
+		if jsondec.UnmarshalStrings(raw, &t.Env) != nil {
 			return t, "Field 'env' must be an array of environment variable names", warnings
 		}
 		for _, v := range t.Env {
@@ -469,7 +483,7 @@ func stringField(obj map[string]json.RawMessage, key string) (string, error) {
 		return "", nil
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := jsondec.UnmarshalString(raw, &s); err != nil {
 		return "", err
 	}
 	return s, nil
@@ -489,6 +503,9 @@ func DisplayNameFromFile(base string) string {
 // validJSON checks that text is one JSON value and says where it is not, by
 // line and column, so a tool author can find the mistake.
 func validJSON(text []byte) error {
+	if jsondec.Valid(text) {
+		return nil
+	}
 	var v json.RawMessage
 	err := json.Unmarshal(text, &v)
 	if err == nil {

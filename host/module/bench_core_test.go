@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/toolroute/toolroute/host/catalog"
+	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm/abi"
@@ -377,13 +379,24 @@ func bigCatalogue(n int) registry.Catalogue {
 // loaded as a Pool does after its first: a copy of the first's memory.
 func BenchmarkCatalogue(b *testing.B) {
 	ctx := context.Background()
+	type named struct {
+		name string
+		c    registry.Catalogue
+	}
+	var catalogues []named
 	for _, n := range []int{100, 1000, 10000} {
-		c := bigCatalogue(n)
+		catalogues = append(catalogues, named{fmt.Sprintf("tools=%d", n), bigCatalogue(n)})
+	}
+	// builtin is the catalogue the browser and the worker load as their
+	// first request's main work: the built-in JS tools' manifests, as text.
+	catalogues = append(catalogues, named{"builtin", builtinCatalogue(b)})
+	for _, cn := range catalogues {
+		c := cn.c
 		js, err := Marshal(c)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+		b.Run(cn.name, func(b *testing.B) {
 			b.Run("wasm", func(b *testing.B) {
 				inst := loadedInstance(b, js)
 				b.SetBytes(int64(len(js)))
@@ -418,6 +431,23 @@ func BenchmarkCatalogue(b *testing.B) {
 			})
 		})
 	}
+}
+
+// builtinCatalogue is the built-in JS tools as `toolroute export
+// --builtin` gives them: their manifests' text, each with its source's
+// reference.
+func builtinCatalogue(tb testing.TB) registry.Catalogue {
+	tb.Helper()
+	folder, err := catalog.ReadFolder(manifests.FS, "builtin", false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var c registry.Catalogue
+	for _, f := range folder.Files {
+		m := f.Manifest
+		c.Manifests = append(c.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source})
+	}
+	return c
 }
 
 // BenchmarkCompile compiles the embedded module, and instantiates it once

@@ -37,7 +37,7 @@ func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 		input = "{}"
 	}
 	var args map[string]json.RawMessage
-	if err := unmarshalRawMap([]byte(input), &args); err != nil || args == nil {
+	if err := jsondec.UnmarshalRawMap([]byte(input), &args); err != nil || args == nil {
 		return nil, fmt.Sprintf("The arguments for '%s' are not a JSON object: send one JSON object matching the tool's parameters.", tool.Name)
 	}
 	var missing []string
@@ -47,7 +47,7 @@ func CheckArguments(tool registry.Tool, input string) (json.RawMessage, string) 
 		}
 	}
 	var schema map[string]json.RawMessage
-	_ = unmarshalRawMap(tool.Parameters, &schema) // an object: NormalizeSchema said so
+	_ = jsondec.UnmarshalRawMap(tool.Parameters, &schema) // an object: NormalizeSchema said so
 	c := &argCheck{}
 	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
 		c.secrets = true // AskedSecrets checks "secrets" and says what it takes
@@ -93,7 +93,7 @@ func (c *argCheck) add(problem string) {
 // arguments themselves).
 func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 	var schema map[string]json.RawMessage
-	if unmarshalRawMap(node, &schema) != nil || schema == nil {
+	if jsondec.UnmarshalRawMap(node, &schema) != nil || schema == nil {
 		return // true, false, or not a schema: nothing to check
 	}
 	if c.depth >= maxArgDepth {
@@ -108,7 +108,7 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 	}
 	if enum, ok := schema["enum"]; ok {
 		var values []json.RawMessage
-		if unmarshalRawList(enum, &values) == nil && len(values) > 0 && !inEnum(values, v) {
+		if jsondec.UnmarshalRawList(enum, &values) == nil && len(values) > 0 && !inEnum(values, v) {
 			list := make([]string, len(values))
 			for i, e := range values {
 				var b bytes.Buffer
@@ -124,11 +124,11 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 		c.object(at, schema, v, false)
 	case "array":
 		var items map[string]json.RawMessage
-		if unmarshalRawMap(schema["items"], &items) != nil || items == nil {
+		if jsondec.UnmarshalRawMap(schema["items"], &items) != nil || items == nil {
 			return // no items, or a tuple's list: not checked
 		}
 		var elems []json.RawMessage
-		_ = unmarshalRawList(v, &elems)
+		_ = jsondec.UnmarshalRawList(v, &elems)
 		for i, e := range elems {
 			c.value(at+"["+strconv.Itoa(i)+"]", schema["items"], e)
 		}
@@ -141,7 +141,7 @@ func (c *argCheck) value(at string, node json.RawMessage, v json.RawMessage) {
 // parameters CheckArguments reports.
 func (c *argCheck) object(at string, schema map[string]json.RawMessage, v json.RawMessage, top bool) {
 	var props map[string]json.RawMessage
-	_ = unmarshalRawMap(schema["properties"], &props)
+	_ = jsondec.UnmarshalRawMap(schema["properties"], &props)
 	fields := objectFields(v)
 	if !top {
 		var required []string
@@ -183,7 +183,7 @@ type field struct {
 // json.Unmarshal takes it.
 func objectFields(v json.RawMessage) []field {
 	var m map[string]json.RawMessage
-	if unmarshalRawMap(v, &m) != nil {
+	if jsondec.UnmarshalRawMap(v, &m) != nil {
 		return nil
 	}
 	names := make([]string, 0, len(m))

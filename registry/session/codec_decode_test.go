@@ -194,26 +194,3 @@ func FuzzGroupName(f *testing.F) {
 		}
 	})
 }
-
-// FuzzRawMap: a tool call's arguments and a schema read by hand into a map
-// or a list of raw values are what encoding/json reads.
-func FuzzRawMap(f *testing.F) {
-	for _, s := range []string{`{"path":"a.pdf","n":[1, {"x" : null}]}`, `{"a":1,"a":2}`, `{}`, `null`, `[]`, `[1,"x",null, {"a":[]}]`, `"x"`, `{"a":1} x`,
-		`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`, ``, ` { "a" : null } `, `{"\u00e9":"\ud800"}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var got, want map[string]json.RawMessage
-		err := unmarshalRawMap(data, &got)
-		wantErr := json.Unmarshal(data, &want)
-		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("map %q: %v, %v; encoding/json %v, %v", data, got, err, want, wantErr)
-		}
-		var gotL, wantL []json.RawMessage
-		err = unmarshalRawList(data, &gotL)
-		wantErr = json.Unmarshal(data, &wantL)
-		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) || !reflect.DeepEqual(gotL, wantL) {
-			t.Fatalf("list %q: %v, %v; encoding/json %v, %v", data, gotL, err, wantL, wantErr)
-		}
-	})
-}
