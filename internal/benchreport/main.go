@@ -754,10 +754,13 @@ const notes = `
   instance that kept the session (ABI v2's Sessions): the fingerprint and
   no history; wasm sends the whole history. The module's other figures run
   one iteration (` + "`-benchtime 1x`" + `) five times, each with its cold start; the
-  JS and throughput figures are averages over 20 and 200 iterations, except
+  JS and throughput figures are averages over 20 and 1,000 iterations, except
   CallItself (a warm JS tool call, target 50 µs) and QJSCall (one trivial
   call into QuickJS), which run for a second each: steady state. ColdCall
-  is a call on a fresh runtime, its first.
+  is a call on a fresh runtime, its first. Catalogue's tools=N are
+  catalogues of N tools given as definitions; its builtin is the built-in
+  JS tools given as their manifests' text, as the browser and the worker
+  load them at their start (` + "`toolroute export --builtin`" + `).
 - JSTrivialLoop is the JS hosts' QuickJS (quickjs-emscripten, in Node): one
   loop of 10 million trivial turns, the worst case for the interrupt handler
   polled at every operation (interrupt-handler, what web/jsrun does) against
