@@ -24,6 +24,7 @@ FUZZ_TARGETS = \
 	registry/session:FuzzGroupName \
 	registry/internal/jsondec:FuzzRawMap \
 	host/module:FuzzTurnEvent \
+	wasm/abi:FuzzDescriptionJSON \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \

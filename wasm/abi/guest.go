@@ -131,7 +131,11 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		used, note := session.RoutingFor(f, asked)
 		d.Routing = &RoutingInfo{Asked: string(asked), Used: string(used), Note: note}
 	}
-	return ok(d)
+	out, err := appendDescription(append(make([]byte, 0, 64<<10), `{"ok":`...), d)
+	if err != nil {
+		return fail(CodeInternal, "encoding the answer: "+err.Error())
+	}
+	return append(out, '}')
 }
 
 // DescribeToolsJSON gives the schemas of a session's active tools and of
