@@ -670,14 +670,14 @@ const notes = `
   µs of CPU in one run and 24 to 29 in others, and identical runs differ
   by 15%. The wasm/native ratios, and old and new code run alternately,
   are what a run shows; a change worth less than about 10% does not show.
-  In this run the native load step was disturbed (44 µs of wall time for
-  29 µs of CPU), so its ratio reads 4.6x; by CPU time it is 6.6x.
+  This run was a fast one: most figures are 10-20% below the last run's
+  on code that changed only at the edges.
 - A session's turn start on the instance that keeps it (StartTurn's
   wasm-kept, ABI v2) was to take at most 1 ms at 10,000 messages: it
   takes about 0.4 ms in this run, met. The load_tool_group step and a
-  whole turn were to take at most 100 µs and 400 µs: they take about 200
-  µs and 680 µs in this run (230 µs and 660 µs the last time; 160 µs and
-  520 µs on the fastest run), 6.6 to 8.3 and 11 times native by CPU time,
+  whole turn were to take at most 100 µs and 400 µs: they take about 165
+  µs and 610 µs in this run (200 µs and 680 µs the last time), 7.8 and 12
+  times native by CPU time,
   the response body decoded once where it
   stands and a closing response joining the encoded conversation as the
   bytes already sent. What is left, by a count of the calls between the
@@ -688,11 +688,13 @@ const notes = `
   module (a native profile of the same code as default.pgo) made it 10%
   larger and no faster, and is not used.
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
-  64 sessions with an instant model (ThroughputSQLite): it runs about
-  1,000, 1,180 and 1,230 in this run (the memory store 1,680, 1,670 and
-  1,550). Run alternately against the code before (400 turns, medians of
-  4 pairs), the store of issue 19's last changes ran 1,075, 1,560 and
-  1,930 turns/s where the code before ran 846, 1,300 and 1,810: SQLite's
+  64 sessions with an instant model (ThroughputSQLite), in steady state:
+  it runs about 1,060 at 1 session, missed, and 2,320 and 2,940 at 8 and
+  64, met (the memory store 1,900, 5,040 and 4,870). Runs before this one
+  timed 200 turns from a new host, so the pool's 8 instances were made
+  inside the timed part (about 90 ms of 150 at 8 and 64 sessions) and
+  read 1,000, 1,180 and 1,230; those first turns are now given apart
+  (cold first turns: 13, 86 and 100 ms). SQLite's
   code is Go now (go-sqlite3 v0.37, translated by
   wasm2go, no longer run in wazero), and one goroutine per database renews
   every turn lock it holds instead of a goroutine, a ticker and a cancel
@@ -710,32 +712,38 @@ const notes = `
   makes five round trips to the server (take the turn lock, read the new
   messages, two appends, release the lock), two of them commits flushed to
   its disk, and the server's processes share the host's cores.
-- The module was to be at most 1 MB gzipped: it is about 1.47 MB. The
-  hand-written codec added about 80 KB gzipped beside encoding/json, which
-  stays for the catalogue's manifests, describe and the codec's fallback
-  on unusual input; fmt is in 25 of its files' error messages. wasm-opt
-  -Oz (binaryen 132) takes 2.4% off the gzipped module, not kept.
+- The module was to be at most 1 MB gzipped: it is about 1.48 MB. The
+  hand-written codecs (turns, manifests, describe) added about 90 KB
+  gzipped beside encoding/json, which stays for their fallback on unusual
+  input (so that they give its results and errors exactly) and for what
+  runs rarely; fmt is in 25 of its files' error messages, and adds
+  nothing once encoding/json is in. The Go runtime alone makes 559 KB
+  gzipped of a wasip1 module. wasm-opt -Oz (binaryen 132) takes 2.4% off
+  the gzipped module, not kept.
 - A catalogue of 10,000 tools was to load in 300 ms, once per catalogue
   rather than once per instance: the Go host's pool loads it into its
-  first instance (316 ms in this run, 240 to 425 ms in others) and makes
+  first instance (252 ms in this run, 240 to 425 ms in others) and makes
   every further instance a copy of that instance's memory and globals
-  taken just after the load (Catalogue's wasm-copy: 19 ms, 1/16 of a
+  taken just after the load (Catalogue's wasm-copy: 18 ms, 1/14 of a
   load; 6 ms for 100 tools, less than a new instance and a load), so
   the catalogue is decoded once, met. Instances alive when the catalogue
   changes each load the new one: they hold open turns and kept sessions,
   which a copy would drop.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 64
-  µs in this run (62 the last time), 45 to 50 µs on the fastest runs,
-  since the call's outcome is read as a property rather than by
-  evaluating a script: met there, not in this run. Starting the call with
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 46
+  µs in this run (64 the last time, 45 to 50 on the fast ones), since
+  the call's outcome is read as a property rather than by evaluating a
+  script: met on a fast run, not on a slow one. Starting the call with
   QJS_Call instead of a one-line script is no faster: qjs runs the
   promise's jobs only after an evaluation, so one is still needed.
 - A cold call (ColdCall) was to take under 3 ms: it does.
 - A new worker isolate's first request was to cost half the ~250 ms of
-  CPU it did: it costs 100 to 190 cpu-ms from run to run (workerd's CPU
-  time comes in 10 ms steps; the medians of the last five make bench
-  runs were 150, 100, 110, 190 and, in this run, 160), so about met on a
-  quiet machine, and not reliably.
+  CPU it did: it costs about 70 cpu-ms in this run (workerd's CPU time
+  comes in 10 ms steps; the medians of the five make bench runs before
+  were 150, 100, 110, 190 and 160), met. Most of it was loading the
+  built-in catalogue, whose manifests are now read by hand rather than by
+  encoding/json's reflection (Catalogue/builtin: 19 ms in wazero; 33 to
+  48 before, in alternated runs); alternated runs of worker/bench.mjs
+  gave medians of 120 cpu-ms before and 80 after.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
   81.3% of the development queries (81.0% on half A, where the weights
