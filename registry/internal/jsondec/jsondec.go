@@ -1,6 +1,7 @@
 // Package jsondec reads JSON by hand for the values the turn engine decodes
-// on every step, giving what encoding/json's Unmarshal gives, without its
-// reflection (which costs about ten times as much in wasm).
+// on every step and for the catalogue's manifests, giving what
+// encoding/json's Unmarshal gives, without its reflection (which costs
+// about ten times as much in wasm).
 //
 // A Reader takes only the plain case: valid JSON whose every value has the
 // type its field wants, no key twice in an object, no key that matches a
