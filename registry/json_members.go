@@ -13,19 +13,7 @@ func AppendJSONString(dst []byte, s string) []byte { return jsonenc.String(dst, 
 
 // AppendJSONStrings appends list as a JSON array of strings: null when it
 // is nil.
-func AppendJSONStrings(dst []byte, list []string) []byte {
-	if list == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = jsonenc.String(dst, s, false)
-	}
-	return append(dst, ']')
-}
+func AppendJSONStrings(dst []byte, list []string) []byte { return jsonenc.Strings(dst, list, false) }
 
 // AppendOriginJSON appends o as a JSON object.
 func AppendOriginJSON(dst []byte, o Origin) []byte {

@@ -70,17 +70,17 @@ func (a *Action) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"display_name":`...)
 		b = jsonenc.String(b, g.DisplayName, html)
 		b = append(b, `,"added":`...)
-		b = appendStrings(b, g.Added, html)
+		b = jsonenc.Strings(b, g.Added, html)
 		if g.Query != "" {
 			b = append(b, `,"query":`...)
 			b = jsonenc.String(b, g.Query, html)
 		}
 		if len(g.Unloaded) > 0 {
 			b = append(b, `,"unloaded":`...)
-			b = appendStrings(b, g.Unloaded, html)
+			b = jsonenc.Strings(b, g.Unloaded, html)
 		}
 		b = append(b, `,"active":`...)
-		b = appendStrings(b, g.Active, html)
+		b = jsonenc.Strings(b, g.Active, html)
 		b = append(b, '}')
 	}
 	if e := a.Error; e != nil {
@@ -152,14 +152,14 @@ func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"stream":true`...)
 	}
 	b = append(b, `,"tools":`...)
-	b = appendStrings(b, r.Tools, html)
+	b = jsonenc.Strings(b, r.Tools, html)
 	if r.Routing != "" {
 		b = append(b, `,"routing":`...)
 		b = jsonenc.String(b, r.Routing, html)
 	}
 	if len(r.Deferred) > 0 {
 		b = append(b, `,"deferred":`...)
-		b = appendStrings(b, r.Deferred, html)
+		b = jsonenc.Strings(b, r.Deferred, html)
 	}
 	b = append(b, `,"call":`...)
 	b = jsonenc.Int(b, r.Call)
@@ -177,7 +177,7 @@ func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 				b = append(b, `{"group":`...)
 				b = jsonenc.String(b, g.Group, html)
 				b = append(b, `,"tools":`...)
-				b = appendStrings(b, g.Tools, html)
+				b = jsonenc.Strings(b, g.Tools, html)
 				b = append(b, `,"bytes":`...)
 				b = jsonenc.Int(b, g.Bytes)
 				b = append(b, '}')
@@ -213,7 +213,7 @@ func (c *Call) appendJSON(b []byte) ([]byte, error) {
 	}{{`,"env":`, c.Env}, {`,"required_permissions":`, c.RequiredPermissions}, {`,"secrets":`, c.Secrets}, {`,"granted":`, c.Granted}} {
 		if len(f.list) > 0 {
 			b = append(b, f.key...)
-			b = appendStrings(b, f.list, html)
+			b = jsonenc.Strings(b, f.list, html)
 		}
 	}
 	if s := c.Search; s != nil {
@@ -222,7 +222,7 @@ func (c *Call) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"limit":`...)
 		b = jsonenc.Int(b, s.Limit)
 		b = append(b, `,"candidates":`...)
-		b = appendStrings(b, s.Candidates, html)
+		b = jsonenc.Strings(b, s.Candidates, html)
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil
@@ -303,7 +303,7 @@ func (m *Message) appendJSON(b []byte, html bool) ([]byte, error) {
 	}{{`,"grant":`, m.Grant}, {`,"loaded":`, m.Loaded}, {`,"unloaded":`, m.Unloaded}} {
 		if len(f.list) > 0 {
 			b = append(b, f.key...)
-			b = appendStrings(b, f.list, html)
+			b = jsonenc.Strings(b, f.list, html)
 		}
 	}
 	if m.Keep != 0 {
@@ -335,18 +335,4 @@ func appendUsage(b []byte, u *wire.Usage) []byte {
 		b = jsonenc.Int(b, u.CachedTokens)
 	}
 	return append(b, '}')
-}
-
-func appendStrings(b []byte, list []string, html bool) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonenc.String(b, s, html)
-	}
-	return append(b, ']')
 }

@@ -11,70 +11,30 @@ import (
 // schema, and reflection made it most of describe's time.
 func appendDescription(dst []byte, d Description) ([]byte, error) {
 	dst = registry.AppendJSONString(append(dst, `{"system_prompt":`...), d.SystemPrompt)
-	dst = append(dst, `,"groups":`...)
-	if d.Groups == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, g := range d.Groups {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = registry.AppendGroupMembers(append(dst, '{'), g.Group)
-			dst = registry.AppendJSONStrings(append(dst, `,"tools":`...), g.Tools)
-			dst = append(strconv.AppendBool(append(dst, `,"available":`...), g.Available), '}')
-		}
-		dst = append(dst, ']')
+	dst, _ = appendList(append(dst, `,"groups":`...), d.Groups, func(b []byte, g GroupInfo) ([]byte, error) {
+		b = registry.AppendGroupMembers(append(b, '{'), g.Group)
+		b = registry.AppendJSONStrings(append(b, `,"tools":`...), g.Tools)
+		return append(strconv.AppendBool(append(b, `,"available":`...), g.Available), '}'), nil
+	})
+	dst, err := appendList(append(dst, `,"tools":`...), d.Tools, func(b []byte, t ToolInfo) ([]byte, error) {
+		b, err := registry.AppendToolMembers(append(b, '{'), t.Tool)
+		return append(strconv.AppendBool(append(b, `,"enabled":`...), t.Enabled), '}'), err
+	})
+	if err != nil {
+		return dst, err
 	}
-	dst = append(dst, `,"tools":`...)
-	if d.Tools == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, t := range d.Tools {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = registry.AppendToolMembers(append(dst, '{'), t.Tool); err != nil {
-				return dst, err
-			}
-			dst = append(strconv.AppendBool(append(dst, `,"enabled":`...), t.Enabled), '}')
+	dst, _ = appendList(append(dst, `,"files":`...), d.Files, func(b []byte, f FileInfo) ([]byte, error) {
+		b = registry.AppendJSONString(append(b, `{"file":`...), f.File)
+		b = registry.AppendJSONString(append(b, `,"source":`...), f.Source)
+		if f.Group != "" {
+			b = registry.AppendJSONString(append(b, `,"group":`...), f.Group)
 		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `,"files":`...)
-	if d.Files == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, f := range d.Files {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = registry.AppendJSONString(append(dst, `{"file":`...), f.File)
-			dst = registry.AppendJSONString(append(dst, `,"source":`...), f.Source)
-			if f.Group != "" {
-				dst = registry.AppendJSONString(append(dst, `,"group":`...), f.Group)
-			}
-			dst = append(registry.AppendJSONStrings(append(dst, `,"tools":`...), f.Tools), '}')
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `,"skills":`...)
-	if d.Skills == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, s := range d.Skills {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = registry.AppendJSONString(append(dst, `{"name":`...), s.Name)
-			dst = append(registry.AppendJSONString(append(dst, `,"description":`...), s.Description), '}')
-		}
-		dst = append(dst, ']')
-	}
+		return append(registry.AppendJSONStrings(append(b, `,"tools":`...), f.Tools), '}'), nil
+	})
+	dst, _ = appendList(append(dst, `,"skills":`...), d.Skills, func(b []byte, s SkillInfo) ([]byte, error) {
+		b = registry.AppendJSONString(append(b, `{"name":`...), s.Name)
+		return append(registry.AppendJSONString(append(b, `,"description":`...), s.Description), '}'), nil
+	})
 	dst = registry.AppendJSONStrings(append(dst, `,"active":`...), d.Active)
 	dst = registry.AppendJSONStrings(append(dst, `,"loaded_groups":`...), d.LoadedGroups)
 	if tj := d.ToolsJSON; tj != nil {
@@ -90,4 +50,23 @@ func appendDescription(dst []byte, d Description) ([]byte, error) {
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
+}
+
+// appendList appends list as a JSON array, each element written by each
+// (null when it is nil), stopping at each's first error.
+func appendList[T any](dst []byte, list []T, each func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if list == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i, v := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = each(dst, v); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }

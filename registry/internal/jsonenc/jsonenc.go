@@ -132,6 +132,22 @@ func plainText8(w uint64) bool {
 	return w&highs|(w-0x20*ones)&^w&highs|(q-ones)&^q&highs|(b-ones)&^b&highs == 0
 }
 
+// Strings appends list as encoding/json writes a []string: null when it is
+// nil.
+func Strings(dst []byte, list []string, html bool) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = String(dst, s, html)
+	}
+	return append(dst, ']')
+}
+
 // Int appends n as encoding/json writes an integer.
 func Int(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
 
