@@ -309,8 +309,7 @@ func (h *Host) Reload(ctx context.Context) error {
 				continue
 			}
 			order = append(order, nil)
-			m := file.Manifest
-			cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override})
+			cat.Manifests = append(cat.Manifests, file.CatalogueManifest())
 		}
 	}
 	// The sources' groups and tools come after the fixed ones, in the

@@ -69,6 +69,24 @@ func ReadFolder(fsys fs.FS, label string, override bool) (Folder, error) {
 	return f, nil
 }
 
+// CatalogueManifest is the file as a catalogue carries it to the module.
+func (f File) CatalogueManifest() registry.CatalogueManifest {
+	m := f.Manifest
+	return registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source, Override: m.Override}
+}
+
+// Catalogue is the folder's manifests as a catalogue carries them, the
+// refused files left out.
+func (f Folder) Catalogue() registry.Catalogue {
+	var c registry.Catalogue
+	for _, file := range f.Files {
+		if file.Refused == "" {
+			c.Manifests = append(c.Manifests, file.CatalogueManifest())
+		}
+	}
+	return c
+}
+
 // Load registers the folder's manifests and returns one report per file in
 // file-name order; a refused file's report holds its reason.
 func (f Folder) Load(r *registry.Registry) []registry.Report {

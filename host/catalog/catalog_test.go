@@ -45,6 +45,15 @@ func TestReadFolder(t *testing.T) {
 		t.Errorf("source = %q", got)
 	}
 
+	// As a catalogue: the files not refused, override carried.
+	wantCat := []registry.CatalogueManifest{
+		{File: "user/a_single.json", Text: `{"name":"a_single","description":"A"}`, Source: "user/a_single.js", Override: true},
+		{File: "user/b_tools.json", Text: `[{"name":"b_one","description":"B","function":"one"}]`, Source: "user/b_tools.js", Override: true},
+	}
+	if diff := cmp.Diff(wantCat, f.Catalogue().Manifests); diff != "" {
+		t.Errorf("catalogue (-want +got):\n%s", diff)
+	}
+
 	r := registry.New()
 	reports := f.Load(r)
 	var got []string

@@ -79,12 +79,7 @@ func builtin(t *testing.T) registry.Catalogue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cat registry.Catalogue
-	for _, file := range f.Files {
-		m := file.Manifest
-		cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source})
-	}
-	return cat
+	return f.Catalogue()
 }
 
 // catalogue is what the manager offers now, by tool name, with the groups.

@@ -442,12 +442,7 @@ func builtinCatalogue(tb testing.TB) registry.Catalogue {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var c registry.Catalogue
-	for _, f := range folder.Files {
-		m := f.Manifest
-		c.Manifests = append(c.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source})
-	}
-	return c
+	return folder.Catalogue()
 }
 
 // BenchmarkCompile compiles the embedded module, and instantiates it once

@@ -412,7 +412,6 @@ func TestWriteTextSaving(t *testing.T) {
 // builtinCatalogue is the built-in JS manifests, read as the host reads them.
 func builtinCatalogue(t *testing.T) registry.Catalogue {
 	t.Helper()
-	var cat registry.Catalogue
 	f, err := catalog.ReadFolder(manifests.FS, "builtin", false)
 	if err != nil {
 		t.Fatal(err)
@@ -421,9 +420,8 @@ func builtinCatalogue(t *testing.T) registry.Catalogue {
 		if file.Refused != "" {
 			t.Fatalf("%s refused: %s", file.Manifest.File, file.Refused)
 		}
-		m := file.Manifest
-		cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: m.File, Text: string(m.Text), Source: m.Source})
 	}
+	cat := f.Catalogue()
 	if len(cat.Manifests) == 0 {
 		t.Fatal("no built-in manifests")
 	}
