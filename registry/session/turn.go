@@ -732,9 +732,6 @@ func (t *Turn) askingIDs() string {
 	return strings.Join(ids, ", ")
 }
 
-// dispatch decides one call: a result now (a meta-tool the engine runs, or a
-// call refused), or a call for the host to run.
-// nobody says why no one can answer an approval question.
 // canAsk says the turn may put calls to the user: the host can ask, and
 // the turn is not unattended (a scheduled run has no one to answer, even
 // in a host that could ask).
@@ -749,6 +746,7 @@ func (t *Turn) allowHint(tool string) string {
 	return strings.ReplaceAll(t.set.AllowHint, "{tool}", tool)
 }
 
+// nobody says why no one can answer an approval question.
 func (t *Turn) nobody() string {
 	if t.set.Unattended {
 		return "it runs unattended, as a scheduled task"
@@ -764,6 +762,8 @@ type loadedNow struct {
 	searching     bool
 }
 
+// dispatch decides one call: a result now (a meta-tool the engine runs, or a
+// call refused), or a call for the host to run.
 func (t *Turn) dispatch(c wire.Call, now *loadedNow) (registry.Result, *Call, *GroupLoad) {
 	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
 		if t.set.HostSearch {
