@@ -306,8 +306,8 @@ var machine = sync.OnceValue(func() string {
 // renew renews the leases of the turn locks this DB holds, all of them
 // every third of the lease in one transaction, until it holds none or
 // closes: one goroutine for the DB rather than one per turn, so that a
-// turn costs no goroutine, timer or wake-up of its own. A lock is renewed within a third of a lease
-// of being taken. A lease found gone or another's was lost: Append refuses
+// turn costs no goroutine, timer or wake-up of its own. A lock is renewed
+// within a third of a lease of being taken. A lease found gone or another's was lost: Append refuses
 // from then on, and reads go to the file, which another holder may append
 // to.
 func (db *liteDB) renew() {
