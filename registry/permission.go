@@ -5,7 +5,11 @@ import "slices"
 // What a tool does, as its manifest's requiredPermissions says (RFC-018):
 // the user is asked before a tool that acts on the world runs.
 const (
-	// PermissionRead: it reads the user's data.
+	// PermissionRead: it only reads (the user's data, files, the clock, a
+	// page); it changes nothing. A tool that says read and none of write,
+	// send, delete, share, run_code or secrets is known not to act:
+	// toolroute mcp tells its clients so (readOnlyHint). A tool that says
+	// nothing is not known either way.
 	PermissionRead = "read"
 	// PermissionWrite: it creates or changes something outside the sandbox
 	// folder (a document, a setting, a tool, a variable).
@@ -19,6 +23,11 @@ const (
 	PermissionShare = "share"
 	// PermissionRunCode: it runs code the model wrote.
 	PermissionRunCode = "run_code"
+	// PermissionNetwork: it reaches addresses the model chooses, on the
+	// internet (http_request, webfetch, the browser, a sub-agent's model
+	// calls). It does not make the tool ask; it tells the user and MCP
+	// clients (openWorldHint) that the tool's world is open.
+	PermissionNetwork = "network"
 	// PermissionGoogle: it uses the user's Google account (the google
 	// bridge).
 	PermissionGoogle = "google"

@@ -111,7 +111,7 @@ func Definition() registry.Tool {
 			`"selector":{"type":"string","description":"click and type: the element, such as #search or button[type=submit]; text: a part of the page (default the whole body)"},` +
 			`"text":{"type":"string","description":"type: what to type"}},` +
 			`"required":["action"]}`),
-		RequiredPermissions: []string{registry.PermissionRead, registry.PermissionWrite},
+		RequiredPermissions: []string{registry.PermissionRead, registry.PermissionWrite, registry.PermissionNetwork},
 		TimeoutSeconds:      int(ActionTimeout/time.Second) + 30,
 	}
 }

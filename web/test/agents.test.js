@@ -25,6 +25,13 @@ const SESSION = /in session (agent-[a-z0-9_-]+-\d{8}-\d{6}-[0-9a-f]{6})/;
 const system = (req) => req.body.messages[0].content;
 const names = (req) => (req.body.tools ?? []).map((x) => x.function?.name ?? x.name);
 const result = (msgs, tool, n = 0) => msgs.filter((m) => m.type === "tool_result" && m.tool_name === tool)[n]?.content;
+// allowing answers every question of a session's turn once, as a user
+// clicking Allow once would.
+const allowing = (core, session) => (x) => {
+  if (x.type === "event" && x.event.type === "approval") {
+    setTimeout(() => core.handle({ id: 2, type: "approve", session, answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
+  }
+};
 
 test("a sub-agent's session id and title are the Go program's", () => {
   assert.equal(agentSessionID("helper", new Date("2026-11-27T08:00:05.123Z"), "0a1b2c"), "agent-helper-20261127-080005-0a1b2c");
@@ -50,11 +57,10 @@ test("create_agent in the browser stores a new agent and runs it nested, with it
   const told = [];
   const core = newCore(store, model.fetch, { catalogue: async () => bundle, onTaskRun: (r) => told.push(r) });
   const asked = [];
+  const allow = allowing(core, "p");
   const r = await ask(core, { type: "send", session: "p", text: "Ask a helper agent which agents there are." }, (x) => {
-    if (x.type === "event" && x.event.type === "approval") {
-      asked.push(...x.event.calls.map((c) => c.tool));
-      setTimeout(() => core.handle({ id: 2, type: "approve", session: "p", answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
-    }
+    if (x.type === "event" && x.event.type === "approval") asked.push(...x.event.calls.map((c) => c.tool));
+    allow(x);
   });
   assert.equal(r.last.type, "done", JSON.stringify(r.last));
   assert.equal(r.events.findLast((e) => e.type === "done").text, "helper says it is the one agent.");
@@ -71,7 +77,7 @@ test("create_agent in the browser stores a new agent and runs it nested, with it
   assert.equal(result(msgs, "load_tool_group", 0), "Error (not_found): Tool group 'scheduled_tasks' not found. Available groups: config");
   assert.ok(names(model.requests[3]).includes("list_agents"));
   assert.match(result(msgs, "list_agents"), /helper/);
-  assert.deepEqual(asked, ["update_agent"], "the sub-agent's question came among the parent's events, answered in its session");
+  assert.deepEqual(asked, ["create_agent", "update_agent"], "create_agent asks, as it stores the agent; the sub-agent's question came among the parent's events, answered in its session");
   assert.equal((await store.session(sub)).title, "Agent helper: Name the stored agents.");
   assert.deepEqual(told, [{ session: sub, title: "Agent helper: Name the stored agents." }]);
 
@@ -101,7 +107,7 @@ test("agents start agents only 2 levels deep in the browser, and a page session 
   ]);
   const store = new MemoryUIStore();
   const core = newCore(store, model.fetch, { catalogue: async () => bundle });
-  const r = await ask(core, { type: "send", session: "p", text: "Go deep." });
+  const r = await ask(core, { type: "send", session: "p", text: "Go deep." }, allowing(core, "p"));
   assert.equal(r.events.findLast((e) => e.type === "done")?.text, "Done.");
   const one = result(await store.messages("p"), "create_agent").match(SESSION)[1];
   const two = result(await store.messages(one), "create_agent").match(SESSION)[1];
@@ -140,11 +146,7 @@ test("an agent's tool budget is its turns': update_agent stores it, list_agents 
   ]);
   const store = new MemoryUIStore();
   const core = newCore(store, model.fetch, { catalogue: async () => bundle });
-  const r = await ask(core, { type: "send", session: "p", text: "Make a lean agent and have it load the scheduled tasks tools." }, (x) => {
-    if (x.type === "event" && x.event.type === "approval") {
-      setTimeout(() => core.handle({ id: 2, type: "approve", session: "p", answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);
-    }
-  });
+  const r = await ask(core, { type: "send", session: "p", text: "Make a lean agent and have it load the scheduled tasks tools." }, allowing(core, "p"));
   assert.equal(r.last.type, "done", JSON.stringify(r.last));
   const msgs = await store.messages("p");
   assert.match(result(msgs, "update_agent"), /tool budget 50 tokens/);

@@ -46,6 +46,9 @@ test("the chat page: create_agent runs a new agent nested, and the picker starts
 
     await input.fill("Ask a helper agent to say hi.");
     await input.press("Enter");
+    // create_agent stores the agent the model wrote: it asks first.
+    const approval = page.locator(".approval").filter({ hasText: "create_agent" });
+    await approval.getByRole("button", { name: "Allow once" }).click({ timeout: 30000 });
     await log.getByText("helper said hi.").waitFor({ timeout: 30000 });
     const card = page.locator(".card.tool").filter({ has: page.locator(".name", { hasText: "create_agent" }) });
     assert.equal(await card.locator(".state").innerText(), "done");

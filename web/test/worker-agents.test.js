@@ -70,6 +70,16 @@ async function openTurn(id, body) {
       while (await next());
       return events;
     },
+    // allowing reads to the end, answering each question once, as a
+    // client clicking Allow once would.
+    async allowing() {
+      for (let e; (e = await next());) {
+        if (e.type !== "approval") continue;
+        const r = await json("POST", `/api/sessions/${id}/approvals`, { approvals: e.calls.map((c) => ({ id: c.id, answer: "once" })) });
+        assert.equal(r.status, 200, await r.clone().text());
+      }
+      return events;
+    },
   };
 }
 
@@ -94,7 +104,9 @@ test("create_agent in the worker runs reader nested, with its prompt and allowli
     text("I read PDF files."),
     text("reader reads PDF files."),
   );
-  const events = await (await openTurn(parent, { text: "Ask reader what it reads." })).rest();
+  // create_agent asks, as it may store an agent where a host keeps them.
+  const events = await (await openTurn(parent, { text: "Ask reader what it reads." })).allowing();
+  assert.deepEqual(events.filter((e) => e.type === "approval").map((e) => e.calls[0].tool), ["create_agent"]);
   assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
   assert.equal(events.at(-1).text, "reader reads PDF files.");
   const [res] = await resultOf(parent, "create_agent");
@@ -110,7 +122,7 @@ test("create_agent in the worker runs reader nested, with its prompt and allowli
 
   // A new agent cannot be made here: the deployment's are the ones.
   model.add(toolCall("create_agent", JSON.stringify({ name: "writer", task: "x", system_prompt: "You write." })), text("No."));
-  await (await openTurn(parent, { text: "Make a writer." })).rest();
+  await (await openTurn(parent, { text: "Make a writer." })).allowing();
   assert.equal((await resultOf(parent, "create_agent")).at(-1),
     "Error (invalid_arguments): the worker's agents are its TOOLROUTE_AGENTS variable, which only a deployment changes: run one of reader, poster with its name and the task");
 });
@@ -124,6 +136,9 @@ test("a sub-agent's question in the worker comes on the parent's stream and is a
     text("poster posted it."),
   );
   const t = await openTurn(parent, { text: "Have poster post a note." });
+  const ran = await t.until("approval");
+  assert.deepEqual(ran.calls.map((c) => c.tool), ["create_agent"]);
+  await json("POST", `/api/sessions/${parent}/approvals`, { approvals: [{ id: ran.calls[0].id, answer: "once" }] });
   const asked = await t.until("approval");
   assert.deepEqual(asked.calls.map((c) => c.tool), ["post_note"]);
   const r = await json("POST", `/api/sessions/${parent}/approvals`, { approvals: [{ id: asked.calls[0].id, answer: "once" }] });

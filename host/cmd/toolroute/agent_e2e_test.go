@@ -10,7 +10,9 @@ import (
 // `toolroute chat`: the model hands a task to a new agent with
 // create_agent, which answers from a session of its own; a later
 // `toolroute chat --agent reader` talks to that agent: its system prompt
-// and its one group. An agent that is not stored is refused.
+// and its one group. An agent that is not stored is refused. create_agent
+// stores an agent, so it asks: a piped chat runs it only where the user's
+// rule allows it.
 func TestChatAgent(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("create_agent", `{"name":"reader","task":"Say what you do.","system_prompt":"You are reader: you read PDF files.","groups":["pdf"]}`),
@@ -21,6 +23,9 @@ func TestChatAgent(t *testing.T) {
 	defer model.Close()
 	u := newUser(t, model, fakemodel.OpenAI)
 	flags := append([]string{"--model", "fake-1"}, providerFlags(fakemodel.OpenAI)...)
+	if r := u.run("", "policy", "set", "tool", "create_agent", "allow"); r.code != 0 {
+		t.Fatalf("policy set: exit %d\n%s", r.code, r.stderr)
+	}
 	first := u.run("Make me a PDF reading agent.\n", append([]string{"chat"}, flags...)...)
 	if first.code != 0 {
 		t.Fatalf("first process: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
