@@ -15,7 +15,7 @@ func ExampleNameTools() {
 	var tools []*mcp.Tool
 	json.Unmarshal([]byte(`[
 		{"name": "get-sum", "description": "Add two numbers", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}},
-		{"name": "read_file", "description": "Read a file", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}},
+		{"name": "read_file", "description": "Read a file", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true, "openWorldHint": false}},
 		{"name": "delete_file", "description": "Delete a file", "inputSchema": {"type": "object"}}
 	]`), &tools)
 	taken := map[string]bool{"read_file": true} // a built-in tool
@@ -23,9 +23,9 @@ func ExampleNameTools() {
 		fmt.Printf("%s %v: %s\n", n.Name, n.Permissions, n.Tool.Description)
 	}
 	// Output:
-	// get_sum [read]: Add two numbers (MCP tool "get-sum")
+	// get_sum [read network]: Add two numbers (MCP tool "get-sum")
 	// files_read_file [read]: Read a file (MCP tool "read_file")
-	// delete_file [delete]: Delete a file
+	// delete_file [delete network]: Delete a file
 }
 
 // What the model reads of a tools/call result.

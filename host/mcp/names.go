@@ -43,15 +43,23 @@ func ValidName(name string) string {
 // Permissions are the requiredPermissions an MCP tool's annotations give:
 // read for readOnlyHint; else delete when destructiveHint is true or absent
 // (the spec's default); else write. A tool without annotations counts as
-// destructive.
+// destructive. network follows unless openWorldHint is false (true is the
+// spec's default), so the tool's world stays open when toolroute mcp
+// offers it again.
 func Permissions(a *mcp.ToolAnnotations) []string {
+	var out []string
 	switch {
 	case a != nil && a.ReadOnlyHint:
-		return []string{registry.PermissionRead}
+		out = []string{registry.PermissionRead}
 	case a == nil || a.DestructiveHint == nil || *a.DestructiveHint:
-		return []string{registry.PermissionDelete}
+		out = []string{registry.PermissionDelete}
+	default:
+		out = []string{registry.PermissionWrite}
 	}
-	return []string{registry.PermissionWrite}
+	if a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		out = append(out, registry.PermissionNetwork)
+	}
+	return out
 }
 
 // MaxGroupDescription is the most characters of a server's instructions a

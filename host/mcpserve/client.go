@@ -162,25 +162,53 @@ func (c *client) add(t registry.Tool) (err error) {
 }
 
 // Annotations tell a client what a tool does, from its requiredPermissions
-// (the reverse of host/mcp's Permissions): a tool that only reads, or
-// needs nothing, is read-only; one that deletes, shares, sends or runs the
-// model's code is destructive (it cannot be undone); one that writes is
-// not read-only and not destructive. Clients use them to warn before a
-// call; toolroute's own approval applies whatever the client does.
+// (the reverse of host/mcp's Permissions), saying only what is known:
+//
+//   - readOnlyHint: the tool says read and none of write, send, delete,
+//     share, run_code or secrets (or it is a meta-tool). A tool that says
+//     nothing (write_file, http_request before it said network) is not
+//     known to be read-only: clients that run read-only tools unasked must
+//     not run it.
+//   - destructiveHint, for the others: false only for a tool that says write
+//     and nothing that cannot be undone (delete, share, send, run_code,
+//     secrets).
+//   - openWorldHint: true for a tool that says network, google, send, share,
+//     run_code or secrets, and for one that says nothing; false for a tool
+//     whose permissions all stay inside toolroute (its files, its settings,
+//     the user's data it only reads).
+//
+// Clients use them to warn before a call; toolroute's own approval applies
+// whatever the client does.
 func Annotations(t registry.Tool) *mcp.ToolAnnotations {
-	destructive, writes := false, false
+	if t.Origin.Kind == registry.OriginMeta {
+		closed := false
+		return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}
+	}
+	var reads, writes, undoable, open bool
+	undoable = true
 	for _, p := range t.RequiredPermissions {
 		switch p {
-		case registry.PermissionDelete, registry.PermissionShare, registry.PermissionSend, registry.PermissionRunCode:
-			destructive = true
+		case registry.PermissionRead:
+			reads = true
 		case registry.PermissionWrite:
 			writes = true
+		case registry.PermissionDelete:
+			undoable = false
+		case registry.PermissionSend, registry.PermissionShare, registry.PermissionRunCode, registry.PermissionSecrets:
+			undoable, open = false, true
+		case registry.PermissionNetwork, registry.PermissionGoogle:
+			open = true
 		}
 	}
-	if !destructive && !writes {
-		return &mcp.ToolAnnotations{ReadOnlyHint: true}
+	open = open || len(t.RequiredPermissions) == 0
+	a := &mcp.ToolAnnotations{OpenWorldHint: &open}
+	if reads && !writes && undoable {
+		a.ReadOnlyHint = true
+		return a
 	}
-	return &mcp.ToolAnnotations{DestructiveHint: &destructive}
+	destructive := !writes || !undoable
+	a.DestructiveHint = &destructive
+	return a
 }
 
 // offers reports whether the client lists a tool.

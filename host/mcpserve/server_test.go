@@ -3,6 +3,7 @@ package mcpserve_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -681,34 +682,97 @@ func TestHTTPIdleSessionsClosed(t *testing.T) {
 	}
 }
 
-// Each tool's annotations follow its permissions: read-only, writing, or
-// destructive.
+// hints is a tool's annotations in words: read-only, writes or destructive,
+// then open or closed (its world), "?" where a hint is missing.
+func hints(a *mcp.ToolAnnotations) string {
+	if a == nil {
+		return "none"
+	}
+	what := "writes"
+	switch {
+	case a.ReadOnlyHint:
+		what = "read-only"
+	case a.DestructiveHint == nil:
+		what = "?"
+	case *a.DestructiveHint:
+		what = "destructive"
+	}
+	world := "?"
+	if a.OpenWorldHint != nil {
+		world = map[bool]string{true: "open", false: "closed"}[*a.OpenWorldHint]
+	}
+	return what + " " + world
+}
+
+// Each tool's annotations say only what its permissions make known: a tool
+// that says nothing is not read-only (a client that runs read-only tools
+// unasked must not run it), and its world is open.
 func TestAnnotations(t *testing.T) {
-	s, _, _ := newServer(t)
-	cs := connect(t, s, "", nil)
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "load_tool_group", Arguments: map[string]any{"group_name": "notes"}}); err != nil {
+	tests := []struct {
+		perms []string
+		want  string
+	}{
+		{nil, "destructive open"},
+		{[]string{"read"}, "read-only closed"},
+		{[]string{"read", "network"}, "read-only open"},
+		{[]string{"google", "read"}, "read-only open"},
+		{[]string{"read", "history"}, "read-only closed"},
+		{[]string{"write", "memories"}, "writes closed"},
+		{[]string{"google", "write"}, "writes open"},
+		{[]string{"network"}, "destructive open"},
+		{[]string{"delete", "schedules"}, "destructive closed"},
+		{[]string{"google", "write", "send"}, "destructive open"},
+		{[]string{"google", "share"}, "destructive open"},
+		{[]string{"write", "run_code"}, "destructive open"},
+		{[]string{"run_code", "secrets"}, "destructive open"},
+		{[]string{"read", "delete"}, "destructive closed"},
+	}
+	for _, tt := range tests {
+		if got := hints(mcpserve.Annotations(registry.Tool{Name: "x", RequiredPermissions: tt.perms})); got != tt.want {
+			t.Errorf("permissions %v: %s, want %s", tt.perms, got, tt.want)
+		}
+	}
+	meta := registry.Tool{Name: registry.LoadToolGroupName, Origin: registry.Origin{Kind: registry.OriginMeta}}
+	if got := hints(mcpserve.Annotations(meta)); got != "read-only closed" {
+		t.Errorf("load_tool_group: %s, want read-only closed", got)
+	}
+}
+
+// toolroute mcp's built-in core tools as a client lists them: write_file
+// and http_request act, so they are not read-only (they were, having no
+// permissions, and a client that runs read-only tools unasked ran them).
+func TestBuiltinAnnotations(t *testing.T) {
+	h, err := host.New(context.Background(), host.Options{
+		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
+		Module:   module.Config{CacheDir: cacheDir},
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	cs := connect(t, mcpserve.New(h, mcpserve.Options{Version: "test"}), "", nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
 	for _, tl := range res.Tools {
-		a := tl.Annotations
-		switch {
-		case a == nil:
-			got[tl.Name] = "none"
-		case a.ReadOnlyHint:
-			got[tl.Name] = "read-only"
-		case a.DestructiveHint != nil && *a.DestructiveHint:
-			got[tl.Name] = "destructive"
-		default:
-			got[tl.Name] = "writes"
-		}
+		got[tl.Name] = hints(tl.Annotations)
 	}
-	want := map[string]string{"load_tool_group": "read-only", "clock": "read-only", "note_read": "read-only", "note_write": "writes", "note_eval": "destructive"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("annotations (-want +got):\n%s", diff)
+	want := map[string]string{
+		"load_tool_group":  "read-only closed",
+		"get_current_time": "read-only closed",
+		"read_file":        "read-only closed",
+		"write_file":       "destructive open",
+		"http_request":     "destructive open",
+		"webfetch":         "read-only open",
+		"js_eval":          "destructive open",
+		"save_memory":      "writes closed",
+		"search_history":   "read-only closed",
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if got[name] != want[name] {
+			t.Errorf("%s: %q, want %q", name, got[name], want[name])
+		}
 	}
 }

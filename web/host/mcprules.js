@@ -50,11 +50,11 @@ export function groupOf(key, info, instructions, toolNames) {
 }
 
 // permissionsOf is what a tool's annotations ask of the approval policy:
-// read-only tools never ask; others are destructive unless they say not.
+// read-only tools never ask; others are destructive unless they say not;
+// network unless openWorldHint is false (the spec's default is true).
 export function permissionsOf(annotations) {
-  if (annotations?.readOnlyHint === true) return ["read"];
-  if (annotations?.destructiveHint === false) return ["write"];
-  return ["delete"];
+  const what = annotations?.readOnlyHint === true ? "read" : annotations?.destructiveHint === false ? "write" : "delete";
+  return annotations?.openWorldHint === false ? [what] : [what, "network"];
 }
 
 // toolsOf gives a server's tools as the module's catalogue takes host
