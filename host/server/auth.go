@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -107,8 +108,10 @@ func readToken(path string) (string, error) {
 
 // auth holds the token and answers for it.
 type auth struct {
-	sum  [32]byte // the token's SHA-256: compared at one length whatever is sent
-	from string   // where a client finds the token, for the 401 answers
+	token  string
+	sum    [32]byte // the token's SHA-256: compared at one length whatever is sent
+	from   string   // where a client finds the token, for the 401 answers
+	logins *Logins  // the page's sign-in codes; nil for none
 }
 
 func (a *auth) match(tok string) bool {
@@ -151,28 +154,81 @@ func (a *auth) api(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolroute"`)
-			fail(w, http.StatusUnauthorized, "toolroute serve needs its token: open the URL it printed (http://127.0.0.1:PORT/?token=...), or send Authorization: Bearer with the token from "+a.from)
+			fail(w, http.StatusUnauthorized, "toolroute serve needs its token: open the sign-in link it printed (http://127.0.0.1:PORT/?login=...), or send Authorization: Bearer with the token from "+a.from)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// page trades /?token=T for a cookie and sends the browser to /, so that
-// the token leaves the address bar and the page's requests carry it.
+// Logins are the page's one-use sign-in codes: serve prints a link with
+// one and opens the browser with another, so that the token itself is in
+// no command line (other local users read those in ps) and a link seen
+// once is no good afterwards: a code signs in once, within its time.
+type Logins struct {
+	mu    sync.Mutex
+	codes map[[32]byte]time.Time // a code's SHA-256 → when it expires
+	now   func() time.Time
+}
+
+// NewLogins returns an empty set of codes.
+func NewLogins() *Logins {
+	return &Logins{codes: map[[32]byte]time.Time{}, now: time.Now}
+}
+
+// New returns a new code, good for one sign-in within ttl.
+func (l *Logins) New(ttl time.Duration) string {
+	var b [32]byte
+	rand.Read(b[:])
+	code := hex.EncodeToString(b[:])
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	for c, end := range l.codes {
+		if !now.Before(end) {
+			delete(l.codes, c)
+		}
+	}
+	l.codes[sha256.Sum256([]byte(code))] = now.Add(ttl)
+	return code
+}
+
+// take reports whether code is a live code, and uses it up.
+func (l *Logins) take(code string) bool {
+	if l == nil || code == "" {
+		return false
+	}
+	sum := sha256.Sum256([]byte(code))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	end, ok := l.codes[sum]
+	delete(l.codes, sum)
+	return ok && l.now().Before(end)
+}
+
+// page trades /?login=CODE (a one-use code from Logins) or /?token=T for
+// a cookie holding the token, and sends the browser to /, so that neither
+// stays in the address bar and the page's requests carry the token.
 func (a *auth) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.Query().Has("token") || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		q := r.URL.Query()
+		if !q.Has("token") && !q.Has("login") || r.Method != http.MethodGet && r.Method != http.MethodHead {
 			next.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		tok := r.URL.Query().Get("token")
-		if !a.match(tok) {
-			fail(w, http.StatusUnauthorized, "the address holds a token that is not this toolroute serve's: open the URL it printed, or use the token from "+a.from)
+		switch {
+		case q.Has("login"):
+			if !a.logins.take(q.Get("login")) {
+				fail(w, http.StatusUnauthorized, "this sign-in link was used already or has expired (each works once, for a few minutes): "+
+					"restart toolroute serve for a new one, or open /?token=TOKEN with the token from "+a.from)
+				return
+			}
+		case !a.match(q.Get("token")):
+			fail(w, http.StatusUnauthorized, "the address holds a token that is not this toolroute serve's: open the sign-in link it printed, or use the token from "+a.from)
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: a.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		http.Redirect(w, r, "/", http.StatusFound)
 	})
 }

@@ -93,7 +93,7 @@ func TestTokenRequired(t *testing.T) {
 				}
 				var e struct{ Error string }
 				json.Unmarshal(body, &e)
-				if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(e.Error, "open the URL it printed") ||
+				if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(e.Error, "open the sign-in link it printed") ||
 					!strings.Contains(e.Error, "Authorization: Bearer") || !strings.Contains(e.Error, "/data/serve-token") {
 					t.Errorf("%s %s: HTTP %d %s", r.method, r.path, resp.StatusCode, body)
 				}
@@ -137,7 +137,7 @@ func TestTokenPage(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 || !strings.Contains(string(body), "open the URL it printed") {
+	if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 || !strings.Contains(string(body), "open the sign-in link it printed") {
 		t.Errorf("a wrong token: HTTP %d %s, cookies %v", resp.StatusCode, body, resp.Cookies())
 	}
 
@@ -174,6 +174,63 @@ func TestTokenPage(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("the page's API call: HTTP %d", resp.StatusCode)
+	}
+}
+
+// A sign-in code opens the page once: /?login=CODE trades it for the
+// cookie, and the same link then fails, saying what to do, as does an
+// expired or unknown code. Codes are in no address a process's command line
+// shows (serve --open hands the browser a file), and never the token.
+func TestSignInCodes(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	logins := server.NewLogins()
+	srv := startWith(t, model, server.Options{Token: token, Logins: logins})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(query string) (*http.Response, string) {
+		t.Helper()
+		resp, err := noRedirect.Get(srv.URL + "/?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(body)
+	}
+
+	code := logins.New(time.Minute)
+	if code == token || len(code) < 32 {
+		t.Fatalf("code %q", code)
+	}
+	resp, _ := get("login=" + code)
+	cookies := resp.Cookies()
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/" || len(cookies) != 1 || cookies[0].Value != token || !cookies[0].HttpOnly {
+		t.Fatalf("a fresh code: HTTP %d to %q, cookies %v", resp.StatusCode, resp.Header.Get("Location"), cookies)
+	}
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+	for _, c := range []struct{ name, query string }{
+		{"the same code again", "login=" + code},
+		{"an unknown code", "login=0123456789abcdef0123456789abcdef"},
+		{"an expired code", "login=" + logins.New(-time.Second)},
+		{"no code", "login="},
+		{"the token as a code", "login=" + token},
+	} {
+		resp, body := get(c.query)
+		if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 || !strings.Contains(body, "this sign-in link was used already or has expired") {
+			t.Errorf("%s: HTTP %d %s, cookies %v", c.name, resp.StatusCode, body, resp.Cookies())
+		}
+	}
+	// A server without codes takes none.
+	plain := start(t, model)
+	resp, err := noRedirect.Get(plain.URL + "/?login=" + logins.New(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a server without Logins: HTTP %d", resp.StatusCode)
 	}
 }
 

@@ -40,8 +40,9 @@
 //	                                      sent with the server's provider and key
 //
 // Every /api/ request must carry the server's token (Options.Token), as
-// the HttpOnly cookie the page at /?token=T sets or as Authorization: Bearer
-// T: other local processes and users cannot use the provider's key or the
+// the HttpOnly cookie the page sets when opened at /?login=CODE (a one-use
+// code of Options.Logins) or /?token=T, or as Authorization: Bearer T:
+// other local processes and users cannot use the provider's key or the
 // Google account without it. The page and its static files need no token
 // and hold nothing secret: the browser UI (package webui) at /, or the
 // minimal page (MinimalPage), which runs turns through the API.
@@ -106,6 +107,9 @@ type Options struct {
 	// Approvals, also the app's Config.Approver, holds the questions its
 	// turns ask; nil means they ask none (such calls are refused).
 	Approvals *Approvals
+	// Logins are the one-use codes /?login=CODE signs the page in with;
+	// nil means none (the page signs in with /?token=T only).
+	Logins *Logins
 }
 
 // Handler returns the HTTP API of a running app.
@@ -123,7 +127,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	if o.BodyTimeout <= 0 {
 		o.BodyTimeout = DefaultBodyTimeout
 	}
-	auth := &auth{sum: sha256.Sum256([]byte(o.Token)), from: o.TokenFrom}
+	auth := &auth{token: o.Token, sum: sha256.Sum256([]byte(o.Token)), from: o.TokenFrom, logins: o.Logins}
 	if o.Approvals == nil {
 		o.Approvals = NewApprovals(0) // never asked: every question is 404
 	}

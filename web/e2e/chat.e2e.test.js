@@ -3,15 +3,16 @@
 // server on loopback. A message makes the model load a group and call one
 // of its tools; after a reload of the page the conversation is back, and
 // the next message calls the group's tool without loading it again, its
-// schema already sent. The page is opened at the URL serve prints, whose
-// token becomes a cookie; without it the page says what to do. A tool that
+// schema already sent. The page is opened at the one-use sign-in link serve
+// prints, which becomes a cookie; without it the page says what to do, and
+// --open signs the browser in through a file, the token in no command line. A tool that
 // sends asks first, and the page's buttons answer. Screenshots go to
 // web/e2e/output/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,9 +66,9 @@ function startServe(args, env, { watch = false } = {}) {
     proc.stderr.on("data", (d) => (err += d));
     proc.stdout.on("data", (d) => {
       out += d;
-      // The URL with the token: opening it gives the browser the cookie.
-      const m = /serving on ((http:\/\/127\.0\.0\.1:\d+)\/\?token=(\w+))/.exec(out);
-      if (m) resolve({ proc, open: m[1], url: m[2], token: m[3] });
+      // The one-use sign-in link: opening it gives the browser the cookie.
+      const m = /serving on ((http:\/\/127\.0\.0\.1:\d+)\/\?login=(\w+))/.exec(out);
+      if (m) resolve({ proc, open: m[1], url: m[2] });
     });
     proc.on("exit", (code) => reject(new Error("toolroute serve exited " + code + ": " + err)));
   });
@@ -89,10 +90,13 @@ async function setup(name, script, args = [], files = {}, options = {}) {
     PATH: process.env.PATH, HOME: home,
     XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"), XDG_CACHE_HOME: join(work, "cache"),
     OPENAI_BASE_URL: "http://127.0.0.1:" + srv.address().port + "/v1", OPENAI_API_KEY: "sk-test", TOOLROUTE_MODEL: "fake-1",
+    ...options.env,
   };
   const serve = await startServe(args, env, options);
   cleanups.push(() => { serve.proc.kill(); srv.close(); });
-  return { url: serve.url, open: serve.open, token: serve.token, requests, home };
+  // The token API clients send: the one serve keeps, readable by the user.
+  const token = readFileSync(join(home, "data", "toolroute", "serve-token"), "utf8").trim();
+  return { url: serve.url, open: serve.open, token, requests, home, env };
 }
 
 before(async () => {
@@ -144,7 +148,7 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
     { text: "No providers are stored." },
   ], ["--minimal-page"]);
   const { page, log, see, send } = await open(withToken, "go");
-  assert.equal(page.url(), url + "/", "the token leaves the address bar");
+  assert.equal(page.url(), url + "/", "the sign-in code leaves the address bar");
   await send("Which model is set?");
   await see("The model is fake-1.");
   const first = await log.innerText();
@@ -172,9 +176,15 @@ test("the Go host: a group loaded before a reload stays loaded after it", async 
   const calls = requests[4].messages.filter((m) => m.tool_calls).flatMap((m) => m.tool_calls.map((c) => c.function.name));
   assert.equal(calls.filter((n) => n === "load_tool_group").length, 1, "the last request's history calls load_tool_group once, in the first turn");
 
-  // Another browser, without the token: the page loads and says what to do.
+  // Another browser, without the cookie: the page loads and says what to
+  // do; the link already used signs nobody in.
   const stranger = await open(url, "go-no-token");
-  await stranger.see("open the URL it printed");
+  await stranger.see("open the sign-in link it printed");
+  const again = await browser.newPage();
+  const resp = await again.goto(withToken);
+  assert.equal(resp.status(), 401, "a used sign-in link is refused");
+  assert.match(await again.content(), /this sign-in link was used already or has expired/);
+  await again.close();
   await stranger.page.screenshot({ path: join(output, "go-4-no-token.png"), fullPage: true });
   assert.equal(requests.length, 5, "nothing reached the model without the token");
 });
@@ -235,6 +245,39 @@ test("the Go host: a tool that sends asks first", async () => {
   await page.screenshot({ path: join(output, "approval-4-after-reload.png"), fullPage: true });
 });
 
+// `toolroute serve --open` (make run): the browser is handed a file, never
+// the token or a code, on its command line (every local user can read it);
+// the file, readable by the user alone, sends Chromium on to a one-use
+// sign-in link, and the page's API calls then carry the cookie.
+test("serve --open: the browser signs in through a file, the token on no command line", async () => {
+  const argsFile = join(work, "open-args");
+  const recorder = join(work, "record-browser");
+  writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`, { mode: 0o755 });
+  const { url, token, requests } = await setup("open", [], ["--minimal-page", "--open"], {}, { env: { BROWSER: recorder } });
+  for (let i = 0; i < 500 && !existsSync(argsFile); i++) await new Promise((r) => setTimeout(r, 20));
+  const argv = readFileSync(argsFile, "utf8").trim();
+  assert.match(argv, /^file:\/\/\/.*sign-in-[^/]*\.html$/, "the browser is given one file");
+  assert.ok(!argv.includes(token) && !argv.includes("login="), "no token or code on the browser's command line: " + argv);
+  const file = fileURLToPath(argv);
+  assert.equal(statSync(file).mode & 0o777, 0o600, "the sign-in file is the user's alone");
+  assert.ok(!readFileSync(file, "utf8").includes(token), "the file holds a one-use code, not the token");
+
+  const page = await browser.newPage();
+  await page.goto(argv);
+  await page.waitForURL(url + "/");
+  const health = await page.evaluate(async () => (await fetch("/api/health")).status);
+  assert.equal(health, 200, "the page's API calls carry the cookie");
+  // The file's link is used up: opened again, it signs nobody in.
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto(argv);
+  await second.waitForLoadState("load");
+  await second.waitForFunction(() => document.body.innerText.includes("was used already"));
+  await other.close();
+  await page.close();
+  assert.equal(requests.length, 0);
+});
+
 // The browser UI runs the module, the session loop and the JS tools in the
 // page: serve only hands out the catalogue and forwards model calls. The
 // log is in IndexedDB, so serve's own store stays empty.
@@ -256,7 +299,7 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
     "config/toolroute/tools/text_utils.js": "function wordCount(p) { return String(p.text.split(/\\s+/).filter(Boolean).length) }\nfunction shout(p) { return p.text.toUpperCase() }\n",
   });
   const { page, log, see, send } = await open(withToken, "ui");
-  assert.equal(page.url(), url + "/", "the token leaves the address bar");
+  assert.equal(page.url(), url + "/", "the sign-in code leaves the address bar");
   await send("How many words in 'one two three'?");
   await see("It has 3 words.");
   const first = await log.innerText();

@@ -28,6 +28,7 @@ before(async () => {
     PATH: process.env.PATH, HOME: work,
     XDG_CONFIG_HOME: path.join(work, "config"), XDG_DATA_HOME: path.join(work, "data"), XDG_CACHE_HOME: path.join(work, "cache"),
     OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-test", TOOLROUTE_MODEL: "fake-1",
+    TOOLROUTE_TOKEN: "ui-serve-test-token-0123456789",
   };
 });
 
@@ -51,7 +52,7 @@ function chat(args, input) {
 }
 
 // startServe starts `toolroute serve` and gives {proc, base, token} once it
-// prints its address.
+// prints its address (the token is the one env gives it).
 function startServe() {
   return new Promise((resolve, reject) => {
     const proc = spawn(bin, ["serve", "--port", "0", "--no-watch"], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -59,8 +60,8 @@ function startServe() {
     proc.stderr.on("data", (d) => (err += d));
     proc.stdout.on("data", (d) => {
       out += d;
-      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\w+)/.exec(out);
-      if (m) resolve({ proc, base: m[1], token: m[2] });
+      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)\/\?login=\w+/.exec(out);
+      if (m) resolve({ proc, base: m[1], token: env.TOOLROUTE_TOKEN });
     });
     proc.on("exit", (code) => reject(new Error(`toolroute serve exited ${code}: ${err}`)));
   });

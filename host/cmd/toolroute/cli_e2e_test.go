@@ -327,12 +327,11 @@ func TestServeWithoutProvider(t *testing.T) {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
 	second, _ := r.ReadString('\n')
-	_, printed, _ := strings.Cut(strings.TrimSpace(first), "serving on ")
-	printed, _, _ = strings.Cut(printed, " ")
-	addr, token, ok := strings.Cut(printed, "/?token=")
+	addr, _, ok := servedAt(first)
 	if !ok {
 		t.Fatalf("first line %q", first)
 	}
+	token := keptToken(t, u)
 	mustContain(t, "serve's output", first+second, "with no model provider", "the page can use its own key, kept in the browser")
 	req, _ := http.NewRequest("POST", addr+"/api/sessions/web/messages", strings.NewReader(`{"text":"hi"}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -553,6 +553,9 @@ func TestTokens(t *testing.T) {
 
 // serve answers the API, to the token in the URL it prints, until it is
 // stopped; with no flag, / is the browser UI built into the program.
+//
+// The first line gives the address with a one-use sign-in code, never the
+// token, which API clients read from the data folder's serve-token.
 func TestServe(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Served."))
 	defer model.Close()
@@ -570,15 +573,13 @@ func TestServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
-	_, printed, ok := strings.Cut(strings.TrimSpace(line), "serving on ")
-	printed, _, _ = strings.Cut(printed, " ")
-	addr, token, ok2 := strings.Cut(printed, "/?token=")
-	if !ok || !ok2 || !strings.HasPrefix(addr, "http://127.0.0.1:") {
+	addr, login, ok := servedAt(line)
+	if !ok || !strings.HasPrefix(addr, "http://127.0.0.1:") {
 		t.Fatalf("first line %q", line)
 	}
-	kept, err := os.ReadFile(filepath.Join(u.home, ".local", "share", "toolroute", "serve-token"))
-	if err != nil || strings.TrimSpace(string(kept)) != token {
-		t.Errorf("the token file holds %q (%v), the URL %q", kept, err, token)
+	token := keptToken(t, u)
+	if strings.Contains(line, token) || login == token {
+		t.Errorf("serve printed its token: %q", line)
 	}
 	for _, f := range []struct{ path, contentType, from string }{
 		{"/", "text/html; charset=utf-8", "index.html"},
@@ -825,4 +826,23 @@ func TestApprovalInChat(t *testing.T) {
 	if !slices.Equal(answers, []string{"deny", "session"}) {
 		t.Errorf("the log's answers: %q", answers)
 	}
+}
+
+// servedAt reads serve's first line: the page's address and the one-use
+// sign-in code of the link it prints.
+func servedAt(line string) (addr, login string, ok bool) {
+	_, printed, ok := strings.Cut(strings.TrimSpace(line), "serving on ")
+	printed, _, _ = strings.Cut(printed, " ")
+	addr, login, ok2 := strings.Cut(printed, "/?login=")
+	return addr, login, ok && ok2
+}
+
+// keptToken is the token serve keeps for u, which API clients send.
+func keptToken(t *testing.T, u *user) string {
+	t.Helper()
+	kept, err := os.ReadFile(filepath.Join(u.home, ".local", "share", "toolroute", "serve-token"))
+	if err != nil {
+		t.Fatalf("serve's token: %v", err)
+	}
+	return strings.TrimSpace(string(kept))
 }

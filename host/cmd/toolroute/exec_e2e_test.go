@@ -95,9 +95,7 @@ func TestServeExecFlag(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("%v: %s", err, errOut.String())
 		}
-		_, printed, _ := strings.Cut(strings.TrimSpace(line), "serving on ")
-		printed, _, _ = strings.Cut(printed, " ")
-		addr, _, _ := strings.Cut(printed, "/?token=")
+		addr, _, _ := servedAt(line)
 		req, _ := http.NewRequest("GET", addr+"/api/catalogue", nil)
 		req.Header.Set("Authorization", "Bearer tok-exec-test-0123456789")
 		resp, err := http.DefaultClient.Do(req)

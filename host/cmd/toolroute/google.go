@@ -132,10 +132,15 @@ func runGoogle(args []string, stdout, stderr io.Writer) int {
 // openBrowser tries to show the address in the user's browser.
 func openBrowser(u string) {
 	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
+	switch {
+	case os.Getenv("BROWSER") != "":
+		// The browser the user chose, as xdg-open and Python's webbrowser
+		// take it: a command, given the address as its last argument.
+		f := strings.Fields(os.Getenv("BROWSER"))
+		cmd = exec.Command(f[0], append(f[1:], u)...)
+	case runtime.GOOS == "darwin":
 		cmd = exec.Command("open", u)
-	case "windows":
+	case runtime.GOOS == "windows":
 		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
 	default:
 		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {

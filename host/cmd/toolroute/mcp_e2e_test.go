@@ -296,8 +296,7 @@ func TestMCPHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, addr, _ := strings.Cut(line, "serving on ")
-	addr, _, _ = strings.Cut(addr, "/?token=")
+	addr, _, _ := servedAt(line)
 	req, _ := http.NewRequest("GET", addr+"/api/health", nil)
 	req.Header.Set("Authorization", "Bearer health-token-123456")
 	resp, err := http.DefaultClient.Do(req)

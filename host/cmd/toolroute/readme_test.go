@@ -213,7 +213,7 @@ var readmeCases = map[string]readmeCase{
 				t.Errorf("the session work holds %+v", msgs)
 			}
 		}},
-	"./toolroute serve --port 8377": {how: "serve", want: []string{"toolroute: serving on http://127.0.0.1:", "/?token="}},
+	"./toolroute serve --port 8377": {how: "serve", want: []string{"toolroute: serving on http://127.0.0.1:", "/?login="}},
 	"./toolroute mcp":               {how: "mcp", want: []string{`"name":"load_tool_group"`, `"name":"js_eval"`}},
 	"./toolroute tools":             {want: []string{"Core tools: sent on every model call", "config (Configuration): built-in, 17 tools, "}},
 	`./toolroute call js_eval --params '{"code":"6 * 7"}'`: {want: []string{"42\n"}},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -64,8 +63,7 @@ func TestScheduledTaskRunsInServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
-	_, addr, _ := strings.Cut(line, "serving on ")
-	addr, _, _ = strings.Cut(addr, "/?token=")
+	addr, _, _ := servedAt(line)
 	get := func(path string, v any) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", addr+path, nil)

@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -73,21 +75,71 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// question) before the app closes under them.
 	srv := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		Handler:           server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page, Approvals: approvals}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), tok)
-	fmt.Fprintf(stdout, "toolroute: serving on %s with %s (open it in a browser; Ctrl-C stops)\n", url, a.Provider)
+	// The page signs in with one-use codes, never with the token in an
+	// address: a command line (the browser's, xdg-open's) is readable by
+	// every local user, and an address stays in the browser's history.
+	logins := server.NewLogins()
+	srv.Handler = server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page, Approvals: approvals, Logins: logins})
+	base := fmt.Sprintf("http://%s/", ln.Addr())
+	fmt.Fprintf(stdout, "toolroute: serving on %s?login=%s with %s (a sign-in link for one browser, good for %d minutes; Ctrl-C stops)\n",
+		base, logins.New(printedLoginTTL), a.Provider, int(printedLoginTTL/time.Minute))
 	if a.Provider.Name == "none" {
 		fmt.Fprintln(stdout, "toolroute: no model provider is configured: the page can use its own key, kept in the browser (its settings: OpenAI, Anthropic, the Responses API or Gemini); the API's turns and the page's \"server\" provider need one of OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY set when serve starts, or --provider demo for the scripted demo")
 	}
 	fmt.Fprintf(stderr, "toolroute: API clients send Authorization: Bearer with the token from %s\n", from)
 	if *open {
-		openBrowser(url) // the listener is bound: the browser's request waits for Serve
+		// The listener is bound: the browser's request waits for Serve.
+		if remove, err := openSignIn(a.Config.DataDir, base, logins); err != nil {
+			fmt.Fprintf(stderr, "toolroute: opening the page: %v (open the link above)\n", err)
+		} else {
+			defer remove()
+		}
 	}
 	return serveUntilDone(ctx, srv, ln, stderr)
 }
+
+// How long the sign-in links last: the printed one a person may copy
+// later; the one --open hands the browser is used at once.
+const (
+	printedLoginTTL = 15 * time.Minute
+	openLoginTTL    = 2 * time.Minute
+)
+
+// openSignIn opens the page in the user's browser without the token or a
+// code on any command line: it writes a page readable by the user alone
+// that sends the browser to a one-use sign-in link, and opens that file.
+// remove deletes the file; it is also deleted once the code has expired.
+func openSignIn(dataDir, base string, logins *server.Logins) (remove func(), err error) {
+	f, err := os.CreateTemp(dataDir, "sign-in-*.html") // mode 0600
+	if err != nil {
+		return nil, err
+	}
+	link := base + "?login=" + logins.New(openLoginTTL)
+	_, err = fmt.Fprintf(f, signInPage, link, link)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	once := sync.OnceFunc(func() { os.Remove(f.Name()) })
+	time.AfterFunc(openLoginTTL, once)
+	openBrowser((&url.URL{Scheme: "file", Path: f.Name()}).String())
+	return once, nil
+}
+
+// signInPage sends the browser on to the sign-in link (%s twice).
+const signInPage = `<!doctype html>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<meta http-equiv="refresh" content="0;url=%s">
+<title>toolroute: signing in</title>
+<p>Signing in to toolroute… <a href="%s">Continue</a></p>
+`
 
 // serveUntilDone serves on ln until the server fails (exit status 1) or
 // ctx ends (Ctrl-C): then it shuts down, letting requests finish for 5 s.

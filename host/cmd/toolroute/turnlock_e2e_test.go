@@ -135,14 +135,12 @@ func startServe(t *testing.T, u *user, flags ...string) (addr, token string, sto
 		stop()
 		t.Fatalf("%v: %s", err, errOut.String())
 	}
-	_, printed, _ := strings.Cut(strings.TrimSpace(line), "serving on ")
-	printed, _, _ = strings.Cut(printed, " ")
-	addr, token, ok := strings.Cut(printed, "/?token=")
+	addr, _, ok := servedAt(line)
 	if !ok {
 		stop()
 		t.Fatalf("serve's first line %q", line)
 	}
-	return addr, token, stop
+	return addr, keptToken(t, u), stop
 }
 
 // logOf returns a session's log as "type content" lines.
