@@ -279,9 +279,9 @@ export function sizeText(n) {
 // send makes one request of a tool's, for fetch, downloadToFile and
 // uploadMultipart alike, as the Go host's callState.send: the rewrite
 // rules, the address guard, redirects (each target checked, or refused
-// where a browser hides it), the host's timeout and the call's signal. bridge names the bridge in errors. It
-// gives {resp, shownURL (the final URL in the tool's terms), signal}; the
-// caller reads the body.
+// where a browser hides it), the host's timeout and the call's signal.
+// bridge names the bridge in errors. It gives {resp, shownURL (the final
+// URL in the tool's terms), signal}; the caller reads the body.
 export async function send(bridge, rawURL, { method, headers: given, body }, o) {
   const { url, from, to } = target(rawURL, o.rewrites ?? [], bridge);
   const headers = new Headers();
