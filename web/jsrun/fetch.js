@@ -10,9 +10,16 @@
 // the address it dials after DNS. IP literals are judged in the form the URL
 // parser gives them, so 2130706433, 0177.0.0.1, 0x7f.1 and 127.1 are all
 // 127.0.0.1 here, as they are to the browser. Redirects are followed here, at
-// most 5, each target checked the same way; a browser that hides them
-// ("opaqueredirect") follows them itself, which a rewritten request is not
-// allowed to do.
+// most 5, each target checked the same way (Node and workerd give a
+// redirect: "manual" request the 3xx and its Location). A browser hides a
+// redirect's target from the page (an "opaqueredirect"), so there a
+// redirect is refused: followed blind, a public site's redirect would lead
+// the request to a loopback or private service, past the check.
+//
+// For the same reason a request a browser failed is not asked again in mode
+// no-cors to tell CORS from an unreachable site: that mode follows
+// redirects (the Fetch standard allows it no other), so a site answering
+// with a redirect would have the browser send a GET wherever it points.
 //
 // A rewrite rule takes the URLs with its from's scheme, host and port and a
 // path equal to from's or below it at a '/', as safehttp.Rewrite does; a
@@ -37,25 +44,6 @@ const STATUS_TEXT = {
 
 // PrivateAddress is the error of a request to a refused address.
 class PrivateAddress extends Error {}
-
-// CORSRefused is the error of a request the browser sent but would not let
-// the tool read.
-class CORSRefused extends Error {}
-
-// corsRefused tells, after the browser failed a request, whether the site
-// answers a request whose response is not read (mode "no-cors", which CORS
-// does not stop): then the site is up, and only CORS kept its answer from
-// the tool. A browser says "Failed to fetch" either way. Only GET and HEAD
-// are asked again: they change nothing.
-async function corsRefused(fetch, href, method, signal) {
-  if (method !== "GET" && method !== "HEAD") return false;
-  try {
-    await fetch(href, { method, mode: "no-cors", credentials: "omit", signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // blockedHost reports hosts naming loopback, private, link-local,
 // site-local, unspecified, multicast, reserved, broadcast and shared (CGNAT)
@@ -233,11 +221,11 @@ function shown(final, from, to) {
 // hostFetch performs a tool's fetch and returns the response as JSON for the
 // prelude. o: {fetch, allowPrivate, rewrites, timeoutMs, maxBody, cors,
 // signal}; cors says o.fetch is a browser's, which reads another site's
-// answer only when the site allows it (CORS): a request refused so says
-// why, not "Failed to fetch", and carries no User-Agent header, not even a
-// tool's: Chromium drops it, and Firefox sends it, which makes the browser
-// ask the site first (a preflight many sites refuse). The browser sends
-// its own.
+// answer only when the site allows it (CORS) and hides a redirect's target:
+// a request that fails there says what may have stopped it, not only
+// "Failed to fetch", and carries no User-Agent header, not even a tool's:
+// Chromium drops it, and Firefox sends it, which makes the browser ask the
+// site first (a preflight many sites refuse). The browser sends its own.
 export async function hostFetch(rawURL, options, o) {
   const req = JSON.parse(options);
   const maxBody = req.maxBytes >= 1 ? Math.min(req.maxBytes, MAX_FETCH_BYTES) : (o.maxBody ?? DEFAULT_MAX_BODY);
@@ -290,10 +278,10 @@ export function sizeText(n) {
 
 // send makes one request of a tool's, for fetch, downloadToFile and
 // uploadMultipart alike, as the Go host's callState.send: the rewrite
-// rules, the address guard, redirects (each target checked), the host's
-// timeout and the call's signal. bridge names the bridge in errors. It
-// gives {resp, shownURL (the final URL in the tool's terms), signal}; the
-// caller reads the body.
+// rules, the address guard, redirects (each target checked, or refused
+// where a browser hides it), the host's timeout and the call's signal.
+// bridge names the bridge in errors. It gives {resp, shownURL (the final
+// URL in the tool's terms), signal}; the caller reads the body.
 export async function send(bridge, rawURL, { method, headers: given, body }, o) {
   const { url, from, to } = target(rawURL, o.rewrites ?? [], bridge);
   const headers = new Headers();
@@ -308,18 +296,13 @@ export async function send(bridge, rawURL, { method, headers: given, body }, o) 
   try {
     for (let hops = 0; ; hops++) {
       if (to === null && !o.allowPrivate && blockedHost(u.hostname)) throw new PrivateAddress();
-      try {
-        resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
-      } catch (e) {
-        if (o.cors && !signal.aborted && e?.name === "TypeError" && (await corsRefused(o.fetch, u.href, m, signal))) throw new CORSRefused();
-        throw e;
-      }
+      resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "manual" });
       if (resp.type === "opaqueredirect") {
         if (to !== null) {
           throw new Error(`redirect from a rewritten URL cannot be checked here: give the rewrite target's final URL`);
         }
-        resp = await o.fetch(u.href, { method: m, headers, body, signal, redirect: "follow" });
-        break;
+        throw new Error("it redirects, and a browser hides from the page where to, so the page does not follow it (it could lead to a private address): " +
+          "fetch the final address directly, or use the Go program (toolroute serve) or the edge worker, which check every redirect");
       }
       const location = resp.headers.get("location");
       if (![301, 302, 303, 307, 308].includes(resp.status) || location === null) break;
@@ -342,15 +325,15 @@ export async function send(bridge, rawURL, { method, headers: given, body }, o) 
     if (e instanceof PrivateAddress) {
       throw new Error(`${bridge}: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
     }
-    if (e instanceof CORSRefused) {
-      throw new Error(`${bridge}: ${rawURL} failed: the site does not let pages of other sites read it (CORS), so the browser answered but kept the response from the tool. ` +
-        "In the browser only sites that allow it can be read; the Go program (toolroute serve) and the edge worker can read any public site");
-    }
     if (signal.aborted) throw new Error(`${bridge}: ${rawURL} timed out`);
     const why = e.cause?.message ?? e.message;
+    // A browser fails a request CORS stopped, one that reached nothing and
+    // a redirect CORS stopped alike, and nothing it may do tells them apart
+    // without following the redirect (see the package notes).
     if (o.cors && e?.name === "TypeError") {
-      const cors = m === "GET" || m === "HEAD" ? "" : ", or the site does not let pages of other sites send it this request (CORS)";
-      throw new Error(`${bridge}: ${rawURL} failed: the browser could not reach it (${why}): the site may be down, the name wrong or the network blocked${cors}`);
+      throw new Error(`${bridge}: ${rawURL} failed: the browser could not read it (${why}): the site may not let pages of other sites read it (CORS), ` +
+        "or it may be down, the name wrong or the network blocked. In the browser only sites that allow other sites' pages can be read; " +
+        "the Go program (toolroute serve) and the edge worker can read any public site");
     }
     throw new Error(`${bridge}: ${rawURL} failed: ${why}`);
   }

@@ -135,19 +135,59 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await shot(page, "ui-1280-markdown");
     await scan("a reply with cards and markdown");
 
-    // A tool that changes data asks in the flow; a message typed while it
-    // waits is kept, marked, and sent when the reply ends.
+    // A tool that changes data asks in the flow, and nothing but a
+    // deliberate click or key on it answers: the question takes no focus,
+    // so what is typed as it arrives stays in the message box, a space and
+    // an Enter included; a click the moment it shows (here, the instant the
+    // page adds it) does nothing. A message typed while it waits is kept,
+    // marked, and sent when the reply ends.
+    await page.evaluate(() => {
+      new MutationObserver((_, seen) => {
+        const b = document.querySelector(".approval button[data-answer=once]");
+        if (!b) return;
+        seen.disconnect();
+        b.click();
+      }).observe(document.getElementById("log"), { childList: true, subtree: true });
+    });
     await send("note milk");
     const approval = page.locator(".approval");
     await approval.waitFor({ timeout: 20000 });
-    assert.match(await approval.innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n {2}"text": "milk"\n\}/);
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Allow once", "the question takes the focus");
-    await send("And draw the chart");
+    // Keys pressed on as the question arrives go where the focus is: an
+    // Enter in the empty box, then a message with its spaces, then the
+    // Enter that sends it.
+    const unanswered = async (what) => {
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "message", `${what}: the message box keeps the focus`);
+      assert.equal(await approval.locator(".approval-buttons button").count(), 3, `${what}: the question is unanswered`);
+      assert.equal(await approval.locator(".approval-call [role=status]").innerText(), "", `${what}: no answer is shown`);
+      assert.doesNotMatch(await log.innerText(), /allowed once|Saved\./, `${what}: nothing ran`);
+    };
+    await page.keyboard.press("Enter");
+    await unanswered("an Enter");
+    await page.keyboard.type("And draw the chart");
+    await page.keyboard.press("Space");
+    await unanswered("a space");
+    assert.equal(await input.inputValue(), "And draw the chart ", "the typed text is kept, the space with it");
+    await page.keyboard.press("Enter");
     await page.locator(".msg.user.waiting").getByText("And draw the chart").waitFor();
+    await unanswered("an Enter that sends");
+    assert.equal(await input.inputValue(), "");
     assert.match(await page.locator("#queued").innerText(), /1 message waiting: sent when the reply ends/);
+    assert.match(await approval.innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n {2}"text": "milk"\n\}/);
+    // No button is a default that draws the eye (or a stray Enter).
+    assert.equal(await approval.locator("button.primary").count(), 0);
+    // Screen readers hear it came; the keyboard reaches it from the
+    // message box, once its buttons are enabled.
+    assert.equal(await page.locator("#announce").innerText(), "write_note asks to run: answer at the end of the conversation (Shift+Tab from the message box reaches the buttons).");
+    await page.waitForFunction(() => [...document.querySelectorAll(".approval button")].every((b) => !b.disabled));
+    await input.press("Shift+Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Deny");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "message");
+    await unanswered("Shift+Tab and Tab");
     await shot(page, "ui-1280-approval-and-queue");
     await scan("an approval");
     await approval.getByRole("button", { name: "Allow once" }).click();
+    assert.equal(await page.locator("#announce").innerText(), "");
     await see("Saved.");
     await see("A blue chart.");
     assert.equal(await page.locator(".msg.user.waiting").count(), 0);

@@ -337,8 +337,45 @@ const WHAT = { write: "changes your data", send: "sends to other people", delete
   memories: "keeps memories", history: "reads past chats", settings: "changes settings", env: "sets variables tools read",
   tools: "enables or disables tools", secrets: "may ask for secrets" };
 
+// ARM_MS is how long an approval's buttons stay disabled after they appear,
+// and again after the page gets the focus back, as Firefox disables the
+// buttons of its security prompts for a second (security.dialog_enable_delay,
+// again on each refocus) and Chromium drops the clicks on a permission prompt
+// that come in the moments after it shows (InputEventActivationProtector): a
+// click meant for what was under the pointer a moment before, or the click
+// that brings the window back, must not answer a question nobody has read.
+// Keys are kept off them another way: a question never takes the focus.
+const ARM_MS = 1000;
+
+// asking holds, for each call still waiting for its answer, its buttons
+// and the timer that enables them.
+const asking = new Set();
+
+// arm disables a call's buttons and, when the page has the focus, enables
+// them ARM_MS later; a page without it arms them when it gets it back.
+function arm(q, focused = document.hasFocus()) {
+  clearTimeout(q.timer);
+  for (const b of q.buttons) b.disabled = true;
+  if (focused) q.timer = setTimeout(() => q.buttons.forEach((b) => (b.disabled = false)), ARM_MS);
+}
+// rearm arms the unanswered calls again, forgetting those a new chat took
+// off the page.
+function rearm(focused) {
+  for (const q of asking) {
+    if (q.buttons[0].isConnected) arm(q, focused);
+    else asking.delete(q);
+  }
+}
+window.addEventListener("blur", () => rearm(false));
+window.addEventListener("focus", () => rearm(true));
+
 // askApproval puts the calls a turn asks about in the flow, each with Allow
 // once, Allow for this chat and Deny, and answers when every call has one.
+// It leaves the focus where it is, in the message box most often: a space
+// or an Enter typed there as the question arrives stays there. None of the
+// three is a default; each is enabled ARM_MS after it shows. Screen readers
+// hear that a question came (#announce), and Shift+Tab from the message box
+// reaches its buttons, the last of the conversation.
 function askApproval(calls) {
   const box = el("section", "approval");
   box.setAttribute("role", "group");
@@ -374,18 +411,22 @@ function askApproval(calls) {
     const buttons = el("div", "approval-buttons");
     const outcome = el("p", "muted small");
     outcome.setAttribute("role", "status");
-    for (const [answer, label, cls] of [["once", "Allow once", "primary"], ["session", "Allow for this chat", "secondary"], ["deny", "Deny", "secondary"]]) {
-      const b = el("button", cls, label);
+    const q = { buttons: [], timer: 0 };
+    for (const [answer, label] of [["once", "Allow once"], ["session", "Allow for this chat"], ["deny", "Deny"]]) {
+      const b = el("button", "secondary", label);
       b.type = "button";
       b.dataset.answer = answer;
       b.onclick = async () => {
-        for (const x of [...buttons.querySelectorAll("button"), ...grants]) x.disabled = true;
+        if (!asking.delete(q)) return;
+        clearTimeout(q.timer);
+        for (const x of [...q.buttons, ...grants]) x.disabled = true;
         answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
         outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this chat." : "Allowed once.";
         if (answers.size === calls.length) {
           // Answered: the buttons go, the outcomes stay.
           for (const row of box.querySelectorAll(".approval-buttons")) row.remove();
           box.classList.add("answered");
+          $("announce").textContent = "";
           try {
             await call({ type: "approve", session, answers: calls.map((x) => answers.get(x.id)) });
           } catch (e) {
@@ -395,13 +436,18 @@ function askApproval(calls) {
         }
       };
       buttons.append(b);
+      q.buttons.push(b);
     }
+    asking.add(q);
+    arm(q);
     card.append(title, pre, ...(grants.length ? [secrets] : []), buttons, outcome);
     box.append(card);
   }
   add(box);
   log.scrollTop = log.scrollHeight;
-  box.querySelector("button")?.focus();
+  const names = [...new Set(calls.map((c) => c.tool))].join(", ");
+  $("announce").textContent = `${calls.length === 1 ? names + " asks" : `${calls.length} tools (${names}) ask`} to run: ` +
+    "answer at the end of the conversation (Shift+Tab from the message box reaches the buttons).";
 }
 
 // ---- A new chat ----------------------------------------------------------
