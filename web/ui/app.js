@@ -335,7 +335,9 @@ function turnError(text) {
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
   google: "uses your Google account", read: "reads your data", run_code: "runs code",
   memories: "keeps memories", history: "reads past chats", settings: "changes settings", env: "sets variables tools read",
-  tools: "enables or disables tools", secrets: "may ask for secrets" };
+  tools: "enables or disables tools", secrets: "may ask for secrets", network: "reaches addresses on the internet",
+  agents: "keeps agents", providers: "keeps model providers", models: "keeps models", toolfiles: "changes your tools",
+  schedules: "keeps scheduled tasks" };
 
 // ARM_MS is how long an approval's buttons stay disabled after they appear,
 // and again after the page gets the focus back, as Firefox disables the
