@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/toolroute/toolroute/host/internal/hardlink"
 )
 
 // MaxFileBytes is the largest file fs reads or writes.
@@ -180,6 +182,9 @@ func (s *sandbox) readBytes(p string, limit int) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, special(p, info)
 	}
+	if hardlink.Extra(info) {
+		return nil, linked(p)
+	}
 	if info.Size() > int64(limit) {
 		return nil, fmt.Errorf("fs: '%s' is %d bytes; files are limited to %d", p, info.Size(), limit)
 	}
@@ -226,6 +231,8 @@ func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 		return fmt.Errorf("fs: '%s' is a folder, not a file", p)
 	case statErr == nil && !existing.Mode().IsRegular():
 		return special(p, existing)
+	case statErr == nil && hardlink.Extra(existing):
+		return linked(p)
 	case statErr == nil:
 		old = existing.Size()
 	}
@@ -249,7 +256,8 @@ func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 			return fmt.Errorf("fs: the sandbox folder holds %d files and folders; it is limited to %d", s.files, s.maxFiles)
 		}
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NONBLOCK
+	// Not truncated at the open: the open file is checked first.
+	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NONBLOCK
 	if appendTo {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND | syscall.O_NONBLOCK
 	}
@@ -263,8 +271,17 @@ func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() {
 		f.Close()
 		return special(p, info)
+	} else if err == nil && hardlink.Extra(info) {
+		// Linked between the Stat and the open.
+		f.Close()
+		return linked(p)
 	}
-	_, err = io.WriteString(f, content)
+	if !appendTo {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = io.WriteString(f, content)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -280,6 +297,11 @@ func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 // special is the error for a path that is neither a file nor a folder.
 func special(p string, info fs.FileInfo) error {
 	return fmt.Errorf("fs: '%s' is not a regular file (%s): only files and folders can be used", p, info.Mode().Type())
+}
+
+// linked is the error for a file with other names (package hardlink).
+func linked(p string) error {
+	return fmt.Errorf("%w: '%s' has other names (hard links), which may be files outside the sandbox folder: it is not used; copy what you need into a file of its own", errAccessDenied, p)
 }
 
 // shorten keeps a long path's message short.

@@ -31,6 +31,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/hardlink"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -235,6 +236,8 @@ func (t *tools) readFile(p string) ([]byte, error) {
 		return nil, fail("invalid_arguments", "folder", "path", p)
 	case !info.Mode().IsRegular():
 		return nil, &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("'%s' is not a regular file", p)}
+	case hardlink.Extra(info):
+		return nil, fail("access_denied", "linked", "path", p)
 	case info.Size() > Def.MaxBytes:
 		return nil, tooLarge(p, info.Size())
 	}
@@ -243,6 +246,9 @@ func (t *tools) readFile(p string) ([]byte, error) {
 		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("'%s' cannot be read: %v", p, unwrapPath(err))}
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil && hardlink.Extra(info) { // linked since the Stat
+		return nil, fail("access_denied", "linked", "path", p)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, Def.MaxBytes+1))
 	if err != nil {
 		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("'%s' cannot be read: %v", p, unwrapPath(err))}

@@ -200,3 +200,25 @@ func TestLongTextStops(t *testing.T) {
 		t.Errorf("ends %q", out[len(out)-200:])
 	}
 }
+
+// A PDF in the sandbox folder with other names (a hard link to a file
+// outside it) is not read: os.Root cannot tell where the file is.
+func TestHardLinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "private.pdf")
+	w := newPDF()
+	w.obj("<< /Type /Catalog /Pages 2 0 R >>")
+	w.obj("<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 612 792] >>")
+	w.obj("<< /Type /Page /Parent 2 0 R >>")
+	if err := os.WriteFile(outside, w.bytes(0), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "planted.pdf")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	_, err := tool(t, Options{SandboxDir: dir}, "pdf_info").Run(context.Background(), json.RawMessage(`{"path":"planted.pdf"}`))
+	var te *host.ToolError
+	if !errors.As(err, &te) || te.Type != "access_denied" || !strings.Contains(te.Message, "has other names (hard links)") {
+		t.Errorf("a hard-linked PDF: %v", err)
+	}
+}
