@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // catalogueSeeds are catalogues as hosts send them, and what a bad host
@@ -24,6 +26,9 @@ var catalogueSeeds = []string{
 
 func sameAsJSON(t *testing.T, in string) {
 	t.Helper()
+	if jsondec.TooDeep([]byte(in), 10000) >= 0 {
+		return // the hand reader reads on, without recursion, where encoding/json stops
+	}
 	got, gotErr := UnmarshalCatalogue([]byte(in))
 	var want Catalogue
 	wantErr := json.Unmarshal([]byte(in), &want)

@@ -219,6 +219,11 @@ func parseManifest(m Manifest) parsed {
 		fail(-1, "", "manifest is not valid UTF-8")
 		return p
 	}
+	var deep *jsondec.DepthError
+	if errors.As(jsondec.CheckDepth(text), &deep) {
+		fail(-1, "", fmt.Sprintf("manifest nests more than %d levels of arrays and objects (at %s), the most the registry reads: no tool needs that; nest its parameters less", MaxDepth, position(text, int64(deep.Offset)+1)))
+		return p
+	}
 	// An object or an array is read at once, and checked only when it
 	// does not read: its text is read once in the common case. validJSON
 	// says where the JSON breaks, a check that comes first.

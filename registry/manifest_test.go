@@ -224,7 +224,7 @@ func TestLoadManifestReport(t *testing.T) {
 			name: "too deep",
 			file: "g.json",
 			text: strings.Repeat("[", 100000) + strings.Repeat("]", 100000),
-			want: Report{File: "g.json", Skipped: []Problem{{File: "g.json", Entry: -1, Reason: "invalid JSON at line 1, column 10001: invalid character '[' exceeded max depth"}}},
+			want: Report{File: "g.json", Skipped: []Problem{{File: "g.json", Entry: -1, Reason: "manifest nests more than 512 levels of arrays and objects (at line 1, column 513), the most the registry reads: no tool needs that; nest its parameters less"}}},
 		},
 		{
 			name: "too big",

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,15 +31,24 @@ var schemaSeeds = []string{
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 }
 
-// deep is an object nesting n levels: encoding/json refuses past 10,000.
+// deep is an object nesting n levels: NormalizeSchema refuses past
+// MaxDepth, encoding/json past 10,000.
 func deep(n int) string {
 	return strings.Repeat(`{"a":`, n-1) + "{}" + strings.Repeat("}", n-1)
 }
 
-// sameAsMaps checks NormalizeSchema against the decoding it replaced.
+// sameAsMaps checks NormalizeSchema against the decoding it replaced,
+// which a schema nesting past MaxDepth never reaches.
 func sameAsMaps(t *testing.T, in string) {
 	t.Helper()
 	got, gotReq, gotErr := NormalizeSchema(json.RawMessage(in))
+	if CheckDepth([]byte(in)) != nil {
+		var deep *DepthError
+		if !errors.As(gotErr, &deep) || got != nil {
+			t.Fatalf("NormalizeSchema(%.200q) = %.100s, %v; want a *DepthError", in, got, gotErr)
+		}
+		return
+	}
 	want, wantReq, wantErr := normalizeSchemaMaps(json.RawMessage(in))
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !bytes.Equal(got, want) || fmt.Sprintf("%q", gotReq) != fmt.Sprintf("%q", wantReq) {
 		t.Fatalf("NormalizeSchema(%.200q):\n got %.300s %q %v\nwant %.300s %q %v", in, got, gotReq, gotErr, want, wantReq, wantErr)
@@ -50,7 +60,7 @@ func TestNormalizeSchemaAsMaps(t *testing.T) {
 		sameAsMaps(t, s)
 		sameAsMaps(t, `{"properties":{"x":`+s+`}}`)
 	}
-	for _, n := range []int{9999, 10000, 10001} {
+	for _, n := range []int{MaxDepth, MaxDepth + 1, 10000, 10001} {
 		sameAsMaps(t, deep(n))
 	}
 }

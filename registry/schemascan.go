@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // The schema scanner: NormalizeSchema reads a tool's parameters in one
@@ -15,8 +17,9 @@ import (
 // schema_test.go's FuzzNormalizeSchema holds it to the decoding it
 // replaced, output and errors.
 
-// maxSchemaDepth is encoding/json's nesting limit.
-const maxSchemaDepth = 10000
+// maxSchemaDepth bounds the scan, which recurses: NormalizeSchema refuses
+// a schema nesting deeper before it scans (jsondec.CheckDepth).
+const maxSchemaDepth = jsondec.MaxDepth
 
 var errSchemaSyntax = errors.New("not JSON")
 

@@ -131,6 +131,10 @@ func NormalizeSchema(raw json.RawMessage) (json.RawMessage, []string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return emptySchema, nil, nil
 	}
+	// The scan recurses: the nesting is checked first.
+	if err := jsondec.CheckDepth(raw); err != nil {
+		return nil, nil, fmt.Errorf("'parameters' %w: a tool's schema needs far fewer; nest it less", err)
+	}
 	sc, err := scanSchema(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("'parameters' must be a JSON Schema object, like {\"type\":\"object\",\"properties\":{...}}")

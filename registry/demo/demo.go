@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // Model is the demo's model name.
@@ -88,6 +90,13 @@ type group struct{ name, description string }
 // Respond answers a Chat Completions request body with a response body. A
 // body it cannot read gets an error: the host reports it as the model's.
 func Respond(body []byte) ([]byte, error) {
+	// The module's request holds each tool's schema, which nests up to
+	// jsondec.MaxDepth, four levels down ({"tools":[{"function":
+	// {"parameters": ...}}]}): the demo takes any request the module
+	// builds, and refuses a deeper one before reading it.
+	if at := jsondec.TooDeep(body, jsondec.MaxDepth+4); at >= 0 {
+		return nil, fmt.Errorf("demo: the request %w, more than the module's requests hold: send the body of a call_model action", &jsondec.DepthError{Limit: jsondec.MaxDepth + 4, Offset: at})
+	}
 	var req request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, fmt.Errorf("demo: the request is not a Chat Completions request: %v", err)

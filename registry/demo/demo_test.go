@@ -2,8 +2,12 @@ package demo
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // Whatever the request, the demo answers a Chat Completions response that
@@ -20,7 +24,7 @@ func FuzzRespond(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, err := Respond(body)
 		if err != nil {
-			if json.Valid(body) && !strings.Contains(err.Error(), "not a Chat Completions request") {
+			if json.Valid(body) && !strings.Contains(err.Error(), "not a Chat Completions request") && !strings.Contains(err.Error(), "levels of arrays and objects") {
 				t.Fatalf("error %v for valid JSON", err)
 			}
 			return
@@ -50,5 +54,33 @@ func TestLoadRequest(t *testing.T) {
 	}
 	if _, ok := loadRequest("What time is it?"); ok {
 		t.Error("a question about the time is a load request")
+	}
+}
+
+// TestRespondDeep: the demo answers every request the module builds, one
+// with a tool schema nesting as deep as the registry takes included, and
+// refuses a deeper request before reading it (in wasm under V8 it trapped
+// at about 5,000 levels).
+func TestRespondDeep(t *testing.T) {
+	schema := `{"properties":{"p":{"enum":[` + strings.Repeat("[", registry.MaxDepth-4) + strings.Repeat("]", registry.MaxDepth-4) + `]}}}`
+	reg, rep := registry.Build(registry.Catalogue{Tools: []registry.Tool{{Name: "deep", Description: "Deep", Parameters: json.RawMessage(schema)}}})
+	if !rep.OK() {
+		t.Fatal(rep)
+	}
+	acts, err := session.NewTurn(reg).Handle(session.Event{Type: session.EventStart, User: "What time is it?", Settings: session.Settings{Format: "openai", Model: Model}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Respond(acts[len(acts)-1].Request.Body); err != nil {
+		t.Fatalf("the module's request: %v", err)
+	}
+	// The prefix opens 3: the bracket past 516 is the 514th after it.
+	const prefix = `{"messages":[{"role":"user","content":`
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		_, err := Respond([]byte(prefix + strings.Repeat("[", n) + strings.Repeat("]", n) + `}]}`))
+		want := "demo: the request nests more than 516 levels of arrays and objects (at byte " + strconv.Itoa(len(prefix)+513) + "), more than the module's requests hold: send the body of a call_model action"
+		if err == nil || err.Error() != want {
+			t.Errorf("%d levels: %v, want %q", n, err, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
@@ -21,7 +22,16 @@ func UnmarshalEvent(data []byte) (Event, error) {
 // response as the event is read (wire.ReadResponse), not read as JSON
 // and then again as a response when the turn handles it. The event is
 // the one UnmarshalEvent gives, and the turn handles it the same way.
+//
+// An event nesting more than registry.MaxDepth arrays and objects is
+// refused first, with an error wrapping a *registry.DepthError, as no
+// event holds that much: a host that gives a response body as a JSON value
+// gives one nesting that deep as a string (Bytes), which the turn then
+// refuses as the response it is.
 func UnmarshalEventIn(data []byte, f wire.Format) (Event, error) {
+	if err := jsondec.CheckDepth(data); err != nil {
+		return Event{}, fmt.Errorf("the event %w: no event holds that much; give a response body that deep as a string, which the turn then refuses as a bad response", err)
+	}
 	r := jsondec.NewReader(data)
 	var e Event
 	if r.IsString() || !readEvent(r, &e, f) || !r.Done() {

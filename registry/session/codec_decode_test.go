@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/internal/jsondec"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -54,6 +56,14 @@ func transcriptLines(t testing.TB, section string) [][]byte {
 // encoding/json read.
 func sameEvent(t *testing.T, data []byte) {
 	t.Helper()
+	if registry.CheckDepth(data) != nil {
+		// Refused before it is read, whatever encoding/json would say.
+		var deep *registry.DepthError
+		if _, err := UnmarshalEvent(data); !errors.As(err, &deep) {
+			t.Fatalf("%.200q: %v, want a *registry.DepthError", data, err)
+		}
+		return
+	}
 	for _, f := range []wire.Format{"", wire.OpenAI, wire.Anthropic, wire.Responses, wire.Gemini} {
 		got, err := UnmarshalEventIn(data, f)
 		var want Event
@@ -138,6 +148,7 @@ var eventSeeds = []string{
 	`{"settings":{"temperature":1e999}}`, `{"history":{}}`, `{"user":"\ud800x\udc00"}`, "{\"user\":\"\xff\xfe\"}",
 	`{"user":"\u00"}`, `{"results":[]}`, `{"results":null,"approvals":[]}`, `{"history":[{"images":[null]}]}`,
 	`{"ſession":"x"}`, `{"Session":"x","session":"y"}`, `{"unknown":{"deep":[1,{"a":null}]},"type":"reload"}`,
+	`{"type":"reload","x":` + strings.Repeat("[", registry.MaxDepth) + strings.Repeat("]", registry.MaxDepth) + `}`,
 }
 
 // FuzzUnmarshalEvent: any input decodes by hand as encoding/json decodes

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -222,10 +223,14 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes a JSON object or array as it stands and anything else as
-// a string.
+// a string; so too one that would make the event holding it nest past
+// registry.MaxDepth, which would refuse the event (UnmarshalEventIn),
+// whereas given as a string it is refused by the turn as the bad response
+// it is.
 func (b Bytes) MarshalJSON() ([]byte, error) {
 	t := bytes.TrimSpace(b)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	// In an event the value is one level deeper than on its own.
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && jsondec.TooDeep(t, registry.MaxDepth-1) < 0 && json.Valid(t) {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, t); err != nil {
 			return nil, err

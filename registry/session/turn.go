@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -765,6 +766,14 @@ type loadedNow struct {
 // dispatch decides one call: a result now (a meta-tool the engine runs, or a
 // call refused), or a call for the host to run.
 func (t *Turn) dispatch(c wire.Call, now *loadedNow) (registry.Result, *Call, *GroupLoad) {
+	// The arguments are JSON from the model, read below and handed to
+	// the host: their nesting is checked first (registry.MaxDepth), and
+	// the model told, so that it can call again.
+	var deep *registry.DepthError
+	if errors.As(jsondec.CheckDepthString(c.Input), &deep) {
+		return registry.Failure("invalid_arguments", fmt.Sprintf(
+			"The arguments for '%s' nest more than %d levels of arrays and objects (at byte %d), more than any tool takes. Call it again with one JSON object matching its parameters.", c.Name, registry.MaxDepth, deep.Offset)), nil, nil
+	}
 	if c.Name == registry.SearchToolsName && t.sent[c.Name] {
 		if t.set.HostSearch {
 			return t.hostSearch(c)

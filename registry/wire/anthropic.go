@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // The Anthropic Messages request and response, as far as toolroute uses them
@@ -216,10 +218,11 @@ func placeBreakpoints(req *anRequest) {
 
 // inputObject is a call's input as the JSON object Anthropic requires: the
 // model's arguments when they are one, else {} (arguments another format's
-// model sent malformed).
+// model sent malformed, or nested past jsondec.MaxDepth, which the turn
+// refused: the request then nests no deeper than what the module reads).
 func inputObject(input string) json.RawMessage {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(input), &obj) != nil || obj == nil {
+	if jsondec.CheckDepthString(input) != nil || json.Unmarshal([]byte(input), &obj) != nil || obj == nil {
 		return json.RawMessage(`{}`)
 	}
 	var buf bytes.Buffer

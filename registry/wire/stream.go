@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // MaxEventBytes bounds one server-sent event, so a stream that never ends a
@@ -47,7 +49,7 @@ func (s *Stream) Write(chunk []byte) ([]string, error) {
 	}
 	var deltas []string
 	s.err = s.sse.feed(chunk, func(name, data string) error {
-		d, err := s.fmt.event(name, data)
+		d, err := s.event(name, data)
 		deltas = append(deltas, d...)
 		return err
 	})
@@ -62,7 +64,7 @@ func (s *Stream) Close() (Response, []string, error) {
 	}
 	var deltas []string
 	s.err = s.sse.flush(func(name, data string) error {
-		d, err := s.fmt.event(name, data)
+		d, err := s.event(name, data)
 		deltas = append(deltas, d...)
 		return err
 	})
@@ -72,6 +74,15 @@ func (s *Stream) Close() (Response, []string, error) {
 	resp, err := s.fmt.close()
 	s.err = err
 	return resp, deltas, err
+}
+
+// event hands the format one event's data, once its nesting is checked,
+// as all JSON from outside is (jsondec.MaxDepth).
+func (s *Stream) event(name, data string) ([]string, error) {
+	if err := jsondec.CheckDepthString(data); err != nil {
+		return nil, fmt.Errorf("%w: a stream event's data %v, deeper than any model response: try again, and if it comes again, look at what the provider or a proxy before it sends", ErrBadResponse, err)
+	}
+	return s.fmt.event(name, data)
 }
 
 // sseDecoder splits a byte stream into server-sent events: lines end in LF,

@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // Format is a provider wire format.
@@ -243,8 +245,13 @@ func encode(f Format, r Request, c *Conv) (HTTPRequest, error) {
 	return HTTPRequest{}, fmt.Errorf("%w: %q", ErrUnknownFormat, f)
 }
 
-// Decode parses a whole (non-streamed) response body.
+// Decode parses a whole (non-streamed) response body. A body nesting
+// more than jsondec.MaxDepth arrays and objects is refused before it is
+// read, as all JSON from outside is.
 func Decode(f Format, body []byte) (Response, error) {
+	if err := jsondec.CheckDepth(body); err != nil {
+		return Response{}, fmt.Errorf("%w: the body %v, deeper than any model response: try again, and if it comes again, look at what the provider or a proxy before it sends", ErrBadResponse, err)
+	}
 	switch f {
 	case OpenAI:
 		return decodeOpenAI(body)

@@ -95,6 +95,9 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		return noCatalogue()
 	}
 	var r DescribeRequest
+	if err := registry.CheckDepth(req); err != nil {
+		return fail(CodeBadJSON, "the request "+err.Error()+": no describe request holds that much; send its fields as wasm/ABI.md shows them")
+	}
 	if len(bytes.TrimSpace(req)) > 0 {
 		if err := json.Unmarshal(req, &r); err != nil {
 			return fail(CodeBadJSON, "the request is not a JSON describe request: "+err.Error())
@@ -203,6 +206,10 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 		return unknownTurn(h)
 	}
 	e, err := session.UnmarshalEventIn(req, t.Format())
+	var deep *registry.DepthError
+	if errors.As(err, &deep) {
+		return fail(CodeBadJSON, err.Error()) // it says what the event is
+	}
 	if err != nil {
 		return fail(CodeBadJSON, "the event is not a JSON event object: "+err.Error())
 	}

@@ -4,8 +4,11 @@
 // runner (newRunner: QuickJS from the worker's module import), and the
 // testdata/builtins cases' pages: the TEST_PAGES_URL binding, when set,
 // is where JS tools' requests to https://pages.test go.
+// And one replaying testdata/depth/cases.json on the worker's toolroute
+// module (depth-case.js).
 //
 //	POST /test/jsrun {c, source, server} -> {results: [...], files: {name: text}, binary: {name: base64}}
+//	POST /test/depth cases.json -> [{name, problem}]
 import toolrouteModule from "../worker/toolroute.wasm";
 import quickjsModule from "../worker/quickjs.wasm";
 import wordVectors from "../worker/wordvec.bin";
@@ -14,6 +17,8 @@ import page from "toolroute:page";
 import { createWorker, newRunner } from "../worker/api.js";
 import { MemoryStore } from "../jsrun/runner.js";
 import { runnerOptions, calls, filesOf, PAGES_ORIGIN } from "./conformance-case.js";
+import { replayDepthCases } from "./depth-case.js";
+import { Toolroute } from "../driver/toolroute.js";
 
 export { SessionLog, SessionIndex, SandboxFiles } from "../worker/sessions.js";
 
@@ -24,7 +29,9 @@ const worker = createWorker({
 
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).pathname !== "/test/jsrun") return worker.fetch(request, env, ctx);
+    const route = new URL(request.url).pathname;
+    if (route === "/test/depth") return Response.json(await replayDepthCases(await request.json(), () => Toolroute.instantiate(toolrouteModule)));
+    if (route !== "/test/jsrun") return worker.fetch(request, env, ctx);
     const { c, source, server } = await request.json();
     const store = new MemoryStore(filesOf(c));
     const o = runnerOptions(c, server);

@@ -8,8 +8,14 @@
 // field only when case is ignored. On anything else it stops (Failed), and
 // the caller decodes the input again with encoding/json, which then gives
 // its own result or error: so the two accept exactly the same inputs and
-// refuse them with the same errors. Strings are unquoted as encoding/json
-// does (invalid UTF-8 and lone surrogates become U+FFFD).
+// refuse them with the same errors, but for nesting: a Reader skips a
+// value of any depth (without recursion), encoding/json refuses one past
+// 10,000 levels. Strings are unquoted as encoding/json does (invalid UTF-8
+// and lone surrogates become U+FFFD).
+//
+// The module's limit on nesting, MaxDepth, is checked (CheckDepth,
+// depth.go) before JSON from outside is read recursively; what a Reader
+// skips it reads without recursion, whatever its depth.
 package jsondec
 
 import (
@@ -21,15 +27,11 @@ import (
 	"unicode/utf8"
 )
 
-// maxDepth is encoding/json's limit on nesting.
-const maxDepth = 10000
-
 // Reader reads one JSON value from its input, in pieces.
 type Reader struct {
-	data  []byte
-	i     int
-	bad   bool
-	depth int
+	data []byte
+	i    int
+	bad  bool
 }
 
 // NewReader returns a Reader of data.
@@ -37,12 +39,12 @@ func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
 // Mark is a place in a Reader's input, before a value: where Since
 // starts a value's text, and where Rewind goes back to.
-type Mark struct{ i, depth int }
+type Mark struct{ i int }
 
 // Mark is where the next value starts.
 func (r *Reader) Mark() Mark {
 	r.space()
-	return Mark{r.i, r.depth}
+	return Mark{r.i}
 }
 
 // Since is the input's text from m to where r is: after a value read in
@@ -51,7 +53,7 @@ func (r *Reader) Since(m Mark) []byte { return r.data[m.i:r.i] }
 
 // Rewind goes back to m, taken before r stopped, and undoes the stop: a
 // value one way of reading refused can be read another way.
-func (r *Reader) Rewind(m Mark) { r.i, r.depth, r.bad = m.i, m.depth, false }
+func (r *Reader) Rewind(m Mark) { r.i, r.bad = m.i, false }
 
 // Fail stops the Reader: the input is not the plain case.
 func (r *Reader) Fail() { r.bad = true }
@@ -122,17 +124,11 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 		r.bad = true
 		return
 	}
-	r.depth++
-	if r.depth > maxDepth {
-		r.bad = true
-		return
-	}
 	r.i++
 	var seenArr [8]string
 	seen := seenArr[:0]
 	if r.peek() == '}' {
 		r.i++
-		r.depth--
 		return
 	}
 	for !r.bad {
@@ -169,7 +165,6 @@ func (r *Reader) Object(keys []string, member func(key string)) {
 			r.i++
 		case '}':
 			r.i++
-			r.depth--
 			return
 		default:
 			r.bad = true
@@ -218,15 +213,9 @@ func (r *Reader) Array(elem func()) bool {
 		r.bad = true
 		return false
 	}
-	r.depth++
-	if r.depth > maxDepth {
-		r.bad = true
-		return false
-	}
 	r.i++
 	if r.peek() == ']' {
 		r.i++
-		r.depth--
 		return true
 	}
 	for !r.bad {
@@ -236,7 +225,6 @@ func (r *Reader) Array(elem func()) bool {
 			r.i++
 		case ']':
 			r.i++
-			r.depth--
 			return true
 		default:
 			r.bad = true
@@ -518,26 +506,86 @@ func (r *Reader) Raw() []byte {
 	return r.data[start:r.i]
 }
 
-// Skip reads any value, checking it is valid JSON.
+// Skip reads any value, checking it is valid JSON. It does not recurse,
+// so no nesting, however deep, overflows a stack: in wasm under V8 the
+// recursive version it replaced trapped from 4,919 levels (in a Chromium
+// worker; 8,684 in Node). How deep
+// the JSON from outside may nest is checked before it is read
+// (CheckDepth); what a Reader only skips or keeps raw, such as a
+// catalogue tool's parameters, which the registry refuses on its own, may
+// nest deeper.
 func (r *Reader) Skip() {
-	switch c := r.peek(); {
-	case c == '{':
-		r.Object(nil, func(string) {})
-	case c == '[':
-		r.Array(r.Skip)
-	case c == '"':
-		r.skipString()
-	case c == 't':
-		r.literal("true")
-	case c == 'f':
-		r.literal("false")
-	case c == 'n':
-		r.literal("null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		r.number()
-	default:
-		r.bad = true
+	// open holds, for each array or object the value has open, whether it
+	// is an object; the first 64 levels cost no allocation.
+	var openArr [64]bool
+	open := openArr[:0]
+	for !r.bad {
+		// A value starts here.
+		switch c := r.peek(); {
+		case c == '{' || c == '[':
+			r.i++
+			closer := byte(']')
+			if c == '{' {
+				closer = '}'
+			}
+			if r.peek() == closer {
+				r.i++
+				break
+			}
+			open = append(open, c == '{')
+			if c == '{' {
+				r.key()
+			}
+			continue
+		case c == '"':
+			r.skipString()
+		case c == 't':
+			r.literal("true")
+		case c == 'f':
+			r.literal("false")
+		case c == 'n':
+			r.literal("null")
+		case c == '-' || (c >= '0' && c <= '9'):
+			r.number()
+		default:
+			r.bad = true
+		}
+		// A value ended: close what it ends, or go on to the next member.
+		for !r.bad && len(open) > 0 {
+			object := open[len(open)-1]
+			c := r.peek()
+			if c == ',' {
+				r.i++
+				if object {
+					r.key()
+				}
+				break
+			}
+			if object && c == '}' || !object && c == ']' {
+				r.i++
+				open = open[:len(open)-1]
+				continue
+			}
+			r.bad = true
+		}
+		if len(open) == 0 {
+			return
+		}
 	}
+}
+
+// key reads an object member's key and its colon, for Skip.
+func (r *Reader) key() {
+	if r.peek() != '"' {
+		r.bad = true
+		return
+	}
+	r.skipString()
+	if r.peek() != ':' {
+		r.bad = true
+		return
+	}
+	r.i++
 }
 
 // skipString reads a string, checking its escapes, without unquoting it.
