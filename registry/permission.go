@@ -28,6 +28,10 @@ const (
 	// calls). It does not make the tool ask; it tells the user and MCP
 	// clients (openWorldHint) that the tool's world is open.
 	PermissionNetwork = "network"
+	// PermissionUnsandboxed: it runs outside any sandbox, as the user (the
+	// Go program's exec): every run asks, whatever the user's rules and
+	// earlier answers allow; a rule may only deny it (AsksEveryRun).
+	PermissionUnsandboxed = "unsandboxed"
 	// PermissionGoogle: it uses the user's Google account (the google
 	// bridge).
 	PermissionGoogle = "google"
@@ -75,7 +79,13 @@ func ValidDecision(d Decision) bool {
 }
 
 // asking are the permissions whose tools ask by default.
-var asking = []string{PermissionWrite, PermissionSend, PermissionDelete, PermissionShare}
+var asking = []string{PermissionWrite, PermissionSend, PermissionDelete, PermissionShare, PermissionUnsandboxed}
+
+// AsksEveryRun reports whether every call of t asks the user, whatever
+// the rules and the session's answers allow: a tool that runs unsandboxed.
+func AsksEveryRun(t Tool) bool {
+	return slices.Contains(t.RequiredPermissions, PermissionUnsandboxed)
+}
 
 // DefaultDecision is a tool's policy when the user set none: ask for a tool
 // that writes outside the sandbox, sends, deletes or shares; allow the

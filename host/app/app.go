@@ -361,7 +361,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Env:          a.env,
 		Secrets:      a.secrets,
 		Ops:          builtin.Ops(a.deps),
-		Approver:     askEveryTime(cfg.Approver),
+		Approver:     cfg.Approver,
 		Policies:     a.Policies,
 		AllowHint:    AllowHint,
 		Agents:       a.agentOf,
@@ -689,28 +689,6 @@ func (a *App) env(name string) (string, bool) {
 	return "", false
 }
 
-// askEveryTime is approver, but an answer of "session" to an exec call
-// counts once: exec asks before every run.
-func askEveryTime(approver host.Approver) host.Approver {
-	if approver == nil {
-		return nil
-	}
-	return host.ApproverFunc(func(ctx context.Context, id string, calls []session.Call) ([]session.Approval, error) {
-		answers, err := approver.Approve(ctx, id, calls)
-		for i, a := range answers {
-			if a.Answer != session.AnswerSession {
-				continue
-			}
-			for _, c := range calls {
-				if c.ID == a.ID && c.Tool == command.Name {
-					answers[i].Answer = session.AnswerOnce
-				}
-			}
-		}
-		return answers, err
-	})
-}
-
 // AllowHint tells the model, when a call that asks is refused because no
 // one can be asked (a piped chat, a scheduled task), how the user allows
 // the tool in this program.
@@ -733,9 +711,6 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 		d := registry.Decision(r.Value)
 		if !registry.ValidDecision(d) || name == "" {
 			continue
-		}
-		if kind == "tool" && name == command.Name && d == registry.DecisionAllow {
-			continue // exec asks every time
 		}
 		switch kind {
 		case "tool":

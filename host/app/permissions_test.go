@@ -32,8 +32,8 @@ var builtinPermissions = map[string][]string{
 	"js_eval":           {"run_code", "secrets"},
 	"save_memory":       {"write", "memories"},
 	"search_history":    {"read", "history"},
-	"create_agent":      {"write", "agents", "network"}, // it stores a new agent, and its model calls go out
-	"exec":              {"write", "run_code"},
+	"create_agent":      {"write", "agents", "network"},       // it stores a new agent, and its model calls go out
+	"exec":              {"write", "run_code", "unsandboxed"}, // it asks before every run
 	"browser":           {"read", "write", "network"},
 
 	// config

@@ -84,7 +84,7 @@ func Definition() registry.Tool {
 			`"cwd":{"type":"string","description":"The working folder: relative to the sandbox folder, or absolute; default the sandbox folder"},` +
 			`"timeout_seconds":{"type":"integer","description":"Stop it after this many seconds, 1 to 300; default 30"}},` +
 			`"required":["command"]}`),
-		RequiredPermissions: []string{registry.PermissionWrite, registry.PermissionRunCode},
+		RequiredPermissions: []string{registry.PermissionWrite, registry.PermissionRunCode, registry.PermissionUnsandboxed},
 		// The tool's own timeout stops the command; the host's is a little
 		// later, for the output to come back.
 		TimeoutSeconds: int(MaxTimeout/time.Second) + 10,

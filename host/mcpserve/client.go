@@ -165,15 +165,15 @@ func (c *client) add(t registry.Tool) (err error) {
 // (the reverse of host/mcp's Permissions), saying only what is known:
 //
 //   - readOnlyHint: the tool says read and none of write, send, delete,
-//     share, run_code or secrets (or it is a meta-tool). A tool that says
+//     share, run_code, secrets or unsandboxed (or it is a meta-tool). A tool that says
 //     nothing (write_file, http_request before it said network) is not
 //     known to be read-only: clients that run read-only tools unasked must
 //     not run it.
 //   - destructiveHint, for the others: false only for a tool that says write
 //     and nothing that cannot be undone (delete, share, send, run_code,
-//     secrets).
+//     secrets, unsandboxed).
 //   - openWorldHint: true for a tool that says network, google, send, share,
-//     run_code or secrets, and for one that says nothing; false for a tool
+//     run_code, secrets or unsandboxed, and for one that says nothing; false for a tool
 //     whose permissions all stay inside toolroute (its files, its settings,
 //     the user's data it only reads).
 //
@@ -194,7 +194,7 @@ func Annotations(t registry.Tool) *mcp.ToolAnnotations {
 			writes = true
 		case registry.PermissionDelete:
 			undoable = false
-		case registry.PermissionSend, registry.PermissionShare, registry.PermissionRunCode, registry.PermissionSecrets:
+		case registry.PermissionSend, registry.PermissionShare, registry.PermissionRunCode, registry.PermissionSecrets, registry.PermissionUnsandboxed:
 			undoable, open = false, true
 		case registry.PermissionNetwork, registry.PermissionGoogle:
 			open = true

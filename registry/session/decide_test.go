@@ -17,6 +17,7 @@ func TestDecide(t *testing.T) {
 		return Message{Type: ApprovalAnswer, ToolName: tool, Content: string(AnswerSession), Grant: grant}
 	}
 	once := Message{Type: ApprovalAnswer, ToolName: "gmail_send", Content: string(AnswerOnce)}
+	exec := registry.Tool{Name: "exec", RequiredPermissions: []string{registry.PermissionWrite, registry.PermissionRunCode, registry.PermissionUnsandboxed}}
 	tests := []struct {
 		name        string
 		tool        registry.Tool
@@ -43,6 +44,10 @@ func TestDecide(t *testing.T) {
 			log: []Message{always("js_eval", "google", "WEATHER_KEY")}, want: registry.DecisionAllow, wantGranted: []string{"WEATHER_KEY"}},
 		{name: "a secret the session did not grant asks", tool: eval, secrets: []string{"google", "OTHER"},
 			log: []Message{always("js_eval", "google")}, want: registry.DecisionAsk},
+		{name: "an unsandboxed tool asks whatever the rules allow", tool: exec,
+			policies: []Policy{{Tool: "exec", Decision: registry.DecisionAllow}}, want: registry.DecisionAsk},
+		{name: "an unsandboxed tool asks though approved for the session", tool: exec, log: []Message{always("exec")}, want: registry.DecisionAsk},
+		{name: "a rule may deny an unsandboxed tool", tool: exec, policies: []Policy{{Tool: "exec", Decision: registry.DecisionDeny}}, want: registry.DecisionDeny},
 		{name: "denied calls are granted nothing", tool: eval, secrets: []string{"google"},
 			log: []Message{always("js_eval", "google")}, policies: []Policy{{Tool: "js_eval", Decision: registry.DecisionDeny}}, want: registry.DecisionDeny},
 	}

@@ -542,6 +542,13 @@ func (t *Turn) respond(resp wire.Response) []Action {
 						"Call it again without \"secrets\" if the work can be done without them, or tell the user.", c.Name, strings.Join(call.Secrets, ", "), t.nobody())))...)
 				continue
 			}
+			if !t.canAsk() && registry.AsksEveryRun(tool) {
+				// No rule allows it: the hint would name one it ignores.
+				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
+					"'%s' asks the user before every run, whatever their rules say, and no one is here to answer (%s). It did not run. "+
+						"Tell the user: it runs only in a chat where they are asked.", c.Name, t.nobody())))...)
+				continue
+			}
 			if !t.canAsk() {
 				logged = append(logged, t.record(i, c, registry.Failure("approval_needed", fmt.Sprintf(
 					"'%s' asks the user before it runs, and no one is here to answer (%s). It did not run. %s",
@@ -595,7 +602,9 @@ func (t *Turn) runApproved() []Action {
 // (registry.DefaultDecision); a tool the user approved for the session (an
 // approval answer of "session" in log) runs unasked. A call asking for
 // secrets asks, whatever the rules allow, unless the session granted them
-// all: granted is then those secrets, which the call runs with.
+// all: granted is then those secrets, which the call runs with. A tool that
+// runs unsandboxed (registry.AsksEveryRun) asks every time: a rule may deny
+// it, nothing lets it run unasked.
 func Decide(tool registry.Tool, policies []Policy, log []Message, secrets []string) (d registry.Decision, granted []string) {
 	d = registry.DefaultDecision(tool)
 	var byGroup, byTool registry.Decision
@@ -612,6 +621,12 @@ func Decide(tool registry.Tool, policies []Policy, log []Message, secrets []stri
 	}
 	if byTool != "" {
 		d = byTool
+	}
+	if registry.AsksEveryRun(tool) {
+		if d != registry.DecisionDeny {
+			d = registry.DecisionAsk
+		}
+		return d, nil
 	}
 	if d == registry.DecisionAsk && approvedForSession(log, tool.Name) {
 		d = registry.DecisionAllow
@@ -691,6 +706,9 @@ func (t *Turn) approve(answers []Approval) []Action {
 			}
 		}
 		p.run.Granted = granted
+		if a == AnswerSession && registry.AsksEveryRun(registry.Tool{RequiredPermissions: p.run.RequiredPermissions}) {
+			a = AnswerOnce // it asks again next time: the log says what held
+		}
 		logged = append(logged, Message{Type: ApprovalAnswer, ToolCallID: p.call.ID, ToolName: p.call.Name, Content: string(a), Grant: granted, Time: t.now})
 		if a == AnswerDeny {
 			logged = append(logged, t.resultMessage(p.call, DeniedByUser(p.call.Name)))

@@ -337,7 +337,7 @@ const WHAT = { write: "changes your data", send: "sends to other people", delete
   memories: "keeps memories", history: "reads past chats", settings: "changes settings", env: "sets variables tools read",
   tools: "enables or disables tools", secrets: "may ask for secrets", network: "reaches addresses on the internet",
   agents: "keeps agents", providers: "keeps model providers", models: "keeps models", toolfiles: "changes your tools",
-  schedules: "keeps scheduled tasks" };
+  schedules: "keeps scheduled tasks", unsandboxed: "runs outside the sandbox, as you" };
 
 // ARM_MS is how long an approval's buttons stay disabled after they appear,
 // and again after the page gets the focus back, as Firefox disables the

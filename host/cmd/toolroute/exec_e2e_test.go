@@ -37,12 +37,15 @@ func TestExecCall(t *testing.T) {
 
 // exec in chat asks before every run: "a" (always in this session) counts
 // once for it, so the next run asks again, and "n" leaves it unrun. A
-// policy allowing it is not followed.
+// policy allowing it is not followed, and a piped chat's refusal does not
+// suggest one (it once told the model to have the user set the rule that
+// exec then ignored).
 func TestExecInChat(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("exec", `{"command":"echo one >> runs.txt"}`), fakemodel.Text("Ran once."),
 		fakemodel.ToolCall("exec", `{"command":"echo two >> runs.txt"}`), fakemodel.Text("Ran twice."),
 		fakemodel.ToolCall("exec", `{"command":"echo three >> runs.txt"}`), fakemodel.Text("Not run."),
+		fakemodel.ToolCall("exec", `{"command":"echo four >> runs.txt"}`), fakemodel.Text("Refused."),
 	)
 	defer model.Close()
 	u := newUser(t, model, fakemodel.OpenAI)
@@ -57,7 +60,7 @@ func TestExecInChat(t *testing.T) {
 	if n := strings.Count(res.stdout, "? exec {"); n != 3 {
 		t.Errorf("asked %d times, want 3:\n%s", n, res.stdout)
 	}
-	mustContain(t, "the chat", res.stdout, `? exec {"command":"echo one >> runs.txt"} (write, run_code)`, "← exec: exit code 0 after ", "← exec failed (denied)", "Not run.")
+	mustContain(t, "the chat", res.stdout, `? exec {"command":"echo one >> runs.txt"} (write, run_code, unsandboxed)`, "← exec: exit code 0 after ", "← exec failed (denied)", "Not run.")
 	if b, _ := os.ReadFile(runs); string(b) != "one\ntwo\n" {
 		t.Errorf("runs.txt = %q", b)
 	}
@@ -72,6 +75,15 @@ func TestExecInChat(t *testing.T) {
 	}
 	if reqs := model.Requests(); !slices.Contains(reqs[0].ToolNames(), "exec") {
 		t.Errorf("chat does not offer exec: %v", reqs[0].ToolNames())
+	}
+
+	piped := u.run("Run four\n", "chat", "--session", "y")
+	mustContain(t, "a piped chat", piped.stdout, "'exec' asks the user before every run, whatever their rules say, and no one is here to answer (the chat is not interactive). It did not run. Tell the user: it runs only in a chat where they are asked.")
+	if strings.Contains(piped.stdout, "policy set") {
+		t.Errorf("the refusal suggests a rule exec ignores:\n%s", piped.stdout)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "one\ntwo\n" {
+		t.Errorf("runs.txt = %q after the piped chat", b)
 	}
 }
 
