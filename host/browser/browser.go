@@ -143,6 +143,10 @@ func (b *Browser) start() error {
 		// Loopback goes through the proxy too, to be checked.
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("disable-background-networking", true),
+		// WebRTC's UDP does not go through an HTTP proxy: a page's ICE
+		// gathering reached addresses the proxy refuses. Only what the
+		// proxy carries is sent.
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)

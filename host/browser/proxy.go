@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -45,8 +46,30 @@ func startProxy(blocked func(netip.AddrPort) bool) (*proxy, error) {
 	}
 	p.addr = ln.Addr().String()
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go p.srv.Serve(ln)
+	go p.srv.Serve(ownersOnly{ln})
 	return p, nil
+}
+
+// ownersOnly lets through the connections of this program's user alone:
+// the proxy listens on loopback, where every local user can connect, and
+// would otherwise carry their requests as this program's. Where the system
+// cannot tell who connects (not Linux), it lets all through.
+type ownersOnly struct{ net.Listener }
+
+func (l ownersOnly) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || !ownConnections {
+			return c, err
+		}
+		if uid, ok := peerUID(c); ok && uid == os.Getuid() {
+			return c, nil
+		}
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"+
+			"this proxy serves toolroute's browser tool, for the user who runs toolroute alone\n")
+		c.Close()
+	}
 }
 
 func (p *proxy) close() {
