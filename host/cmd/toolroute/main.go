@@ -17,6 +17,7 @@ import (
 )
 
 func main() {
+	private()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
