@@ -31,6 +31,12 @@
 //     is refused (see pollsEveryOperation). The cost is about 3 times on a
 //     loop of trivial operations, little on code doing real work per
 //     operation (jsrun/bench.mjs, `make bench`).
+//   - Time inside one built-in call: nothing polls there, and one call can
+//     run for good (a naive indexOf of 10^10 steps ran past 60 s of a 1 s
+//     timeout). The patched module also counts the turns of every loop of
+//     its C code and traps once the clock is HARD_STOP_AFTER_MS past the
+//     deadline (hardstop.js); the call then ends as timed out and its
+//     instance is dropped. A module without it is refused.
 //
 // # Cancel
 //
@@ -51,6 +57,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-
 import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { PRELUDE } from "#prelude";
 import { POLL_EVERY, patchQuickJS } from "./patch.js";
+import { HARD_DEADLINE_EXPORT } from "./hardstop.js";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { download, upload } from "./transfer.js";
@@ -69,6 +76,10 @@ export const DEFAULT_MEMORY_LIMIT = 64 << 20;
 export const DEFAULT_STACK_SIZE = 360 << 10;
 // DEFAULT_TIMEOUT_MS is a call's timeout when it sets none (registry's 30 s).
 export const DEFAULT_TIMEOUT_MS = 30_000;
+// HARD_STOP_AFTER_MS is how long after its deadline a call that QuickJS's
+// interrupt could not stop (one built-in call running on) is stopped hard:
+// its wasm traps (hardstop.js) and its instance is dropped.
+export const HARD_STOP_AFTER_MS = 500;
 // MAX_LOG_BYTES bounds the console output kept from one call.
 export const MAX_LOG_BYTES = 64 << 10;
 // INITIAL_MEMORY is the module's memory at start, Emscripten's default.
@@ -138,17 +149,34 @@ export class Runner {
       initial: pages(INITIAL_MEMORY),
       maximum: pages(Math.max(this.memoryLimit, 2 * INITIAL_MEMORY)),
     });
+    let exports = null;
+    let failed;
+    const instantiated = new Promise((_, reject) => (failed = reject));
     const variant = newVariant(this.options.variant ?? defaultVariant, {
-      wasmModule,
       wasmMemory,
-      emscriptenModule: { printErr: () => {} }, // an abort's message: the call says what broke
+      emscriptenModule: {
+        printErr: () => {}, // an abort's message: the call says what broke
+        // Instantiated here rather than by newVariant's wasmModule, for the
+        // hard stop's global among the exports.
+        instantiateWasm(imports, onSuccess) {
+          WebAssembly.instantiate(wasmModule, imports).then((instance) => {
+            exports = instance.exports;
+            onSuccess(instance);
+          }, failed);
+          return {};
+        },
+      },
     });
-    const qjs = await newQuickJSWASMModuleFromVariant(variant);
+    // An instantiation that fails (a memory too small for the module) ends
+    // the wait, which emscripten's loader would not.
+    const qjs = await Promise.race([newQuickJSWASMModuleFromVariant(variant), instantiated]);
     if (!pollChecked.has(wasmModule)) {
       if (!pollsEveryOperation(qjs)) throw new Error(NOT_PATCHED);
       pollChecked.add(wasmModule);
     }
-    return qjs;
+    const hardDeadline = exports?.[HARD_DEADLINE_EXPORT];
+    if (!(hardDeadline instanceof WebAssembly.Global)) throw new Error(NO_HARD_STOP);
+    return { qjs, hardDeadline };
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
@@ -222,7 +250,7 @@ export class Runner {
   // check compiles a tool's source without running it, as the Go host's
   // Runner.Check: "" when it compiles, else the error ("SyntaxError: ...").
   async check(file, source) {
-    const module = await this.#quickjs();
+    const { qjs: module } = await this.#quickjs();
     const rt = module.newRuntime();
     rt.setMemoryLimit(this.memoryLimit);
     rt.setMaxStackSize(this.maxStackSize);
@@ -259,13 +287,16 @@ class Call {
   #onAbort = null;
   canceled = false;
 
-  constructor(runner, module, c, tool, timeoutMs, params) {
+  constructor(runner, { qjs, hardDeadline }, c, tool, timeoutMs, params) {
     this.runner = runner;
     this.c = c;
     this.tool = tool;
     this.params = params;
     this.deadline = Date.now() + timeoutMs;
-    this.rt = module.newRuntime();
+    // What the interrupt handler cannot stop, a built-in call running for
+    // good, traps here (hardstop.js).
+    hardDeadline.value = this.deadline + HARD_STOP_AFTER_MS;
+    this.rt = qjs.newRuntime();
     this.rt.setMemoryLimit(runner.memoryLimit);
     this.rt.setMaxStackSize(runner.maxStackSize);
     // QuickJS calls it at every operation (patch.js): a flag and the clock,
@@ -593,6 +624,8 @@ async function readDefaultWasm() {
 }
 
 const NOT_PATCHED = "the QuickJS module polls its interrupt handler only every 10,000 operations, so a tool could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes";
+
+const NO_HARD_STOP = `the QuickJS module has no hard stop (its ${HARD_DEADLINE_EXPORT} export), so one built-in call could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes`;
 
 // pollChecked holds the compiled modules pollsEveryOperation passed, so that
 // each is checked once, not at every call (a worker makes a runner a call).

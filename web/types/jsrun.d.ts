@@ -28,6 +28,8 @@ export declare class NotConnected extends Error {}
 export declare const DEFAULT_MEMORY_LIMIT: number;
 export declare const DEFAULT_STACK_SIZE: number;
 export declare const DEFAULT_TIMEOUT_MS: number;
+/** How long after its deadline a call QuickJS's interrupt could not stop (one built-in call running on) is stopped hard. */
+export declare const HARD_STOP_AFTER_MS: number;
 export declare const MAX_FILE_BYTES: number;
 export declare const MAX_TRANSFER_BYTES: number;
 
