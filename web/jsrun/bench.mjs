@@ -18,14 +18,24 @@
 //     operation, without the hard stop;
 //   - hard-stop: that and the hard stop (what Runner does).
 //
+// Then whole Runner calls (QuickJS's instance, the prelude, the call), on
+// the caller's thread (here, thread: false) and in a kept worker thread
+// (thread, what Runner does in Node; jsrun/threads.js):
+//
+//   - JSCall: a call returning 1;
+//   - JSBridgeCalls: a call making 1,000 synchronous bridge calls
+//     (fs.exists), each a round trip to the caller's thread from a thread.
+//
 // It prints Go benchmark lines, which `make bench` (internal/benchreport)
-// reads: ns/op is one loop, ns/turn one turn of the trivial one.
+// reads: ns/op is one loop or one call, ns/turn one turn of the trivial
+// loop.
 //
 //	node jsrun/bench.mjs [-count 5]      (from web/)
 import { readFile } from "node:fs/promises";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import quickjsVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { patchQuickJS } from "./patch.js";
+import { Runner, MemoryStore } from "./runner.js";
 
 const count = Number(process.argv[process.argv.indexOf("-count") + 1]) || 5;
 const TURNS = 1e7;
@@ -77,6 +87,31 @@ for (let i = 0; i < count; i++) {
       const ns = loop(v, code);
       const perTurn = bench === "JSTrivialLoop" ? `\t${(ns / TURNS).toFixed(1)} ns/turn` : "";
       console.log(`Benchmark${bench}/${v.name}\t1\t${ns} ns/op${perTurn}`);
+    }
+  }
+}
+
+// Whole calls: CALLS of each kind per line, after one to warm up.
+const CALLS = 20;
+const runners = [
+  { name: "here", runner: new Runner({ thread: false, store: new MemoryStore() }) },
+  { name: "thread", runner: new Runner({ store: new MemoryStore() }) },
+];
+const CALL_KINDS = {
+  JSCall: "function execute() { return 1; }",
+  JSBridgeCalls: "function execute() { let n = 0; for (let i = 0; i < 1000; i++) if (fs.exists('f' + i)) n++; return n; }",
+};
+for (const { runner } of runners) for (const source of Object.values(CALL_KINDS)) await runner.call({ tool: "b", function: "execute", source });
+for (let i = 0; i < count; i++) {
+  for (const [bench, source] of Object.entries(CALL_KINDS)) {
+    for (const { name, runner } of runners) {
+      const start = process.hrtime.bigint();
+      for (let k = 0; k < CALLS; k++) {
+        const res = await runner.call({ tool: "b", function: "execute", source });
+        if (res.status !== "success") throw new Error(JSON.stringify(res));
+      }
+      const ns = Number(process.hrtime.bigint() - start) / CALLS;
+      console.log(`Benchmark${bench}/${name}\t${CALLS}\t${Math.round(ns)} ns/op`);
     }
   }
 }

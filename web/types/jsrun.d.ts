@@ -63,8 +63,14 @@ export interface RunnerOptions {
    * Needed in browsers and workers; Node reads and patches its own.
    */
   wasmModule?: WebAssembly.Module | (() => WebAssembly.Module | Promise<WebAssembly.Module>);
-  /** Another quickjs-emscripten sync variant. */
+  /** Another quickjs-emscripten sync variant, run on the caller's thread. */
   variant?: unknown;
+  /**
+   * In Node each call runs in a worker thread (kept for the next call), so
+   * that the caller's timers and signal handlers run meanwhile and a cancel
+   * stops the JS at once; false runs it on the caller's thread.
+   */
+  thread?: boolean;
 }
 
 /** One call of a JS tool, as the host (toolroute/host's runJS) gives it. */
