@@ -69,3 +69,20 @@ test("in a turn the model reads the stopped call's timeout and answers; the sess
   assert.match(sent, /JS tool 'search' execution timed out after 1s/);
   assert.equal((await turn({ text: "Still there?" })).text, "Still here.");
 });
+
+// Last: it stops the worker. workerd handles SIGTERM on the thread its
+// isolate runs on, so it ends only once the running JS returns: a call that
+// ran for good held it for good (it never ended); now the call ends within
+// half a second of its timeout, and workerd with it. It does not end
+// within 2 s of the signal while a call with a longer timeout runs (an
+// endless loop with a 30 s timeout held it 29 s after SIGTERM).
+test("workerd ends on SIGTERM within a second of the running JS call's timeout, whatever the call runs", async (t) => {
+  const call = run(`function execute() { ${SEARCH.body} }`, { timeout_seconds: 1 }).catch((e) => e);
+  await new Promise((r) => setTimeout(r, 300)); // the search runs
+  const start = Date.now();
+  const code = await w.stopWorkerd(); // SIGKILL after 10 s
+  const ms = Date.now() - start;
+  t.diagnostic(`workerd ended ${ms} ms after SIGTERM (${code})`);
+  assert.ok(ms < 2000, `workerd ended ${ms} ms after SIGTERM, the call's 1 s timeout 300 ms in`);
+  await call;
+});
