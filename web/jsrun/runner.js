@@ -77,7 +77,10 @@ export const DEFAULT_MEMORY_LIMIT = 64 << 20;
 // Chrome), and the window is narrow: at 352 KB 2,000 levels of plain
 // recursion fit, as on the Go host, and at 376 KB V8's stack runs out before
 // QuickJS's check, which then cannot give the tool a RangeError it can catch
-// (the call still ends in a stack overflow error, see Runner.call).
+// (the call still ends in a stack overflow error, see Runner.call). Node's
+// worker threads, where Node's calls run, have 4 MB: there QuickJS's check
+// comes first, also for the C recursion it does not count (JSON.parse of
+// 200,000 nested arrays is a RangeError the tool catches).
 export const DEFAULT_STACK_SIZE = 360 << 10;
 // DEFAULT_TIMEOUT_MS is a call's timeout when it sets none (registry's 30 s).
 export const DEFAULT_TIMEOUT_MS = 30_000;
