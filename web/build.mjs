@@ -5,7 +5,8 @@
 // wordvec.bin (the word vectors search_tools ranks with, from
 // registry/wordvec/english/vectors.bin) copied and
 // quickjs.wasm (the quickjs-ng sync variant's, patched by jsrun/patch.js to
-// poll its interrupt handler at every operation). The same inputs give the
+// poll its interrupt handler at every operation and stop hard inside a
+// built-in call, jsrun/hardstop.js). The same inputs give the
 // same files: no timestamps, no absolute paths, sorted output,
 // content-hashed chunk names.
 //

@@ -327,7 +327,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			// Ratios: wasm against native, the instance keeping the
 			// session against the whole history, a timeout mechanism
 			// against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					r := median(ns) / median(other["ns/op"])
@@ -771,9 +771,15 @@ const notes = `
   load them at their start (` + "`toolroute export --builtin`" + `).
 - JSTrivialLoop is the JS hosts' QuickJS (quickjs-emscripten, in Node): one
   loop of 10 million trivial turns, the worst case for the interrupt handler
-  polled at every operation (interrupt-handler, what web/jsrun does) against
-  the package's build with no handler and with the handler polled every
-  10,000 operations.
+  polled at every operation (interrupt-handler) against the package's build
+  with no handler and with the handler polled every 10,000 operations;
+  hard-stop adds the countdown at every loop turn of QuickJS's C code
+  (web/jsrun/hardstop.js): what web/jsrun does. JSNativeLoop is built-in
+  calls that loop in C (indexOf, JSON.stringify, sort), the worst case for
+  the hard stop. JSCall and JSBridgeCalls are whole web/jsrun Runner calls
+  in Node, a trivial one and one making 1,000 synchronous bridge calls, on
+  the caller's thread (here) and in a kept worker thread (thread, what the
+  Runner does in Node, so that signals and cancels are seen at once).
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. It is the steady state: each

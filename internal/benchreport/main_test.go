@@ -48,7 +48,8 @@ PASS
 func TestParseNode(t *testing.T) {
 	out := "BenchmarkJSTrivialLoop/none\t1\t800000000 ns/op\t80.0 ns/turn\n" +
 		"BenchmarkJSTrivialLoop/poll-every-10000-ops\t1\t820000000 ns/op\t82.0 ns/turn\n" +
-		"BenchmarkJSTrivialLoop/interrupt-handler\t1\t2400000000 ns/op\t240.0 ns/turn\n"
+		"BenchmarkJSTrivialLoop/interrupt-handler\t1\t2400000000 ns/op\t240.0 ns/turn\n" +
+		"BenchmarkJSTrivialLoop/hard-stop\t1\t2800000000 ns/op\t280.0 ns/turn\n"
 	var order []string
 	res := parse(out, &order)
 	rows := benchRows(res, order, map[string]string{})
@@ -56,6 +57,7 @@ func TestParseNode(t *testing.T) {
 		"JSTrivialLoop/none":                 "800ms/op, 80 ns/turn",
 		"JSTrivialLoop/poll-every-10000-ops": "820ms/op, 1.0x none, 82 ns/turn",
 		"JSTrivialLoop/interrupt-handler":    "2.4s/op, 3.0x none, 240 ns/turn",
+		"JSTrivialLoop/hard-stop":            "2.8s/op, 3.5x none, 280 ns/turn",
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("rows = %v", rows)

@@ -48,6 +48,11 @@
 // that to a tenth at no measurable cost; polling at every step made a
 // regex-heavy tool 3 times slower.
 
+//
+// The hard stop (hardstop.js) comes last: QuickJS's polls do not reach
+// inside a built-in call, which can run for good on its own.
+import { addHardStop } from "./hardstop.js";
+
 // QUICKJS_SHA256 is the SHA-256 of the build the patch is written for.
 export const QUICKJS_SHA256 = "b56fe5094b8751c47b8c32fb5ed4d75afe2dbb43412d3d983ac5d1156af456da";
 
@@ -74,12 +79,18 @@ export const REGEX_POLL_EVERY = 1000;
 const REGEX_PATTERN = Uint8Array.of(0x41, 0x90, 0xce, 0x00, 0x36, 0x02, 0x18);
 export const REGEX_PATTERN_OFFSETS = [147291, 227990];
 
+// CLOCK_IMPORT is the build's import that gives Date.now(), which the hard
+// stop (hardstop.js) reads.
+const CLOCK_IMPORT = ["a", "p"];
+
 export const WRONG_QUICKJS = "jsrun: the QuickJS module is not @jitl/quickjs-ng-wasmfile-release-sync 0.32.0's; the interrupt-poll patch (web/jsrun/patch.js) is written for that build only";
 
 // patchQuickJS returns a copy of wasm, the quickjs-ng sync variant's
 // emscripten-module.wasm (bytes), that polls the interrupt handler every
-// POLL_EVERY operations. It throws on any other module.
-export async function patchQuickJS(wasm) {
+// POLL_EVERY operations and has the hard stop (hardstop.js). It throws on
+// any other module. {hardStop: false} leaves the hard stop out, for the
+// tests and the benchmark of the rest.
+export async function patchQuickJS(wasm, { hardStop = true } = {}) {
   const orig = new Uint8Array(wasm.buffer ?? wasm, wasm.byteOffset ?? 0, wasm.byteLength);
   const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", orig));
   if (hex(sum) !== QUICKJS_SHA256) throw new Error(`${WRONG_QUICKJS} (its SHA-256 is ${hex(sum)})`);
@@ -93,7 +104,8 @@ export async function patchQuickJS(wasm) {
   const out = orig.slice();
   out.set(sleb128(POLL_EVERY, OLD_COUNTER.length), POLL_COUNTER_OFFSET);
   for (const at of REGEX_PATTERN_OFFSETS) out.set(sleb128(REGEX_POLL_EVERY, OLD_COUNTER.length), at + 1);
-  return out;
+  // Last: it moves every offset above.
+  return hardStop ? addHardStop(out, CLOCK_IMPORT) : out;
 }
 
 // sleb128 encodes v (non-negative, small) in exactly n bytes.

@@ -31,14 +31,26 @@
 //     is refused (see pollsEveryOperation). The cost is about 3 times on a
 //     loop of trivial operations, little on code doing real work per
 //     operation (jsrun/bench.mjs, `make bench`).
+//   - Time inside one built-in call: nothing polls there, and one call can
+//     run for good (a naive indexOf of 10^10 steps ran past 60 s of a 1 s
+//     timeout). The patched module also counts the turns of every loop of
+//     its C code and traps once the clock is HARD_STOP_AFTER_MS past the
+//     deadline (hardstop.js); the call then ends as timed out and its
+//     instance is dropped. A module without it is refused.
 //
-// # Cancel
+// # Threads and cancel
 //
-// The call's signal (a canceled turn) makes the handler stop the JS, aborts
-// the bridges' requests and ends a wait for them at once. QuickJS runs on
-// the caller's thread, though: while the JS runs without waiting, no timer
-// or message can abort the signal, so a loop that never waits ends at its
-// deadline. The browser UI restarts its worker for that (ui/app.js).
+// In Node each call runs in a worker thread (threads.js, kept for the next
+// call) with its bridges on the caller's thread: the caller's timers and
+// signal handlers run while the JS does, the call's signal (a canceled
+// turn) reaches the interrupt handler at once through a shared flag, and a
+// call that neither the interrupt nor the hard stop ended is ended with its
+// thread. Elsewhere (a browser's worker, workerd) QuickJS runs on the
+// caller's thread: the signal makes the handler stop the JS, aborts the
+// bridges' requests and ends a wait for them at once, but while the JS runs
+// without waiting no timer or message can abort the signal, so a loop that
+// never waits ends at its deadline. The browser UI restarts its worker on
+// Stop for that (ui/app.js).
 //
 // # Async
 //
@@ -47,16 +59,16 @@
 // jobs again, until the call's promise settles or its deadline passes. A
 // promise pending with nothing left to wait for can never settle: the call
 // ends at once with the timeout it would have met.
-import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
-import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
-import { PRELUDE } from "#prelude";
-import { POLL_EVERY, patchQuickJS } from "./patch.js";
+import { patchQuickJS } from "./patch.js";
+import { Engine, newInstance, HARD_STOP_AFTER_MS } from "./engine.js";
+import { Threads } from "#threads";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { download, upload } from "./transfer.js";
 import { formatTime } from "./time.js";
 
 export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES, MAX_TRANSFER_BYTES } from "./sandbox.js";
+export { HARD_STOP_AFTER_MS } from "./engine.js";
 
 // DEFAULT_MEMORY_LIMIT is a call's JS heap limit when the options set none.
 export const DEFAULT_MEMORY_LIMIT = 64 << 20;
@@ -65,14 +77,15 @@ export const DEFAULT_MEMORY_LIMIT = 64 << 20;
 // Chrome), and the window is narrow: at 352 KB 2,000 levels of plain
 // recursion fit, as on the Go host, and at 376 KB V8's stack runs out before
 // QuickJS's check, which then cannot give the tool a RangeError it can catch
-// (the call still ends in a stack overflow error, see Runner.call).
+// (the call still ends in a stack overflow error, see Runner.call). Node's
+// worker threads, where Node's calls run, have 4 MB: there QuickJS's check
+// comes first, also for the C recursion it does not count (JSON.parse of
+// 200,000 nested arrays is a RangeError the tool catches).
 export const DEFAULT_STACK_SIZE = 360 << 10;
 // DEFAULT_TIMEOUT_MS is a call's timeout when it sets none (registry's 30 s).
 export const DEFAULT_TIMEOUT_MS = 30_000;
 // MAX_LOG_BYTES bounds the console output kept from one call.
 export const MAX_LOG_BYTES = 64 << 10;
-// INITIAL_MEMORY is the module's memory at start, Emscripten's default.
-const INITIAL_MEMORY = 16 << 20;
 // MAX_LIBRARY_BYTES bounds a library's source.
 export const MAX_LIBRARY_BYTES = 1 << 20;
 
@@ -105,7 +118,8 @@ const encoder = new TextEncoder();
 //     is; signal aborts when the call is canceled or over;
 //   memoryLimit, maxStackSize: bytes; now: the clock of _time;
 //   variant: another quickjs-emscripten sync variant (a worker's, whose
-//     wasm is a module import).
+//     wasm is a module import), run on the caller's thread;
+//   thread: false runs the calls on the caller's thread in Node too.
 export class Runner {
   #wasm = null;
 
@@ -117,38 +131,26 @@ export class Runner {
     this.now = options.now ?? (() => new Date());
   }
 
-  // #quickjs returns a new QuickJS module instance over the compiled module,
-  // compiled on first use (an edge worker refuses to compile at global
-  // scope), with a memory whose maximum is the call's limit.
-  async #quickjs() {
+  // #module gives the compiled QuickJS module, compiled on first use (an
+  // edge worker refuses to compile at global scope).
+  async #module() {
     this.#wasm ??= (async () => {
       const m = this.options.wasmModule;
       if (m) return typeof m === "function" ? await m() : m;
       return WebAssembly.compile(await readDefaultWasm());
     })();
-    let wasmModule;
     try {
-      wasmModule = await this.#wasm;
+      return await this.#wasm;
     } catch (e) {
       this.#wasm = null;
       throw e;
     }
-    const pages = (n) => Math.ceil(n / 65536);
-    const wasmMemory = new WebAssembly.Memory({
-      initial: pages(INITIAL_MEMORY),
-      maximum: pages(Math.max(this.memoryLimit, 2 * INITIAL_MEMORY)),
-    });
-    const variant = newVariant(this.options.variant ?? defaultVariant, {
-      wasmModule,
-      wasmMemory,
-      emscriptenModule: { printErr: () => {} }, // an abort's message: the call says what broke
-    });
-    const qjs = await newQuickJSWASMModuleFromVariant(variant);
-    if (!pollChecked.has(wasmModule)) {
-      if (!pollsEveryOperation(qjs)) throw new Error(NOT_PATCHED);
-      pollChecked.add(wasmModule);
-    }
-    return qjs;
+  }
+
+  // #quickjs returns a new QuickJS module instance (engine.js's newInstance)
+  // with a memory whose maximum is the call's limit.
+  async #quickjs() {
+    return newInstance(await this.#module(), this.memoryLimit, this.options.variant);
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
@@ -176,36 +178,38 @@ export class Runner {
     }
     const canceled = (logs) => fail("canceled", `JS tool '${tool}' was canceled`, logs);
     if (c.signal?.aborted) return canceled();
-    let module;
+    const host = new CallHost(this, c, tool);
+    const job = {
+      source: String(c.source ?? ""),
+      sourceRef: c.sourceRef ?? "tool.js",
+      function: c.function,
+      params,
+      timeoutMs,
+      memoryLimit: this.memoryLimit,
+      maxStackSize: this.maxStackSize,
+    };
+    let res;
     try {
-      module = await this.#quickjs();
+      res = this.#threads() ? await this.#inThread(job, host) : await this.#here(job, host);
     } catch (e) {
       return fail("execution_error", `jsrun: loading QuickJS: ${e.message}`);
-    }
-    if (c.signal?.aborted) return canceled();
-    let call, res;
-    try {
-      call = new Call(this, module, c, tool, timeoutMs, params);
-      res = await call.run();
-    } catch (e) {
-      res = { trap: e };
     } finally {
-      call?.close();
+      host.close();
     }
-    const logs = call.logs.map((l) => ({ level: l.level, text: scrub(l.text, env) }));
+    const logs = host.logs.map((l) => ({ level: l.level, text: scrub(l.text, env) }));
     if (res.ok) return { status: "success", output: res.output, logs };
-    const deadlinePassed = Date.now() >= call.deadline;
-    if (deadlinePassed || (res.pending && !call.canceled)) {
+    const deadlinePassed = res.deadline !== undefined && Date.now() >= res.deadline;
+    if (deadlinePassed || (res.pending && !host.canceled)) {
       let msg = `JS tool '${tool}' execution timed out after ${goDuration(timeoutMs)}`;
       if (res.pending && !deadlinePassed) msg += ": it awaits a promise that never settles";
       return fail("timeout", msg, logs);
     }
-    if (call.canceled) return canceled(logs);
+    if (host.canceled) return canceled(logs);
     if (res.trap) {
-      if (/out of memory|\bOOM\b|Cannot enlarge memory|memory access out of bounds/i.test(String(res.trap.message))) {
+      if (/out of memory|\bOOM\b|Cannot enlarge memory|memory access out of bounds/i.test(res.trap.message)) {
         return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
       }
-      if (res.trap instanceof RangeError) {
+      if (res.trap.name === "RangeError") {
         // V8's stack ran out before QuickJS's limit: the Go host's message
         // for a C stack overflow.
         return fail("execution_error", `JS tool '${tool}' crashed: stack overflow (recursion too deep?): the runtime was thrown away`, logs);
@@ -219,10 +223,35 @@ export class Runner {
     return fail(res.type ?? "execution_error", withoutGlue(res.error), logs);
   }
 
+  // #threads tells whether calls run in worker threads: in Node unless the
+  // options say otherwise (thread: false, or a variant of their own).
+  #threads() {
+    return Threads !== null && this.options.thread !== false && !this.options.variant;
+  }
+
+  // #here runs a call on the caller's thread: the engine's result, with its
+  // deadline.
+  async #here(job, host) {
+    const instance = await this.#quickjs();
+    if (host.canceled) return { error: "canceled" };
+    const engine = new Engine(instance, job, host.bridges, () => host.canceled);
+    host.onCancel = () => engine.cancel();
+    const res = await engine.run();
+    return { ...res, deadline: engine.deadline };
+  }
+
+  // #inThread runs a call in one of Node's worker threads (threads.js): the
+  // caller's thread stays free for its timers and signals, a cancel reaches
+  // the JS at once, and a call the hard stop did not end is ended with its
+  // thread.
+  async #inThread(job, host) {
+    return Threads.run(await this.#module(), job, host);
+  }
+
   // check compiles a tool's source without running it, as the Go host's
   // Runner.Check: "" when it compiles, else the error ("SyntaxError: ...").
   async check(file, source) {
-    const module = await this.#quickjs();
+    const { qjs: module } = await this.#quickjs();
     const rt = module.newRuntime();
     rt.setMemoryLimit(this.memoryLimit);
     rt.setMaxStackSize(this.maxStackSize);
@@ -247,114 +276,52 @@ export class Runner {
   }
 }
 
-// Call is one call's runtime, context and bridges.
-class Call {
+// CallHost is one call's side on the host: the bridges the engine calls
+// (engine.js), the console lines kept, the abort of the bridges' requests.
+// It lives on the caller's thread wherever the engine runs.
+class CallHost {
   logs = [];
   #logBytes = 0;
   #dropped = false;
-  #pending = new Set(); // host promises not yet settled
-  #wake = null;
-  #closed = false;
   #abort = new AbortController(); // the bridges' calls
   #onAbort = null;
   canceled = false;
+  // onCancel is told when the call's signal aborts (the engine's runner
+  // sets it).
+  onCancel = null;
 
-  constructor(runner, module, c, tool, timeoutMs, params) {
+  constructor(runner, c, tool) {
     this.runner = runner;
     this.c = c;
     this.tool = tool;
-    this.params = params;
-    this.deadline = Date.now() + timeoutMs;
-    this.rt = module.newRuntime();
-    this.rt.setMemoryLimit(runner.memoryLimit);
-    this.rt.setMaxStackSize(runner.maxStackSize);
-    // QuickJS calls it at every operation (patch.js): a flag and the clock,
-    // nothing else. Date.now() costs less than performance.now() in Node.
-    this.rt.setInterruptHandler(() => this.canceled || Date.now() >= this.deadline);
-    this.vm = this.rt.newContext();
     const signal = c.signal;
     if (signal) {
       this.#onAbort = () => {
         this.canceled = true;
         this.#abort.abort(signal.reason);
-        this.#wake?.();
+        this.onCancel?.();
       };
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }
+    const sandbox = runner.sandbox;
+    this.bridges = {
+      console: (level, text) => this.#log(level, text),
+      time: (zone, format) => formatTime(runner.now(), zone, format),
+      fsRead: (p) => sandbox.read(p),
+      fsWrite: (p, content, append) => {
+        sandbox.write(p, content, append);
+      },
+      fsExists: (p) => sandbox.exists(p),
+      lib: (name) => this.#library(name),
+      fetch: (url, options) => hostFetch(url, options, this.#fetchOptions()),
+      host: (op, args) => this.#op(op, args),
+    };
   }
 
-  // run gives {ok, output}, {error}, or {pending}: the promise cannot settle.
-  async run() {
-    this.#install();
-    let err = this.#eval(PRELUDE, "<toolroute prelude>");
-    if (err) return { error: err };
-    err = this.#eval(String(this.c.source ?? ""), this.c.sourceRef ?? "tool.js");
-    if (err) return { error: err };
-    err = this.#eval(`__tr_start(${JSON.stringify(this.c.function)}, ${JSON.stringify(this.params)})`, "<toolroute call>");
-    if (err) return { error: err };
-    for (;;) {
-      const jobs = this.rt.executePendingJobs(-1);
-      if (jobs.error) {
-        const e = this.#show(jobs.error);
-        jobs.error.dispose();
-        return { error: e };
-      }
-      const outcome = this.vm.getProp(this.vm.global, "__tr_outcome").consume((h) => this.vm.getString(h));
-      if (outcome !== "") {
-        const o = JSON.parse(outcome);
-        return o.ok ? { ok: true, output: o.value } : { error: o.error, type: o.type };
-      }
-      if (this.#pending.size === 0) return { pending: true };
-      const left = this.deadline - Date.now();
-      if (left <= 0) return { error: "timed out" };
-      let timer;
-      if (this.canceled) return { error: "canceled" };
-      await new Promise((resolve) => {
-        this.#wake = resolve;
-        timer = setTimeout(resolve, left);
-      });
-      clearTimeout(timer);
-      this.#wake = null;
-      if (Date.now() >= this.deadline) return { error: "timed out" };
-      if (this.canceled) return { error: "canceled" };
-    }
-  }
-
-  // close stops the call's host work. Its module instance, runtime and
-  // context are not disposed but dropped whole, wasm memory and all: no
-  // handle leak or broken runtime can outlive the call.
+  // close stops the call's host work.
   close() {
-    this.#closed = true;
     this.#abort.abort();
     if (this.#onAbort) this.c.signal.removeEventListener("abort", this.#onAbort);
-  }
-
-  // #eval runs a script; it gives its error, shown, or "".
-  #eval(code, filename) {
-    const r = this.vm.evalCode(code, filename, { type: "global" });
-    if (r.error) {
-      const e = this.#show(r.error);
-      r.error.dispose();
-      return e || "error";
-    }
-    r.value.dispose();
-    return "";
-  }
-
-  // #show is an error as the Go host shows it: "Name: message" and the stack.
-  #show(h) {
-    let d;
-    try {
-      d = this.vm.dump(h);
-    } catch (e) {
-      return String(e?.message ?? e);
-    }
-    if (d && typeof d === "object") {
-      let s = d.name || d.message ? `${d.name ?? "Error"}: ${d.message ?? ""}` : JSON.stringify(d);
-      if (d.stack) s += "\n" + d.stack;
-      return s;
-    }
-    return String(d);
   }
 
   #log(level, text) {
@@ -457,10 +424,6 @@ class Call {
     };
   }
 
-  #fetch(url, options) {
-    return hostFetch(url, options, this.#fetchOptions());
-  }
-
   // #net serves downloadToFile (net.download) and uploadMultipart
   // (net.upload), as the Go host's netOp: failures are answers.
   async #net(op, args) {
@@ -474,55 +437,6 @@ class Call {
     if (op === "net.download") return download(req, this.#fetchOptions(), this.runner.sandbox);
     if (op === "net.upload") return upload(req, this.#fetchOptions(), this.runner.sandbox);
     throw new Error(`unknown request ${JSON.stringify(op)}`);
-  }
-
-  // #install defines the host functions the prelude captures.
-  #install() {
-    const vm = this.vm;
-    const str = (h) => (h === undefined ? "" : vm.getString(h));
-    const sync = (name, fn) => {
-      vm.newFunction(name, (...args) => {
-        let v;
-        try {
-          v = fn(...args);
-        } catch (e) {
-          throw new Error(e?.message ?? String(e)); // a plain Error in the VM, as on the Go host
-        }
-        if (typeof v === "string") return vm.newString(v);
-        if (typeof v === "boolean") return v ? vm.true : vm.false;
-        return vm.undefined;
-      }).consume((h) => vm.setProp(vm.global, name, h));
-    };
-    const async = (name, fn) => {
-      vm.newFunction(name, (...args) => {
-        const d = vm.newPromise();
-        const p = fn(...args.map(str)).then(
-          (v) => {
-            if (this.#closed) return;
-            vm.newString(v).consume((h) => d.resolve(h));
-          },
-          (e) => {
-            if (this.#closed) return;
-            vm.newError({ name: "Error", message: String(e?.message ?? e) }).consume((h) => d.reject(h));
-          },
-        ).finally(() => {
-          this.#pending.delete(p);
-          this.#wake?.();
-        });
-        this.#pending.add(p);
-        return d.handle;
-      }).consume((h) => vm.setProp(vm.global, name, h));
-    };
-    sync("__tr_console", (level, text) => this.#log(str(level), str(text)));
-    sync("__tr_time", (zone, format) => formatTime(this.runner.now(), str(zone), str(format)));
-    sync("__tr_fs_read", (p) => this.runner.sandbox.read(str(p)));
-    sync("__tr_fs_write", (p, content, append) => {
-      this.runner.sandbox.write(str(p), str(content), vm.dump(append) === true);
-    });
-    sync("__tr_fs_exists", (p) => this.runner.sandbox.exists(str(p)));
-    sync("__tr_lib", (name) => this.#library(str(name)));
-    async("__tr_fetch", (url, options) => this.#fetch(url, options));
-    async("__tr_host", (op, args) => this.#op(op, args));
   }
 }
 
@@ -590,33 +504,4 @@ export function goDuration(ms) {
 async function readDefaultWasm() {
   const { readFile } = await import("node:fs/promises");
   return patchQuickJS(await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm"))));
-}
-
-const NOT_PATCHED = "the QuickJS module polls its interrupt handler only every 10,000 operations, so a tool could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes";
-
-// pollChecked holds the compiled modules pollsEveryOperation passed, so that
-// each is checked once, not at every call (a worker makes a runner a call).
-const pollChecked = new WeakSet();
-
-// pollsEveryOperation tells whether a QuickJS module instance polls its
-// interrupt handler every POLL_EVERY operations: a loop of 100 turns must
-// poll at least 100 / POLL_EVERY times (the package's build polls once).
-function pollsEveryOperation(qjs) {
-  const rt = qjs.newRuntime();
-  try {
-    let polls = 0;
-    rt.setInterruptHandler(() => {
-      polls++;
-      return false;
-    });
-    const vm = rt.newContext();
-    try {
-      vm.evalCode("for (let i = 0; i < 100; i++);").dispose();
-    } finally {
-      vm.dispose();
-    }
-    return polls >= 100 / POLL_EVERY;
-  } finally {
-    rt.dispose();
-  }
 }

@@ -31,6 +31,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // tools maps a server tool's name to its answer ({status, output, images}).
 export async function fakeServe({ dist, catalogue, script, tools = {} }) {
   const requests = [];
+  const times = []; // when each model call came, Date.now()
   let n = 0;
   const srv = createServer(async (req, res) => {
     let body = "";
@@ -47,6 +48,7 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
     if (tool && tools[tool[1]]) return json(tools[tool[1]]);
     if (u === "/api/model") {
       requests.push(JSON.parse(body));
+      times.push(Date.now());
       const r = script[n++];
       if (r === undefined) return json({ error: { message: "the script has no more replies" } }, 500);
       if (r.status) return json({ error: { message: r.message, type: "invalid_request_error" } }, r.status);
@@ -85,7 +87,7 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
     }
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${srv.address().port}/ui/`, requests, served: () => n, close: () => new Promise((r) => srv.close(r)) };
+  return { url: `http://127.0.0.1:${srv.address().port}/ui/`, requests, times, served: () => n, close: () => new Promise((r) => srv.close(r)) };
 }
 
 export async function launch() {

@@ -17,8 +17,8 @@ const root = path.dirname(path.dirname(here));
 
 // startTestWorker starts one: tools are the user tools' files by name,
 // bindings the worker's variables beside the model's, and token its
-// TOOLROUTE_TOKEN. It gives {base, model, json, stop}; json(method, path,
-// body) sends the token.
+// TOOLROUTE_TOKEN. It gives {base, model, json, stop, stopWorkerd};
+// json(method, path, body, signal) sends the token.
 export async function startTestWorker({ name, tools = {}, bindings = {}, token }) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `toolroute-${name}-`));
   let model, workerd;
@@ -38,14 +38,17 @@ export async function startTestWorker({ name, tools = {}, bindings = {}, token }
     }));
     workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });
     const auth = { authorization: `Bearer ${token}` };
-    const json = (method, p, body) =>
-      fetch(base + p, { method, headers: body === undefined ? auth : { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (method, p, body, signal) =>
+      fetch(base + p, { method, headers: body === undefined ? auth : { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal });
     const stop = async () => {
       await workerd?.stop();
       await model?.close();
       fs.rmSync(tmp, { recursive: true, force: true });
     };
-    return { base, model, json, stop };
+    // stopWorkerd sends workerd SIGTERM and waits for it to end; stop then
+    // cleans up the rest, killing a workerd still running.
+    const stopWorkerd = () => workerd.stop();
+    return { base, model, json, stop, stopWorkerd };
   } catch (err) {
     await workerd?.stop();
     await model?.close();

@@ -28,6 +28,8 @@ export declare class NotConnected extends Error {}
 export declare const DEFAULT_MEMORY_LIMIT: number;
 export declare const DEFAULT_STACK_SIZE: number;
 export declare const DEFAULT_TIMEOUT_MS: number;
+/** How long after its deadline a call QuickJS's interrupt could not stop (one built-in call running on) is stopped hard. */
+export declare const HARD_STOP_AFTER_MS: number;
 export declare const MAX_FILE_BYTES: number;
 export declare const MAX_TRANSFER_BYTES: number;
 
@@ -61,8 +63,14 @@ export interface RunnerOptions {
    * Needed in browsers and workers; Node reads and patches its own.
    */
   wasmModule?: WebAssembly.Module | (() => WebAssembly.Module | Promise<WebAssembly.Module>);
-  /** Another quickjs-emscripten sync variant. */
+  /** Another quickjs-emscripten sync variant, run on the caller's thread. */
   variant?: unknown;
+  /**
+   * In Node each call runs in a worker thread (kept for the next call), so
+   * that the caller's timers and signal handlers run meanwhile and a cancel
+   * stops the JS at once; false runs it on the caller's thread.
+   */
+  thread?: boolean;
 }
 
 /** One call of a JS tool, as the host (toolroute/host's runJS) gives it. */

@@ -2,7 +2,8 @@
 // minified; the bridges' prelude inlined by build.mjs's preludePlugin) with
 // the JS tools of `toolroute export` and serve's chat page inside, beside
 // toolroute.wasm and quickjs.wasm (patched by jsrun/patch.js to poll its
-// interrupt handler at every operation: workerd compiles no wasm from bytes,
+// interrupt handler at every operation and stop hard inside a built-in call,
+// jsrun/hardstop.js: workerd compiles no wasm from bytes,
 // so the patch is made here) and wordvec.bin (the word vectors
 // search_tools ranks with), which the worker imports as modules; and
 // workerd.capnp, a config to run it on this machine.

@@ -42,9 +42,12 @@ export async function startWorkerd(config, { cwd, base }) {
   return {
     pid: proc.pid,
     output: () => output,
+    // stop sends SIGTERM, and SIGKILL 10 s later: workerd handles the
+    // signal only once its isolate's JavaScript returns.
     stop: () => {
       proc.kill("SIGTERM");
-      return exited;
+      const kill = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      return exited.finally(() => clearTimeout(kill));
     },
   };
 }

@@ -1,0 +1,4 @@
+// Where there are no worker threads (a browser's worker, workerd), the
+// runner runs each call on the caller's thread: package.json's #threads
+// maps here but in Node (threads.js).
+export const Threads = null;
