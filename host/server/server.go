@@ -71,6 +71,7 @@ import (
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
+	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/session"
@@ -510,9 +511,10 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
+	reply := safehttp.LimitBody(resp.Body, host.MaxResponseBody, "the model's response", "")
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := resp.Body.Read(buf)
+		n, err := reply.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
@@ -520,6 +522,12 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 			if flusher != nil {
 				flusher.Flush()
 			}
+		}
+		var tl *safehttp.TooLargeError
+		if errors.As(err, &tl) {
+			// The status is sent: the page must read a broken answer, not
+			// a whole one, and its module then says the stream broke.
+			panic(http.ErrAbortHandler)
 		}
 		if err != nil {
 			return
