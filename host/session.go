@@ -403,7 +403,15 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			ev = Event{Type: EventDone, Text: a.Text, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionFailed:
 			t.over = true
-			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage, ModelCalls: t.calls}
+			// A failure quotes what the provider answered, and a provider
+			// (or a proxy before it) may echo the key it was sent.
+			f := a.Error
+			if f != nil {
+				redacted := *f
+				redacted.Message = t.s.h.redactor(ctx).text(f.Message)
+				f = &redacted
+			}
+			ev = Event{Type: EventFailed, Failure: f, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionCache:
 			if !t.redacted {
 				t.mt.Remember(a.Cache)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/gzipbomb"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
@@ -25,3 +26,32 @@ func TestGoogleAnswerCap(t *testing.T) {
 	}
 }
 
+// A scheduled task whose model call fails with a 401 echoing the key it
+// was sent (the key in the environment, as users give it): the failure
+// kept with the task shows the key redacted.
+func TestScheduledFailureEchoingTheKey(t *testing.T) {
+	const key = "sk-proj-Echo1234567890abcdef"
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Error(401, `{"error":{"message":"Incorrect API key provided: `+key+`.","type":"invalid_request_error"}}`))
+	defer model.Close()
+	cfg := testConfig(t)
+	cfg.Provider, cfg.Model = "openai", "fake-1"
+	cfg.Getenv = env(map[string]string{"OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": key})
+	a := open(t, cfg)
+	ctx := context.Background()
+	if res, err := a.Host.CallTool(ctx, "schedule_task", []byte(`{"name":"daily","prompt":"Hello.","cron":"0 9 * * *"}`)); err != nil || res.Status != "success" {
+		t.Fatalf("schedule_task = %+v, %v", res, err)
+	}
+	res, err := a.Host.CallTool(ctx, "run_scheduled_task", []byte(`{"name":"daily"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok, err := a.Store.Task(ctx, "daily")
+	if err != nil || !ok {
+		t.Fatalf("the task: %v %v", ok, err)
+	}
+	for _, c := range []struct{ what, text string }{{"run_scheduled_task's result", res.Output + res.Message}, {"the stored task", task.JSON}} {
+		if strings.Contains(c.text, key) || !strings.Contains(c.text, "Incorrect API key provided: [redacted OPENAI_API_KEY].") {
+			t.Errorf("%s = %s, want the key redacted", c.what, c.text)
+		}
+	}
+}

@@ -499,7 +499,7 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.a.ModelCall(r.Context(), &req)
 	if err != nil {
-		fail(w, http.StatusBadGateway, s.a.Hint(err.Error()))
+		fail(w, http.StatusBadGateway, string(s.a.Host.Redact(r.Context(), []byte(s.a.Hint(err.Error())))))
 		return
 	}
 	defer resp.Body.Close()
@@ -508,6 +508,14 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		w.Header().Set("Retry-After", ra)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// An error's body is read whole, as the module reads it, so that
+		// a key the provider echoes is redacted before the page sees it.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		w.WriteHeader(resp.StatusCode)
+		w.Write(s.a.Host.Redact(r.Context(), body))
+		return
 	}
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
@@ -534,6 +542,10 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// maxErrorBody bounds the body of a provider's error the proxy passes on,
+// as the host bounds the one it gives the module.
+const maxErrorBody = 1 << 20
 
 // runForBrowser runs a server tool (an MCP server's) for a page whose host
 // made the call: {"input": {...}} -> the result, {"status", "output"} or
