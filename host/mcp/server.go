@@ -523,15 +523,15 @@ func Env(getenv func(string) string, extra map[string]string) []string {
 }
 
 // MaxAnswerBytes bounds what toolroute reads of one answer of an MCP server
-// over HTTP, decoded: a JSON body, or one event of an event stream (the
-// SDK's MaxEventSize, its default). A stream is read event by event, and
-// may last the session, so it has no bound of its own.
+// over HTTP, decoded: a JSON body, an error's body, or one event of an
+// event stream (the SDK's MaxEventSize, its default). A stream is read
+// event by event, and may last the session, so it has no bound of its own.
 const MaxAnswerBytes = 16 << 20
 
 // headers is an HTTP transport adding the entry's headers (a token, often)
 // to the requests to the server's own host, not to one a redirect leads to.
-// It caps the bodies it returns at MaxAnswerBytes, but event streams': the
-// SDK reads a JSON body whole, however long.
+// It caps the bodies it returns at MaxAnswerBytes, but a stream's: the SDK
+// reads a JSON body, and an error's of any type, whole, however long.
 type headers struct {
 	host   string
 	values map[string]string
@@ -545,13 +545,14 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-			resp.Body = safehttp.LimitBody(resp.Body, MaxAnswerBytes, "the MCP server's answer",
-				"no tool's result is this long: check the server, or its URL in mcp.json")
-		}
+	if err != nil {
+		return resp, err
 	}
-	return resp, err
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" || resp.StatusCode/100 != 2 {
+		resp.Body = safehttp.LimitBody(resp.Body, MaxAnswerBytes, "the MCP server's answer",
+			"no tool's result is this long: check the server, or its URL in mcp.json")
+	}
+	return resp, nil
 }
 
 // watched is a transport whose connection reports a tools/list_changed
