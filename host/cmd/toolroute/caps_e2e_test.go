@@ -38,8 +38,8 @@ func TestChatModelReplyCap(t *testing.T) {
 		c := startChat(t, u, "b", "again")
 		// The text streams on until the cap ends the turn; past the cap's
 		// worth of text, it was not capped.
-		for !strings.Contains(c.tail(), "error: ") {
-			if c.size() > host.MaxResponseBody+8<<20 || c.exited() {
+		for deadline := time.Now().Add(5 * time.Minute); !strings.Contains(c.tail(), "error: "); {
+			if c.size() > host.MaxResponseBody+8<<20 || c.exited() || time.Now().After(deadline) {
 				c.kill()
 				t.Fatalf("chat printed %d bytes with no error: it read past the cap\n%s", c.size(), c.tail())
 			}
@@ -58,8 +58,8 @@ func TestChatModelReplyCap(t *testing.T) {
 	})
 	t.Run("SIGTERM while it streams", func(t *testing.T) {
 		c := startChat(t, u, "b2", "hello")
-		for c.size() < 1<<20 {
-			if c.exited() {
+		for deadline := time.Now().Add(5 * time.Minute); c.size() < 1<<20; {
+			if c.exited() || time.Now().After(deadline) {
 				t.Fatalf("chat ended before streaming:\n%s", c.tail())
 			}
 			time.Sleep(10 * time.Millisecond)
