@@ -35,7 +35,8 @@ FUZZ_TARGETS = \
 	host/mcp:FuzzServerInput \
 	host/mcpserve:FuzzGuard \
 	host/pdf:FuzzContent \
-	host/pdf:FuzzCMap
+	host/pdf:FuzzCMap \
+	host/store:FuzzRedactConn
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm

@@ -115,6 +115,12 @@ func (r *redactor) messages(msgs []session.Message) bool {
 	return changed
 }
 
+// Redact returns b with the values of the secrets known now (Options.Secrets)
+// replaced by their markers, as everything leaving the host is: for text a
+// program shows or sends on that did not come through a turn, such as the
+// body of a provider's error it passes to a page.
+func (h *Host) Redact(ctx context.Context, b []byte) []byte { return h.redactor(ctx).bytes(b) }
+
 // redactor returns the redactor of the secrets known now.
 func (h *Host) redactor(ctx context.Context) *redactor {
 	if h.opts.Secrets == nil {

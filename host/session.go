@@ -8,15 +8,20 @@ import (
 	"iter"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// MaxResponseBody bounds a model response body the host reads whole.
+// MaxResponseBody bounds a model's reply, whole or streamed, in bytes as
+// the host reads them: decoded, after the gzip Go's transport undoes. No
+// model's reply comes near it; a reply past it ends the turn with a
+// model_error that names it.
 const MaxResponseBody = 64 << 20
 
 // EventType says what an Event reports.
@@ -275,7 +280,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			acts, err = t.askApproval(ctx, next.Calls)
 		}
 	}
-	if err != nil && t.partial != "" && (errors.Is(err, errStopped) || ctx.Err() != nil) {
+	if err != nil && t.partial.Len() > 0 && (errors.Is(err, errStopped) || ctx.Err() != nil) {
 		// Stopped while the reply streamed: what came is kept in the log, as
 		// the model's answer so far, so the next turn and a reader see it.
 		t.keepPartial(context.WithoutCancel(ctx))
@@ -310,8 +315,8 @@ func (s *Session) since(ctx context.Context, n int) (msgs []session.Message, ok 
 // keepPartial logs the text streamed before the turn stopped as an
 // assistant message, redacted as every message is.
 func (t *turn) keepPartial(ctx context.Context) {
-	msgs := []session.Message{{Type: session.Assistant, Content: t.partial, Time: time.Now()}}
-	t.partial = ""
+	msgs := []session.Message{{Type: session.Assistant, Content: t.partial.String(), Time: time.Now()}}
+	t.partial.Reset()
 	t.s.h.redactor(ctx).messages(msgs)
 	// On a store error the turn's own error is the one to report; the
 	// reply shown so far is then all that is lost.
@@ -333,8 +338,10 @@ type turn struct {
 	// last messages and releases the lock in one step.
 	ender TurnEnder
 	// partial is the text of the reply streaming now, kept if the turn
-	// stops before the module logs it.
-	partial string
+	// stops before the module logs it. A Builder: adding each delta to a
+	// string copied the whole text each time, which took a reply of tens
+	// of megabytes minutes and gigabytes.
+	partial strings.Builder
 	// calls are the turn's model calls so far, their usage filled in as
 	// their responses are logged.
 	calls []CallUsage
@@ -374,7 +381,7 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			}
 			for _, m := range a.Messages {
 				if m.Type == session.Assistant {
-					t.partial = ""
+					t.partial.Reset()
 					if n := len(t.calls); n > 0 && m.Usage != nil {
 						t.calls[n-1].Usage = m.Usage
 					}
@@ -387,7 +394,7 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			}
 			continue
 		case session.ActionTextDelta:
-			t.partial += a.Text
+			t.partial.WriteString(a.Text)
 			ev = Event{Type: EventText, Text: a.Text}
 		case session.ActionGroupLoaded:
 			ev = Event{Type: EventGroupLoaded, Group: a.Group}
@@ -396,7 +403,15 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			ev = Event{Type: EventDone, Text: a.Text, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionFailed:
 			t.over = true
-			ev = Event{Type: EventFailed, Failure: a.Error, Usage: a.Usage, ModelCalls: t.calls}
+			// A failure quotes what the provider answered, and a provider
+			// (or a proxy before it) may echo the key it was sent.
+			f := a.Error
+			if f != nil {
+				redacted := *f
+				redacted.Message = t.s.h.redactor(ctx).text(f.Message)
+				f = &redacted
+			}
+			ev = Event{Type: EventFailed, Failure: f, Usage: a.Usage, ModelCalls: t.calls}
 		case session.ActionCache:
 			if !t.redacted {
 				t.mt.Remember(a.Cache)
@@ -457,16 +472,26 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Status: resp.StatusCode, Body: body})
 	}
+	reply := safehttp.LimitBody(resp.Body, MaxResponseBody, "the model's response",
+		"no model's reply is this long, so the server at the provider's base URL sent something else (a compressed body that inflates without end, say): check the base URL")
 	if !isEventStream(resp) {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
+		body, err := io.ReadAll(reply)
 		if err != nil {
-			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: "reading the response: " + err.Error()})
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: readError("reading the response: ", err)})
 		}
 		return t.event(ctx, session.Event{Type: session.EventResponse, Now: time.Now(), Body: body})
 	}
 	buf := make([]byte, 32<<10)
 	for {
-		n, rerr := resp.Body.Read(buf)
+		// A reply arriving faster than it is read (a compressed one, say)
+		// would be read to its end before a canceled read is seen.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, rerr := reply.Read(buf)
 		if n > 0 {
 			acts, err := t.mt.Chunk(ctx, buf[:n])
 			if err != nil {
@@ -486,9 +511,19 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: "the stream broke: " + rerr.Error()})
+			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: readError("the stream broke: ", rerr)})
 		}
 	}
+}
+
+// readError words a failure to read a reply: a reply past its cap says
+// so alone, as it did not break.
+func readError(what string, err error) string {
+	var tl *safehttp.TooLargeError
+	if errors.As(err, &tl) {
+		return tl.Error()
+	}
+	return what + err.Error()
 }
 
 func isEventStream(resp *http.Response) bool {

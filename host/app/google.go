@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -211,6 +210,9 @@ func userEmail(ctx context.Context, c *safehttp.Client, token string) (string, e
 	return out.Email, nil
 }
 
+// maxGoogleAnswer bounds what googleDo reads of an answer.
+const maxGoogleAnswer = 1 << 20
+
 // googleDo makes one request to a Google endpoint and decodes its JSON.
 func googleDo(ctx context.Context, c *safehttp.Client, method, raw, contentType, body, bearer string, out any) (int, error) {
 	u, rewritten, err := c.Target(raw)
@@ -232,9 +234,10 @@ func googleDo(ctx context.Context, c *safehttp.Client, method, raw, contentType,
 		return 0, fmt.Errorf("reaching Google: %v", err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	data, err := safehttp.ReadAll(resp.Body, maxGoogleAnswer, "Google's answer",
+		"a token or an account's address is far shorter, so something between toolroute and Google answered: check the network's proxy")
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("reading the answer of %s: %w", raw, err)
 	}
 	if out != nil {
 		json.Unmarshal(data, out)

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	"github.com/chromedp/chromedp"
 
@@ -258,7 +259,17 @@ func (b *Browser) act(ctx context.Context, a args) (host.Output, error) {
 			}
 			return host.Output{}, err
 		}
-		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		// The text is cut in the page: a page may hold far more than the
+		// tool answers (a compressed one inflates to any size), and all
+		// of it would come over the DevTools connection. Its length is
+		// JavaScript's, in UTF-16 units: characters, for most text.
+		type cut struct {
+			Text   string `json:"text"`
+			Length int    `json:"length"`
+		}
+		js := "(() => { const e = document.querySelector(" + jsString(sel) + "); const t = (e.innerText ?? e.textContent ?? \"\").trim();" +
+			" return {text: t.slice(0, " + fmt.Sprint(2*MaxText) + "), length: t.length}; })()"
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[cut](js))
 		if err != nil {
 			return host.Output{}, err
 		}
@@ -266,9 +277,9 @@ func (b *Browser) act(ctx context.Context, a args) (host.Output, error) {
 		if err != nil {
 			return host.Output{}, err
 		}
-		text = strings.TrimSpace(text)
-		if r := []rune(text); len(r) > MaxText {
-			text = string(r[:MaxText]) + fmt.Sprintf("\n[text cut at %d characters of %d: read a part with selector]", MaxText, len(r))
+		text := got.Text
+		if r := []rune(text); len(r) > MaxText || got.Length > len(utf16.Encode(r)) {
+			text = string(r[:min(len(r), MaxText)]) + fmt.Sprintf("\n[text cut at %d characters of %d: read a part with selector]", MaxText, got.Length)
 		}
 		return host.Output{Text: fmt.Sprintf("%s (%s):\n\n%s", quote(title), where, text)}, nil
 	case "click", "type":
@@ -312,9 +323,14 @@ func (b *Browser) act(ctx context.Context, a args) (host.Output, error) {
 	}, nil
 }
 
-// where is the tab's title and address.
+// MaxTitle bounds the page title a call answers.
+const MaxTitle = 300
+
+// where is the tab's title, cut in the page at MaxTitle characters, and
+// its address.
 func (b *Browser) where(ctx context.Context) (string, string, error) {
-	title, err := chromedp.Run(ctx, chromedp.Title())
+	js := "(() => { const t = document.title; return t.length > " + fmt.Sprint(MaxTitle) + " ? t.slice(0, " + fmt.Sprint(MaxTitle) + ") + '…' : t; })()"
+	title, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil {
 		return "", "", err
 	}

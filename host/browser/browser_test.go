@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/browser"
+	"github.com/toolroute/toolroute/host/internal/gzipbomb"
 )
 
 const pageOne = `<!doctype html><html><head><title>Page One</title></head><body>
@@ -107,4 +109,35 @@ func TestBrowser(t *testing.T) {
 	failed(`{"action":"click"}`, "invalid_arguments", "click needs a selector")
 	failed(`{"action":"navigate","url":"file:///etc/passwd"}`, "invalid_arguments", "is not an http or https address")
 	failed(`{"action":"fly"}`, "invalid_arguments", "use navigate, text, click, type or screenshot")
+}
+
+// A page of 8 MB of text under a 2 MB title, sent gzipped in a few
+// kilobytes: the program reads no more than the tool answers of it (the
+// page's text and title are cut in the page), not the megabytes Chromium
+// inflated.
+func TestBrowserReadsCapped(t *testing.T) {
+	page := gzipbomb.Single("<!doctype html><html><head><title>"+strings.Repeat("T", 2<<20)+"</title></head><body><p>", "a", "</p></body></html>", 10<<20)
+	site := httptest.NewServer(gzipbomb.Handler("text/html; charset=utf-8", page))
+	defer site.Close()
+	allowed := netip.MustParseAddrPort(strings.TrimPrefix(site.URL, "http://"))
+	b, tool, problem := browser.New(browser.Options{Blocked: func(ap netip.AddrPort) bool { return ap != allowed }})
+	if problem != "" {
+		t.Skip(problem)
+	}
+	defer b.Close()
+	for _, c := range []struct{ args, want string }{
+		{`{"action":"navigate","url":"` + site.URL + `/"}`, "Opened " + site.URL + "/ (HTTP 200): “TTTT"},
+		{`{"action":"text"}`, "\n[text cut at 20000 characters of "},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		out, err := tool.RunOutput(context.Background(), json.RawMessage(c.args))
+		runtime.ReadMemStats(&after)
+		if err != nil || !strings.Contains(out.Text, c.want) || len(out.Text) > 32<<10 {
+			t.Errorf("%s: %.200q… (%d bytes), %v; want %q in at most 32 KB", c.args, out.Text, len(out.Text), err, c.want)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+			t.Errorf("%s allocated %d MB, want well under the page's", c.args, n>>20)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
+	"github.com/toolroute/toolroute/host/internal/gzipbomb"
 )
 
 // modelLists is a fake of the three providers' model list endpoints, in
@@ -64,6 +65,9 @@ func modelLists(t *testing.T) (*httptest.Server, *[]string) {
 
 func TestFetchModels(t *testing.T) {
 	srv, seen := modelLists(t)
+	// A list of 400 MB gzipped into half a megabyte.
+	bomb := httptest.NewServer(gzipbomb.Handler("application/json", gzipbomb.Make(`{"data":[{"id":"`, "a", `"}]}`, 400<<20)))
+	defer bomb.Close()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name, format, base, key string
@@ -77,6 +81,7 @@ func TestFetchModels(t *testing.T) {
 		{name: "a wrong key", format: "openai", base: srv.URL + "/openai/v1", key: "sk-wrong-key-123", wantErr: "answered HTTP 401: check the key's secret: "},
 		{name: "a wrong base URL", format: "anthropic", base: srv.URL + "/elsewhere", key: "sk-ant-test", wantErr: "answered HTTP 404: check base_url"},
 		{name: "nothing listening", format: "openai", base: "http://127.0.0.1:1/v1", wantErr: "could not be reached"},
+		{name: "a list that inflates without end", format: "openai", base: bomb.URL + "/v1", wantErr: "answered over 4194304 bytes: not a model list"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := builtin.FetchModels(ctx, nil, c.format, c.base, c.key)

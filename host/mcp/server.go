@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/safehttp"
 )
 
 // MaxTools is the most tools toolroute takes from one server: a server
@@ -157,7 +159,8 @@ func (s *server) start() (*session, error) {
 	var t mcp.Transport
 	if s.cfg.URL != "" {
 		u, _ := url.Parse(s.cfg.URL) // ParseConfig checked it
-		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers{host: u.Host, values: s.cfg.Headers}}}
+		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers{host: u.Host, values: s.cfg.Headers}},
+			MaxEventSize: MaxAnswerBytes}
 	} else {
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Env = Env(os.Getenv, s.cfg.Env)
@@ -519,8 +522,16 @@ func Env(getenv func(string) string, extra map[string]string) []string {
 	return out
 }
 
+// MaxAnswerBytes bounds what toolroute reads of one answer of an MCP server
+// over HTTP, decoded: a JSON body, an error's body, or one event of an
+// event stream (the SDK's MaxEventSize, its default). A stream is read
+// event by event, and may last the session, so it has no bound of its own.
+const MaxAnswerBytes = 16 << 20
+
 // headers is an HTTP transport adding the entry's headers (a token, often)
 // to the requests to the server's own host, not to one a redirect leads to.
+// It caps the bodies it returns at MaxAnswerBytes, but a stream's: the SDK
+// reads a JSON body, and an error's of any type, whole, however long.
 type headers struct {
 	host   string
 	values map[string]string
@@ -533,7 +544,15 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" || resp.StatusCode/100 != 2 {
+		resp.Body = safehttp.LimitBody(resp.Body, MaxAnswerBytes, "the MCP server's answer",
+			"no tool's result is this long: check the server, or its URL in mcp.json")
+	}
+	return resp, nil
 }
 
 // watched is a transport whose connection reports a tools/list_changed

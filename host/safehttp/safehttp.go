@@ -6,6 +6,11 @@
 // prefix elsewhere, such as Google's API host to a local test server; the
 // host chose those targets, so they are exempt from the address check, and a
 // rewritten request may redirect only within its target.
+//
+// It also caps what a response may deliver (LimitBody, ReadAll, body.go):
+// the one reader every body the program reads whole or streams goes
+// through, its own requests' or not (a model's reply, an MCP server's,
+// Google's), failing past its cap with an error that names the cap.
 package safehttp
 
 import (

@@ -72,6 +72,7 @@ import (
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
+	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/session"
@@ -502,7 +503,7 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.a.ModelCall(r.Context(), &req)
 	if err != nil {
-		fail(w, http.StatusBadGateway, s.a.Hint(err.Error()))
+		fail(w, http.StatusBadGateway, string(s.a.Host.Redact(r.Context(), []byte(s.a.Hint(err.Error())))))
 		return
 	}
 	defer resp.Body.Close()
@@ -512,11 +513,20 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		w.Header().Set("Retry-After", ra)
 	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// An error's body is read whole, as the module reads it, so that
+		// a key the provider echoes is redacted before the page sees it.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		w.WriteHeader(resp.StatusCode)
+		w.Write(s.a.Host.Redact(r.Context(), body))
+		return
+	}
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
+	reply := safehttp.LimitBody(resp.Body, host.MaxResponseBody, "the model's response", "")
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := resp.Body.Read(buf)
+		n, err := reply.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
@@ -525,11 +535,21 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 				flusher.Flush()
 			}
 		}
+		var tl *safehttp.TooLargeError
+		if errors.As(err, &tl) {
+			// The status is sent: the page must read a broken answer, not
+			// a whole one, and its module then says the stream broke.
+			panic(http.ErrAbortHandler)
+		}
 		if err != nil {
 			return
 		}
 	}
 }
+
+// maxErrorBody bounds the body of a provider's error the proxy passes on,
+// as the host bounds the one it gives the module.
+const maxErrorBody = 1 << 20
 
 // runForBrowser runs a server tool (an MCP server's) for a page whose host
 // made the call: {"input": {...}} -> the result, {"status", "output"} or

@@ -61,8 +61,10 @@ type backend interface {
 // Open opens a toolroute database and brings its schema up to date,
 // creating it if needed. where is either a PostgreSQL URL
 // (postgres://user:password@host:port/database?sslmode=..., or
-// postgresql://...), whose database must exist, or the path of a SQLite
-// file, made with its parent folders if needed.
+// postgresql://...) or keyword=value string (host=... dbname=...), whose
+// database must exist, or the path of a SQLite file, made with its parent
+// folders if needed. Its errors and Path show a PostgreSQL password as
+// xxxxx, in whatever form it was given.
 //
 // Open refuses a SQLite file that is not a SQLite database, a database
 // that holds tables but not toolroute's, and one whose schema a newer
@@ -83,8 +85,11 @@ func Open(ctx context.Context, where string) (*DB, error) {
 	return &DB{l}, nil
 }
 
-// IsPostgresURL reports whether Open takes where as a PostgreSQL URL: it
-// starts with postgres:// or postgresql://.
+// IsPostgresURL reports whether Open takes where as a PostgreSQL
+// connection string: a URL, starting with postgres:// or postgresql://, or
+// libpq's keyword=value form, starting with one of its keywords and '='
+// (host=db.example.com user=toolroute ...). Such a string given as a SQLite
+// path made a file named with the password.
 func IsPostgresURL(where string) bool {
-	return strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://")
+	return strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://") || isKeywordValue(where)
 }

@@ -3,10 +3,11 @@
 // By default it is an embedded SQLite file, through
 // github.com/ncruces/go-sqlite3: SQLite's C compiled to wasm and that wasm
 // translated to Go source (wasm2go), so no cgo, and nothing to compile
-// when a process starts. Given a postgres:// URL (Open), it is a
-// PostgreSQL database instead, through github.com/jackc/pgx, which
-// processes on several machines share (pg.go says how its writes and turn
-// locks work). The rest of this comment is about SQLite.
+// when a process starts. Given a postgres:// URL or a libpq keyword=value
+// string (Open), it is a PostgreSQL database instead, through
+// github.com/jackc/pgx, which processes on several machines share (pg.go
+// says how its writes and turn locks work; pgredact.go how a password is
+// never shown). The rest of this comment is about SQLite.
 //
 // A [DB] is one database file in WAL mode with synchronous=NORMAL: a write
 // method returns once its transaction is committed to the database's log

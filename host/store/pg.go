@@ -55,10 +55,18 @@ const pgConnectTimeout = 10 * time.Second
 
 func openPG(ctx context.Context, rawURL string) (*pgDB, error) {
 	cfg, err := pgxpool.ParseConfig(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("store: the PostgreSQL URL is not valid (%v); give one like postgres://user:password@host:5432/database", pgParseReason(err))
+	if err != nil && isKeywordValue(rawURL) {
+		return nil, fmt.Errorf("store: the PostgreSQL connection string is not valid (%s); give one like host=HOST port=5432 user=USER password=PASSWORD dbname=DATABASE, with a value holding spaces in quotes (password='...')", pgParseReason(rawURL, err))
 	}
-	shown := redactURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: the PostgreSQL URL is not valid (%s); give one like postgres://user:password@host:5432/database, with any '@', ':', '/', '?' or '&' in the password percent-encoded (%%40, %%3A, %%2F, %%3F, %%26)", pgParseReason(rawURL, err))
+	}
+	if !isKeywordValue(rawURL) && pgAmbiguous(rawURL) {
+		// pgx would take part of the password for the host and show it
+		// in its errors.
+		return nil, fmt.Errorf("store: the PostgreSQL URL %s has more than one '@' before its database: percent-encode an '@' in the password, as %%40", redactConn(rawURL))
+	}
+	shown := redactConn(rawURL)
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = pgConnectTimeout
 	}
@@ -81,37 +89,6 @@ func openPG(ctx context.Context, rawURL string) (*pgDB, error) {
 		return nil, pgOpenError(shown, cfg, err)
 	}
 	return db, nil
-}
-
-// pgParseReason is why pgx refused a URL, without the URL (which may hold
-// a password).
-func pgParseReason(err error) string {
-	var pe *pgconn.ParseConfigError
-	if errors.As(err, &pe) && pe.Unwrap() != nil {
-		return pe.Unwrap().Error()
-	}
-	if errors.As(err, &pe) {
-		return pe.Error()
-	}
-	return err.Error()
-}
-
-// redactURL returns the URL with its password replaced by "xxxxx".
-func redactURL(raw string) string {
-	cfg, err := pgx.ParseConfig(raw)
-	if err != nil || cfg.Password == "" {
-		return raw
-	}
-	scheme, rest, _ := strings.Cut(raw, "://")
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	if !hasPass {
-		return scheme + "://" + rest // the password is in the query
-	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
 }
 
 // pgOpenError says what to do about a failure to open the database.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // pgBackend is testBackends' PostgreSQL.
@@ -147,17 +148,145 @@ func TestPGOpenErrors(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
-		{"postgresql://u@h/db", "postgresql://u@h/db"},
-		{"postgres://u:p%40ss@h/db", "postgres://u:xxxxx@h/db"},
+// A password, in every form a connection string gives it, is shown as
+// xxxxx: in Open's errors (a server it cannot reach, a login it refuses, a
+// string it cannot parse or will not take) and in Path. Each form is
+// opened against the test server, which lets the user toolroute in without
+// a password and refuses any other, and against a closed port. The
+// passwords are made of two pieces joined by what breaks a naive
+// redaction; neither piece may show.
+func TestPGPasswordNeverShown(t *testing.T) {
+	server, err := url.Parse(pgBackend.where(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket, db := server.Query().Get("host"), strings.TrimPrefix(server.Path, "/")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	closedHost, closedPort, _ := net.SplitHostPort(closed)
+	const a, b = "Hunt3r", "Tw0Pw"
+	tests := []struct {
+		name string
+		// form is the connection string, with USER, HOST (host[:port]),
+		// SOCKET (a URL's ?host= for the server) or KV (keyword=value
+		// host and port) and DB to fill in.
+		form string
+		// opens says Open succeeds on the server (else it is refused
+		// before connecting, or the user is not toolroute).
+		opens bool
+	}{
+		{"userinfo", "postgres://USER:" + a + b + "@HOST/DB?SOCKET", true},
+		{"postgresql scheme", "postgresql://USER:" + a + b + "@HOST/DB?SOCKET", true},
+		{"?password=", "postgres://USER@HOST/DB?SOCKET&password=" + a + b, true},
+		{"?password= first", "postgres://USER@HOST/DB?password=" + a + b + "&SOCKET", true},
+		{"?PASSWORD=", "postgres://USER@HOST/DB?SOCKET&PASSWORD=" + a + b, false},
+		{"?password= key percent-encoded", "postgres://USER@HOST/DB?SOCKET&pass%77ord=" + a + b, true},
+		{"?sslpassword=", "postgres://USER@HOST/DB?SOCKET&sslpassword=" + a + b, true},
+		{"both", "postgres://USER:" + a + "@HOST/DB?SOCKET&password=" + b, true},
+		{"percent-encoded @ and :", "postgres://USER:" + a + "%40%3A" + b + "@HOST/DB?SOCKET", true},
+		{"percent-encoded throughout", "postgres://USER:%48%75%6e%74%33%72" + b + "@HOST/DB?SOCKET", true},
+		{"an unencoded :", "postgres://USER:" + a + ":" + b + "@HOST/DB?SOCKET", true},
+		{"an unencoded ?", "postgres://USER:" + a + "?" + b + "@HOST/DB?SOCKET", true},
+		{"an unencoded #", "postgres://USER:" + a + "#" + b + "@HOST/DB?SOCKET", true},
+		{"an unencoded @", "postgres://USER:" + a + "@" + b + "@HOST/DB?SOCKET", false},
+		{"two unencoded @", "postgres://USER:" + a + "@x@" + b + "@HOST/DB?SOCKET", false},
+		{"an unencoded /", "postgres://USER:" + a + "/" + b + "@HOST/DB?SOCKET", false},
+		{"a space", "postgres://USER:" + a + " " + b + "@HOST/DB?SOCKET", false},
+		{"an unencoded & in ?password=", "postgres://USER@HOST/DB?SOCKET&password=" + a + "&" + b, false},
+		{"keyword=value", "KV user=USER password=" + a + b + " dbname=DB", true},
+		{"keyword=value, spaces around =", "KV user=USER password = " + a + b + " dbname=DB", true},
+		{"keyword=value, quoted", `KV user=USER password='` + a + ` \' ` + b + `' dbname=DB`, true},
+		{"keyword=value, an unquoted space", "KV user=USER password=" + a + " " + b + " dbname=DB", false},
+		{"keyword=value, sslpassword", "KV user=USER sslpassword=" + a + b + " dbname=DB", true},
+		{"keyword=value, first", "password=" + a + b + " KV user=USER dbname=DB", true},
 	}
 	for _, tt := range tests {
-		if got := redactURL(tt.in); got != tt.want {
-			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		fill := func(user, host, socket, kv string) string {
+			return strings.NewReplacer("USER", user, "HOST", host, "SOCKET", socket, "KV", kv, "DB", db).Replace(tt.form)
+		}
+		check := func(t *testing.T, what, text string) {
+			t.Helper()
+			if strings.Contains(text, a) || strings.Contains(text, b) {
+				t.Errorf("%s shows the password: %s", what, text)
+			}
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			where := fill("toolroute", "localhost", "host="+url.QueryEscape(socket), "host="+socket)
+			got, err := Open(t.Context(), where)
+			if err == nil {
+				defer got.Close()
+				check(t, "Path", got.Path())
+				if !strings.Contains(got.Path(), "xxxxx") {
+					t.Errorf("Path() = %s, want the password as xxxxx", got.Path())
+				}
+			} else {
+				check(t, "the error", err.Error())
+			}
+			if tt.opens != (err == nil) {
+				t.Errorf("Open(%s) = %v, want it to open: %v", where, err, tt.opens)
+			}
+			other := fill("someone", "localhost", "host="+url.QueryEscape(socket), "host="+socket)
+			if _, err := Open(t.Context(), other); err == nil {
+				t.Errorf("Open(%s) opened, as a user the server does not know", other)
+			} else {
+				check(t, "the login's error", err.Error())
+			}
+			unreachable := fill("toolroute", closed, "connect_timeout=5", "host="+closedHost+" port="+closedPort)
+			if _, err := Open(t.Context(), unreachable); err == nil {
+				t.Errorf("Open(%s) opened a closed port", unreachable)
+			} else {
+				check(t, "the unreachable server's error", err.Error())
+			}
+		})
+	}
+}
+
+func TestRedactConn(t *testing.T) {
+	for _, tt := range []struct{ name, input, want string }{
+		{"userinfo", "postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
+		{"no password", "postgresql://u@h/db", "postgresql://u@h/db"},
+		{"percent-encoded", "postgres://u:p%40ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"a ? in the password", "postgres://u:p?ss@h/db?sslmode=disable", "postgres://u:xxxxx@h/db?sslmode=disable"},
+		{"an @ in the password", "postgres://u:p@ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"a / in the password", "postgres://u:p/ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"query", "postgres://u@h/db?sslmode=disable&password=pw&application_name=a@b", "postgres://u@h/db?sslmode=disable&password=xxxxx&application_name=a@b"},
+		{"query, an & in the password", "postgres://u@h/db?password=p&ss&sslmode=disable", "postgres://u@h/db?password=xxxxx&sslmode=disable"},
+		{"query, any case", "postgres://u@h/db?PassWord=pw", "postgres://u@h/db?PassWord=xxxxx"},
+		{"keyword=value", "host=h user=u password=pw dbname=db", "host=h user=u password=xxxxx dbname=db"},
+		{"keyword=value, quoted", `host=h password='p w\' x' dbname=db`, "host=h password=xxxxx dbname=db"},
+		{"keyword=value, an unquoted space", "host=h password=p w dbname=db", "host=h password=xxxxx  dbname=db"},
+		{"keyword=value, spaced =", "host=h password = pw", "host=h password = xxxxx"},
+		{"a SQLite path", "/home/u/password=pw.db", "/home/u/password=pw.db"},
+	} {
+		if got := redactConn(tt.input); got != tt.want {
+			t.Errorf("%s: redactConn(%q) = %q, want %q", tt.name, tt.input, got, tt.want)
 		}
 	}
+}
+
+// A password pgx reads from a connection string, written there once as it
+// is, is never in what redactConn shows.
+func FuzzRedactConn(f *testing.F) {
+	for _, s := range []string{"postgres://u:secret1@h/db", "postgres://u@h/db?password=secret1", "host=h password=secret1",
+		"postgres://u:sec@ret1@h/db", "host=h password='sec ret1' user=u", "postgresql://u@h/db?sslpassword=secret1&password=secret2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !IsPostgresURL(s) {
+			return
+		}
+		cfg, err := pgconn.ParseConfig(s)
+		if err != nil || len(cfg.Password) < 6 || strings.Count(s, cfg.Password) != 1 {
+			return
+		}
+		if got := redactConn(s); strings.Contains(got, cfg.Password) {
+			t.Errorf("redactConn(%q) = %q shows the password %q", s, got, cfg.Password)
+		}
+	})
 }
 
 // Path gives the URL, without the password.

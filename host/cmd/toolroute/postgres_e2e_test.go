@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -120,4 +121,33 @@ func TestEnvPostgres(t *testing.T) {
 		t.Errorf("env list with a bad URL: exit %d\n%s", res.code, res.stderr)
 	}
 	mustContain(t, "the error", res.stderr, "toolroute: store: the PostgreSQL URL is not valid", "give one like postgres://user:password@host:5432/database")
+}
+
+// A PostgreSQL password given on the command line, in any form, is shown
+// as xxxxx in what the program prints when it cannot open the database,
+// and no file is named with it (a keyword=value string was once taken for
+// a SQLite file's path).
+func TestDBPasswordNotShown(t *testing.T) {
+	const password = "Hunt3rTw0Pw"
+	u := newUser(t, nil, "")
+	for _, c := range []struct{ args []string }{
+		{[]string{"chat", "--provider", "demo", "--db", "postgres://someone:" + password + "@127.0.0.1:1/db"}},
+		{[]string{"serve", "--port", "0", "--db", "postgres://someone@127.0.0.1:1/db?password=" + password}},
+		{[]string{"env", "list", "--db", "host=127.0.0.1 port=1 user=someone password=" + password + " dbname=db"}},
+		{[]string{"policy", "list", "--db", "postgresql://someone:Hunt3r@Tw0Pw@127.0.0.1:1/db"}},
+	} {
+		res := u.run("", c.args...)
+		if res.code == 0 || !strings.Contains(res.stderr, "xxxxx") {
+			t.Errorf("%s: exit %d, %q; want the store's error with the password as xxxxx", c.args[0], res.code, res.stderr)
+		}
+		if out := res.stdout + res.stderr; strings.Contains(out, "Hunt3r") || strings.Contains(out, "Tw0Pw") {
+			t.Errorf("%s shows the password:\n%s", c.args[0], out)
+		}
+	}
+	entries, _ := os.ReadDir(u.home)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), password) {
+			t.Errorf("the working folder holds %q", e.Name())
+		}
+	}
 }

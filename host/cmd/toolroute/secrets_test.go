@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -183,5 +184,28 @@ func TestSecretsGrantedAtApproval(t *testing.T) {
 	call := u.run("", "call", "js_eval", "--params", withSecrets("google", "MAIL_KEY"))
 	if call.code != 0 || !strings.Contains(call.stdout, "[redacted GOOGLE_ACCESS_TOKEN] [redacted MAIL_KEY] undefined") {
 		t.Errorf("call js_eval with secrets: exit %d, %q %q", call.code, call.stdout, call.stderr)
+	}
+}
+
+// A provider (or a proxy before it) whose 401 echoes the key it was sent,
+// the key given in the environment as users give it: chat's error line
+// shows it redacted, and the store holds it nowhere.
+func TestProviderErrorEchoingTheKey(t *testing.T) {
+	key := planted["OPENAI_API_KEY"]
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Error(401,
+		`{"error":{"message":"Incorrect API key provided: `+key+`.","type":"invalid_request_error","code":"invalid_api_key"}}`))
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	u.setenv("OPENAI_API_KEY=" + key)
+	res := u.run("hi\n", "chat", "--session", "s")
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1", res.code)
+	}
+	mustContain(t, "the output", res.stdout, "error: the model call failed: HTTP 401: check the API key: Incorrect API key provided: [redacted OPENAI_API_KEY].")
+	if strings.Contains(res.stdout+res.stderr, key) {
+		t.Errorf("the terminal shows the key:\n%s%s", res.stdout, res.stderr)
+	}
+	if db, _ := os.ReadFile(u.dbPath()); bytes.Contains(db, []byte(key)) {
+		t.Error("the store holds the key")
 	}
 }
