@@ -27,7 +27,8 @@ export const MAX_RESULT_CHARS = 30000;
 // MaxParallelTools).
 export const DEFAULT_MAX_PARALLEL_TOOLS = 4;
 
-// MAX_RESPONSE_BODY bounds a model response body read whole, in characters.
+// MAX_RESPONSE_BODY bounds a model's reply, whole or streamed, in bytes as
+// fetch gives them (decompressed): past it the turn fails and no more is read.
 export const MAX_RESPONSE_BODY = 64 << 20;
 // MAX_ERROR_BODY bounds the body of a failed model call passed to the module.
 const MAX_ERROR_BODY = 1 << 20;
@@ -432,10 +433,13 @@ export class Host {
     return Object.hasOwn(s, ref) ? s[ref] : undefined;
   }
 
-  // redactor is a Redactor of the secrets known now.
+  // redactor is a Redactor of the secrets known now, the provider's key
+  // among them whether or not options.secrets lists it.
   async redactor() {
     const s = this.#o.secrets;
-    return new Redactor(typeof s === "function" ? await s() : s ?? []);
+    const known = typeof s === "function" ? await s() : s ?? [];
+    const key = this.#o.provider?.apiKey;
+    return new Redactor(key ? [...known, { name: "the provider's key", value: key }] : known);
   }
 
   envFor(names) {
@@ -571,7 +575,9 @@ class Turn {
           break;
         case "failed":
           this.over = true;
-          yield withUsage({ type: "failed", failure: a.error }, a.usage);
+          // A failure quotes what the provider answered, which may echo
+          // the key it was sent.
+          yield withUsage({ type: "failed", failure: a.error && { ...a.error, message: (await this.h.redactor()).text(a.error.message ?? "") } }, a.usage);
           break;
         case "cache":
           if (!this.redacted) this.h.keep(this.id, this.inst, a.cache);
@@ -603,23 +609,23 @@ class Turn {
       return this.event({ type: "model_error", now: this.stamp(), error: unreachable(this.o.provider, req, err) });
     }
     if (resp.status < 200 || resp.status > 299) {
-      const body = (await readText(resp, this.signal).catch(() => "")).slice(0, MAX_ERROR_BODY);
-      return this.event({ type: "model_error", now: this.stamp(), status: resp.status, body });
+      const body = ((await readText(resp, this.signal, MAX_ERROR_BODY).catch(() => "")) ?? "").slice(0, MAX_ERROR_BODY);
+      return this.event({ type: "model_error", now: this.stamp(), status: resp.status, body: (await this.h.redactor()).text(body) });
     }
+    const tooLarge = () => this.event({ type: "model_error", now: this.stamp(), error: `the response is over ${MAX_RESPONSE_BODY} bytes` });
     if (!isEventStream(resp) || !resp.body) {
       let body;
       try {
-        body = await readText(resp, this.signal);
+        body = await readText(resp, this.signal, MAX_RESPONSE_BODY);
       } catch (err) {
         if (this.signal?.aborted) throw this.signal.reason;
         return this.event({ type: "model_error", now: this.stamp(), error: "reading the response: " + err.message });
       }
-      if (body.length > MAX_RESPONSE_BODY) {
-        return this.event({ type: "model_error", now: this.stamp(), error: `the response is over ${MAX_RESPONSE_BODY} characters` });
-      }
+      if (body === null) return tooLarge();
       return this.event({ type: "response", now: this.stamp(), body });
     }
     const reader = resp.body.getReader();
+    let read = 0;
     try {
       for (;;) {
         let r;
@@ -631,6 +637,7 @@ class Turn {
         }
         if (r.done) return this.event({ type: "stream_end", now: this.stamp() });
         if (r.value.length === 0) continue;
+        if ((read += r.value.length) > MAX_RESPONSE_BODY) return tooLarge();
         let acts;
         try {
           acts = this.inst.turnChunk(this.handle, r.value);
@@ -1004,9 +1011,31 @@ function isEventStream(resp) {
   return ct.split(";")[0].trim().toLowerCase() === "text/event-stream";
 }
 
-async function readText(resp, signal) {
+// readText reads a body as text, up to max bytes: null past them, when it
+// stops reading (a body may not end, or inflate without end).
+async function readText(resp, signal, max) {
   signal?.throwIfAborted();
-  return resp.text();
+  if (!resp.body) return resp.text();
+  const reader = resp.body.getReader();
+  const parts = [];
+  let n = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      if ((n += r.value.length) > max) return null;
+      parts.push(r.value);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return new TextDecoder().decode(all);
 }
 
 // sleep waits ms, or until signal aborts (rejecting with its reason).
