@@ -84,7 +84,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	logins := server.NewLogins()
 	srv.Handler = server.Handler(a, server.Options{Token: tok, TokenFrom: from, Page: page, Approvals: approvals, Logins: logins})
 	base := fmt.Sprintf("http://%s/", ln.Addr())
-	fmt.Fprintf(stdout, "toolroute: serving on %s?login=%s with %s (a sign-in link for one browser, good for %d minutes; Ctrl-C stops)\n",
+	fmt.Fprintf(stdout, "toolroute: serving on %s?login=%s with %s; the link signs one browser in, within %d minutes (Ctrl-C stops)\n",
 		base, logins.New(printedLoginTTL), a.Provider, int(printedLoginTTL/time.Minute))
 	if a.Provider.Name == "none" {
 		fmt.Fprintln(stdout, "toolroute: no model provider is configured: the page can use its own key, kept in the browser (its settings: OpenAI, Anthropic, the Responses API or Gemini); the API's turns and the page's \"server\" provider need one of OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY set when serve starts, or --provider demo for the scripted demo")
