@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/command"
+	"github.com/toolroute/toolroute/registry"
 )
 
 func newTool(t *testing.T) (host.NativeTool, string) {
@@ -108,10 +109,10 @@ func TestExecOutputCap(t *testing.T) {
 	}
 }
 
-// The definition asks before every run: it writes and runs code.
+// The definition asks before every run: it writes, runs code, unsandboxed.
 func TestDefinition(t *testing.T) {
 	d := command.Definition()
-	if d.Name != "exec" || d.Group != "" || strings.Join(d.RequiredPermissions, ",") != "write,run_code" {
+	if d.Name != "exec" || d.Group != "" || strings.Join(d.RequiredPermissions, ",") != "write,run_code,unsandboxed" || !registry.AsksEveryRun(d) {
 		t.Errorf("definition = %+v", d)
 	}
 	if !json.Valid(d.Parameters) {

@@ -24,6 +24,7 @@ type TooLargeError struct {
 	Hint string
 }
 
+// Error names the body, the cap and what to do.
 func (e *TooLargeError) Error() string {
 	msg := fmt.Sprintf("%s is over %s, the most toolroute reads of it", e.What, Size(e.Limit))
 	if e.Hint != "" {
