@@ -92,22 +92,24 @@ func (f *cachedFunc) CallWithStack(ctx context.Context, stack []uint64) error {
 var errQJSLayout = errors.New("jsrun: qjs.Runtime has no field module of type api.Module: the export cache is written for qjs v0.0.6")
 
 // cacheExports replaces q's module, an unexported field of qjs.Runtime, by
-// the caching wrapper. The field is found by name and type, and a qjs whose
-// Runtime has no such field is refused, not patched blindly.
-func cacheExports(q *qjs.Runtime) error {
+// the caching wrapper, which it returns. The field is found by name and
+// type, and a qjs whose Runtime has no such field is refused, not patched
+// blindly.
+func cacheExports(q *qjs.Runtime) (*cachedModule, error) {
 	field := reflect.ValueOf(q).Elem().FieldByName("module")
 	modType := reflect.TypeFor[api.Module]()
 	if !field.IsValid() || field.Type() != modType {
-		return errQJSLayout
+		return nil, errQJSLayout
 	}
 	field = reflect.NewAt(modType, unsafe.Pointer(field.UnsafeAddr())).Elem()
 	mod, _ := field.Interface().(api.Module)
 	if mod == nil {
-		return errQJSLayout
+		return nil, errQJSLayout
 	}
-	if _, done := mod.(*cachedModule); done {
-		return nil
+	if m, done := mod.(*cachedModule); done {
+		return m, nil
 	}
-	field.Set(reflect.ValueOf(&cachedModule{Module: mod, funcs: map[string]*cachedFunc{}}))
-	return nil
+	m := &cachedModule{Module: mod, funcs: map[string]*cachedFunc{}}
+	field.Set(reflect.ValueOf(m))
+	return m, nil
 }

@@ -232,13 +232,16 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	for i := range logs {
 		logs[i].Text = scrub(logs[i].Text, c.Env)
 	}
+	overflow := fmt.Sprintf("JS tool '%s' stopped: stack overflow: calls or data nested too deeply "+
+		"(deep recursion, or JSON or code nested thousands of levels deep); use a loop instead of recursion, or flatter data", c.Tool)
+	reason := rt.reason()
 	switch {
-	case err == nil && rt.guardIntact():
+	case err == nil && reason == 0:
 		return Result{Result: registry.Success(out), Logs: logs}
-	case !rt.guardIntact() && ctx.Err() == nil:
-		// The stack reached its guard: whatever the call says after
-		// that (a trap, a promise left pending), it overflowed.
-		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	case reason == reasonStack:
+		// Whatever the call says after that (a trap, a promise left
+		// pending), it overflowed.
+		res = fail("execution_error", overflow)
 	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
 		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
 		if errors.Is(err, errPending) {
@@ -251,8 +254,8 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 		// Out of memory while making the error itself: QuickJS throws null.
 		(err.Error() == "null" && rt.memoryFull()):
 		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
-	case !rt.guardIntact() || isTrap(err):
-		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	case isTrap(err):
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed inside QuickJS (%s): the runtime was thrown away; try again with other input", c.Tool, trapText(err)))
 	case errors.As(err, new(*typedError)):
 		var te *typedError
 		errors.As(err, &te)
@@ -275,6 +278,15 @@ func withoutGlue(msg string) string {
 		}
 	}
 	return strings.TrimRight(strings.Join(kept, "\n"), "\n")
+}
+
+// trapText is what a trap says, without the call that met it or the stack.
+func trapText(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if i := strings.Index(msg, "wasm error: "); i >= 0 {
+		return msg[i:]
+	}
+	return msg
 }
 
 // isTrap reports an error from a runtime whose module trapped or closed.

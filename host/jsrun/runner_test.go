@@ -210,13 +210,13 @@ func TestPatchRefusesOtherBinaries(t *testing.T) {
 	}
 	other := append([]byte(nil), qjsWasm...)
 	other[len(other)-1] ^= 1
-	if _, err := patchQuickJS(other, 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+	if _, err := patchQuickJS(other, 64<<20, names, true); !errors.Is(err, errWrongQuickJS) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := patchQuickJS([]byte("not wasm"), 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+	if _, err := patchQuickJS([]byte("not wasm"), 64<<20, names, true); !errors.Is(err, errWrongQuickJS) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := patchQuickJS(qjsWasm, 64<<20, [3]string{"qjs:std", names[1], names[2]}); err == nil {
+	if _, err := patchQuickJS(qjsWasm, 64<<20, [3]string{"qjs:std", names[1], names[2]}, true); err == nil {
 		t.Error("a guessable module name was accepted")
 	}
 }
