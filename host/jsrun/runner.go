@@ -304,7 +304,7 @@ func (e *typedError) Error() string { return e.msg }
 var errPending = errors.New("the promise never settles")
 
 // run loads the source and calls the function, turning panics from a dead
-// runtime into errors. The interrupt handler stops JS past the deadline; a
+// runtime into errors. The hard stop traps JS past the deadline; a
 // promise left pending with no job to run waits for the deadline.
 func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string) (out string, err error) {
 	defer func() {

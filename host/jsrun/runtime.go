@@ -78,7 +78,7 @@ func newRuntime(b build) (*runtime, error) {
 	rt := &runtime{cwd: cwd, maxBytes: uint32(min((memoryPages+(memoryLimit+65535)/65536)*65536, 1<<32-1))}
 	q, err := qjs.New(qjs.Option{
 		CWD:                cwd,
-		CloseOnContextDone: false, // the interrupt handler stops calls; see patch.go
+		CloseOnContextDone: false, // the hard stop ends calls; see patch.go
 		QuickJSWasmBytes:   bin,
 		CacheDir:           b.cacheDir,
 		Stdout:             io.Discard,
