@@ -232,8 +232,6 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	for i := range logs {
 		logs[i].Text = scrub(logs[i].Text, c.Env)
 	}
-	overflow := fmt.Sprintf("JS tool '%s' stopped: stack overflow: calls or data nested too deeply "+
-		"(deep recursion, or JSON or code nested thousands of levels deep); use a loop instead of recursion, or flatter data", c.Tool)
 	reason := rt.reason()
 	switch {
 	case err == nil && reason == 0:
@@ -241,7 +239,7 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	case reason == reasonStack:
 		// Whatever the call says after that (a trap, a promise left
 		// pending), it overflowed.
-		res = fail("execution_error", overflow)
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' stopped: %v", c.Tool, errOverflow))
 	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
 		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
 		if errors.Is(err, errPending) {
@@ -298,6 +296,10 @@ func isTrap(err error) bool {
 type typedError struct{ typ, msg string }
 
 func (e *typedError) Error() string { return e.msg }
+
+// errOverflow is what the stack check's trap says.
+var errOverflow = errors.New("stack overflow: calls or data nested too deeply " +
+	"(deep recursion, or JSON or code nested thousands of levels deep); use a loop instead of recursion, or flatter data")
 
 // errPending: the call's promise is pending with nothing left to run, so it
 // will never settle.
@@ -418,6 +420,9 @@ func (r *Runner) Check(ref string, source []byte) (err error) {
 		if p := recover(); p != nil {
 			err = errors.New(host.PanicText(p))
 		}
+		if err != nil && rt.reason() == reasonStack {
+			err = errOverflow
+		}
 	}()
 	_, err = r.compiled(rt, ref, source)
 	if err != nil {
@@ -444,6 +449,9 @@ func (r *Runner) Undefined(ctx context.Context, ref string, source []byte, names
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.New(host.PanicText(p))
+		}
+		if err != nil && rt.reason() == reasonStack {
+			err = fmt.Errorf("its top level stopped: %w", errOverflow)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
