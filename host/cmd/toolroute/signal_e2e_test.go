@@ -8,18 +8,23 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/host/internal/mcptest"
 )
 
 // stopWithin is how soon a signalled program must end.
@@ -287,6 +292,25 @@ func TestSignalsEndMCP(t *testing.T) {
 			go io.WriteString(w, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`+"\n"+
 				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spin","arguments":{}}}`+"\n")
+			u.started(t, out)
+			endsAfter(t, cmd, sig, out)
+		})
+	}
+}
+
+func TestSignalsEndMCPHTTP(t *testing.T) {
+	for _, sig := range signals {
+		t.Run(sig.String(), func(t *testing.T) {
+			u, _ := signalUser(t)
+			const token = "e2e-token-0123456789"
+			port := mcptest.FreePort(t)
+			out := &lockedBuffer{}
+			cmd := u.start(t, nil, out, "mcp", "--http", "--port", strconv.Itoa(port), "--token", token)
+			waitListening(t, port, out)
+			p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
+			p.connect(&mcp.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				HTTPClient: &http.Client{Transport: header{"Authorization", "Bearer " + token}}}, nil, "")
+			go p.CallTool(context.Background(), &mcp.CallToolParams{Name: "spin", Arguments: map[string]any{}})
 			u.started(t, out)
 			endsAfter(t, cmd, sig, out)
 		})
