@@ -32,7 +32,7 @@
 //   - Memory: the module's memory gets a maximum, the call's limit (64 MB by
 //     default); QuickJS's own limit was not enforced.
 //   - Timeouts: the hard stop. A counter at every loop header and at the
-//     entry of the functions that recurse (or could run long before
+//     entry of the functions that can recurse (or could run long before
 //     another tick) calls a check every thousand ticks, in native code as
 //     in JS; the check traps when the call's deadline has passed or its
 //     stop word is set (a cancel: Ctrl-C, a client gone). Every call ends

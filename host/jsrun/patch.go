@@ -44,13 +44,14 @@ const qjsSHA256 = "88fcbeead33cca3ec8394feb0fb3eec8047ec9ac5062aba7a63799cee1198
 //     (the patch checks), well inside the guard of guardSize bytes above
 //     __data_end.
 //   - The hard stop. A counter (global 1) is decremented at each of the
-//     1,726 loop headers and at the entry of every function that recurses
-//     (directly or through others, a call_indirect reaching every function
-//     of its type in the table), that the host calls, or that could run
-//     more than longestRun instructions before it meets another tick: 569
-//     functions of 1,138. Code jumps back only to a loop header, so no code
-//     runs long without ticking, native code included (memory.copy and
-//     memory.fill aside, bounded by the memory's size); every tickEvery
+//     1,726 loop headers and at the entry of every function in the table
+//     (which call_indirect reaches), on a cycle of direct calls or
+//     exported (which the host calls), and of every one that could run
+//     more than longestRun instructions before it meets another tick:
+//     1,039 functions of 1,138. Code jumps back only to a loop header and
+//     no function is entered twice between ticks, so no code runs long
+//     without ticking, native code included (memory.copy and memory.fill
+//     aside, bounded by the memory's size); every tickEvery
 //     ticks it calls check, which traps (reasonStopped) when the stop word
 //     at stopAddr is set, and asks WASI's clock (import 5, clock_time_get)
 //     for the time and traps (reasonTimeout) when it is past the deadline at

@@ -39,7 +39,7 @@ type instr struct {
 	op      byte
 	sub     uint32 // the sub-opcode of an 0xFC instruction
 	at, end int
-	index   uint32 // the immediate of call, global.get and global.set
+	index   uint32 // the function, global or (call_indirect) type
 	value   int32  // the immediate of i32.const
 }
 
@@ -91,8 +91,8 @@ func nextInstr(body []byte, i int) (instr, error) {
 	case op == opCall:
 		in.index = uleb()
 	case op == opCallIndirect:
-		uleb() // type
-		uleb() // table
+		in.index = uleb() // the type
+		uleb()            // the table
 	case op == opSelectT:
 		n := uleb()
 		p += int(n)
@@ -215,10 +215,11 @@ func decodeBody(body []byte) (code int, ins []instr, err error) {
 
 // probes are the code the instrumentation inserts.
 type probes struct {
-	// tick goes at every loop header, and at the entry of every function
-	// that can be entered again before it returns (recursion, directly or
-	// through others, or a call from the host) or that can run long
-	// before it meets another (longestRun).
+	// tick goes at every loop header, and at the entry of enough functions
+	// that no function is entered again before a tick (every function in
+	// the table, which call_indirect reaches; every one on a cycle of
+	// direct calls; every export, which the host calls) and of those that
+	// could run long before they meet one (longestRun).
 	tick []byte
 	// afterStackSet goes after every write of the stack pointer.
 	afterStackSet []byte
@@ -247,22 +248,20 @@ type instrumentStats struct {
 	leafFrame int32
 	// maxRun bounds the instructions that can run between two ticks: code
 	// has no backward jump but to a loop header, and a function without a
-	// tick at its entry is never on the call stack twice, so between two
-	// ticks each instruction of a function, and each of its calls, runs at
-	// most once.
+	// tick at its entry is never on the call stack twice (a cycle of calls
+	// passes a call_indirect, whose target ticks, or is a cycle of direct
+	// calls, whose functions tick), so between two ticks each instruction
+	// of a function, and each of its calls, runs at most once.
 	maxRun int
 }
 
 // function is one decoded function of the code section.
 type function struct {
-	body []byte
-	code int // where the code starts, after the locals
-	ins  []instr
-	// sites are its calls of local functions, each with its possible
-	// targets: one for call, the table's functions of the type for
-	// call_indirect.
-	sites [][]int
-	tick  bool // a tick at its entry
+	body  []byte
+	code  int // where the code starts, after the locals
+	ins   []instr
+	calls []int // the local functions it calls directly, once per call
+	tick  bool  // a tick at its entry
 }
 
 // instrumentCode returns a code section with the probes inserted.
@@ -274,15 +273,6 @@ func instrumentCode(content []byte, mf moduleFuncs, pr probes) ([]byte, instrume
 	}
 	if int(count) != len(mf.types) {
 		return nil, st, fmt.Errorf("%w: %d functions of code for %d declared", errWrongQuickJS, count, len(mf.types))
-	}
-	// The table's functions by type: the targets of call_indirect.
-	byType := map[uint32][]int{}
-	for _, f := range mf.table {
-		if int(f) < mf.imports || int(f) >= mf.imports+len(mf.types) {
-			continue // an import runs in the host
-		}
-		t := mf.types[int(f)-mf.imports]
-		byType[t] = append(byType[t], int(f)-mf.imports)
 	}
 	fns := make([]function, count)
 	for i := range fns {
@@ -306,9 +296,7 @@ func instrumentCode(content []byte, mf moduleFuncs, pr probes) ([]byte, instrume
 			case in.op == opCall && int(in.index) >= mf.imports+len(fns):
 				return nil, st, fmt.Errorf("%w: a call of function %d, past the last", errWrongQuickJS, in.index)
 			case in.op == opCall && int(in.index) >= mf.imports:
-				f.sites = append(f.sites, []int{int(in.index) - mf.imports})
-			case in.op == opCallIndirect:
-				f.sites = append(f.sites, byType[in.index])
+				f.calls = append(f.calls, int(in.index)-mf.imports)
 			case in.op == opGlobalSet && in.index == pr.stackGlobal:
 				sets = true
 			case in.op == opGlobalGet && in.index == pr.stackGlobal &&
@@ -326,8 +314,11 @@ func instrumentCode(content []byte, mf moduleFuncs, pr probes) ([]byte, instrume
 	for _, f := range recursive(fns) {
 		fns[f].tick = true
 	}
-	for _, e := range mf.exports {
-		if int(e) >= mf.imports {
+	for _, e := range slices.Concat(mf.table, mf.exports) {
+		if int(e) >= mf.imports+len(fns) {
+			return nil, st, fmt.Errorf("%w: function %d in the table or exports is past the last", errWrongQuickJS, e)
+		}
+		if int(e) >= mf.imports { // an import runs in the host
 			fns[int(e)-mf.imports].tick = true
 		}
 	}
@@ -366,9 +357,9 @@ func instrumentCode(content []byte, mf moduleFuncs, pr probes) ([]byte, instrume
 	return out, st, nil
 }
 
-// recursive returns the functions that can call themselves, directly or
-// through others: those on a cycle of the call graph (Tarjan's strongly
-// connected components).
+// recursive returns the functions that can call themselves through direct
+// calls: those on a cycle of direct calls (Tarjan's strongly connected
+// components).
 func recursive(fns []function) []int {
 	index := make([]int, len(fns)) // 0: not visited yet; else order+1
 	low := make([]int, len(fns))
@@ -382,17 +373,15 @@ func recursive(fns []function) []int {
 		stack = append(stack, v)
 		onStack[v] = true
 		self := false
-		for _, site := range fns[v].sites {
-			for _, w := range site {
-				switch {
-				case w == v:
-					self = true
-				case index[w] == 0:
-					visit(w)
-					low[v] = min(low[v], low[w])
-				case onStack[w]:
-					low[v] = min(low[v], index[w])
-				}
+		for _, w := range fns[v].calls {
+			switch {
+			case w == v:
+				self = true
+			case index[w] == 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
 			}
 		}
 		if low[v] != index[v] {
@@ -425,9 +414,9 @@ func recursive(fns []function) []int {
 // otherwise run more than longestRun instructions before its first tick,
 // callees included, and returns the most instructions that can then run
 // from a tick to the next: a function's own (from its entry, or its entry
-// tick), plus, for each call, the most any target can run before its
-// first tick. Functions that recurse must already tick at their entry, so
-// that the rest of the call graph has no cycle.
+// tick), plus, for each direct call, what the callee can run before its
+// first tick. The functions on cycles and in the table must already tick
+// at their entry, so that the rest of the call graph has no cycle.
 func placeEntryTicks(fns []function, longestRun int) (int, error) {
 	run := make([]int, len(fns))
 	const busy = -1 // being computed
@@ -441,17 +430,13 @@ func placeEntryTicks(fns []function, longestRun int) (int, error) {
 			return 0, fmt.Errorf("%w: function %d recurses without a tick", errWrongQuickJS, f)
 		}
 		run[f] = busy
-		n := len(fns[f].ins)
-		for _, site := range fns[f].sites {
-			most := 0
-			for _, g := range site {
-				k, err := untilTick(g)
-				if err != nil {
-					return 0, err
-				}
-				most = max(most, k)
+		n := len(fns[f].ins) // a call_indirect's target ticks at its entry
+		for _, g := range fns[f].calls {
+			k, err := untilTick(g)
+			if err != nil {
+				return 0, err
 			}
-			n += most
+			n += k
 		}
 		run[f], done[f] = n, true
 		return n, nil

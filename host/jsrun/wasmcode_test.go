@@ -145,3 +145,45 @@ func TestStackStopsAboveData(t *testing.T) {
 		rt.close()
 	}
 }
+
+// The decoder reads the immediates the instrumentation uses.
+func TestNextInstr(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		code []byte
+		want instr
+	}{
+		{"call", []byte{opCall, 0x8e, 0x09}, instr{op: opCall, end: 3, index: 1166}},
+		{"call_indirect names its type", []byte{opCallIndirect, 0x05, 0x00}, instr{op: opCallIndirect, end: 3, index: 5}},
+		{"global.set", []byte{opGlobalSet, 0x01}, instr{op: opGlobalSet, end: 2, index: 1}},
+		{"i32.const -16", []byte{opI32Const, 0x70}, instr{op: opI32Const, end: 2, value: -16}},
+		{"i32.const 2031616", []byte{opI32Const, 0x80, 0x80, 0xfc, 0x00}, instr{op: opI32Const, end: 5, value: 2031616}},
+		{"memory.copy", []byte{opPrefixFC, 10, 0, 0}, instr{op: opPrefixFC, sub: 10, end: 4}},
+		{"br_table", []byte{opBrTable, 2, 0, 1, 2}, instr{op: opBrTable, end: 5}},
+		{"a block of a type index", []byte{opBlock, 0x05}, instr{op: opBlock, end: 2}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := nextInstr(tt.code, 0)
+			if err != nil || got != tt.want {
+				t.Errorf("nextInstr = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// The functions in the table tick at their entry, whatever calls them:
+// a cycle through call_indirect passes one.
+func TestTableFunctionsTick(t *testing.T) {
+	pr := probes{tick: []byte{0xee}, afterStackSet: []byte{0xdd}, longestRun: 100}
+	// Function 0 calls through the table; function 1, in it, calls 0.
+	f0 := []byte{0x00, opI32Const, 0x01, opCallIndirect, 0x00, 0x00, opEnd}
+	f1 := []byte{0x00, opCall, 0x00, opEnd}
+	content := append(append([]byte{2, byte(len(f0))}, f0...), append([]byte{byte(len(f1))}, f1...)...)
+	out, st, err := instrumentCode(content, moduleFuncs{types: []uint32{0, 0}, table: []uint32{1}}, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.entries != 1 || !bytes.Contains(out, []byte{0x00, 0xee, opCall, 0x00, opEnd}) {
+		t.Errorf("%+v, % x: want a tick at the entry of function 1 alone", st, out)
+	}
+}
