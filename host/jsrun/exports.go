@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/fastschema/qjs"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -92,24 +93,39 @@ func (f *cachedFunc) CallWithStack(ctx context.Context, stack []uint64) error {
 var errQJSLayout = errors.New("jsrun: qjs.Runtime has no field module of type api.Module: the export cache is written for qjs v0.0.6")
 
 // cacheExports replaces q's module, an unexported field of qjs.Runtime, by
-// the caching wrapper, which it returns. The field is found by name and
-// type, and a qjs whose Runtime has no such field is refused, not patched
-// blindly.
-func cacheExports(q *qjs.Runtime) (*cachedModule, error) {
+// the caching wrapper. The field is found by name and type, and a qjs whose
+// Runtime has no such field is refused, not patched blindly.
+func cacheExports(q *qjs.Runtime) error {
 	field := reflect.ValueOf(q).Elem().FieldByName("module")
 	modType := reflect.TypeFor[api.Module]()
 	if !field.IsValid() || field.Type() != modType {
-		return nil, errQJSLayout
+		return errQJSLayout
 	}
 	field = reflect.NewAt(modType, unsafe.Pointer(field.UnsafeAddr())).Elem()
 	mod, _ := field.Interface().(api.Module)
 	if mod == nil {
-		return nil, errQJSLayout
+		return errQJSLayout
 	}
-	if m, done := mod.(*cachedModule); done {
-		return m, nil
+	if _, done := mod.(*cachedModule); done {
+		return nil
 	}
-	m := &cachedModule{Module: mod, funcs: map[string]*cachedFunc{}}
-	field.Set(reflect.ValueOf(m))
-	return m, nil
+	field.Set(reflect.ValueOf(&cachedModule{Module: mod, funcs: map[string]*cachedFunc{}}))
+	return nil
+}
+
+var errQJSRuntime = errors.New("jsrun: qjs.Runtime has no field wrt of type wazero.Runtime: closing runtimes is written for qjs v0.0.6")
+
+// wazeroRuntime returns the wazero runtime qjs made for q, an unexported
+// field of qjs.Runtime found by name and type, which qjs never closes.
+func wazeroRuntime(q *qjs.Runtime) (wazero.Runtime, error) {
+	field := reflect.ValueOf(q).Elem().FieldByName("wrt")
+	wrtType := reflect.TypeFor[wazero.Runtime]()
+	if !field.IsValid() || field.Type() != wrtType {
+		return nil, errQJSRuntime
+	}
+	wrt, _ := reflect.NewAt(wrtType, unsafe.Pointer(field.UnsafeAddr())).Elem().Interface().(wazero.Runtime)
+	if wrt == nil {
+		return nil, errQJSRuntime
+	}
+	return wrt, nil
 }

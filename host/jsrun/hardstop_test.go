@@ -139,3 +139,23 @@ func TestCancelStopsNativeCode(t *testing.T) {
 		t.Errorf("after %v: %+v, want canceled within a second of the cancel", took, res.Result)
 	}
 }
+
+// A runtime's memory is given back when it closes, a call that hit its
+// memory limit included: closing the module alone, without qjs's own
+// Close, kept every runtime's 64 MB (the wazero runtime qjs made for it,
+// never closed, held the bridges and through them the memory).
+func TestClosedRuntimesFreeTheirMemory(t *testing.T) {
+	r := newRunner(t, Options{})
+	var ms goruntime.MemStats
+	for range 8 {
+		res := call(r, `function execute() { const a = []; for (;;) a.push({a: 1, b: [1, 2, 3], s: "x" + a.length}); }`, 20*time.Second)
+		if res.ErrorType != "out_of_memory" {
+			t.Fatalf("%+v", res.Result)
+		}
+	}
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms)
+	if ms.HeapAlloc > 256<<20 {
+		t.Errorf("after 8 calls of 64 MB, the heap holds %d MB", ms.HeapAlloc>>20)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fastschema/qjs"
+	"github.com/tetratelabs/wazero"
 )
 
 //go:embed prelude.js
@@ -57,8 +58,8 @@ func quickJS(b build) ([]byte, error) {
 type runtime struct {
 	q        *qjs.Runtime
 	cwd      string
-	maxBytes uint32 // its memory's maximum
-	mod      *cachedModule
+	maxBytes uint32         // its memory's maximum
+	wrt      wazero.Runtime // qjs's, for close
 	// call is the call the bridges serve; set when the runtime is taken.
 	call *callState
 }
@@ -89,9 +90,13 @@ func newRuntime(b build) (*runtime, error) {
 		return nil, fmt.Errorf("jsrun: new QuickJS runtime: %w", err)
 	}
 	rt.q = q
-	if rt.mod, err = cacheExports(q); err != nil {
+	if rt.wrt, err = wazeroRuntime(q); err != nil {
 		q.Close()
 		os.RemoveAll(cwd)
+		return nil, err
+	}
+	if err := cacheExports(q); err != nil {
+		rt.close()
 		return nil, err
 	}
 	rt.bind()
@@ -102,12 +107,15 @@ func newRuntime(b build) (*runtime, error) {
 	return rt, nil
 }
 
-// close releases the runtime and its working folder. QuickJS's state goes
-// with the module's memory, so it is not freed first: that would only cost
-// time, and after a trap would run on state the trap left half changed.
+// close releases the runtime and its working folder: it closes the wazero
+// runtime qjs made for it, which holds the module and the host modules, and
+// through those the bridges (qjs.Runtime.Close leaves it open, and frees
+// the bridges' registry instead). QuickJS's state goes with the module's
+// memory, so it is not freed first: that would only cost time, and after a
+// trap would run on state the trap left half changed.
 func (rt *runtime) close() {
-	if rt.mod != nil {
-		rt.mod.Module.Close(context.Background())
+	if rt.wrt != nil {
+		rt.wrt.Close(context.Background())
 	}
 	os.RemoveAll(rt.cwd)
 }
