@@ -44,10 +44,11 @@
 //     other such point, and a collection waiting on a call that never met
 //     one held every goroutine, signal handlers included, for as long as
 //     the call ran. QuickJS's interrupt handler, which the interpreter
-//     alone polled, is not used. It costs about 1.1 to 1.3 times the same
-//     module without it (BenchmarkHardStop); wazero's close-on-context-done,
-//     the other way to stop, 2 to 9 times. A call awaiting a promise that
-//     cannot settle waits for its deadline without using the CPU.
+//     alone polled, is not used. The hard stop costs 1.1 to 1.2 times the
+//     same module without it (BenchmarkHardStop: a trivial loop, native
+//     work, a tool call); wazero's close-on-context-done, the other way to
+//     stop, 1.3 to 10 times. A call awaiting a promise that cannot settle
+//     waits for its deadline without using the CPU.
 //   - A trap (the hard stop, a stack overflow) leaves QuickJS half changed:
 //     the runner reads why it trapped from a word the patch's code stores,
 //     reports it to the model, and closes the runtime's module without

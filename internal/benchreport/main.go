@@ -732,10 +732,11 @@ const notes = `
   the catalogue is decoded once, met. Instances alive when the catalogue
   changes each load the new one: they hold open turns and kept sessions,
   which a copy would drop.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 46
-  µs in this run (64 the last time, 45 to 50 on the fast ones), since
-  the call's outcome is read as a property rather than by evaluating a
-  script: met on a fast run, not on a slow one. Starting the call with
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 38
+  µs in this run (46 the last time, when QuickJS's interrupt handler read
+  the clock at every operation; the hard stop's counter replaced it), the
+  call's outcome being read as a property rather than by evaluating a
+  script: met. Starting the call with
   QJS_Call instead of a one-line script is no faster: qjs runs the
   promise's jobs only after an evaluation, so one is still needed.
 - A cold call (ColdCall) was to take under 3 ms: it does.
