@@ -82,7 +82,7 @@ func (s *Session) withTurn(ctx context.Context, emit func(Event) bool) context.C
 			emit(ev)
 		}
 	}
-	return context.WithValue(ctx, turnKey{}, info)
+	return context.WithValue(context.WithValue(ctx, turnKey{}, info), ownerKey{}, info.askAs)
 }
 
 // askID is the session the user is asked about s's calls under.

@@ -19,8 +19,9 @@ import (
 
 // BenchmarkMemoryBombs is one model response of 32 calls of a JS tool that
 // allocates until its 64 MB limit stops it, through a Host with the
-// default MaxParallelTools (4): the peak resident memory of the process is
-// the bound issue 14 asks for (16 such calls once took chat to 2.5 GB).
+// default MaxParallelTools (4, of which one session runs 3 at once): the
+// peak resident memory of the process is the bound issue 14 asks for (16
+// such calls once took chat to 2.5 GB).
 func BenchmarkMemoryBombs(b *testing.B) {
 	runner, err := jsrun.New(jsrun.Options{})
 	if err != nil {

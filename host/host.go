@@ -158,7 +158,9 @@ type Options struct {
 	// MaxParallelTools bounds the tool calls running at once, in all
 	// sessions: the others wait their turn (their timeout starts when they
 	// run). A JS call may take its memory limit and as much again in the
-	// host, so this bounds the host's memory; 0 means 4.
+	// host, so this bounds the host's memory; 0 means 4. One session (or
+	// one MCP client) runs at most one fewer, so that its slow calls leave
+	// a slot to the others.
 	MaxParallelTools int
 }
 
@@ -215,7 +217,7 @@ type Host struct {
 	disabled  []string
 	catalogue registry.Catalogue
 	registry  *registry.Registry // built from catalogue, read only
-	running   chan struct{}      // one token per tool call running
+	slots     *slots             // the tool calls running
 	// reloading keeps two reloads from interleaving: the last to start is
 	// the catalogue that stays.
 	reloading sync.Mutex
@@ -238,7 +240,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if opts.MaxParallelTools <= 0 {
 		opts.MaxParallelTools = 4
 	}
-	h.running = make(chan struct{}, opts.MaxParallelTools)
+	h.slots = newSlots(opts.MaxParallelTools)
 	if h.env == nil {
 		h.env = func(string) (string, bool) { return "", false }
 	}

@@ -107,7 +107,7 @@ func (m *ModelCalls) Run(ctx context.Context, c ModelCall) registry.Result {
 	if c.Ask {
 		return registry.Failure("approval_needed", fmt.Sprintf("'%s' asks the user before it runs, and they were not asked. It did not run.", c.Tool))
 	}
-	return m.h.run(ctx, c.Call).Result
+	return m.h.run(context.WithValue(ctx, ownerKey{}, m), c.Call).Result
 }
 
 // Answer takes the user's answer to a call that asked, and runs it unless

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -166,18 +167,92 @@ func (h *Host) run(ctx context.Context, c session.Call) session.Result {
 // the console output.
 func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
 	if ctx.Value(slotKey{}) == nil {
-		select {
-		case h.running <- struct{}{}:
-			defer func() { <-h.running }()
-		case <-ctx.Done():
+		release, err := h.slots.take(ctx, ctx.Value(ownerKey{}))
+		if err != nil {
 			return session.Result{ID: c.ID, Result: registry.Failure("canceled", fmt.Sprintf("tool '%s' was canceled before it ran", c.Tool))}
 		}
+		defer release()
 		ctx = context.WithValue(ctx, slotKey{}, true)
 	}
 	res := h.runCall(ctx, c, timeout, console)
 	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)
 	res.Result = capResult(res.Result)
 	return res
+}
+
+// ownerKey marks whose share of the tool slots a call takes: its session's
+// (a sub-agent's is its parent's), or an MCP client's.
+type ownerKey struct{}
+
+// slots bounds the tool calls running at once: all of them in all, and one
+// fewer for any one owner, so that a turn whose calls all wait on slow
+// tools (four 30 s JS calls) leaves a slot to the other sessions.
+type slots struct {
+	all   chan struct{} // one token per call running
+	share int           // the most one owner runs at once
+
+	mu     sync.Mutex
+	owners map[any]*owned
+}
+
+// owned is one owner's tokens and how many calls hold or wait for one.
+type owned struct {
+	tokens chan struct{}
+	users  int
+}
+
+func newSlots(n int) *slots {
+	return &slots{all: make(chan struct{}, n), share: max(1, n-1), owners: map[any]*owned{}}
+}
+
+// take waits for a slot of owner's share (none for a nil owner) and one of
+// all, until ctx ends; release gives them back.
+func (s *slots) take(ctx context.Context, owner any) (release func(), err error) {
+	var own *owned
+	if owner != nil {
+		s.mu.Lock()
+		own = s.owners[owner]
+		if own == nil {
+			own = &owned{tokens: make(chan struct{}, s.share)}
+			s.owners[owner] = own
+		}
+		own.users++
+		s.mu.Unlock()
+	}
+	leave := func() {
+		if own == nil {
+			return
+		}
+		s.mu.Lock()
+		if own.users--; own.users == 0 {
+			delete(s.owners, owner)
+		}
+		s.mu.Unlock()
+	}
+	if own != nil {
+		select {
+		case own.tokens <- struct{}{}:
+		case <-ctx.Done():
+			leave()
+			return nil, ctx.Err()
+		}
+	}
+	select {
+	case s.all <- struct{}{}:
+	case <-ctx.Done():
+		if own != nil {
+			<-own.tokens
+		}
+		leave()
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-s.all
+		if own != nil {
+			<-own.tokens
+		}
+		leave()
+	}, nil
 }
 
 // MaxResultChars is the most characters of a tool's result the model reads

@@ -175,21 +175,48 @@ func BenchmarkRuntimeMemory(b *testing.B) {
 	}
 }
 
-// cpuBound is a CPU-bound tool: no bridge calls, only compute.
-const cpuBound = `(() => { let s = 0; for (let i = 0; i < 300000; i++) { s = (s + i * 7) % 1000003 } return String(s) })()`
+// hardStopWork are the workloads BenchmarkHardStop runs: JS that defines
+// work() once, then a call of it per iteration.
+var hardStopWork = []struct{ name, setup string }{
+	// The worst case: a loop of trivial operations, each iteration a tick
+	// (the interpreter's loop header) and little else.
+	{"trivial-loop", `function work() { let s = 0; for (let i = 0; i < 300000; i++) { s = (s + i * 7) % 1000003 } return s }`},
+	// Work done in native code: JSON, a regular expression, a sort.
+	{"native-work", `const items = []; for (let i = 0; i < 5000; i++) items.push({id: i, name: "item " + ((i * 7919) % 5000), tags: ["a", "b"]});
+		const text = JSON.stringify(items);
+		function work() {
+			const back = JSON.parse(text);
+			back.sort((x, y) => x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+			return text.replace(/item (\d+)/g, "x$1").length + back.length;
+		}`},
+	// A tool call as BenchmarkCallItself makes it: mostly entering and
+	// leaving QuickJS.
+	{"tool-call", source15KB + `function work() { return execute({q: "hello", n: 3}); }`},
+}
 
-// BenchmarkTimeoutMechanism runs CPU-bound JS with no way to stop it, with
-// the interrupt handler the runner uses (armed an hour ahead), and with
-// wazero's close-on-context-done: the ratios to the first are what each
-// mechanism costs.
-func BenchmarkTimeoutMechanism(b *testing.B) {
-	bin, err := quickJS(build{memoryLimit: DefaultMemoryLimit})
+// BenchmarkHardStop measures what the stack check and the hard stop cost
+// in steady state: each workload runs on three runtimes in turn, one
+// iteration each, so the ratios come from one run on one machine state.
+// ns/op is the runner's module (the hard stop); plain-ns the same patch
+// without it (no stack check, no way to stop), close-on-context-done-ns the
+// plain module with wazero's WithCloseOnContextDone, the other way to stop
+// a call. hard-stop/plain and close-on-context-done/plain are the ratios.
+func BenchmarkHardStop(b *testing.B) {
+	hard, err := quickJS(build{memoryLimit: DefaultMemoryLimit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	names, err := moduleNames("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, err := patchQuickJS(qjsWasm, DefaultMemoryLimit, names, false)
 	if err != nil {
 		b.Fatal(err)
 	}
 	// qjs compiles one module per process, with the setting of the runtime
 	// that compiled it; DisableBuildCache recompiles with the one given.
-	plain := func(b *testing.B, closeOnDone bool) *qjs.Runtime {
+	runtimeOf := func(bin []byte, closeOnDone bool) *qjs.Runtime {
 		rt, err := qjs.New(qjs.Option{CWD: b.TempDir(), QuickJSWasmBytes: bin, CloseOnContextDone: closeOnDone,
 			DisableBuildCache: true, Stdout: io.Discard, Stderr: io.Discard})
 		if err != nil {
@@ -197,36 +224,43 @@ func BenchmarkTimeoutMechanism(b *testing.B) {
 		}
 		return rt
 	}
-	run := func(b *testing.B, rt *qjs.Runtime) {
-		for b.Loop() {
-			v, err := rt.Eval("cpu.js", qjs.Code(cpuBound))
-			if err != nil {
-				b.Fatal(err)
-			}
-			v.Free()
-		}
-	}
-	b.Run("none", func(b *testing.B) {
-		rt := plain(b, false)
-		defer rt.Close()
-		run(b, rt)
-	})
-	b.Run("interrupt-handler", func(b *testing.B) {
-		rt, err := newRuntime(build{memoryLimit: DefaultMemoryLimit})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer rt.close()
-		rt.setDeadline(time.Now().Add(time.Hour))
-		run(b, rt.q)
-	})
-	b.Run("close-on-context-done", func(b *testing.B) {
-		rt := plain(b, true)
-		defer rt.Close()
-		run(b, rt)
-	})
+	rts := []*qjs.Runtime{runtimeOf(hard, false), runtimeOf(plain, false), runtimeOf(plain, true)}
 	// Leave the process's compiled module as the runner makes it.
-	plain(b, false).Close()
+	defer runtimeOf(hard, false).Close()
+	for _, w := range hardStopWork {
+		b.Run(w.name, func(b *testing.B) {
+			for _, rt := range rts {
+				v, err := rt.Eval("setup.js", qjs.Code(w.setup+"; work()"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.Free()
+			}
+			var took [3]time.Duration
+			for b.Loop() {
+				for i, rt := range rts {
+					if i > 0 {
+						b.StopTimer()
+					}
+					start := time.Now()
+					v, err := rt.Eval("work.js", qjs.Code("work()"))
+					took[i] += time.Since(start)
+					if err != nil {
+						b.Fatal(err)
+					}
+					v.Free()
+					if i > 0 {
+						b.StartTimer()
+					}
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(took[1])/n, "plain-ns")
+			b.ReportMetric(float64(took[2])/n, "close-on-context-done-ns")
+			b.ReportMetric(float64(took[0])/float64(took[1]), "hard-stop/plain")
+			b.ReportMetric(float64(took[2])/float64(took[1]), "close-on-context-done/plain")
+		})
+	}
 }
 
 // BenchmarkQJSCall is the floor of any call into QuickJS through qjs v0.0.6:

@@ -23,20 +23,36 @@
 //     promise with no job to run will never settle.
 //   - The working folder qjs mounts at / is a new empty folder per runtime,
 //     removed after it.
-//   - The C stack grows from 64 KiB to 1.9 MiB (recursion 500 deep overran the
-//     original into static data, QuickJS's own check being compiled out), and
-//     a guard at its bottom, checked after each call, catches an overflow.
+//   - The C stack grows from 64 KiB to 1.9 MiB, and every write of the
+//     stack pointer is checked (QuickJS's own check is compiled out for
+//     WASI): a recursion of any depth, in JS or in native code (JSON.parse
+//     of 200,000 nested arrays), stops with a stack overflow before it
+//     writes below the stack, where it once overwrote QuickJS's data and
+//     ran on for good.
 //   - Memory: the module's memory gets a maximum, the call's limit (64 MB by
 //     default); QuickJS's own limit was not enforced.
-//   - Timeouts: QuickJS's interrupt handler is pointed at a function the
-//     patch adds, which compares WASI's clock with the call's deadline, and
-//     is polled at every function call and backward jump (pollEvery; the
-//     build's 10,000 let a loop of long native calls run minutes past its
-//     deadline). It costs about 3 times on a loop of trivial operations and
-//     little on code that does real work per operation; wazero's
-//     close-on-context-done, the other way, cost more
-//     (BenchmarkTimeoutMechanism). A call awaiting a promise that cannot
-//     settle waits for its deadline without using the CPU.
+//   - Timeouts: the hard stop. A counter at every loop header and at the
+//     entry of the functions that can recurse (or could run long before
+//     another tick) calls a check every thousand ticks, in native code as
+//     in JS; the check traps when the call's deadline has passed or its
+//     stop word is set (a cancel: Ctrl-C, a client gone). Every call ends
+//     within its timeout and a few milliseconds whatever it runs (a
+//     regular expression, a sort, a join of millions of numbers), the
+//     bridges' Go code aside, which ends with the call's context. The
+//     check's clock call is also what lets the Go runtime stop the
+//     goroutine for a garbage collection: wazero's compiled code has no
+//     other such point, and a collection waiting on a call that never met
+//     one held every goroutine, signal handlers included, for as long as
+//     the call ran. QuickJS's interrupt handler, which the interpreter
+//     alone polled, is not used. The hard stop costs 1.1 to 1.2 times the
+//     same module without it (BenchmarkHardStop: a trivial loop, native
+//     work, a tool call); wazero's close-on-context-done, the other way to
+//     stop, 1.3 to 10 times. A call awaiting a promise that cannot settle
+//     waits for its deadline without using the CPU.
+//   - A trap (the hard stop, a stack overflow) leaves QuickJS half changed:
+//     the runner reads why it trapped from a word the patch's code stores,
+//     reports it to the model, and closes the runtime's module without
+//     calling QuickJS again.
 //
 // # Calls into QuickJS
 //

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/fastschema/qjs"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -110,4 +111,21 @@ func cacheExports(q *qjs.Runtime) error {
 	}
 	field.Set(reflect.ValueOf(&cachedModule{Module: mod, funcs: map[string]*cachedFunc{}}))
 	return nil
+}
+
+var errQJSRuntime = errors.New("jsrun: qjs.Runtime has no field wrt of type wazero.Runtime: closing runtimes is written for qjs v0.0.6")
+
+// wazeroRuntime returns the wazero runtime qjs made for q, an unexported
+// field of qjs.Runtime found by name and type, which qjs never closes.
+func wazeroRuntime(q *qjs.Runtime) (wazero.Runtime, error) {
+	field := reflect.ValueOf(q).Elem().FieldByName("wrt")
+	wrtType := reflect.TypeFor[wazero.Runtime]()
+	if !field.IsValid() || field.Type() != wrtType {
+		return nil, errQJSRuntime
+	}
+	wrt, _ := reflect.NewAt(wrtType, unsafe.Pointer(field.UnsafeAddr())).Elem().Interface().(wazero.Runtime)
+	if wrt == nil {
+		return nil, errQJSRuntime
+	}
+	return wrt, nil
 }

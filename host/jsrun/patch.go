@@ -28,13 +28,42 @@ var qjsWasm []byte
 // patch below is written for.
 const qjsSHA256 = "88fcbeead33cca3ec8394feb0fb3eec8047ec9ac5062aba7a63799cee11989b7"
 
-// The patch (see RATIONALE in the package doc):
+// The patch (see the package doc):
 //
 //   - The C stack was 64 KiB, from __data_end (99872) up to 165408, with the
 //     heap after it; QuickJS's own stack check is compiled out for WASI, so
 //     500-deep JS recursion overran it into static data. The stack top, the
 //     heap base and the constants dlmalloc folded from them move up, and the
-//     initial memory grows from 3 to 15 pages: the stack becomes 800 KiB.
+//     initial memory grows from 3 to 32 pages: the stack becomes 1.9 MiB.
+//   - The stack check. Every write of the stack pointer (global 0; 1,021 of
+//     them) is followed by a check that calls overflow, which stores
+//     reasonStack at reasonAddr and traps, when the pointer is below
+//     stackLimit: a recursion of any depth, JS or native (JSON.parse of
+//     200,000 nested arrays), stops before it writes below the stack. The
+//     functions that never move the pointer use at most 32 bytes under it
+//     (the patch checks), well inside the guard of guardSize bytes above
+//     __data_end.
+//   - The hard stop. A counter (global 1) is decremented at each of the
+//     1,726 loop headers and at the entry of every function in the table
+//     (which call_indirect reaches), on a cycle of direct calls or
+//     exported (which the host calls), and of every one that could run
+//     more than longestRun instructions before it meets another tick:
+//     1,039 functions of 1,138. Code jumps back only to a loop header and
+//     no function is entered twice between ticks, so no code runs long
+//     without ticking, native code included (memory.copy and memory.fill
+//     aside, bounded by the memory's size); every tickEvery
+//     ticks it calls check, which traps (reasonStopped) when the stop word
+//     at stopAddr is set, and asks WASI's clock (import 5, clock_time_get)
+//     for the time and traps (reasonTimeout) when it is past the deadline at
+//     deadlineAddr (nanoseconds since 1970, 64 bits; 0 for none). A call
+//     sets the deadline before it runs; its canceller sets the stop word
+//     from another goroutine (an aligned 32-bit store the check loads). The
+//     clock call is also what lets the Go runtime stop the goroutine for a
+//     garbage collection: wazero's compiled code has no other such point,
+//     and a collection waiting on a goroutine that never reached one held
+//     every other goroutine, signal handling included. QuickJS's interrupt
+//     handler, polled by the interpreter alone, is not used: native code
+//     (a regular expression, a sort, JSON) never polled it.
 //   - The modules qjs:std, qjs:os and qjs:bjson are registered in every
 //     context and imported by an init script that puts them, and os's
 //     timers, on globalThis; a tool's import("qjs:std") would find them. The
@@ -45,29 +74,9 @@ const qjsSHA256 = "88fcbeead33cca3ec8394feb0fb3eec8047ec9ac5062aba7a63799cee1198
 //     under a 16 MB limit. The memory gets a maximum instead: past it
 //     memory.grow fails, malloc returns NULL and QuickJS throws "out of
 //     memory".
-//   - Timeouts. wazero's close-on-context-done made CPU-bound JS 4.8 times
-//     slower (BenchmarkTimeoutMechanism). QuickJS already polls an interrupt
-//     handler, rt->interrupt_handler, at offset 152 of JSRuntime (read off
-//     __js_poll_interrupts, the function that throws "interrupted"). The
-//     patch adds one function, put in the table at handlerSlot: it answers
-//     yes when the word at stopAddr is set (the call was canceled), else
-//     asks WASI's clock (import 5, clock_time_get) for the time and answers
-//     whether it is past the deadline stored at deadlineAddr, which a call
-//     sets before it runs. A runtime points its handler at it once made.
-//   - QuickJS polled every 10,000 function calls and backward jumps: a loop
-//     whose body is one long native call (JSON.stringify of 200,000
-//     objects, half a second) then ran minutes past its timeout. The patch
-//     polls at every one (pollEvery), and the handler reads the clock at
-//     every poll: reading it only every few polls was cheaper, but the clock
-//     call is also the only point where the Go runtime can stop the
-//     goroutine for a garbage collection (wazero's compiled code has no
-//     other), and a collection waiting on a few such long polls held every
-//     goroutine, the watcher of cancellations among them, for minutes. The
-//     cost is about 3x on a loop of trivial operations, and little on code
-//     that does real work per operation (BenchmarkTimeoutMechanism).
 //
-// stopAddr is the one word of a running module written from another
-// goroutine (cancellation): an aligned 32-bit store the handler loads.
+// A trap leaves QuickJS's state half changed: the runtime is never called
+// again (runtime.close closes its module without freeing QuickJS).
 const (
 	oldStackTop = 165408
 	newStackTop = 2031616 // 31 pages: a 1.9 MiB stack
@@ -76,9 +85,10 @@ const (
 	memoryPages = newHeapEnd / 65536
 
 	// stackLow is __data_end: the bottom of the stack, where an overflow
-	// writes first. guardSize bytes from there are the guard.
-	stackLow  = 99872
-	guardSize = 16 << 10
+	// would write first. The stack pointer may not go below stackLimit.
+	stackLow   = 99872
+	guardSize  = 16 << 10
+	stackLimit = stackLow + guardSize
 
 	// The init script: its address, file offset and length (strlen'd).
 	initAddr   = 20375
@@ -87,53 +97,92 @@ const (
 	// rodata starts at address 1024, file offset 935466.
 	rodataBase = 1024 - 935466
 
-	// The interrupt handler: a new function of type 3, (i32, i32) -> i32, in
-	// table slot handlerSlot; JSRuntime's interrupt_handler field is at
-	// rtHandlerOffset. It reads the stop word at stopAddr, then the clock
-	// into scratchAddr, and compares it with the deadline (nanoseconds since
-	// 1970, 64 bits) at deadlineAddr: words below the data, at 1024, that
-	// nothing else uses.
-	handlerType     = 3
-	handlerSlot     = 542
-	rtHandlerOffset = 152
-	clockImport     = 5
-	scratchAddr     = 1000
-	deadlineAddr    = 1008
-	stopAddr        = 1016
-	importCount     = 24
-	funcCount       = 1138
+	importCount = 24
+	funcCount   = 1138
+	clockImport = 5
 
-	// pollEvery is how many operations pass between two polls of the
-	// handler: JS_INTERRUPT_COUNTER_INIT, reset in __js_poll_interrupts at
-	// pollCounterOffset.
-	pollEvery         = 1
-	pollCounterOffset = 279972
+	// The hard stop's two functions, check and overflow, of type voidType
+	// (() -> nil), come after the module's own; its counter is the global
+	// after the stack pointer. Its words lie below the data, which starts at
+	// 1024, where nothing else writes: the clock's answer at scratchAddr,
+	// the deadline, the stop word and the reason of a trap.
+	voidType      = 30
+	checkFunc     = importCount + funcCount
+	overflowFunc  = checkFunc + 1
+	counterGlobal = 1
+	scratchAddr   = 1000
+	deadlineAddr  = 1008
+	stopAddr      = 1016
+	reasonAddr    = 1020
+
+	// tickEvery is how many ticks pass between two checks. A tick costs a
+	// few instructions, a check a host call.
+	tickEvery = 1000
+	// longestRun is how many instructions a function may run before its
+	// first tick without one at its entry (probes.longestRun), and
+	// maxRunBetweenTicks what the whole build may run between two ticks
+	// (instrumentStats.maxRun): tickEvery ticks are then at most 10^8
+	// instructions, a tenth of a second, and in practice microseconds.
+	longestRun         = 100
+	maxRunBetweenTicks = 1 << 16
 )
 
-// pollInterrupts is the body of __js_poll_interrupts from the load of
-// rt->interrupt_handler to its call: offsets 152 and 156 (the opaque) and
-// call_indirect of type 3.
-var pollInterrupts = []byte{0x28, 0x02, 0x98, 0x01, 0x22, 0x02, 0x45, 0x0d, 0x00, 0x20, 0x01, 0x20, 0x01, 0x28, 0x02, 0x9c, 0x01, 0x20, 0x02, 0x11, 0x03, 0x00}
+// Why the hard stop trapped, in the word at reasonAddr: 0 for not.
+const (
+	reasonStack   = 1
+	reasonStopped = 2
+	reasonTimeout = 3
+)
 
-const pollInterruptsOffset = 279961 // its body's file offset
-
-// handlerBody is the interrupt handler:
+// checkBody is the hard stop's check:
 //
-//	(func (param i32 i32) (result i32)
-//	  (if (i32.load (i32.const stopAddr)) (then (return (i32.const 1))))
+//	(func
+//	  (global.set $counter (i32.const tickEvery))
+//	  (if (i32.load (i32.const stopAddr))
+//	    (then (i32.store (i32.const reasonAddr) (i32.const reasonStopped)) unreachable))
 //	  (drop (call $clock_time_get (i32.const 0) (i64.const 0) (i32.const scratchAddr)))
-//	  (i64.gt_u (i64.load (i32.const scratchAddr)) (i64.load (i32.const deadlineAddr))))
-func handlerBody() []byte {
-	b := []byte{0x00, 0x41}
-	b = append(b, sleb(stopAddr)...)
-	b = append(b, 0x28, 0x02, 0x00, 0x04, 0x40, 0x41, 0x01, 0x0f, 0x0b)
-	b = append(b, 0x41, 0x00, 0x42, 0x00, 0x41)
-	b = append(b, sleb(scratchAddr)...)
-	b = append(b, 0x10, clockImport, 0x1a, 0x41)
-	b = append(b, sleb(scratchAddr)...)
-	b = append(b, 0x29, 0x03, 0x00, 0x41)
-	b = append(b, sleb(deadlineAddr)...)
-	return append(b, 0x29, 0x03, 0x00, 0x56, 0x0b)
+//	  (if (i32.and (i64.gt_u (i64.load (i32.const scratchAddr)) (i64.load (i32.const deadlineAddr)))
+//	               (i32.eqz (i64.eqz (i64.load (i32.const deadlineAddr)))))
+//	    (then (i32.store (i32.const reasonAddr) (i32.const reasonTimeout)) unreachable)))
+func checkBody() []byte {
+	c := func(v int32) []byte { return append([]byte{opI32Const}, sleb(v)...) }
+	b := []byte{0x00} // no locals
+	b = append(append(b, c(tickEvery)...), opGlobalSet, counterGlobal)
+	b = append(append(b, c(stopAddr)...), 0x28, 0x02, 0x00, opIf, 0x40)
+	b = append(append(append(b, c(reasonAddr)...), c(reasonStopped)...), 0x36, 0x02, 0x00, opUnreachable, opEnd)
+	b = append(append(b, c(0)...), opI64Const, 0x00)
+	b = append(append(b, c(scratchAddr)...), opCall, clockImport, 0x1a)
+	b = append(append(b, c(scratchAddr)...), 0x29, 0x03, 0x00)
+	b = append(append(b, c(deadlineAddr)...), 0x29, 0x03, 0x00, 0x56)
+	b = append(append(b, c(deadlineAddr)...), 0x29, 0x03, 0x00, 0x50, 0x45, 0x71, opIf, 0x40)
+	b = append(append(append(b, c(reasonAddr)...), c(reasonTimeout)...), 0x36, 0x02, 0x00, opUnreachable, opEnd)
+	return append(b, opEnd)
+}
+
+// overflowBody stops a call whose stack went past its limit:
+//
+//	(func (i32.store (i32.const reasonAddr) (i32.const reasonStack)) unreachable)
+func overflowBody() []byte {
+	b := append([]byte{0x00, opI32Const}, sleb(reasonAddr)...)
+	b = append(append(b, opI32Const), sleb(reasonStack)...)
+	return append(b, 0x36, 0x02, 0x00, opUnreachable, opEnd)
+}
+
+// hardStopProbes: the tick counts down and calls check at zero,
+//
+//	(global.set $counter (i32.add (global.get $counter) (i32.const -1)))
+//	(if (i32.eqz (global.get $counter)) (then (call $check)))
+//
+// and after a write of the stack pointer
+//
+//	(if (i32.lt_u (global.get $sp) (i32.const stackLimit)) (then (call $overflow)))
+func hardStopProbes() probes {
+	tick := []byte{opGlobalGet, counterGlobal, opI32Const, 0x7f, 0x6a, opGlobalSet, counterGlobal,
+		opGlobalGet, counterGlobal, 0x45, opIf, 0x40, opCall}
+	tick = append(append(tick, uleb(checkFunc)...), opEnd)
+	stack := append([]byte{opGlobalGet, 0, opI32Const}, sleb(stackLimit)...)
+	stack = append(append(append(stack, 0x49, opIf, 0x40, opCall), uleb(overflowFunc)...), opEnd)
+	return probes{tick: tick, afterStackSet: stack, stackGlobal: 0, longestRun: longestRun}
 }
 
 // constPatch replaces the operand of an i32.const at a file offset of the
@@ -145,8 +194,7 @@ type constPatch struct {
 
 // stackPatches move the stack top and heap base and the values dlmalloc
 // derived from them: base, base+8 (the first chunk), end-base (the initial
-// heap), end-base-64 (the top chunk) with its in-use bit, end-52 (its foot);
-// the last sets how often the interrupt handler is polled.
+// heap), end-base-64 (the top chunk) with its in-use bit, end-52 (its foot).
 var stackPatches = []constPatch{
 	{15737, oldStackTop, newStackTop},
 	{15748, oldStackTop, newStackTop},
@@ -156,7 +204,6 @@ var stackPatches = []constPatch{
 	{15918, oldHeapEnd - oldStackTop - 63, newHeapEnd - newStackTop - 63},
 	{15943, oldHeapEnd - oldStackTop - 64, newHeapEnd - newStackTop - 64},
 	{15961, oldHeapEnd - 52, newHeapEnd - 52},
-	{pollCounterOffset, 10000, pollEvery},
 }
 
 // moduleRefs are the two references to each module name's literal.
@@ -176,8 +223,10 @@ const newInit = "void 0;"
 var errWrongQuickJS = errors.New("jsrun: the QuickJS module is not qjs v0.0.6's; the sandbox patch is written for that build only")
 
 // patchQuickJS returns the patched module, whose memory may not grow past
-// maxBytes beyond the stack (rounded up to 64 KiB pages).
-func patchQuickJS(orig []byte, maxBytes int, names [3]string) ([]byte, error) {
+// maxBytes beyond the stack (rounded up to 64 KiB pages). Without hardStop
+// the module has no stack check and no way to stop (BenchmarkHardStop
+// measures what they cost).
+func patchQuickJS(orig []byte, maxBytes int, names [3]string, hardStop bool) ([]byte, error) {
 	sum := sha256.Sum256(orig)
 	if hex.EncodeToString(sum[:]) != qjsSHA256 {
 		return nil, errWrongQuickJS
@@ -217,51 +266,55 @@ func patchQuickJS(orig []byte, maxBytes int, names [3]string) ([]byte, error) {
 			}
 			maxPages := uint32(memoryPages + (maxBytes+65535)/65536)
 			content = append([]byte{1, 1, memoryPages}, uleb(min(maxPages, 65536))...)
-		case 2: // imports: clock_time_get is the handler's clock
+		case 1: // types: check and overflow take and give nothing
+			if !hasVoidType(content) {
+				return nil, fmt.Errorf("%w: type section", errWrongQuickJS)
+			}
+		case 2: // imports: clock_time_get is the check's clock
 			if !bytes.Contains(content, []byte("\x16wasi_snapshot_preview1\x0eclock_time_get\x00\x14")) {
 				return nil, fmt.Errorf("%w: import section", errWrongQuickJS)
 			}
-		case 3: // functions: one more, of the handler's type
+		case 3: // functions: check and overflow
 			n, w, err := readUleb(content, 0)
 			if err != nil || n != funcCount {
 				return nil, fmt.Errorf("%w: function section", errWrongQuickJS)
 			}
-			content = append(append(uleb(n+1), content[w:]...), handlerType)
-		case 4: // table: one slot more, for the handler
-			if !bytes.Equal(content, append([]byte{1, 0x70, 1}, append(uleb(handlerSlot), uleb(handlerSlot)...)...)) {
-				return nil, fmt.Errorf("%w: table section", errWrongQuickJS)
+			if hardStop {
+				content = append(append(uleb(n+2), content[w:]...), voidType, voidType)
 			}
-			content = append([]byte{1, 0x70, 1}, append(uleb(handlerSlot+1), uleb(handlerSlot+1)...)...)
-		case 9: // elements: slots 1..541 from offset 1, and now the handler
-			head := []byte{1, 0, 0x41, 1, 0x0b}
-			if !bytes.HasPrefix(content, head) {
-				return nil, fmt.Errorf("%w: element section", errWrongQuickJS)
-			}
-			n, w, err := readUleb(content, len(head))
-			if err != nil || n != handlerSlot-1 {
-				return nil, fmt.Errorf("%w: element section", errWrongQuickJS)
-			}
-			rest := content[len(head)+w:]
-			content = append(append(append(append([]byte(nil), head...), uleb(n+1)...), rest...), uleb(importCount+funcCount)...)
-		case 6: // globals: the first is __stack_pointer
+		case 6: // globals: the first is __stack_pointer; the counter follows
 			want := append([]byte{1, 0x7f, 1, 0x41}, append(sleb(oldStackTop), 0x0b)...)
 			if !bytes.Equal(content, want) {
 				return nil, fmt.Errorf("%w: global section", errWrongQuickJS)
 			}
 			content = append([]byte{1, 0x7f, 1, 0x41}, append(sleb(newStackTop), 0x0b)...)
-		case 10:
-			if !bytes.Contains(orig[pollInterruptsOffset:pollInterruptsOffset+119], pollInterrupts) {
-				return nil, fmt.Errorf("%w: __js_poll_interrupts", errWrongQuickJS)
+			if hardStop {
+				content[0] = 2
+				content = append(append(append(content, 0x7f, 1, 0x41), sleb(tickEvery)...), 0x0b)
 			}
+		case 10:
 			if content, err = patchCode(orig, s, patches); err != nil {
 				return nil, err
 			}
-			n, w, err := readUleb(content, 0)
-			if err != nil || n != funcCount {
-				return nil, fmt.Errorf("%w: code section", errWrongQuickJS)
+			if !hardStop {
+				break
 			}
-			body := handlerBody()
-			content = append(append(uleb(n+1), content[w:]...), append(uleb(uint32(len(body))), body...)...)
+			mf, err := readModuleFuncs(secs)
+			if err != nil {
+				return nil, err
+			}
+			code, st, err := instrumentCode(content, mf, hardStopProbes())
+			if err != nil {
+				return nil, err
+			}
+			if st.functions != funcCount || st.leafFrame > guardSize/2 || st.maxRun > maxRunBetweenTicks {
+				return nil, fmt.Errorf("%w: code section (%d functions, %d bytes under the stack pointer, %d instructions between ticks)",
+					errWrongQuickJS, st.functions, st.leafFrame, st.maxRun)
+			}
+			content = append(uleb(funcCount+2), code[len(uleb(funcCount)):]...)
+			for _, body := range [][]byte{checkBody(), overflowBody()} {
+				content = append(append(content, uleb(uint32(len(body)))...), body...)
+			}
 		case 11:
 			content = append([]byte(nil), content...)
 			rel := initOffset - s.start
@@ -275,6 +328,95 @@ func patchQuickJS(orig []byte, maxBytes int, names [3]string) ([]byte, error) {
 		out.Write(content)
 	}
 	return out.Bytes(), nil
+}
+
+// readModuleFuncs reads the function, export and element sections.
+func readModuleFuncs(secs []section) (moduleFuncs, error) {
+	mf := moduleFuncs{imports: importCount}
+	bad := func(what string) (moduleFuncs, error) {
+		return moduleFuncs{}, fmt.Errorf("%w: %s section", errWrongQuickJS, what)
+	}
+	indices := func(b []byte, p int) ([]uint32, error) {
+		n, w, err := readUleb(b, p)
+		if err != nil {
+			return nil, err
+		}
+		p += w
+		out := make([]uint32, n)
+		for i := range out {
+			if out[i], w, err = readUleb(b, p); err != nil {
+				return nil, err
+			}
+			p += w
+		}
+		return out, nil
+	}
+	for _, s := range secs {
+		var err error
+		switch s.id {
+		case 3:
+			mf.types, err = indices(s.content, 0)
+		case 7: // exports: a name, a kind (0 for a function), an index
+			n, p, err := readUleb(s.content, 0)
+			if err != nil {
+				return bad("export")
+			}
+			for range n {
+				k, w, err := readUleb(s.content, p)
+				if err != nil || p+w+int(k)+1 >= len(s.content) {
+					return bad("export")
+				}
+				p += w + int(k)
+				kind := s.content[p]
+				idx, w, err := readUleb(s.content, p+1)
+				if err != nil {
+					return bad("export")
+				}
+				p += 1 + w
+				if kind == 0 {
+					mf.exports = append(mf.exports, idx)
+				}
+			}
+		case 9: // elements: one active segment of functions at offset 1
+			head := []byte{1, 0, 0x41, 1, 0x0b}
+			if !bytes.HasPrefix(s.content, head) {
+				return bad("element")
+			}
+			mf.table, err = indices(s.content, len(head))
+		}
+		if err != nil {
+			return bad(fmt.Sprintf("section %d", s.id))
+		}
+	}
+	if len(mf.types) != funcCount || len(mf.table) == 0 || len(mf.exports) == 0 {
+		return bad("function")
+	}
+	return mf, nil
+}
+
+// hasVoidType reports whether the type section's type voidType is () -> nil.
+func hasVoidType(content []byte) bool {
+	n, p, err := readUleb(content, 0)
+	if err != nil || n <= voidType {
+		return false
+	}
+	for i := 0; ; i++ {
+		// 0x60, the parameters, the results: one byte a value type.
+		if p >= len(content) || content[p] != 0x60 {
+			return false
+		}
+		if i == voidType {
+			return bytes.HasPrefix(content[p:], []byte{0x60, 0, 0})
+		}
+		p++
+		for range 2 {
+			k, w, err := readUleb(content, p)
+			if err != nil {
+				return false
+			}
+			p += w + int(k)
+		}
+	}
 }
 
 type section struct {

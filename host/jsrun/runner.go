@@ -232,13 +232,14 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 	for i := range logs {
 		logs[i].Text = scrub(logs[i].Text, c.Env)
 	}
+	reason := rt.reason()
 	switch {
-	case err == nil && rt.guardIntact():
+	case err == nil && reason == 0:
 		return Result{Result: registry.Success(out), Logs: logs}
-	case !rt.guardIntact() && ctx.Err() == nil:
-		// The stack reached its guard: whatever the call says after
-		// that (a trap, a promise left pending), it overflowed.
-		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	case reason == reasonStack:
+		// Whatever the call says after that (a trap, a promise left
+		// pending), it overflowed.
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' stopped: %v", c.Tool, errOverflow))
 	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
 		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
 		if errors.Is(err, errPending) {
@@ -251,8 +252,8 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 		// Out of memory while making the error itself: QuickJS throws null.
 		(err.Error() == "null" && rt.memoryFull()):
 		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
-	case !rt.guardIntact() || isTrap(err):
-		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed: stack overflow (recursion too deep?): the runtime was thrown away", c.Tool))
+	case isTrap(err):
+		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed inside QuickJS (%s): the runtime was thrown away; try again with other input", c.Tool, trapText(err)))
 	case errors.As(err, new(*typedError)):
 		var te *typedError
 		errors.As(err, &te)
@@ -277,6 +278,15 @@ func withoutGlue(msg string) string {
 	return strings.TrimRight(strings.Join(kept, "\n"), "\n")
 }
 
+// trapText is what a trap says, without the call that met it or the stack.
+func trapText(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if i := strings.Index(msg, "wasm error: "); i >= 0 {
+		return msg[i:]
+	}
+	return msg
+}
+
 // isTrap reports an error from a runtime whose module trapped or closed.
 func isTrap(err error) bool {
 	return err != nil && (isClosed(err.Error()) || strings.Contains(err.Error(), "wasm error"))
@@ -287,12 +297,16 @@ type typedError struct{ typ, msg string }
 
 func (e *typedError) Error() string { return e.msg }
 
+// errOverflow is what the stack check's trap says.
+var errOverflow = errors.New("stack overflow: calls or data nested too deeply " +
+	"(deep recursion, or JSON or code nested thousands of levels deep); use a loop instead of recursion, or flatter data")
+
 // errPending: the call's promise is pending with nothing left to run, so it
 // will never settle.
 var errPending = errors.New("the promise never settles")
 
 // run loads the source and calls the function, turning panics from a dead
-// runtime into errors. The interrupt handler stops JS past the deadline; a
+// runtime into errors. The hard stop traps JS past the deadline; a
 // promise left pending with no job to run waits for the deadline.
 func (r *Runner) run(ctx context.Context, rt *runtime, c host.JSCall, params string) (out string, err error) {
 	defer func() {
@@ -406,6 +420,9 @@ func (r *Runner) Check(ref string, source []byte) (err error) {
 		if p := recover(); p != nil {
 			err = errors.New(host.PanicText(p))
 		}
+		if err != nil && rt.reason() == reasonStack {
+			err = errOverflow
+		}
 	}()
 	_, err = r.compiled(rt, ref, source)
 	if err != nil {
@@ -432,6 +449,9 @@ func (r *Runner) Undefined(ctx context.Context, ref string, source []byte, names
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.New(host.PanicText(p))
+		}
+		if err != nil && rt.reason() == reasonStack {
+			err = fmt.Errorf("its top level stopped: %w", errOverflow)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -210,13 +210,13 @@ func TestPatchRefusesOtherBinaries(t *testing.T) {
 	}
 	other := append([]byte(nil), qjsWasm...)
 	other[len(other)-1] ^= 1
-	if _, err := patchQuickJS(other, 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+	if _, err := patchQuickJS(other, 64<<20, names, true); !errors.Is(err, errWrongQuickJS) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := patchQuickJS([]byte("not wasm"), 64<<20, names); !errors.Is(err, errWrongQuickJS) {
+	if _, err := patchQuickJS([]byte("not wasm"), 64<<20, names, true); !errors.Is(err, errWrongQuickJS) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := patchQuickJS(qjsWasm, 64<<20, [3]string{"qjs:std", names[1], names[2]}); err == nil {
+	if _, err := patchQuickJS(qjsWasm, 64<<20, [3]string{"qjs:std", names[1], names[2]}, true); err == nil {
 		t.Error("a guessable module name was accepted")
 	}
 }
@@ -277,6 +277,11 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SyntaxError") || !strings.Contains(err.Error(), "tools/bad.js:2") {
 		t.Errorf("a bad source: %v", err)
 	}
+	// Nesting that overflows the parser's stack says so.
+	err = r.Check("tools/deep.js", []byte("function execute() { return "+strings.Repeat("(", 100000)+"; }"))
+	if err == nil || !strings.Contains(err.Error(), "stack overflow") {
+		t.Errorf("a source nested 100,000 deep: %v", err)
+	}
 }
 
 // Undefined finds the functions a call would find after the top level ran,
@@ -298,6 +303,7 @@ func TestUndefined(t *testing.T) {
 		{name: "top level throws", source: "throw new TypeError('boom');", names: []string{"a"}, wantErr: "TypeError: boom"},
 		{name: "top level fetches", source: "fetch('https://example.com/');\nfunction a() {}", names: []string{"a"}, wantErr: "was not requested: toolroute check runs a file's top level without the network"},
 		{name: "top level reads a file", source: "fs.readFile('secret.txt');", names: []string{"a"}, wantErr: "no sandbox folder is configured"},
+		{name: "top level recurses", source: "function f(n) { return f(n + 1) + 1; }\nf(0);", names: []string{"f"}, wantErr: "its top level stopped: stack overflow"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,22 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fastschema/qjs"
+	"github.com/tetratelabs/wazero"
 )
 
 //go:embed prelude.js
 var preludeJS string
 
 var (
-	patchMu      sync.Mutex
-	patched      = map[build][]byte{}
-	guardPattern = bytes.Repeat([]byte{0xa5, 0x5a, 0xc3, 0x3c}, guardSize/4)
+	patchMu sync.Mutex
+	patched = map[build][]byte{}
 )
 
 // build says how to make runtimes: the memory limit, and the folder
@@ -47,7 +46,7 @@ func quickJS(b build) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := patchQuickJS(qjsWasm, b.memoryLimit, names)
+	bin, err := patchQuickJS(qjsWasm, b.memoryLimit, names, true)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +58,8 @@ func quickJS(b build) ([]byte, error) {
 type runtime struct {
 	q        *qjs.Runtime
 	cwd      string
-	maxBytes uint32 // its memory's maximum
+	maxBytes uint32         // its memory's maximum
+	wrt      wazero.Runtime // qjs's, for close
 	// call is the call the bridges serve; set when the runtime is taken.
 	call *callState
 }
@@ -79,7 +79,7 @@ func newRuntime(b build) (*runtime, error) {
 	rt := &runtime{cwd: cwd, maxBytes: uint32(min((memoryPages+(memoryLimit+65535)/65536)*65536, 1<<32-1))}
 	q, err := qjs.New(qjs.Option{
 		CWD:                cwd,
-		CloseOnContextDone: false, // the interrupt handler stops calls; see patch.go
+		CloseOnContextDone: false, // the hard stop ends calls; see patch.go
 		QuickJSWasmBytes:   bin,
 		CacheDir:           b.cacheDir,
 		Stdout:             io.Discard,
@@ -90,17 +90,14 @@ func newRuntime(b build) (*runtime, error) {
 		return nil, fmt.Errorf("jsrun: new QuickJS runtime: %w", err)
 	}
 	rt.q = q
+	if rt.wrt, err = wazeroRuntime(q); err != nil {
+		q.Close()
+		os.RemoveAll(cwd)
+		return nil, err
+	}
 	if err := cacheExports(q); err != nil {
 		rt.close()
 		return nil, err
-	}
-	if err := rt.installInterrupts(); err != nil {
-		rt.close()
-		return nil, err
-	}
-	if err := q.Mem().Write(stackLow, guardPattern); err != nil {
-		rt.close()
-		return nil, fmt.Errorf("jsrun: stack guard: %w", err)
 	}
 	rt.bind()
 	if _, err := rt.eval("<toolroute prelude>", preludeJS); err != nil {
@@ -110,47 +107,41 @@ func newRuntime(b build) (*runtime, error) {
 	return rt, nil
 }
 
-// close releases the runtime and its working folder. A runtime whose module
-// was closed by its context, or that trapped, cannot free its QuickJS state;
-// closing it must not fail.
+// close releases the runtime and its working folder: it closes the wazero
+// runtime qjs made for it, which holds the module and the host modules, and
+// through those the bridges (qjs.Runtime.Close leaves it open, and frees
+// the bridges' registry instead). QuickJS's state goes with the module's
+// memory, so it is not freed first: that would only cost time, and after a
+// trap would run on state the trap left half changed.
 func (rt *runtime) close() {
-	func() {
-		defer func() { _ = recover() }()
-		rt.q.Close()
-	}()
+	if rt.wrt != nil {
+		rt.wrt.Close(context.Background())
+	}
 	os.RemoveAll(rt.cwd)
 }
 
-// installInterrupts points QuickJS's interrupt handler at the patch's, with
-// no deadline yet.
-func (rt *runtime) installInterrupts() error {
-	mem := rt.q.Mem()
-	if err := rt.setDeadline(time.Time{}); err != nil {
-		return err
-	}
-	jsrt, err := mem.ReadUint32(uint32(rt.q.Raw())) // QJSRuntime.runtime
-	if err != nil {
-		return fmt.Errorf("jsrun: interrupt handler: %w", err)
-	}
-	if cur, err := mem.ReadUint32(jsrt + rtHandlerOffset); err != nil || cur != 0 {
-		return fmt.Errorf("jsrun: interrupt handler: the runtime already has one (%d, %v)", cur, err)
-	}
-	return mem.Write(jsrt+rtHandlerOffset, binary.LittleEndian.AppendUint32(nil, handlerSlot))
-}
-
-// setDeadline arms the interrupt handler: past t, JS stops with an
-// uncatchable "interrupted" error. The zero time means never.
+// setDeadline arms the hard stop: past t, the module traps at its next
+// check. The zero time means never.
 func (rt *runtime) setDeadline(t time.Time) error {
-	ns := uint64(math.MaxUint64)
+	var ns uint64
 	if !t.IsZero() {
 		ns = uint64(t.UnixNano())
 	}
 	return rt.q.Mem().Write(deadlineAddr, binary.LittleEndian.AppendUint64(nil, ns))
 }
 
-// setStop sets the word the interrupt handler answers: once set, JS stops
-// at its next poll with an uncatchable "interrupted" error. It may be
-// called while the runtime runs JS on another goroutine.
+// reason says why the module trapped, if the hard stop or the stack check
+// trapped it (reasonStack, reasonStopped, reasonTimeout), else 0.
+func (rt *runtime) reason() uint32 {
+	v, err := rt.q.Mem().ReadUint32(reasonAddr)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// setStop sets the stop word: once set, the module traps at its next check.
+// It may be called while the runtime runs JS on another goroutine.
 func (rt *runtime) setStop(stop bool) error {
 	var v uint32
 	if stop {
@@ -159,8 +150,8 @@ func (rt *runtime) setStop(stop bool) error {
 	return rt.q.Mem().Write(stopAddr, binary.LittleEndian.AppendUint32(nil, v))
 }
 
-// stopWhenDone stops the runtime's JS when ctx is canceled (Ctrl-C, a
-// client gone; the deadline is the handler's own), until the returned
+// stopWhenDone stops the runtime's JS when ctx is done (Ctrl-C, a client
+// gone, the deadline, which the check also reads itself), until the returned
 // function is called, which waits for the watcher to end. The stop is
 // written again every 50 ms: a store racing a memory.grow of the running
 // module could be lost.
@@ -197,12 +188,6 @@ func (rt *runtime) stopWhenDone(ctx context.Context) (release func()) {
 // most likely an allocation that failed.
 func (rt *runtime) memoryFull() bool {
 	return rt.q.Mem().Size()+(1<<20) >= rt.maxBytes
-}
-
-// guardIntact reports whether the stack never reached its guard.
-func (rt *runtime) guardIntact() bool {
-	b, err := rt.q.Mem().Read(stackLow, guardSize)
-	return err == nil && bytes.Equal(b, guardPattern)
 }
 
 // eval runs code as a global script (strict, as qjs evaluates) and returns
@@ -317,10 +302,8 @@ func (rt *runtime) bind() {
 		}
 		return c.NewString(s), nil
 	})
-	// One function serves the google bridge and the toolroute bridge:
-	// a ninth host function broke the deep_recursion conformance case (the
-	// recursion ran to its timeout instead of overflowing), so the host
-	// functions stay at eight.
+	// One function serves the google bridge and the toolroute bridge,
+	// the op naming which.
 	fn("__tr_host", func(args []*qjs.Value) (*qjs.Value, error) {
 		s, err := rt.call.hostOp(str(args, 0), str(args, 1))
 		if err != nil {

@@ -23,6 +23,8 @@ type client struct {
 	s     *Server
 	srv   *mcp.Server
 	calls *host.ModelCalls
+	// ended, when set, ends the requests being handled (Server.Run's ctx).
+	ended context.Context
 
 	mu      sync.Mutex
 	loaded  []string        // the groups loaded, in load order
@@ -231,6 +233,12 @@ func (c *client) connected() bool {
 // bare "unknown tool"), and tools/list keeps the order a turn sends.
 func (c *client) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if c.ended != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(c.ended, cancel)()
+		}
 		if c.registered.CompareAndSwap(false, true) {
 			c.s.used(c)
 		}

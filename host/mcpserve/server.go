@@ -87,9 +87,12 @@ func (s *Server) implementation() *mcp.Implementation {
 }
 
 // Run serves one client over t (mcp.StdioTransport for `toolroute mcp`)
-// until it goes or ctx ends.
+// until it goes or ctx ends. When ctx ends, the calls running end too: the
+// SDK waits for them before it returns, and their own contexts do not
+// end with ctx (a call could otherwise hold SIGTERM for its whole timeout).
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	c := s.newClient()
+	c.ended = ctx
 	defer s.drop(c)
 	return c.srv.Run(ctx, t)
 }

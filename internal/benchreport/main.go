@@ -55,7 +55,10 @@ var runs = []run{
 	// instance), and the first call on a new instance apart (FirstCall).
 	{"./host/module", "StartTurn|LoadGroupStep|Turn$|FirstCall", "1s"},
 	{"./host/module", "Catalogue|Compile|Instantiate|MemoryAfter1000Turns", "1x"},
-	{"./host/jsrun", "ColdCall|FetchCall|TimeoutMechanism|RuntimeMemory", "20x"},
+	{"./host/jsrun", "ColdCall|FetchCall|RuntimeMemory", "20x"},
+	// Steady state: each workload on a warm runtime of each module in
+	// turn, the ratios taken within the run.
+	{"./host/jsrun", "HardStop", "40x"},
 	// Steady state: the first call's one-time costs vanish in b.N calls
 	// (ColdCall, above, is a call on a fresh runtime).
 	{"./host/jsrun", "CallItself|QJSCall", "1s"},
@@ -729,10 +732,11 @@ const notes = `
   the catalogue is decoded once, met. Instances alive when the catalogue
   changes each load the new one: they hold open turns and kept sessions,
   which a copy would drop.
-- A warm JS tool call (CallItself) was to take 50 µs: it takes about 46
-  µs in this run (64 the last time, 45 to 50 on the fast ones), since
-  the call's outcome is read as a property rather than by evaluating a
-  script: met on a fast run, not on a slow one. Starting the call with
+- A warm JS tool call (CallItself) was to take 50 µs: it takes about 38
+  µs in this run (46 the last time, when QuickJS's interrupt handler read
+  the clock at every operation; the hard stop's counter replaced it), the
+  call's outcome being read as a property rather than by evaluating a
+  script: met. Starting the call with
   QJS_Call instead of a one-line script is no faster: qjs runs the
   promise's jobs only after an evaluation, so one is still needed.
 - A cold call (ColdCall) was to take under 3 ms: it does.
@@ -769,6 +773,18 @@ const notes = `
   catalogues of N tools given as definitions; its builtin is the built-in
   JS tools given as their manifests' text, as the browser and the worker
   load them at their start (` + "`toolroute export --builtin`" + `).
+- HardStop is what the Go host's hard stop costs (the stack check, and the
+  counter at loop headers and recursive functions' entries that makes
+  every JS call end at its deadline, native code included), in steady
+  state: each workload runs 40 times on a warm runtime of each of three
+  modules in turn, so its ratios come from one run. ns/op is the runner's
+  module; "plain" is the same patch without the hard stop (no stack check,
+  no way to stop a call); "close on context done" is that module with
+  wazero's WithCloseOnContextDone, the other way to stop a call.
+  hard-stop/plain and close-on-context-done/plain are the ratios.
+  trivial-loop is the worst case (300,000 turns of a trivial loop),
+  native-work JSON, a sort and a regular expression on 5,000 objects,
+  tool-call a call of the 15 KB tool as CallItself makes it.
 - JSTrivialLoop is the JS hosts' QuickJS (quickjs-emscripten, in Node): one
   loop of 10 million trivial turns, the worst case for the interrupt handler
   polled at every operation (interrupt-handler) against the package's build
