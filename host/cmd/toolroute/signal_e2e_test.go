@@ -249,9 +249,11 @@ func TestSignalsEndServe(t *testing.T) {
 					t.Fatal(err)
 				}
 				go io.Copy(out, stdout)
-				_, printed, _ := strings.Cut(strings.TrimSpace(line), "serving on ")
-				printed, _, _ = strings.Cut(printed, " ")
-				addr, token, _ := strings.Cut(printed, "/?token=")
+				addr, _, ok := servedAt(line)
+				if !ok {
+					t.Fatalf("serve's first line %q", line)
+				}
+				token := keptToken(t, u)
 				go func() {
 					req, _ := http.NewRequest("POST", addr+"/api/sessions/s/messages", strings.NewReader(`{"text":"Spin"}`))
 					req.Header.Set("Content-Type", "application/json")
