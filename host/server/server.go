@@ -50,7 +50,9 @@
 // Every POST, PUT and PATCH takes JSON (Content-Type: application/json): a page on
 // another site cannot send that without a CORS preflight, which the server
 // never grants. Requests whose Host is not a loopback name are refused (DNS
-// rebinding). A request body has Options.BodyTimeout to arrive.
+// rebinding). A request body has Options.BodyTimeout to arrive, and a
+// response Options.StallTimeout to go through whenever it stalls: a client
+// that stops reading a turn's stream ends the turn as closing it does.
 package server
 
 import (
@@ -111,6 +113,9 @@ type Options struct {
 	// Logins are the one-use codes /?login=CODE signs the page in with;
 	// nil means none (the page signs in with /?token=T only).
 	Logins *Logins
+	// StallTimeout is how long a response may wait on a client that
+	// takes none of it (WriteDeadlines); zero means DefaultStallTimeout.
+	StallTimeout time.Duration
 }
 
 // Handler returns the HTTP API of a running app.
@@ -168,7 +173,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	outer := http.NewServeMux()
 	outer.Handle("/api/", auth.api(jsonOnly(mux)))
 	outer.Handle("/", auth.page(page))
-	return guard(outer, o.BodyTimeout)
+	return WriteDeadlines(guard(outer, o.BodyTimeout), o.StallTimeout)
 }
 
 type server struct {
@@ -207,7 +212,7 @@ func jsonOnly(next http.Handler) http.Handler {
 			if r.URL.Path == "/api/model" {
 				limit = MaxModelBody
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			r.Body = http.MaxBytesReader(unstalled(w), r.Body, limit)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -382,7 +387,8 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
 // per event, the last being done or failed, or error for a host failure.
 // An approval event's calls wait for POST .../approvals; the turn waits
-// with them, and ends if the client goes away meanwhile.
+// with them, and ends if the client goes away meanwhile. A client that
+// stops reading ends it too, after Options.StallTimeout (WriteDeadlines).
 func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req struct {
@@ -418,7 +424,7 @@ func (s *server) compact(w http.ResponseWriter, r *http.Request) {
 
 // stream writes a turn's events as server-sent events.
 func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, events iter.Seq2[host.Event, error]) {
-	flusher, _ := w.(http.Flusher)
+	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -430,10 +436,10 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, event
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", kind, data); err != nil {
 			return false
 		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
+		// A flush that stalls past the limit fails: the turn stops there,
+		// not at its next event, which may be minutes away.
+		err = rc.Flush()
+		return err == nil || errors.Is(err, http.ErrNotSupported)
 	}
 	var asked *question // closed when the turn ends, answered or not
 	defer func() {

@@ -65,7 +65,9 @@ func startApp(t *testing.T, dir string, model *fakemodel.Server, o server.Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(server.Handler(a, o))
+	srv := httptest.NewUnstartedServer(server.Handler(a, o))
+	srv.Listener = server.BoundSendBuffers(srv.Listener) // as serve listens
+	srv.Start()
 	t.Cleanup(func() { srv.Close(); a.Close() })
 	return srv, a
 }

@@ -75,9 +75,15 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, server.RequireBearer(tok, from, srv.Handler()))
+	// A client that stops reading a stream (a call's, or its session's
+	// notifications) fails the write after the stall limit, which ends
+	// that request as the client leaving would: the SDK's writes hold
+	// the stream's lock meanwhile, and a notification's goroutine would
+	// wait for ever.
+	mux.Handle(mcpPath, server.WriteDeadlines(server.RequireBearer(tok, from, srv.Handler()), server.DefaultStallTimeout))
 	// No WriteTimeout: a call may wait minutes on the user's answer, and a
 	// session's notification stream stays open.
+	ln = server.BoundSendBuffers(ln)
 	hs := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		Handler:           mux,

@@ -70,9 +70,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	// No ReadTimeout or WriteTimeout: a turn streams for as long as it
-	// takes. The handler bounds the time a body takes to arrive. Requests
-	// share ctx, so Ctrl-C ends the turns (one may wait minutes on a
-	// question) before the app closes under them.
+	// takes. The handler bounds the time a body takes to arrive, and the
+	// time a write waits on a client that reads nothing (a stalled stream
+	// ends its turn as a Stop does); each connection's send buffer is kept
+	// small so that this wait is the client's. Requests share ctx, so
+	// Ctrl-C ends the turns (one may wait minutes on a question) before the
+	// app closes under them.
+	ln = server.BoundSendBuffers(ln)
 	srv := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ReadHeaderTimeout: 10 * time.Second,
