@@ -828,21 +828,42 @@ async function send(env, ctx, ready, now, id, body, request, compact = false) {
   const { readable, writable } = new TransformStream();
   const writer = writable.getWriter();
   const abort = new AbortController();
-  const write = async (type, v) => {
+  // A write the client takes none of for the stall limit ends the turn
+  // as the client leaving does, and the stream with it: a write waits on
+  // the stream's backpressure, which a client that stops reading (its
+  // connection open, its buffer full) never lifts, and the session's
+  // lease would be held for as long.
+  const stall = Number(env.TOOLROUTE_STALL_MS) > 0 ? Number(env.TOOLROUTE_STALL_MS) : STALL_MS;
+  const stalled = () => {
+    const reason = new Error(`the client took nothing of the stream for ${stall / 1000} s`);
+    abort.abort(reason);
+    writer.abort(reason).catch(() => {});
+  };
+  // writing counts the writes under way: a keep-alive line while an event
+  // goes out in pieces would land inside it.
+  let writing = 0;
+  const put = async (bytes) => {
+    writing++;
     try {
-      await writer.write(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(v)}\n\n`));
+      for (let i = 0; i < bytes.length; i += STALL_PIECE) {
+        if (abort.signal.aborted || !(await within(writer.write(bytes.subarray(i, i + STALL_PIECE)), stall))) {
+          if (!abort.signal.aborted) stalled();
+          return false;
+        }
+      }
       return true;
-    } catch {
-      return false;
+    } finally {
+      writing--;
     }
   };
+  const write = (type, v) => put(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(v)}\n\n`));
   // A comment line every keep-alive period: a turn waiting (on the model,
   // on an approval) learns that its client left when the write fails, as
   // the runtime does not always abort the request's signal; proxies keep
   // the stream open too.
   const every = Number(env.TOOLROUTE_KEEPALIVE_MS) > 0 ? Number(env.TOOLROUTE_KEEPALIVE_MS) : KEEPALIVE_MS;
   const keepAlive = setInterval(() => {
-    writer.write(encoder.encode(": still working\n\n")).catch(() => abort.abort(new Error("the client went away")));
+    if (writing === 0) put(encoder.encode(": still working\n\n")).then((ok) => ok || abort.abort(new Error("the client went away")));
   }, every);
   const turn = (async () => {
     try {
@@ -873,6 +894,21 @@ async function send(env, ctx, ready, now, id, body, request, compact = false) {
 // KEEPALIVE_MS is how often a running turn's stream gets a comment line
 // (TOOLROUTE_KEEPALIVE_MS changes it).
 const KEEPALIVE_MS = 15_000;
+
+// STALL_MS is how long a write to a turn's stream may wait on its client
+// (TOOLROUTE_STALL_MS changes it), as serve's: a write goes in pieces of
+// STALL_PIECE bytes, each with the whole limit, so a client that reads
+// slowly keeps its stream however long the whole takes.
+const STALL_MS = 30_000;
+const STALL_PIECE = 32 << 10;
+
+// within settles with true once the write went through, false if it failed
+// or is still waiting after ms.
+function within(write, ms) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([write.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+}
 
 // DRAIN_LIMIT is how much of a body too large to take is still read (and
 // dropped) before the 413: a client still sending when the answer comes may
