@@ -3,6 +3,7 @@ module github.com/toolroute/toolroute
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/fastschema/qjs v0.0.6

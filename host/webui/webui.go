@@ -12,6 +12,7 @@ package webui
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -19,9 +20,13 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/andybalholm/brotli"
 
 	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
@@ -61,14 +66,28 @@ func init() {
 // cached for a year; every other file is revalidated on each load
 // (no-cache), by its ETag when files gives no modification time (an
 // embedded build) and by Last-Modified otherwise (a folder).
+//
+// A file is sent compressed, in brotli or gzip, to a client whose
+// Accept-Encoding takes it (its weights followed; brotli first at equal
+// weight), unless it is an image or font compressed already or the coding
+// would not make it smaller. Each file is compressed once in each coding,
+// at the first request that takes that coding (a folder's file again once
+// it changes), never per request. A compressed form has an ETag of its own,
+// as a representation of its own (RFC 9110, 8.8.3), which If-None-Match
+// and If-Range compare; every response of a file that may be compressed
+// says Vary: Accept-Encoding. A client that sends no Accept-Encoding, or
+// takes none of the two, gets the file as it is.
 func Handler(files fs.FS, module []byte) http.Handler {
-	return &handler{files: files, module: module}
+	return &handler{files: files, module: module, packs: map[string]*packed{}}
 }
 
 type handler struct {
 	files  fs.FS
 	module []byte
 	etags  sync.Map // name -> ETag, for files with no modification time: those never change
+
+	mu    sync.Mutex
+	packs map[string]*packed // name -> the compressed forms of the file's version now
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +114,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		hd.Set("Cache-Control", "no-cache")
 	}
+	if Compressible(name) {
+		hd.Add("Vary", "Accept-Encoding")
+		for _, c := range accepted(r.Header.Values("Accept-Encoding")) {
+			form, err := h.compressed(name, f, c)
+			if err != nil {
+				http.Error(w, "reading "+name+": "+err.Error(), http.StatusInternalServerError)
+				return
+			}
+			if form.data == nil {
+				continue // the coding does not make this file smaller
+			}
+			hd.Set("ETag", form.etag)
+			http.ServeContent(codingWriter{w, codings[c].name}, r, name, f.mod, bytes.NewReader(form.data))
+			return
+		}
+	}
 	if f.mod.IsZero() {
 		tag, err := h.etag(name, f.content)
 		if err != nil {
@@ -110,6 +145,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type file struct {
 	content io.ReadSeeker
 	mod     time.Time
+	size    int64
 	close   func() error
 }
 
@@ -121,10 +157,10 @@ func (h *handler) open(name string) (file, bool) {
 	f, err := h.files.Open(name)
 	if err != nil {
 		if name == Module && h.module != nil {
-			return file{content: bytes.NewReader(h.module), close: func() error { return nil }}, true
+			return file{content: bytes.NewReader(h.module), size: int64(len(h.module)), close: func() error { return nil }}, true
 		}
 		if name == WordVectors {
-			return file{content: bytes.NewReader(english.Data), close: func() error { return nil }}, true
+			return file{content: bytes.NewReader(english.Data), size: int64(len(english.Data)), close: func() error { return nil }}, true
 		}
 		return file{}, false
 	}
@@ -140,9 +176,9 @@ func (h *handler) open(name string) (file, bool) {
 		if err != nil {
 			return file{}, false
 		}
-		return file{content: bytes.NewReader(b), mod: st.ModTime(), close: func() error { return nil }}, true
+		return file{content: bytes.NewReader(b), mod: st.ModTime(), size: int64(len(b)), close: func() error { return nil }}, true
 	}
-	return file{content: rs, mod: st.ModTime(), close: f.Close}, true
+	return file{content: rs, mod: st.ModTime(), size: st.Size(), close: f.Close}, true
 }
 
 // etag is the ETag of name, whose content never changes, hashed once.
@@ -160,6 +196,168 @@ func (h *handler) etag(name string, content io.ReadSeeker) (string, error) {
 	tag := `"` + hex.EncodeToString(sum.Sum(nil)[:12]) + `"`
 	h.etags.Store(name, tag)
 	return tag, nil
+}
+
+// codings are the content codings Handler compresses files in, in the
+// order it prefers them at equal weight: brotli's are the smaller (the
+// module: 5.5 MB, 1.27 MB in brotli, 1.51 MB in gzip). Both at their
+// default levels, which take about 0.4 s for the module here; brotli's
+// best takes 16 s for 14 % less.
+var codings = [...]struct {
+	name  string
+	write func(io.Writer) io.WriteCloser
+}{
+	{"br", func(w io.Writer) io.WriteCloser { return brotli.NewWriterLevel(w, brotli.DefaultCompression) }},
+	{"gzip", func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }},
+}
+
+// packed is one version of a file, by its modification time and size (an
+// embedded file has one), with its compressed forms.
+type packed struct {
+	mod   time.Time
+	size  int64
+	forms [len(codings)]form
+}
+
+// form is a file compressed in one coding, made once.
+type form struct {
+	once sync.Once
+	data []byte // nil when the coding does not make the file smaller
+	etag string
+	err  error
+}
+
+// compressed gives file f, served as name, in coding c, compressing it at
+// the first request for this version of it.
+func (h *handler) compressed(name string, f file, c int) (*form, error) {
+	h.mu.Lock()
+	p := h.packs[name]
+	if p == nil || !p.mod.Equal(f.mod) || p.size != f.size {
+		p = &packed{mod: f.mod, size: f.size}
+		h.packs[name] = p
+	}
+	fm := &p.forms[c]
+	h.mu.Unlock()
+	fm.once.Do(func() {
+		var raw []byte
+		if raw, fm.err = io.ReadAll(f.content); fm.err != nil {
+			return
+		}
+		if _, fm.err = f.content.Seek(0, io.SeekStart); fm.err != nil {
+			return
+		}
+		var out bytes.Buffer
+		w := codings[c].write(&out)
+		w.Write(raw) // a bytes.Buffer takes it all
+		if fm.err = w.Close(); fm.err != nil || out.Len() >= len(raw) {
+			return
+		}
+		fm.data = out.Bytes()
+		sum := sha256.Sum256(fm.data)
+		fm.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
+	})
+	return fm, fm.err
+}
+
+// codingWriter names the coding of the response ServeContent makes of a
+// compressed form, once it has chosen its status: a Content-Encoding set
+// before would keep ServeContent from sending the length, and its 304s
+// and errors carry no body to name.
+type codingWriter struct {
+	http.ResponseWriter
+	coding string
+}
+
+func (c codingWriter) WriteHeader(code int) {
+	if code == http.StatusOK || code == http.StatusPartialContent {
+		c.Header().Set("Content-Encoding", c.coding)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the response beneath.
+func (c codingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// accepted lists the codings (indexes of codings) a request's
+// Accept-Encoding values take, best first: by weight, brotli before gzip
+// at equal weight; none weighted 0, nor one weighted below identity when
+// the request weights identity. x-gzip is gzip (RFC 9110, 8.4.1.3). No
+// Accept-Encoding takes none: RFC 9110 would let the server choose, but
+// such a client may not decode what it did not ask for.
+func accepted(values []string) []int {
+	type weighted struct {
+		coding int
+		q      float64
+	}
+	var listed []string
+	var qs []float64
+	weight := func(name string) (float64, bool) {
+		if i := slices.Index(listed, name); i >= 0 {
+			return qs[i], true
+		}
+		return 0, false
+	}
+	for _, v := range values {
+		for _, e := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(e, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name == "" {
+				continue
+			}
+			if name == "x-gzip" {
+				name = "gzip"
+			}
+			q := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, v, _ := strings.Cut(p, "=")
+				if strings.EqualFold(strings.TrimSpace(k), "q") {
+					f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+					if err != nil || f < 0 || f > 1 {
+						f = 0 // a weight that cannot be read takes nothing
+					}
+					q = f
+				}
+			}
+			if _, seen := weight(name); !seen {
+				listed, qs = append(listed, name), append(qs, q)
+			}
+		}
+	}
+	identity, weighsIdentity := weight("identity")
+	var out []weighted
+	for c := range codings {
+		q, ok := weight(codings[c].name)
+		if !ok {
+			q, _ = weight("*")
+		}
+		if q > 0 && (!weighsIdentity || q >= identity) {
+			out = append(out, weighted{c, q})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b weighted) int {
+		switch {
+		case a.q > b.q:
+			return -1
+		case a.q < b.q:
+			return 1
+		}
+		return 0
+	})
+	order := make([]int, len(out))
+	for i, w := range out {
+		order[i] = w.coding
+	}
+	return order
+}
+
+// Compressible reports whether Handler may send name compressed: every
+// file but the images and fonts stored compressed already.
+func Compressible(name string) bool {
+	switch path.Ext(name) {
+	case ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".woff", ".woff2", ".gz", ".br", ".zst", ".zip":
+		return false
+	}
+	return true
 }
 
 // ContentType is the type Handler serves a file of the UI with, by its
