@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/toolroute/toolroute/host/webui"
@@ -123,7 +126,73 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 	rows = append(rows, row{uiSection, "what the UI adds to the program",
 		fmt.Sprintf("%d bytes embedded, toolroute.wasm not among them: the program serves the module it holds already", embedded),
 		"the files of host/webui/dist"})
-	return rows, nil
+	visit, err := firstVisitRow(files, module, walked)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, visit), nil
+}
+
+// chromiumAccept is the Accept-Encoding Chromium sends, to loopback too.
+const chromiumAccept = "gzip, deflate, br, zstd"
+
+// firstVisitRow measures what serve sends a browser's first visit: the
+// files the page fetches as it opens (Walk's initial ones) and those its
+// worker fetches at start (the module, the word vectors), each asked of
+// webui.Handler over HTTP as Chromium asks, against the same files as they
+// went before serve compressed them (asked with no Accept-Encoding, which
+// gets them as they are).
+func firstVisitRow(files fs.FS, module []byte, walked []webui.File) (row, error) {
+	srv := httptest.NewServer(webui.Handler(files, module))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	// sent is the body of name's answer, in bytes, to accept.
+	sent := func(name, accept string) (int, error) {
+		req, _ := http.NewRequest("GET", srv.URL+"/"+name, nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: HTTP %d", name, resp.StatusCode)
+		}
+		return int(n), err
+	}
+	var names []string
+	for _, f := range walked {
+		if f.Load == webui.Initial {
+			names = append(names, f.Name)
+		}
+	}
+	names = append(names, webui.Module, webui.WordVectors)
+	var br, gz, raw, brModule, rawModule int
+	for _, name := range names {
+		b, err := sent(name, chromiumAccept)
+		if err != nil {
+			return row{}, err
+		}
+		g, err := sent(name, "gzip")
+		if err != nil {
+			return row{}, err
+		}
+		r, err := sent(name, "")
+		if err != nil {
+			return row{}, err
+		}
+		br, gz, raw = br+b, gz+g, raw+r
+		if name == webui.Module {
+			brModule, rawModule = b, r
+		}
+	}
+	return row{uiSection, "a first visit as serve sends it: the page's initial files, the module and the word vectors, against before serve compressed them",
+		fmt.Sprintf("%d files: %d bytes to Chromium (brotli), %d to a client taking gzip alone, %d before (%.0f %% of it); the module %d of %d",
+			len(names), br, gz, raw, 100*float64(br)/float64(raw), brModule, rawModule),
+		"host/webui.Handler on loopback, Go's HTTP client counting the bodies it receives, asking as Chromium does (Accept-Encoding: " + chromiumAccept + "), with gzip alone, and with none (the files as they are, as serve sent them before); the files web/e2e's Chromium first visit fetches, response headers left out; the tokenizer, imported once the meter first counts, comes after (its row above)"}, nil
 }
 
 func gzipSize(data []byte) int {
