@@ -29,7 +29,8 @@
 //	                                      allow, deny, or "" for the default
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
-//	                                      a host in the browser
+//	                                      a host in the browser (compressed as
+//	                                      the page's files are, with an ETag)
 //	POST /api/ui/tools/{name}             run a server tool (an MCP server's) for the page
 //	GET  /api/ui/events                   SSE: a "catalogue" event, {"generation"},
 //	                                      now and at every change of the
@@ -179,6 +180,9 @@ func Handler(a *app.App, o Options) http.Handler {
 type server struct {
 	a         *app.App
 	approvals *Approvals
+	// pageCatalogue holds the page's catalogue compressed, once per version:
+	// hundreds of KB of JSON, a good part of a first visit.
+	pageCatalogue webui.Versioned
 }
 
 // guard refuses non-loopback Host headers and bounds the time a body
@@ -581,7 +585,12 @@ func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	reply(w, bc)
+	data, err := json.Marshal(bc)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.pageCatalogue.Serve(w, r, "application/json", append(data, '\n'))
 }
 
 // catalogueEvents streams the catalogue's generation: one event now, one

@@ -115,18 +115,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Cache-Control", "no-cache")
 	}
 	if Compressible(name) {
-		hd.Add("Vary", "Accept-Encoding")
-		for _, c := range accepted(r.Header.Values("Accept-Encoding")) {
-			form, err := h.compressed(name, f, c)
-			if err != nil {
-				http.Error(w, "reading "+name+": "+err.Error(), http.StatusInternalServerError)
-				return
-			}
-			if form.data == nil {
-				continue // the coding does not make this file smaller
-			}
-			hd.Set("ETag", form.etag)
-			http.ServeContent(codingWriter{w, codings[c].name}, r, name, f.mod, bytes.NewReader(form.data))
+		fm, coding, err := choose(w, r, h.pack(name, f), f.content)
+		if err != nil {
+			http.Error(w, "reading "+name+": "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if fm != nil {
+			hd.Set("ETag", fm.etag)
+			http.ServeContent(codingWriter{w, coding}, r, name, f.mod, bytes.NewReader(fm.data))
 			return
 		}
 	}
@@ -227,23 +223,29 @@ type form struct {
 	err  error
 }
 
-// compressed gives file f, served as name, in coding c, compressing it at
-// the first request for this version of it.
-func (h *handler) compressed(name string, f file, c int) (*form, error) {
+// pack gives the compressed forms of file f, served as name, made or to
+// be made for this version of it.
+func (h *handler) pack(name string, f file) *packed {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	p := h.packs[name]
 	if p == nil || !p.mod.Equal(f.mod) || p.size != f.size {
 		p = &packed{mod: f.mod, size: f.size}
 		h.packs[name] = p
 	}
+	return p
+}
+
+// form gives p's form in coding c, compressing content the first time,
+// and leaves content at its start.
+func (p *packed) form(c int, content io.ReadSeeker) (*form, error) {
 	fm := &p.forms[c]
-	h.mu.Unlock()
 	fm.once.Do(func() {
 		var raw []byte
-		if raw, fm.err = io.ReadAll(f.content); fm.err != nil {
+		if raw, fm.err = io.ReadAll(content); fm.err != nil {
 			return
 		}
-		if _, fm.err = f.content.Seek(0, io.SeekStart); fm.err != nil {
+		if _, fm.err = content.Seek(0, io.SeekStart); fm.err != nil {
 			return
 		}
 		var out bytes.Buffer
@@ -253,10 +255,71 @@ func (h *handler) compressed(name string, f file, c int) (*form, error) {
 			return
 		}
 		fm.data = out.Bytes()
-		sum := sha256.Sum256(fm.data)
-		fm.etag = `"` + hex.EncodeToString(sum[:12]) + `"`
+		fm.etag = etagOf(fm.data)
 	})
 	return fm, fm.err
+}
+
+// choose gives the form of p, made from content, that r's Accept-Encoding
+// takes best, and its coding's name; nil for content as it is. It says
+// Vary: Accept-Encoding, as every answer of such a content must.
+func choose(w http.ResponseWriter, r *http.Request, p *packed, content io.ReadSeeker) (*form, string, error) {
+	w.Header().Add("Vary", "Accept-Encoding")
+	for _, c := range accepted(r.Header.Values("Accept-Encoding")) {
+		fm, err := p.form(c, content)
+		if err != nil {
+			return nil, "", err
+		}
+		if fm.data != nil { // else the coding does not make it smaller
+			return fm, codings[c].name, nil
+		}
+	}
+	return nil, "", nil
+}
+
+// etagOf is a strong ETag of data.
+func etagOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
+}
+
+// A Versioned serves a content that changes now and then, such as an
+// API's JSON, compressed as Handler serves the UI's files: each version
+// once in each coding a request takes, a version being the content's
+// hash. It keeps the forms of the last version served. Its zero value is
+// ready to use.
+type Versioned struct {
+	mu   sync.Mutex
+	tag  string
+	pack *packed
+}
+
+// Serve answers r with content, of type ctype: in the coding r's
+// Accept-Encoding takes, its ETag the version's (each coding's its own),
+// revalidated on each use (no-cache).
+func (v *Versioned) Serve(w http.ResponseWriter, r *http.Request, ctype string, content []byte) {
+	tag := etagOf(content)
+	v.mu.Lock()
+	if v.pack == nil || v.tag != tag {
+		v.tag, v.pack = tag, &packed{size: int64(len(content))}
+	}
+	p := v.pack
+	v.mu.Unlock()
+	hd := w.Header()
+	hd.Set("Content-Type", ctype)
+	hd.Set("Cache-Control", "no-cache")
+	fm, coding, err := choose(w, r, p, bytes.NewReader(content))
+	if err != nil { // a bytes.Reader does not fail
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if fm != nil {
+		hd.Set("ETag", fm.etag)
+		http.ServeContent(codingWriter{w, coding}, r, "", time.Time{}, bytes.NewReader(fm.data))
+		return
+	}
+	hd.Set("ETag", tag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(content))
 }
 
 // codingWriter names the coding of the response ServeContent makes of a

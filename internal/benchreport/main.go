@@ -136,7 +136,11 @@ func printSizes() error {
 	if err != nil {
 		return err
 	}
-	fmt.Print(render(append(rows, ui...)))
+	visit, err := firstVisitRows(webui.Files, wasm.Binary)
+	if err != nil {
+		return err
+	}
+	fmt.Print(render(append(append(rows, ui...), visit...)))
 	return nil
 }
 
@@ -203,6 +207,11 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, ui...)
+	visit, err := firstVisitRows(webui.Files, wasm.Binary)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, visit...)
 	fmt.Fprintf(os.Stderr, "benchreport: toolroute search on %s, %d runs\n", metatool, count)
 	search, err := searchRows(count, metatool)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -96,13 +98,12 @@ func TestUIRows(t *testing.T) {
 	initial := len(files["app.js"].Data) + len(files["worker.js"].Data) + 1000
 	for figure, want := range map[string]string{
 		"initial JavaScript: what the page runs before the first interaction (index.html's script": fmt.Sprintf("3 files (app.js, worker.js, chunk-AAAA.js): %d bytes raw,", initial),
-		"the o200k_base tokenizer":                                  "chunk-TTTT.js: 21 bytes raw,",
-		"other JavaScript import()ed when first needed":             "1 files (chunk-QQQQ.js): 17 bytes raw,",
-		"toolroute.wasm":                                            "8 bytes raw,",
-		"quickjs.wasm":                                              "4 bytes raw,",
-		"the page's other files":                                    "index.html, app.css: ",
-		"what the UI adds to the program":                           "",
-		"a first visit as serve sends it: the page's initial files": "7 files: ",
+		"the o200k_base tokenizer":                      "chunk-TTTT.js: 21 bytes raw,",
+		"other JavaScript import()ed when first needed": "1 files (chunk-QQQQ.js): 17 bytes raw,",
+		"toolroute.wasm":                                "8 bytes raw,",
+		"quickjs.wasm":                                  "4 bytes raw,",
+		"the page's other files":                        "index.html, app.css: ",
+		"what the UI adds to the program":               "",
 	} {
 		if v, ok := got[figure]; !ok || !strings.HasPrefix(v, want) {
 			t.Errorf("%s = %q, want it to start with %q", figure, v, want)
@@ -142,6 +143,47 @@ func TestBenchPattern(t *testing.T) {
 	} {
 		if got := benchPattern(tt.name); got != tt.want {
 			t.Errorf("benchPattern(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A first visit, through serve's handler: the files and the catalogue,
+// each smaller in brotli than as they are, and the sum of the two.
+func TestFirstVisitRows(t *testing.T) {
+	files := fstest.MapFS{
+		"index.html": {Data: []byte(`<script type="module" src="app.js"></script>` + strings.Repeat("<p>words words words</p>", 100))},
+		"app.js":     {Data: []byte(strings.Repeat("const words = 'words';\n", 200))},
+	}
+	rows, err := firstVisitRows(files, []byte(strings.Repeat("\x00asm\x01\x00\x00\x00", 1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("rows = %v", rows)
+	}
+	if v := rows[0].value; !strings.HasPrefix(v, "4 files: ") || !strings.Contains(v, "; the module ") {
+		t.Errorf("the files: %q", v)
+	}
+	sizes := regexp.MustCompile(`^(?:\d+ files: )?(\d+) bytes to Chromium \(brotli\), (\d+) to a client taking gzip alone, (\d+) before`)
+	var sums [3]int
+	for i, r := range rows {
+		if r.section != uiSection {
+			t.Errorf("row %q in section %q", r.figure, r.section)
+		}
+		m := sizes.FindStringSubmatch(r.value)
+		if m == nil {
+			t.Fatalf("%s: %q", r.figure, r.value)
+		}
+		br, _ := strconv.Atoi(m[1])
+		gz, _ := strconv.Atoi(m[2])
+		raw, _ := strconv.Atoi(m[3])
+		if !(br > 0 && br < raw && gz < raw) {
+			t.Errorf("%s: %q", r.figure, r.value)
+		}
+		if i < 2 {
+			sums[0], sums[1], sums[2] = sums[0]+br, sums[1]+gz, sums[2]+raw
+		} else if [3]int{br, gz, raw} != sums {
+			t.Errorf("in all %q, the sum of the others %v", r.value, sums)
 		}
 	}
 }

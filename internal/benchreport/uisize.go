@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/server"
 	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
@@ -126,29 +131,45 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 	rows = append(rows, row{uiSection, "what the UI adds to the program",
 		fmt.Sprintf("%d bytes embedded, toolroute.wasm not among them: the program serves the module it holds already", embedded),
 		"the files of host/webui/dist"})
-	visit, err := firstVisitRow(files, module, walked)
-	if err != nil {
-		return nil, err
-	}
-	return append(rows, visit), nil
+	return rows, nil
 }
 
 // chromiumAccept is the Accept-Encoding Chromium sends, to loopback too.
 const chromiumAccept = "gzip, deflate, br, zstd"
 
-// firstVisitRow measures what serve sends a browser's first visit: the
-// files the page fetches as it opens (Walk's initial ones) and those its
-// worker fetches at start (the module, the word vectors), each asked of
-// webui.Handler over HTTP as Chromium asks, against the same files as they
-// went before serve compressed them (asked with no Accept-Encoding, which
-// gets them as they are).
-func firstVisitRow(files fs.FS, module []byte, walked []webui.File) (row, error) {
-	srv := httptest.NewServer(webui.Handler(files, module))
+// visitToken is the token of the server firstVisitRows asks.
+const visitToken = "benchreport-first-visit-token"
+
+// firstVisitRows measures what serve sends a browser's first visit: the
+// files the page fetches as it opens (Walk's initial ones), those its
+// worker fetches at start (the module, the word vectors) and the page's
+// catalogue of a fresh install (the built-in tools), each asked of
+// server.Handler over HTTP as Chromium asks, against the same with no
+// Accept-Encoding, which gets them as they are, as serve sent them before
+// it compressed them.
+func firstVisitRows(files fs.FS, module []byte) ([]row, error) {
+	walked, err := webui.Walk(files, module)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "benchreport-visit-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	a, err := app.Open(context.Background(), app.Config{DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"),
+		CacheDir: "-", NoModel: true, Watch: -1, Getenv: func(string) string { return "" }})
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	srv := httptest.NewServer(server.Handler(a, server.Options{Token: visitToken, Page: webui.Handler(files, module)}))
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	// sent is the body of name's answer, in bytes, to accept.
-	sent := func(name, accept string) (int, error) {
-		req, _ := http.NewRequest("GET", srv.URL+"/"+name, nil)
+	// sent is the body of path's answer, in bytes, to accept.
+	sent := func(path, accept string) (int, error) {
+		req, _ := http.NewRequest("GET", srv.URL+"/"+path, nil)
+		req.Header.Set("Authorization", "Bearer "+visitToken)
 		if accept != "" {
 			req.Header.Set("Accept-Encoding", accept)
 		}
@@ -159,9 +180,26 @@ func firstVisitRow(files fs.FS, module []byte, walked []webui.File) (row, error)
 		defer resp.Body.Close()
 		n, err := io.Copy(io.Discard, resp.Body)
 		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%s: HTTP %d", name, resp.StatusCode)
+			err = fmt.Errorf("GET /%s: HTTP %d", path, resp.StatusCode)
 		}
 		return int(n), err
+	}
+	type sizes struct{ br, gz, raw int }
+	measure := func(paths ...string) (sizes, error) {
+		var s sizes
+		for _, p := range paths {
+			for _, m := range []struct {
+				accept string
+				sum    *int
+			}{{chromiumAccept, &s.br}, {"gzip", &s.gz}, {"", &s.raw}} {
+				n, err := sent(p, m.accept)
+				if err != nil {
+					return s, err
+				}
+				*m.sum += n
+			}
+		}
+		return s, nil
 	}
 	var names []string
 	for _, f := range walked {
@@ -170,31 +208,31 @@ func firstVisitRow(files fs.FS, module []byte, walked []webui.File) (row, error)
 		}
 	}
 	names = append(names, webui.Module, webui.WordVectors)
-	var br, gz, raw, brModule, rawModule int
-	for _, name := range names {
-		b, err := sent(name, chromiumAccept)
-		if err != nil {
-			return row{}, err
-		}
-		g, err := sent(name, "gzip")
-		if err != nil {
-			return row{}, err
-		}
-		r, err := sent(name, "")
-		if err != nil {
-			return row{}, err
-		}
-		br, gz, raw = br+b, gz+g, raw+r
-		if name == webui.Module {
-			brModule, rawModule = b, r
-		}
+	all, err := measure(names...)
+	if err != nil {
+		return nil, err
 	}
-	return row{uiSection, "a first visit as serve sends it: the page's initial files, the module and the word vectors, against before serve compressed them",
-		fmt.Sprintf("%d files: %d bytes to Chromium (brotli), %d to a client taking gzip alone, %d before (%.0f %% of it); the module %d of %d",
-			len(names), br, gz, raw, 100*float64(br)/float64(raw), brModule, rawModule),
-		"host/webui.Handler on loopback, Go's HTTP client counting the bodies it receives, asking as Chromium does (Accept-Encoding: " + chromiumAccept + "), with gzip alone, and with none (the files as they are, as serve sent them before); the files web/e2e's Chromium first visit fetches, response headers left out; the tokenizer, imported once the meter first counts, comes after (its row above)"}, nil
+	mod, err := measure(webui.Module)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := measure("api/ui/catalogue")
+	if err != nil {
+		return nil, err
+	}
+	how := "server.Handler (serve's) on loopback over a fresh install, Go's HTTP client counting the bodies it receives, asking as Chromium does (Accept-Encoding: " + chromiumAccept +
+		"), with gzip alone, and with none (as serve sent everything before); the requests web/e2e's Chromium first visit makes, response headers and the few small API answers left out; the tokenizer, imported once the meter first counts, comes after (its row above)"
+	of := func(s sizes) string {
+		return fmt.Sprintf("%d bytes to Chromium (brotli), %d to a client taking gzip alone, %d before (%.0f %% of it)", s.br, s.gz, s.raw, 100*float64(s.br)/float64(s.raw))
+	}
+	total := sizes{all.br + cat.br, all.gz + cat.gz, all.raw + cat.raw}
+	return []row{
+		{uiSection, "a first visit as serve sends it: the page's initial files, the module and the word vectors",
+			fmt.Sprintf("%d files: %s; the module %d of %d", len(names), of(all), mod.br, mod.raw), how},
+		{uiSection, "a first visit as serve sends it: the page's catalogue (GET /api/ui/catalogue, the built-in tools)", of(cat), how},
+		{uiSection, "a first visit as serve sends it: in all", of(total), how},
+	}, nil
 }
-
 func gzipSize(data []byte) int {
 	var gz bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)

@@ -419,9 +419,9 @@ test("the browser UI: js_eval asks for the Google account, and the grant reaches
 });
 
 // The UI built into serve, on a first visit: Chromium asks for brotli and
-// gets every file of the page and of its worker's start in it, decoded to
-// a working page; the bytes over the wire are the compressed ones (the
-// module: about a quarter of its 5.5 MB).
+// gets every file of the page and of its worker's start in it, and the
+// page's catalogue, decoded to a working page; the bytes over the wire are
+// the compressed ones (the module: about a quarter of its 5.5 MB).
 test("the built-in UI: a first visit transfers its files compressed", async () => {
   const { open: withToken, url } = await setup("compressed", []);
   const page = await browser.newPage();
@@ -449,9 +449,12 @@ test("the built-in UI: a first visit transfers its files compressed", async () =
     assert.equal(d.encoding, "br", `${d.name} came as ${JSON.stringify(d.encoding)}`);
     if (d.bytes > 0) assert.ok(d.bytes < rawSize(d.name), `${d.name}: ${d.bytes} bytes over the wire for a file of ${rawSize(d.name)}`);
   }
+  // The page's catalogue, hundreds of KB of JSON, comes compressed too.
+  const catalogue = done.find((d) => d.name === "api/ui/catalogue");
+  assert.ok(catalogue && catalogue.status === 200 && catalogue.encoding === "br", JSON.stringify(catalogue));
   const wasm = files.find((d) => d.name === "toolroute.wasm");
   assert.ok(wasm.bytes > 0 && wasm.bytes < rawSize("toolroute.wasm") / 3, `the module: ${wasm.bytes} bytes over the wire for ${rawSize("toolroute.wasm")}`);
   const counted = files.filter((d) => d.bytes > 0);
-  console.log(`first visit: ${counted.map((d) => `${d.name} ${d.bytes} (${rawSize(d.name)})`).join(", ")}`);
+  console.log(`first visit: ${counted.map((d) => `${d.name} ${d.bytes} (${rawSize(d.name)})`).join(", ")}; the catalogue ${catalogue.bytes}`);
   await page.close();
 });
