@@ -6,7 +6,7 @@
 // "toolroute/quickjs.wasm" instead.
 import { Toolroute } from "./driver/toolroute.js";
 
-export { Toolroute, ToolrouteError, TrapError, ABI_VERSION, MAX_INPUT } from "./driver/toolroute.js";
+export { Toolroute, ToolrouteError, TrapError, ABI_VERSION, MAX_INPUT, RECYCLE_MEMORY } from "./driver/toolroute.js";
 
 // WASM_FILES are the wasm files the package holds, by name.
 const WASM_FILES = { "toolroute.wasm": "./dist/toolroute.wasm", "quickjs.wasm": "./dist/quickjs.wasm" };

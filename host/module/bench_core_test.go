@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolroute/toolroute/host/catalog"
@@ -55,6 +56,18 @@ func benchHistory(n int) []session.Message {
 		)
 	}
 	return h[:n]
+}
+
+// resultHistory is benchHistory with tool results of about 2.4 KB: a
+// session that read documents. 10,000 messages are 5.5 MB of JSON.
+func resultHistory(n int) []session.Message {
+	h := benchHistory(n)
+	for i := range h {
+		if h[i].Type == session.ToolResult {
+			h[i].Content += strings.Repeat("lorem ipsum ", 200)
+		}
+	}
+	return h
 }
 
 // startEvent is the start event of a turn with the given history, as JSON.
@@ -486,6 +499,58 @@ func BenchmarkInstantiate(b *testing.B) {
 		}
 		inst.Close(ctx)
 	}
+}
+
+// BenchmarkStartMemory is an instance's memory after a start event with a
+// history of 10,000 and of 100,000 messages (BenchmarkStartTurn's), on a
+// new instance that loaded a small catalogue: wasm-bytes, beside
+// event-bytes, the event's size; and after 50 turns of a session of
+// 10,000 messages with 2.4 KB tool results (resultHistory: 5.5 MB), the
+// instance keeping its state between them (wasm/ABI.md, Sessions).
+func BenchmarkStartMemory(b *testing.B) {
+	ctx := context.Background()
+	runtime(b) // compiled before the first figure
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("history=%d", n), func(b *testing.B) {
+			ev, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?", Session: "s",
+				Settings: session.Settings{Format: "openai", Model: "m"}, History: benchHistory(n)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var size uint32
+			for b.Loop() {
+				inst := loadedInstance(b, []byte(memCatalogue))
+				endTurn(b, inst, startTurn(b, inst, ev))
+				size = inst.MemorySize()
+				inst.Close(ctx)
+			}
+			b.ReportMetric(float64(size), "wasm-bytes")
+			b.ReportMetric(float64(len(ev)), "event-bytes")
+		})
+	}
+	b.Run("session=10000/turns=50", func(b *testing.B) {
+		history := resultHistory(10000)
+		first, err := Marshal(session.Event{Type: session.EventStart, User: "turn 0", Session: "s",
+			Settings: session.Settings{Format: "openai", Model: "m"}, History: history})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var size uint32
+		for b.Loop() {
+			inst := loadedInstance(b, []byte(memCatalogue))
+			fp := endTurn(b, inst, startTurn(b, inst, first))
+			for turn := 1; turn < 50; turn++ {
+				if fp == "" {
+					b.Fatal("no fingerprint")
+				}
+				fp = endTurn(b, inst, startTurn(b, inst, keptStart("s", fp)))
+			}
+			size = inst.MemorySize()
+			inst.Close(ctx)
+		}
+		b.ReportMetric(float64(size), "wasm-bytes")
+		b.ReportMetric(float64(len(first)), "event-bytes")
+	})
 }
 
 // BenchmarkMemoryAfter1000Turns runs TestMemoryAfter1000Turns's 1,000 turns

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
 	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm"
 	"github.com/toolroute/toolroute/wasm/abi"
@@ -499,6 +500,100 @@ func TestMemoryAfter1000Turns(t *testing.T) {
 	t.Logf("memory after 1,000 turns: %d MiB (peak %d MiB)", inst.MemorySize()>>20, peak>>20)
 	if peak > MemoryBound1000Turns {
 		t.Errorf("memory grew to %d bytes, over the %d-byte bound", peak, MemoryBound1000Turns)
+	}
+}
+
+// startMemoryBound is what wasm/ABI.md lets the calls of an instance with
+// a small catalogue add to its memory when the largest event it was given
+// is n bytes: 16 MiB, and 8 bytes for each of the event's.
+func startMemoryBound(n int) uint32 { return 16<<20 + 8*uint32(n) }
+
+// TestStartMemory: a start event with a history of 100,000 messages (9.3
+// MB of JSON) grows a new instance's memory by at most startMemoryBound,
+// in every format. Decoded whole, with the event's copy, the history took
+// the instance to 291 MiB. (Native routing encodes the same conversation,
+// the loads in their native form: within 2 MiB of classic when measured.)
+func TestStartMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 messages in each format")
+	}
+	ctx := context.Background()
+	history := benchHistory(100000)
+	for _, f := range wire.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			ev, err := Marshal(session.Event{Type: session.EventStart, User: "And the last one?", Session: "s",
+				Settings: session.Settings{Format: f, Model: "m"}, History: history})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inst := loadedInstance(t, []byte(memCatalogue))
+			defer inst.Close(ctx)
+			before := inst.MemorySize()
+			endTurn(t, inst, startTurn(t, inst, ev))
+			got, bound := inst.MemorySize()-before, startMemoryBound(len(ev))
+			t.Logf("a start of %d bytes: %d MiB to %d MiB", len(ev), before>>20, inst.MemorySize()>>20)
+			if got > bound {
+				t.Errorf("a start of %d bytes grew the instance by %d bytes, over the %d-byte bound", len(ev), got, bound)
+			}
+		})
+	}
+}
+
+// TestSessionMemory: an instance serving the turns of one long session
+// (10,000 messages with 2.4 KB tool results: 5.5 MB of JSON) stays within
+// startMemoryBound of the session's events, beside the session's state it
+// keeps (wasm/ABI.md: about twice its log's text), over 25 turns, whether
+// the host sends the state's fingerprint and the messages since
+// (Sessions) or the whole log each time. Sending the whole log grew the
+// instance by about 128 MiB a turn, to 637 MiB: the garbage of each
+// start stayed until the next had allocated as much again.
+func TestSessionMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 turns of 5.5 MB")
+	}
+	ctx := context.Background()
+	answer := []byte(`{"type":"response","body":{"choices":[{"message":{"content":"It has 3 pages."},"finish_reason":"stop"}]}}`)
+	for _, fingerprints := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fingerprints=%v", fingerprints), func(t *testing.T) {
+			inst := loadedInstance(t, []byte(memCatalogue))
+			defer inst.Close(ctx)
+			before := inst.MemorySize()
+			log := resultHistory(10000)
+			fp, covered, largest := "", 0, 0
+			for turn := range 25 {
+				start := session.Event{Type: session.EventStart, User: fmt.Sprintf("turn %d", turn), Session: "s",
+					Settings: session.Settings{Format: "openai", Model: "m"}}
+				if fingerprints && fp != "" {
+					start.Fingerprint, start.History = fp, log[covered:]
+				} else {
+					start.History = log
+				}
+				ev, err := Marshal(start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				largest = max(largest, len(ev))
+				h := startTurn(t, inst, ev)
+				acts, err := inst.TurnActions(ctx, h, answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := inst.TurnFree(ctx, h); err != nil {
+					t.Fatal(err)
+				}
+				log = append(log, session.Message{Type: session.User, Content: start.User})
+				for _, a := range acts {
+					log = append(log, a.Messages...)
+					if a.Cache != nil {
+						fp, covered = a.Cache.Fingerprint, a.Cache.Messages
+					}
+				}
+				if got, bound := inst.MemorySize()-before, startMemoryBound(largest)+2*uint32(largest); got > bound {
+					t.Fatalf("turn %d grew the instance by %d bytes, over the %d-byte bound", turn, got, bound)
+				}
+			}
+			t.Logf("after 25 turns: %d MiB", inst.MemorySize()>>20)
+		})
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 // DefaultRecycleMemory is the memory past which an instance is closed rather
-// than reused.
+// than reused: wasm/ABI.md's limit (Lifecycle). An instance's memory never
+// shrinks, and what it keeps is a cache its sessions' logs rebuild.
 const DefaultRecycleMemory = 256 << 20
 
 // maxSessions bounds the sessions a Pool remembers an instance and a
@@ -241,6 +242,16 @@ func (p *Pool) done(ctx context.Context, inst *pooled) {
 				break
 			}
 		}
+		// The sessions it kept send their whole log to the next.
+		order := p.order[:0]
+		for _, id := range p.order {
+			if p.sessions[id].inst == inst {
+				delete(p.sessions, id)
+				continue
+			}
+			order = append(order, id)
+		}
+		p.order = order
 	}
 }
 

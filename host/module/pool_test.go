@@ -213,3 +213,102 @@ func TestPoolCopiesOnlyTheCurrentCatalogue(t *testing.T) {
 		t.Errorf("%d loads and %d copies, want 2 (the first catalogue, then the second once) and 1", p.loads, p.copies)
 	}
 }
+
+// TestPoolRecyclesAnInstancePastItsLimit: an instance whose memory grew
+// past the pool's RecycleMemory takes no new turn and is closed once its
+// turns are freed (wasm/ABI.md's Lifecycle); the session whose state it
+// kept goes to a new instance, which hands out no fingerprint for it,
+// so the host sends the whole log, and the model reads the history
+// intact: the very request a new instance given that log makes.
+func TestPoolRecyclesAnInstancePastItsLimit(t *testing.T) {
+	ctx := context.Background()
+	const limit = 8 << 20
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 2, RecycleMemory: limit})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	// A log whose start takes an instance past the limit: 3.7 MB of JSON.
+	log := benchHistory(40000)
+	answer := []byte(`{"type":"response","body":{"choices":[{"message":{"content":"Done."},"finish_reason":"stop"}]}}`)
+
+	// turn runs one turn of session s as host/session.go does and
+	// answers its instance and the body of its model call.
+	turn := func(user string) (*pooled, []byte) {
+		tr, err := p.OpenTurn(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Free(ctx)
+		start := session.Event{Type: session.EventStart, User: user, Session: "s",
+			Settings: session.Settings{Format: "openai", Model: "m"}}
+		if fp, covered := tr.Fingerprint(); fp != "" {
+			start.Fingerprint, start.History = fp, log[covered:]
+		} else {
+			start.History = log
+		}
+		ev, err := Marshal(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acts, err := tr.Event(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Remember(nil)
+		body, err := tr.Body(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := tr.Event(ctx, answer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range append(acts, end...) {
+			log = append(log, a.Messages...)
+			if a.Type == session.ActionCache {
+				tr.Remember(a.Cache)
+			}
+		}
+		if last := end[len(end)-1]; last.Type != session.ActionDone {
+			t.Fatalf("the turn ended with %+v", last)
+		}
+		return tr.inst, body
+	}
+
+	first, _ := turn("How many pages has the last report?")
+	if first.MemorySize() <= limit {
+		t.Fatalf("the start took the instance to %d bytes, not past the %d-byte limit: give it a longer history", first.MemorySize(), limit)
+	}
+	if !first.closed {
+		t.Fatal("the instance past the limit was not closed once its turn was freed")
+	}
+	if _, kept := p.sessions["s"]; kept {
+		t.Fatal("the pool still sends session s to the closed instance")
+	}
+
+	next, body := turn("And the one before?")
+	if next == first {
+		t.Fatal("the next turn went to the instance past the limit")
+	}
+	// The request a new instance makes from the whole log.
+	fresh := loadedInstance(t, []byte(memCatalogue))
+	defer fresh.Close(ctx)
+	whole, err := Marshal(session.Event{Type: session.EventStart, User: "And the one before?",
+		Settings: session.Settings{Format: "openai", Model: "m"}, History: log[:len(log)-2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := fresh.TurnNew(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.TurnActions(ctx, h, whole); err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.TurnBody(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != string(want) {
+		t.Fatalf("the next turn's request (%d bytes) is not the one the whole log makes (%d bytes)", len(body), len(want))
+	}
+}

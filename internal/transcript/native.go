@@ -46,7 +46,15 @@ func (n *Native) NewTurn() error {
 // Handle feeds one event.
 func (n *Native) Handle(event []byte) ([]byte, error) {
 	var e session.Event
-	if err := json.Unmarshal(event, &e); err != nil {
+	var err error
+	if n.Logs != nil {
+		// As a module instance reads it: a history is left as JSON,
+		// which the kept Log holds.
+		e, err = session.ReadEvent(event, "")
+	} else {
+		err = json.Unmarshal(event, &e)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", session.ErrEvent, err)
 	}
 	if n.Logs != nil && e.Type == session.EventStart {
@@ -57,7 +65,7 @@ func (n *Native) Handle(event []byte) ([]byte, error) {
 		if !ok {
 			return session.MarshalActions(acts)
 		}
-		n.session, e.Source = e.Session, event
+		n.session = e.Session
 		if e.Fingerprint != "" {
 			n.Resumed++
 		}

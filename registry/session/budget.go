@@ -126,14 +126,14 @@ func (t *Turn) fitBudget(keep []string) ([]string, string) {
 // or one of its tools called; the groups of neither are missing (0).
 func (t *Turn) lastUse() map[string]int {
 	used := map[string]int{}
-	all, _ := t.log.messages() // what is kept decodes, or nothing is used
-	for i, m := range all {
+	// What is kept decodes, or nothing is used.
+	_ = t.log.each(0, func(i int, m *Message) {
 		if m.Type != ToolCall {
-			continue
+			return
 		}
 		switch m.ToolName {
 		case registry.LoadToolGroupName:
-			if g, ok := loadedGroup(m); ok {
+			if g, ok := loadedGroup(*m); ok {
 				used[g] = i + 1
 			}
 		case registry.SearchToolsName:
@@ -147,6 +147,6 @@ func (t *Turn) lastUse() map[string]int {
 				used[g] = i + 1
 			}
 		}
-	}
+	})
 	return used
 }

@@ -29,15 +29,91 @@ func UnmarshalEvent(data []byte) (Event, error) {
 // gives one nesting that deep as a string (Bytes), which the turn then
 // refuses as the response it is.
 func UnmarshalEventIn(data []byte, f wire.Format) (Event, error) {
+	return readEventIn(data, f, false)
+}
+
+// ReadEvent is UnmarshalEventIn for a module instance, which must not
+// hold a long history several times over: a start event's history is
+// left as the JSON text it is in data, each message read once to check
+// it, and the turn decodes the messages again one at a time as it adds
+// them to its Log, whose conversation each response then joins. The
+// history never exists as a []Message: Event.History is nil, unless the
+// event is not the plain case (read by encoding/json then). The event
+// and the turn it starts keep data: it must not change afterwards.
+func ReadEvent(data []byte, f wire.Format) (Event, error) {
+	return readEventIn(data, f, true)
+}
+
+func readEventIn(data []byte, f wire.Format, lazy bool) (Event, error) {
 	if err := jsondec.CheckDepth(data); err != nil {
 		return Event{}, fmt.Errorf("the event %w: no event holds that much; give a response body that deep as a string, which the turn then refuses as a bad response", err)
 	}
 	r := jsondec.NewReader(data)
 	var e Event
-	if r.IsString() || !readEvent(r, &e, f) || !r.Done() {
+	if r.IsString() || !readEvent(r, &e, f, lazy) || !r.Done() {
 		return unmarshalEventReflect(data)
 	}
 	return e, nil
+}
+
+// rawHistory is a start event's history as the JSON text it came in: an
+// array of n messages, each read by hand once already.
+type rawHistory struct {
+	data  []byte
+	n     int
+	first Message
+	// summaries says it holds a summary.
+	summaries bool
+}
+
+// historyLen is how many messages the event's history holds.
+func (e *Event) historyLen() int {
+	if e.history != nil {
+		return e.history.n
+	}
+	return len(e.History)
+}
+
+// firstMessage is the first message of the event's history.
+func (e *Event) firstMessage() (Message, bool) {
+	switch {
+	case e.history != nil:
+		return e.history.first, true
+	case len(e.History) > 0:
+		return e.History[0], true
+	}
+	return Message{}, false
+}
+
+// readHistory reads a history, leaving it as JSON (rawHistory) when it
+// holds messages: each is read, into the memory of one, to check it and
+// to note what the turn needs before it adds the history to its Log.
+func readHistory(r *jsondec.Reader) ([]Message, *rawHistory) {
+	if r.Null() {
+		return nil, nil
+	}
+	data := r.Raw()
+	h := &rawHistory{}
+	// Its strings share the JSON's memory, which the event keeps.
+	hr := jsondec.NewSharedReader(data)
+	var m Message
+	if !hr.Array(func() {
+		m = Message{}
+		readMessage(hr, &m)
+		if h.n == 0 {
+			h.first = m
+		}
+		h.summaries = h.summaries || m.Type == Summary
+		h.n++
+	}) || !hr.Done() {
+		r.Fail() // not the plain case: encoding/json reads the event
+		return nil, nil
+	}
+	if h.n == 0 {
+		return []Message{}, nil
+	}
+	h.data = data[:len(data):len(data)]
+	return nil, h
 }
 
 // unmarshalEventReflect is json.Unmarshal of an event: apart, so that the
@@ -59,7 +135,8 @@ var eventKeys = []string{"type", "now", "history", "user", "settings", "compact"
 	"body", "data", "status", "error", "results", "approvals"}
 
 // readEvent reads an event object; false when the input is no object.
-func readEvent(r *jsondec.Reader, e *Event, f wire.Format) bool {
+// lazy leaves a history as JSON (ReadEvent).
+func readEvent(r *jsondec.Reader, e *Event, f wire.Format, lazy bool) bool {
 	object := false
 	r.Object(eventKeys, func(key string) {
 		switch key {
@@ -68,7 +145,11 @@ func readEvent(r *jsondec.Reader, e *Event, f wire.Format) bool {
 		case "now":
 			readTime(r, &e.Now)
 		case "history":
-			e.History = readMessages(r)
+			if lazy {
+				e.History, e.history = readHistory(r)
+			} else {
+				e.History = readMessages(r)
+			}
 		case "user":
 			e.User = r.String()
 		case "settings":
@@ -138,17 +219,6 @@ func readTime(r *jsondec.Reader, t *time.Time) {
 	if err := t.UnmarshalJSON(raw); err != nil {
 		r.Fail()
 	}
-}
-
-// unmarshalMessages is json.Unmarshal(data, msgs), read by hand in the
-// plain case.
-func unmarshalMessages(data []byte, msgs *[]Message) error {
-	r := jsondec.NewReader(data)
-	if m := readMessages(r); r.Done() {
-		*msgs = m
-		return nil
-	}
-	return json.Unmarshal(data, msgs)
 }
 
 func readMessages(r *jsondec.Reader) []Message {

@@ -79,9 +79,29 @@ func sameEvent(t *testing.T, data []byte) {
 			}
 		}
 		got.response = nil
-		gt, wt := times(&got), times(&want)
+		// As a module instance reads it, the history left as JSON: the
+		// same event once its messages are decoded.
+		lazy, lazyErr := ReadEvent(data, f)
+		if fmt.Sprint(lazyErr) != fmt.Sprint(err) {
+			t.Fatalf("%q in %q: ReadEvent's error %v, UnmarshalEventIn's %v", data, f, lazyErr, err)
+		}
+		if h := lazy.history; h != nil {
+			if lazy.History != nil || h.n == 0 {
+				t.Fatalf("%q: a history both decoded and left as JSON", data)
+			}
+			n, err := eachMessage(h.data, 0, func(m *Message) { lazy.History = append(lazy.History, *m) })
+			if err != nil || n != h.n || !reflect.DeepEqual(lazy.History[0], h.first) {
+				t.Fatalf("%q: the history left as JSON reads as %d messages (%v), not %d", data, n, err, h.n)
+			}
+			lazy.history = nil
+		}
+		lazy.response = nil
+		gt, wt, lt := times(&got), times(&want), times(&lazy)
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gt, wt) {
 			t.Fatalf("%q:\nhand          %#v %v\nencoding/json %#v %v", data, got, gt, want, wt)
+		}
+		if !reflect.DeepEqual(lazy, want) || !reflect.DeepEqual(lt, wt) {
+			t.Fatalf("%q:\nReadEvent     %#v %v\nencoding/json %#v %v", data, lazy, lt, want, wt)
 		}
 	}
 }
@@ -110,7 +130,7 @@ func TestUnmarshalEventTranscripts(t *testing.T) {
 		// And by hand indeed, not by encoding/json for want of the plain case.
 		r := jsondec.NewReader(line)
 		var e Event
-		if !readEvent(r, &e, "") || !r.Done() {
+		if !readEvent(r, &e, "", false) || !r.Done() {
 			t.Errorf("%s: not read by hand", line)
 		}
 	}

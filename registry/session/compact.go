@@ -54,6 +54,8 @@ func (t *Turn) contextLimit() int {
 	return KnownContextLimit(t.set.Model)
 }
 
+func isSummary(m Message) bool { return m.Type == Summary }
+
 // lastSummary is the index of the log's last summary, or -1.
 func lastSummary(log []Message) int {
 	for i := len(log) - 1; i >= 0; i-- {
@@ -91,45 +93,51 @@ type compaction struct {
 	messages int // how many messages the summary covers
 }
 
-// cutFor is where a compaction cuts the log: before the last user
-// message, so the current exchange stays as it is, or, for /compact with
-// one exchange only, at the end. It reports false when there is nothing
-// before the cut to summarise that an earlier summary does not cover.
-func cutFor(log []Message, forced bool) (int, bool) {
-	from := 0
-	if s := lastSummary(log); s >= 0 {
-		from = s - min(max(log[s].Keep, 0), s)
-	}
+// cutFor is where a compaction cuts the messages model calls send, given
+// by their types (the log from Log.sentFrom on; the index answered is
+// into types): before the last user message, so the current exchange
+// stays as it is, or, for /compact with one exchange only, at the end.
+// It reports false when there is nothing before the cut to summarise
+// that an earlier summary does not cover.
+func cutFor(types []MessageType, forced bool) (int, bool) {
 	cut := -1
-	for i := len(log) - 1; i >= from; i-- {
-		if log[i].Type == User {
+	for i := len(types) - 1; i >= 0; i-- {
+		if types[i] == User {
 			cut = i
 			break
 		}
 	}
-	if forced && (cut <= from || !slices.ContainsFunc(log[from:cut], func(m Message) bool { return m.Type == User })) {
-		cut = len(log)
+	if forced && (cut <= 0 || !slices.Contains(types[:cut], User)) {
+		cut = len(types)
 	}
-	if cut <= from {
+	if cut <= 0 {
 		return 0, false
 	}
-	return cut, slices.ContainsFunc(log[from:cut], func(m Message) bool { return m.Type != Summary && m.Type != ApprovalAnswer })
+	return cut, slices.ContainsFunc(types[:cut], func(t MessageType) bool { return t != Summary && t != ApprovalAnswer })
 }
 
 // compact starts a compaction: the model call that summarises the log
 // before the cut. goesOn says the turn's own model call follows.
 func (t *Turn) compact(cut int, goesOn bool) []Action {
-	all, err := t.log.messages()
+	from, previous := t.log.sentFrom(), ""
+	if t.log.summary != nil {
+		previous = t.log.summary.Content
+	}
+	var b strings.Builder
+	if previous != "" {
+		b.WriteString("Summary of what came before:\n" + previous + "\n\n")
+	}
+	b.WriteString("The conversation:\n")
+	err := t.log.each(from, func(i int, m *Message) {
+		if i < cut {
+			writeTranscript(&b, m)
+		}
+	})
 	if err != nil {
 		return t.fail(Failure{Code: "bad_response", Message: "the summary's request could not be built: " + err.Error()})
 	}
-	from, previous := 0, ""
-	if s := lastSummary(all); s >= 0 {
-		from, previous = s-min(max(all[s].Keep, 0), s), all[s].Content
-	}
-	text := transcript(previous, all[from:cut])
 	wr := wire.Request{Model: t.set.Model, System: compactPrompt, MaxTokens: t.set.MaxTokens,
-		Messages: []wire.Message{{Role: wire.RoleUser, Text: text + "\n\nWrite the summary of the conversation above now."}}}
+		Messages: []wire.Message{{Role: wire.RoleUser, Text: b.String() + "\n\nWrite the summary of the conversation above now."}}}
 	req, err := wire.Encode(t.set.Format, wr)
 	if err != nil {
 		return t.fail(Failure{Code: "bad_response", Message: "the summary's request could not be built: " + err.Error()})
@@ -172,8 +180,8 @@ func (t *Turn) summarised(resp wire.Response) []Action {
 		u := resp.Usage
 		m.Usage = &u
 	}
-	t.log.add(nil, m)
-	t.route()
+	t.log.add(m)
+	t.route(true)
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
@@ -205,30 +213,21 @@ func loadedNote(reg *registry.Registry, active *registry.Active) string {
 	return "Tool groups loaded so far, still loaded: " + strings.Join(parts, "; ") + "."
 }
 
-// transcript writes log messages as plain text for the summarising call,
-// after the summary of what came before them: long inputs and results are
-// shortened.
-func transcript(previous string, log []Message) string {
-	var b strings.Builder
-	if previous != "" {
-		b.WriteString("Summary of what came before:\n" + previous + "\n\n")
-	}
-	b.WriteString("The conversation:\n")
-	for _, m := range log {
-		switch m.Type {
-		case User:
-			b.WriteString("\nUser: " + m.Content + "\n")
-		case Assistant:
-			if m.Content != "" {
-				b.WriteString("\nAssistant: " + m.Content + "\n")
-			}
-		case ToolCall:
-			b.WriteString("\nAssistant called " + m.ToolName + " " + clip(m.ToolInput, 500) + "\n")
-		case ToolResult:
-			b.WriteString("Result of " + m.ToolName + ": " + clip(m.Content, 1500) + "\n")
+// writeTranscript writes a log message as plain text for the summarising
+// call: long inputs and results are shortened.
+func writeTranscript(b *strings.Builder, m *Message) {
+	switch m.Type {
+	case User:
+		b.WriteString("\nUser: " + m.Content + "\n")
+	case Assistant:
+		if m.Content != "" {
+			b.WriteString("\nAssistant: " + m.Content + "\n")
 		}
+	case ToolCall:
+		b.WriteString("\nAssistant called " + m.ToolName + " " + clip(m.ToolInput, 500) + "\n")
+	case ToolResult:
+		b.WriteString("Result of " + m.ToolName + ": " + clip(m.Content, 1500) + "\n")
 	}
-	return b.String()
 }
 
 // clip keeps the start of a long text, saying how much was left out.

@@ -161,9 +161,10 @@ type Event struct {
 	// itself ignores them.
 	Session     string `json:"session,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
-	// Source is the event's JSON, when it came as JSON: a kept turn keeps
-	// its history as those bytes rather than as messages.
-	Source []byte `json:"-"`
+	// history is History left as the JSON text it came in (ReadEvent),
+	// or nil: History is then nil too, and the turn decodes the messages
+	// one at a time as it adds them to its Log.
+	history *rawHistory
 
 	Body Bytes `json:"body,omitempty"`
 	Data Bytes `json:"data,omitempty"`

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/wire"
 )
 
 func fuzzRegistry(t testing.TB) *registry.Registry {
@@ -24,24 +26,48 @@ func fuzzRegistry(t testing.TB) *registry.Registry {
 }
 
 // FuzzHistory: any stored history, however broken, starts a turn: the scan
-// and the request building never panic.
+// and the request building never panic. Left as JSON, as a module
+// instance reads it (ReadEvent), it starts the same turn, request body
+// and all.
 func FuzzHistory(f *testing.F) {
 	f.Add(`[{"type":"tool_call","tool_name":"load_tool_group","tool_input":"{\"group_name\":\"pdf\"}","status":"success"}]`, "openai")
 	f.Add(`[{"type":"assistant"},{"type":"tool_call","tool_call_id":"a","tool_name":"x","tool_input":"{","index":-5},{"type":"tool_result","tool_call_id":"a"}]`, "anthropic")
 	f.Add(`[{"type":"tool_result"},{"type":"user","content":""},{"type":"tool_call","tool_call_id":"é\u0000"}]`, "anthropic")
+	f.Add(`[{"type":"user","content":"a"},{"type":"assistant","content":"b"},{"type":"summary","content":"s","keep":1},{"type":"tool_result","tool_call_id":"c"},{"type":"user","content":"d"}]`, "gemini")
+	f.Add(`[{"type":"assistant"},{"type":"tool_call","tool_call_id":"c","tool_name":"load_tool_group","tool_input":"{\"group_name\":\"pdf\"}","status":"success"},{"type":"tool_result","tool_call_id":"c","tool_name":"load_tool_group","content":"ok","status":"success"},{"type":"summary","content":"s","keep":-3}]`, "responses")
 	f.Fuzz(func(t *testing.T, history, format string) {
 		var msgs []Message
 		if json.Unmarshal([]byte(history), &msgs) != nil {
 			return
 		}
 		_ = LoadedGroups(msgs)
-		turn := NewTurn(fuzzRegistry(t))
-		acts, err := turn.Handle(Event{Type: EventStart, History: msgs, User: "hi", Settings: Settings{Format: "openai", Model: "m"}})
-		if err != nil {
-			t.Fatal(err)
+		reg := fuzzRegistry(t)
+		if _, err := wire.ParseFormat(format); err != nil {
+			format = "openai"
 		}
-		if acts[len(acts)-1].Type != ActionCallModel || !json.Valid(acts[len(acts)-1].Request.Body) {
-			t.Fatalf("no valid model call: %+v", acts)
+		for _, routing := range []Routing{RoutingClassic, RoutingNative} {
+			set := Settings{Format: wire.Format(format), Model: "m", Routing: routing}
+			acts, err := NewTurn(reg).Handle(Event{Type: EventStart, History: msgs, User: "hi", Settings: set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acts[len(acts)-1].Type != ActionCallModel || !json.Valid(acts[len(acts)-1].Request.Body) {
+				t.Fatalf("no valid model call: %+v", acts)
+			}
+			settings, _ := json.Marshal(set)
+			e, err := ReadEvent([]byte(`{"type":"start","user":"hi","settings":`+string(settings)+`,"history":`+history+`}`), "")
+			if err != nil {
+				t.Skip("an event encoding/json reads and the depth check refuses") // a history nesting past MaxDepth
+			}
+			lazy, err := NewTurn(reg).Handle(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := MarshalActions(acts)
+			got, _ := MarshalActions(lazy)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s, %s: read as JSON:\n%s\nas messages:\n%s", format, routing, got, want)
+			}
 		}
 	})
 }

@@ -22,8 +22,15 @@ import (
 // the session's next turn (Turn.Resume), which then needs no history: the
 // log stays the only truth, the Log a cache of it. It holds its messages as
 // JSON bytes, not as []Message, so a long session costs the garbage
-// collector little; it decodes them only to encode the conversation in
-// another format or routing, or after a catalogue change in native routing.
+// collector little: a start event's history in the very bytes it came in
+// (ReadEvent), the messages added since as Commit encodes them. It
+// decodes them one at a time, never all at once: as a history is added,
+// to encode the conversation in another format or routing (or after a
+// catalogue change in native routing), and for a compaction's transcript.
+// A long session thus costs about its text and its conversation: for a
+// start of 100,000 messages (9.3 MB of JSON) a module instance grew to
+// 54 MiB, where decoding the history whole (twice, with a copy of the
+// event) took it to 291.5 MiB.
 type Log struct {
 	n         int
 	loads     []load    // what the log's calls did to the active tools (ActiveTools)
@@ -45,6 +52,8 @@ type Log struct {
 	// sent is the open response as the last model call sent it, which
 	// conv keeps encoded (wire.Conv.AppendTail) until it closes.
 	sent []Message
+	// spare is the memory of a response encoded since, for the next.
+	spare []Message
 
 	// raw is the log as JSON, oldest first; fresh the messages after it,
 	// as Go values, until Commit encodes them.
@@ -55,13 +64,17 @@ type Log struct {
 	// Log with a history opening with it sent the whole history again
 	// (Logs.Start).
 	first *Message
+	// summaryAt is the index of the last summary in the log, while
+	// summary is not nil.
+	summaryAt int
 }
 
-// rawChunk is JSON holding messages of the log: an array of messages, or
-// a start event (its history).
+// rawChunk is JSON holding messages of the log: an array of messages.
+// A start event's history (given) stays in the memory it came in, which
+// nothing appends to.
 type rawChunk struct {
-	event bool
 	data  []byte
+	given bool
 }
 
 // NewLog returns the Log of an empty session.
@@ -83,50 +96,85 @@ func (l *Log) Size() int {
 	return size
 }
 
-// add adds messages at the end of the log. source, when not nil, is JSON
-// that holds them (a start event's history): the Log keeps it rather than
-// encoding them again.
-func (l *Log) add(source []byte, msgs ...Message) {
-	if source != nil && len(msgs) > 0 {
-		l.raw = append(l.raw, rawChunk{event: true, data: source})
-		l.hash = fnv(l.hash, source)
-	} else {
-		if l.fresh == nil {
-			// A turn adds a few: room for them at once, not by doubling.
-			l.fresh = make([]Message, 0, max(len(msgs), 8))
-		}
-		l.fresh = append(l.fresh, msgs...)
+// add adds messages at the end of the log.
+func (l *Log) add(msgs ...Message) {
+	if l.fresh == nil {
+		// A turn adds a few: room for them at once, not by doubling.
+		l.fresh = make([]Message, 0, max(len(msgs), 8))
 	}
-	if l.n == 0 && len(msgs) > 0 {
-		first := msgs[0]
+	l.fresh = append(l.fresh, msgs...)
+	for i := range msgs {
+		l.note(&msgs[i])
+	}
+}
+
+// addHistory adds a start event's history, left as JSON (ReadEvent), at
+// the end of the log. The Log keeps that JSON as its own and decodes the
+// messages one at a time: each response joins the encoded conversation,
+// when there is one, as it closes, so that the history is never held
+// as messages, nor as responses waiting to be encoded.
+func (l *Log) addHistory(h *rawHistory) error {
+	if len(l.fresh) > 0 {
+		// Not reached: a turn adds its history at its start, to a Log
+		// committed or new. The chunks must stay in the log's order.
+		if _, err := l.Commit(); err != nil {
+			return err
+		}
+	}
+	l.raw = append(l.raw, rawChunk{data: h.data, given: true})
+	l.hash = fnv(l.hash, h.data)
+	if l.conv != nil {
+		// The conversation is about as long as the log's JSON: up to a
+		// tenth longer in the formats that wrap each text in a block.
+		l.conv.Grow(len(h.data) + len(h.data)/8)
+	}
+	_, err := eachMessage(h.data, 0, func(m *Message) {
+		if m.Type == User || m.Type == Assistant {
+			// The open response closes: encoded now, before the next
+			// opens in its memory.
+			l.close()
+			l.flush()
+		}
+		l.note(m)
+	})
+	return err
+}
+
+// note counts m, the log's next message, in what the Log keeps of the
+// log.
+func (l *Log) note(m *Message) {
+	if l.n == 0 {
+		first := *m
 		l.first = &first
 	}
-	for _, m := range msgs {
-		l.n++
-		switch m.Type {
-		case User, Assistant:
-			l.close()
-			l.open = append(make([]Message, 0, 4), m) // a response, its calls and their results
-			if m.Type == Assistant {
-				l.responses++
-			}
-			continue
-		case ToolCall:
-			l.loads = appendLoad(l.loads, m)
-		case Summary:
-			// Calls after a summary send it and what it keeps: the
-			// conversation is encoded again from the log at the next use.
-			l.close()
-			sm := m
-			l.summary, l.conv, l.open, l.closed, l.sent = &sm, nil, nil, nil, nil
-			continue
-		case ApprovalAnswer:
-			if Answer(m.Content) == AnswerSession {
-				l.approvals = append(l.approvals, m)
-			}
+	l.n++
+	switch m.Type {
+	case User, Assistant:
+		l.close()
+		if l.open = l.spare; l.open == nil {
+			l.open = make([]Message, 0, 4) // a response, its calls and their results
 		}
-		l.open = append(l.open, m)
+		l.spare = nil
+		l.open = append(l.open, *m)
+		if m.Type == Assistant {
+			l.responses++
+		}
+		return
+	case ToolCall:
+		l.loads = appendLoad(l.loads, *m)
+	case Summary:
+		// Calls after a summary send it and what it keeps: the
+		// conversation is encoded again from the log at the next use.
+		l.close()
+		sm := *m
+		l.summary, l.summaryAt, l.conv, l.open, l.closed, l.sent = &sm, l.n-1, nil, nil, nil, nil
+		return
+	case ApprovalAnswer:
+		if Answer(m.Content) == AnswerSession {
+			l.approvals = append(l.approvals, *m)
+		}
 	}
+	l.open = append(l.open, *m)
 }
 
 // close moves the open response into the encoded conversation.
@@ -134,8 +182,13 @@ func (l *Log) close() {
 	if len(l.open) == 0 {
 		return
 	}
-	if l.conv != nil && l.convErr == nil {
+	switch {
+	case l.conv != nil && l.convErr == nil:
 		l.closed = append(l.closed, l.open)
+	case l.conv == nil:
+		// Nothing holds it (sent goes with conv): it holds the next.
+		clear(l.open)
+		l.spare = l.open[:0]
 	}
 	l.open = nil
 }
@@ -150,6 +203,9 @@ func (l *Log) flush() {
 			l.convErr = l.conv.Append(conversation(msgs, l.convNative))
 		}
 		l.closed[i] = nil
+		// Encoded: the response's memory holds the next one opened.
+		clear(msgs)
+		l.spare = msgs[:0]
 	}
 	l.closed = l.closed[:0]
 	l.sent = nil
@@ -171,52 +227,139 @@ func (l *Log) use(f wire.Format, native *render) error {
 	if l.conv != nil && l.conv.Format() == f && l.convNative.same(native) && l.convErr == nil {
 		return nil
 	}
-	all, err := l.messages()
-	if err != nil {
-		return err
-	}
 	conv, err := wire.NewConv(f)
 	if err != nil {
 		return err
 	}
-	closed := all[:len(all)-len(l.open)]
-	if err := conv.Append(conversation(sent(closed), native)); err != nil {
+	if err := l.encodeClosed(conv, native); err != nil {
 		return err
 	}
 	l.conv, l.convNative, l.convErr, l.closed, l.sent = conv, native, nil, nil, nil
 	return nil
 }
 
-// cut is where a compaction cuts the log (cutFor).
-func (l *Log) cut(forced bool) (int, bool) {
-	all, err := l.messages()
-	if err != nil {
-		return 0, false
+// encodeClosed appends to conv what model calls send of the log before
+// its open response: the conversation of the messages from sentFrom on,
+// one response at a time, decoded one message at a time.
+func (l *Log) encodeClosed(conv *wire.Conv, native *render) error {
+	end := l.n - len(l.open)
+	var resp []Message
+	var err error
+	put := func() {
+		if len(resp) > 0 && err == nil {
+			err = conv.Append(conversation(resp, native))
+		}
+		clear(resp)
+		resp = resp[:0]
 	}
-	return cutFor(all, forced)
+	if e := l.each(l.sentFrom(), func(i int, m *Message) {
+		if i >= end {
+			return
+		}
+		// A response ends where the next user or assistant message
+		// starts: the conversation of the whole is that of each.
+		if m.Type == User || m.Type == Assistant {
+			put()
+		}
+		resp = append(resp, *m)
+	}); e != nil {
+		return e
+	}
+	put()
+	return err
 }
 
-// messages decodes the whole log.
-func (l *Log) messages() ([]Message, error) {
-	all := make([]Message, 0, l.n)
+// sentFrom is the index of the first message model calls send: after
+// the last summary, the first of those it keeps (sent); 0 without one.
+// The summary itself is among the messages after it, and the
+// conversation leaves summaries out.
+func (l *Log) sentFrom() int {
+	if l.summary == nil {
+		return 0
+	}
+	s := l.summaryAt
+	return s - min(max(l.summary.Keep, 0), s)
+}
+
+// cut is where a compaction cuts the log (cutFor).
+func (l *Log) cut(forced bool) (int, bool) {
+	from := l.sentFrom()
+	types := make([]MessageType, 0, l.n-from)
+	if l.each(from, func(_ int, m *Message) { types = append(types, m.Type) }) != nil {
+		return 0, false
+	}
+	cut, ok := cutFor(types, forced)
+	return from + cut, ok
+}
+
+// each calls fn with each message of the log from index from on, in
+// order, decoding them one at a time: a message is valid only during
+// its call, its texts as long as the Log. The messages before from are
+// skipped, not decoded.
+func (l *Log) each(from int, fn func(i int, m *Message)) error {
+	i := 0
 	for _, c := range l.raw {
-		var msgs []Message
-		if c.event {
-			e, err := UnmarshalEvent(c.data)
-			if err != nil {
-				return nil, fmt.Errorf("session: the cached log: %w", err)
-			}
-			msgs = e.History
-		} else if err := unmarshalMessages(c.data, &msgs); err != nil {
-			return nil, fmt.Errorf("session: the cached log: %w", err)
+		base, skip := i, max(from-i, 0)
+		i += skip
+		n, err := eachMessage(c.data, skip, func(m *Message) {
+			fn(i, m)
+			i++
+		})
+		if err != nil {
+			return fmt.Errorf("session: the cached log: %w", err)
 		}
-		all = append(all, msgs...)
+		i = base + n
 	}
-	all = append(all, l.fresh...)
-	if len(all) != l.n {
-		return nil, fmt.Errorf("session: the cached log holds %d messages, not %d", len(all), l.n)
+	for k := range l.fresh {
+		if i >= from {
+			fn(i, &l.fresh[k])
+		}
+		i++
 	}
-	return all, nil
+	if i != l.n {
+		return fmt.Errorf("session: the cached log holds %d messages, not %d", i, l.n)
+	}
+	return nil
+}
+
+// eachMessage calls fn with each message of data, a JSON array of
+// messages, after the first skip, which are skipped unread, and answers
+// how many the array holds. fn's message is valid only during the call,
+// its texts as long as data. It reads by hand, in one message's memory;
+// JSON that is not the plain case is decoded whole with encoding/json,
+// for the messages not yet given.
+func eachMessage(data []byte, skip int, fn func(m *Message)) (int, error) {
+	// The log's JSON never changes (Commit appends past a chunk's
+	// messages): its texts are read where they stand.
+	r := jsondec.NewSharedReader(data)
+	var m Message
+	i, next := 0, skip // next is the index of the next message to give
+	r.Array(func() {
+		if i < skip {
+			r.Skip()
+		} else {
+			m = Message{}
+			readMessage(r, &m)
+			if !r.Failed() {
+				fn(&m)
+				next++
+			}
+		}
+		i++
+	})
+	if r.Done() {
+		return i, nil
+	}
+	// Not reached for what a Log holds: JSON its messages were read from
+	// by hand already, or that Commit wrote.
+	var all []Message
+	if err := json.Unmarshal(data, &all); err != nil {
+		return 0, err
+	}
+	for k := next; k < len(all); k++ {
+		fn(&all[k])
+	}
+	return len(all), nil
 }
 
 // encode builds a model call's request: wr without its messages, which
@@ -245,7 +388,7 @@ func (l *Log) Commit() (string, error) {
 			return "", fmt.Errorf("session: encoding the log: %w", err)
 		}
 		l.hash = fnv(l.hash, b)
-		if n := len(l.raw); n > 0 && !l.raw[n-1].event {
+		if n := len(l.raw); n > 0 && !l.raw[n-1].given {
 			// One array: "[a,b]" and "[c]" make "[a,b,c]".
 			last := l.raw[n-1].data
 			l.raw[n-1].data = append(append(last[:len(last)-1], ','), b[1:]...)

@@ -50,7 +50,7 @@ func (c *Logs) Start(t *Turn, e Event) (acts []Action, ok bool, err error) {
 	}
 	kept, found := c.logs[e.Session]
 	resumes := found && e.Fingerprint != "" && kept.fingerprint == e.Fingerprint
-	if resumes && kept.log.first != nil && len(e.History) >= kept.log.Len() && sameMessage(e.History[0], *kept.log.first) {
+	if first, ok := e.firstMessage(); ok && resumes && kept.log.first != nil && e.historyLen() >= kept.log.Len() && sameMessage(first, *kept.log.first) {
 		n := kept.log.Len()
 		return nil, false, fmt.Errorf("%w: start: the history given with the fingerprint opens with the session's first message: "+
 			"with a fingerprint send only the messages after the first %d (usually none), or send the whole history without the fingerprint", ErrEvent, n)

@@ -17,6 +17,7 @@
 package session
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/toolroute/toolroute/registry"
@@ -121,6 +122,24 @@ func ActiveTools(reg *registry.Registry, history []Message) *registry.Active {
 		loads = appendLoad(loads, m)
 	}
 	return replay(reg, loads)
+}
+
+// ActiveToolsJSON is ActiveTools of a history given as JSON, an array of
+// messages (null for none), read one message at a time rather than
+// decoded whole: what a long history costs is its text. The error is
+// json.Unmarshal's for JSON that is no array of messages.
+func ActiveToolsJSON(reg *registry.Registry, history []byte) (*registry.Active, error) {
+	var loads []load
+	if t := bytes.TrimSpace(history); len(t) == 0 || string(t) == "null" {
+		return replay(reg, nil), nil
+	}
+	_, err := eachMessage(history, 0, func(m *Message) {
+		loads = appendLoad(loads, *m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return replay(reg, loads), nil
 }
 
 // load is what one logged call did to the active tools: loaded a group,

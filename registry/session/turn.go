@@ -98,7 +98,7 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 		return fmt.Errorf("%w: %s: the turn is %s", ErrEvent, EventReload, t.state)
 	}
 	t.reg = reg.Restrict(t.set.AllowedGroups)
-	t.route()
+	t.route(t.log.summary != nil)
 	if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
 	}
@@ -135,12 +135,12 @@ func (t *Turn) Log() *Log { return t.log }
 
 // route settles the turn's routing and its system prompt: a Responses
 // request in native routing lists the groups as namespaces, not in the
-// prompt.
-func (t *Turn) route() {
+// prompt. summarised says the log holds a summary.
+func (t *Turn) route(summarised bool) {
 	t.native = nil
 	// After a compaction the loads it summarised have nothing left to
 	// stand on in the conversation: the session goes on classic.
-	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative && (t.log == nil || t.log.summary == nil) {
+	if r, _ := RoutingFor(t.set.Format, t.set.Routing); r == RoutingNative && !summarised {
 		t.native = &render{reg: t.reg, format: t.set.Format}
 	}
 	base := WithMemories(t.set.SystemPrompt, t.set.Memories)
@@ -368,9 +368,25 @@ func (t *Turn) start(e Event) []Action {
 		t.log = NewLog()
 	}
 	t.resume = nil
-	t.log.add(e.Source, e.History...)
-	t.route() // after the history: a summary in it makes the routing classic
-	if err := t.log.use(t.set.Format, t.native); err != nil {
+	// A summary in the history makes the routing classic.
+	h := e.history
+	t.route(t.log.summary != nil || (h != nil && h.summaries) || slices.ContainsFunc(e.History, isSummary))
+	var err error
+	if h != nil && !h.summaries {
+		// The conversation first: each response of a history left as
+		// JSON joins it as it is read. After a summary, it is encoded
+		// again from the log (use, below).
+		err = t.log.use(t.set.Format, t.native)
+	}
+	if err == nil && h != nil {
+		err = t.log.addHistory(h)
+	} else if err == nil {
+		t.log.add(e.History...)
+	}
+	if err == nil {
+		err = t.log.use(t.set.Format, t.native)
+	}
+	if err != nil {
 		t.keep = false // the log lacks the history: nothing to resume from
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
@@ -384,7 +400,7 @@ func (t *Turn) start(e Event) []Action {
 		return t.compact(cut, false)
 	}
 	user := Message{Type: User, Content: e.User, Time: t.now}
-	t.log.add(nil, user)
+	t.log.add(user)
 	return append([]Action{{Type: ActionAppend, Messages: []Message{user}}}, t.callModel()...)
 }
 
@@ -484,7 +500,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		u := resp.Usage
 		logged[0].Usage = &u
 	}
-	t.log.add(nil, logged[0])
+	t.log.add(logged[0])
 	if len(resp.Calls) == 0 {
 		t.state = finished
 		acts := append([]Action{{Type: ActionAppend, Messages: logged}}, t.commit()...)
@@ -567,7 +583,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 			logged = append(logged, t.callMessage(i, c, registry.StatusPending))
 		}
 	}
-	t.log.add(nil, logged[1:]...)
+	t.log.add(logged[1:]...)
 
 	// Room for the loads and the next step's actions.
 	acts := append(make([]Action, 0, 3+len(loads)), Action{Type: ActionAppend, Messages: logged})
@@ -721,7 +737,7 @@ func (t *Turn) approve(answers []Approval) []Action {
 	// The model's order, whatever order approval left them in.
 	slices.SortStableFunc(t.pending, func(a, b pendingCall) int { return cmp.Compare(a.index, b.index) })
 	slices.SortStableFunc(t.approved, func(a, b Call) int { return cmp.Compare(t.indexOf(a.ID), t.indexOf(b.ID)) })
-	t.log.add(nil, logged...)
+	t.log.add(logged...)
 	return append([]Action{{Type: ActionAppend, Messages: logged}}, t.runApproved()...)
 }
 
@@ -1004,7 +1020,7 @@ func (t *Turn) results(results []Result) []Action {
 			break
 		}
 	}
-	t.log.add(nil, logged...)
+	t.log.add(logged...)
 	acts := []Action{{Type: ActionAppend, Messages: logged}}
 	for i := range loads {
 		acts = append(acts, Action{Type: ActionGroupLoaded, Group: &loads[i]})

@@ -288,6 +288,16 @@ func NewConv(f Format) (*Conv, error) {
 // Format is the conversation's format.
 func (c *Conv) Format() Format { return c.format }
 
+// Grow makes room for about n more bytes of encoded conversation: a long
+// history appended response by response then takes one piece of memory,
+// not a chain of larger and larger ones, each left for the collector,
+// whose memory the next, larger, cannot reuse.
+func (c *Conv) Grow(n int) {
+	if n > cap(c.final)-len(c.final) {
+		c.final = append(make([]byte, 0, len(c.final)+n), c.final...)
+	}
+}
+
 // Size is the bytes the conversation holds, about.
 func (c *Conv) Size() int { return len(c.final) }
 

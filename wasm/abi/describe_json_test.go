@@ -39,7 +39,7 @@ func TestDescriptionJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	history := []session.Message{{Type: session.ToolCall, ToolCallID: "c1", ToolName: registry.LoadToolGroupName, ToolInput: `{"group_name":"google_gmail"}`, Status: registry.StatusSuccess}}
-	d := Describe(reg, "Be brief.", history)
+	d := Describe(reg, "Be brief.", session.ActiveTools(reg, history))
 	if len(d.Tools) < 100 || len(d.Files) == 0 || len(d.LoadedGroups) != 1 {
 		t.Fatalf("the built-in catalogue described %d tools, %d files, loaded %v", len(d.Tools), len(d.Files), d.LoadedGroups)
 	}

@@ -103,20 +103,19 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 			return fail(CodeBadJSON, "the request is not a JSON describe request: "+err.Error())
 		}
 	}
-	var history []session.Message
-	if len(r.History) > 0 && string(r.History) != "null" {
-		if err := json.Unmarshal(r.History, &history); err != nil {
-			return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
-		}
-	}
 	reg := g.reg.Restrict(r.AllowedGroups)
-	d := Describe(reg, session.WithMemories(r.SystemPrompt, r.Memories), history)
+	// Read a message at a time: a long history costs its text alone.
+	active, err := session.ActiveToolsJSON(reg, r.History)
+	if err != nil {
+		return fail(CodeBadJSON, "history is not an array of messages: "+err.Error())
+	}
+	d := Describe(reg, session.WithMemories(r.SystemPrompt, r.Memories), active)
 	// The meta-tools a turn with these settings adds to the active list.
 	f, _ := wire.ParseFormat(r.Format) // checked below
 	set := session.Settings{Format: f, Routing: session.Routing(r.Routing), SearchTools: r.SearchTools, ToolBudget: r.ToolBudget}
-	d.Active = toolNamesOf(session.OfferedTools(reg, set, session.ActiveTools(reg, history).Tools()))
+	d.Active = toolNamesOf(session.OfferedTools(reg, set, active.Tools()))
 	if r.ToolsJSON {
-		tj, err := DescribeToolsJSON(reg, history, set)
+		tj, err := DescribeToolsJSON(reg, active, set)
 		if err != nil {
 			return fail(CodeInternal, "encoding the tools: "+err.Error())
 		}
@@ -134,16 +133,17 @@ func (g *Guest) Describe(req []byte) (out []byte) {
 		used, note := session.RoutingFor(f, asked)
 		d.Routing = &RoutingInfo{Asked: string(asked), Used: string(used), Note: note}
 	}
-	out, err := appendDescription(append(make([]byte, 0, 64<<10), `{"ok":`...), d)
+	out, err = appendDescription(append(make([]byte, 0, 64<<10), `{"ok":`...), d)
 	if err != nil {
 		return fail(CodeInternal, "encoding the answer: "+err.Error())
 	}
 	return append(out, '}')
 }
 
-// DescribeToolsJSON gives the schemas of a session's active tools and of
-// every enabled tool but the meta-tools, as a model call sends them.
-func DescribeToolsJSON(reg *registry.Registry, history []session.Message, set session.Settings) (ToolsJSON, error) {
+// DescribeToolsJSON gives the schemas of a session's active tools
+// (session.ActiveTools) and of every enabled tool but the meta-tools, as
+// a model call sends them.
+func DescribeToolsJSON(reg *registry.Registry, active *registry.Active, set session.Settings) (ToolsJSON, error) {
 	// All: every enabled tool as without routing, so no meta-tool, as
 	// `toolroute tokens`'s "all tools".
 	var all []registry.Tool
@@ -153,13 +153,13 @@ func DescribeToolsJSON(reg *registry.Registry, history []session.Message, set se
 			all = append(all, t)
 		}
 	}
-	tools := session.OfferedTools(reg, set, session.ActiveTools(reg, history).Tools())
-	active, err := wire.OpenAIToolsJSON(session.ToolDefs(tools))
+	tools := session.OfferedTools(reg, set, active.Tools())
+	offered, err := wire.OpenAIToolsJSON(session.ToolDefs(tools))
 	if err != nil {
 		return ToolsJSON{}, err
 	}
 	every, err := wire.OpenAIToolsJSON(session.ToolDefs(all))
-	return ToolsJSON{Active: active, All: every}, err
+	return ToolsJSON{Active: offered, All: every}, err
 }
 
 // Demo answers a model request's body (OpenAI Chat Completions) as the
@@ -198,14 +198,18 @@ func (g *Guest) TurnNew() (out []byte) {
 }
 
 // TurnEvent feeds a turn one event (a session.Event as JSON) and answers with
-// the actions, a JSON array of session.Action.
+// the actions, a JSON array of session.Action. req becomes the guest's: a
+// start event's history stays in it (session.ReadEvent), for the turn and
+// the session state kept after it, rather than in a copy; the caller must
+// not change it afterwards (the module's host frees it, and never writes
+// memory it freed).
 func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 	defer recoverInto(&out)
 	t, found := g.turns[h]
 	if !found {
 		return unknownTurn(h)
 	}
-	e, err := session.UnmarshalEventIn(req, t.Format())
+	e, err := session.ReadEvent(req, t.Format())
 	var deep *registry.DepthError
 	if errors.As(err, &deep) {
 		return fail(CodeBadJSON, err.Error()) // it says what the event is
@@ -235,10 +239,6 @@ func (g *Guest) TurnEvent(h uint32, req []byte) (out []byte) {
 			return g.actions(acts)
 		}
 		t.session = e.Session
-		if len(e.History) > 0 {
-			// The turn keeps the history as this JSON; the host frees req.
-			e.Source = append([]byte(nil), req...)
-		}
 	}
 	out = g.handle(t, e)
 	g.logs.End(t.session, t.Turn)
@@ -349,9 +349,10 @@ func actions(dst []byte, acts []session.Action) []byte {
 	return append(b, '}')
 }
 
-// Describe builds a Description natively; the module's toolroute_describe
-// answers with the same.
-func Describe(reg *registry.Registry, systemPrompt string, history []session.Message) Description {
+// Describe builds a Description natively, active being a session's active
+// tools (session.ActiveTools); the module's toolroute_describe answers
+// with the same.
+func Describe(reg *registry.Registry, systemPrompt string, active *registry.Active) Description {
 	d := Description{
 		SystemPrompt: reg.SystemPrompt(systemPrompt),
 		Groups:       []GroupInfo{}, Tools: []ToolInfo{}, Files: []FileInfo{}, Skills: []SkillInfo{},
@@ -384,7 +385,6 @@ func Describe(reg *registry.Registry, systemPrompt string, history []session.Mes
 	for _, s := range reg.Skills() {
 		d.Skills = append(d.Skills, SkillInfo{Name: s.Name, Description: s.Description})
 	}
-	active := session.ActiveTools(reg, history)
 	for _, t := range active.Tools() {
 		d.Active = append(d.Active, t.Name)
 	}

@@ -10,6 +10,11 @@ export const ABI_VERSION = 2;
 // wasm/ABI.md): toolroute_alloc answers 0 for more.
 export const MAX_INPUT = 256 << 20;
 
+// RECYCLE_MEMORY is the memory past which a host replaces an instance with a
+// new one (256 MiB, wasm/ABI.md's Lifecycle): its memory never shrinks, and
+// what it keeps is a cache the log rebuilds.
+export const RECYCLE_MEMORY = 256 << 20;
+
 // ToolrouteError is a refusal from the module: the request was bad, the
 // instance is still usable. code is one of the ABI's error codes.
 export class ToolrouteError extends Error {

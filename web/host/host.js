@@ -13,7 +13,7 @@
 // in the store, and the groups it loaded are found again in that log by the
 // module on every turn, in this host instance or another.
 
-import { TrapError } from "../driver/toolroute.js";
+import { TrapError, RECYCLE_MEMORY } from "../driver/toolroute.js";
 import { Redactor } from "./redact.js";
 
 const decoder = new TextDecoder();
@@ -65,7 +65,8 @@ export class MemoryStore {
 
 // createHost makes a host. options:
 //   module: a driver instance (Toolroute), or a function (sync or async)
-//     making one; with a function, an instance that trapped is replaced;
+//     making one; with a function, an instance that trapped, or whose
+//     memory passed recycleMemory, is replaced;
 //   catalogue: the catalogue toolroute_load takes (see wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object, or a function(ref) giving the text (or a promise of it);
@@ -121,7 +122,11 @@ export class MemoryStore {
 //     without it search_tools finds only tools sharing a word with the query;
 //   maxParallelTools: how many tool calls run at once in all sessions (4):
 //     the others wait their turn, their timeout starting when they run. A
-//     JS call may take its memory limit, so this bounds the host's memory.
+//     JS call may take its memory limit, so this bounds the host's memory;
+//   recycleMemory: the memory in bytes past which an instance the module
+//     function made is replaced with a new one (RECYCLE_MEMORY, 256 MiB, as
+//     wasm/ABI.md says): its memory never shrinks. The turns open on it
+//     end there; the sessions it kept send their whole log to the next.
 export async function createHost(options = {}) {
   const host = new Host(options);
   await host.init();
@@ -144,6 +149,8 @@ export class Host {
   #kept = new Map();
   #slots; // tool calls that may still start
   #waiting = []; // calls waiting for a slot, first come first served
+  #recycleMemory;
+  #making = null; // the instance being made, while it is
 
   constructor(options) {
     const p = options.provider ?? {};
@@ -164,6 +171,7 @@ export class Host {
     this.now = options.now ?? (() => new Date());
     const r = options.retries ?? {};
     this.#slots = options.maxParallelTools > 0 ? Math.floor(options.maxParallelTools) : DEFAULT_MAX_PARALLEL_TOOLS;
+    this.#recycleMemory = options.recycleMemory > 0 ? options.recycleMemory : RECYCLE_MEMORY;
     this.retries = {
       count: r.count === undefined || r.count === 0 ? 3 : Math.max(r.count, 0),
       backoffMs: r.backoffMs > 0 ? r.backoffMs : 1000,
@@ -225,17 +233,31 @@ export class Host {
     return { ...catalogue, manifests: catalogue.manifests.filter((m) => !drop.includes(m.file)) };
   }
 
+  // #instance is the instance new calls go to: a new one in place of one
+  // that trapped, or whose memory passed recycleMemory (wasm/ABI.md's
+  // Lifecycle), when the host can make one. The turns open on the old
+  // instance end there, and it goes once they have; the sessions it kept
+  // are forgotten, so their next turns send the whole log (Sessions).
   async #instance() {
-    if (this.#inst && !this.#inst.broken) return this.#inst;
+    const cur = this.#inst;
+    const over = cur && this.#factory && cur.memorySize > this.#recycleMemory;
+    if (cur && !cur.broken && !over) return cur;
     if (!this.#factory) {
-      if (this.#inst) throw new Error(`host: the module instance is dead and no factory was given to replace it: ${this.#inst.broken.message}`);
+      if (cur) throw new Error(`host: the module instance is dead and no factory was given to replace it: ${cur.broken.message}`);
       throw new Error("host: no module instance");
     }
-    const inst = await this.#factory();
-    await this.#giveVectors(inst);
-    this.#report = inst.load(this.#offered(this.#catalogue));
-    this.#inst = inst;
-    return inst;
+    // One replacement for the calls that find the instance gone at once.
+    this.#making ??= (async () => {
+      const inst = await this.#factory();
+      await this.#giveVectors(inst);
+      this.#report = inst.load(this.#offered(this.#catalogue));
+      if (cur) {
+        for (const [id, k] of this.#kept) if (k.inst === cur) this.#kept.delete(id);
+      }
+      this.#inst = inst;
+      return inst;
+    })().finally(() => (this.#making = null));
+    return this.#making;
   }
 
   // messages returns a session's log.
@@ -419,6 +441,8 @@ export class Host {
   // turn's cache action.
   keep(sessionId, inst, cache) {
     this.#kept.delete(sessionId);
+    // An instance replaced while the turn ran keeps nothing for anyone.
+    if (inst !== this.#inst) return;
     this.#kept.set(sessionId, { inst, fingerprint: cache.fingerprint, messages: cache.messages });
     // Instances keep at most 64 sessions; remembering more is useless.
     if (this.#kept.size > 4096) this.#kept.delete(this.#kept.keys().next().value);

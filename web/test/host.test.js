@@ -604,3 +604,61 @@ for (const format of FORMATS) {
     }
   });
 }
+
+// wasm/ABI.md's Lifecycle: an instance whose memory passed the host's
+// recycleMemory is replaced with a new one before the next turn, as the
+// Go host's pool does. The session the old one kept sends its whole log
+// to the new one, and the model reads its history intact: the request a
+// host that never saw the session makes from the same log.
+test("an instance past recycleMemory is replaced; the session's next turn sends its whole log", async () => {
+  const limit = 8 << 20;
+  const made = [];
+  const starts = [];
+  const recording = async () => {
+    const t = await Toolroute.instantiate(wasm);
+    made.push(t);
+    const event = t.turnEvent.bind(t);
+    t.turnEvent = (h, ev) => {
+      if (ev.type === "start") starts.push({ inst: t, fingerprint: ev.fingerprint, messages: ev.history.length });
+      return event(h, ev);
+    };
+    return t;
+  };
+  // 40,000 messages, 3.7 MB of JSON: a start takes an instance past 8 MiB.
+  const log = [];
+  for (let i = 0; log.length < 40000; i++) {
+    log.push({ type: "user", content: `How many pages has report-${i}.pdf?` },
+      { type: "assistant", content: "Let me look." },
+      { type: "tool_call", tool_call_id: `call_${i}`, tool_name: "pdf_info", tool_input: `{"path":"report-${i}.pdf"}`, status: "success" },
+      { type: "tool_result", tool_call_id: `call_${i}`, tool_name: "pdf_info", content: `{"pages":${i % 40 + 1}}`, status: "success" },
+      { type: "assistant", content: `report-${i}.pdf has ${i % 40 + 1} pages.` });
+  }
+  const warm = await startFakeModel("openai", text("One."), text("Two."));
+  const cold = await startFakeModel("openai", text("Two."));
+  try {
+    const store = new MemoryStore();
+    await store.append("s1", log);
+    const h = await newHost(warm, { store, options: { module: recording, recycleMemory: limit } }).host;
+    assert.equal(made.length, 1);
+    assert.ok(made[0].memorySize <= limit, `a new instance holds ${made[0].memorySize} bytes, past the test's limit`);
+    assert.equal((await collect(h.send("s1", "And the last one?"))).at(-1).type, "done");
+    assert.ok(made[0].memorySize > limit, `the start took the instance to ${made[0].memorySize} bytes, not past ${limit}: give it a longer history`);
+
+    const copy = new MemoryStore();
+    await copy.append("s1", await store.messages("s1"));
+    assert.equal((await collect(h.send("s1", "And the one before?"))).at(-1).type, "done");
+    assert.equal(made.length, 2, "the instance past the limit was not replaced");
+    assert.equal(starts.length, 2);
+    assert.equal(starts[1].inst, made[1]);
+    assert.equal(starts[1].fingerprint, undefined, "the new instance was sent a fingerprint it never handed out");
+    assert.equal(starts[1].messages, 40002, "the new instance was not sent the whole log");
+
+    const fresh = await newHost(cold, { store: copy }).host;
+    assert.equal((await collect(fresh.send("s1", "And the one before?"))).at(-1).type, "done");
+    assert.equal(warm.requests.length, 2);
+    assert.equal(warm.requests[1].body, cold.requests[0].body);
+  } finally {
+    await warm.close();
+    await cold.close();
+  }
+});

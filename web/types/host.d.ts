@@ -114,6 +114,8 @@ export interface HostOptions {
   now?: () => Date;
   retries?: { count?: number; backoffMs?: number; maxBackoffMs?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
   maxParallelTools?: number;
+  /** The memory in bytes past which an instance made by the module function is replaced with a new one (RECYCLE_MEMORY, 256 MiB). */
+  recycleMemory?: number;
   /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"), handed to every instance. */
   wordVectors?: BufferSource | (() => BufferSource | Promise<BufferSource>);
 }

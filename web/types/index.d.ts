@@ -5,6 +5,8 @@
 export declare const ABI_VERSION: 2;
 /** The largest input the module takes in one call, in bytes (256 MiB). */
 export declare const MAX_INPUT: number;
+/** The memory past which a host replaces an instance with a new one, in bytes (256 MiB). */
+export declare const RECYCLE_MEMORY: number;
 
 /** A refusal from the module: the request was bad, the instance still works. */
 export declare class ToolrouteError extends Error {

@@ -25,17 +25,25 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Reader reads one JSON value from its input, in pieces.
 type Reader struct {
-	data []byte
-	i    int
-	bad  bool
+	data   []byte
+	i      int
+	bad    bool
+	shared bool
 }
 
 // NewReader returns a Reader of data.
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
+
+// NewSharedReader returns a Reader of data whose strings share data's
+// memory when they need no unquoting, rather than copy it: for input
+// kept, unchanged, as long as anything read from it (a module's log,
+// read message by message, which would otherwise hold each text twice).
+func NewSharedReader(data []byte) *Reader { return &Reader{data: data, shared: true} }
 
 // Mark is a place in a Reader's input, before a value: where Since
 // starts a value's text, and where Rewind goes back to.
@@ -245,7 +253,11 @@ func (r *Reader) Strings() []string {
 
 // String reads a string, unquoted as encoding/json does; null reads as "".
 func (r *Reader) String() string {
-	b, _ := r.string()
+	b, copied := r.string()
+	if (copied || r.shared) && len(b) > 0 {
+		// Unquoted, b is new memory nothing else holds.
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
 	return string(b)
 }
 

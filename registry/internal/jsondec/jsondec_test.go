@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // TestStringEveryByte puts every byte at every place of a JSON string long
@@ -29,6 +30,34 @@ func TestStringEveryByte(t *testing.T) {
 			if r.Done() != json.Valid(s) {
 				t.Fatalf("%q: Skip took it: %v, json.Valid: %v", s, r.Done(), json.Valid(s))
 			}
+		}
+	}
+}
+
+// TestSharedStrings: a shared Reader's strings read as a Reader's do, and
+// those that need no unquoting are the input's own bytes.
+func TestSharedStrings(t *testing.T) {
+	tests := []struct {
+		input  string
+		want   string
+		shared bool
+	}{
+		{input: `"plain text, long enough to skip by eight"`, want: "plain text, long enough to skip by eight", shared: true},
+		{input: `"caf\u00e9 \"quoted\""`, want: `café "quoted"`},
+		{input: "\"\xff invalid\"", want: "\ufffd invalid"},
+		{input: `""`, want: ""},
+		{input: `null`, want: ""},
+	}
+	for _, tt := range tests {
+		data := []byte(tt.input)
+		got := NewSharedReader(data).String()
+		if want := NewReader(data).String(); got != tt.want || want != tt.want {
+			t.Errorf("%s: shared %q, not shared %q, want %q", tt.input, got, want, tt.want)
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(got)))
+		in := len(got) > 0 && p >= uintptr(unsafe.Pointer(&data[0])) && p < uintptr(unsafe.Pointer(&data[0]))+uintptr(len(data))
+		if in != tt.shared {
+			t.Errorf("%s: the string shares the input: %v, want %v", tt.input, in, tt.shared)
 		}
 	}
 }

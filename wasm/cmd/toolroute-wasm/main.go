@@ -54,6 +54,13 @@ func input(ptr, size uint32) ([]byte, []byte) {
 	return b[:size], nil
 }
 
+// collected is result(out) for a call that took in bytes: the garbage of
+// a call that moved many is collected before it returns (abi.Collect).
+func collected(in int, out []byte) uint64 {
+	abi.Collect(in + len(out))
+	return result(out)
+}
+
 //go:wasmexport toolroute_abi_version
 func abiVersion() uint32 { return abi.Version }
 
@@ -82,7 +89,7 @@ func load(ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.Load(in))
+	return collected(len(in), guest.Load(in))
 }
 
 //go:wasmexport toolroute_word_vectors
@@ -91,7 +98,7 @@ func wordVectors(ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.WordVectors(in))
+	return collected(len(in), guest.WordVectors(in))
 }
 
 //go:wasmexport toolroute_describe
@@ -100,7 +107,7 @@ func describe(ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.Describe(in))
+	return collected(len(in), guest.Describe(in))
 }
 
 //go:wasmexport toolroute_turn_new
@@ -114,7 +121,7 @@ func turnEvent(turn, ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.TurnEvent(turn, in))
+	return collected(len(in), guest.TurnEvent(turn, in))
 }
 
 //go:wasmexport toolroute_turn_chunk
@@ -123,7 +130,7 @@ func turnChunk(turn, ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.TurnChunk(turn, in))
+	return collected(len(in), guest.TurnChunk(turn, in))
 }
 
 // turnBody hands out the body of the turn's last model call, raw: the
@@ -131,7 +138,7 @@ func turnChunk(turn, ptr, size uint32) uint64 {
 //
 //go:wasmexport toolroute_turn_body
 func turnBody(turn uint32) uint64 {
-	return result(guest.TurnBody(turn))
+	return collected(0, guest.TurnBody(turn))
 }
 
 //go:wasmexport toolroute_turn_free
@@ -145,5 +152,5 @@ func demoRespond(ptr, size uint32) uint64 {
 	if bad != nil {
 		return result(bad)
 	}
-	return result(guest.Demo(in))
+	return collected(len(in), guest.Demo(in))
 }
