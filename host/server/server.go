@@ -137,16 +137,16 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/health", s.health)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
-	mux.HandleFunc("GET /api/sessions/{id}", s.session)
-	mux.HandleFunc("PATCH /api/sessions/{id}", s.renameSession)
-	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
-	mux.HandleFunc("GET /api/sessions/{id}/usage", s.usage)
-	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
-	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
-	mux.HandleFunc("POST /api/sessions/{id}/compact", s.compact)
-	mux.HandleFunc("GET /api/sessions/{id}/approvals", s.pendingApproval)
-	mux.HandleFunc("POST /api/sessions/{id}/approvals", s.answerApproval)
+	mux.HandleFunc("GET /api/sessions/{id}", withID(s.session))
+	mux.HandleFunc("PATCH /api/sessions/{id}", withID(s.renameSession))
+	mux.HandleFunc("DELETE /api/sessions/{id}", withID(s.deleteSession))
+	mux.HandleFunc("GET /api/sessions/{id}/messages", withID(s.messages))
+	mux.HandleFunc("GET /api/sessions/{id}/usage", withID(s.usage))
+	mux.HandleFunc("POST /api/sessions/{id}/messages", withID(s.send))
+	mux.HandleFunc("POST /api/sessions/{id}/clear", withID(s.clear))
+	mux.HandleFunc("POST /api/sessions/{id}/compact", withID(s.compact))
+	mux.HandleFunc("GET /api/sessions/{id}/approvals", withID(s.pendingApproval))
+	mux.HandleFunc("POST /api/sessions/{id}/approvals", withID(s.answerApproval))
 	mux.HandleFunc("GET /api/policies", s.policies)
 	mux.HandleFunc("PUT /api/policies", s.setPolicy)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
@@ -169,6 +169,23 @@ func Handler(a *app.App, o Options) http.Handler {
 	outer.Handle("/api/", auth.api(jsonOnly(mux)))
 	outer.Handle("/", auth.page(page))
 	return guard(outer, o.BodyTimeout)
+}
+
+// withID answers 400 with the rule to a request whose path's session id
+// cannot be one (store.CheckSessionID), which both stores refuse too: the
+// handlers see only ids that every store holds.
+func withID(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := store.CheckSessionID(r.PathValue("id")); err != nil {
+			badID(w, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func badID(w http.ResponseWriter, err error) {
+	fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "store: ")+"; POST /api/sessions makes one, GET /api/sessions lists them")
 }
 
 type server struct {
@@ -634,7 +651,14 @@ func (s *server) googleToken(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
-	d, err := s.a.Host.Describe(r.Context(), r.URL.Query().Get("session"))
+	id := r.URL.Query().Get("session")
+	if id != "" {
+		if err := store.CheckSessionID(id); err != nil {
+			badID(w, err)
+			return
+		}
+	}
+	d, err := s.a.Host.Describe(r.Context(), id)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return

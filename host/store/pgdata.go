@@ -189,9 +189,6 @@ func pgText(s string) string {
 }
 
 func (db *pgDB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
-	if sessionID == "" {
-		return errors.New("store: append: empty session id")
-	}
 	if len(msgs) == 0 {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -46,9 +45,6 @@ func turnKey(sessionID string) int64 {
 }
 
 func (db *pgDB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
-	if sessionID == "" {
-		return nil, false, errors.New("store: lock a turn: empty session id")
-	}
 	db.turnsMu.Lock()
 	if _, held := db.turns[sessionID]; held {
 		db.turnsMu.Unlock()
