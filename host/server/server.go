@@ -14,7 +14,10 @@
 //	GET  /api/sessions/{id}/messages      its message log
 //	GET  /api/sessions/{id}/usage         its model calls' tokens, summed
 //	                                      from the log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE,
+//	                                      the last done or failed (code
+//	                                      turn_running or host_error when
+//	                                      the server ended it: hostFailure);
 //	                                      the first message stores the
 //	                                      session, titled after it
 //	POST /api/sessions/{id}/clear         a new session, as /clear
@@ -397,7 +400,8 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 }
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
-// per event, the last being done or failed, or error for a host failure.
+// per event, the last being done or failed (hostFailure's, for a host
+// failure).
 // An approval event's calls wait for POST .../approvals; the turn waits
 // with them, and ends if the client goes away meanwhile.
 func (s *server) send(w http.ResponseWriter, r *http.Request) {
@@ -460,7 +464,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, event
 	}()
 	for ev, err := range events {
 		if err != nil {
-			write("error", map[string]string{"message": err.Error()})
+			write(string(host.EventFailed), hostFailure(err))
 			return
 		}
 		switch {
@@ -473,6 +477,29 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, event
 			return // the client went away: the turn stops, what was done stays
 		}
 	}
+}
+
+// The codes of a failed event that ends a turn for the server's own
+// reason rather than the turn's: every stream of a turn ends with done or
+// failed.
+const (
+	// failureTurnRunning: another process (serve or chat on the same
+	// database) runs a turn of the session; the turn did not start.
+	failureTurnRunning = "turn_running"
+	// failureHostError: the server itself failed (its store: a full disk,
+	// a PostgreSQL server down; its module); the message says what.
+	failureHostError = "host_error"
+)
+
+// hostFailure is the failed event of a turn that Send ended with a host
+// error: what the turn committed before stays in the log.
+func hostFailure(err error) host.Event {
+	code := failureHostError
+	var busy *host.TurnRunningError
+	if errors.As(err, &busy) {
+		code = failureTurnRunning
+	}
+	return host.Event{Type: host.EventFailed, Failure: &session.Failure{Code: code, Message: strings.TrimPrefix(err.Error(), "host: ")}}
 }
 
 // usage answers a session's tokens: the sum of its model calls' usage,
