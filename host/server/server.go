@@ -29,7 +29,10 @@
 //	                                      for some or all of its calls
 //	GET  /api/policies                    the user's approval rules
 //	PUT  /api/policies                    {"tool" or "group", "decision"}: ask,
-//	                                      allow, deny, or "" for the default
+//	                                      allow, deny, or "" for the default;
+//	                                      400 for a name nothing has, a
+//	                                      Warning for a tool an MCP server
+//	                                      not connected may have
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser
