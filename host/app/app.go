@@ -380,7 +380,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Host = h
 	if a.MCP != nil {
-		a.MCP.Wait(ctx)
+		a.MCP.Ready(ctx)
 		// From now on a server whose tools change reloads the catalogue,
 		// so a running turn offers the change from its next model call.
 		if missed := a.MCP.OnChange(a.mcpChanged); missed {
