@@ -380,7 +380,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Host = h
 	if a.MCP != nil {
-		a.MCP.Wait(ctx)
+		a.MCP.Ready(ctx)
 		// From now on a server whose tools change reloads the catalogue,
 		// so a running turn offers the change from its next model call.
 		if missed := a.MCP.OnChange(a.mcpChanged); missed {
@@ -720,6 +720,60 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 		}
 	}
 	return out, nil
+}
+
+// PolicyTarget checks the tool or group (kind "tool" or "group") a rule is
+// about to be set for. A name the catalogue has, enabled or not, is fine; so
+// is the group of a configured MCP server. A name nothing has is refused
+// with an *UnknownPolicyTargetError (a typo would otherwise be kept and
+// never apply) unless an MCP server's tools are not listed now (it is
+// starting, down or disabled): then the tool may be one of them, and the
+// rule is kept with the warning returned.
+func (a *App) PolicyTarget(kind, name string) (warning string, err error) {
+	r := a.Host.Registry()
+	var servers []mcp.Status
+	if a.MCP != nil {
+		servers = a.MCP.Status()
+	}
+	if kind == "group" {
+		if _, ok := r.Group(name); ok {
+			return "", nil
+		}
+		for _, st := range servers {
+			if st.Group == name {
+				return "", nil
+			}
+		}
+		return "", &UnknownPolicyTargetError{Kind: kind, Name: name}
+	}
+	if _, ok := r.Definition(name); ok {
+		return "", nil
+	}
+	var unlisted []string
+	for _, st := range servers {
+		if st.State != mcp.Connected {
+			unlisted = append(unlisted, fmt.Sprintf("%s (%s)", st.Key, st.State))
+		}
+	}
+	if len(unlisted) == 0 {
+		return "", &UnknownPolicyTargetError{Kind: kind, Name: name}
+	}
+	which := "the MCP server " + unlisted[0] + ", whose tools are"
+	if len(unlisted) > 1 {
+		which = "one of the MCP servers " + strings.Join(unlisted, ", ") + ", whose tools are"
+	}
+	return fmt.Sprintf("no tool named %q is loaded now: the rule is kept, as it may be a tool of %s not listed now (GET /api/health says why); check the name in GET /api/catalogue once the server is connected", name, which), nil
+}
+
+// UnknownPolicyTargetError is PolicyTarget's error for a name no tool or
+// group has.
+type UnknownPolicyTargetError struct {
+	Kind, Name string
+}
+
+// Error says which name is unknown and where the known ones are listed.
+func (e *UnknownPolicyTargetError) Error() string {
+	return fmt.Sprintf("no %s is named %q: the %ss are listed by GET /api/catalogue (toolroute tools); a rule is set for one of those", e.Kind, e.Name, e.Kind)
 }
 
 // secretVars are the process's variables that hold secrets: the provider's

@@ -20,7 +20,19 @@ type Options struct {
 	// Terminate is how long a stdio server has to exit once its stdin is
 	// closed before it is signalled; default 2 s.
 	Terminate time.Duration
+	// Startup is how long a stdio server's process has from its start to
+	// its first message, the answer to initialize; default
+	// DefaultStartup. Its timeoutSeconds bounds the rest of the handshake.
+	Startup time.Duration
 }
+
+// DefaultStartup is how long a stdio server may take to start: a runtime
+// loading its modules, npx fetching a package, fourteen servers starting at
+// once on a busy machine. It is long because only a process alive and
+// silent waits it out (one that exits is seen at once), and meanwhile the
+// server is starting, not down, and waited for by no one: its tools are
+// offered once it is up.
+const DefaultStartup = 5 * time.Minute
 
 // hub is what the servers share: the options and who hears of changes.
 type hub struct {
@@ -42,6 +54,13 @@ func (h *hub) maxBackoff() time.Duration {
 		return h.MaxBackoff
 	}
 	return 60 * time.Second
+}
+
+func (h *hub) startup() time.Duration {
+	if h.Startup > 0 {
+		return h.Startup
+	}
+	return DefaultStartup
 }
 
 func (h *hub) terminate() time.Duration {
@@ -69,6 +88,7 @@ type Manager struct {
 	opts      *hub
 	servers   []*server
 	closeOnce sync.Once
+	began     time.Time // when Start started them
 
 	mu sync.Mutex
 	// What the last Tools call made of each server, by index.
@@ -80,7 +100,7 @@ type Manager struct {
 // Wait waits for their first start. A server that failed is started again,
 // with backoff; Close stops them all.
 func Start(cfg Config, opts Options) *Manager {
-	m := &Manager{cfg: cfg, opts: &hub{Options: opts}}
+	m := &Manager{cfg: cfg, opts: &hub{Options: opts}, began: time.Now()}
 	m.named = make([][]Named, len(cfg.Servers))
 	m.refused = make([]string, len(cfg.Servers))
 	for _, sc := range cfg.Servers {
@@ -93,8 +113,9 @@ func Start(cfg Config, opts Options) *Manager {
 	return m
 }
 
-// Wait waits until each server has listed its tools or failed to (each
-// within its timeoutSeconds), or until ctx ends.
+// Wait waits until each server has listed its tools or failed to (a stdio
+// server's process has Options.Startup to start, then its timeoutSeconds),
+// or until ctx ends.
 func (m *Manager) Wait(ctx context.Context) {
 	for _, s := range m.servers {
 		select {
@@ -102,6 +123,24 @@ func (m *Manager) Wait(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// Ready is Wait that waits for each server no longer than its
+// timeoutSeconds since Start: what a program starting waits for. A server
+// still starting then (its process slow to start) is left so, and offers
+// its tools once it is up (OnChange).
+func (m *Manager) Ready(ctx context.Context) {
+	for _, s := range m.servers {
+		patience := time.NewTimer(time.Until(m.began.Add(time.Duration(s.cfg.TimeoutSeconds) * time.Second)))
+		select {
+		case <-s.started:
+		case <-patience.C:
+		case <-ctx.Done():
+			patience.Stop()
+			return
+		}
+		patience.Stop()
 	}
 }
 

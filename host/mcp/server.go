@@ -139,15 +139,48 @@ func (s *server) startedOnce() {
 	}
 }
 
-// start connects, lists the tools and makes the session the server's.
+// The causes a start is cancelled with when it takes too long.
+var (
+	errStartup   = errors.New("mcp: the server's start-up took too long")
+	errHandshake = errors.New("mcp: the handshake took too long")
+)
+
+// start connects, lists the tools and makes the session the server's. A
+// stdio server's handshake is timed from its first message (the answer to
+// initialize): its process's start-up before that has Options.Startup, so
+// that servers slow to start (many at once on a busy machine) are not
+// reported down for it.
 func (s *server) start() (*session, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.cfg.TimeoutSeconds)*time.Second)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	handshake := time.Duration(s.cfg.TimeoutSeconds) * time.Second
+	heard := make(chan struct{}) // closed at the server's first message
+	var heardOnce sync.Once
+	first, firstCause := handshake, errHandshake
+	if s.cfg.URL == "" {
+		first, firstCause = s.opts.startup(), errStartup
+	}
 	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-ctx.Done():
+		timer := time.NewTimer(first)
+		defer timer.Stop()
+		cause, started := firstCause, heard
+		for {
+			select {
+			case <-s.stop:
+				cancel(nil)
+				return
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+				cancel(cause)
+				return
+			case <-started:
+				started = nil // heard once
+				if cause == errStartup {
+					timer.Reset(handshake)
+					cause = errHandshake
+				}
+			}
 		}
 	}()
 	sess := &session{ended: make(chan struct{})}
@@ -168,7 +201,8 @@ func (s *server) start() (*session, error) {
 		sess.stderr = &tail{}
 		cmd.Stderr = sess.stderr
 		sess.cmd = cmd
-		t = &watched{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.opts.terminate()}, notice: func() { s.listChanged(sess, false) }}
+		t = &watched{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.opts.terminate()}, notice: func() { s.listChanged(sess, false) },
+			first: func() { heardOnce.Do(func() { close(heard) }) }}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -177,7 +211,7 @@ func (s *server) start() (*session, error) {
 			sess.cmd.Process.Kill()
 			go sess.cmd.Wait()
 		}
-		return nil, errors.New(s.startProblem(sess, err))
+		return nil, errors.New(s.startProblem(sess, err, context.Cause(ctx)))
 	}
 	sess.cs = cs
 	s.mu.Lock()
@@ -186,6 +220,9 @@ func (s *server) start() (*session, error) {
 	tools, err := listTools(ctx, cs)
 	if err != nil {
 		cs.Close()
+		if errors.Is(context.Cause(ctx), errHandshake) {
+			return nil, fmt.Errorf("it did not answer tools/list within %d s%s", s.cfg.TimeoutSeconds, sess.lastWords())
+		}
 		return nil, fmt.Errorf("its tools/list failed: %s", clip(err.Error(), 300)+sess.lastWords())
 	}
 	init := cs.InitializeResult()
@@ -388,11 +425,14 @@ func UnavailableText(key, why string, retryIn time.Duration, midCall bool) strin
 }
 
 // startProblem says why a start failed: the command, the handshake or the
-// URL, with what the process last wrote to stderr.
-func (s *server) startProblem(sess *session, err error) string {
+// URL, with what the process last wrote to stderr. cause is why the
+// start's context ended, if it did.
+func (s *server) startProblem(sess *session, err, cause error) string {
 	var exitErr *exec.ExitError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(cause, errStartup):
+		return fmt.Sprintf("it did not answer the MCP handshake within %d s of being started, so toolroute stopped it%s", int(s.opts.startup()/time.Second), sess.lastWords())
+	case errors.Is(cause, errHandshake):
 		return fmt.Sprintf("it did not complete the MCP handshake within %d s%s", s.cfg.TimeoutSeconds, sess.lastWords())
 	case s.cfg.URL != "":
 		return fmt.Sprintf("it could not be reached at %s: %s", s.cfg.URL, clip(err.Error(), 300))
@@ -557,9 +597,10 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // watched is a transport whose connection reports a tools/list_changed
 // notification as soon as it is read, ahead of the messages after it.
+// It reports the first message read too (first): the server has started.
 type watched struct {
 	mcp.Transport
-	notice func()
+	notice, first func()
 }
 
 func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -567,16 +608,19 @@ func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Connection: c, notice: w.notice}, nil
+	return &watchedConn{Connection: c, notice: w.notice, first: w.first}, nil
 }
 
 type watchedConn struct {
 	mcp.Connection
-	notice func()
+	notice, first func()
 }
 
 func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if err == nil && c.first != nil {
+		c.first()
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/tools/list_changed" {
 		c.notice()
 	}

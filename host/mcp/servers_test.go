@@ -470,6 +470,47 @@ func TestWillNotStart(t *testing.T) {
 	}
 }
 
+// A stdio server whose process takes longer to start than its
+// timeoutSeconds (fourteen starting at once on a busy machine): it was
+// reported down, the handshake's timeout counting its start-up. It is
+// starting while it starts, Wait does not hold the program for it, and it
+// connects on its first start; a process that never answers is stopped
+// after Options.Startup.
+func TestSlowStart(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	slow := filepath.Join(dir, "slow-start")
+	script := "#!/bin/sh\nsleep 3\nexec '" + mcptest.TestServer(t, binDir) + "' \"$@\"\n"
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := Start(Config{File: "mcp.json", Servers: []ServerConfig{{Key: "slow", Command: slow, Args: []string{"-starts", starts}, TimeoutSeconds: 1}}}, fast)
+	t.Cleanup(m.Close)
+	m.Ready(t.Context())
+	if st := status(t, m, "slow"); st.State == Down {
+		t.Fatalf("while its process starts: %+v", st)
+	}
+	eventually(t, "slow is connected", func() bool { return status(t, m, "slow").State == Connected })
+	if got := call(t, offered(t, m, registry.Catalogue{}).tool(t, "echo"), `{"text":"late but here"}`); got.Text != "late but here" {
+		t.Errorf("its tool: %+v", got)
+	}
+	if b, _ := os.ReadFile(starts); strings.Count(string(b), "\n") != 1 {
+		t.Errorf("started %d times, want once:\n%s", strings.Count(string(b), "\n"), b)
+	}
+
+	silent := filepath.Join(dir, "silent")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\necho 'listening on nothing' >&2\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := fast
+	opts.Startup = time.Second
+	m = start(t, opts, ServerConfig{Key: "silent", Command: silent, TimeoutSeconds: 30})
+	eventually(t, "silent is down", func() bool { return status(t, m, "silent").State == Down })
+	if st := status(t, m, "silent"); st.Error != `it did not answer the MCP handshake within 1 s of being started, so toolroute stopped it; it wrote: "listening on nothing"` {
+		t.Errorf("silent: %+v", st)
+	}
+}
+
 // The wait before a restart: 1 s, doubling with each failure in a row, at
 // most 60 s; a session that stayed up a minute starts the count again.
 func TestBackoff(t *testing.T) {

@@ -396,6 +396,52 @@ func TestServePolicies(t *testing.T) {
 	}
 }
 
+// A rule for a tool or group nothing has is refused, saying which and where
+// the known ones are listed: it was stored, and never applied. A tool that
+// may be one of an MCP server's not listed now (the server down) is kept,
+// with a warning in the Warning header.
+func TestServePolicyNames(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	defer model.Close()
+	put := func(srv *httptest.Server, body string) (int, string, string) {
+		resp := do(t, "PUT", srv.URL+"/api/policies", body)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b)), resp.Header.Get("Warning")
+	}
+	srv, _ := noteServer(t, model, 0)
+	for _, c := range []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"a typo", `{"tool":"sned_note","decision":"allow"}`, 400, `no tool is named \"sned_note\": the tools are listed by GET /api/catalogue (toolroute tools)`},
+		{"an unknown group", `{"group":"gmail","decision":"deny"}`, 400, `no group is named \"gmail\": the groups are listed by GET /api/catalogue`},
+		{"a tool", `{"tool":"send_note","decision":"ask"}`, 200, `[{"tool":"send_note","decision":"ask"}]`},
+		{"a built-in group", `{"group":"google_gmail","decision":"ask"}`, 200, `[{"group":"google_gmail","decision":"ask"},{"tool":"send_note","decision":"ask"}]`},
+		{"reset a rule of a tool since removed", `{"tool":"sned_note","decision":""}`, 200, `[{"group":"google_gmail","decision":"ask"},{"tool":"send_note","decision":"ask"}]`},
+	} {
+		if status, body, warning := put(srv, c.body); status != c.status || !strings.Contains(body, c.want) || warning != "" {
+			t.Errorf("%s: HTTP %d %s (Warning %q), want %d with %s", c.name, status, body, warning, c.status, c.want)
+		}
+	}
+
+	// An MCP server that cannot start: its tools are not listed.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, "config", "mcp.json"), []byte(`{"mcpServers":{"notes":{"command":"`+filepath.Join(dir, "no-such-server")+`"}}}`), 0o644)
+	srv = startIn(t, dir, model, server.Options{Token: token})
+	status, body, warning := put(srv, `{"tool":"notes_add","decision":"allow"}`)
+	if status != 200 || body != `[{"tool":"notes_add","decision":"allow"}]` ||
+		!strings.HasPrefix(warning, `299 toolroute "no tool named \"notes_add\" is loaded now: the rule is kept, as it may be a tool of the MCP server notes (`) ||
+		!strings.Contains(warning, "GET /api/health says why") {
+		t.Errorf("a tool of a server down: HTTP %d %s, Warning %q", status, body, warning)
+	}
+	if status, body, warning := put(srv, `{"group":"notes","decision":"deny"}`); status != 200 || warning != "" {
+		t.Errorf("the group of a server down: HTTP %d %s, Warning %q", status, body, warning)
+	}
+}
+
 // js_eval asking for secrets asks although it runs unasked otherwise; the
 // question lists them; a grant names only secrets asked for (400 if not),
 // and the code reads exactly those granted, redacted from what the model

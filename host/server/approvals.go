@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -287,6 +288,21 @@ func (s *server) setPolicy(w http.ResponseWriter, r *http.Request) {
 	case *req.Decision != "" && !registry.ValidDecision(registry.Decision(*req.Decision)):
 		fail(w, http.StatusBadRequest, fmt.Sprintf("the decision %q is none of ask, allow, deny or \"\": %s", *req.Decision, usage))
 		return
+	}
+	// A rule for a name no tool has would never apply: refused, unless it
+	// may be a tool of an MCP server not connected now, kept then with a
+	// warning, in the Warning header (code 299, as Kubernetes' API server
+	// gives its warnings) since the body is the rules. A reset is never
+	// refused: it may clear the rule of a tool since removed.
+	if *req.Decision != "" {
+		warning, err := s.a.PolicyTarget(kind, name)
+		if err != nil {
+			fail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if warning != "" {
+			w.Header().Set("Warning", "299 toolroute "+strconv.Quote(warning))
+		}
 	}
 	key := app.PolicyPrefix + kind + "." + name
 	var err error

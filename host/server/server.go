@@ -14,7 +14,10 @@
 //	GET  /api/sessions/{id}/messages      its message log
 //	GET  /api/sessions/{id}/usage         its model calls' tokens, summed
 //	                                      from the log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
+//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE,
+//	                                      the last done or failed (code
+//	                                      turn_running or host_error when
+//	                                      the server ended it: hostFailure);
 //	                                      the first message stores the
 //	                                      session, titled after it
 //	POST /api/sessions/{id}/clear         a new session, as /clear
@@ -26,7 +29,10 @@
 //	                                      for some or all of its calls
 //	GET  /api/policies                    the user's approval rules
 //	PUT  /api/policies                    {"tool" or "group", "decision"}: ask,
-//	                                      allow, deny, or "" for the default
+//	                                      allow, deny, or "" for the default;
+//	                                      400 for a name nothing has, a
+//	                                      Warning for a tool an MCP server
+//	                                      not connected may have
 //	GET  /api/catalogue?session={id}      groups, tools by file, active tools
 //	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
 //	                                      a host in the browser (compressed as
@@ -143,16 +149,16 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/health", s.health)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
-	mux.HandleFunc("GET /api/sessions/{id}", s.session)
-	mux.HandleFunc("PATCH /api/sessions/{id}", s.renameSession)
-	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
-	mux.HandleFunc("GET /api/sessions/{id}/usage", s.usage)
-	mux.HandleFunc("POST /api/sessions/{id}/messages", s.send)
-	mux.HandleFunc("POST /api/sessions/{id}/clear", s.clear)
-	mux.HandleFunc("POST /api/sessions/{id}/compact", s.compact)
-	mux.HandleFunc("GET /api/sessions/{id}/approvals", s.pendingApproval)
-	mux.HandleFunc("POST /api/sessions/{id}/approvals", s.answerApproval)
+	mux.HandleFunc("GET /api/sessions/{id}", withID(s.session))
+	mux.HandleFunc("PATCH /api/sessions/{id}", withID(s.renameSession))
+	mux.HandleFunc("DELETE /api/sessions/{id}", withID(s.deleteSession))
+	mux.HandleFunc("GET /api/sessions/{id}/messages", withID(s.messages))
+	mux.HandleFunc("GET /api/sessions/{id}/usage", withID(s.usage))
+	mux.HandleFunc("POST /api/sessions/{id}/messages", withID(s.send))
+	mux.HandleFunc("POST /api/sessions/{id}/clear", withID(s.clear))
+	mux.HandleFunc("POST /api/sessions/{id}/compact", withID(s.compact))
+	mux.HandleFunc("GET /api/sessions/{id}/approvals", withID(s.pendingApproval))
+	mux.HandleFunc("POST /api/sessions/{id}/approvals", withID(s.answerApproval))
 	mux.HandleFunc("GET /api/policies", s.policies)
 	mux.HandleFunc("PUT /api/policies", s.setPolicy)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
@@ -175,6 +181,23 @@ func Handler(a *app.App, o Options) http.Handler {
 	outer.Handle("/api/", auth.api(jsonOnly(mux)))
 	outer.Handle("/", auth.page(page))
 	return WriteDeadlines(guard(outer, o.BodyTimeout), o.StallTimeout)
+}
+
+// withID answers 400 with the rule to a request whose path's session id
+// cannot be one (store.CheckSessionID), which both stores refuse too: the
+// handlers see only ids that every store holds.
+func withID(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := store.CheckSessionID(r.PathValue("id")); err != nil {
+			badID(w, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func badID(w http.ResponseWriter, err error) {
+	fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "store: ")+"; POST /api/sessions makes one, GET /api/sessions lists them")
 }
 
 type server struct {
@@ -389,7 +412,8 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 }
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
-// per event, the last being done or failed, or error for a host failure.
+// per event, the last being done or failed (hostFailure's, for a host
+// failure).
 // An approval event's calls wait for POST .../approvals; the turn waits
 // with them, and ends if the client goes away meanwhile. A client that
 // stops reading ends it too, after Options.StallTimeout (WriteDeadlines).
@@ -453,7 +477,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, event
 	}()
 	for ev, err := range events {
 		if err != nil {
-			write("error", map[string]string{"message": err.Error()})
+			write(string(host.EventFailed), hostFailure(err))
 			return
 		}
 		switch {
@@ -466,6 +490,29 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, event
 			return // the client went away: the turn stops, what was done stays
 		}
 	}
+}
+
+// The codes of a failed event that ends a turn for the server's own
+// reason rather than the turn's: every stream of a turn ends with done or
+// failed.
+const (
+	// failureTurnRunning: another process (serve or chat on the same
+	// database) runs a turn of the session; the turn did not start.
+	failureTurnRunning = "turn_running"
+	// failureHostError: the server itself failed (its store: a full disk,
+	// a PostgreSQL server down; its module); the message says what.
+	failureHostError = "host_error"
+)
+
+// hostFailure is the failed event of a turn that Send ended with a host
+// error: what the turn committed before stays in the log.
+func hostFailure(err error) host.Event {
+	code := failureHostError
+	var busy *host.TurnRunningError
+	if errors.As(err, &busy) {
+		code = failureTurnRunning
+	}
+	return host.Event{Type: host.EventFailed, Failure: &session.Failure{Code: code, Message: strings.TrimPrefix(err.Error(), "host: ")}}
 }
 
 // usage answers a session's tokens: the sum of its model calls' usage,
@@ -649,7 +696,14 @@ func (s *server) googleToken(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
-	d, err := s.a.Host.Describe(r.Context(), r.URL.Query().Get("session"))
+	id := r.URL.Query().Get("session")
+	if id != "" {
+		if err := store.CheckSessionID(id); err != nil {
+			badID(w, err)
+			return
+		}
+	}
+	d, err := s.a.Host.Describe(r.Context(), id)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return

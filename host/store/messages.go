@@ -142,9 +142,6 @@ func (db *liteDB) messages(ctx context.Context, sessionID string, cached *cached
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
 // if this DB held it and lost it (see LockTurn).
 func (db *liteDB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
-	if sessionID == "" {
-		return errors.New("store: append: empty session id")
-	}
 	if len(msgs) == 0 {
 		return nil
 	}

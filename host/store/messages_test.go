@@ -147,7 +147,7 @@ func TestAppendErrors(t *testing.T) { forBackends(t, testAppendErrors) }
 func testAppendErrors(t *testing.T, be testBackend) {
 	db := be.open(t)
 	ctx := t.Context()
-	if err := db.Append(ctx, "", session.Message{Type: session.User}); err == nil || !strings.Contains(err.Error(), "empty session id") {
+	if err := db.Append(ctx, "", session.Message{Type: session.User}); err == nil || !strings.Contains(err.Error(), `session id "" is empty`) {
 		t.Errorf("Append to \"\" = %v, want an empty session id error", err)
 	}
 	// A failed transaction leaves nothing: a trigger of the test's own

@@ -1,6 +1,8 @@
 package store
 
-// DB's methods, each run by its backend.
+// DB's methods, each run by its backend. Those given a session id refuse
+// one CheckSessionID refuses, with a *SessionIDError, before either backend
+// sees it.
 
 import (
 	"context"
@@ -25,6 +27,9 @@ func (db *DB) Sessions(ctx context.Context) ([]Session, error) { return db.backe
 
 // Session returns the session with that id, and false if there is none.
 func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
+	if err := CheckSessionID(id); err != nil {
+		return Session{}, false, err
+	}
 	return db.backend.Session(ctx, id)
 }
 
@@ -33,6 +38,9 @@ func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
 // CleanTitle refuses, and an error wrapping ErrNotFound if there is no such
 // session.
 func (db *DB) Rename(ctx context.Context, id, title string) error {
+	if err := CheckSessionID(id); err != nil {
+		return err
+	}
 	return db.backend.Rename(ctx, id, title)
 }
 
@@ -41,6 +49,9 @@ func (db *DB) Rename(ctx context.Context, id, title string) error {
 // one wrapping ErrSessionBusy while a turn runs in it, in this process or
 // another sharing the database: the turn would go on writing to it.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
+	if err := CheckSessionID(id); err != nil {
+		return err
+	}
 	return db.backend.DeleteSession(ctx, id)
 }
 
@@ -50,6 +61,9 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // A log read before is kept decoded (history.go), within a budget, and a
 // later read decodes only the messages appended since.
 func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, err
+	}
 	return db.backend.Messages(ctx, sessionID)
 }
 
@@ -57,6 +71,9 @@ func (db *DB) Messages(ctx context.Context, sessionID string) ([]session.Message
 // it holds n or fewer) and how many its log holds, reading no more than
 // Messages does and copying only those. It implements host.TailReader.
 func (db *DB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, 0, err
+	}
 	return db.backend.MessagesFrom(ctx, sessionID, n)
 }
 
@@ -74,6 +91,9 @@ func (db *DB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]sess
 // process holds the session's turn lock, and with one wrapping ErrTurnLost
 // if this DB held it and lost it (see LockTurn).
 func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	if err := CheckSessionID(sessionID); err != nil {
+		return err
+	}
 	return db.backend.Append(ctx, sessionID, msgs...)
 }
 
@@ -85,6 +105,9 @@ func (db *DB) Append(ctx context.Context, sessionID string, msgs ...session.Mess
 // appended and the lock is still held, for unlock to release. Without the
 // lock it is Append. It implements host.TurnEnder.
 func (db *DB) AppendUnlock(ctx context.Context, sessionID string, msgs ...session.Message) error {
+	if err := CheckSessionID(sessionID); err != nil {
+		return err
+	}
 	return db.backend.AppendUnlock(ctx, sessionID, msgs...)
 }
 
@@ -130,6 +153,9 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]Hit, error
 // Two DBs open on one database are two holders, as two processes are; a second
 // LockTurn of a session through the DB that holds it reports false.
 func (db *DB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
+	if err := CheckSessionID(sessionID); err != nil {
+		return nil, false, err
+	}
 	return db.backend.LockTurn(ctx, sessionID)
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -159,19 +161,53 @@ func (db *pgDB) write(ctx context.Context, fn func(context.Context, pgx.Tx) erro
 	}
 	c, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return pgClosed(err)
+		return pgError(err)
 	}
 	defer c.Release()
 	run := context.WithoutCancel(ctx)
-	return pgx.BeginFunc(run, c, func(tx pgx.Tx) error { return fn(run, tx) })
+	return pgError(pgx.BeginFunc(run, c, func(tx pgx.Tx) error { return fn(run, tx) }))
 }
 
-// pgClosed turns the pool's error after Close into errClosed.
-func pgClosed(err error) error {
-	if err != nil && strings.Contains(err.Error(), "closed pool") {
+// ErrUnreachable is returned, wrapped, by a call to a PostgreSQL database
+// whose server cannot be reached, or whose connection broke during the
+// call: the server stopped or restarted, or the network failed. What was
+// committed before is kept.
+var ErrUnreachable = errors.New("the PostgreSQL server cannot be reached")
+
+// pgError words the errors any call to the server may give, in its terms:
+// the pool's after Close is errClosed; a server whose disk is full
+// (SQLSTATE 53100) ErrDiskFull; a server that cannot be reached, or whose
+// connection broke or was ended (a dial or network error, an end of
+// stream, SQLSTATE class 08 or 57P01 to 57P03) ErrUnreachable. Any other
+// error is returned as it is.
+func pgError(err error) error {
+	if err == nil || errors.Is(err, errClosed) || errors.Is(err, ErrUnreachable) || errors.Is(err, ErrDiskFull) || errors.Is(err, ErrTurnLost) {
+		return err
+	}
+	if strings.Contains(err.Error(), "closed pool") {
 		return errClosed
 	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "53100":
+			return fmt.Errorf("%w on the PostgreSQL server (%w): free space on its disk, then try again", ErrDiskFull, err)
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			return pgUnreachable(err)
+		}
+		return err
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) {
+		return pgUnreachable(err)
+	}
 	return err
+}
+
+func pgUnreachable(err error) error {
+	return fmt.Errorf("%w (%w): start it, or check the network and the URL's host and port; what was stored before is kept", ErrUnreachable, err)
 }
 
 // pgMustChange returns ErrNotFound if a statement that succeeded changed no

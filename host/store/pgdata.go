@@ -50,7 +50,7 @@ func (db *pgDB) Sessions(ctx context.Context) ([]Session, error) {
 		WHERE EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id)
 		ORDER BY updated DESC, id COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("store: list sessions: %w", pgClosed(err))
+		return nil, fmt.Errorf("store: list sessions: %w", pgError(err))
 	}
 	list, err := pgCollect(rows, func(r pgx.CollectableRow) (Session, error) { return pgScanSession(r) })
 	if err != nil {
@@ -65,7 +65,7 @@ func (db *pgDB) Session(ctx context.Context, id string) (Session, bool, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Session{}, false, nil
 	case err != nil:
-		return Session{}, false, fmt.Errorf("store: read session %q: %w", id, pgClosed(err))
+		return Session{}, false, fmt.Errorf("store: read session %q: %w", id, pgError(err))
 	}
 	return s, true, nil
 }
@@ -117,7 +117,7 @@ func (db *pgDB) Messages(ctx context.Context, sessionID string) ([]session.Messa
 func (db *pgDB) MessagesFrom(ctx context.Context, sessionID string, n int) ([]session.Message, int, error) {
 	all, err := db.messages(ctx, sessionID, db.history.get(sessionID))
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, pgClosed(err))
+		return nil, 0, fmt.Errorf("store: read session %q: %w", sessionID, pgError(err))
 	}
 	return tail(all, n), len(all), nil
 }
@@ -189,9 +189,6 @@ func pgText(s string) string {
 }
 
 func (db *pgDB) Append(ctx context.Context, sessionID string, msgs ...session.Message) error {
-	if sessionID == "" {
-		return errors.New("store: append: empty session id")
-	}
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -269,7 +266,7 @@ func (db *pgDB) Setting(ctx context.Context, key string) (string, bool, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("store: read setting %q: %w", key, pgClosed(err))
+		return "", false, fmt.Errorf("store: read setting %q: %w", key, pgError(err))
 	}
 	return value, true, nil
 }
@@ -305,7 +302,7 @@ func (db *pgDB) Settings(ctx context.Context, prefix string) ([]Setting, error) 
 	rows, err := db.pool.Query(ctx, `SELECT key, value FROM settings
 		WHERE left(key, length($1)) = $1 ORDER BY key COLLATE "C"`, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("store: list settings %q: %w", prefix, pgClosed(err))
+		return nil, fmt.Errorf("store: list settings %q: %w", prefix, pgError(err))
 	}
 	list, err := pgCollect(rows, pgx.RowToStructByPos[Setting])
 	if err != nil {
@@ -332,7 +329,7 @@ func (db *pgDB) SaveMemory(ctx context.Context, text string) (Memory, error) {
 func (db *pgDB) Memories(ctx context.Context) ([]Memory, error) {
 	rows, err := db.pool.Query(ctx, `SELECT id, text, created FROM memories ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("store: list memories: %w", pgClosed(err))
+		return nil, fmt.Errorf("store: list memories: %w", pgError(err))
 	}
 	list, err := pgCollect(rows, func(r pgx.CollectableRow) (Memory, error) {
 		var (
@@ -382,7 +379,7 @@ func (db *pgDB) Task(ctx context.Context, name string) (Task, bool, error) {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Task{}, false, nil
 	case err != nil:
-		return Task{}, false, fmt.Errorf("store: read task %q: %w", name, pgClosed(err))
+		return Task{}, false, fmt.Errorf("store: read task %q: %w", name, pgError(err))
 	}
 	return t, true, nil
 }
@@ -429,7 +426,7 @@ func (db *pgDB) DueTasks(ctx context.Context, now time.Time) ([]Task, error) {
 func (db *pgDB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
 	var next *int64
 	if err := db.pool.QueryRow(ctx, `SELECT min(next_run) FROM scheduled_tasks`).Scan(&next); err != nil {
-		return time.Time{}, false, fmt.Errorf("store: the next task's run: %w", pgClosed(err))
+		return time.Time{}, false, fmt.Errorf("store: the next task's run: %w", pgError(err))
 	}
 	if next == nil {
 		return time.Time{}, false, nil
@@ -440,7 +437,7 @@ func (db *pgDB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
 func (db *pgDB) tasks(ctx context.Context, query string, args ...any) ([]Task, error) {
 	rows, err := db.pool.Query(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list tasks: %w", pgClosed(err))
+		return nil, fmt.Errorf("store: list tasks: %w", pgError(err))
 	}
 	out, err := pgCollect(rows, func(r pgx.CollectableRow) (Task, error) { return pgScanTask(r) })
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -46,9 +45,6 @@ func turnKey(sessionID string) int64 {
 }
 
 func (db *pgDB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
-	if sessionID == "" {
-		return nil, false, errors.New("store: lock a turn: empty session id")
-	}
 	db.turnsMu.Lock()
 	if _, held := db.turns[sessionID]; held {
 		db.turnsMu.Unlock()
@@ -68,7 +64,7 @@ func (db *pgDB) LockTurn(ctx context.Context, sessionID string) (unlock func(), 
 	if err != nil || !ok {
 		db.forget(sessionID)
 		if err != nil {
-			return nil, false, fmt.Errorf("store: lock a turn of session %q: %w", sessionID, pgClosed(err))
+			return nil, false, fmt.Errorf("store: lock a turn of session %q: %w", sessionID, pgError(err))
 		}
 		return nil, false, nil
 	}
@@ -123,10 +119,10 @@ func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(ctx cont
 	if t == nil {
 		c, err := db.pool.Acquire(ctx)
 		if err != nil {
-			return pgClosed(err)
+			return pgError(err)
 		}
 		defer c.Release()
-		return fn(context.WithoutCancel(ctx), c, true)
+		return pgError(fn(context.WithoutCancel(ctx), c, true))
 	}
 	t.mu.Lock()
 	if t.done {
@@ -136,13 +132,23 @@ func (db *pgDB) withTurn(ctx context.Context, sessionID string, fn func(ctx cont
 	defer t.mu.Unlock()
 	conn := t.conn.Conn()
 	if conn.IsClosed() {
-		return ErrTurnLost
+		return pgTurnLost(nil)
 	}
 	err := fn(context.WithoutCancel(ctx), conn, false)
 	if err != nil && conn.IsClosed() {
-		return fmt.Errorf("%w: %w", ErrTurnLost, err)
+		return pgTurnLost(err)
 	}
-	return err
+	return pgError(err)
+}
+
+// pgTurnLost is ErrTurnLost in PostgreSQL's terms: the lock's connection
+// ended, with err if a statement saw it end.
+func pgTurnLost(err error) error {
+	const why = "the connection to the PostgreSQL server that held the session's turn lock ended (the server stopped or restarted, the network failed, or an administrator ended it), so another process may run a turn; what the turn stored before is kept: send the message again once the server answers"
+	if err == nil {
+		return fmt.Errorf("%w: %s", ErrTurnLost, why)
+	}
+	return fmt.Errorf("%w: %s (%w)", ErrTurnLost, why, err)
 }
 
 // AppendUnlock appends msgs as Append does and then releases the session's

@@ -36,7 +36,7 @@ func (db *pgDB) Search(ctx context.Context, query string, limit int) ([]Hit, err
 	}
 	hits, err := db.search(ctx, phrases, limit)
 	if err != nil {
-		return nil, fmt.Errorf("store: search %q: %w", query, pgClosed(err))
+		return nil, fmt.Errorf("store: search %q: %w", query, pgError(err))
 	}
 	return hits, nil
 }

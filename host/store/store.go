@@ -64,6 +64,10 @@ type liteDB struct {
 	// or is taking, and their tokens.
 	turnsMu sync.Mutex
 	turns   map[string]*liteTurn
+	// stale are the leases this DB released without deleting them (the
+	// write failed: a full disk, say), by session: free for this DB, and
+	// deleted by renew once a write goes through. Guarded by turnsMu.
+	stale map[string]string
 	// renewing is whether the goroutine renewing the leases runs (renew);
 	// guarded by turnsMu.
 	renewing bool
@@ -93,7 +97,7 @@ func openLite(ctx context.Context, path string) (*liteDB, error) {
 	// The writer's connection and maxConns for reading.
 	sdb.SetMaxOpenConns(maxConns + 1)
 	sdb.SetMaxIdleConns(maxConns + 1)
-	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]*liteTurn{},
+	db := &liteDB{sql: sdb, path: abs, now: time.Now, lease: defaultLease, turns: map[string]*liteTurn{}, stale: map[string]string{},
 		stmts: map[string]*sql.Stmt{}, wstmts: map[string]*sqlite3.Stmt{}, closing: make(chan struct{}), indexerDone: make(chan struct{})}
 	if db.wconn, err = sdb.Conn(ctx); err != nil {
 		sdb.Close()

@@ -34,9 +34,14 @@ var ErrTurnRunning = errors.New("a turn is running in another process")
 var ErrSessionBusy = errors.New("a turn is running in the session")
 
 // ErrTurnLost is returned, wrapped, by Append to a session whose turn lock
-// this DB took and then lost: it was not renewed within its lease (the
-// process was stopped or the disk stalled) and another process took it.
-var ErrTurnLost = errors.New("this process's turn lock was lost: it went unrenewed past its lease and another process may run a turn")
+// this DB took and then lost, so another process may run a turn: with
+// SQLite its lease went unrenewed past its time (the process was stopped,
+// the disk stalled) and another process took it; with PostgreSQL the
+// connection holding it ended. The error says which.
+var ErrTurnLost = errors.New("this process's turn lock was lost")
+
+// errLeaseLost is ErrTurnLost in SQLite's terms.
+var errLeaseLost = fmt.Errorf("%w: it went unrenewed past its lease (this process was stopped, or the disk stalled) and another process may run a turn", ErrTurnLost)
 
 // LockTurn takes the session's turn lock unless another holder has it, and
 // reports whether it did; unlock releases it. It implements host.TurnLocker.
@@ -59,9 +64,6 @@ var ErrTurnLost = errors.New("this process's turn lock was lost: it went unrenew
 // Two DBs open on one file are two holders, as two processes are; a second
 // LockTurn of a session through the DB that holds it reports false.
 func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error) {
-	if sessionID == "" {
-		return nil, false, errors.New("store: lock a turn: empty session id")
-	}
 	db.turnsMu.Lock()
 	if _, held := db.turns[sessionID]; held {
 		db.turnsMu.Unlock()
@@ -86,7 +88,7 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 		if err != nil {
 			return err
 		}
-		if found && l.live(now) {
+		if found && db.leaseHeld(sessionID, l, now) {
 			return nil
 		}
 		if _, err := db.exec(ctx, tx, `
@@ -120,6 +122,7 @@ func (db *liteDB) LockTurn(ctx context.Context, sessionID string) (unlock func()
 	}
 	db.turnsMu.Lock()
 	t.token, t.log = token, verified
+	delete(db.stale, sessionID) // the lease taken replaced it
 	if !db.renewing {
 		db.renewing = true
 		go db.renew()
@@ -276,6 +279,17 @@ func (db *liteDB) readLease(ctx context.Context, tx *sql.Conn, sessionID string)
 	return l, err == nil, err
 }
 
+// leaseHeld reports whether l, the session's lease, holds at now: it is
+// live, and it is not one this DB released without deleting it (stale).
+func (db *liteDB) leaseHeld(sessionID string, l lease, now int64) bool {
+	if !l.live(now) {
+		return false
+	}
+	db.turnsMu.Lock()
+	defer db.turnsMu.Unlock()
+	return db.stale[sessionID] != l.owner
+}
+
 // live reports whether the lease still holds at now: it has not expired,
 // and its process is running or cannot be checked from here.
 func (l lease) live(now int64) bool {
@@ -304,8 +318,8 @@ var machine = sync.OnceValue(func() string {
 })
 
 // renew renews the leases of the turn locks this DB holds, all of them
-// every third of the lease in one transaction, until it holds none or
-// closes: one goroutine for the DB rather than one per turn, so that a
+// every third of the lease in one transaction, and deletes the stale ones
+// (release), until it holds none or closes: one goroutine for the DB rather than one per turn, so that a
 // turn costs no goroutine, timer or wake-up of its own. A lock is renewed
 // within a third of a lease of being taken. A lease found gone or another's was lost: Append refuses
 // from then on, and reads go to the file, which another holder may append
@@ -326,23 +340,34 @@ func (db *liteDB) renew() {
 			session, token string
 			t              *liteTurn
 		}
-		var locks []held
+		var locks, stale []held
 		db.turnsMu.Lock()
 		for id, t := range db.turns {
 			if t.token != "" {
 				locks = append(locks, held{id, t.token, t})
 			}
 		}
-		if len(locks) == 0 {
+		for id, token := range db.stale {
+			stale = append(stale, held{id, token, nil})
+		}
+		if len(locks) == 0 && len(stale) == 0 {
 			db.renewing = false
 			db.turnsMu.Unlock()
 			return
 		}
 		db.turnsMu.Unlock()
-		slices.SortFunc(locks, func(a, b held) int { return strings.Compare(a.session, b.session) })
+		bySession := func(a, b held) int { return strings.Compare(a.session, b.session) }
+		slices.SortFunc(locks, bySession)
+		slices.SortFunc(stale, bySession)
 		var lost []*liteTurn
 		err := db.write(context.Background(), func(ctx context.Context, tx *sql.Conn) error {
 			lost = lost[:0] // a retried transaction starts again
+			for _, l := range stale {
+				if _, err := db.exec(ctx, tx,
+					`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, l.session, l.token); err != nil {
+					return err
+				}
+			}
 			expires := db.now().Add(db.lease).UnixNano()
 			for _, l := range locks {
 				res, err := db.exec(ctx, tx,
@@ -364,21 +389,39 @@ func (db *liteDB) renew() {
 			for _, t := range lost {
 				t.log = nil
 			}
+			for _, l := range stale {
+				if db.stale[l.session] == l.token {
+					delete(db.stale, l.session)
+				}
+			}
 			db.turnsMu.Unlock()
 		}
 	}
 }
 
-// release deletes the lease if it is still this lock's and forgets it.
+// release deletes the lease if it is still this lock's and forgets it. If
+// the delete cannot be written (the disk is full, say: the turn likely
+// failed for the same reason), the lease is kept as stale: this DB takes
+// it as free at once, and renew deletes it once a write goes through, so
+// the others need not wait for it to expire.
 func (db *liteDB) release(sessionID, token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	_ = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
 		_, err := db.exec(ctx, tx,
 			`DELETE FROM turn_leases WHERE session_id = ? AND owner = ?`, sessionID, token)
 		return err
 	})
-	db.forget(sessionID)
+	db.turnsMu.Lock()
+	delete(db.turns, sessionID)
+	if err != nil && !errors.Is(err, errClosed) {
+		db.stale[sessionID] = token
+		if !db.renewing {
+			db.renewing = true
+			go db.renew()
+		}
+	}
+	db.turnsMu.Unlock()
 }
 
 func (db *liteDB) forget(sessionID string) {
@@ -402,8 +445,8 @@ func (db *liteDB) checkLease(ctx context.Context, tx *sql.Conn, sessionID string
 	case err != nil:
 		return err
 	case mine != "" && (!found || l.owner != mine):
-		return ErrTurnLost
-	case mine == "" && found && l.live(db.now().UnixNano()):
+		return errLeaseLost
+	case mine == "" && found && db.leaseHeld(sessionID, l, db.now().UnixNano()):
 		return ErrTurnRunning
 	}
 	return nil

@@ -49,7 +49,8 @@ const (
 
 // write runs fn in a write transaction, on the writer's connection (inside
 // the transaction: fn must not begin or end one), and returns once it is
-// committed, or fails. fn gets a context that is never canceled: a
+// committed, or fails (wrapping ErrDiskFull if for want of space: diskFull).
+// fn gets a context that is never canceled: a
 // statement interrupted inside the shared transaction would roll all of it
 // back. A caller whose ctx ends while its write waits in the queue returns
 // at once and the write never runs; once running, it completes.
@@ -75,12 +76,12 @@ func (db *liteDB) write(ctx context.Context, fn func(context.Context, *sql.Conn)
 	}
 	select {
 	case err := <-r.done:
-		return err
+		return db.diskFull(err)
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(queued, abandoned) {
 			return ctx.Err()
 		}
-		return <-r.done
+		return db.diskFull(<-r.done)
 	}
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -192,6 +193,9 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.start(e), nil
 	case EventResponse:
 		t.stream = nil
+		if e.response == nil && len(bytes.TrimSpace(e.Body)) == 0 {
+			return t.fail(emptyResponse), nil
+		}
 		resp, err := e.decode(t.set.Format)
 		if err != nil {
 			return t.fail(responseFailure(err)), nil
@@ -212,6 +216,9 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		}
 		return acts, nil
 	case EventStreamEnd:
+		if t.stream == nil {
+			return t.fail(emptyResponse), nil // no chunk came: an empty stream
+		}
 		resp, deltas, err := t.stream.Close()
 		t.stream = nil
 		if t.compacting != nil {
@@ -243,7 +250,7 @@ var acceptedIn = map[EventType][]state{
 	EventStart:       {idle},
 	EventResponse:    {awaitingModel},
 	EventChunk:       {awaitingModel, streaming},
-	EventStreamEnd:   {streaming},
+	EventStreamEnd:   {awaitingModel, streaming},
 	EventModelError:  {awaitingModel, streaming},
 	EventToolResults: {awaitingTools},
 	EventReload:      {awaitingModel, streaming, awaitingTools, awaitingApproval},
@@ -265,9 +272,6 @@ func (t *Turn) check(e Event) error {
 		ok = ok || s == t.state
 	}
 	if !ok {
-		if e.Type == EventStreamEnd && t.state == awaitingModel {
-			return bad("no chunk of the stream came before it: feed the stream's bytes with toolroute_turn_chunk first; for a stream that ended with no bytes, or broke, send model_error")
-		}
 		return bad("the turn is %s", t.state)
 	}
 	switch e.Type {
@@ -1117,6 +1121,13 @@ func (t *Turn) pendingIDs() string {
 	}
 	return strings.Join(ids, ", ")
 }
+
+// emptyResponse ends a turn whose model call was answered with nothing: a
+// 200 with an empty body, or a stream that ended before its first byte.
+// Providers never answer so; a wrong base URL or model name behind a proxy
+// or gateway can, so the user is told what to check.
+var emptyResponse = Failure{Code: "bad_response", Message: "the provider answered the model call with nothing (HTTP 200 with an empty body): " +
+	"check the model name and the provider's base URL, then send the message again"}
 
 func responseFailure(err error) Failure {
 	if errors.Is(err, wire.ErrProvider) {

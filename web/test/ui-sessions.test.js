@@ -217,21 +217,20 @@ test("a server session's turn: stopped by abort, which closes its stream; while 
   assert.equal((await ask(core, { type: "sessions", action: "delete", session: "server:s1" })).last.type, "done");
 });
 
-test("a server's turn that fails, or whose stream breaks, is an error", async () => {
+test("a server's turn that the server ends is a failed turn; one whose stream breaks is an error", async () => {
   const server = serve([], {
     sessionOptions: {
       turn: async function* ({ text, append }) {
         yield append({ type: "user", content: text });
         if (text === "break") return; // the stream ends with no done or failed
-        yield { type: "error", message: "host: reading session: disk I/O error" };
+        yield { type: "failed", failure: { code: "host_error", message: "storing messages of session \"s\": the disk is full" } };
       },
     },
   });
   const core = newCore(new MemoryUIStore(), server.fetch);
   const failed = await ask(core, { type: "send", session: "server:s", text: "hi" });
-  assert.deepEqual(failed.events.map((e) => e.type), ["message"]);
-  assert.equal(failed.last.type, "error");
-  assert.equal(failed.last.error, "the server's turn failed: host: reading session: disk I/O error");
+  assert.deepEqual(failed.events.map((e) => e.type), ["message", "failed"]);
+  assert.deepEqual(failed.events.at(-1).failure, { code: "host_error", message: "storing messages of session \"s\": the disk is full" });
   const broken = await ask(core, { type: "send", session: "server:s", text: "break" });
   assert.match(broken.last.error, /the server's stream ended before the turn did/);
   const empty = await ask(core, { type: "send", session: "server:", text: "hi" });

@@ -17,9 +17,11 @@ const root = path.dirname(path.dirname(here));
 
 // startTestWorker starts one: tools are the user tools' files by name,
 // bindings the worker's variables beside the model's, and token its
-// TOOLROUTE_TOKEN. It gives {base, model, json, stop, stopWorkerd};
-// json(method, path, body, signal) sends the token.
-export async function startTestWorker({ name, tools = {}, bindings = {}, token }) {
+// TOOLROUTE_TOKEN, storage the folder of its Durable Objects (a new one in
+// the test's temporary folder when not given). It gives {base, model,
+// json, stop, stopWorkerd}; json(method, path, body, signal) sends the
+// token.
+export async function startTestWorker({ name, tools = {}, bindings = {}, token, storage }) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `toolroute-${name}-`));
   let model, workerd;
   try {
@@ -28,12 +30,12 @@ export async function startTestWorker({ name, tools = {}, bindings = {}, token }
     for (const [file, text] of Object.entries(tools)) fs.writeFileSync(path.join(config, "tools", file), text);
     const bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
     await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
-    fs.mkdirSync(path.join(tmp, "storage"));
+    if (!storage) fs.mkdirSync((storage = path.join(tmp, "storage")));
     model = await startFakeModel("openai");
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     fs.writeFileSync(path.join(tmp, "workerd.capnp"), workerdConfig({
-      dir: "dist", port, storage: path.join(tmp, "storage"),
+      dir: "dist", port, storage,
       bindings: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: `sk-${name}`, TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: token, ...bindings },
     }));
     workerd = await startWorkerd(path.join(tmp, "workerd.capnp"), { cwd: tmp, base });

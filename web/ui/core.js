@@ -544,9 +544,9 @@ export class Core {
     }
     let ended = false;
     for await (const ev of serverSentEvents(r.body, signal)) {
-      // error: the server's host failed (its store, its module, a turn
-      // already running there); the stream ends with it.
-      if (ev.type === "error") throw new Error(`the server's turn failed: ${ev.message ?? "it said no more"}`);
+      // Every turn's stream ends with done or failed: a failed event of
+      // code turn_running or host_error when the server, not the turn,
+      // ended it (a turn running there, its store or module failing).
       if (ev.type === "done" || ev.type === "failed") ended = true;
       emit(pageEvent(ev));
     }

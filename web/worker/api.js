@@ -161,6 +161,25 @@ export function createWorker(deps) {
 async function start(env, deps, now) {
   const provider = resolveProvider(env);
   const tokens = new Map(); // session id -> the lease token of its running turn
+  // unreleased: session id -> the lease of a turn of this isolate that
+  // ended but whose release could not be written (a full disk); the
+  // session's next turn here takes it at once, as the Go store does.
+  const unreleased = new Map();
+  // lease begins a turn of session id (SessionLog.begin): null while
+  // another turn holds it, else {token, end}; end lets the session go.
+  const lease = async (id, title) => {
+    const stub = sessionStub(env, id);
+    const token = crypto.randomUUID();
+    const begun = await stub.begin(id, token, title, now().toISOString(), unreleased.get(id) ?? null);
+    if (begun.busy) return null;
+    unreleased.delete(id);
+    tokens.set(id, token);
+    const end = async () => {
+      if (tokens.get(id) === token) tokens.delete(id);
+      await stub.end(token).catch(() => unreleased.set(id, token));
+    };
+    return { token, end };
+  };
   const store = {
     messages: (id) => sessionStub(env, id).messages(),
     append: (id, messages) => sessionStub(env, id).append(tokens.get(id) ?? "", messages, now().toISOString()),
@@ -209,11 +228,8 @@ async function start(env, deps, now) {
     now,
     run: async (id, title, prompt) => {
       if (provider.error) throw new Error(provider.error);
-      const stub = sessionStub(env, id);
-      const token = crypto.randomUUID();
-      const begun = await stub.begin(id, token, title, now().toISOString());
-      if (begun.busy) throw new Error(`a turn is already running in session ${id}`);
-      tokens.set(id, token);
+      const turn = await lease(id, title);
+      if (!turn) throw new Error(`a turn is already running in session ${id}`);
       let answer = "";
       let failure = null;
       try {
@@ -222,8 +238,7 @@ async function start(env, deps, now) {
           if (ev.type === "failed") failure = hint(provider, ev.failure?.message ?? "the turn failed");
         }
       } finally {
-        if (tokens.get(id) === token) tokens.delete(id);
-        await stub.end(token).catch(() => {});
+        await turn.end();
       }
       if (failure !== null) throw new Error(failure);
       return answer;
@@ -260,17 +275,13 @@ async function start(env, deps, now) {
         },
         now,
         run: async ({ session, title, task, turn, signal, agent }) => {
-          const stub = sessionStub(env, session);
-          const token = crypto.randomUUID();
-          const begun = await stub.begin(session, token, title, now().toISOString());
-          if (begun.busy) throw new Error(`a turn is already running in session ${session}`);
-          tokens.set(session, token);
+          const held = await lease(session, title);
+          if (!held) throw new Error(`a turn is already running in session ${session}`);
           try {
             const out = await runNested(host, { session, title, task, turn, signal, agent });
             return out.failure !== undefined ? { failure: hint(provider, out.failure) } : out;
           } finally {
-            if (tokens.get(session) === token) tokens.delete(session);
-            await stub.end(token).catch(() => {});
+            await held.end();
           }
         },
       }),
@@ -327,7 +338,7 @@ async function start(env, deps, now) {
     await apply(files);
     tools.generation = generation;
   };
-  return { host, provider, tokens, syncTools, mcp, tasks, agents };
+  return { host, provider, lease, syncTools, mcp, tasks, agents };
 }
 
 // workerAgents reads the TOOLROUTE_AGENTS variable: a JSON array of agents,
@@ -807,7 +818,8 @@ async function googleToken(env) {
 }
 
 // send runs a turn and streams its events: "event: TYPE" and "data: JSON"
-// per event, the last being done or failed, or error for a host failure.
+// per event, the last being done or failed (code host_error when the host
+// failed).
 // An approval event's question is recorded before the event is written, so
 // that an answer sent at once finds it; the turn then waits for the
 // answers (createApprover), and ends if the client goes away meanwhile.
@@ -816,13 +828,12 @@ async function googleToken(env) {
 async function send(env, ctx, ready, now, id, body, request, compact = false) {
   const text = typeof body.text === "string" ? body.text : "";
   if (text.trim() === "" && !compact) return fail(400, 'give the message as {"text": "..."}');
-  const { host, provider, tokens } = await ready(env);
+  const { host, provider, lease } = await ready(env);
   if (provider.error) return fail(503, provider.error);
   const stub = sessionStub(env, id);
-  const token = crypto.randomUUID();
-  const begun = await stub.begin(id, token, sessionTitle(text), now().toISOString());
-  if (begun.busy) return fail(409, "a turn is already running in this session: wait for its done or failed event, then send again");
-  tokens.set(id, token);
+  const held = await lease(id, sessionTitle(text));
+  if (!held) return fail(409, "a turn is already running in this session: wait for its done or failed event, then send again");
+  const { token } = held;
 
   const encoder = new TextEncoder();
   const { readable, writable } = new TransformStream();
@@ -877,12 +888,13 @@ async function send(env, ctx, ready, now, id, body, request, compact = false) {
       }
     } catch (e) {
       if (!abort.signal.aborted) {
-        await write("error", { message: String(e?.message ?? e) });
+        // The host failed (its store, its module): the turn ends as every
+        // turn does, with done or failed, serve's code for it.
+        await write("failed", { type: "failed", failure: { code: "host_error", message: String(e?.message ?? e).replace(/^host: /, "") } });
       }
     } finally {
       clearInterval(keepAlive);
-      if (tokens.get(id) === token) tokens.delete(id);
-      await stub.end(token).catch(() => {});
+      await held.end();
       await writer.close().catch(() => {});
     }
   })();

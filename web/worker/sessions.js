@@ -57,19 +57,21 @@ export class SessionLog extends DurableObject {
 
   // #busy says whether a turn other than token's holds the session: its
   // lease was renewed less than LEASE_MS ago.
-  #busy(token) {
+  #busy(token, released = null) {
     const holder = this.#meta("lease");
     const renewed = Number(this.#meta("lease_renewed") ?? 0);
-    return !!holder && holder !== token && Date.now() - renewed < LEASE_MS;
+    return !!holder && holder !== token && holder !== released && Date.now() - renewed < LEASE_MS;
   }
 
   // begin starts a turn: it makes the session if needed, titled after the
   // turn's message (an untitled one too), and takes the lease for token.
   // It gives {ok: true} or {busy: true} when another turn holds the
   // session. The index learns of a new session with its first message
-  // (append): a session is listed once it has one.
-  async begin(id, token, title, now) {
-    if (this.#busy(token)) return { busy: true };
+  // (append): a session is listed once it has one. released is the lease
+  // of a turn that ended but could not say so (end failed: a full disk),
+  // which holds no one: it is taken at once rather than after LEASE_MS.
+  async begin(id, token, title, now, released = null) {
+    if (this.#busy(token, released)) return { busy: true };
     this.ctx.storage.transactionSync(() => {
       if (this.#meta("id") === null) {
         this.#setMeta("id", id);

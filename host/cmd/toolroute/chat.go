@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -47,6 +48,12 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute chat: unexpected %q: messages come from standard input\n", rest[0])
 		return 2
+	}
+	if *name != "" {
+		if err := store.CheckSessionID(*name); err != nil {
+			fmt.Fprintf(stderr, "toolroute chat: --session: %s\n", strings.TrimPrefix(err.Error(), "store: "))
+			return 2
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()

@@ -389,6 +389,18 @@ func checkMCP(file, configDir string, stderr io.Writer) ([]mcp.Status, string, e
 		return nil, "", err
 	}
 	defer a.Close()
+	// The program does not wait for a server slow to start; a check does,
+	// to report how it ends.
+	var starting []string
+	for _, st := range a.MCPStatus() {
+		if st.State == mcp.Starting {
+			starting = append(starting, st.Key)
+		}
+	}
+	if len(starting) > 0 {
+		fmt.Fprintf(stderr, "waiting for MCP servers still starting (a process has %d s to answer): %s\n", int(mcp.DefaultStartup/time.Second), strings.Join(starting, ", "))
+		a.MCP.Wait(context.Background())
+	}
 	return a.MCPStatus(), cfg.MCPConfig, nil
 }
 

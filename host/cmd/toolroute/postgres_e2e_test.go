@@ -78,7 +78,7 @@ func TestServesSharePostgres(t *testing.T) {
 		}
 	}
 	mustContain(t, "the first serve's events while the second runs a turn", call(serves[0], "POST", "/api/sessions/work/messages", `{"text":"Hello three"}`),
-		"event: error\n", strings.ReplaceAll(busyError, `"`, `\"`))
+		"event: failed\n", `"code":"turn_running"`, `"message":"`+strings.ReplaceAll(strings.TrimPrefix(busyError, "host: "), `"`, `\"`)+`"`)
 	close(hold)
 	released = true
 	mustContain(t, "the second serve's events", <-second, "event: done\n", `"text":"Two."`)

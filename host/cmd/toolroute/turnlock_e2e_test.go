@@ -81,7 +81,7 @@ func TestTurnLockAcrossProcesses(t *testing.T) {
 	if waited := time.Since(start); waited > 20*time.Second {
 		t.Errorf("B took %v to be refused; it should not wait for the turn", waited)
 	}
-	mustContain(t, "serve's events", post("Hello from serve"), "event: error\n", strings.ReplaceAll(busyError, `"`, `\"`))
+	mustContain(t, "serve's events", post("Hello from serve"), "event: failed\n", `"code":"turn_running"`, `"message":"`+strings.ReplaceAll(strings.TrimPrefix(busyError, "host: "), `"`, `\"`)+`"`)
 	if got := logOf(t, u, "work"); !slices.Equal(got, []string{"user Hello from A"}) {
 		t.Errorf("while A's turn runs, the log holds %q", got)
 	}
