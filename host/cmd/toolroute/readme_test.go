@@ -1,14 +1,15 @@
 package main
 
-// The README's commands, run: every toolroute command a code block of
-// README.md shows has a case here, run as the README shows it, with a
-// scripted provider where it calls a model; the output a block shows after
-// a "$ " command is checked line by line. A command added to the README
-// without a case fails the test, naming it.
+// The docs' commands, run: every toolroute command a code block of
+// README.md or of a file under docs/ shows has a case here, run as the doc
+// shows it, with a scripted provider where it calls a model; the output a
+// block shows after a "$ " command is checked line by line. A command added
+// to a doc without a case fails the test, naming it.
 
 import (
 	"bufio"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/mcptest"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/searcheval"
 )
 
 // readmeCommand is a toolroute command of a README code block.
@@ -201,6 +203,9 @@ type readmeCase struct {
 	want []string
 	// check checks what it left, such as a stored session.
 	check func(t *testing.T, u *user)
+	// metatool runs it with TOOLROUTE_METATOOL set, skipped when the
+	// environment does not give MetaTool's data (docs/development.md).
+	metatool bool
 }
 
 // readmeCases are the README's commands, by their line.
@@ -229,39 +234,81 @@ var readmeCases = map[string]readmeCase{
 	"./toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
 	"printenv WEATHER_API_KEY | ./toolroute env set WEATHER_API_KEY": {env: []string{"WEATHER_API_KEY=wk-12345"},
 		want: []string{"WEATHER_API_KEY set for the tools whose manifest lists it in env."}},
-	"./toolroute policy set group google_gmail allow":                                                                                            {want: []string{"group google_gmail: allow"}},
-	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login":                                                                       {how: "google", want: []string{"Connected " + fakegoogle.Email}},
-	"go run ./host/cmd/toolroute check testdata/manifests/mixed":                                                                                 {inRepo: true, code: 1},
-	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools ../shared/data/metatool/tools.json`: {inRepo: true},
+	"./toolroute policy set group google_gmail allow":                                                                                          {want: []string{"group google_gmail: allow"}},
+	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login":                                                                     {how: "google", want: []string{"Connected " + fakegoogle.Email}},
+	"go run ./host/cmd/toolroute check testdata/manifests/mixed":                                                                               {inRepo: true, code: 1},
+	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools "$TOOLROUTE_METATOOL/tools.json"`: {metatool: true},
 }
 
-func TestREADMECommands(t *testing.T) {
+// docFile is a Markdown file of the documentation, its path from the
+// repository's root.
+type docFile struct {
+	path, text string
+}
+
+// readDocs reads README.md, then every .md file under docs/ in lexical
+// order: the documentation whose commands and flags the tests check.
+func readDocs(t *testing.T, root string) []docFile {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []docFile{{"README.md", string(text)}}
+	err = filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		docs = append(docs, docFile{filepath.ToSlash(rel), string(text)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// repoRoot is the repository's root, from this package's folder.
+func repoRoot(t *testing.T) string {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds, tables := readmeCommands(t, string(readme))
+	return root
+}
+
+func TestREADMECommands(t *testing.T) {
+	root := repoRoot(t)
 	seen := map[string]bool{}
-	for _, c := range cmds {
-		seen[c.line] = true
-		rc, ok := readmeCases[c.line]
-		if !ok {
-			t.Errorf("README.md shows %q, which has no case in readmeCases (readme_test.go): add one that runs it", c.line)
-			continue
+	var tables [][]string
+	for _, doc := range readDocs(t, root) {
+		cmds, tbls := readmeCommands(t, doc.text)
+		tables = append(tables, tbls...)
+		for _, c := range cmds {
+			if seen[c.line] {
+				continue
+			}
+			seen[c.line] = true
+			rc, ok := readmeCases[c.line]
+			if !ok {
+				t.Errorf("%s shows %q, which has no case in readmeCases (readme_test.go): add one that runs it", doc.path, c.line)
+				continue
+			}
+			t.Run(c.line, func(t *testing.T) { runREADMECommand(t, root, c, rc) })
 		}
-		t.Run(c.line, func(t *testing.T) { runREADMECommand(t, root, c, rc) })
 	}
 	for line := range readmeCases {
 		if !seen[line] {
-			t.Errorf("readmeCases has %q, which README.md no longer shows: remove it", line)
+			t.Errorf("readmeCases has %q, which no doc shows any more: remove it", line)
 		}
 	}
 	if len(tables) == 0 {
-		t.Fatal("README.md shows no toolroute tokens table")
+		t.Fatal("no doc shows a toolroute tokens table")
 	}
 	// The first table is the built-in catalogue's, as toolroute tokens
 	// prints it for a new user.
@@ -272,7 +319,7 @@ func TestREADMECommands(t *testing.T) {
 		}
 		for _, line := range tables[0] {
 			if !strings.Contains(res.stdout, line+"\n") {
-				t.Errorf("toolroute tokens does not print the README's line\n%s\nit prints:\n%s", line, res.stdout)
+				t.Errorf("toolroute tokens does not print the doc's line\n%s\nit prints:\n%s", line, res.stdout)
 			}
 		}
 	})
@@ -310,11 +357,14 @@ func runREADMECommand(t *testing.T, root string, c readmeCommand, rc readmeCase)
 		}
 		stdin = string(b)
 	}
-	for _, a := range c.args {
-		if strings.Contains(a, "/shared/data/") {
-			if _, err := os.Stat(filepath.Join(dir, a)); err != nil {
-				t.Skipf("no %s beside the repository", a)
-			}
+	if rc.metatool {
+		// The shell expands the variable; this test has no shell.
+		metatool := searcheval.Dir()
+		if _, err := os.Stat(filepath.Join(metatool, "tools.json")); metatool == "" || err != nil {
+			t.Skipf("no MetaTool data: set %s to run this command", searcheval.EnvDir)
+		}
+		for i, a := range c.args {
+			c.args[i] = strings.ReplaceAll(a, "$"+searcheval.EnvDir, metatool)
 		}
 	}
 	var res result
@@ -448,40 +498,38 @@ func readmeGoogle(t *testing.T, c readmeCommand) result {
 	return result{stdout, stderr, code}
 }
 
-// The commands the README's prose shows in inline code, such as `toolroute
+// The commands the docs' prose shows in inline code, such as `toolroute
 // tokens --catalogue FILE`: each names a command, and flags it has.
 func TestREADMEInlineCommands(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(readme), "")
 	span := regexp.MustCompile("`((?:\\./)?toolroute [^`]+)`")
 	flagName := regexp.MustCompile(`(?:^|\s|\[)(--?[a-z][a-z0-9-]*)`)
 	flagsOf := map[string]string{}
 	n := 0
-	for _, m := range span.FindAllStringSubmatch(prose, -1) {
-		words := strings.Fields(m[1])
-		if len(words) < 2 {
-			continue
-		}
-		cmd := words[1]
-		if _, ok := commandNamed(cmd); !ok {
-			t.Errorf("README.md shows `%s`: toolroute has no command %q", m[1], cmd)
-			continue
-		}
-		if _, ok := flagsOf[cmd]; !ok {
-			var out strings.Builder
-			run([]string{cmd, "--help"}, strings.NewReader(""), &out, &out)
-			flagsOf[cmd] = out.String()
-		}
-		for _, f := range flagName.FindAllStringSubmatch(strings.Join(words[2:], " "), -1) {
-			name := strings.TrimLeft(f[1], "-")
-			if !strings.Contains(flagsOf[cmd], "\n  -"+name+" ") && !strings.Contains(flagsOf[cmd], "\n  -"+name+"\n") {
-				t.Errorf("README.md shows `%s`: toolroute %s has no flag %s", m[1], cmd, f[1])
+	for _, doc := range readDocs(t, repoRoot(t)) {
+		prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(doc.text, "")
+		for _, m := range span.FindAllStringSubmatch(prose, -1) {
+			words := strings.Fields(m[1])
+			if len(words) < 2 {
+				continue
 			}
+			cmd := words[1]
+			if _, ok := commandNamed(cmd); !ok {
+				t.Errorf("%s shows `%s`: toolroute has no command %q", doc.path, m[1], cmd)
+				continue
+			}
+			if _, ok := flagsOf[cmd]; !ok {
+				var out strings.Builder
+				run([]string{cmd, "--help"}, strings.NewReader(""), &out, &out)
+				flagsOf[cmd] = out.String()
+			}
+			for _, f := range flagName.FindAllStringSubmatch(strings.Join(words[2:], " "), -1) {
+				name := strings.TrimLeft(f[1], "-")
+				if !strings.Contains(flagsOf[cmd], "\n  -"+name+" ") && !strings.Contains(flagsOf[cmd], "\n  -"+name+"\n") {
+					t.Errorf("%s shows `%s`: toolroute %s has no flag %s", doc.path, m[1], cmd, f[1])
+				}
+			}
+			n++
 		}
-		n++
 	}
 	if n < 10 {
 		t.Errorf("only %d inline toolroute commands found: is the pattern right?", n)
