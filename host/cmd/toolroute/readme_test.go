@@ -9,17 +9,20 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/mcptest"
 	"github.com/toolroute/toolroute/host/safehttp"
@@ -533,5 +536,132 @@ func TestREADMEInlineCommands(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("only %d inline toolroute commands found: is the pattern right?", n)
+	}
+}
+
+// cliReference is docs/reference/cli.md as the program writes it: the
+// general help, then each command's --help. go test -run TestCLIReference
+// -update rewrites the file after a change to a command or a flag.
+func cliReference() string {
+	var b strings.Builder
+	b.WriteString("# CLI reference\n\n")
+	b.WriteString("Generated from the program: `go test ./host/cmd/toolroute -run TestCLIReference -update`\n")
+	b.WriteString("rewrites this file, and the test fails while it differs from what the program prints.\n")
+	b.WriteString("What each command is for, with examples, is in the guides: [chat](../users/chat.md),\n")
+	b.WriteString("[tools and routing options](../users/routing.md), [MCP](../users/mcp.md),\n")
+	b.WriteString("[writing tools](../authors/js-tools.md), [serve](../operators/serve.md).\n\n")
+	b.WriteString("## toolroute help\n\n```\n")
+	b.WriteString(usage())
+	b.WriteString("```\n")
+	for _, c := range commands {
+		if c.name == "help" {
+			continue
+		}
+		var out strings.Builder
+		run([]string{c.name, "--help"}, strings.NewReader(""), &out, &out)
+		fmt.Fprintf(&b, "\n## toolroute %s\n\n```\n%s", c.name, out.String())
+		if !strings.HasSuffix(out.String(), "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("```\n")
+	}
+	return b.String()
+}
+
+func TestCLIReference(t *testing.T) {
+	path := filepath.Join(repoRoot(t), "docs", "reference", "cli.md")
+	want := cliReference()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("docs/reference/cli.md is not what the program prints: run go test ./host/cmd/toolroute -run TestCLIReference -update\n%s", cmp.Diff(want, string(got)))
+	}
+}
+
+// routesIn are the "METHOD /api/..." routes a source file registers,
+// found by pattern: serve's mux (prefix "") and the worker's switch
+// (prefix "/api", its cases leaving it out).
+func routesIn(t *testing.T, path string, pattern *regexp.Regexp, prefix string) map[string]bool {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]bool{}
+	for _, m := range pattern.FindAllStringSubmatch(string(src), -1) {
+		routes[m[1]+" "+prefix+m[2]] = true
+	}
+	if len(routes) < 10 {
+		t.Fatalf("only %d routes found in %s: is the pattern right?", len(routes), path)
+	}
+	return routes
+}
+
+// docRoute is a route as docs/reference/http.md writes it, in code: the
+// method, then the path up to a space, a query or the span's end.
+var docRoute = regexp.MustCompile("`(GET|POST|PUT|PATCH|DELETE) (/api/[^ `?]*)")
+
+// docRoutes are the routes a piece of the doc names.
+func docRoutes(text string) map[string]bool {
+	routes := map[string]bool{}
+	for _, m := range docRoute.FindAllStringSubmatch(text, -1) {
+		routes[m[1]+" "+m[2]] = true
+	}
+	return routes
+}
+
+// sortedDiff is what a has and b has not, sorted.
+func sortedDiff(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// docs/reference/http.md against the program: every route serve's mux
+// registers is in the doc's tables and every route they name is
+// registered; the worker's section names exactly the routes serve has and
+// the worker has not, and those the worker adds.
+func TestHTTPReference(t *testing.T) {
+	root := repoRoot(t)
+	text, err := os.ReadFile(filepath.Join(root, "docs", "reference", "http.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveDoc, workerDoc, ok := strings.Cut(string(text), "\n## The edge worker\n")
+	if !ok {
+		t.Fatal("docs/reference/http.md has no section \"The edge worker\"")
+	}
+	lacks, adds, ok := strings.Cut(workerDoc, "\nIt adds:\n")
+	if !ok {
+		t.Fatal("docs/reference/http.md's worker section has no \"It adds:\" list")
+	}
+	serve := routesIn(t, filepath.Join(root, "host", "server", "server.go"),
+		regexp.MustCompile(`mux\.HandleFunc\("(GET|POST|PUT|PATCH|DELETE) (/api/[^"]*)"`), "")
+	worker := routesIn(t, filepath.Join(root, "web", "worker", "api.js"),
+		regexp.MustCompile(`case "(GET|POST|PUT|PATCH|DELETE) (/[^"]*)":`), "/api")
+	documented := docRoutes(serveDoc)
+	for _, r := range sortedDiff(serve, documented) {
+		t.Errorf("serve answers %s, which docs/reference/http.md does not list: add a row", r)
+	}
+	for _, r := range sortedDiff(documented, serve) {
+		t.Errorf("docs/reference/http.md lists %s, which serve does not answer", r)
+	}
+	if got, want := sortedDiff(docRoutes(lacks), nil), sortedDiff(serve, worker); !slices.Equal(got, want) {
+		t.Errorf("the doc says the worker lacks %v; it lacks %v", got, want)
+	}
+	if got, want := sortedDiff(docRoutes(adds), nil), sortedDiff(worker, serve); !slices.Equal(got, want) {
+		t.Errorf("the doc says the worker adds %v; it adds %v", got, want)
 	}
 }
