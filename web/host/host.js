@@ -107,7 +107,7 @@ export class MemoryStore {
 //     "[redacted NAME]" in tool results, stored messages and model requests;
 //   ops: the toolroute bridge's operations this host serves, {"memories.save":
 //     async (args, {signal}) => value, ...}: the built-in tools' view of the
-//     host's storage (DESIGN.md, "One tool layer"); a JS tool reaches those
+//     host's storage (docs/design/builtin-tools.md); a JS tool reaches those
 //     whose namespace (before the dot) its manifest lists in
 //     requiredPermissions;
 //   showConsole: add JS tools' console output to successful results too;

@@ -665,3 +665,28 @@ func TestHTTPReference(t *testing.T) {
 		t.Errorf("the doc says the worker adds %v; it adds %v", got, want)
 	}
 }
+
+// Every relative link of the docs names a file or folder of the
+// repository: a doc moved or renamed breaks no reader's way.
+func TestDocLinks(t *testing.T) {
+	root := repoRoot(t)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	n := 0
+	for _, doc := range readDocs(t, root) {
+		prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(doc.text, "")
+		for _, m := range link.FindAllStringSubmatch(prose, -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			n++
+			path := filepath.Join(root, filepath.Dir(filepath.FromSlash(doc.path)), filepath.FromSlash(target))
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links to %s, which does not exist", doc.path, m[1])
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d relative links found: is the pattern right?", n)
+	}
+}
