@@ -100,3 +100,21 @@ func TestRoutingDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutingDocTranscripts checks that every transcript the doc names is
+// in testdata/transcripts.
+func TestRoutingDocTranscripts(t *testing.T) {
+	text, err := os.ReadFile(routingDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile("`(0[0-9][0-9]_[a-z0-9_]+)`").FindAllStringSubmatch(string(text), -1)
+	if len(names) < 13 {
+		t.Fatalf("only %d transcripts named: is the pattern right?", len(names))
+	}
+	for _, m := range names {
+		if _, err := os.Stat("../testdata/transcripts/" + m[1] + ".txtar"); err != nil {
+			t.Errorf("%s names the transcript %s, which testdata/transcripts does not have", routingDoc, m[1])
+		}
+	}
+}

@@ -9,7 +9,7 @@
 // runners are all given to it, so the same code runs in a page, a worker
 // and the Node tests.
 //
-// The message log is the only state (RFC-044): a session is a name for a log
+// The message log is the only state (docs/reference/routing.md): a session is a name for a log
 // in the store, and the groups it loaded are found again in that log by the
 // module on every turn, in this host instance or another.
 
