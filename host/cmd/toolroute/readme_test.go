@@ -666,13 +666,22 @@ func TestHTTPReference(t *testing.T) {
 	}
 }
 
-// Every relative link of the docs names a file or folder of the
-// repository: a doc moved or renamed breaks no reader's way.
+// Every relative link of the docs (README.md, docs/, and the documents
+// that link into them) names a file or folder of the repository: a doc
+// moved or renamed breaks no reader's way.
 func TestDocLinks(t *testing.T) {
 	root := repoRoot(t)
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	docs := readDocs(t, root)
+	for _, path := range []string{"SECURITY.md", "wasm/ABI.md", "web/README.md"} {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, docFile{path, string(text)})
+	}
 	n := 0
-	for _, doc := range readDocs(t, root) {
+	for _, doc := range docs {
 		prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(doc.text, "")
 		for _, m := range link.FindAllStringSubmatch(prose, -1) {
 			target, _, _ := strings.Cut(m[1], "#")
