@@ -118,3 +118,32 @@ func TestRoutingDocTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestDocTexts checks the texts docs/reference/manifest.md quotes
+// under "What is refused": each, its placeholders made the format's verbs,
+// is a string of the manifest loader's source.
+func TestManifestDocTexts(t *testing.T) {
+	doc, err := os.ReadFile("../docs/reference/manifest.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("manifest.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, refused, ok := strings.Cut(string(doc), "## What is refused")
+	if !ok {
+		t.Fatal("docs/reference/manifest.md has no section \"What is refused\"")
+	}
+	verbs := strings.NewReplacer("'FILE'", "'%s'", "'NAME'", "'%s'", "'FN'", "'%s'", " N entries", " %d entries", "maximum: 50", "maximum: %d")
+	n := 0
+	for _, m := range regexp.MustCompile("`([A-Z][a-z][^`]*)`").FindAllStringSubmatch(refused, -1) {
+		n++
+		if format := verbs.Replace(m[1]); !strings.Contains(string(src), `"`+format+`"`) {
+			t.Errorf("docs/reference/manifest.md quotes %q, which registry/manifest.go does not write (as %q)", m[1], format)
+		}
+	}
+	if n < 9 {
+		t.Errorf("only %d texts found: is the pattern right?", n)
+	}
+}
