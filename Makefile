@@ -205,7 +205,7 @@ bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 
 # bench-search measures tool search alone (toolroute search on MetaTool's
-# development queries, ../shared/data/metatool) and rewrites its section of
+# development queries, in the folder TOOLROUTE_METATOOL names) and rewrites its section of
 # BENCHMARKS.md, in seconds; make bench measures it with the rest.
 bench-search:
 	$(GO) run ./internal/benchreport -search -count $(BENCHCOUNT)

@@ -79,7 +79,7 @@ func send(t *testing.T, s *host.Session, text string) []host.Event {
 
 func last(evs []host.Event) host.Event { return evs[len(evs)-1] }
 
-// RFC-044 across processes: a second Host on the same store (a restarted
+// Loaded groups restored from the log across processes: a second Host on the same store (a restarted
 // program) restores the group the first loaded, and its first model call
 // already sends the group's schemas.
 func TestGroupsRestoredAcrossHosts(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// pluginTools are a few of MetaTool's tools (shared/data/metatool), with
+// pluginTools are a few of MetaTool's tools (docs/development.md), with
 // their descriptions, as host-native tools in two groups.
 func pluginTools() ([]registry.Group, []host.NativeTool) {
 	tool := func(name, group, desc string) host.NativeTool {

@@ -256,7 +256,7 @@ func (s *slots) take(ctx context.Context, owner any) (release func(), err error)
 }
 
 // MaxResultChars is the most characters of a tool's result the model reads
-// (the original system's cut): a longer one is cut with a note saying so.
+// (docs/reference/routing.md): a longer one is cut with a note saying so.
 const MaxResultChars = 30000
 
 // capResult cuts a result's text past MaxResultChars, with a note.

@@ -4,7 +4,7 @@
 // variables JS tools may read (toolroute.env) and which tools are enabled
 // (toolroute.tools). Each host keeps them its own way and checks what is
 // set; a host that cannot change something does not offer the tool that
-// would (see DESIGN.md, "One tool layer"). A key's value never passes
+// would (see docs/design/builtin-tools.md). A key's value never passes
 // here: a provider names the secret that holds it.
 
 function fail(type, message) {

@@ -28,7 +28,7 @@ import (
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// googleGroups are the Google Workspace groups, in the order of RFC-040.
+// googleGroups are the Google Workspace groups, in the order docs/reference/routing.md lists them.
 var googleGroups = []string{
 	"google_gmail", "google_gmail_settings", "google_drive", "google_calendar", "google_contacts",
 	"google_docs", "google_sheets", "google_slides", "google_forms", "google_tasks",

@@ -1,8 +1,8 @@
 // The js_tool_management group: the user's own JavaScript tools, kept by
 // the host (toolroute.toolfiles). The host checks what this code cannot be
 // trusted to: the manifest loads, the code compiles, a new name is free,
-// and a tool holds only the secrets the user granted (see DESIGN.md, "One
-// tool layer"). Then the host reloads its catalogue, so a created or changed
+// and a tool holds only the secrets the user granted (see
+// docs/design/builtin-tools.md). Then the host reloads its catalogue, so a created or changed
 // tool is offered from the next model call.
 
 function fail(type, message) {

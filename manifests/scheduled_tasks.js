@@ -1,7 +1,7 @@
 // The scheduled_tasks group: a task is a prompt the host runs later as an
 // agent turn in a session of its own, once at a time or on a cron
 // schedule (toolroute.schedules). Each host keeps the tasks and runs them
-// its own way (the Go program's serve; see DESIGN.md, "One tool layer")
+// its own way (the Go program's serve; see docs/design/builtin-tools.md)
 // and checks what is given here.
 
 function lastRunText(r) {

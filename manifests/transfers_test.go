@@ -15,7 +15,8 @@ import (
 	"github.com/toolroute/toolroute/internal/fakegoogle"
 )
 
-// The original system's Drive upload and download, as its tools make them
+// A Drive upload and download as tool files written for other agent hosts
+// make them
 // with uploadMultipart and downloadToFile (a metadata part and a media
 // part; alt=media), against the fake Drive, which reads uploads as Google
 // documents them (multipart/related): a PNG goes up from the sandbox folder

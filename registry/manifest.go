@@ -99,7 +99,7 @@ func (rep Report) Err() error {
 }
 
 // LoadManifest parses a JS manifest and registers its tools, and its group for
-// an array manifest, following RFC-018 and RFC-040:
+// an array manifest, as docs/reference/manifest.md says:
 //
 //   - a JSON object is one tool, named after the file, calling execute (or the
 //     function its "function" field names);

@@ -38,7 +38,7 @@ func TestMemoForgetsChanges(t *testing.T) {
 	type key struct{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := seedCatalogue(t)
+			r := sampleCatalogue(t)
 			builds := 0
 			build := func() any { builds++; return builds }
 			before := r.SystemPrompt("Base.")

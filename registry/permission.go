@@ -2,7 +2,8 @@ package registry
 
 import "slices"
 
-// What a tool does, as its manifest's requiredPermissions says (RFC-018):
+// What a tool does, as its manifest's requiredPermissions says
+// (docs/reference/manifest.md):
 // the user is asked before a tool that acts on the world runs.
 const (
 	// PermissionRead: it only reads (the user's data, files, the clock, a

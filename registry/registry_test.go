@@ -10,9 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// seedCatalogue registers a catalogue shaped like the seeds': core tools,
+// sampleCatalogue registers a catalogue shaped like the built-in one
+// (docs/reference/routing.md): core tools,
 // host groups config and pdf, and two JS groups.
-func seedCatalogue(t *testing.T) *Registry {
+func sampleCatalogue(t *testing.T) *Registry {
 	t.Helper()
 	r := New()
 	for _, name := range []string{"get_current_time", "read_file"} {
@@ -50,7 +51,7 @@ func seedCatalogue(t *testing.T) *Registry {
 }
 
 func TestQueries(t *testing.T) {
-	r := seedCatalogue(t)
+	r := sampleCatalogue(t)
 	t.Run("core tools", func(t *testing.T) {
 		want := []string{"load_tool_group", "get_current_time", "read_file", "js_eval"}
 		if diff := cmp.Diff(want, names(r.CoreTools())); diff != "" {
@@ -184,7 +185,7 @@ func TestAddErrors(t *testing.T) {
 }
 
 func TestSetToolEnabled(t *testing.T) {
-	r := seedCatalogue(t)
+	r := sampleCatalogue(t)
 	mustNil(t, r.SetToolEnabled("pdf_info", false))
 	mustNil(t, r.SetToolEnabled("get_current_time", false))
 
@@ -243,7 +244,7 @@ func TestSetToolEnabled(t *testing.T) {
 }
 
 func TestLoadToolGroup(t *testing.T) {
-	r := seedCatalogue(t)
+	r := sampleCatalogue(t)
 	mustNil(t, r.AddGroup(Group{Name: "empty", Description: "Nothing"}))
 	tests := []struct {
 		name      string
@@ -383,14 +384,14 @@ func TestSystemPrompt(t *testing.T) {
 		"- google_drive: File storage: list, search, upload, download, share, and manage Google Drive files and folders"
 
 	t.Run("TEST-040-02 groups listed after the base prompt", func(t *testing.T) {
-		r := seedCatalogue(t)
+		r := sampleCatalogue(t)
 		want := "You are helpful.\n\n---\n\n" + groupsSection
 		if got := r.SystemPrompt("You are helpful."); got != want {
 			t.Errorf("prompt:\n%s\nwant:\n%s", got, want)
 		}
 	})
 	t.Run("blank base prompt", func(t *testing.T) {
-		r := seedCatalogue(t)
+		r := sampleCatalogue(t)
 		if got := r.SystemPrompt("  \n"); got != groupsSection {
 			t.Errorf("prompt:\n%q", got)
 		}
@@ -403,7 +404,7 @@ func TestSystemPrompt(t *testing.T) {
 		}
 	})
 	t.Run("skills then groups", func(t *testing.T) {
-		r := seedCatalogue(t)
+		r := sampleCatalogue(t)
 		mustNil(t, r.AddSkill(Skill{Name: "pdf-forms", Description: "Fill in\nPDF   forms", Content: "..."}))
 		want := "Base.\n\n---\n\n## Available Skills\n\n" +
 			"Use `load_skill` to load a skill's instructions before following them.\n\n" +
@@ -481,7 +482,7 @@ func TestCoreOnlyAtStart(t *testing.T) {
 // TEST-040-07: loading a group twice does not duplicate its tools; groups
 // append in load order and nothing is reordered.
 func TestActive(t *testing.T) {
-	r := seedCatalogue(t)
+	r := sampleCatalogue(t)
 	a := r.NewActive()
 	core := names(a.Tools())
 	if !a.LoadGroup("pdf") {
@@ -512,7 +513,7 @@ func TestActive(t *testing.T) {
 // prompts and lists.
 func TestDeterministic(t *testing.T) {
 	render := func() string {
-		r := seedCatalogue(t)
+		r := sampleCatalogue(t)
 		mustNil(t, r.AddSkill(Skill{Name: "b-skill", Description: "B"}))
 		mustNil(t, r.AddSkill(Skill{Name: "a-skill", Description: "A"}))
 		out, _ := json.Marshal(struct {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestRestrict(t *testing.T) {
-	full := seedCatalogue(t)
+	full := sampleCatalogue(t)
 	mustNil(t, full.SetToolEnabled("pdf_render_page", false))
 	tests := []struct {
 		name       string
@@ -50,7 +50,7 @@ func TestRestrict(t *testing.T) {
 }
 
 func TestRestrictHidesOtherGroups(t *testing.T) {
-	full := seedCatalogue(t)
+	full := sampleCatalogue(t)
 	r := full.Restrict([]string{"pdf"})
 	if strings.Contains(r.SystemPrompt("base"), "google_gmail") {
 		t.Error("the system prompt lists google_gmail, outside the allowlist")

@@ -224,7 +224,7 @@ func TestParseToolList(t *testing.T) {
 // What search_tools ranks: the group tools, enabled, in order, with their
 // group's texts and their parameters.
 func TestRegistrySearchDocs(t *testing.T) {
-	r := seedCatalogue(t)
+	r := sampleCatalogue(t)
 	mustNil(t, r.SetToolEnabled("pdf_info", false))
 	var got []string
 	for _, d := range r.SearchDocs() {

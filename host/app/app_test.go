@@ -203,7 +203,7 @@ func TestDemo(t *testing.T) {
 		{"What are my settings?", []string{"load_tool_group:success", "list_providers:success"}, []string{"config"}, []string{"list_providers answered: "}},
 		{"Write a note: buy milk", []string{"write_file:success", "read_file:success"}, nil, []string{"read_file answered: ", "buy milk"}},
 		{"Tell me a joke", nil, nil, []string{"not a real model", "OPENAI_API_KEY"}},
-		// FEAT-040's scenario 5.
+		// Routing scenario 5 (docs/reference/routing.md).
 		{"Load the PDF tools", []string{"load_tool_group:success"}, []string{"pdf"}, []string{"load_tool_group answered: Loaded 3 tools from group 'PDF Tools'"}},
 	} {
 		got := summarize(send(t, a, "s-"+c.text, c.text))

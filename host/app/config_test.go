@@ -12,7 +12,7 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-// configTools are the config group's tools, FEAT-040's list in its order.
+// configTools are the config group's tools, in the order docs/reference/routing.md lists them.
 var configTools = []string{
 	"list_providers", "create_provider", "update_provider", "delete_provider",
 	"list_models", "fetch_models", "set_default_model", "add_model", "delete_model",
@@ -21,9 +21,8 @@ var configTools = []string{
 }
 
 // coreTools are the Go program's core tools, sent before any group is
-// loaded: the seeds' core has 13 (load_skill, load_tool_group, save_memory,
-// search_history, exec, js_eval, webfetch, browser, create_agent and
-// single-file built-ins); ours is the list below (no load_skill without
+// loaded: a full host has 13 (docs/reference/routing.md, "The built-in
+// catalogue"); here it is the list below (no load_skill without
 // skills; no exec, which is off unless --exec; no browser, which the
 // tests leave off).
 var coreTools = []string{
@@ -31,7 +30,7 @@ var coreTools = []string{
 	"save_memory", "search_history", "webfetch", "write_file",
 }
 
-// FEAT-040's scenario 6, "Add a new OpenAI provider", as a user's model
+// Routing scenario 6, "Add a new OpenAI provider", as a user's model
 // would do it in the Go program: it loads the config group (TEST-040-09:
 // the core tools and the group's 17 are sent from then on), stores the
 // provider with the name of the secret holding its key, and ends in
@@ -74,7 +73,7 @@ func TestScenario6AddOpenAIProvider(t *testing.T) {
 		t.Errorf("the first call's %d tools = %v, want the %d core tools %v", n, reqs[0].ToolNames(), len(coreTools), coreTools)
 	}
 	// TEST-040-09: after the load, the core tools and the 17 config tools,
-	// 10 + 17 = 27 here (13 + 17 = 30 with the seeds' core).
+	// 10 + 17 = 27 here (13 + 17 = 30 with every core tool).
 	if after := reqs[1].ToolNames(); !slices.Equal(after, slices.Concat(coreTools, configTools)) || len(after) != 27 {
 		t.Errorf("after the load, %d tools: %v", len(after), after)
 	}
@@ -154,10 +153,8 @@ func TestProviderSettingChecks(t *testing.T) {
 // TEST-040-09, Group Tool Schemas Sent After Load, in the program as chat
 // runs it (exec and browser on): the first call sends the core tools, and
 // after load_tool_group("config") every call sends them and the group's
-// 17, in that order. The seeds count 13 core tools + 17 = 30; ours are 12
-// + 17 = 29: load_skill is sent only when there are skills, and the
-// seeds' "single-file built-ins" are get_current_time, http_request,
-// read_file and write_file. Without Chromium the browser tool is left out,
+// 17, in that order: 12 core tools + 17 = 29, since load_skill is sent
+// only when there are skills. Without Chromium the browser tool is left out,
 // and the count is 11 + 17.
 func TestGroupSchemasSentAfterLoad(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,

@@ -13,14 +13,14 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-// scheduledTools are the scheduled_tasks group's tools, FEAT-040's list in
-// its order.
+// scheduledTools are the scheduled_tasks group's tools, in the order
+// docs/reference/routing.md lists them.
 var scheduledTools = []string{"schedule_task", "list_scheduled_tasks", "run_scheduled_task", "update_scheduled_task", "delete_scheduled_task"}
 
-// FEAT-040's scenario 4, "Schedule a task for tomorrow", in the Go
+// Routing scenario 4, "Schedule a task for tomorrow", in the Go
 // program: the model loads scheduled_tasks and calls schedule_task, which
-// the user allows; it ends in success (the seeds' not_found was the group
-// missing). At its time the task runs as a turn in a session of its own,
+// the user allows; it ends in success (not in not_found, which a missing group
+// would give). At its time the task runs as a turn in a session of its own,
 // where no one answers questions, so a tool that asks is refused with the
 // engine's message; its answer is kept with the task, where
 // list_scheduled_tasks shows it in the user's session.

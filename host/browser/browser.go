@@ -33,7 +33,7 @@ import (
 	"github.com/toolroute/toolroute/registry"
 )
 
-// Name is the tool's name: the seeds' core tool "browser".
+// Name is the tool's name, a core tool (docs/reference/routing.md).
 const Name = "browser"
 
 // Limits of a call.

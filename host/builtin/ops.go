@@ -37,7 +37,7 @@ type SearchHit struct {
 }
 
 // Ops are the toolroute bridge's operations over the Go program's store
-// (see DESIGN.md, "One tool layer"): the built-in JS tools' memories and
+// (see docs/design/builtin-tools.md): the built-in JS tools' memories and
 // history, the config group's settings, variables and tool states, and the
 // user's tool files (toolfiles.go).
 func Ops(d Deps) host.HostOps {

@@ -29,7 +29,7 @@ import (
 	"github.com/toolroute/toolroute/registry"
 )
 
-// Name is the tool's name: the seeds' core tool "exec".
+// Name is the tool's name, a core tool (docs/reference/routing.md).
 const Name = "exec"
 
 // Limits of a run.

@@ -159,8 +159,8 @@ func (s *callState) hostAnswer(op, args string) (json.RawMessage, error) {
 const MaxLibraryBytes = 1 << 20
 
 // library returns the source of lib(name): NAME.min.js, else NAME.js, from
-// the first library folder that has either, as the original system looked
-// them up (it shipped its libraries minified).
+// the first library folder that has either: tool files written for other
+// agent hosts expect libraries shipped minified.
 func (r *Runner) library(name string) (string, error) {
 	if !validLibraryName(name) {
 		return "", fmt.Errorf("lib: invalid library name '%s': use letters, digits, '_' and '-', starting with a letter", name)

@@ -15,7 +15,7 @@
 // history, settings, env, tools, toolfiles), JSON in and out, and the file
 // transfers (net.download, net.upload); the host refuses what the tool's
 // manifest does not grant. The Go host keeps to eight host functions (see
-// DESIGN.md), so a new bridge is a new op, not a new function.
+// docs/design/builtin-tools.md), so a new bridge is a new op, not a new function.
 (function () {
   "use strict";
   const host = {
@@ -188,8 +188,8 @@
       if (!(maxBytes >= 1)) throw new TypeError("fetch: maxBytes must be a number of bytes, 1 or more (at most 5 MB are kept)");
     }
     const headers = headerMap(options.headers);
-    // A string body the tool did not type is JSON, as the original system
-    // sent it (and a browser would say text/plain).
+    // A string body the tool did not type is JSON, as tool files written
+    // for other agent hosts expect (a browser would say text/plain).
     if (typeof options.body === "string" && !hasHeader(headers, "content-type")) {
       headers["Content-Type"] = "application/json; charset=utf-8";
     }
@@ -218,8 +218,8 @@
   // downloadToFile(url, savePath, headers) saves a GET's body in the
   // sandbox folder and gives {success, path, size, error, status};
   // uploadMultipart(url, parts, headers) POSTs parts as one multipart body
-  // and gives {status, body, ok, error}. The original system's file
-  // transfers, through fetch's guard and rewrites, binary-safe, 5 MB at
+  // and gives {status, body, ok, error}. The file transfers tool files
+  // written for other agent hosts expect, through fetch's guard and rewrites, binary-safe, 5 MB at
   // most, inside the sandbox folder. They never throw: a failure is an
   // answer with its error, which is null on success.
   const transfer = async (op, args, fail) => {

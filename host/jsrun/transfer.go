@@ -34,8 +34,8 @@ type downloadRequest struct {
 	Headers map[string]string `json:"headers"`
 }
 
-// downloadResult is downloadToFile's answer, the original system's shape
-// with the HTTP status added (0 when no response came). Error is null on
+// downloadResult is downloadToFile's answer, the shape tool files expect
+// (docs/design/builtin-tools.md), with the HTTP status added (0 when no response came). Error is null on
 // success.
 type downloadResult struct {
 	Success bool    `json:"success"`
@@ -68,7 +68,7 @@ type uploadPart struct {
 	FilePath    *string `json:"filePath"`
 }
 
-// uploadResult is uploadMultipart's answer, the original system's shape:
+// uploadResult is uploadMultipart's answer, the shape tool files expect:
 // the response's status and body (cut as fetch cuts it), ok for a 2xx
 // status, and error, null when ok.
 type uploadResult struct {
@@ -80,7 +80,7 @@ type uploadResult struct {
 
 // netOp serves the bridges of op names net.*: downloadToFile and
 // uploadMultipart. Their failures are answers (success or ok false, with
-// the error), not errors: the original's tools read them so.
+// the error), not errors: tool files read them so.
 func (s *callState) netOp(op, args string) (json.RawMessage, error) {
 	var out any
 	switch op {

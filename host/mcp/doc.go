@@ -6,7 +6,7 @@
 //
 // The rules it follows (names, approval from annotations, how a result
 // reads, the failures and their texts, restarts) are the same in every host
-// and are written in DESIGN.md, "MCP servers as tool groups";
+// and are written in docs/design/mcp.md;
 // testdata/mcp/cases.json holds them as data. The pure parts are here too:
 // ValidName, NameTools, Permissions, GroupDescription, ResultText,
 // ResultImages.

@@ -156,7 +156,7 @@ func textsOf(docs []registry.SearchDoc) (texts []string, counts []int) {
 // whole blurs into the mean of its words, where each sentence keeps its
 // own meaning: the mean of a query's cosines with the sentences found
 // 0.6 point more of MetaTool's queries in the top 5 than the cosine with
-// the whole text, on either half (DESIGN.md, "Tool search").
+// the whole text, on either half (docs/design/tool-search.md).
 func Sentences(text string) []string {
 	var out []string
 	start := 0

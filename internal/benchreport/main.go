@@ -84,7 +84,7 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "the file to write")
 	sizes := flag.Bool("sizes", false, "print the sizes alone (the module's, the browser UI's), running no benchmark and writing nothing")
 	search := flag.Bool("search", false, "measure tool search alone and rewrite its section of -out, leaving the other figures as they are")
-	flag.StringVar(&metatool, "metatool", searcheval.DefaultDir, "MetaTool's development data, for the tool search figures")
+	flag.StringVar(&metatool, "metatool", searcheval.Dir(), "the folder of MetaTool's development data, for the tool search figures (default: $"+searcheval.EnvDir+")")
 	flag.Parse()
 	if *search {
 		if err := updateSearch(*count, *out); err != nil {
@@ -524,7 +524,7 @@ func tokenRows() ([]row, error) {
 			len(s.Tools), o200(s), cl100(s), extra, cmp)
 	}
 	rows := []row{
-		{"1. Tokens", "all tools (no routing: the seeds' baseline)", fmt.Sprintf("%d tools: %d o200k_base, %d cl100k_base tokens per call", len(all.Tools), o200(all), cl100(all)), how},
+		{"1. Tokens", "all tools (no routing: every schema on every call)", fmt.Sprintf("%d tools: %d o200k_base, %d cl100k_base tokens per call", len(all.Tools), o200(all), cl100(all)), how},
 		{"1. Tokens", "core only (the floor: core schemas plus the group listing)", fig(core, listing), how},
 		{"1. Tokens", "core + google_gmail", fig(find(schematokens.CorePlus+"google_gmail"), listing), how},
 	}
@@ -535,7 +535,7 @@ func tokenRows() ([]row, error) {
 	rows = append(rows,
 		row{"1. Tokens", "core + gmail, calendar, drive", fig(several, listing), how},
 		row{"1. Tokens", "all groups loaded", fig(find(schematokens.AllGroupsLoaded), listing), how},
-		row{"1. Tokens", "the seeds' estimate", "83% less on a simple query (RFC-040); here a simple query sends core only", "seeds"},
+		row{"1. Tokens", "the routing design's estimate", "83% less on a simple query; here a simple query sends core only", "docs/reference/routing.md"},
 	)
 	n, connect, err := onConnect(a)
 	if err != nil {
@@ -696,7 +696,7 @@ const notes = `
   module's functions: copies of short strings and literals, string
   comparisons, about 36 allocations of some 7 runtime calls each, map
   hashing and the caches' locks (atomics are calls in wasm), with Go in
-  wasm about 8 times native (issue 19). Profile-guided optimisation of the
+  wasm about 8 times native. Profile-guided optimisation of the
   module (a native profile of the same code as default.pgo) made it 10%
   larger and no faster, and is not used.
 - The Go host with the SQLite store was to run 2,000 turns/s at 1, 8 and
@@ -758,7 +758,7 @@ const notes = `
   48 before, in alternated runs); alternated runs of worker/bench.mjs
   gave medians of 120 cpu-ms before and 80 after.
 - Tool search was to find the labelled tool in the top 5 for 80% of
-  MetaTool's held-out queries (issue 21). ` + "`toolroute search`" + ` does for
+  MetaTool's held-out queries. ` + "`toolroute search`" + ` does for
   81.3% of the development queries (81.0% on half A, where the weights
   were chosen, 81.7% on half B), met there; the held-out queries judge it.
   The Go host's search_tools ranks the same way once it has embedded its

@@ -19,7 +19,7 @@ import (
 	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
-// initialJSTarget is issue 17's budget for the UI's initial JavaScript,
+// initialJSTarget is the budget for the UI's initial JavaScript,
 // gzipped: 500 KB.
 const initialJSTarget = 500_000
 

@@ -1,5 +1,7 @@
 // Package searcheval measures tool search on MetaTool's labelled queries
-// (shared/data/metatool): it reads the data, splits the development queries
+// (the benchmark's development split, kept outside the repository: the
+// folder TOOLROUTE_METATOOL names; docs/development.md says where to get
+// it): it reads the data, splits the development queries
 // into two halves, and counts how often the labelled tools are among the
 // first results. `make bench` (internal/benchreport) and the tuning command
 // (internal/searcheval/tune) use it.
@@ -8,7 +10,9 @@ package searcheval
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +20,16 @@ import (
 	"github.com/toolroute/toolroute/registry"
 )
 
-// DefaultDir is where the data sits from the repository's root.
-const DefaultDir = "../shared/data/metatool"
+// EnvDir is the environment variable naming the folder of MetaTool's
+// data: tools.json, queries-dev.csv and multi-dev.json.
+const EnvDir = "TOOLROUTE_METATOOL"
+
+// Dir is the folder EnvDir names, or "" when it is not set.
+func Dir() string { return os.Getenv(EnvDir) }
+
+// errNoData says what to do when the data is not there: it is not part of
+// the repository.
+var errNoData = errors.New("searcheval: no MetaTool data: set " + EnvDir + " to the folder of its tools.json, queries-dev.csv and multi-dev.json (docs/development.md says where to get them)")
 
 // Query is a user's request and the tools that answer it.
 type Query struct {
@@ -37,10 +49,16 @@ type Data struct {
 }
 
 // Load reads the data in dir: tools.json, queries-dev.csv, multi-dev.json.
+// An empty dir, or one without tools.json, is errNoData.
 func Load(dir string) (*Data, error) {
+	if dir == "" {
+		return nil, errNoData
+	}
 	d := &Data{ToolsFile: filepath.Join(dir, "tools.json")}
 	var err error
-	if d.Tools, err = os.ReadFile(d.ToolsFile); err != nil {
+	if d.Tools, err = os.ReadFile(d.ToolsFile); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (%v)", errNoData, err)
+	} else if err != nil {
 		return nil, err
 	}
 	f, err := os.Open(filepath.Join(dir, "queries-dev.csv"))

@@ -1,8 +1,10 @@
 package searcheval
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,5 +82,26 @@ func TestLoad(t *testing.T) {
 	write("queries-dev.csv", "q,t\nx,A\n")
 	if _, err := Load(dir); err == nil {
 		t.Error("a wrong header loaded")
+	}
+}
+
+// Without MetaTool's data, which is not in the repository, Load says which
+// variable names it and where to read how to get it.
+func TestLoadNoData(t *testing.T) {
+	for _, tt := range []struct{ name, dir string }{
+		{name: "no folder given", dir: ""},
+		{name: "a folder without tools.json", dir: t.TempDir()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.dir)
+			if !errors.Is(err, errNoData) {
+				t.Fatalf("Load(%q): %v, want errNoData", tt.dir, err)
+			}
+			for _, want := range []string{EnvDir, "docs/development.md"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Load(%q): %v does not name %s", tt.dir, err, want)
+				}
+			}
+		})
 	}
 }

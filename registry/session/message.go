@@ -6,7 +6,7 @@
 // done).
 //
 // The message log is the session's only state. The tool groups loaded in
-// earlier turns are found again by scanning it (RFC-044), so a turn needs
+// earlier turns are found again by scanning it (docs/reference/routing.md), so a turn needs
 // nothing but the log to continue a conversation, in any host and in any
 // process. The log is provider-neutral: a session may switch between the
 // wire formats (OpenAI, Anthropic, Responses, Gemini) from one turn to the
@@ -95,7 +95,7 @@ type Message struct {
 }
 
 // LoadedGroups scans a session's history for the tool groups loaded in it
-// (RFC-044): the group_name of every load_tool_group call that succeeded, in
+// (docs/reference/routing.md): the group_name of every load_tool_group call that succeeded, in
 // the order first loaded, each once. Failed calls and calls whose input is not
 // a JSON object with a string group_name are skipped. Whether each group still
 // exists is for the caller to decide.

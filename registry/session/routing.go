@@ -13,7 +13,7 @@ type Routing string
 
 const (
 	// RoutingClassic: load_tool_group appends the group's tools to the
-	// request's tools, from the next call on (RFC-040). The default, and
+	// request's tools, from the next call on (docs/reference/routing.md). The default, and
 	// what every format speaks.
 	RoutingClassic Routing = "classic"
 	// RoutingNative: every group is sent deferred and a load brings it in

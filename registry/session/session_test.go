@@ -13,7 +13,8 @@ func loadCall(id, input string, status registry.Status) Message {
 	return Message{Type: ToolCall, ToolCallID: id, ToolName: registry.LoadToolGroupName, ToolInput: input, Status: status}
 }
 
-// The seed's RFC-044 unit test, and the edge cases of its table.
+// The restoring rules of docs/reference/routing.md, "Loaded groups last
+// across turns", and their edge cases.
 func TestLoadedGroups(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -20,7 +20,7 @@ import (
 //     include: ["reasoning.encrypted_content"]). The API works without them,
 //     as Chat Completions does; the model reasons again after each tool
 //     result. Keeping them would put provider-opaque items in the log, paired
-//     with their function calls by item id (DESIGN.md, "Wire formats").
+//     with their function calls by item id (docs/design/wire-formats.md).
 
 type rsRequest struct {
 	Model           string   `json:"model"`

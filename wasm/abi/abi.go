@@ -144,7 +144,7 @@ type Description struct {
 	// registration order.
 	Tools []ToolInfo `json:"tools"`
 	// Files groups the JS tools by the manifest that defined them, in the
-	// order the files were loaded (FEAT-018's display).
+	// order the files were loaded (as toolroute check shows them).
 	Files  []FileInfo  `json:"files"`
 	Skills []SkillInfo `json:"skills"`
 	// Active is the tools the session's next model call sends, in order.

@@ -1,7 +1,7 @@
 // toolroute/ai-sdk: toolroute's routing for an app that keeps its own Vercel
 // AI SDK loop (generateText, streamText, ToolLoopAgent). The app passes
 // router.tools and router.prepareStep; before every step prepareStep hands
-// the module the step's messages, as toolroute's log (RFC-044), and answers
+// the module the step's messages, as toolroute's log (docs/reference/routing.md), and answers
 // with the tools the module would send (activeTools) and its system prompt
 // (instructions: the app's, then the tool groups to load). The groups a
 // conversation loaded are found again in its messages on every step of
@@ -82,7 +82,7 @@ export class Router {
     });
   }
 
-  // loadedGroups are the groups the messages loaded (RFC-044).
+  // loadedGroups are the groups the messages loaded (docs/reference/routing.md).
   loadedGroups(messages = []) {
     return this.describe(messages).loaded_groups ?? [];
   }

@@ -9,7 +9,7 @@
 // runners are all given to it, so the same code runs in a page, a worker
 // and the Node tests.
 //
-// The message log is the only state (RFC-044): a session is a name for a log
+// The message log is the only state (docs/reference/routing.md): a session is a name for a log
 // in the store, and the groups it loaded are found again in that log by the
 // module on every turn, in this host instance or another.
 
@@ -107,7 +107,7 @@ export class MemoryStore {
 //     "[redacted NAME]" in tool results, stored messages and model requests;
 //   ops: the toolroute bridge's operations this host serves, {"memories.save":
 //     async (args, {signal}) => value, ...}: the built-in tools' view of the
-//     host's storage (DESIGN.md, "One tool layer"); a JS tool reaches those
+//     host's storage (docs/design/builtin-tools.md); a JS tool reaches those
 //     whose namespace (before the dot) its manifest lists in
 //     requiredPermissions;
 //   showConsole: add JS tools' console output to successful results too;

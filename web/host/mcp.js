@@ -2,7 +2,7 @@
 // Streamable HTTP servers reached with the official client
 // (@modelcontextprotocol/client), each a group of host-native tools whose
 // calls go out as tools/call. The rules (names, listing, approval, result
-// text) are mcprules.js's, the Go program's too (DESIGN.md).
+// text) are mcprules.js's, the Go program's too (docs/design/mcp.md).
 //
 // A server that cannot be reached, drops or sends garbage is reported
 // (problems()) and tried again with backoff (1 s, doubling, at most 60 s);

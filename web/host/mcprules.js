@@ -1,5 +1,5 @@
 // The rules that make an MCP server a tool group, the same in every host
-// (DESIGN.md, "MCP servers as tool groups"; the Go program's are host/mcp):
+// (docs/design/mcp.md; the Go program's are host/mcp):
 // names, the group's listing, approval from annotations, and the text the
 // model reads of a tools/call result. Pure functions: testdata/mcp holds
 // the cases every host replays.

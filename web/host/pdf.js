@@ -10,7 +10,7 @@
 // (pdffont-FILE and pdfwasm-FILE, copied by build.mjs): a PDF need not
 // embed Helvetica and its kin, and scans are often JPEG 2000 or JBIG2.
 // workerd has no canvas, so the edge worker leaves the tool out. A host
-// offers only the tools it can run (DESIGN.md, "One tool layer").
+// offers only the tools it can run (docs/design/builtin-tools.md).
 //
 // pdf.js is imported on the first call, in this thread: its "fake worker"
 // runs the parser here, as a worker may start no other (workerd), and it

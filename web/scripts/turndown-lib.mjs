@@ -1,5 +1,5 @@
 // Builds manifests/lib/turndown.js, the built-in library JS tools load with
-// lib("turndown"), as the original system's tools do: turndown (npm, MIT),
+// lib("turndown"), as tool files written for other agent hosts do: turndown (npm, MIT),
 // which turns HTML into markdown, with the DOM its Node build parses HTML
 // into, domino (@mixmark-io/domino, BSD-2-Clause; its selector engine is
 // Zest's and its style parser Angular's, both MIT), bundled by esbuild as

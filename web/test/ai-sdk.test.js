@@ -2,7 +2,7 @@
 // streamText) and its scripted model (ai/test's MockLanguageModelV4): the
 // tools offered on each step, the system prompt, a JS tool run in QuickJS,
 // and the groups a saved conversation loaded restored on a later turn
-// (RFC-044) without loading them again.
+// (restored from the log) without loading them again.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";

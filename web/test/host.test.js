@@ -1,7 +1,7 @@
 // The JS host (web/host) runs whole turns against scripted model servers on
 // loopback, in the four wire formats, streamed and whole, as the Go host's
 // session tests do: group loads growing the tools offered, the log restoring
-// them in another host (RFC-044), retries, each provider's errors, the
+// them in another host (restored from the log), retries, each provider's errors, the
 // /api/model proxy.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -120,7 +120,7 @@ for (const format of FORMATS) {
             break;
         }
 
-        // RFC-044: a second host on the same store finds the loaded group in
+        // Restored from the log: a second host on the same store finds the loaded group in
         // the log; its first request already carries pdf_info's schema.
         const h2 = await newHost(model, { format, stream, store }).host;
         assert.deepStrictEqual((await h2.describe("s1")).loaded_groups, ["pdf"]);

@@ -1,6 +1,6 @@
 // The config group's stored providers, models and agents in the JS hosts
 // (web/host/records.js): fetch_models against local fakes of the three
-// providers' model lists, in their real shapes; and FEAT-040's scenario 6,
+// providers' model lists, in their real shapes; and routing scenario 6,
 // "Add a new OpenAI provider", in the browser host, ending with the next
 // turn's model call made to the new provider with the key of its secret.
 // The store-only tools are the shared cases of testdata/builtins

@@ -1,7 +1,7 @@
 // The scheduled_tasks group in the JS hosts (web/host/schedules.js): the
 // times and cron schedules read as the Go program reads them
 // (host/schedule's tests have the same cases), the tasks kept and run at
-// their times by a TaskTimer on a fake clock and fake timers; and FEAT-040's
+// their times by a TaskTimer on a fake clock and fake timers; and routing
 // scenario 4, "Schedule a task for tomorrow", in the browser host: the
 // task is scheduled in a chat and runs, while the page is open, as a page
 // session of its own whose answer list_scheduled_tasks shows.

@@ -441,7 +441,7 @@ test("a tool reads only its TOOL_ variables, redacted; the worker's secrets neve
   assert.ok(!model.requests.some((r) => r.body.includes("wx-worker-weather-key") || r.body.includes("sk-worker-secret")));
 });
 
-// FEAT-040's scenario 4 in the worker: a task scheduled in a turn (the
+// Routing scenario 4 in the worker: a task scheduled in a turn (the
 // user allows schedule_task) runs at its time from the SessionIndex's
 // alarm, through the SELF binding, as a session of its own that the API
 // lists with its answer; the next turn's list_scheduled_tasks shows it.

@@ -29,7 +29,7 @@ export declare class Router {
   readonly prepareStep: PrepareStepFunction<ToolSet>;
   /** toolroute_describe for a conversation given as AI SDK messages. */
   describe(messages?: ModelMessage[]): Description;
-  /** The groups the messages loaded (RFC-044). */
+  /** The groups the messages loaded (restored from the log). */
   loadedGroups(messages?: ModelMessage[]): string[];
 }
 

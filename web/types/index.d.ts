@@ -107,7 +107,7 @@ export interface Description {
   skills: { name: string; description: string }[];
   /** The tools the session's next model call sends, in order. */
   active: string[];
-  /** The groups the history loaded that exist (RFC-044). */
+  /** The groups the history loaded that exist (restored from the log). */
   loaded_groups: string[];
   routing?: { asked: string; used: string; note?: string };
   tools_json?: { active: unknown; all: unknown };

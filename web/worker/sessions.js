@@ -3,7 +3,7 @@
 // (SessionLog), one listing the sessions (SessionIndex), and
 // one holding the files JS tools reach through fs (SandboxFiles), the Go
 // program's sandbox folder.
-// The log is the only session state (RFC-044): whichever worker serves a
+// The log is the only session state (docs/reference/routing.md): whichever worker serves a
 // turn reads the whole log here and the module finds the loaded groups in
 // it. Both use SQLite-backed storage (ctx.storage.sql).
 import { DurableObject } from "cloudflare:workers";

@@ -183,7 +183,7 @@ func mustContain(t testing.TB, what, text string, wants ...string) {
 // either format, for checks that history was sent.
 func requestText(r fakemodel.Request) string { return string(r.Body) }
 
-// RFC-044 across processes, in each wire format: a group loaded in one
+// Loaded groups restored from the log across processes, in each wire format: a group loaded in one
 // process is still loaded in the next, whose first model call sends the
 // group's schemas; the model calls its tools without loading it again. The
 // log carries what the format needs back: Gemini's thought signatures.

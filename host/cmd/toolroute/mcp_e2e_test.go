@@ -60,7 +60,7 @@ func stdio(argv ...string) map[string]any {
 
 // A server's group is listed in the system prompt, loaded with
 // load_tool_group, its tool called; the next process restores the group
-// from the log (RFC-044) and calls the tool without loading it again.
+// from the log and calls the tool without loading it again.
 func TestMCPGroupInChat(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"everything"}`),

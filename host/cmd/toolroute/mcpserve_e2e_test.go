@@ -428,9 +428,9 @@ func waitListening(t *testing.T, port int, out *lockedBuffer) {
 // What an MCP client of toolroute mcp puts before its model, against what
 // a server listing every tool would: tools/list on connect, and after one
 // load, as the tools array of an OpenAI request (what toolroute tokens
-// counts), and the instructions. With -v it prints the figures the README
-// gives, for the built-in tools and with the three npm MCP servers of the
-// README's mcp.json connected.
+// counts), and the instructions. With -v it prints the figures
+// docs/users/mcp.md gives, for the built-in tools and with the three npm
+// MCP servers of its mcp.json connected.
 func TestServeMCPTokens(t *testing.T) {
 	count := func(tools []*mcp.Tool) (int, int) {
 		t.Helper()
@@ -502,24 +502,25 @@ func TestServeMCPTokens(t *testing.T) {
 	}
 }
 
-// The README's two client configurations for toolroute mcp, run as a
+// The two client configurations for toolroute mcp that docs/users/mcp.md
+// shows, run as a
 // client runs them: the stdio one with its command and args, the HTTP one
 // with its URL's path and its header, on a free port and with the token.
 func TestServeMCPReadme(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join(mcptest.Root(t), "README.md"))
+	text, err := os.ReadFile(filepath.Join(mcptest.Root(t), "docs", "users", "mcp.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(text), "**mcp** serves the routed tools")
 	if !ok {
-		t.Fatal("the README has no **mcp** section")
+		t.Fatal("docs/users/mcp.md has no **mcp** section")
 	}
 	var configs []map[string]map[string]map[string]any
 	for _, block := range strings.Split(section, "```json\n")[1:3] {
 		var cfg map[string]map[string]map[string]any
 		body, _, _ := strings.Cut(block, "```")
 		if err := json.Unmarshal([]byte(body), &cfg); err != nil {
-			t.Fatalf("a README config is not JSON: %v\n%s", err, body)
+			t.Fatalf("a config of docs/users/mcp.md is not JSON: %v\n%s", err, body)
 		}
 		configs = append(configs, cfg)
 	}

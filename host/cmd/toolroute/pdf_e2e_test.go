@@ -12,7 +12,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 )
 
-// FEAT-040's scenario 5 in the program: "Load the PDF tools" loads the pdf
+// Routing scenario 5 in the program: "Load the PDF tools" loads the pdf
 // group, and a page of a PDF in the sandbox folder, rendered, reaches an
 // Anthropic model as a PNG in the tool_result, beside the text's
 // placeholder.

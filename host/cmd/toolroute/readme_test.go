@@ -1,28 +1,33 @@
 package main
 
-// The README's commands, run: every toolroute command a code block of
-// README.md shows has a case here, run as the README shows it, with a
-// scripted provider where it calls a model; the output a block shows after
-// a "$ " command is checked line by line. A command added to the README
-// without a case fails the test, naming it.
+// The docs' commands, run: every toolroute command a code block of
+// README.md or of a file under docs/ shows has a case here, run as the doc
+// shows it, with a scripted provider where it calls a model; the output a
+// block shows after a "$ " command is checked line by line. A command added
+// to a doc without a case fails the test, naming it.
 
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/mcptest"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/searcheval"
 )
 
 // readmeCommand is a toolroute command of a README code block.
@@ -201,6 +206,9 @@ type readmeCase struct {
 	want []string
 	// check checks what it left, such as a stored session.
 	check func(t *testing.T, u *user)
+	// metatool runs it with TOOLROUTE_METATOOL set, skipped when the
+	// environment does not give MetaTool's data (docs/development.md).
+	metatool bool
 }
 
 // readmeCases are the README's commands, by their line.
@@ -229,39 +237,81 @@ var readmeCases = map[string]readmeCase{
 	"./toolroute google login": {how: "google", want: []string{"Connected " + fakegoogle.Email}},
 	"printenv WEATHER_API_KEY | ./toolroute env set WEATHER_API_KEY": {env: []string{"WEATHER_API_KEY=wk-12345"},
 		want: []string{"WEATHER_API_KEY set for the tools whose manifest lists it in env."}},
-	"./toolroute policy set group google_gmail allow":                                                                                            {want: []string{"group google_gmail: allow"}},
-	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login":                                                                       {how: "google", want: []string{"Connected " + fakegoogle.Email}},
-	"go run ./host/cmd/toolroute check testdata/manifests/mixed":                                                                                 {inRepo: true, code: 1},
-	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools ../shared/data/metatool/tools.json`: {inRepo: true},
+	"./toolroute policy set group google_gmail allow":                                                                                          {want: []string{"group google_gmail: allow"}},
+	"GOOGLE_CLIENT_ID=... GOOGLE_CLIENT_SECRET=... toolroute google login":                                                                     {how: "google", want: []string{"Connected " + fakegoogle.Email}},
+	"go run ./host/cmd/toolroute check testdata/manifests/mixed":                                                                               {inRepo: true, code: 1},
+	`printf 'What is the weather like in Paris tomorrow?\nstock price of Apple\n' | toolroute search --tools "$TOOLROUTE_METATOOL/tools.json"`: {metatool: true},
 }
 
-func TestREADMECommands(t *testing.T) {
+// docFile is a Markdown file of the documentation, its path from the
+// repository's root.
+type docFile struct {
+	path, text string
+}
+
+// readDocs reads README.md, then every .md file under docs/ in lexical
+// order: the documentation whose commands and flags the tests check.
+func readDocs(t *testing.T, root string) []docFile {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []docFile{{"README.md", string(text)}}
+	err = filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		docs = append(docs, docFile{filepath.ToSlash(rel), string(text)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+// repoRoot is the repository's root, from this package's folder.
+func repoRoot(t *testing.T) string {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds, tables := readmeCommands(t, string(readme))
+	return root
+}
+
+func TestREADMECommands(t *testing.T) {
+	root := repoRoot(t)
 	seen := map[string]bool{}
-	for _, c := range cmds {
-		seen[c.line] = true
-		rc, ok := readmeCases[c.line]
-		if !ok {
-			t.Errorf("README.md shows %q, which has no case in readmeCases (readme_test.go): add one that runs it", c.line)
-			continue
+	var tables [][]string
+	for _, doc := range readDocs(t, root) {
+		cmds, tbls := readmeCommands(t, doc.text)
+		tables = append(tables, tbls...)
+		for _, c := range cmds {
+			if seen[c.line] {
+				continue
+			}
+			seen[c.line] = true
+			rc, ok := readmeCases[c.line]
+			if !ok {
+				t.Errorf("%s shows %q, which has no case in readmeCases (readme_test.go): add one that runs it", doc.path, c.line)
+				continue
+			}
+			t.Run(c.line, func(t *testing.T) { runREADMECommand(t, root, c, rc) })
 		}
-		t.Run(c.line, func(t *testing.T) { runREADMECommand(t, root, c, rc) })
 	}
 	for line := range readmeCases {
 		if !seen[line] {
-			t.Errorf("readmeCases has %q, which README.md no longer shows: remove it", line)
+			t.Errorf("readmeCases has %q, which no doc shows any more: remove it", line)
 		}
 	}
 	if len(tables) == 0 {
-		t.Fatal("README.md shows no toolroute tokens table")
+		t.Fatal("no doc shows a toolroute tokens table")
 	}
 	// The first table is the built-in catalogue's, as toolroute tokens
 	// prints it for a new user.
@@ -272,7 +322,7 @@ func TestREADMECommands(t *testing.T) {
 		}
 		for _, line := range tables[0] {
 			if !strings.Contains(res.stdout, line+"\n") {
-				t.Errorf("toolroute tokens does not print the README's line\n%s\nit prints:\n%s", line, res.stdout)
+				t.Errorf("toolroute tokens does not print the doc's line\n%s\nit prints:\n%s", line, res.stdout)
 			}
 		}
 	})
@@ -310,11 +360,14 @@ func runREADMECommand(t *testing.T, root string, c readmeCommand, rc readmeCase)
 		}
 		stdin = string(b)
 	}
-	for _, a := range c.args {
-		if strings.Contains(a, "/shared/data/") {
-			if _, err := os.Stat(filepath.Join(dir, a)); err != nil {
-				t.Skipf("no %s beside the repository", a)
-			}
+	if rc.metatool {
+		// The shell expands the variable; this test has no shell.
+		metatool := searcheval.Dir()
+		if _, err := os.Stat(filepath.Join(metatool, "tools.json")); metatool == "" || err != nil {
+			t.Skipf("no MetaTool data: set %s to run this command", searcheval.EnvDir)
+		}
+		for i, a := range c.args {
+			c.args[i] = strings.ReplaceAll(a, "$"+searcheval.EnvDir, metatool)
 		}
 	}
 	var res result
@@ -448,42 +501,201 @@ func readmeGoogle(t *testing.T, c readmeCommand) result {
 	return result{stdout, stderr, code}
 }
 
-// The commands the README's prose shows in inline code, such as `toolroute
+// The commands the docs' prose shows in inline code, such as `toolroute
 // tokens --catalogue FILE`: each names a command, and flags it has.
 func TestREADMEInlineCommands(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(readme), "")
 	span := regexp.MustCompile("`((?:\\./)?toolroute [^`]+)`")
 	flagName := regexp.MustCompile(`(?:^|\s|\[)(--?[a-z][a-z0-9-]*)`)
 	flagsOf := map[string]string{}
 	n := 0
-	for _, m := range span.FindAllStringSubmatch(prose, -1) {
-		words := strings.Fields(m[1])
-		if len(words) < 2 {
-			continue
-		}
-		cmd := words[1]
-		if _, ok := commandNamed(cmd); !ok {
-			t.Errorf("README.md shows `%s`: toolroute has no command %q", m[1], cmd)
-			continue
-		}
-		if _, ok := flagsOf[cmd]; !ok {
-			var out strings.Builder
-			run([]string{cmd, "--help"}, strings.NewReader(""), &out, &out)
-			flagsOf[cmd] = out.String()
-		}
-		for _, f := range flagName.FindAllStringSubmatch(strings.Join(words[2:], " "), -1) {
-			name := strings.TrimLeft(f[1], "-")
-			if !strings.Contains(flagsOf[cmd], "\n  -"+name+" ") && !strings.Contains(flagsOf[cmd], "\n  -"+name+"\n") {
-				t.Errorf("README.md shows `%s`: toolroute %s has no flag %s", m[1], cmd, f[1])
+	for _, doc := range readDocs(t, repoRoot(t)) {
+		prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(doc.text, "")
+		for _, m := range span.FindAllStringSubmatch(prose, -1) {
+			words := strings.Fields(m[1])
+			if len(words) < 2 {
+				continue
 			}
+			cmd := words[1]
+			if _, ok := commandNamed(cmd); !ok {
+				t.Errorf("%s shows `%s`: toolroute has no command %q", doc.path, m[1], cmd)
+				continue
+			}
+			if _, ok := flagsOf[cmd]; !ok {
+				var out strings.Builder
+				run([]string{cmd, "--help"}, strings.NewReader(""), &out, &out)
+				flagsOf[cmd] = out.String()
+			}
+			for _, f := range flagName.FindAllStringSubmatch(strings.Join(words[2:], " "), -1) {
+				name := strings.TrimLeft(f[1], "-")
+				if !strings.Contains(flagsOf[cmd], "\n  -"+name+" ") && !strings.Contains(flagsOf[cmd], "\n  -"+name+"\n") {
+					t.Errorf("%s shows `%s`: toolroute %s has no flag %s", doc.path, m[1], cmd, f[1])
+				}
+			}
+			n++
 		}
-		n++
 	}
 	if n < 10 {
 		t.Errorf("only %d inline toolroute commands found: is the pattern right?", n)
+	}
+}
+
+// cliReference is docs/reference/cli.md as the program writes it: the
+// general help, then each command's --help. go test -run TestCLIReference
+// -update rewrites the file after a change to a command or a flag.
+func cliReference() string {
+	var b strings.Builder
+	b.WriteString("# CLI reference\n\n")
+	b.WriteString("Generated from the program: `go test ./host/cmd/toolroute -run TestCLIReference -update`\n")
+	b.WriteString("rewrites this file, and the test fails while it differs from what the program prints.\n")
+	b.WriteString("What each command is for, with examples, is in the guides: [chat](../users/chat.md),\n")
+	b.WriteString("[tools and routing options](../users/routing.md), [MCP](../users/mcp.md),\n")
+	b.WriteString("[writing tools](../authors/js-tools.md), [serve](../operators/serve.md).\n\n")
+	b.WriteString("## toolroute help\n\n```\n")
+	b.WriteString(usage())
+	b.WriteString("```\n")
+	for _, c := range commands {
+		if c.name == "help" {
+			continue
+		}
+		var out strings.Builder
+		run([]string{c.name, "--help"}, strings.NewReader(""), &out, &out)
+		fmt.Fprintf(&b, "\n## toolroute %s\n\n```\n%s", c.name, out.String())
+		if !strings.HasSuffix(out.String(), "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("```\n")
+	}
+	return b.String()
+}
+
+func TestCLIReference(t *testing.T) {
+	path := filepath.Join(repoRoot(t), "docs", "reference", "cli.md")
+	want := cliReference()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("docs/reference/cli.md is not what the program prints: run go test ./host/cmd/toolroute -run TestCLIReference -update\n%s", cmp.Diff(want, string(got)))
+	}
+}
+
+// routesIn are the "METHOD /api/..." routes a source file registers,
+// found by pattern: serve's mux (prefix "") and the worker's switch
+// (prefix "/api", its cases leaving it out).
+func routesIn(t *testing.T, path string, pattern *regexp.Regexp, prefix string) map[string]bool {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := map[string]bool{}
+	for _, m := range pattern.FindAllStringSubmatch(string(src), -1) {
+		routes[m[1]+" "+prefix+m[2]] = true
+	}
+	if len(routes) < 10 {
+		t.Fatalf("only %d routes found in %s: is the pattern right?", len(routes), path)
+	}
+	return routes
+}
+
+// docRoute is a route as docs/reference/http.md writes it, in code: the
+// method, then the path up to a space, a query or the span's end.
+var docRoute = regexp.MustCompile("`(GET|POST|PUT|PATCH|DELETE) (/api/[^ `?]*)")
+
+// docRoutes are the routes a piece of the doc names.
+func docRoutes(text string) map[string]bool {
+	routes := map[string]bool{}
+	for _, m := range docRoute.FindAllStringSubmatch(text, -1) {
+		routes[m[1]+" "+m[2]] = true
+	}
+	return routes
+}
+
+// sortedDiff is what a has and b has not, sorted.
+func sortedDiff(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// docs/reference/http.md against the program: every route serve's mux
+// registers is in the doc's tables and every route they name is
+// registered; the worker's section names exactly the routes serve has and
+// the worker has not, and those the worker adds.
+func TestHTTPReference(t *testing.T) {
+	root := repoRoot(t)
+	text, err := os.ReadFile(filepath.Join(root, "docs", "reference", "http.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveDoc, workerDoc, ok := strings.Cut(string(text), "\n## The edge worker\n")
+	if !ok {
+		t.Fatal("docs/reference/http.md has no section \"The edge worker\"")
+	}
+	lacks, adds, ok := strings.Cut(workerDoc, "\nIt adds:\n")
+	if !ok {
+		t.Fatal("docs/reference/http.md's worker section has no \"It adds:\" list")
+	}
+	serve := routesIn(t, filepath.Join(root, "host", "server", "server.go"),
+		regexp.MustCompile(`mux\.HandleFunc\("(GET|POST|PUT|PATCH|DELETE) (/api/[^"]*)"`), "")
+	worker := routesIn(t, filepath.Join(root, "web", "worker", "api.js"),
+		regexp.MustCompile(`case "(GET|POST|PUT|PATCH|DELETE) (/[^"]*)":`), "/api")
+	documented := docRoutes(serveDoc)
+	for _, r := range sortedDiff(serve, documented) {
+		t.Errorf("serve answers %s, which docs/reference/http.md does not list: add a row", r)
+	}
+	for _, r := range sortedDiff(documented, serve) {
+		t.Errorf("docs/reference/http.md lists %s, which serve does not answer", r)
+	}
+	if got, want := sortedDiff(docRoutes(lacks), nil), sortedDiff(serve, worker); !slices.Equal(got, want) {
+		t.Errorf("the doc says the worker lacks %v; it lacks %v", got, want)
+	}
+	if got, want := sortedDiff(docRoutes(adds), nil), sortedDiff(worker, serve); !slices.Equal(got, want) {
+		t.Errorf("the doc says the worker adds %v; it adds %v", got, want)
+	}
+}
+
+// Every relative link of the docs (README.md, docs/, and the documents
+// that link into them) names a file or folder of the repository: a doc
+// moved or renamed breaks no reader's way.
+func TestDocLinks(t *testing.T) {
+	root := repoRoot(t)
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	docs := readDocs(t, root)
+	for _, path := range []string{"SECURITY.md", "wasm/ABI.md", "web/README.md"} {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, docFile{path, string(text)})
+	}
+	n := 0
+	for _, doc := range docs {
+		prose := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(doc.text, "")
+		for _, m := range link.FindAllStringSubmatch(prose, -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			n++
+			path := filepath.Join(root, filepath.Dir(filepath.FromSlash(doc.path)), filepath.FromSlash(target))
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links to %s, which does not exist", doc.path, m[1])
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d relative links found: is the pattern right?", n)
 	}
 }

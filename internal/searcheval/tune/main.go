@@ -3,7 +3,9 @@
 // recall on both halves, so that a gain on A that B does not share shows as
 // overfitting; then the defaults and what each of their parts is worth.
 //
-//	go run ./internal/searcheval/tune [-data ../shared/data/metatool] [-top 10]
+//	go run ./internal/searcheval/tune [-data DIR] [-top 10]
+//
+// DIR defaults to $TOOLROUTE_METATOOL.
 //
 // With -fusion it tunes instead the weights of host/toolsearch, which adds
 // sentence-encoder cosines to BM25F (`toolroute search` ranks with it).
@@ -21,7 +23,7 @@ import (
 )
 
 func main() {
-	dir := flag.String("data", searcheval.DefaultDir, "the folder of MetaTool's tools.json, queries-dev.csv and multi-dev.json")
+	dir := flag.String("data", searcheval.Dir(), "the folder of MetaTool's tools.json, queries-dev.csv and multi-dev.json (default: $"+searcheval.EnvDir+")")
 	topN := flag.Int("top", 10, "how many of the best settings to print")
 	fusion := flag.Bool("fusion", false, "tune toolsearch's weights (BM25F fused with sentence-encoder cosines) instead of BM25F's constants")
 	model := flag.String("model", "", "with -fusion: a model file to use instead of the embedded one (internal/usegen -f32 writes a float32 one)")
