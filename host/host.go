@@ -208,7 +208,7 @@ type Host struct {
 	pool      *module.Pool
 	js        JSRunner
 	env       func(string) (string, bool)
-	locks     sync.Map // session id -> *sync.Mutex
+	locks     sessionLocks
 	mu        sync.RWMutex
 	native    map[string]NativeTool // by name, the sources' included
 	sources   map[string][]byte
