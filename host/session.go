@@ -156,6 +156,7 @@ func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
 var errStopped = errors.New("host: the caller stopped reading")
 
 func (s *Session) send(ctx context.Context, text string, compact bool, emit func(Event) bool) error {
+	defer s.h.idle.enter()()
 	// Turns of this process wait for each other; a turn of another process
 	// sharing the Store is refused at once, as it may run for minutes.
 	defer s.h.locks.lock(s.id)()
