@@ -28,6 +28,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
+	af.registerRelease(fs)
 	overHTTP := fs.Bool("http", false, "serve Streamable HTTP on 127.0.0.1 instead of standard input and output")
 	port := fs.Int("port", 8378, "with --http: the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	token := fs.String("token", "", "with --http: the token clients send as Authorization: Bearer (default: TOOLROUTE_TOKEN, or the one serve keeps in DATA/"+server.TokenFile+")")

@@ -26,6 +26,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	af.register(fs)
 	af.registerMCP(fs)
 	af.registerRouting(fs)
+	af.registerRelease(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	open := fs.Bool("open", false, "open the page in a browser once serving")
 	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/ui/dist)")
