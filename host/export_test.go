@@ -7,12 +7,14 @@ func LockedSessions(h *Host) int {
 	return h.locks.count()
 }
 
-// CountReleases makes h count its idle releases instead of making them,
-// and returns the count so far.
+// CountReleases makes h count its idle releases as it makes them, and
+// returns the count so far.
 func CountReleases(h *Host) func() int {
 	var mu sync.Mutex
 	n := 0
+	release := h.idle.release
 	h.idle.release = func() {
+		release()
 		mu.Lock()
 		n++
 		mu.Unlock()

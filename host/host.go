@@ -160,7 +160,8 @@ type Options struct {
 	// the system once no turn or tool call (nor the program's own work,
 	// Busy) has run for this long: a long-running process (serve) then
 	// shrinks after each burst of load, at the cost of one collection per
-	// quiet spell. It applies to the whole process (debug.FreeOSMemory).
+	// quiet spell. It first empties the Store's caches (CacheReleaser),
+	// and applies to the whole process (debug.FreeOSMemory).
 	// Zero leaves it to Go's collector.
 	ReleaseIdle time.Duration
 	// MaxParallelTools bounds the tool calls running at once, in all
@@ -253,7 +254,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h.slots = newSlots(opts.MaxParallelTools)
 	if opts.ReleaseIdle > 0 {
-		h.idle = newIdle(opts.ReleaseIdle)
+		h.idle = newIdle(opts.ReleaseIdle, h.release)
 	}
 	if h.env == nil {
 		h.env = func(string) (string, bool) { return "", false }

@@ -15,7 +15,7 @@ import (
 // cost a few milliseconds.
 type idle struct {
 	after   time.Duration
-	release func() // debug.FreeOSMemory; tests count the calls
+	release func() // Host.release; tests count the calls
 
 	mu     sync.Mutex
 	busy   int         // work running now
@@ -24,8 +24,17 @@ type idle struct {
 	closed bool
 }
 
-func newIdle(after time.Duration) *idle {
-	return &idle{after: after, release: debug.FreeOSMemory}
+func newIdle(after time.Duration, release func()) *idle {
+	return &idle{after: after, release: release}
+}
+
+// release empties the store's caches, then gives the memory freed back
+// to the system.
+func (h *Host) release() {
+	if c, ok := h.store.(CacheReleaser); ok {
+		c.ReleaseCaches()
+	}
+	debug.FreeOSMemory()
 }
 
 // enter marks work starting; the returned function marks it done. A nil

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,16 +13,25 @@ import (
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
+// cachingStore is a Store with caches to release.
+type cachingStore struct {
+	host.Store
+	released atomic.Int32
+}
+
+func (s *cachingStore) ReleaseCaches() { s.released.Add(1) }
+
 // With ReleaseIdle, the memory a burst of work freed goes back to the
 // system once the host is quiet (issue 34: serve idle after a load kept
-// the load's size): once per quiet spell, never while a turn, a tool call
+// the load's size), the store's caches emptied first: once per quiet spell, never while a turn, a tool call
 // or the program's own work (Busy) runs.
 func TestReleaseIdle(t *testing.T) {
 	hold := make(chan struct{})
 	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Reply{Text: "Held.", Hold: hold}, fakemodel.Text("Quick."))
 	defer model.Close()
 	const quiet = 50 * time.Millisecond
-	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, ReleaseIdle: quiet, Tools: []host.NativeTool{
+	store := &cachingStore{Store: host.NewMemoryStore()}
+	h := newHost(t, model, wire.OpenAI, host.Options{NoBuiltins: true, Store: store, ReleaseIdle: quiet, Tools: []host.NativeTool{
 		{Tool: registry.Tool{Name: "echo", Description: "Echoes"}, Run: func(ctx context.Context, in json.RawMessage) (string, error) {
 			time.Sleep(6 * quiet) // longer than the quiet time: a call runs
 			return string(in), nil
@@ -38,6 +48,10 @@ func TestReleaseIdle(t *testing.T) {
 		time.Sleep(6 * quiet) // no second release without new work
 		if got := releases(); got != want {
 			t.Fatalf("%s: %d releases, want %d: one per quiet spell", what, got, want)
+		}
+		// Each release empties the store's caches first.
+		if got := store.released.Load(); got != int32(want) {
+			t.Fatalf("%s: the store's caches were released %d times, want %d", what, got, want)
 		}
 	}
 

@@ -125,6 +125,10 @@ type Config struct {
 	ReleaseIdle time.Duration
 }
 
+// The database's decoded logs are emptied with the rest once the host is
+// quiet (Config.ReleaseIdle).
+var _ host.CacheReleaser = (*store.DB)(nil)
+
 // App is the running program.
 type App struct {
 	Host     *host.Host
