@@ -160,8 +160,10 @@ type Options struct {
 	// the system once no turn or tool call (nor the program's own work,
 	// Busy) has run for this long: a long-running process (serve) then
 	// shrinks after each burst of load, at the cost of one collection per
-	// quiet spell. It first empties the Store's caches (CacheReleaser),
-	// and applies to the whole process (debug.FreeOSMemory).
+	// quiet spell. It first empties the Store's caches (CacheReleaser)
+	// and closes the module's idle instances (the next turn copies the
+	// catalogue's snapshot), and applies to the whole process
+	// (debug.FreeOSMemory).
 	// Zero leaves it to Go's collector.
 	ReleaseIdle time.Duration
 	// MaxParallelTools bounds the tool calls running at once, in all

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -28,12 +29,14 @@ func newIdle(after time.Duration, release func()) *idle {
 	return &idle{after: after, release: release}
 }
 
-// release empties the store's caches, then gives the memory freed back
-// to the system.
+// release empties the store's caches and closes the module's idle
+// instances (module.Pool.Trim), then gives the memory freed back to the
+// system.
 func (h *Host) release() {
 	if c, ok := h.store.(CacheReleaser); ok {
 		c.ReleaseCaches()
 	}
+	h.pool.Trim(context.Background())
 	debug.FreeOSMemory()
 }
 
