@@ -162,7 +162,7 @@ func TestMemoryRows(t *testing.T) {
 		t.Fatalf("%d rows: %+v", len(rows), rows)
 	}
 	for i, want := range []string{
-		"at start 160; after rounds 1 to 3: 250, 275, 260 MiB, each at the end of the round's idle; the later rounds at most +10% of the first's (target: within 20%, met)",
+		"at start 160; after rounds 1 to 3: 250, 275, 260 MiB, each at the end of the round's idle; rounds 2 to 3 against round 1: +10%, +4% (target: at most +20%, met)",
 		"300, 310, 305 MiB",
 		"at start 25; after rounds 1 to 3: 50, 52, 51 MiB of live heap; at start 16; after rounds 1 to 3: 18, 19, 18 goroutines",
 		"1000 turns and 100 new sessions a round (mean)",
@@ -172,8 +172,12 @@ func TestMemoryRows(t *testing.T) {
 		}
 	}
 	units["rss-after-round-3-bytes"] = []float64{320 * mib}
-	if v := memoryRows(units, "how")[0].value; !strings.HasSuffix(v, "at most +28% of the first's (target: within 20%, missed)") {
+	if v := memoryRows(units, "how")[0].value; !strings.HasSuffix(v, "+10%, +28% (target: at most +20%, missed)") {
 		t.Errorf("a round 28%% above the first: %q", v)
+	}
+	units["rss-after-round-2-bytes"], units["rss-after-round-3-bytes"] = []float64{240 * mib}, []float64{230 * mib}
+	if v := memoryRows(units, "how")[0].value; !strings.HasSuffix(v, "-4%, -8% (target: at most +20%, met)") {
+		t.Errorf("rounds below the first: %q", v)
 	}
 	if rows := memoryRows(map[string][]float64{}, "how"); rows != nil {
 		t.Errorf("no metrics gave %+v", rows)
