@@ -64,7 +64,7 @@ UI           = web/ui/dist/index.html
 UI_EMBED     = host/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-search worker bench-worker mcp-servers usemodel wordvec
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers usemodel wordvec
 
 # run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
 # no provider configured it serves the scripted demo model, which needs
@@ -199,10 +199,18 @@ fuzz:
 
 # bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
 # (web/jsrun/bench.mjs), measures tool search on MetaTool's development
-# queries, and writes BENCHMARKS.md with the medians (internal/benchreport).
+# queries, runs serve's soak once (bench-memory, six minutes), and writes
+# BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5
 bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
+
+# bench-memory runs serve's soak alone (host/internal/soak: three rounds of
+# 80 s of load and 40 s idle, about six minutes) and rewrites its section of
+# BENCHMARKS.md, serve's RSS after each round; make bench runs it once with
+# the rest, which adds those six minutes.
+bench-memory:
+	$(GO) run ./internal/benchreport -memory
 
 # bench-search measures tool search alone (toolroute search on MetaTool's
 # development queries, in the folder TOOLROUTE_METATOOL names) and rewrites its section of

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/module"
@@ -155,6 +156,16 @@ type Options struct {
 	// gives a sentence that names no program's way (wasm/ABI.md,
 	// settings.allow_hint).
 	AllowHint string
+	// ReleaseIdle, when set, gives the memory the host's work freed back to
+	// the system once no turn or tool call (nor the program's own work,
+	// Busy) has run for this long: a long-running process (serve) then
+	// shrinks after each burst of load, at the cost of one collection per
+	// quiet spell. It first empties the Store's caches (CacheReleaser)
+	// and closes the module's idle instances (the next turn copies the
+	// catalogue's snapshot), and applies to the whole process
+	// (debug.FreeOSMemory).
+	// Zero leaves it to Go's collector.
+	ReleaseIdle time.Duration
 	// MaxParallelTools bounds the tool calls running at once, in all
 	// sessions: the others wait their turn (their timeout starts when they
 	// run). A JS call may take its memory limit and as much again in the
@@ -208,7 +219,7 @@ type Host struct {
 	pool      *module.Pool
 	js        JSRunner
 	env       func(string) (string, bool)
-	locks     sync.Map // session id -> *sync.Mutex
+	locks     sessionLocks
 	mu        sync.RWMutex
 	native    map[string]NativeTool // by name, the sources' included
 	sources   map[string][]byte
@@ -223,6 +234,9 @@ type Host struct {
 	reloading sync.Mutex
 	// search ranks search_tools' searches; nil leaves them to the module.
 	search *searcher
+	// idle releases memory once the host is quiet; nil without
+	// Options.ReleaseIdle.
+	idle *idle
 }
 
 // New compiles the module, registers the catalogue and returns a Host. The
@@ -241,6 +255,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		opts.MaxParallelTools = 4
 	}
 	h.slots = newSlots(opts.MaxParallelTools)
+	if opts.ReleaseIdle > 0 {
+		h.idle = newIdle(opts.ReleaseIdle, h.release)
+	}
 	if h.env == nil {
 		h.env = func(string) (string, bool) { return "", false }
 	}
@@ -510,6 +527,7 @@ func (h *Host) Close(ctx context.Context) error {
 	if h.search != nil {
 		h.search.builds.Wait()
 	}
+	h.idle.close()
 	h.pool.Close(ctx)
 	return h.rt.Close(ctx)
 }

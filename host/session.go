@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolroute/toolroute/host/module"
@@ -157,11 +156,10 @@ func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
 var errStopped = errors.New("host: the caller stopped reading")
 
 func (s *Session) send(ctx context.Context, text string, compact bool, emit func(Event) bool) error {
+	defer s.h.idle.enter()()
 	// Turns of this process wait for each other; a turn of another process
 	// sharing the Store is refused at once, as it may run for minutes.
-	lock, _ := s.h.locks.LoadOrStore(s.id, &sync.Mutex{})
-	lock.(*sync.Mutex).Lock()
-	defer lock.(*sync.Mutex).Unlock()
+	defer s.h.locks.lock(s.id)()
 	var ender TurnEnder
 	if tl, ok := s.h.store.(TurnLocker); ok {
 		ender, _ = tl.(TurnEnder)

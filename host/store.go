@@ -33,6 +33,16 @@ type TurnLocker interface {
 	LockTurn(ctx context.Context, sessionID string) (unlock func(), ok bool, err error)
 }
 
+// CacheReleaser is implemented by a Store that keeps what it read for the
+// next reads (the database's decoded logs). With Options.ReleaseIdle the
+// host empties those caches once it is quiet, before giving memory back:
+// they serve turns that follow each other, and after a burst of load they
+// held the logs of every session of the burst, most never read again
+// (issue 34).
+type CacheReleaser interface {
+	ReleaseCaches()
+}
+
 // TurnEnder is implemented by a TurnLocker that can log a turn's last
 // messages and release its turn lock in one step, which costs a shared
 // store a commit less per turn. Send uses it for the append that comes

@@ -166,6 +166,7 @@ func (h *Host) run(ctx context.Context, c session.Call) session.Result {
 // runWith is run with the call's time limit and whether a success shows
 // the console output.
 func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
+	defer h.idle.enter()()
 	if ctx.Value(slotKey{}) == nil {
 		release, err := h.slots.take(ctx, ctx.Value(ownerKey{}))
 		if err != nil {

@@ -119,7 +119,15 @@ type Config struct {
 	MCP mcp.Options
 	// Now is the scheduled tasks' clock; nil means time.Now.
 	Now func() time.Time
+	// ReleaseIdle gives the memory freed by a spell of work back to the
+	// system once the host has been quiet this long (host.Options): for
+	// the commands that run for days (serve, mcp). Zero leaves it to Go.
+	ReleaseIdle time.Duration
 }
+
+// The database's decoded logs are emptied with the rest once the host is
+// quiet (Config.ReleaseIdle).
+var _ host.CacheReleaser = (*store.DB)(nil)
 
 // App is the running program.
 type App struct {
@@ -366,6 +374,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		AllowHint:    AllowHint,
 		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
+		ReleaseIdle:  cfg.ReleaseIdle,
 		// The tools' sentence vectors sit where `toolroute search` keeps
 		// them, so that both embed a catalogue once.
 		SearchCacheDir: cfg.CacheDir,

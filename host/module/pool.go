@@ -320,6 +320,45 @@ func (p *Pool) Close(ctx context.Context) {
 	p.all = open
 }
 
+// Trim closes the instances that have no open turn or lend, and forgets
+// the sessions they kept; it returns how many it closed. An instance's
+// memory never shrinks: it keeps what its busiest moment needed (the
+// histories it was given, the sessions it keeps, the turns open at once),
+// and the pool keeps as many instances as its busiest moment made, so a
+// process quiet after a burst of load held the burst's instances (issue
+// 34). The next turn gets a copy of the catalogue's snapshot, and a
+// session whose state was kept sends its whole history once. Without a
+// snapshot of the current catalogue, one idle instance is kept, so that
+// the next turn does not load the catalogue again.
+func (p *Pool) Trim(ctx context.Context) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	keepOne := p.snap == nil || p.snapGeneration != p.generation
+	var kept []*pooled
+	closed := 0
+	for _, i := range p.all {
+		if i.turns > 0 || (keepOne && p.usable(i)) {
+			keepOne = keepOne && !p.usable(i)
+			kept = append(kept, i)
+			continue
+		}
+		i.closed = true
+		i.Close(ctx)
+		closed++
+	}
+	p.all = kept
+	order := p.order[:0]
+	for _, id := range p.order {
+		if p.sessions[id].inst.closed {
+			delete(p.sessions, id)
+			continue
+		}
+		order = append(order, id)
+	}
+	p.order = order
+	return closed
+}
+
 // Turn is a turn open on one of a Pool's instances. Each method takes the
 // instance for its call only. A Turn is not safe for concurrent use.
 type Turn struct {

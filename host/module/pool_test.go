@@ -312,3 +312,65 @@ func TestPoolRecyclesAnInstancePastItsLimit(t *testing.T) {
 		t.Fatalf("the next turn's request (%d bytes) is not the one the whole log makes (%d bytes)", len(body), len(want))
 	}
 }
+
+// TestPoolTrim: Trim closes the instances with no open turn, forgetting
+// the sessions they kept, and leaves the busy ones; the next turns get
+// copies of the catalogue's snapshot, and a session whose state was kept
+// starts over with its whole history.
+func TestPoolTrim(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 3})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	busy, _ := openBusy(t, p)
+	kept := poolTurn(t, p, "s")
+	if kept == busy.inst {
+		t.Fatal("session s went to the busy instance while there was room for another")
+	}
+	if n := p.Trim(ctx); n != 1 || !kept.closed || busy.inst.closed || len(p.all) != 1 {
+		t.Fatalf("Trim closed %d instances (s's closed: %v, the busy one's: %v), %d left; want s's alone closed", n, kept.closed, busy.inst.closed, len(p.all))
+	}
+	tr, err := p.OpenTurn(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp, _ := tr.Fingerprint(); fp != "" {
+		t.Errorf("session s kept fingerprint %q on a closed instance", fp)
+	}
+	tr.Free(ctx)
+	poolTurn(t, p, "s")
+	// The busy turn still runs to its end.
+	if _, err := busy.Event(ctx, []byte(`{"type":"response","body":{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	busy.Free(ctx)
+	if n := p.Trim(ctx); n == 0 || len(p.all) != 0 {
+		t.Fatalf("Trim of a quiet pool closed %d instances and left %d", n, len(p.all))
+	}
+	copies := p.copies
+	poolTurn(t, p, "s")
+	if p.copies != copies+1 {
+		t.Errorf("the turn after Trim made %d copies of the snapshot, want 1", p.copies-copies)
+	}
+}
+
+// TestPoolTrimKeepsOneWithoutSnapshot: with no snapshot of the current
+// catalogue, Trim keeps one idle instance, so the next turn does not load
+// the catalogue again.
+func TestPoolTrimKeepsOneWithoutSnapshot(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 2})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	a := poolTurn(t, p, "a")
+	p.mu.Lock()
+	p.snap = nil
+	p.mu.Unlock()
+	if n := p.Trim(ctx); n != 0 || a.closed {
+		t.Fatalf("Trim closed %d instances, the only one among them: %v", n, a.closed)
+	}
+	loads := p.loads
+	if got := poolTurn(t, p, "a"); got != a || p.loads != loads {
+		t.Errorf("the next turn went to another instance (%v) or loaded the catalogue (%d loads)", got != a, p.loads-loads)
+	}
+}

@@ -558,6 +558,9 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, `send the module's model request: {"format", "path", "headers", "body", "stream"}`)
 		return
 	}
+	// The page's model call is work the host does not count itself: its
+	// memory is not given back while the reply streams (Host.Busy).
+	defer s.a.Host.Busy()()
 	resp, err := s.a.ModelCall(r.Context(), &req)
 	if err != nil {
 		fail(w, http.StatusBadGateway, string(s.a.Host.Redact(r.Context(), []byte(s.a.Hint(err.Error())))))

@@ -53,6 +53,9 @@ type backend interface {
 	DueTasks(ctx context.Context, now time.Time) ([]Task, error)
 	NextTaskRun(ctx context.Context) (time.Time, bool, error)
 
+	// ReleaseCaches forgets the decoded logs kept for the next reads.
+	ReleaseCaches()
+
 	// setClock sets the clock of the sessions', memories' and turn
 	// locks' times, for tests.
 	setClock(now func() time.Time)

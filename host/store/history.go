@@ -89,6 +89,16 @@ func (c *historyCache) extend(old *cachedLog, add []session.Message, lastRow int
 	return l
 }
 
+// clear forgets every log. A turn holding one (liteTurn.log) keeps it:
+// its next extend finds it gone and copies it into a new entry.
+func (c *historyCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logs = nil
+	c.order.Init()
+	c.bytes = 0
+}
+
 // drop forgets a session's log.
 func (c *historyCache) drop(id string) {
 	c.mu.Lock()

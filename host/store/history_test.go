@@ -148,3 +148,40 @@ func TestHistoryCacheBudget(t *testing.T) {
 		t.Error("a log over a quarter of the budget was kept")
 	}
 }
+
+// ReleaseCaches forgets every decoded log, a turn's too, and the reads
+// after it, and the turn's last append, give what the file holds.
+func TestReleaseCaches(t *testing.T) { forBackends(t, testReleaseCaches) }
+
+func testReleaseCaches(t *testing.T, be testBackend) {
+	db := be.open(t)
+	path := db.Path()
+	for _, id := range []string{"a", "b"} {
+		appendN(t, db, id, 0, 3)
+		readBoth(t, db, path, id, 3)
+	}
+	unlock, ok, err := db.LockTurn(t.Context(), "a")
+	if err != nil || !ok {
+		t.Fatalf("LockTurn: %v, %v", ok, err)
+	}
+	defer unlock()
+	if _, err := db.Messages(t.Context(), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if historyOf(db).bytes == 0 {
+		t.Fatal("nothing is cached")
+	}
+	db.ReleaseCaches()
+	if c := historyOf(db); c.bytes != 0 || c.get("a") != nil || c.get("b") != nil || c.order.Len() != 0 {
+		t.Fatalf("after ReleaseCaches, %d bytes and %d logs are kept", c.bytes, c.order.Len())
+	}
+	if err := db.AppendUnlock(t.Context(), "a", session.Message{Type: session.Assistant, Content: "the turn's reply", Time: clockStart}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBoth(t, db, path, "a", 4); got[3].Content != "the turn's reply" {
+		t.Errorf("the last message is %q", got[3].Content)
+	}
+	readBoth(t, db, path, "b", 3)
+	appendN(t, db, "b", 3, 1)
+	readBoth(t, db, path, "b", 4)
+}

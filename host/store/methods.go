@@ -229,3 +229,11 @@ func (db *DB) DueTasks(ctx context.Context, now time.Time) ([]Task, error) {
 func (db *DB) NextTaskRun(ctx context.Context) (time.Time, bool, error) {
 	return db.backend.NextTaskRun(ctx)
 }
+
+// ReleaseCaches forgets the logs kept decoded for the next turns of their
+// sessions (up to 32 MiB of their JSON): the next read of each decodes it
+// from the database again. A long-running process calls it once quiet
+// (host.CacheReleaser): the cache is for turns that follow each other, and
+// otherwise holds the logs of every session of the last burst of load,
+// most never read again (issue 34).
+func (db *DB) ReleaseCaches() { db.backend.ReleaseCaches() }

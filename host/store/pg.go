@@ -151,6 +151,8 @@ func (db *pgDB) Close() error {
 // Path returns the database's URL without its password.
 func (db *pgDB) Path() string { return db.url }
 
+func (db *pgDB) ReleaseCaches() { db.history.clear() }
+
 func (db *pgDB) setClock(now func() time.Time) { db.now = now }
 
 // write runs fn in a transaction on a connection of the pool and returns

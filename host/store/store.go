@@ -168,6 +168,8 @@ func (db *liteDB) Close() error {
 // Path returns the absolute path of the database file.
 func (db *liteDB) Path() string { return db.path }
 
+func (db *liteDB) ReleaseCaches() { db.history.clear() }
+
 func (db *liteDB) setClock(now func() time.Time) { db.now = now }
 
 // fromNanos returns a time stored as Unix nanoseconds.

@@ -7,6 +7,7 @@
 //	go run ./internal/benchreport [-count 5] [-out BENCHMARKS.md]
 //	go run ./internal/benchreport -sizes   the module's and the UI's sizes alone
 //	go run ./internal/benchreport -search  the tool search figures alone, rewriting their section
+//	go run ./internal/benchreport -memory  serve's memory over rounds of load alone, rewriting its section
 package main
 
 import (
@@ -84,8 +85,16 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "the file to write")
 	sizes := flag.Bool("sizes", false, "print the sizes alone (the module's, the browser UI's), running no benchmark and writing nothing")
 	search := flag.Bool("search", false, "measure tool search alone and rewrite its section of -out, leaving the other figures as they are")
+	memory := flag.Bool("memory", false, "measure serve's memory over three rounds of load alone (about six minutes) and rewrite its section of -out, leaving the other figures as they are")
 	flag.StringVar(&metatool, "metatool", searcheval.Dir(), "the folder of MetaTool's development data, for the tool search figures (default: $"+searcheval.EnvDir+")")
 	flag.Parse()
+	if *memory {
+		if err := updateMemory(*out); err != nil {
+			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *search {
 		if err := updateSearch(*count, *out); err != nil {
 			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
@@ -223,6 +232,11 @@ func report(count int, out string) error {
 		return err
 	}
 	rows = append(rows, budget...)
+	mem, err := measureMemory()
+	if err != nil {
+		return err
+	}
+	rows = append(rows, mem...)
 
 	table := render(rows)
 	fmt.Print(table)
@@ -854,6 +868,16 @@ const notes = `
   driver, the session loop, QuickJS's runner and the MCP client); the rest
   loads when first used. Gzipped is what a server that compresses would
   send: serve, on loopback, sends the files as they are.
+- "Endurance" is one ` + "`toolroute serve`" + ` (SQLite, its default
+  --release-idle) run by host/internal/soak against a local model server:
+  64 sessions at once send turns for 80 s (plain answers, JS tool calls,
+  turns whose client leaves during the model call or a 10 s tool call,
+  approvals left unanswered; a new session every 10 turns, every other
+  old one deleted), then nothing for 40 s, three times. RSS is read from
+  /proc at the end of each idle, before the live heap (a collection
+  forced by the heap profile of --debug-addr). It runs once (about six
+  minutes), whatever the count; ` + "`make bench-memory`" + ` runs it alone and
+  rewrites its section.
 `
 
 const mcpServeHow = "host/mcpserve (`toolroute mcp`) on the same catalogue, its tools/list to a Go SDK client, counted as `toolroute tokens` counts (the tools array of an OpenAI request)"

@@ -187,3 +187,42 @@ func TestFirstVisitRows(t *testing.T) {
 		}
 	}
 }
+
+// The soak's metrics read as serve's memory at the start and after each
+// round, with the verdict against issue 34's 20%.
+func TestMemoryRows(t *testing.T) {
+	const mib = 1 << 20
+	units := map[string][]float64{
+		"rss-at-start-bytes": {160 * mib}, "live-heap-at-start-bytes": {25 * mib}, "goroutines-at-start": {16},
+		"rss-after-round-1-bytes": {250 * mib}, "rss-after-round-2-bytes": {275 * mib}, "rss-after-round-3-bytes": {260 * mib},
+		"peak-rss-round-1-bytes": {300 * mib}, "peak-rss-round-2-bytes": {310 * mib}, "peak-rss-round-3-bytes": {305 * mib},
+		"live-heap-after-round-1-bytes": {50 * mib}, "live-heap-after-round-2-bytes": {52 * mib}, "live-heap-after-round-3-bytes": {51 * mib},
+		"goroutines-after-round-1": {18}, "goroutines-after-round-2": {19}, "goroutines-after-round-3": {18},
+		"turns/round": {1000}, "new-sessions/round": {100},
+	}
+	rows := memoryRows(units, "how")
+	if len(rows) != 4 {
+		t.Fatalf("%d rows: %+v", len(rows), rows)
+	}
+	for i, want := range []string{
+		"at start 160; after rounds 1 to 3: 250, 275, 260 MiB, each at the end of the round's idle; rounds 2 to 3 against round 1: +10%, +4% (target: at most +20%, met)",
+		"300, 310, 305 MiB",
+		"at start 25; after rounds 1 to 3: 50, 52, 51 MiB of live heap; at start 16; after rounds 1 to 3: 18, 19, 18 goroutines",
+		"1000 turns and 100 new sessions a round (mean)",
+	} {
+		if rows[i].value != want || rows[i].section != memorySection {
+			t.Errorf("row %d = %q in %q, want %q", i, rows[i].value, rows[i].section, want)
+		}
+	}
+	units["rss-after-round-3-bytes"] = []float64{320 * mib}
+	if v := memoryRows(units, "how")[0].value; !strings.HasSuffix(v, "+10%, +28% (target: at most +20%, missed)") {
+		t.Errorf("a round 28%% above the first: %q", v)
+	}
+	units["rss-after-round-2-bytes"], units["rss-after-round-3-bytes"] = []float64{240 * mib}, []float64{230 * mib}
+	if v := memoryRows(units, "how")[0].value; !strings.HasSuffix(v, "-4%, -8% (target: at most +20%, met)") {
+		t.Errorf("rounds below the first: %q", v)
+	}
+	if rows := memoryRows(map[string][]float64{}, "how"); rows != nil {
+		t.Errorf("no metrics gave %+v", rows)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/toolroute/toolroute/host/app"
 )
@@ -44,6 +45,18 @@ func (f *appFlags) registerRouting(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.ToolBudget, "tool-budget", 0, "the most tokens of tool schemas a model call may send: a load past it unloads the least recently used groups, and unload_tool_group is offered (default: TOOLROUTE_TOOL_BUDGET, else none)")
 	fs.BoolVar(&f.cfg.SearchTools, "search-tools", false, "offer search_tools, which finds tools of every group by what they do and loads just those (default: TOOLROUTE_SEARCH_TOOLS=on, else off)")
 	fs.StringVar(&f.cfg.Routing, "routing", "", "how a tool group reaches the model: classic (load_tool_group adds its tools) or native (the provider's own deferral, Anthropic and the Responses API; others fall back to classic) (default: TOOLROUTE_ROUTING, else classic)")
+}
+
+// defaultReleaseIdle is how long serve and mcp wait, once quiet, before
+// giving the memory their work freed back to the system: long enough that
+// a conversation's next turn usually comes first, short enough that a
+// process left alone after a burst shrinks within a minute. One release
+// costs a collection, a few milliseconds.
+const defaultReleaseIdle = 10 * time.Second
+
+// registerRelease adds --release-idle, for the commands that run for days.
+func (f *appFlags) registerRelease(fs *flag.FlagSet) {
+	fs.DurationVar(&f.cfg.ReleaseIdle, "release-idle", defaultReleaseIdle, "once no turn or tool call has run for this long, give the memory they freed back to the system (0: leave it to Go's collector)")
 }
 
 // open starts the program, printing what did not load to stderr.

@@ -304,7 +304,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	if code := run([]string{"help", "serve"}, nil, &one, io.Discard); code != 0 {
 		t.Errorf("help serve: exit %d", code)
 	}
-	mustContain(t, "help serve", one.String(), "-ui string", "-open", "-routing", "-search-tools", "-tool-budget", "-minimal-page")
+	mustContain(t, "help serve", one.String(), "-ui string", "-open", "-release-idle duration", "-routing", "-search-tools", "-tool-budget", "-minimal-page")
 	mustContain(t, "help", help.String(), "--ui DIR", "--open", "--routing", "--search-tools", "--tool-budget", "--minimal-page", "--with-builtin")
 }
 

@@ -29,7 +29,7 @@ type command struct {
 }
 
 var commands = []command{
-	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [--exec] [ROUTING FLAGS] [APP FLAGS]", `
+	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [--exec] [--debug-addr 127.0.0.1:6060] [--release-idle 10s] [ROUTING FLAGS] [APP FLAGS]", `
 Serve the browser chat UI and the JSON API on http://127.0.0.1:PORT, at
 the URL it prints (--open opens it). --ui DIR serves a UI built in DIR (make
 ui builds web/ui/dist); --minimal-page a small page whose turns run in this
@@ -37,13 +37,21 @@ program. Without a provider configured it still starts: the page can use a
 key kept in the browser, and the API's turns say what to set. --exec offers
 the exec tool (shell commands, asked about every time) to the turns it runs.
 While it serves, it runs the scheduled tasks (schedule_task) at their
-times, each a session of its own with no one to answer questions.`},
-	{"mcp", "toolroute mcp [--http [--port 8378] [--token T]] [APP FLAGS]", `
+times, each a session of its own with no one to answer questions.
+--debug-addr serves the Go runtime's profiles (pprof) on another loopback
+port, at http://ADDR/debug/pprof/, to requests with the API's token (as
+Authorization: Bearer, or the signed-in page's cookie): go tool pprof reads
+a heap profile fetched with curl -H 'Authorization: Bearer TOKEN'.
+Once no turn or tool call has run for --release-idle (10s; 0 never), it
+gives the memory they freed back to the system.`},
+	{"mcp", "toolroute mcp [--http [--port 8378] [--token T] [--debug-addr 127.0.0.1:6060]] [--release-idle 10s] [APP FLAGS]", `
 Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
 over standard input and output, routed by group: the client lists the
 core tools and load_tool_group, and a load adds a group's tools. --http
 serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for clients
-that send serve's token as Authorization: Bearer.`},
+that send serve's token as Authorization: Bearer; --debug-addr then serves
+the Go runtime's profiles behind that token, as serve's does.
+--release-idle gives memory back once quiet, as serve's does.`},
 	{"chat", "toolroute chat [--session NAME] [--agent NAME] [--ask-stdin] [ROUTING FLAGS] [APP FLAGS]", `
 Chat in the terminal; --session continues (or starts) a named session,
 --agent talks to a stored agent (list_agents), which the session keeps.

@@ -28,15 +28,22 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var af appFlags
 	af.register(fs)
 	af.registerMCP(fs)
+	af.registerRelease(fs)
 	overHTTP := fs.Bool("http", false, "serve Streamable HTTP on 127.0.0.1 instead of standard input and output")
 	port := fs.Int("port", 8378, "with --http: the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	token := fs.String("token", "", "with --http: the token clients send as Authorization: Bearer (default: TOOLROUTE_TOKEN, or the one serve keeps in DATA/"+server.TokenFile+")")
+	debugAddr := debugFlag(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return exitFor(err)
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "toolroute mcp: unexpected %q\n", rest[0])
+		return 2
+	}
+	if *debugAddr != "" && !*overHTTP {
+		// Over standard input the token is never given to anyone.
+		fmt.Fprintln(stderr, "toolroute mcp: --debug-addr goes with --http, whose token the profiles ask for")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -92,5 +99,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "toolroute: serving MCP over Streamable HTTP on http://%s%s (Ctrl-C stops)\n", ln.Addr(), mcpPath)
 	fmt.Fprintf(stdout, "toolroute: clients send the header Authorization: Bearer %s (the token from %s)\n", tok, from)
+	if *debugAddr != "" {
+		if err := serveDebug(ctx, *debugAddr, tok, from, 0, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+	}
 	return serveUntilDone(ctx, hs, ln, stderr)
 }

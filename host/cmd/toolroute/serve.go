@@ -26,12 +26,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	af.register(fs)
 	af.registerMCP(fs)
 	af.registerRouting(fs)
+	af.registerRelease(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	open := fs.Bool("open", false, "open the page in a browser once serving")
 	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/ui/dist)")
 	minimal := fs.Bool("minimal-page", false, "serve the minimal page instead of the browser UI: its turns run in this program, through the API")
 	fs.BoolVar(&af.cfg.Exec, "exec", false, "offer the exec tool (shell commands in the sandbox folder, asked about every time) to the turns this program runs")
 	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
+	debugAddr := debugFlag(fs)
 	if _, err := parseArgs(fs, args); err != nil {
 		return exitFor(err)
 	}
@@ -94,6 +96,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "toolroute: no model provider is configured: the page can use its own key, kept in the browser (its settings: OpenAI, Anthropic, the Responses API or Gemini); the API's turns and the page's \"server\" provider need one of OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY set when serve starts, or --provider demo for the scripted demo")
 	}
 	fmt.Fprintf(stderr, "toolroute: API clients send Authorization: Bearer with the token from %s\n", from)
+	if *debugAddr != "" {
+		if err := serveDebug(ctx, *debugAddr, tok, from, ln.Addr().(*net.TCPAddr).Port, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+	}
 	if *open {
 		// The listener is bound: the browser's request waits for Serve.
 		if remove, err := openSignIn(a.Config.DataDir, base, logins); err != nil {

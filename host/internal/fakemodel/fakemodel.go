@@ -198,6 +198,10 @@ type Server struct {
 	*httptest.Server
 	format Format
 
+	// respond, when set, answers each request instead of the script, and
+	// no request is kept.
+	respond func(Request) Reply
+
 	mu       sync.Mutex
 	script   []Reply
 	requests []Request
@@ -208,6 +212,16 @@ type Server struct {
 // order; once they run out it answers 500. Close it when done.
 func New(format Format, replies ...Reply) *Server {
 	s := &Server{format: format, script: replies}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// NewFunc starts a server speaking format that answers each request with
+// respond's reply for it, for load whose requests come in no set order
+// (many sessions at once, for minutes): it keeps none of them, so
+// Requests is empty. respond is called concurrently. Close it when done.
+func NewFunc(format Format, respond func(Request) Reply) *Server {
+	s := &Server{format: format, respond: respond}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -278,14 +292,20 @@ func (s *Server) route(r *http.Request, body []byte) (stream, ok bool) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	stream, routed := s.route(r, body)
+	req := Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	if s.respond == nil {
+		s.requests = append(s.requests, req)
+	}
 	var reply Reply
 	var ok bool
 	refused, checked := s.check(body)
-	if routed && !checked {
+	switch {
+	case routed && !checked:
 		reply, ok = refused, true
-	} else {
+	case s.respond != nil:
+		s.calls++
+	default:
 		ok = s.calls < len(s.script)
 		if ok {
 			reply = s.script[s.calls]
@@ -294,6 +314,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.calls
 	s.mu.Unlock()
+	if s.respond != nil && routed && checked {
+		reply, ok = s.respond(req), true
+	}
 
 	if reply.Hold != nil {
 		select {

@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -118,5 +119,39 @@ func TestRepliesDecode(t *testing.T) {
 				t.Errorf("%s stream=%v: the first call has no signature", f, stream)
 			}
 		}
+	}
+}
+
+// NewFunc answers each request with what respond says of it, and keeps
+// none of them: a load of many sessions, each asking in its own order.
+func TestNewFunc(t *testing.T) {
+	s := NewFunc(OpenAI, func(r Request) Reply {
+		var body struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(r.Body, &body)
+		return Text("echo " + body.Messages[len(body.Messages)-1].Content)
+	})
+	defer s.Close()
+	for _, text := range []string{"one", "two", "one"} {
+		req, err := wire.Encode(wire.OpenAI, wire.Request{Model: "m", Messages: []wire.Message{{Role: wire.RoleUser, Text: text}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post(s.BaseURL()+req.Path, "application/json", bytes.NewReader(req.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got, err := wire.Decode(wire.OpenAI, body)
+		if err != nil || got.Text != "echo "+text {
+			t.Errorf("%s: %+v, %v", text, got, err)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("it kept %d requests", n)
 	}
 }
