@@ -13,6 +13,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
 )
 
 // The original system's Drive upload and download, as its tools make them
@@ -30,7 +31,7 @@ func TestDriveTransfersAgainstFake(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runner, err := jsrun.New(jsrun.Options{SandboxRoot: dir, Fetch: jsrun.FetchOptions{Rewrites: g.Rewrites()}, Google: &creds{token: fakegoogle.Token}, Warm: 1})
+	runner, err := jsrun.New(jsrun.Options{SandboxRoot: dir, Fetch: jsrun.FetchOptions{Rewrites: g.Rewrites()}, Google: &creds{token: fakegoogle.Token}, Warm: 1, CacheDir: testcache.QuickJS(cacheDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -122,7 +122,7 @@ func TestHint(t *testing.T) {
 func testConfig(t *testing.T) Config {
 	dir := t.TempDir()
 	return Config{
-		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: testcache.App(cacheDir),
 		Provider: "demo", Getenv: env(nil), Watch: -1,
 	}
 }

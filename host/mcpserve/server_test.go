@@ -18,9 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -97,7 +97,7 @@ func newServer(t *testing.T, policies ...session.Policy) (*mcpserve.Server, *hos
 	h, err := host.New(context.Background(), host.Options{
 		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
 		NoBuiltins: true,
-		Module:     module.Config{CacheDir: cacheDir},
+		Module:     module.Config{CacheDir: testcache.Module(cacheDir)},
 		Groups: []registry.Group{
 			{Name: "notes", DisplayName: "Notes", Description: "Read and write notes"},
 			{Name: "files", DisplayName: "Files", Description: "Files on disk"},
@@ -744,7 +744,7 @@ func TestAnnotations(t *testing.T) {
 func TestBuiltinAnnotations(t *testing.T) {
 	h, err := host.New(context.Background(), host.Options{
 		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
-		Module:   module.Config{CacheDir: cacheDir},
+		Module:   module.Config{CacheDir: testcache.Module(cacheDir)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,9 @@ import (
 
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/server"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/testcache"
 )
 
 var cacheDir string
@@ -58,7 +58,7 @@ func startApp(t *testing.T, dir string, model *fakemodel.Server, o server.Option
 		vars[env[i]] = env[i+1]
 	}
 	a, err := app.Open(context.Background(), app.Config{
-		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: testcache.App(cacheDir),
 		Model: "fake-model", Getenv: func(k string) string { return vars[k] }, Watch: -1, Stream: true,
 		Approver: approver(o.Approvals),
 	})

@@ -26,11 +26,11 @@ import (
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm"
 )
@@ -88,8 +88,9 @@ func newUser(t testing.TB, model *fakemodel.Server, format fakemodel.Format) *us
 	u.env = append(u.env, "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		// The compiled code is shared by every test's processes.
-		"XDG_CACHE_HOME="+filepath.Join(tmpRoot, "cache"))
+		// The compiled code is shared by every test's processes, and by
+		// every package's when testcache.Env is set.
+		"XDG_CACHE_HOME="+testcache.Home(filepath.Join(tmpRoot, "cache")))
 	switch {
 	case model == nil:
 	case format == fakemodel.OpenAI || format == fakemodel.Responses:
