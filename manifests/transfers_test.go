@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
 	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // The original system's Drive upload and download, as its tools make them
@@ -37,7 +37,7 @@ func TestDriveTransfersAgainstFake(t *testing.T) {
 	}
 	defer runner.Close()
 	res := runner.Run(context.Background(), host.JSCall{
-		Tool: "drive_round_trip", SourceRef: "test.js", Function: "execute", Params: json.RawMessage(`{}`), Timeout: 30 * time.Second, Google: true,
+		Tool: "drive_round_trip", SourceRef: "test.js", Function: "execute", Params: json.RawMessage(`{}`), Timeout: testwait.Failsafe, Google: true,
 		Source: []byte(`async function execute() {
 			const headers = { Authorization: "Bearer " + (await google.getAccessToken()) };
 			const up = await uploadMultipart("https://www.googleapis.com/upload/drive/v3/files?uploadType=multipart&fields=id,name,mimeType", [

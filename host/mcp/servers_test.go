@@ -24,6 +24,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/internal/mcptest"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -54,7 +55,7 @@ func start(t *testing.T, opts Options, servers ...ServerConfig) *Manager {
 	}
 	m := Start(Config{File: "mcp.json", Servers: servers}, opts)
 	t.Cleanup(m.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	m.Wait(ctx)
 	return m
@@ -129,7 +130,7 @@ func (o offer) group(t *testing.T, name string) registry.Group {
 // call runs a tool as the host would and returns what the model reads.
 func call(t *testing.T, tool host.NativeTool, args string) wantFailure {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	out, err := tool.RunOutput(ctx, json.RawMessage(args))
 	return failureOf(t, out, err)
@@ -149,9 +150,9 @@ func status(t *testing.T, m *Manager, key string) Status {
 // eventually waits for cond, failing with what after 30 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 30 s: %s", what)
+			t.Fatalf("after %v: %s", testwait.Failsafe, what)
 		}
 	}
 }
@@ -535,7 +536,9 @@ func TestHang(t *testing.T) {
 	o := offered(t, m, registry.Catalogue{})
 	began := time.Now()
 	got := call(t, o.tool(t, "hang"), `{}`)
-	if took := time.Since(began); took > 5*time.Second {
+	// A call the timeout did not end would wait for call's context, the
+	// failsafe: half of it is far more than a busy machine takes.
+	if took := time.Since(began); took > testwait.Failsafe/2 {
 		t.Errorf("the hung call took %s", took)
 	}
 	if got.ErrorType != ErrorUnavailable {

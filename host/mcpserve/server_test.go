@@ -21,6 +21,7 @@ import (
 	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -225,7 +226,7 @@ func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp
 // waitRead waits until the client has read a message of method.
 func (p *peer) waitRead(t *testing.T, method string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		p.mu.Lock()
 		found := slices.Contains(p.read, method)
 		p.mu.Unlock()
@@ -272,7 +273,7 @@ func (p *peer) waitChange(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.changes:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Failsafe):
 		t.Fatal("no notifications/tools/list_changed")
 	}
 }
@@ -670,10 +671,10 @@ func TestHTTPIdleSessionsClosed(t *testing.T) {
 	if n := s.Clients(); n != 1 {
 		t.Fatalf("%d clients while the session is used, want 1", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Failsafe)
 	for s.Clients() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d clients 10 s after the session went idle, want 0", s.Clients())
+			t.Fatalf("%d clients %v after the session went idle, want 0", s.Clients(), testwait.Failsafe)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

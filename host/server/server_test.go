@@ -21,6 +21,7 @@ import (
 	"github.com/toolroute/toolroute/host/server"
 	"github.com/toolroute/toolroute/host/webui"
 	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 var cacheDir string
@@ -530,7 +531,7 @@ func TestServeCatalogueEvents(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/ui/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -624,7 +625,7 @@ func TestRenameAndDelete(t *testing.T) {
 	if last := st.rest(); last.Name != "done" {
 		t.Fatalf("the turn ended with %v", last)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Failsafe)
 	for {
 		status, v := send("DELETE", "/api/sessions/s", "")
 		if status == http.StatusNoContent {

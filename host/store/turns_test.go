@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -43,7 +44,7 @@ func lockTurn(t *testing.T, db *DB, id string, wantOK bool) (unlock func()) {
 // it.
 func lockSoon(t *testing.T, db *DB, id string) (unlock func()) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); ; time.Sleep(10 * time.Millisecond) {
 		unlock, ok, err := db.LockTurn(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +189,7 @@ func TestLockTurnExpires(t *testing.T) {
 			defer unlock()
 			break
 		}
-		if time.Since(start) > 10*time.Second {
+		if time.Since(start) > testwait.Failsafe {
 			t.Fatal("the expired lease was never taken over")
 		}
 		time.Sleep(20 * time.Millisecond)
