@@ -106,10 +106,29 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
+# test runs the Go tests, then the Node tests, then the browser end-to-end
+# tests, stopping at the first part that fails, and says how long each part
+# took. The Go packages share one folder of compiled wasm for the run
+# (internal/testcache), removed after: the module and QuickJS are compiled
+# once, not once a package. GO_TEST_TIMEOUT bounds each package's test
+# process; every test bounds its own waits, so it stops only a run that
+# hangs. go test's default, 10 minutes, is less than host/cmd/toolroute
+# takes on a machine with a load of 30 on 2 cores (2 minutes on a quiet one).
+GO_TEST_TIMEOUT ?= 60m
 test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
-	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) test ./...
-	cd web && node --test test/*.test.js
-	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; took=""; began=$$(date +%s); \
+	part() { \
+		name=$$1; shift; echo "$$*"; start=$$(date +%s); "$$@"; status=$$?; \
+		took="$$took$$(printf '\n  %-28s %5d s' "$$name" $$(($$(date +%s) - start)))"; \
+		[ $$status = 0 ] || took="$$took, failed"; return $$status; \
+	}; \
+	part "go test ./..." env TOOLROUTE_TEST_CACHE=$$cache $(if $(PG_BIN),PG_BIN=$(PG_BIN)) \
+		$(GO) test -timeout $(GO_TEST_TIMEOUT) ./... && \
+	part "node --test test/*.test.js" sh -c 'cd web && node --test test/*.test.js' && \
+	part "node --test e2e/*.test.js" sh -c 'cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js'; \
+	status=$$?; \
+	printf 'make test: how long each part took%s\n  %-28s %5d s\n' "$$took" "in all" $$(($$(date +%s) - began)); \
+	exit $$status
 
 # Chromium for the end-to-end tests in web/e2e: Debian's package, driven by
 # playwright-core (a web/package.json devDependency).
