@@ -17,8 +17,8 @@ const root = path.dirname(path.dirname(here));
 
 // startTestWorker starts one: tools are the user tools' files by name,
 // bindings the worker's variables beside the model's, and token its
-// TOOLROUTE_TOKEN. It gives {base, model, json, stop, stopWorkerd};
-// json(method, path, body, signal) sends the token.
+// TOOLROUTE_TOKEN. It gives {base, model, json, stop, stopWorkerd, pid};
+// json(method, path, body, signal) sends the token; pid is workerd's.
 export async function startTestWorker({ name, tools = {}, bindings = {}, token }) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `toolroute-${name}-`));
   let model, workerd;
@@ -45,10 +45,11 @@ export async function startTestWorker({ name, tools = {}, bindings = {}, token }
       await model?.close();
       fs.rmSync(tmp, { recursive: true, force: true });
     };
-    // stopWorkerd sends workerd SIGTERM and waits for it to end; stop then
-    // cleans up the rest, killing a workerd still running.
-    const stopWorkerd = () => workerd.stop();
-    return { base, model, json, stop, stopWorkerd };
+    // stopWorkerd sends workerd SIGTERM and waits for it to end (SIGKILL
+    // after killAfterMs); stop then cleans up the rest, killing a workerd
+    // still running.
+    const stopWorkerd = (killAfterMs) => workerd.stop(killAfterMs);
+    return { base, model, json, stop, stopWorkerd, pid: workerd.pid };
   } catch (err) {
     await workerd?.stop();
     await model?.close();
