@@ -349,9 +349,10 @@ func TestServeMCPHTTP(t *testing.T) {
 	})
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	waitListening(t, port, out)
-	mustContain(t, "what it prints", out.String(),
-		"toolroute: serving MCP over Streamable HTTP on "+endpoint,
-		"toolroute: clients send the header Authorization: Bearer "+token+" (the token from serve's --token flag)")
+	// The token's line is written after the address's: under a load of 20
+	// on 2 cores the test once read between the two.
+	waitFor(t, out, "toolroute: clients send the header Authorization: Bearer "+token+" (the token from serve's --token flag)", testwait.Failsafe)
+	mustContain(t, "what it prints", out.String(), "toolroute: serving MCP over Streamable HTTP on "+endpoint)
 
 	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	if err != nil {
