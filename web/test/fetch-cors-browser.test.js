@@ -48,18 +48,18 @@ test("in the browser, a request the browser fails says what may have stopped it 
     const tab = await browser.newPage();
     tab.setDefaultTimeout(WAIT_MS);
     await tab.goto(`http://127.0.0.1:${page.port}/`);
-    const results = await tab.evaluate(async (base) => {
+    const results = await tab.evaluate(async ([base, waitMs]) => {
       const { hostFetch } = await import("/fetch.js");
       const run = async (url, method = "GET") => {
         try {
           const options = JSON.stringify({ method, headers: { "User-Agent": "toolroute webfetch" } });
-          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: WAIT_MS })).body;
+          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs })).body;
         } catch (e) {
           return "error: " + e.message;
         }
       };
       return [await run(base + "/open"), await run(base + "/closed"), await run(base + "/closed", "DELETE"), await run("http://nothing.test/")];
-    }, `http://pages.test:${site.port}`);
+    }, [`http://pages.test:${site.port}`, WAIT_MS]); // the page has no WAIT_MS of its own
     assert.equal(results[0], "open to all");
     const failed = (url) => `error: fetch: ${url} failed: the browser could not read it (Failed to fetch): the site may not let pages of other sites read it (CORS), ` +
       "or it may be down, the name wrong or the network blocked. In the browser only sites that allow other sites' pages can be read; " +
@@ -114,11 +114,11 @@ test("in the browser, a redirect is not followed: a site redirecting to a loopba
     const tab = await browser.newPage();
     tab.setDefaultTimeout(WAIT_MS);
     await tab.goto(`http://127.0.0.1:${page.port}/`);
-    const results = await tab.evaluate(async (base) => {
+    const results = await tab.evaluate(async ([base, waitMs]) => {
       const { hostFetch, fetchBytes } = await import("/jsrun/fetch.js");
       const { download, upload } = await import("/jsrun/transfer.js");
       const { Sandbox, MemoryStore } = await import("/jsrun/sandbox.js");
-      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: WAIT_MS };
+      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs };
       const store = new MemoryStore({ "note.txt": "a file to upload" });
       const sandbox = new Sandbox(store);
       const out = {};
@@ -141,7 +141,7 @@ test("in the browser, a redirect is not followed: a site redirecting to a loopba
         out[kind + " uploadMultipart"] = u.error === null ? "answered " + u.body : "error: " + u.error;
       }
       return out;
-    }, `http://pages.test:${site.port}`);
+    }, [`http://pages.test:${site.port}`, WAIT_MS]); // the page has no WAIT_MS of its own
     const open = (bridge, p) => `error: ${bridge}: http://pages.test:${site.port}/open/${p} failed: it redirects, and a browser hides from the page where to, so the page does not follow it (it could lead to a private address): fetch the final address directly, or use the Go program (toolroute serve) or the edge worker, which check every redirect`;
     for (const [bridge, p] of [["fetch", "page"], ["fetchBytes", "page"], ["downloadToFile", "page"], ["uploadMultipart", "upload"]]) {
       assert.equal(results["open " + bridge], open(bridge === "fetchBytes" ? "fetch" : bridge, p), bridge);
