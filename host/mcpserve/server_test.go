@@ -653,10 +653,11 @@ func TestImages(t *testing.T) {
 
 // An HTTP session no request uses for SessionTimeout is closed: its
 // requests then get the SDK's "session not found", and its client, with
-// its loaded groups, is forgotten.
+// its loaded groups, is forgotten. The timeout is 3 s: with 300 ms, a busy
+// machine could close the session between the test's own requests.
 func TestHTTPIdleSessionsClosed(t *testing.T) {
 	_, h, _ := newServer(t)
-	s := mcpserve.New(h, mcpserve.Options{SessionTimeout: 300 * time.Millisecond})
+	s := mcpserve.New(h, mcpserve.Options{SessionTimeout: 3 * time.Second})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
