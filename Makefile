@@ -106,10 +106,29 @@ worker: $(NODE_MODULES) $(WASM)
 bench-worker: $(NODE_MODULES) $(WASM)
 	cd web && node worker/bench.mjs -n 30
 
+# test runs the Go tests, then the Node tests, then the browser end-to-end
+# tests, stopping at the first part that fails, and says how long each part
+# took. The Go packages share one folder of compiled wasm for the run
+# (internal/testcache), removed after: the module and QuickJS are compiled
+# once, not once a package. GO_TEST_TIMEOUT bounds each package's test
+# process; every test bounds its own waits, so it stops only a run that
+# hangs. go test's default, 10 minutes, is less than host/cmd/toolroute
+# takes on a machine with a load of 30 on 2 cores (2 minutes on a quiet one).
+GO_TEST_TIMEOUT ?= 60m
 test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
-	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) test ./...
-	cd web && node --test test/*.test.js
-	cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; took=""; began=$$(date +%s); \
+	part() { \
+		name=$$1; shift; echo "$$*"; start=$$(date +%s); "$$@"; status=$$?; \
+		took="$$took$$(printf '\n  %-28s %5d s' "$$name" $$(($$(date +%s) - start)))"; \
+		[ $$status = 0 ] || took="$$took, failed"; return $$status; \
+	}; \
+	part "go test ./..." env TOOLROUTE_TEST_CACHE=$$cache $(if $(PG_BIN),PG_BIN=$(PG_BIN)) \
+		$(GO) test -timeout $(GO_TEST_TIMEOUT) ./... && \
+	part "node --test test/*.test.js" sh -c 'cd web && node --test test/*.test.js' && \
+	part "node --test e2e/*.test.js" sh -c 'cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js'; \
+	status=$$?; \
+	printf 'make test: how long each part took%s\n  %-28s %5d s\n' "$$took" "in all" $$(($$(date +%s) - began)); \
+	exit $$status
 
 # Chromium for the end-to-end tests in web/e2e: Debian's package, driven by
 # playwright-core (a web/package.json devDependency).
@@ -190,12 +209,35 @@ check:
 	$(MAKE) check-wasm
 	$(MAKE) check-ui
 
+# fuzz first runs every target's seeds as tests, which compiles the module
+# into the folder of compiled wasm the fuzzing processes then share
+# (internal/testcache), so that each target fuzzes for all of FUZZTIME.
+# A new input that widens coverage is minimized for at most
+# FUZZMINIMIZETIME (go test's default, a minute, took the whole of a 20 s
+# run of FuzzStream, which ran 23 inputs). A target that ran fewer than
+# FUZZ_MIN_EXECS inputs did not fuzz: make fuzz fails, naming it.
+FUZZMINIMIZETIME ?= 2s
+FUZZ_MIN_EXECS   ?= 1000
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
+	@cache=$$(mktemp -d); log=$$(mktemp); trap 'rm -rf "$$cache" "$$log" "$$log.status"' EXIT; \
+	export TOOLROUTE_TEST_CACHE=$$cache; \
+	pkgs=$$(for t in $(FUZZ_TARGETS); do echo ./$${t%%:*}; done | sort -u); \
+	echo "fuzz: the targets' seeds, as tests"; \
+	$(GO) test -count=1 -run='^Fuzz' $$pkgs || exit 1; \
+	few=""; \
+	for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name for $(FUZZTIME)"; \
-		$(GO) test ./$$pkg -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) || exit 1; \
-	done
+		{ $(GO) test ./$$pkg -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME); \
+			echo $$? > "$$log.status"; } 2>&1 | tee "$$log"; \
+		[ "$$(cat "$$log.status")" = 0 ] || exit 1; \
+		execs=$$(sed -n 's/.*execs: \([0-9]*\).*/\1/p' "$$log" | tail -n 1); \
+		[ "$${execs:-0}" -ge $(FUZZ_MIN_EXECS) ] || few="$$few $$name ($${execs:-0})"; \
+	done; \
+	if [ -n "$$few" ]; then \
+		echo "make fuzz: these targets ran fewer than $(FUZZ_MIN_EXECS) inputs in $(FUZZTIME), so did not fuzz:$$few"; \
+		echo "(on a busy machine, give them longer: make fuzz FUZZTIME=1m)"; exit 1; \
+	fi
 
 # bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
 # (web/jsrun/bench.mjs), measures tool search on MetaTool's development

@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkMemoryBombs(b *testing.B) {
 			NoBuiltins:  true,
 			ToolFolders: []host.ToolFolder{{FS: tools, Label: "bench"}},
 			JS:          runner,
-			Module:      module.Config{CacheDir: cacheDir},
+			Module:      module.Config{CacheDir: testcache.Module(cacheDir)},
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/proccpu"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -143,7 +144,7 @@ func throughput(b *testing.B, k int, st host.Store) {
 		Groups:     groups,
 		Tools:      tools,
 		Store:      st,
-		Module:     module.Config{CacheDir: cacheDir},
+		Module:     module.Config{CacheDir: testcache.Module(cacheDir)},
 	})
 	if err != nil {
 		b.Fatal(err)

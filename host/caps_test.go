@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/gzipbomb"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -57,7 +58,7 @@ func TestModelResponseCap(t *testing.T) {
 				}
 				return resp, err
 			}}
-			h, err := host.New(context.Background(), host.Options{Provider: provider, NoBuiltins: true, Stream: tc.stream, Module: module.Config{CacheDir: cacheDir}})
+			h, err := host.New(context.Background(), host.Options{Provider: provider, NoBuiltins: true, Stream: tc.stream, Module: module.Config{CacheDir: testcache.Module(cacheDir)}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,8 +19,8 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -55,7 +55,7 @@ func pdfTools(calls *[]string, mu *sync.Mutex) ([]registry.Group, []host.NativeT
 func newHost(t *testing.T, model *fakemodel.Server, format wire.Format, opts host.Options) *host.Host {
 	t.Helper()
 	opts.Provider = &host.HTTPProvider{Wire: format, BaseURL: model.BaseURL(), APIKey: "test-key", ModelName: "fake-model"}
-	opts.Module.CacheDir = cacheDir
+	opts.Module.CacheDir = testcache.Module(cacheDir)
 	h, err := host.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestModelErrorsEndTheTurn(t *testing.T) {
 	}
 	// Nothing listens on this port: the call gets no response at all.
 	dead := &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:1/v1", ModelName: "m"}
-	h2, err := host.New(context.Background(), host.Options{Provider: dead, NoBuiltins: true, Module: module.Config{CacheDir: cacheDir}})
+	h2, err := host.New(context.Background(), host.Options{Provider: dead, NoBuiltins: true, Module: module.Config{CacheDir: testcache.Module(cacheDir)}})
 	if err != nil {
 		t.Fatal(err)
 	}

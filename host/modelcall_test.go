@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -26,7 +27,7 @@ func modelCallHost(t *testing.T, policies []session.Policy) *host.Host {
 	h, err := host.New(context.Background(), host.Options{
 		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
 		NoBuiltins: true,
-		Module:     module.Config{CacheDir: cacheDir},
+		Module:     module.Config{CacheDir: testcache.Module(cacheDir)},
 		Groups:     []registry.Group{{Name: "notes", Description: "Notes"}},
 		Tools: []host.NativeTool{
 			tool("note_read", []string{registry.PermissionRead}, echo),

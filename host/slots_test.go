@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -45,7 +46,7 @@ func TestSessionCannotTakeEverySlot(t *testing.T) {
 	}})
 	a := make(chan []host.Event, 1)
 	go func() { a <- send(t, h.Session("a"), "Wait") }()
-	for deadline := time.Now().Add(30 * time.Second); running.Load() < 3; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); running.Load() < 3; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("session a's calls never ran")
 		}
@@ -61,7 +62,7 @@ func TestSessionCannotTakeEverySlot(t *testing.T) {
 		if ev := last(evs); ev.Type != host.EventDone || ev.Text != "b done" {
 			t.Errorf("session b ended with %+v", ev)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testwait.Failsafe): // a's calls run until released
 		t.Error("session b's call waited for session a's")
 		close(release)
 		<-b

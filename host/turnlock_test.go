@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -81,7 +82,7 @@ func testTurnLockAcrossHosts(t *testing.T, where string) {
 	}
 	wg.Add(1)
 	go run(0, "one")
-	for deadline := time.Now().Add(30 * time.Second); len(model.Requests()) < 1; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); len(model.Requests()) < 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first turn never called the model")
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -240,12 +241,13 @@ type errorProbe struct{ group, tool, params string }
 // errorProbes: one per group, added by each group's test file.
 var errorProbes []errorProbe
 
-func moduleConfig() module.Config { return module.Config{CacheDir: cacheDir} }
+func moduleConfig() module.Config { return module.Config{CacheDir: testcache.Module(cacheDir)} }
 
 // toolHost is a host whose JS tools run in a runner of opts; its tools are
 // called directly, so its provider is never used.
 func toolHost(t testing.TB, opts jsrun.Options) *host.Host {
 	t.Helper()
+	opts.CacheDir = testcache.QuickJS(cacheDir)
 	runner, err := jsrun.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -54,7 +55,7 @@ func htmlMarkdown(t testing.TB, runner *jsrun.Runner, html, base string, options
 
 func newLibRunner(t testing.TB) *jsrun.Runner {
 	t.Helper()
-	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Libraries: []fs.FS{manifests.Lib}, Warm: 1})
+	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Libraries: []fs.FS{manifests.Lib}, Warm: 1, CacheDir: testcache.QuickJS(cacheDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,13 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
 func TestJSEval(t *testing.T) {
-	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Google: &creds{token: "ya29.granted-token"}, Warm: 1})
+	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Google: &creds{token: "ya29.granted-token"}, Warm: 1, CacheDir: testcache.QuickJS(cacheDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // A Drive upload and download as tool files written for other agent hosts
@@ -31,13 +32,13 @@ func TestDriveTransfersAgainstFake(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runner, err := jsrun.New(jsrun.Options{SandboxRoot: dir, Fetch: jsrun.FetchOptions{Rewrites: g.Rewrites()}, Google: &creds{token: fakegoogle.Token}, Warm: 1})
+	runner, err := jsrun.New(jsrun.Options{SandboxRoot: dir, Fetch: jsrun.FetchOptions{Rewrites: g.Rewrites()}, Google: &creds{token: fakegoogle.Token}, Warm: 1, CacheDir: testcache.QuickJS(cacheDir)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer runner.Close()
 	res := runner.Run(context.Background(), host.JSCall{
-		Tool: "drive_round_trip", SourceRef: "test.js", Function: "execute", Params: json.RawMessage(`{}`), Timeout: 30 * time.Second, Google: true,
+		Tool: "drive_round_trip", SourceRef: "test.js", Function: "execute", Params: json.RawMessage(`{}`), Timeout: testwait.Failsafe, Google: true,
 		Source: []byte(`async function execute() {
 			const headers = { Authorization: "Bearer " + (await google.getAccessToken()) };
 			const up = await uploadMultipart("https://www.googleapis.com/upload/drive/v3/files?uploadType=multipart&fields=id,name,mimeType", [

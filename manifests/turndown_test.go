@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -39,7 +39,7 @@ func TestTurndownLibrary(t *testing.T) {
 			}
 			params, _ := json.Marshal(map[string]any{"html": c.HTML, "options": options})
 			res := runner.Run(context.Background(), host.JSCall{
-				Tool: "turndown", SourceRef: "test.js", Function: "execute", Params: params, Timeout: 30 * time.Second,
+				Tool: "turndown", SourceRef: "test.js", Function: "execute", Params: params, Timeout: testwait.Failsafe,
 				Source: []byte(`function execute(p) { const TurndownService = lib("turndown"); return new TurndownService(p.options).turndown(p.html); }`),
 			})
 			if res.Status != registry.StatusSuccess {

@@ -15,9 +15,10 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -122,7 +123,7 @@ func TestHint(t *testing.T) {
 func testConfig(t *testing.T) Config {
 	dir := t.TempDir()
 	return Config{
-		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: testcache.App(cacheDir),
 		Provider: "demo", Getenv: env(nil), Watch: -1,
 	}
 }
@@ -340,7 +341,7 @@ func TestWatch(t *testing.T) {
 	os.WriteFile(filepath.Join(tools, "late.js"), []byte(`function execute() { return "late" }`), 0o644)
 	os.WriteFile(filepath.Join(tools, "late.json"), []byte(`{"name":"late","description":"Arrives late"}`), 0o644)
 	var res any
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		r, err := a.Host.CallTool(context.Background(), "late", nil)
 		if err == nil {
 			res = r.Output

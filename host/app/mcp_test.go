@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/mcptest"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -69,7 +70,7 @@ func TestMCPServers(t *testing.T) {
 
 	os.Remove(filepath.Join(tools, "echo.json"))
 	os.Remove(filepath.Join(tools, "echo.js"))
-	for deadline := time.Now().Add(20 * time.Second); slices.Contains(toolNames(a), "lab_echo"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); slices.Contains(toolNames(a), "lab_echo"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server's echo kept its prefix: %v", toolNames(a))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -34,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	js, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Warm: 1})
+	js, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Warm: 1, CacheDir: testcache.QuickJS("")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolroute/toolroute/registry"
 )
@@ -34,7 +33,7 @@ func TestSandboxRefusesHardLinks(t *testing.T) {
 		`function execute() { fs.writeFile("planted.txt", "overwritten"); }`,
 		`function execute() { fs.appendFile("planted.txt", " and more"); }`,
 	} {
-		res := call(r, src, 10*time.Second)
+		res := call(r, src, failsafe)
 		if res.Status != registry.StatusError || !strings.Contains(res.Message, "has other names (hard links)") || strings.Contains(res.Output, "secret") {
 			t.Errorf("%s: %+v", src, res.Result)
 		}
@@ -43,7 +42,7 @@ func TestSandboxRefusesHardLinks(t *testing.T) {
 		t.Errorf("the file outside now holds %q", b)
 	}
 	// A file of its own is read as ever.
-	if res := call(r, `function execute() { fs.writeFile("own.txt", "mine"); return fs.readFile("own.txt") }`, 10*time.Second); res.Output != "mine" {
+	if res := call(r, `function execute() { fs.writeFile("own.txt", "mine"); return fs.readFile("own.txt") }`, failsafe); res.Output != "mine" {
 		t.Errorf("an ordinary file: %+v", res.Result)
 	}
 }

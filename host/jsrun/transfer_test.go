@@ -97,7 +97,7 @@ func TestDownloadUploadPNGRoundTrip(t *testing.T) {
 			{name: "metadata", contentType: "application/json; charset=UTF-8", content: JSON.stringify({name: "pic.png", mimeType: "image/png"})},
 			{name: "file", contentType: "image/png", filePath: "in/pic.png"},
 		]);
-	}`, map[string]string{"base": srv.URL}, 10*time.Second)
+	}`, map[string]string{"base": srv.URL}, failsafe)
 	if res.Output != `{"status":200,"body":"{\"id\":\"f1\"}","ok":true,"error":null}` {
 		t.Fatalf("result %+v", res)
 	}
@@ -156,7 +156,7 @@ func TestUploadFormDataParses(t *testing.T) {
 			{name: "photo", contentType: "image/png", filePath: "pic.png"},
 		], {"Content-Type": "multipart/form-data"});
 		return r.status + " " + r.ok;
-	}`, map[string]string{"base": srv.URL}, 10*time.Second)
+	}`, map[string]string{"base": srv.URL}, failsafe)
 	if res.Output != "201 true" {
 		t.Fatalf("result %+v", res)
 	}
@@ -189,7 +189,7 @@ func TestDownloadFailuresWriteNothing(t *testing.T) {
 			w.Write([]byte("start"))
 			w.(http.Flusher).Flush()
 			select {
-			case <-time.After(5 * time.Second):
+			case <-time.After(failsafe):
 			case <-r.Context().Done():
 			}
 		}
@@ -210,7 +210,7 @@ func TestDownloadFailuresWriteNothing(t *testing.T) {
 			tt.opts.Fetch.AllowPrivate = true
 			r := newRunner(t, tt.opts)
 			res := callParams(r, `async function execute(p) { return downloadToFile(p.url, "f.bin"); }`,
-				map[string]string{"url": srv.URL + tt.path}, 10*time.Second)
+				map[string]string{"url": srv.URL + tt.path}, failsafe)
 			var d downloadResult
 			if err := json.Unmarshal([]byte(res.Output), &d); err != nil {
 				t.Fatalf("result %+v", res)
@@ -251,7 +251,7 @@ func TestTransfersRewritten(t *testing.T) {
 		const c = await uploadMultipart("https://www.googleapis.com/upload/drive/v3/files?uploadType=multipart",
 			[{contentType: "application/json", content: "{}"}, {contentType: "image/png", filePath: "f1.png"}]);
 		return [a.success, a.size, b.success, /leaves the rewrite target|redirect/.test(b.error), c.ok, c.body].join(" ");
-	}`, map[string]string{}, 10*time.Second)
+	}`, map[string]string{}, failsafe)
 	if res.Output != `true 108 false true true {"id":"f2"}` {
 		t.Fatalf("result %+v", res)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
@@ -135,7 +134,7 @@ func TestStackStopsAboveData(t *testing.T) {
 		if err := rt.q.Mem().Write(stackLow, pattern); err != nil {
 			t.Fatal(err)
 		}
-		res := r.callOn(context.Background(), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: 10 * time.Second}, "{}")
+		res := r.callOn(context.Background(), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: failsafe}, "{}")
 		if got, err := rt.q.Mem().Read(stackLow, uint64(len(pattern))); err != nil || !bytes.Equal(got, pattern) {
 			t.Errorf("%.40s: the stack wrote below its limit (%v)", src, err)
 		}

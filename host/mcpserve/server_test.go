@@ -18,9 +18,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/mcpserve"
 	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -97,7 +98,7 @@ func newServer(t *testing.T, policies ...session.Policy) (*mcpserve.Server, *hos
 	h, err := host.New(context.Background(), host.Options{
 		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
 		NoBuiltins: true,
-		Module:     module.Config{CacheDir: cacheDir},
+		Module:     module.Config{CacheDir: testcache.Module(cacheDir)},
 		Groups: []registry.Group{
 			{Name: "notes", DisplayName: "Notes", Description: "Read and write notes"},
 			{Name: "files", DisplayName: "Files", Description: "Files on disk"},
@@ -225,7 +226,7 @@ func connect(t *testing.T, s *mcpserve.Server, revision string, elicit func(*mcp
 // waitRead waits until the client has read a message of method.
 func (p *peer) waitRead(t *testing.T, method string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		p.mu.Lock()
 		found := slices.Contains(p.read, method)
 		p.mu.Unlock()
@@ -272,7 +273,7 @@ func (p *peer) waitChange(t *testing.T) {
 	t.Helper()
 	select {
 	case <-p.changes:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Failsafe):
 		t.Fatal("no notifications/tools/list_changed")
 	}
 }
@@ -652,10 +653,11 @@ func TestImages(t *testing.T) {
 
 // An HTTP session no request uses for SessionTimeout is closed: its
 // requests then get the SDK's "session not found", and its client, with
-// its loaded groups, is forgotten.
+// its loaded groups, is forgotten. The timeout is 3 s: with 300 ms, a busy
+// machine could close the session between the test's own requests.
 func TestHTTPIdleSessionsClosed(t *testing.T) {
 	_, h, _ := newServer(t)
-	s := mcpserve.New(h, mcpserve.Options{SessionTimeout: 300 * time.Millisecond})
+	s := mcpserve.New(h, mcpserve.Options{SessionTimeout: 3 * time.Second})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
@@ -670,10 +672,10 @@ func TestHTTPIdleSessionsClosed(t *testing.T) {
 	if n := s.Clients(); n != 1 {
 		t.Fatalf("%d clients while the session is used, want 1", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Failsafe)
 	for s.Clients() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d clients 10 s after the session went idle, want 0", s.Clients())
+			t.Fatalf("%d clients %v after the session went idle, want 0", s.Clients(), testwait.Failsafe)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -744,7 +746,7 @@ func TestAnnotations(t *testing.T) {
 func TestBuiltinAnnotations(t *testing.T) {
 	h, err := host.New(context.Background(), host.Options{
 		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: "http://127.0.0.1:9", ModelName: "unused"},
-		Module:   module.Config{CacheDir: cacheDir},
+		Module:   module.Config{CacheDir: testcache.Module(cacheDir)},
 	})
 	if err != nil {
 		t.Fatal(err)

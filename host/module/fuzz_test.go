@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/toolroute/toolroute/registry/session"
@@ -24,10 +25,33 @@ func FuzzTurnEvent(f *testing.F) {
 		`{"type":"response","type":"start"}`, `{"status":1.5}`, `{"now":"yesterday"}`, `[]`, `"x"`, `null`, ``, `{`, "{\"error\":\"\xff\"}"} {
 		f.Add([]byte(s))
 	}
-	inst := loadedInstance(f, []byte(memCatalogue))
 	start := startEvent(f, nil)
 	ctx := context.Background()
+	// The instance is made at the first input, in the processes that fuzz:
+	// the coordinator runs this body too, but never an input, and compiling
+	// the module there took the seconds a short -fuzztime has.
+	var (
+		once sync.Once
+		inst *Instance
+	)
+	f.Cleanup(func() {
+		if inst != nil {
+			inst.Close(ctx)
+		}
+	})
 	f.Fuzz(func(t *testing.T, event []byte) {
+		once.Do(func() {
+			var err error
+			if inst, err = runtime(t).Instantiate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := inst.Load(ctx, []byte(memCatalogue)); err != nil || !rep.OK() {
+				t.Fatalf("load: %+v, %v", rep, err)
+			}
+		})
+		if inst == nil {
+			t.Fatal("no instance: see the first input's failure")
+		}
 		h := startTurn(t, inst, start)
 		defer inst.TurnFree(ctx, h)
 		_, err := inst.TurnEvent(ctx, h, event)

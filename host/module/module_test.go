@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -28,10 +29,13 @@ var (
 	sharedErr  error
 )
 
-// runtime compiles the embedded module once for the package's tests.
+// runtime compiles the embedded module once for the package's tests, or
+// takes it from the cache of testcache.Env (make fuzz's workers share it).
 func runtime(t testing.TB) *Runtime {
 	t.Helper()
-	sharedOnce.Do(func() { shared, sharedErr = New(context.Background(), Config{Stderr: os.Stderr}) })
+	sharedOnce.Do(func() {
+		shared, sharedErr = New(context.Background(), Config{Stderr: os.Stderr, CacheDir: testcache.Module("")})
+	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}

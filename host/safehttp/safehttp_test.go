@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 func TestBlocked(t *testing.T) {
@@ -193,7 +194,7 @@ func get(c *Client, raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", u.String(), nil)
 	resp, err := c.Do(req, rewritten)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // clock is a fake clock the test moves.
@@ -191,7 +192,7 @@ func TestLoop(t *testing.T) {
 		if !strings.HasPrefix(id, "task-soon-") {
 			t.Errorf("session %q", id)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Failsafe):
 		t.Fatal("the task did not run")
 	}
 	cancel()

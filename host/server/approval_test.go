@@ -19,6 +19,7 @@ import (
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/server"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // approver is a as a host.Approver, nil (not a nil pointer) when a is.
@@ -320,7 +321,7 @@ func TestServeApprovalClientGone(t *testing.T) {
 	s := startTurn(t, srv, "s", "Send a note")
 	id := calls(t, s.until("approval"))[0].ID
 	s.cancel()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Failsafe)
 	for {
 		resp := do(t, "GET", srv.URL+"/api/sessions/s/approvals", "")
 		resp.Body.Close()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -21,7 +22,7 @@ func TestServeAnswerBeforeApprove(t *testing.T) {
 	if _, ok := p.question("s"); ok {
 		t.Error("an answered question is still shown as pending")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	got, err := p.Approve(ctx, "s", calls)
 	want := []session.Approval{{ID: "a", Answer: session.AnswerOnce}, {ID: "b", Answer: session.AnswerDeny}}

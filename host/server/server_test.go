@@ -18,9 +18,10 @@ import (
 
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/server"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 var cacheDir string
@@ -58,7 +59,7 @@ func startApp(t *testing.T, dir string, model *fakemodel.Server, o server.Option
 		vars[env[i]] = env[i+1]
 	}
 	a, err := app.Open(context.Background(), app.Config{
-		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: cacheDir,
+		DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), CacheDir: testcache.App(cacheDir),
 		Model: "fake-model", Getenv: func(k string) string { return vars[k] }, Watch: -1, Stream: true,
 		Approver: approver(o.Approvals),
 	})
@@ -532,7 +533,7 @@ func TestServeCatalogueEvents(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/ui/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -626,7 +627,7 @@ func TestRenameAndDelete(t *testing.T) {
 	if last := st.rest(); last.Name != "done" {
 		t.Fatalf("the turn ended with %v", last)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Failsafe)
 	for {
 		status, v := send("DELETE", "/api/sessions/s", "")
 		if status == http.StatusNoContent {

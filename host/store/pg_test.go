@@ -253,6 +253,7 @@ func TestRedactConn(t *testing.T) {
 		{"a ? in the password", "postgres://u:p?ss@h/db?sslmode=disable", "postgres://u:xxxxx@h/db?sslmode=disable"},
 		{"an @ in the password", "postgres://u:p@ss@h/db", "postgres://u:xxxxx@h/db"},
 		{"a / in the password", "postgres://u:p/ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"a ? in the user, two @", "postgres://?:secret1@@", "postgres://?:xxxxx@"},
 		{"query", "postgres://u@h/db?sslmode=disable&password=pw&application_name=a@b", "postgres://u@h/db?sslmode=disable&password=xxxxx&application_name=a@b"},
 		{"query, an & in the password", "postgres://u@h/db?password=p&ss&sslmode=disable", "postgres://u@h/db?password=xxxxx&sslmode=disable"},
 		{"query, any case", "postgres://u@h/db?PassWord=pw", "postgres://u@h/db?PassWord=xxxxx"},

@@ -101,8 +101,11 @@ func redactURLRest(rest string, exact bool) string {
 			authority = rest[:i]
 		}
 		at = strings.LastIndex(authority, "@")
+		// A user name may hold a '?' as pgx reads an ambiguous URL
+		// (postgres://?:secret@@ gives the user "?" and the password
+		// "secret"), never a '/'.
 		if j := strings.LastIndex(rest, "@"); at < 0 && j >= 0 {
-			if user, _, ok := strings.Cut(rest[:j], ":"); ok && !strings.ContainsAny(user, "/?") {
+			if user, _, ok := strings.Cut(rest[:j], ":"); ok && !strings.Contains(user, "/") {
 				at = j
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -280,15 +281,16 @@ func TestIndexInBatches(t *testing.T) {
 	checkIntegrity(t, db)
 }
 
-// With no search, the indexer indexes what was appended within a few
-// seconds, and Close indexes what is left.
+// With no search, the indexer indexes what was appended at its next round
+// (indexEvery; the failsafe allows a busy machine), and Close indexes what
+// is left.
 func TestIndexWithoutSearch(t *testing.T) {
 	db := openTest(t)
 	ctx := t.Context()
 	must(t, db.Append(ctx, "s", userMessage("delta")))
-	for deadline := time.Now().Add(5 * indexEvery); pendingCount(t, db) > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); pendingCount(t, db) > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d messages still pending after %v", pendingCount(t, db), 5*indexEvery)
+			t.Fatalf("%d messages still pending after %v", pendingCount(t, db), testwait.Failsafe)
 		}
 	}
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -42,7 +43,7 @@ func waitQueued(t *testing.T, db *DB, n int) {
 		defer lite(db).qmu.Unlock()
 		return len(lite(db).pending)
 	}
-	for deadline := time.Now().Add(10 * time.Second); queued() < n; {
+	for deadline := time.Now().Add(testwait.Failsafe); queued() < n; {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d writes queued, want %d", queued(), n)
 		}

@@ -16,7 +16,7 @@ import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync, readFileSync
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch, WAIT_MS } from "../test/browser-harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
@@ -106,7 +106,7 @@ before(async () => {
   work = mkdtempSync(join(tmpdir(), "toolroute-e2e-"));
   bin = join(work, "toolroute");
   execFileSync("go", ["build", "-o", bin, "./host/cmd/toolroute"], { cwd: repo, stdio: "inherit" });
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+  browser = await launch();
 });
 
 after(async () => {
@@ -125,7 +125,7 @@ async function open(url, shots) {
   page.on("response", (r) => lines.push("response: " + r.request().method() + " " + r.url() + " " + r.status()));
   await page.goto(url);
   const log = page.locator("#log");
-  const see = (text) => log.getByText(text).first().waitFor({ timeout: 30000 }).catch(async (e) => {
+  const see = (text) => log.getByText(text).first().waitFor({ timeout: WAIT_MS }).catch(async (e) => {
     await page.screenshot({ path: join(output, shots + "-failed.png"), fullPage: true });
     throw new Error(e.message + "\npage log:\n" + (await log.innerText()) + "\nconsole:\n" + lines.join("\n"));
   });
@@ -254,7 +254,7 @@ test("serve --open: the browser signs in through a file, the token on no command
   const recorder = join(work, "record-browser");
   writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`, { mode: 0o755 });
   const { url, token, requests } = await setup("open", [], ["--minimal-page", "--open"], {}, { env: { BROWSER: recorder } });
-  for (let i = 0; i < 500 && !existsSync(argsFile); i++) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + WAIT_MS; Date.now() < end && !existsSync(argsFile);) await new Promise((r) => setTimeout(r, 20));
   const argv = readFileSync(argsFile, "utf8").trim();
   assert.match(argv, /^file:\/\/\/.*sign-in-[^/]*\.html$/, "the browser is given one file");
   assert.ok(!argv.includes(token) && !argv.includes("login="), "no token or code on the browser's command line: " + argv);
@@ -269,6 +269,7 @@ test("serve --open: the browser signs in through a file, the token on no command
   assert.equal(health, 200, "the page's API calls carry the cookie");
   // The file's link is used up: opened again, it signs nobody in.
   const other = await browser.newContext();
+  other.setDefaultTimeout(WAIT_MS);
   const second = await other.newPage();
   await second.goto(argv);
   await second.waitForLoadState("load");
@@ -338,7 +339,7 @@ test("make run: the browser UI on the demo model answers every welcome prompt, i
   const serve = await startServe(["--ui", dist, "--provider", "demo"], env);
   cleanups.push(() => serve.proc.kill());
   const { page, log, see } = await open(serve.open, "run");
-  await page.locator("#welcome .prompts button").first().waitFor({ timeout: 30000 });
+  await page.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
   const prompts = await page.locator("#welcome .prompts button > span:first-child").allInnerTexts();
   assert.ok(prompts.length >= 4, "a new chat offers prompts: " + prompts);
   const expected = {
@@ -355,7 +356,7 @@ test("make run: the browser UI on the demo model answers every welcome prompt, i
     }
     await page.getByRole("button", { name: prompt }).click();
     if (prompt.startsWith("Make me a tool")) {
-      await page.locator(".approval").waitFor({ timeout: 30000 });
+      await page.locator(".approval").waitFor({ timeout: WAIT_MS });
       await page.getByRole("button", { name: "Allow once" }).click();
     }
     await see("To talk to a real model");
@@ -378,13 +379,13 @@ test("the browser UI: a tool added on the server is offered on the next call, wi
     { text: "Greeted." },
   ], ["--ui", dist], {}, { watch: true });
   const { page, see, send } = await open(withToken, "live");
-  await page.locator("#welcome").waitFor({ timeout: 30000 });
+  await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
   const tools = join(home, "config", "toolroute", "tools");
   mkdirSync(tools, { recursive: true });
   writeFileSync(join(tools, "greet.js"), "function execute(p) { return 'Hello, ' + p.name + '!'; }\n");
   writeFileSync(join(tools, "greet.json"), JSON.stringify({ name: "greet", description: "Greet someone", parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }));
   // The catalogue panel lists it once the page has the new catalogue.
-  await page.waitForFunction(() => document.getElementById("active-tools")?.textContent.includes("greet"), null, { timeout: 30000 });
+  await page.waitForFunction(() => document.getElementById("active-tools")?.textContent.includes("greet"), null, { timeout: WAIT_MS });
   await send("Greet Ada");
   await see("Greeted.");
   assert.ok(toolNames(requests[0]).includes("greet"), "the first call after the change offers the new tool");
@@ -405,7 +406,7 @@ test("the browser UI: js_eval asks for the Google account, and the grant reaches
   const { page, see, send } = await open(withToken, "grant");
   await send("Which Google account am I?");
   const card = page.locator(".approval");
-  await card.waitFor({ timeout: 30000 });
+  await card.waitFor({ timeout: WAIT_MS });
   assert.match(await card.innerText(), /It asks to read your secrets:/);
   const box = card.getByRole("checkbox", { name: "your Google account" });
   assert.equal(await box.isChecked(), true, "a secret asked for is ticked");

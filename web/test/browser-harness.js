@@ -9,11 +9,13 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { childrenCpuMs, WAIT_MS } from "./busy.js";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 export const outDir = path.join(here, "..", "e2e", "output");
 export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 export const noChromium = !existsSync(chromiumPath) && "no Chromium at " + chromiumPath;
+export { WAIT_MS } from "./busy.js";
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
@@ -26,12 +28,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 //   ["tool", {args}]            a tool call
 //   {stream: [...], gap: ms}    a reply streamed chunk by chunk, gap apart
 //   {status, message}           an HTTP error with an OpenAI error body
+//   a function                  one of these, made when the call comes
 // The Nth call's usage is 1000·N tokens in (900 cached after the first)
 // and 10·N out.
 // tools maps a server tool's name to its answer ({status, output, images}).
-export async function fakeServe({ dist, catalogue, script, tools = {} }) {
+// With cpu, cpus holds the CPU time in ms that this process's children (the
+// browser's processes) had used when each model call came (busy.js).
+export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false }) {
   const requests = [];
   const times = []; // when each model call came, Date.now()
+  const cpus = [];
   let n = 0;
   const srv = createServer(async (req, res) => {
     let body = "";
@@ -49,7 +55,9 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
     if (u === "/api/model") {
       requests.push(JSON.parse(body));
       times.push(Date.now());
-      const r = script[n++];
+      if (cpu) cpus.push(childrenCpuMs());
+      let r = script[n++];
+      if (typeof r === "function") r = r();
       if (r === undefined) return json({ error: { message: "the script has no more replies" } }, 500);
       if (r.status) return json({ error: { message: r.message, type: "invalid_request_error" } }, r.status);
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -87,12 +95,23 @@ export async function fakeServe({ dist, catalogue, script, tools = {} }) {
     }
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${srv.address().port}/ui/`, requests, times, served: () => n, close: () => new Promise((r) => srv.close(r)) };
+  return { url: `http://127.0.0.1:${srv.address().port}/ui/`, requests, times, cpus, served: () => n, close: () => new Promise((r) => srv.close(r)) };
 }
 
+// launch starts Chromium, waiting up to WAIT_MS for it (Playwright's 30 s
+// default is a busy machine's); the pages it opens (browser.newPage) wait
+// up to WAIT_MS by default, for an action, a locator and a navigation
+// alike.
 export async function launch() {
   await mkdir(outDir, { recursive: true });
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"], timeout: WAIT_MS });
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.setDefaultTimeout(WAIT_MS);
+    return page;
+  };
+  return browser;
 }
 
 // watch keeps what a page logs, for a failure's message.

@@ -45,6 +45,12 @@ export function runnerOptions(c, serverURL) {
   };
 }
 
+// FAILSAFE_MS is the timeout of a case that gives none, which is not about
+// time: a busy machine does not reach it while the host is right (one with
+// a load of 30 on 2 cores ran past the 10 s it was), and a call that went
+// wrong still ends.
+export const FAILSAFE_MS = 120_000;
+
 // calls are the calls a case makes: {tool, sourceRef, source, function,
 // params, env, timeoutMs}, repeated as it says.
 export function calls(c, source, serverURL) {
@@ -52,7 +58,7 @@ export function calls(c, source, serverURL) {
     tool: "case_tool", sourceRef: "tool.js", source, function: c.function,
     params: withServer(c.params, serverURL), env: c.env,
     google: (c.required_permissions ?? []).includes("google"),
-    timeoutMs: (c.timeout_seconds > 0 ? c.timeout_seconds : 10) * 1000,
+    timeoutMs: c.timeout_seconds > 0 ? c.timeout_seconds * 1000 : FAILSAFE_MS,
   };
   return Array.from({ length: Math.max(1, c.repeat ?? 0) }, () => call);
 }

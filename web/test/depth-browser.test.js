@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { launch, noChromium } from "./browser-harness.js";
+import { launch, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const root = path.dirname(web);
@@ -65,7 +65,7 @@ const problems = (lines) => {
   return lines.filter((l) => l.problem !== null);
 };
 
-test("deep JSON to every export in a Chromium worker: each answered with its error, and the instance keeps its session", { skip: noChromium, timeout: 120000 }, async () => {
+test("deep JSON to every export in a Chromium worker: each answered with its error, and the instance keeps its session", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   const lines = await page.evaluate(() => new Promise((resolve, reject) => {
     const w = new Worker("/worker.js", { type: "module" });
     w.onmessage = (e) => resolve(e.data);
@@ -75,7 +75,7 @@ test("deep JSON to every export in a Chromium worker: each answered with its err
   assert.deepEqual(problems(lines), []);
 });
 
-test("deep JSON to every export on a Chromium page: each answered with its error, and the instance keeps its session", { skip: noChromium, timeout: 120000 }, async () => {
+test("deep JSON to every export on a Chromium page: each answered with its error, and the instance keeps its session", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   const lines = await page.evaluate(async () => (await import("/replay.js")).replay());
   assert.deepEqual(problems(lines), []);
 });

@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { WAIT_MS } from "./browser-harness.js";
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -25,7 +26,7 @@ async function listen(handler) {
   return { srv, port: srv.address().port };
 }
 
-test("in the browser, a request the browser fails says what may have stopped it (CORS, or nothing there), not only 'Failed to fetch'", { skip: noChromium, timeout: 60000 }, async () => {
+test("in the browser, a request the browser fails says what may have stopped it (CORS, or nothing there), not only 'Failed to fetch'", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   const fetchJS = await readFile(path.join(web, "jsrun", "fetch.js"), "utf8");
   // The page: an empty document and fetch.js, as the UI's worker loads it.
   const page = await listen((req, res) => {
@@ -40,24 +41,25 @@ test("in the browser, a request the browser fails says what may have stopped it 
     res.writeHead(200, { "content-type": "text/plain" }).end("for this site only");
   });
   const browser = await chromium.launch({
-    executablePath: chromiumPath, headless: true,
+    executablePath: chromiumPath, headless: true, timeout: WAIT_MS,
     args: ["--no-sandbox", "--host-resolver-rules=MAP pages.test 127.0.0.1, MAP nothing.test ~NOTFOUND"],
   });
   try {
     const tab = await browser.newPage();
+    tab.setDefaultTimeout(WAIT_MS);
     await tab.goto(`http://127.0.0.1:${page.port}/`);
-    const results = await tab.evaluate(async (base) => {
+    const results = await tab.evaluate(async ([base, waitMs]) => {
       const { hostFetch } = await import("/fetch.js");
       const run = async (url, method = "GET") => {
         try {
           const options = JSON.stringify({ method, headers: { "User-Agent": "toolroute webfetch" } });
-          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: 10000 })).body;
+          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs })).body;
         } catch (e) {
           return "error: " + e.message;
         }
       };
       return [await run(base + "/open"), await run(base + "/closed"), await run(base + "/closed", "DELETE"), await run("http://nothing.test/")];
-    }, `http://pages.test:${site.port}`);
+    }, [`http://pages.test:${site.port}`, WAIT_MS]); // the page has no WAIT_MS of its own
     assert.equal(results[0], "open to all");
     const failed = (url) => `error: fetch: ${url} failed: the browser could not read it (Failed to fetch): the site may not let pages of other sites read it (CORS), ` +
       "or it may be down, the name wrong or the network blocked. In the browser only sites that allow other sites' pages can be read; " +
@@ -83,7 +85,7 @@ test("in the browser, a request the browser fails says what may have stopped it 
 // request CORS stopped must not be asked again in a mode that follows).
 // Every bridge that sends a tool's request is tried: fetch (and webfetch
 // over it), the pdf tools' fetchBytes, downloadToFile and uploadMultipart.
-test("in the browser, a redirect is not followed: a site redirecting to a loopback service reaches nothing there, through every bridge", { skip: noChromium, timeout: 60000 }, async () => {
+test("in the browser, a redirect is not followed: a site redirecting to a loopback service reaches nothing there, through every bridge", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   const jsrun = path.join(web, "jsrun");
   const page = await listen(async (req, res) => {
     const m = req.url.match(/^\/jsrun\/(\w+\.js)$/);
@@ -105,17 +107,18 @@ test("in the browser, a redirect is not followed: a site redirecting to a loopba
     res.writeHead(req.method === "POST" ? 307 : 302, { ...cors, location: `http://127.0.0.1:${loopback.port}/secret${req.url}` }).end();
   });
   const browser = await chromium.launch({
-    executablePath: chromiumPath, headless: true,
+    executablePath: chromiumPath, headless: true, timeout: WAIT_MS,
     args: ["--no-sandbox", "--host-resolver-rules=MAP pages.test 127.0.0.1"],
   });
   try {
     const tab = await browser.newPage();
+    tab.setDefaultTimeout(WAIT_MS);
     await tab.goto(`http://127.0.0.1:${page.port}/`);
-    const results = await tab.evaluate(async (base) => {
+    const results = await tab.evaluate(async ([base, waitMs]) => {
       const { hostFetch, fetchBytes } = await import("/jsrun/fetch.js");
       const { download, upload } = await import("/jsrun/transfer.js");
       const { Sandbox, MemoryStore } = await import("/jsrun/sandbox.js");
-      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: 10000 };
+      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs };
       const store = new MemoryStore({ "note.txt": "a file to upload" });
       const sandbox = new Sandbox(store);
       const out = {};
@@ -138,7 +141,7 @@ test("in the browser, a redirect is not followed: a site redirecting to a loopba
         out[kind + " uploadMultipart"] = u.error === null ? "answered " + u.body : "error: " + u.error;
       }
       return out;
-    }, `http://pages.test:${site.port}`);
+    }, [`http://pages.test:${site.port}`, WAIT_MS]); // the page has no WAIT_MS of its own
     const open = (bridge, p) => `error: ${bridge}: http://pages.test:${site.port}/open/${p} failed: it redirects, and a browser hides from the page where to, so the page does not follow it (it could lead to a private address): fetch the final address directly, or use the Go program (toolroute serve) or the edge worker, which check every redirect`;
     for (const [bridge, p] of [["fetch", "page"], ["fetchBytes", "page"], ["downloadToFile", "page"], ["uploadMultipart", "upload"]]) {
       assert.equal(results["open " + bridge], open(bridge === "fetchBytes" ? "fetch" : bridge, p), bridge);

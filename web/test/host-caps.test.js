@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, MemoryStore, MAX_RESPONSE_BODY } from "../host/host.js";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
@@ -38,7 +39,7 @@ async function turn(fetch, stream) {
 }
 
 for (const stream of [false, true]) {
-  test(`an endless ${stream ? "streamed" : "whole"} reply ends the turn at the cap, the host reading no more`, { timeout: 120000 }, async () => {
+  test(`an endless ${stream ? "streamed" : "whole"} reply ends the turn at the cap, the host reading no more`, { timeout: 5 * WAIT_MS }, async () => {
     const delta = (text) => "data: " + JSON.stringify({ choices: [{ index: 0, delta: { role: "assistant", content: text } }] }) + "\n\n";
     const { fetch, sent } = stream
       ? endless("text/event-stream", delta("Hello"), delta("x".repeat(1 << 16)))

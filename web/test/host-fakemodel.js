@@ -13,7 +13,9 @@ import http from "node:http";
 export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 
 // Replies: {text}, {calls: [{name, args}]}, {status, errorBody, retryAfter};
-// any of them with wait, a promise the answer waits for.
+// any of them with wait, a promise the answer waits for; or a function that
+// gives one when its request comes (a reply holding a time counted from
+// then), as host/internal/fakemodel's Reply.Make.
 export const text = (t) => ({ text: t });
 export const toolCall = (name, args) => ({ calls: [{ name, args }] });
 export const error = (status, errorBody, retryAfter) => ({ status, errorBody, retryAfter });
@@ -201,6 +203,7 @@ export async function startFakeModel(format, ...replies) {
       if (!refused) {
         reply = calls < script.length ? script[calls] : null;
         calls++;
+        if (typeof reply === "function") reply = reply();
         if (reply && format === "responses") reply = shaped(shape(json), reply);
       }
       const id = "r" + calls;

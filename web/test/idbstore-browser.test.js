@@ -4,17 +4,15 @@
 // renamed and deleted. Skipped when there is no Chromium (set CHROMIUM).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launch, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-test("IDBStore: old empty sessions dropped; stored with the first message, titled, renamed, deleted", { skip: !existsSync(chromiumPath) && "no Chromium at " + chromiumPath, timeout: 60000 }, async () => {
+test("IDBStore: old empty sessions dropped; stored with the first message, titled, renamed, deleted", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   // web/ui and web/host as ES modules, and an empty page to import them.
   const srv = createServer(async (req, res) => {
     if (req.url === "/") return res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>idb</title>");
@@ -26,7 +24,7 @@ test("IDBStore: old empty sessions dropped; stored with the first message, title
     }
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+  const browser = await launch();
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${srv.address().port}/`);

@@ -1,15 +1,19 @@
 // inThread runs web/jsrun's Runner in a thread of its own, so that a test
 // of a call that might never end can end: the thread is terminated.
 import { Worker } from "node:worker_threads";
+import { cpuPast } from "./busy.js";
 
 // THREAD_WAIT_MS is how long inThread lets a call run before it gives up on
-// it (terminating its thread).
-export const THREAD_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 6000;
+// it (terminating its thread): a failsafe, far past what a call that stops
+// at its timeout takes on a busy machine.
+export const THREAD_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 60000;
 
 // inThread runs Runner calls one after another in a thread of its own, so
 // that a call that does not end can be stopped: it gives each call's {ms,
-// res}, and null for the first one still running THREAD_WAIT_MS after it
-// started and those after it.
+// res, cpuPastMs}, and null for the first one still running THREAD_WAIT_MS
+// after it started and those after it. cpuPastMs is the CPU time the
+// process used from the call's timeoutMs after its start to its end (0 if
+// it ended before): what a call that runs past its deadline burns.
 export async function inThread(calls) {
   const worker = new Worker(`
     const { parentPort, workerData } = require("node:worker_threads");
@@ -52,10 +56,12 @@ export async function inThread(calls) {
   const out = calls.map(() => null);
   try {
     for (let i = 0; i < calls.length; i++) {
-      await next(60000); // started: the thread's QuickJS compiles first
+      await next(2 * THREAD_WAIT_MS); // started: the thread's QuickJS compiles first
+      const past = cpuPast(calls[i].timeoutMs ?? THREAD_WAIT_MS);
       const m = await next(THREAD_WAIT_MS);
+      const cpuPastMs = past();
       if (!m) break;
-      out[i] = m;
+      out[i] = { ...m, cpuPastMs };
     }
   } finally {
     await worker.terminate();

@@ -17,6 +17,8 @@ import { Runner, MemoryStore as FileStore } from "../jsrun/runner.js";
 import { patchQuickJS, sleb128 } from "../jsrun/patch.js";
 import { startFakeModel, text } from "./host-fakemodel.js";
 import { inThread, THREAD_WAIT_MS } from "./in-thread.js";
+import { cpuMs, cpuPast, PROMPT_MS } from "./busy.js";
+import { FAILSAFE_MS } from "./conformance-case.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
@@ -196,9 +198,10 @@ async function hangingServer() {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   s.url = `http://127.0.0.1:${server.address().port}/`;
-  // allClosed waits (up to 1 s) until every request's connection is closed.
+  // allClosed waits (up to PROMPT_MS) until every request's connection is
+  // closed.
   s.allClosed = async () => {
-    for (let i = 0; i < 100 && s.closed < s.seen; i++) await sleep(10);
+    for (const end = Date.now() + PROMPT_MS; Date.now() < end && s.closed < s.seen;) await sleep(10);
     return s.closed === s.seen;
   };
   s.close = () => {
@@ -221,9 +224,9 @@ test("Runner.call: an aborted signal stops a fetch waiting forever, and the fetc
       abortedAt = Date.now();
       ctl.abort();
     });
-    const res = await r.call({ tool: "hang", source, function: "execute", params: { url: srv.url }, timeoutMs: 30000, signal: ctl.signal });
+    const res = await r.call({ tool: "hang", source, function: "execute", params: { url: srv.url }, timeoutMs: FAILSAFE_MS, signal: ctl.signal });
     assert.deepEqual(res, canceled("hang"));
-    assert.ok(Date.now() - abortedAt < 1000, `ended ${Date.now() - abortedAt} ms after the abort`);
+    assert.ok(Date.now() - abortedAt < PROMPT_MS, `ended ${Date.now() - abortedAt} ms after the abort`);
     assert.equal(srv.seen, 1);
     assert.ok(await srv.allClosed(), "the host's fetch was not aborted");
   } finally {
@@ -241,9 +244,9 @@ test("Runner.call: an aborted signal stops a google call waiting forever and tel
     setTimeout(() => { t = Date.now(); ctl.abort(); }, 100);
     return new Promise(() => {});
   }, accountEmail: async () => "" } });
-  const res = await r.call({ tool: "g", source: "async function execute() { return await google.getAccessToken(); }", function: "execute", google: true, timeoutMs: 30000, signal: ctl.signal });
+  const res = await r.call({ tool: "g", source: "async function execute() { return await google.getAccessToken(); }", function: "execute", google: true, timeoutMs: FAILSAFE_MS, signal: ctl.signal });
   assert.deepEqual(res, canceled("g"));
-  assert.ok(Date.now() - t < 1000, `ended ${Date.now() - t} ms after the abort`);
+  assert.ok(Date.now() - t < PROMPT_MS, `ended ${Date.now() - t} ms after the abort`);
   assert.equal(got.aborted, true);
 });
 
@@ -257,25 +260,28 @@ test("Runner.call: a signal aborted before the call runs nothing", async () => {
 
 test("Runner.call: an abort seen by the interrupt handler stops an endless loop at once", async () => {
   // The abort comes from host code the tool calls (lib), so it is delivered
-  // while QuickJS runs: the interrupt handler then stops the loop.
+  // while QuickJS runs: the interrupt handler then stops the loop. The
+  // whole call, QuickJS's start included (about 0.3 s), uses under a second
+  // of CPU time.
   const ctl = new AbortController();
   const r = new Runner({ libraries: [(name) => (ctl.abort(), `// ${name}`)] });
-  const t = Date.now();
-  const res = await r.call({ tool: "spin", source: "function execute() { lib('x'); for (;;) {} }", function: "execute", timeoutMs: 10000, signal: ctl.signal });
+  const cpu = cpuMs();
+  const res = await r.call({ tool: "spin", source: "function execute() { lib('x'); for (;;) {} }", function: "execute", timeoutMs: FAILSAFE_MS, signal: ctl.signal });
   assert.deepEqual(res, canceled("spin"));
-  assert.ok(Date.now() - t < 500, `ended after ${Date.now() - t} ms`);
+  assert.ok(cpuMs() - cpu < 1000, `ended after ${cpuMs() - cpu} ms of CPU time`);
 });
 
 // In Node the call runs in a worker thread (threads.js): the caller's
 // timers run while the loop does, and the cancel reaches it at once. (On a
 // browser's worker thread QuickJS holds the thread: the UI restarts its
 // worker for Stop.)
-test("Runner.call: an abort from a timer stops a synchronous endless loop within 1 s", async () => {
+test("Runner.call: an abort from a timer stops a synchronous endless loop within 1 s of CPU time", async () => {
   const ctl = new AbortController();
   setTimeout(() => ctl.abort(), 100);
-  const t = Date.now();
-  const res = await new Runner().call({ tool: "spin", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: 2000, signal: ctl.signal });
-  assert.ok(Date.now() - t < 1100, `ended after ${Date.now() - t} ms: ${res.error_type}`);
+  const past = cpuPast(100);
+  const res = await new Runner().call({ tool: "spin", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: FAILSAFE_MS, signal: ctl.signal });
+  const used = past();
+  assert.ok(used < 1000, `ended after ${used} ms of CPU time past the abort: ${res.error_type}`);
   assert.deepEqual(res, canceled("spin"));
 });
 
@@ -288,7 +294,7 @@ test("aborting send() stops its JS tool waiting forever, which reports canceled"
     const h = await createHost({
       module: factory, now: clock,
       catalogue: { manifests: [{ file: "hang.json", source: "user/hang.js",
-        text: JSON.stringify({ name: "hang", description: "Waits", parameters: { properties: { url: { type: "string" } } } }) }] },
+        text: JSON.stringify({ name: "hang", description: "Waits", parameters: { properties: { url: { type: "string" } } }, timeoutSeconds: FAILSAFE_MS / 1000 }) }] },
       sources: { "user/hang.js": "async function execute(p) { for (;;) await fetch(p.url); }" },
       provider: { format: "openai", baseURL: model.baseURL, model: "m" },
       runJS: (c) => (ended = runner.call(c).then((res) => ({ res, at: Date.now() }))),
@@ -307,7 +313,7 @@ test("aborting send() stops its JS tool waiting forever, which reports canceled"
     }, { name: "AbortError" });
     const { res, at } = await ended;
     assert.deepEqual(res, canceled("hang"));
-    assert.ok(at - abortedAt < 1000, `the tool ended ${at - abortedAt} ms after the abort`);
+    assert.ok(at - abortedAt < PROMPT_MS, `the tool ended ${at - abortedAt} ms after the abort`);
     assert.ok(await srv.allClosed(), "the tool's fetch was not aborted");
   } finally {
     await model.close();
@@ -380,9 +386,9 @@ test("Runner refuses a QuickJS module that polls every 10,000 operations", async
 
 const bigArray = "const a = []; for (let i = 0; i < 200000; i++) a.push({i});";
 
-test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s timeout", { timeout: 2 * THREAD_WAIT_MS + 60000 }, async (t) => {
+test("a JSON.stringify loop over 200,000 objects stops within 1 s of CPU time past its 2 s timeout", { timeout: 5 * THREAD_WAIT_MS + 60000 }, async (t) => {
   const [one, loop] = await inThread([
-    { tool: "one", function: "execute", timeoutMs: 60000,
+    { tool: "one", function: "execute", timeoutMs: FAILSAFE_MS,
       source: `function execute() { ${bigArray} const t = Date.now(); const n = JSON.stringify(a).length; return [Date.now() - t, n].join(' '); }` },
     { tool: "big", function: "execute", timeoutMs: 2000,
       source: `function execute() { ${bigArray} let n = 0; for (;;) n += JSON.stringify(a).length; }` },
@@ -390,20 +396,20 @@ test("a JSON.stringify loop over 200,000 objects stops within 1 s of its 2 s tim
   const [oneMs, len] = String(one?.res.output).split(" ");
   t.diagnostic(`one JSON.stringify of 200,000 objects (${len} characters): ${oneMs} ms`);
   assert.ok(loop, `the loop was still running ${THREAD_WAIT_MS} ms after it started (timeout 2 s); stopped by terminating its thread`);
-  t.diagnostic(`the loop ended after ${loop.ms} ms: ${loop.res.error_type}: ${loop.res.message}`);
+  t.diagnostic(`the loop ended after ${loop.ms} ms, ${loop.cpuPastMs} ms of CPU time past its timeout: ${loop.res.error_type}: ${loop.res.message}`);
   assert.deepEqual(loop.res, { status: "error", error_type: "timeout", message: "JS tool 'big' execution timed out after 2s", logs: [] });
-  assert.ok(loop.ms < 3000, `the loop ended ${loop.ms - 2000} ms past its timeout`);
+  assert.ok(loop.cpuPastMs < 1000, `the loop used ${loop.cpuPastMs} ms of CPU time past its timeout`);
 });
 
 // Regular expressions poll every 1,000 steps of their own (patched from
 // 10,000, see jsrun/patch.js): even steps comparing a back-reference of
 // millions of characters then stop well within 1 s of the deadline.
-test("a back-reference regex backtracking over 4,000,000 characters stops within 1 s of its 1 s timeout", { timeout: THREAD_WAIT_MS + 60000 }, async (t) => {
+test("a back-reference regex backtracking over 4,000,000 characters stops within 1 s of CPU time past its 1 s timeout", { timeout: 3 * THREAD_WAIT_MS + 60000 }, async (t) => {
   const [re] = await inThread([
     { tool: "re", function: "execute", timeoutMs: 1000, source: "function execute() { return /(a*)\\1c/.test('a'.repeat(4e6)); }" },
   ]);
   assert.ok(re, `the regex was still running ${THREAD_WAIT_MS} ms after it started (timeout 1 s); stopped by terminating its thread`);
-  t.diagnostic(`the regex ended after ${re.ms} ms: ${re.res.error_type}`);
+  t.diagnostic(`the regex ended after ${re.ms} ms, ${re.cpuPastMs} ms of CPU time past its timeout: ${re.res.error_type}`);
   assert.equal(re.res.error_type, "timeout");
-  assert.ok(re.ms < 2000, `the regex ended ${re.ms - 1000} ms past its timeout`);
+  assert.ok(re.cpuPastMs < 1000, `the regex used ${re.cpuPastMs} ms of CPU time past its timeout`);
 });

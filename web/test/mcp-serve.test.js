@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let dir, binary;
@@ -61,7 +62,7 @@ async function connect(home, { elicit, negotiation } = {}) {
   await client.connect(transport);
   const nextChange = () =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no notifications/tools/list_changed")), 30000);
+      const timer = setTimeout(() => reject(new Error("no notifications/tools/list_changed")), WAIT_MS);
       changed = () => {
         clearTimeout(timer);
         changed = undefined;

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const everything = path.join(root, "testdata/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -17,12 +18,12 @@ export async function startEverything(port) {
   proc.stdout.on("data", (d) => (output += d));
   proc.stderr.on("data", (d) => (output += d));
   const exited = new Promise((resolve) => proc.on("exit", resolve));
-  for (let i = 0; ; i++) {
+  for (const end = Date.now() + WAIT_MS; ;) {
     try {
       await fetch(`http://127.0.0.1:${port}/mcp`, { method: "GET" });
       break;
     } catch {
-      if (i > 200 || proc.exitCode !== null) throw new Error(`server-everything did not start:\n${output}`);
+      if (Date.now() > end || proc.exitCode !== null) throw new Error(`server-everything did not start:\n${output}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

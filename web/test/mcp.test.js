@@ -14,6 +14,7 @@ import { freePort } from "../worker/workerd.js";
 import { startEverything } from "./mcp-servers.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 import { startFakeModel, toolCall, text } from "./host-fakemodel.js";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.join(web, "..");
 const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
@@ -135,7 +136,7 @@ test("an MCP server that goes away: its calls fail as unavailable while other to
 
   server = await startEverything(port);
   let d;
-  for (let i = 0; i < 100; i++) {
+  for (const end = Date.now() + WAIT_MS; Date.now() < end;) {
     d = (await ask(core, { type: "describe", session: "s2" })).result;
     if (d.mcp[0].status === "ready") break;
     await new Promise((res) => setTimeout(res, 100));

@@ -15,10 +15,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { chromium } from "playwright-core";
 import { freePort, startWorkerd } from "../worker/workerd.js";
 import { COMPATIBILITY_DATE } from "../worker/build.mjs";
-import { chromiumPath, noChromium } from "./browser-harness.js";
+import { launch, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const run = promisify(execFile);
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -244,7 +243,7 @@ const example :Workerd.Worker = (
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 
-test("the browser page, bundled with esbuild, answers in Chromium", { skip: noChromium }, async () => {
+test("the browser page, bundled with esbuild, answers in Chromium", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   const dir = path.join(app, "browser");
   await build({
     absWorkingDir: dir, entryPoints: ["main.js"], outfile: path.join(dir, "app.js"), bundle: true, format: "esm",
@@ -259,15 +258,15 @@ test("the browser page, bundled with esbuild, answers in Chromium", { skip: noCh
     res.end(await readFile(file));
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] });
+  const browser = await launch();
   try {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(`http://127.0.0.1:${srv.address().port}/`);
     // The button is enabled once the host is made (the page's top-level await).
-    await page.click("button", { timeout: 30_000 });
-    await page.waitForFunction(() => /\[demo model\]|failed:/.test(document.getElementById("log")?.textContent ?? ""), null, { timeout: 30_000 }).catch(() => {});
+    await page.click("button");
+    await page.waitForFunction(() => /\[demo model\]|failed:/.test(document.getElementById("log")?.textContent ?? ""), null, { timeout: WAIT_MS }).catch(() => {});
     const log = await page.textContent("#log");
     assert.match(log, /^> What is the weather forecast\?\nloaded group weather\n\[demo model\] get_forecast answered: Sunny, 24 °C\./, `${log}\n${errors.join("\n")}`);
   } finally {

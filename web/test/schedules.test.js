@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { parseAt, parseCron, nextRun, stamp, Tasks, TaskTimer } from "../host/schedules.js";
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
+import { WAIT_MS } from "./busy.js";
 
 const NOW = new Date("2026-11-26T23:30:00Z");
 
@@ -175,7 +176,7 @@ test("scenario 4 in the browser: a task scheduled for tomorrow runs while the pa
   await timers.advance(Date.parse("2026-11-27T07:59:59Z"));
   assert.equal(model.requests.length, 3, "nothing ran before its time");
   await timers.advance(Date.parse("2026-11-27T08:00:05Z"));
-  for (let i = 0; i < 100 && (await store.session("task-morning_news-20261127-080005"))?.title !== "Scheduled task: morning_news"; i++) await new Promise((r) => setTimeout(r, 50));
+  for (const end = Date.now() + WAIT_MS; Date.now() < end && (await store.session("task-morning_news-20261127-080005"))?.title !== "Scheduled task: morning_news";) await new Promise((r) => setTimeout(r, 50));
   const run = await store.messages("task-morning_news-20261127-080005");
   assert.equal(run[0].content, "Summarise the news for me.");
   const refused = run.find((m) => m.type === "tool_result" && m.tool_name === "delete_scheduled_task");

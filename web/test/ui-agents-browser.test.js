@@ -10,7 +10,7 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { buildUI } from "../build.mjs";
-import { fakeServe, launch, watch, axe, shot, noChromium } from "./browser-harness.js";
+import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const dist = path.join(tmpdir(), "toolroute-ui-agents-" + process.pid);
 const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
@@ -22,7 +22,7 @@ const CAT = {
   libraries: {},
 };
 
-test("the chat page: create_agent runs a new agent nested, and the picker starts a new chat with it", { skip: noChromium, timeout: 180000 }, async () => {
+test("the chat page: create_agent runs a new agent nested, and the picker starts a new chat with it", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   await buildUI({ out: dist });
   const serve = await fakeServe({
     dist, catalogue: CAT,
@@ -41,18 +41,18 @@ test("the chat page: create_agent runs a new agent nested, and the picker starts
     const input = page.getByRole("textbox", { name: "Message" });
     const log = page.locator("#log");
     const picker = page.getByRole("combobox", { name: "The agent of the next new chat" });
-    await page.locator("#welcome").waitFor({ timeout: 20000 });
+    await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
     assert.equal(await picker.isVisible(), false, "no agents, no picker");
 
     await input.fill("Ask a helper agent to say hi.");
     await input.press("Enter");
     // create_agent stores the agent the model wrote: it asks first.
     const approval = page.locator(".approval").filter({ hasText: "create_agent" });
-    await approval.getByRole("button", { name: "Allow once" }).click({ timeout: 30000 });
-    await log.getByText("helper said hi.").waitFor({ timeout: 30000 });
+    await approval.getByRole("button", { name: "Allow once" }).click({ timeout: WAIT_MS });
+    await log.getByText("helper said hi.").waitFor({ timeout: WAIT_MS });
     const card = page.locator(".card.tool").filter({ has: page.locator(".name", { hasText: "create_agent" }) });
     assert.equal(await card.locator(".state").innerText(), "done");
-    await picker.waitFor({ state: "visible", timeout: 10000 });
+    await picker.waitFor({ state: "visible", timeout: WAIT_MS });
     assert.deepEqual(await picker.locator("option").allInnerTexts(), ["No agent", "helper"]);
     // The sub-agent's request: its own prompt, its own session.
     assert.ok(bodyOf(serve.requests[1]).messages[0].content.startsWith("You are helper: you say hi."));
@@ -62,10 +62,10 @@ test("the chat page: create_agent runs a new agent nested, and the picker starts
     assert.deepEqual(violations, [], "no serious accessibility violations");
 
     await picker.selectOption("helper");
-    await page.locator("#session-title").getByText("New chat with helper").waitFor({ timeout: 10000 });
+    await page.locator("#session-title").getByText("New chat with helper").waitFor({ timeout: WAIT_MS });
     await input.fill("Who are you?");
     await input.press("Enter");
-    await log.getByText("I am helper.").waitFor({ timeout: 30000 });
+    await log.getByText("I am helper.").waitFor({ timeout: WAIT_MS });
     const last = bodyOf(serve.requests.at(-1));
     assert.ok(last.messages[0].content.startsWith("You are helper: you say hi."), last.messages[0].content);
     assert.equal(last.messages.length, 2, "a new chat: the system prompt and the message");

@@ -11,7 +11,7 @@ import { deflateSync } from "node:zlib";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { buildUI } from "../build.mjs";
-import { fakeServe, launch, watch, axe, shot, noChromium } from "./browser-harness.js";
+import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const dist = path.join(tmpdir(), "toolroute-ui-browser-" + process.pid);
 const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
@@ -55,7 +55,9 @@ const MARKDOWN = [
   '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">',
 ].join("\n");
 
-const STORY = ["Once ", "upon ", "a ", "time ", "there ", "was ", "a ", "very ", "long ", "story ", "that ", "never ", "seemed ", "to ", "end ", "at ", "all."];
+// STORY streams for a minute, 400 ms a piece: longer than a busy machine
+// takes to press Stop once it starts.
+const STORY = ["Once ", "upon ", "a ", "time ", "there ", "was ", "a ", "very ", "long ", "story ", "that ", "never ", "seemed ", "to ", "end, ", ...Array(150).fill("and on "), "at ", "all."];
 
 const script = [
   ["load_tool_group", { group_name: "config" }], ["get_config", {}], MARKDOWN,
@@ -65,7 +67,7 @@ const script = [
   { stream: STORY, gap: 400 },
 ];
 
-test("the chat page: markdown, cards, approvals, the meter, a queued message, Stop, errors, the catalogue, a reload, the phone drawer, dark mode, no serious accessibility violations", { skip: noChromium, timeout: 180000 }, async () => {
+test("the chat page: markdown, cards, approvals, the meter, a queued message, Stop, errors, the catalogue, a reload, the phone drawer, dark mode, no serious accessibility violations", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   await buildUI({ out: dist });
   const serve = await fakeServe({
     dist, catalogue: CAT, script,
@@ -82,18 +84,18 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await page.goto(serve.url);
     const input = page.getByRole("textbox", { name: "Message" });
     const log = page.locator("#log");
-    const see = (t, timeout = 20000) => log.getByText(t).first().waitFor({ timeout });
+    const see = (t) => log.getByText(t).first().waitFor({ timeout: WAIT_MS });
     const send = async (text) => {
       await input.fill(text);
       await input.press("Enter");
     };
 
     // A new chat: what toolroute does, and prompts that show it.
-    await page.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+    await page.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
     // Three of the server's catalogue, and the page's own pdf group.
     assert.match(await page.locator("#welcome").innerText(), /4 tool groups by name/);
     assert.equal(await page.locator("#welcome .prompts button").count(), 4);
-    await page.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: 20000 });
+    await page.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: WAIT_MS });
     await shot(page, "ui-1280-welcome");
     await scan("welcome");
 
@@ -151,7 +153,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     });
     await send("note milk");
     const approval = page.locator(".approval");
-    await approval.waitFor({ timeout: 20000 });
+    await approval.waitFor({ timeout: WAIT_MS });
     // Keys pressed on as the question arrives go where the focus is: an
     // Enter in the empty box, then a message with its spaces, then the
     // Enter that sends it.
@@ -200,16 +202,16 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     // A failed turn is said once, in the flow, with the provider's words.
     await send("Break it");
     const err = page.locator(".card.turn-error");
-    await err.waitFor({ timeout: 20000 });
+    await err.waitFor({ timeout: WAIT_MS });
     assert.match(await err.innerText(), /the model call failed: HTTP 400: The model 'x' does not exist \(invalid_request_error\)/);
     assert.equal(await page.locator("#error").innerText(), "");
     assert.equal((await log.innerText()).match(/does not exist/g).length, 1, "the error is shown once");
 
     // Stop keeps what streamed, after a reload too.
     await send("Tell me a story");
-    await see("Once upon a", 20000);
+    await see("Once upon a");
     await page.getByRole("button", { name: "Stop" }).click();
-    await see("Stopped: what came before Stop is kept.", 10000);
+    await see("Stopped: what came before Stop is kept.");
     const kept = await page.locator(".msg.assistant .bubble").last().innerText();
     assert.match(kept, /^Once upon a/);
     assert.doesNotMatch(kept, /all\.$/);
@@ -253,10 +255,10 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     // The meter follows the new chat once its describe answers, which a
     // loaded machine may take a moment over.
     const tools = () => page.locator("#active-tools li").allInnerTexts();
-    await page.waitForFunction(() => [...document.querySelectorAll("#active-tools li")].map((li) => li.innerText).join(",") === "load_tool_group", null, { timeout: 20000 }).catch(() => {});
+    await page.waitForFunction(() => [...document.querySelectorAll("#active-tools li")].map((li) => li.innerText).join(",") === "load_tool_group", null, { timeout: WAIT_MS }).catch(() => {});
     assert.deepEqual(await tools(), ["load_tool_group"]);
     await page.reload();
-    await page.locator("#welcome").waitFor({ timeout: 20000 });
+    await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
     await page.locator("#sessions").getByText("Milk and charts").waitFor();
     assert.equal(await page.locator("#sessions li").filter({ hasText: "0 messages" }).count(), 0, "an empty chat is not listed");
 
@@ -276,7 +278,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     const phoneFailure = watch(phone);
     try {
       await phone.goto(serve.url);
-      await phone.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+      await phone.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
       assert.equal(await phone.locator("#panels").isVisible(), false, "the panels wait in the drawer");
       assert.ok(await phone.getByRole("textbox", { name: "Message" }).isVisible());
       const width = await phone.evaluate(() => document.documentElement.scrollWidth);
@@ -287,7 +289,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
       await menu.click();
       await phone.locator("#panels.open").waitFor();
       assert.equal(await menu.getAttribute("aria-expanded"), "true");
-      await phone.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: 20000 });
+      await phone.locator("#meter").getByText("tokens on tools in this call").waitFor({ timeout: WAIT_MS });
       await phone.waitForTimeout(300);
       await shot(phone, "ui-390-drawer");
       await scan("phone drawer", phone);

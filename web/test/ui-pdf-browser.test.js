@@ -10,7 +10,7 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { buildUI } from "../build.mjs";
-import { fakeServe, launch, watch, axe, shot, noChromium } from "./browser-harness.js";
+import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const dist = path.join(tmpdir(), "toolroute-ui-pdf-" + process.pid);
 const repo = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..");
@@ -55,7 +55,7 @@ const CAT = {
   libraries: {},
 };
 
-test("the page renders a PDF page with pdf.js and shows it under the result", { skip: noChromium, timeout: 120000 }, async () => {
+test("the page renders a PDF page with pdf.js and shows it under the result", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   await buildUI({ out: dist });
   const serve = await fakeServe({
     dist, catalogue: CAT,
@@ -66,14 +66,14 @@ test("the page renders a PDF page with pdf.js and shows it under the result", { 
   const failure = watch(page);
   try {
     await page.goto(serve.url);
-    await page.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+    await page.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Show me page 1 of the quarterly PDF");
     await input.press("Enter");
     const approval = page.locator(".approval");
-    await approval.waitFor({ timeout: 20000 });
+    await approval.waitFor({ timeout: WAIT_MS });
     await approval.getByRole("button", { name: "Allow once" }).click();
-    await page.locator("#log").getByText("It is a page of quarterly notes.").waitFor({ timeout: 30000 });
+    await page.locator("#log").getByText("It is a page of quarterly notes.").waitFor({ timeout: WAIT_MS });
 
     // The group lists the render tool here.
     const group = page.locator(".card.group").filter({ hasText: "PDF Tools" });

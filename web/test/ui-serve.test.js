@@ -15,6 +15,7 @@ import path from "node:path";
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { web, newCore, ask } from "./ui-harness.js";
 import { startFakeModel, text, toolCall } from "./host-fakemodel.js";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.dirname(web);
 let work, bin, model, serve, env;
@@ -67,16 +68,16 @@ function startServe() {
   });
 }
 
-// until waits for a condition the test cannot await.
+// until waits for a condition the test cannot await, WAIT_MS at most.
 async function until(cond, what) {
-  for (let i = 0; i < 2000; i++) {
+  for (const end = Date.now() + WAIT_MS; Date.now() < end;) {
     if (await cond()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
   assert.fail("waited in vain for " + what);
 }
 
-test("a terminal's session in the page: listed, read, continued on the server, renamed, stopped, deleted", { timeout: 240000 }, async () => {
+test("a terminal's session in the page: listed, read, continued on the server, renamed, stopped, deleted", { timeout: 5 * WAIT_MS }, async () => {
   // A conversation in the terminal, on the data folder serve will use.
   model.add(text("Hello, terminal."));
   await chat(["--session", "terminal-1"], "Hello from the terminal\n");

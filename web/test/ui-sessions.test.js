@@ -9,13 +9,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { fakeServer, newCore, ask } from "./ui-harness.js";
+import { WAIT_MS } from "./busy.js";
 
 const CATALOGUE = { catalogue: { manifests: [] }, sources: {}, libraries: {} };
 const serve = (script, opts) => fakeServer(script, { catalogue: CATALOGUE, ...opts });
 
-// until waits for a condition the test cannot await.
+// until waits for a condition the test cannot await, WAIT_MS at most.
 async function until(cond, what) {
-  for (let i = 0; i < 400; i++) {
+  for (const end = Date.now() + WAIT_MS; Date.now() < end;) {
     if (cond()) return;
     await new Promise((r) => setTimeout(r, 5));
   }

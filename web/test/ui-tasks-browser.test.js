@@ -8,7 +8,7 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { buildUI } from "../build.mjs";
-import { fakeServe, launch, watch, axe, shot, noChromium } from "./browser-harness.js";
+import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "./browser-harness.js";
 
 const dist = path.join(tmpdir(), "toolroute-ui-tasks-" + process.pid);
 const manifests = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "..", "manifests");
@@ -20,45 +20,48 @@ const CAT = {
   libraries: {},
 };
 
-test("the page lists its scheduled tasks, runs one while open and opens its run", { skip: noChromium, timeout: 120000 }, async () => {
+test("the page lists its scheduled tasks, runs one while open and opens its run", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   await buildUI({ out: dist });
-  // The task is due a few seconds after the page asks for it.
-  const at = new Date(Date.now() + 8000).toISOString().replace(/\.\d+Z$/, "Z");
+  // The task is due 30 s after the model asks for it: time, on a busy
+  // machine, for the approval (a time past is refused) and for the list to
+  // show it before it runs.
+  const at = () => new Date(Date.now() + 30_000).toISOString().replace(/\.\d+Z$/, "Z");
   const serve = await fakeServe({
     dist, catalogue: CAT,
-    script: [["load_tool_group", { group_name: "scheduled_tasks" }], ["schedule_task", { name: "tea", prompt: "Say it is tea time", at }], "Scheduled.", "Tea time!"],
+    script: [["load_tool_group", { group_name: "scheduled_tasks" }], () => ["schedule_task", { name: "tea", prompt: "Say it is tea time", at: at() }], "Scheduled.", "Tea time!"],
   });
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const failure = watch(page);
   try {
     await page.goto(serve.url);
-    await page.locator("#welcome .prompts button").first().waitFor({ timeout: 20000 });
+    await page.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
     await page.locator("#panel-tasks > summary").click();
     assert.match(await page.locator("#tasks-note").innerText(), /^None yet\. Ask the model to schedule one/);
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Remind me of tea in a moment");
     await input.press("Enter");
     const approval = page.locator(".approval");
-    await approval.waitFor({ timeout: 20000 }).catch(() => {});
+    const scheduled = page.locator("#log").getByText("Scheduled.");
+    await approval.or(scheduled).first().waitFor({ timeout: WAIT_MS });
     if (await approval.isVisible()) await approval.getByRole("button", { name: "Allow once" }).click();
-    await page.locator("#log").getByText("Scheduled.").waitFor({ timeout: 20000 });
+    await scheduled.waitFor({ timeout: WAIT_MS });
 
     // Listed as soon as the turn is done, not run yet.
     const task = page.locator("#tasks li").filter({ hasText: "tea" });
-    await task.waitFor({ timeout: 10000 });
+    await task.waitFor({ timeout: WAIT_MS });
     assert.match(await task.innerText(), /tea\s+once, .* · next /);
     assert.equal(await task.locator("button.open").isDisabled(), true);
 
     // Run at its time by the page, in a chat of its own.
-    await task.getByText(/last run done/).waitFor({ timeout: 30000 });
+    await task.getByText(/last run done/).waitFor({ timeout: WAIT_MS });
     assert.equal(serve.served(), 4, "the run made the fourth model call");
     assert.match(await task.innerText(), /will not run again · last run done/);
-    await page.locator("#sessions li").filter({ hasText: "Scheduled task: tea" }).waitFor({ timeout: 10000 });
+    await page.locator("#sessions li").filter({ hasText: "Scheduled task: tea" }).waitFor({ timeout: WAIT_MS });
     await shot(page, "ui-1280-tasks");
     for (const v of await axe(page)) assert.fail("accessibility: " + v);
     await task.locator("button.open").click();
-    await page.locator("#log").getByText("Tea time!").waitFor({ timeout: 10000 });
+    await page.locator("#log").getByText("Tea time!").waitFor({ timeout: WAIT_MS });
     assert.match(await page.locator("#log").innerText(), /Say it is tea time/);
   } catch (e) {
     throw await failure(e);

@@ -13,6 +13,7 @@ import { MemoryUIStore } from "../ui/idbstore.js";
 import { buildUI } from "../build.mjs";
 import { missingPreludeLines } from "./prelude-lines.js";
 import { web, fakeServer as serve, newCore, ask } from "./ui-harness.js";
+import { WAIT_MS } from "./busy.js";
 
 // builtin reads built-in tools of manifests/ as `toolroute export` gives
 // them: {manifests: [...], sources: {...}}.
@@ -293,7 +294,7 @@ test("abort stops a running turn; unknown requests and a failed catalogue are er
   const core = newCore(new MemoryUIStore(), fakeServer([{ text: "never" }], { hold }).fetch);
   const replies = [];
   const running = core.handle({ id: 7, type: "send", session: "s", text: "hi" }, (r) => replies.push(r));
-  for (let i = 0; i < 100 && !replies.some((r) => r.type === "event" && r.event.type === "model_call"); i++) await new Promise((r) => setTimeout(r, 5));
+  for (const end = Date.now() + WAIT_MS; Date.now() < end && !replies.some((r) => r.type === "event" && r.event.type === "model_call");) await new Promise((r) => setTimeout(r, 5));
   const ab = await ask(core, { type: "abort", target: 7 });
   assert.deepEqual(ab.result, { aborted: true });
   await running;

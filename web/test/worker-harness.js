@@ -19,8 +19,8 @@ const root = path.dirname(path.dirname(here));
 // bindings the worker's variables beside the model's, and token its
 // TOOLROUTE_TOKEN, storage the folder of its Durable Objects (a new one in
 // the test's temporary folder when not given). It gives {base, model,
-// json, stop, stopWorkerd}; json(method, path, body, signal) sends the
-// token.
+// json, stop, stopWorkerd, pid}; json(method, path, body, signal) sends the
+// token; pid is workerd's.
 export async function startTestWorker({ name, tools = {}, bindings = {}, token, storage }) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `toolroute-${name}-`));
   let model, workerd;
@@ -47,10 +47,11 @@ export async function startTestWorker({ name, tools = {}, bindings = {}, token, 
       await model?.close();
       fs.rmSync(tmp, { recursive: true, force: true });
     };
-    // stopWorkerd sends workerd SIGTERM and waits for it to end; stop then
-    // cleans up the rest, killing a workerd still running.
-    const stopWorkerd = () => workerd.stop();
-    return { base, model, json, stop, stopWorkerd };
+    // stopWorkerd sends workerd SIGTERM and waits for it to end (SIGKILL
+    // after killAfterMs); stop then cleans up the rest, killing a workerd
+    // still running.
+    const stopWorkerd = (killAfterMs) => workerd.stop(killAfterMs);
+    return { base, model, json, stop, stopWorkerd, pid: workerd.pid };
   } catch (err) {
     await workerd?.stop();
     await model?.close();

@@ -42,11 +42,12 @@ export async function startWorkerd(config, { cwd, base }) {
   return {
     pid: proc.pid,
     output: () => output,
-    // stop sends SIGTERM, and SIGKILL 10 s later: workerd handles the
-    // signal only once its isolate's JavaScript returns.
-    stop: () => {
+    // stop sends SIGTERM, and SIGKILL killAfterMs later (10 s unless
+    // told): workerd handles the signal only once its isolate's JavaScript
+    // returns.
+    stop: (killAfterMs = 10_000) => {
       proc.kill("SIGTERM");
-      const kill = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      const kill = setTimeout(() => proc.kill("SIGKILL"), killAfterMs);
       return exited.finally(() => clearTimeout(kill));
     },
   };

@@ -26,11 +26,12 @@ import (
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
-	"github.com/toolroute/toolroute/host/internal/testcache"
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/tokens"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/testcache"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm"
 )
@@ -88,8 +89,9 @@ func newUser(t testing.TB, model *fakemodel.Server, format fakemodel.Format) *us
 	u.env = append(u.env, "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		// The compiled code is shared by every test's processes.
-		"XDG_CACHE_HOME="+filepath.Join(tmpRoot, "cache"))
+		// The compiled code is shared by every test's processes, and by
+		// every package's when testcache.Env is set.
+		"XDG_CACHE_HOME="+testcache.Home(filepath.Join(tmpRoot, "cache")))
 	switch {
 	case model == nil:
 	case format == fakemodel.OpenAI || format == fakemodel.Responses:
@@ -134,6 +136,8 @@ func (u *user) toolsDir() string { return filepath.Join(u.home, ".config", "tool
 type result struct {
 	stdout, stderr string
 	code           int
+	// cpu is the CPU time the program used, user and system.
+	cpu time.Duration
 }
 
 // run runs the program to its end with stdin as standard input.
@@ -152,7 +156,7 @@ func (u *user) run(stdin string, args ...string) result {
 	} else if err != nil {
 		u.t.Fatal(err)
 	}
-	return result{out.String(), errOut.String(), code}
+	return result{out.String(), errOut.String(), code, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 // messages returns what the store holds for a session.
@@ -389,7 +393,7 @@ func TestKillMidTurn(t *testing.T) {
 	io.WriteString(stdin, "What time is it?\n")
 	// Wait for the second model call: the tool has run and its result was
 	// committed before the call went out.
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 2; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); len(model.Requests()) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -722,7 +726,7 @@ func TestKillMidTool(t *testing.T) {
 	io.WriteString(stdin, "Email Ada\n")
 	// Killed once the email is in the outbox: the file exists a moment
 	// before the tool's write fills it.
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); ; time.Sleep(10 * time.Millisecond) {
 		if b, _ := os.ReadFile(outbox); strings.HasSuffix(string(b), "\n") {
 			break
 		}

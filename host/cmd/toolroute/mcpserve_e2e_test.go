@@ -29,6 +29,7 @@ import (
 	"github.com/toolroute/toolroute/host/schematokens"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -66,7 +67,7 @@ func (p *mcpPeer) connect(tr mcp.Transport, elicit elicitor, revision string) *m
 			return elicit(req), nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
@@ -98,7 +99,7 @@ func (p *mcpPeer) names() []string {
 // call calls a tool and returns its text and whether it failed.
 func (p *mcpPeer) call(name, args string) (string, bool) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
 	res, err := p.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
@@ -127,7 +128,7 @@ func (p *mcpPeer) waitChange() {
 	p.t.Helper()
 	select {
 	case <-p.changes:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Failsafe):
 		p.t.Fatalf("no notifications/tools/list_changed\n%s", p.stderr)
 	}
 }
@@ -348,9 +349,10 @@ func TestServeMCPHTTP(t *testing.T) {
 	})
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	waitListening(t, port, out)
-	mustContain(t, "what it prints", out.String(),
-		"toolroute: serving MCP over Streamable HTTP on "+endpoint,
-		"toolroute: clients send the header Authorization: Bearer "+token+" (the token from serve's --token flag)")
+	// The token's line is written after the address's: under a load of 20
+	// on 2 cores the test once read between the two.
+	waitFor(t, out, "toolroute: clients send the header Authorization: Bearer "+token+" (the token from serve's --token flag)", testwait.Failsafe)
+	mustContain(t, "what it prints", out.String(), "toolroute: serving MCP over Streamable HTTP on "+endpoint)
 
 	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	if err != nil {
@@ -417,7 +419,7 @@ func (l *lockedBuffer) String() string {
 // waitListening waits until the program says it serves on port.
 func waitListening(t *testing.T, port int, out *lockedBuffer) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if strings.Contains(out.String(), fmt.Sprintf("127.0.0.1:%d/mcp", port)) {
 			return
 		}
@@ -599,7 +601,7 @@ func TestServeMCPBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A server that stops answering fails the test, not its timeout.
-	defer time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() }).Stop()
+	defer time.AfterFunc(testwait.Failsafe, func() { cmd.Process.Kill() }).Stop()
 	io.WriteString(stdin, strings.Join(lines, "\n")+"\n")
 	var answers []string
 	sc := bufio.NewScanner(stdout)

@@ -14,6 +14,7 @@ import (
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/internal/pgtest"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // Two serve processes of two users (two machines, as far as they can
@@ -67,7 +68,7 @@ func TestServesSharePostgres(t *testing.T) {
 
 	second := make(chan string)
 	go func() { second <- call(serves[1], "POST", "/api/sessions/work/messages", `{"text":"Hello two"}`) }()
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 2; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); len(model.Requests()) < 2; time.Sleep(10 * time.Millisecond) {
 		select {
 		case out := <-second:
 			t.Fatalf("the second serve's turn ended before its model call: %s", out)

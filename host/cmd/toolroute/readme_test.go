@@ -384,7 +384,7 @@ func runREADMECommand(t *testing.T, root string, c readmeCommand, rc readmeCase)
 		var out, errOut strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
-		res = result{out.String(), errOut.String(), cmd.ProcessState.ExitCode()}
+		res = result{stdout: out.String(), stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatal(err)
 		}
@@ -430,7 +430,7 @@ func readmeServe(t *testing.T, u *user, args []string) result {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	return result{line, errOut.String(), cmd.ProcessState.ExitCode()}
+	return result{stdout: line, stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}
 }
 
 // readmeMCP plays an MCP client over standard input and output:
@@ -472,10 +472,10 @@ func readmeMCP(t *testing.T, u *user, args []string) result {
 	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(stopFailsafe):
 		t.Fatal("mcp did not end at the end of its input")
 	}
-	return result{got.String(), errOut.String(), cmd.ProcessState.ExitCode()}
+	return result{stdout: got.String(), stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}
 }
 
 // readmeGoogle runs google login in this process against the OAuth fake,
@@ -498,7 +498,7 @@ func readmeGoogle(t *testing.T, c readmeCommand) result {
 	}
 	args := append(append([]string(nil), c.args...), "--no-browser", "--config-dir", t.TempDir())
 	stdout, stderr, code := playGoogleLogin(t, f, args)
-	return result{stdout, stderr, code}
+	return result{stdout: stdout, stderr: stderr, code: code}
 }
 
 // The commands the docs' prose shows in inline code, such as `toolroute

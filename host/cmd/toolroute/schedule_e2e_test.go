@@ -12,20 +12,25 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-// A task scheduled in a chat for 20 seconds ahead runs in serve at its time, as a session of
-// its own that the API lists with its answer; the next chat's
-// list_scheduled_tasks shows the run. chat itself runs no task.
+// A task scheduled in a chat for a few seconds ahead runs in serve at its
+// time, as a session of its own that the API lists with its answer; the
+// next chat's list_scheduled_tasks shows the run. chat itself runs no task.
 func TestScheduledTaskRunsInServe(t *testing.T) {
-	// The time is fixed before the model's script is: far enough ahead for
-	// chat to start and schedule it on a busy machine, and for serve to be
-	// waiting for it.
-	at := time.Now().Add(20 * time.Second).UTC().Truncate(time.Second)
+	// The time is fixed when the model asks for it: 10 s ahead, for chat to
+	// schedule it on a busy machine (a time past is refused); serve, if it
+	// starts after it, runs the task as missed, at its start.
+	ats := make(chan time.Time, 1)
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.ToolCall("load_tool_group", `{"group_name":"scheduled_tasks"}`),
-		fakemodel.ToolCall("schedule_task", `{"name":"news","prompt":"Summarise the news.","at":"`+at.Format(time.RFC3339)+`"}`),
+		fakemodel.Reply{Make: func() fakemodel.Reply {
+			at := time.Now().Add(10 * time.Second).UTC().Truncate(time.Second)
+			ats <- at
+			return fakemodel.ToolCall("schedule_task", `{"name":"news","prompt":"Summarise the news.","at":"`+at.Format(time.RFC3339)+`"}`)
+		}},
 		fakemodel.Text("Scheduled."),
 		// The run, in serve.
 		fakemodel.Text("The news: all quiet."),
@@ -36,9 +41,15 @@ func TestScheduledTaskRunsInServe(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model, fakemodel.OpenAI)
-	res := u.run("Schedule a news summary in 20 seconds\ny\n", "chat", "--ask-stdin", "--session", "c")
+	res := u.run("Schedule a news summary in 10 seconds\ny\n", "chat", "--ask-stdin", "--session", "c")
 	if res.code != 0 {
 		t.Fatalf("chat: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	var at time.Time
+	select {
+	case at = <-ats:
+	default:
+		t.Fatalf("chat never asked for schedule_task:\n%s\n%s", res.stdout, res.stderr)
 	}
 	mustContain(t, "chat's output", res.stdout, "Scheduled.")
 	for _, m := range u.messages("c") {
@@ -82,7 +93,7 @@ func TestScheduledTaskRunsInServe(t *testing.T) {
 		}
 	}
 	var runID string
-	for deadline := at.Add(30 * time.Second); runID == ""; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); runID == ""; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			var list any
 			get("/api/sessions", &list)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // busyError is what a process says when another runs a turn of its session.
@@ -66,7 +67,7 @@ func TestTurnLockAcrossProcesses(t *testing.T) {
 	}
 	defer a.Process.Kill()
 	io.WriteString(stdin, "Hello from A\n")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 1; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Failsafe); len(model.Requests()) < 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("A's model call never came:\n%s", aOut.String())
 		}
@@ -78,7 +79,9 @@ func TestTurnLockAcrossProcesses(t *testing.T) {
 		t.Errorf("B, refused: exit %d, want 1\n%s\n%s", b.code, b.stdout, b.stderr)
 	}
 	mustContain(t, "B's errors", b.stderr, "toolroute: "+busyError)
-	if waited := time.Since(start); waited > 20*time.Second {
+	// A's turn is held until the test ends it: a B that waited for it would
+	// wait past a minute, more than a busy machine takes to refuse it.
+	if waited := time.Since(start); waited > stopFailsafe {
 		t.Errorf("B took %v to be refused; it should not wait for the turn", waited)
 	}
 	mustContain(t, "serve's events", post("Hello from serve"), "event: failed\n", `"code":"turn_running"`, `"message":"`+strings.ReplaceAll(strings.TrimPrefix(busyError, "host: "), `"`, `\"`)+`"`)

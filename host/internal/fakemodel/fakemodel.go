@@ -53,6 +53,9 @@ type Reply struct {
 	// Hold, when set, keeps the request waiting until it is closed or the
 	// client goes away, to catch a program in the middle of a turn.
 	Hold <-chan struct{}
+	// Make, when set, is called when the reply's request comes and gives
+	// the reply sent: one that holds a time counted from then.
+	Make func() Reply
 }
 
 // Call is one scripted tool call.
@@ -324,6 +327,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if reply.Make != nil {
+		reply = reply.Make()
 	}
 	switch {
 	case !routed:

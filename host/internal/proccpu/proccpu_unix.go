@@ -1,8 +1,9 @@
 //go:build unix
 
-// Package proccpu reads the CPU time this process has used, for the
-// benchmarks that report cpu-ns/op: what an operation costs on a machine
-// shared with other work, which its wall time does not show.
+// Package proccpu reads the CPU time this process, or a process it
+// started, has used: for the benchmarks that report cpu-ns/op, and for the
+// tests that bound what a call or a program does after its deadline or a
+// signal. On a machine shared with other work, the wall time shows neither.
 package proccpu
 
 import (
