@@ -60,10 +60,13 @@ type HTTPProvider struct {
 	// TLS handshakes rather than opening new ones.
 	Client *http.Client
 	// Retries is how many times a call answered 429 or 5xx is tried again;
-	// 0 means 3, a negative number none.
+	// 0 means 3, a negative number none. Retries, Backoff and MaxBackoff
+	// are the policy session.Retries applies: in a turn the module decides
+	// each retry with it, and Call sends each try once.
 	Retries int
 	// Backoff is the first wait between tries, doubled each time and never
-	// over MaxBackoff; 0 means one second. A Retry-After header, in seconds
+	// over MaxBackoff, in whole milliseconds; 0 means one second. A
+	// Retry-After header, in seconds
 	// or as a date, is honoured when longer, and so is the retryDelay of a
 	// Gemini error body, which sends no header.
 	Backoff time.Duration
