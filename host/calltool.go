@@ -118,8 +118,9 @@ func (h *Host) CallToolWith(ctx context.Context, name string, input json.RawMess
 	}
 	res := h.runWith(ctx, session.Call{ID: "call", Tool: name, Input: input, Origin: tool.Origin,
 		TimeoutSeconds: tool.TimeoutSeconds, Env: tool.Env, RequiredPermissions: tool.RequiredPermissions,
-		Secrets: secrets, Granted: secrets}, timeout, opts.Console || h.opts.ShowConsole)
-	return res.Result, nil
+		Secrets: secrets, Granted: secrets}, timeout)
+	// Outside a turn, the rules the module applies to a turn's results.
+	return session.FinishResult(res.Result, res.Console, opts.Console || h.opts.ShowConsole), nil
 }
 
 // ExampleArguments builds arguments a schema takes, for a message that

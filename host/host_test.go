@@ -1,12 +1,14 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -920,5 +922,54 @@ func TestSearchToolsWithWordVectors(t *testing.T) {
 				t.Errorf("search_tools answered %q, want it to contain %q", result, tt.want)
 			}
 		})
+	}
+}
+
+// A turn's failed model calls are tried again as the module decides: the
+// host sends the same body after the wait the module's retry action says,
+// shows its sentence, and ends the turn when the module gives up.
+func TestTurnRetries(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.Reply{Status: 429, ErrorBody: `{"error":{"message":"Rate limit reached"}}`, RetryAfter: "0"},
+		fakemodel.Error(503, "busy"),
+		fakemodel.Text("Got through."),
+		fakemodel.Reply{Status: 429, ErrorBody: `{"error":{"message":"Slow down"}}`, RetryAfter: "3600"},
+		fakemodel.Text("never"),
+	)
+	defer model.Close()
+	h, err := host.New(context.Background(), host.Options{NoBuiltins: true, Module: module.Config{CacheDir: cacheDir},
+		Provider: &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.BaseURL(), ModelName: "m", Backoff: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	evs := send(t, h.Session("s"), "hi")
+	var retries []string
+	for _, ev := range evs {
+		if ev.Type == host.EventRetry {
+			retries = append(retries, ev.Retry.Message)
+		}
+	}
+	want := []string{
+		"The provider answered 429: trying again in 1 ms (retry 1 of 3).",
+		"The provider answered 503: trying again in 2 ms (retry 2 of 3).",
+	}
+	if !slices.Equal(retries, want) {
+		t.Errorf("retries %q, want %q", retries, want)
+	}
+	if ev := last(evs); ev.Type != host.EventDone || ev.Text != "Got through." {
+		t.Errorf("last event %+v", ev)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 3 || !bytes.Equal(reqs[0].Body, reqs[2].Body) {
+		t.Fatalf("%d requests, want the same body 3 times", len(reqs))
+	}
+	// The provider asks for longer than a retry waits: the turn fails.
+	ev := last(send(t, h.Session("s2"), "hi"))
+	if ev.Type != host.EventFailed || ev.Failure == nil || !strings.Contains(ev.Failure.Message, "Slow down") {
+		t.Errorf("last event %+v, want the 429's failure", ev)
+	}
+	if n := len(model.Requests()); n != 4 {
+		t.Errorf("%d requests, want 4", n)
 	}
 }

@@ -107,7 +107,9 @@ func (m *ModelCalls) Run(ctx context.Context, c ModelCall) registry.Result {
 	if c.Ask {
 		return registry.Failure("approval_needed", fmt.Sprintf("'%s' asks the user before it runs, and they were not asked. It did not run.", c.Tool))
 	}
-	return m.h.run(context.WithValue(ctx, ownerKey{}, m), c.Call).Result
+	// The rules the module applies to a turn's results.
+	res := m.h.run(context.WithValue(ctx, ownerKey{}, m), c.Call)
+	return session.FinishResult(res.Result, res.Console, m.h.opts.ShowConsole)
 }
 
 // Answer takes the user's answer to a call that asked, and runs it unless

@@ -3,11 +3,9 @@ package host
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,10 +60,13 @@ type HTTPProvider struct {
 	// TLS handshakes rather than opening new ones.
 	Client *http.Client
 	// Retries is how many times a call answered 429 or 5xx is tried again;
-	// 0 means 3, a negative number none.
+	// 0 means 3, a negative number none. Retries, Backoff and MaxBackoff
+	// are the policy session.Retries applies: in a turn the module decides
+	// each retry with it, and Call sends each try once.
 	Retries int
 	// Backoff is the first wait between tries, doubled each time and never
-	// over MaxBackoff; 0 means one second. A Retry-After header, in seconds
+	// over MaxBackoff, in whole milliseconds; 0 means one second. A
+	// Retry-After header, in seconds
 	// or as a date, is honoured when longer, and so is the retryDelay of a
 	// Gemini error body, which sends no header.
 	Backoff time.Duration
@@ -74,18 +75,29 @@ type HTTPProvider struct {
 	MaxBackoff time.Duration
 }
 
-// Retry describes a model call about to be tried again.
+// Retry describes a model call about to be tried again: the status it
+// was answered, which retry it is (1 for the first), the wait before it,
+// and the sentence to show (the module's, session.Retry).
 type Retry struct {
 	Status  int           `json:"status"`
 	Attempt int           `json:"attempt"`
 	Wait    time.Duration `json:"wait"`
+	Message string        `json:"message"`
 }
 
-type retryNoticeKey struct{}
+// singleTry is how a turn asks a Provider that retries to send a request
+// once: the module decides the retries (session.Retries.Decide), and the
+// provider says here how it would have tried again.
+type singleTry struct {
+	retries *session.Retries
+}
 
-// withRetryNotice makes a Provider that retries report each retry to notify.
-func withRetryNotice(ctx context.Context, notify func(Retry)) context.Context {
-	return context.WithValue(ctx, retryNoticeKey{}, notify)
+type singleTryKey struct{}
+
+// withSingleTry makes an HTTPProvider send each request once and report
+// its retry policy in st.
+func withSingleTry(ctx context.Context, st *singleTry) context.Context {
+	return context.WithValue(ctx, singleTryKey{}, st)
 }
 
 // Format implements Provider.
@@ -94,111 +106,60 @@ func (p *HTTPProvider) Format() wire.Format { return p.Wire }
 // Model implements Provider.
 func (p *HTTPProvider) Model() string { return p.ModelName }
 
+// retries is the provider's retry policy, as the module applies it.
+func (p *HTTPProvider) retries() session.Retries {
+	r := session.Retries{Count: p.Retries, BackoffMS: ms(p.Backoff), MaxBackoffMS: ms(p.MaxBackoff)}
+	if p.Retries == 0 {
+		r.Count = 3
+	} else if p.Retries < 0 {
+		r.Count = 0
+	}
+	return r
+}
+
+// ms is d in whole milliseconds, rounded up: 0 only for none.
+func ms(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
 // Call implements Provider. It tries again on 429 and 5xx, waiting as
-// Backoff and the response's Retry-After (or Gemini's retryDelay) say.
+// Backoff and the response's Retry-After (or Gemini's retryDelay) say:
+// session.Retries, the policy the module applies. In a turn the module
+// decides each retry instead, and Call sends the request once.
 func (p *HTTPProvider) Call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
-	retries := p.Retries
-	if retries == 0 {
-		retries = 3
-	}
-	backoff, maxBackoff := p.Backoff, p.MaxBackoff
-	if backoff <= 0 {
-		backoff = time.Second
-	}
-	if maxBackoff <= 0 {
-		maxBackoff = time.Minute
+	policy := p.retries()
+	if st, ok := ctx.Value(singleTryKey{}).(*singleTry); ok {
+		st.retries = &policy
+		return p.call(ctx, req)
 	}
 	for attempt := 1; ; attempt++ {
 		resp, err := p.call(ctx, req)
-		if err != nil || !retryable(resp.StatusCode) || attempt > retries {
+		if err != nil || !session.Retryable(resp.StatusCode) || attempt > policy.Count {
 			return resp, err
 		}
-		wait := min(backoff<<(attempt-1), maxBackoff)
-		after, ok := retryAfter(resp.Header, time.Now())
+		// The body read is put back for the caller.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		retry, ok := policy.Decide(resp.StatusCode, resp.Header.Get("Retry-After"), body, attempt, time.Now())
 		if !ok {
-			after, ok = bodyRetryDelay(resp)
-		}
-		if ok {
-			if after > maxBackoff {
-				return resp, nil // the provider asks for longer than we wait
-			}
-			wait = max(wait, after)
+			return resp, nil // the provider asks for longer than we wait
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
-		if notify, ok := ctx.Value(retryNoticeKey{}).(func(Retry)); ok {
-			notify(Retry{Status: resp.StatusCode, Attempt: attempt, Wait: wait})
-		}
 		select {
-		case <-time.After(wait):
+		case <-time.After(time.Duration(retry.WaitMS) * time.Millisecond):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 }
 
-// retryable: rate limited, or the provider failed (Anthropic's 529 is
-// "overloaded").
-func retryable(status int) bool {
-	return status == http.StatusTooManyRequests || status >= 500 && status <= 599
-}
-
-// retryAfter reads a Retry-After header: seconds, or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-// bodyRetryDelay reads how long a Gemini error body asks to wait: the
-// retryDelay of its google.rpc.RetryInfo detail, a protobuf duration such as
-// "27s" or "45.837906927s". The body read is put back for the caller.
-func bodyRetryDelay(resp *http.Response) (time.Duration, bool) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
-	if err != nil {
-		return 0, false
-	}
-	return retryDelay(body)
-}
-
 type readCloser struct {
 	io.Reader
 	io.Closer
-}
-
-// retryDelay finds the retryDelay of a RetryInfo detail in an error body.
-func retryDelay(body []byte) (time.Duration, bool) {
-	var e struct {
-		Error struct {
-			Details []struct {
-				Type       string `json:"@type"`
-				RetryDelay string `json:"retryDelay"`
-			} `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &e) != nil {
-		return 0, false
-	}
-	for _, d := range e.Error.Details {
-		if !strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
-			continue
-		}
-		secs, err := strconv.ParseFloat(strings.TrimSuffix(d.RetryDelay, "s"), 64)
-		if err != nil || !strings.HasSuffix(d.RetryDelay, "s") || secs < 0 {
-			return 0, false
-		}
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	return 0, false
 }
 
 func (p *HTTPProvider) call(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {

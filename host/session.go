@@ -209,7 +209,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
-			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint,
+			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint, ShowConsole: o.ShowConsole,
 		},
 	}
 	agent := s.agent
@@ -458,18 +458,40 @@ func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]sess
 	redacted := *req
 	redacted.Body = t.s.h.redactor(ctx).bytes(body)
 	req = &redacted
-	resp, err := t.provider.Call(withRetryNotice(ctx, func(r Retry) { t.emit(Event{Type: EventRetry, Retry: &r}) }), req)
-	if err != nil {
-		if ctx.Err() != nil {
+	// The module decides whether a failed call is tried again (its
+	// retry action); the host waits as it says and sends the same body.
+	var resp *http.Response
+	for {
+		st := &singleTry{}
+		resp, err = t.provider.Call(withSingleTry(ctx, st), req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: err.Error()})
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			break
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		acts, err := t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Status: resp.StatusCode, Body: body,
+			RetryAfter: resp.Header.Get("Retry-After"), Retries: st.retries})
+		if err != nil || len(acts) != 1 || acts[0].Type != session.ActionRetry || acts[0].Retry == nil {
+			return acts, err
+		}
+		r := acts[0].Retry
+		wait := time.Duration(r.WaitMS) * time.Millisecond
+		if !t.emit(Event{Type: EventRetry, Retry: &Retry{Status: r.Status, Attempt: r.Attempt, Wait: wait, Message: r.Message}}) {
+			return nil, errStopped
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Error: err.Error()})
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return t.event(ctx, session.Event{Type: session.EventModelError, Now: time.Now(), Status: resp.StatusCode, Body: body})
-	}
 	reply := safehttp.LimitBody(resp.Body, MaxResponseBody, "the model's response",
 		"no model's reply is this long, so the server at the provider's base URL sent something else (a compressed body that inflates without end, say): check the base URL")
 	if !isEventStream(resp) {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -158,14 +157,14 @@ func (h *Host) grant(names []string) Grant {
 }
 
 // run performs one call the engine asked for and returns its result, with
-// the known secrets redacted.
+// the known secrets redacted: the module adds the console output and cuts
+// it (session.FinishResult).
 func (h *Host) run(ctx context.Context, c session.Call) session.Result {
-	return h.runWith(ctx, c, time.Duration(c.TimeoutSeconds)*time.Second, h.opts.ShowConsole)
+	return h.runWith(ctx, c, time.Duration(c.TimeoutSeconds)*time.Second)
 }
 
-// runWith is run with the call's time limit and whether a success shows
-// the console output.
-func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
+// runWith is run with the call's time limit.
+func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duration) session.Result {
 	defer h.idle.enter()()
 	if ctx.Value(slotKey{}) == nil {
 		release, err := h.slots.take(ctx, ctx.Value(ownerKey{}))
@@ -175,9 +174,12 @@ func (h *Host) runWith(ctx context.Context, c session.Call, timeout time.Duratio
 		defer release()
 		ctx = context.WithValue(ctx, slotKey{}, true)
 	}
-	res := h.runCall(ctx, c, timeout, console)
-	res.Result = h.redactor(context.WithoutCancel(ctx)).result(res.Result)
-	res.Result = capResult(res.Result)
+	res := h.runCall(ctx, c, timeout)
+	red := h.redactor(context.WithoutCancel(ctx))
+	res.Result = red.result(res.Result)
+	for i, line := range res.Console {
+		res.Console[i] = red.text(line)
+	}
 	return res
 }
 
@@ -257,38 +259,13 @@ func (s *slots) take(ctx context.Context, owner any) (release func(), err error)
 }
 
 // MaxResultChars is the most characters of a tool's result the model reads
-// (docs/reference/routing.md): a longer one is cut with a note saying so.
-const MaxResultChars = 30000
+// (docs/reference/routing.md): the module cuts a longer one, with a note
+// saying so (session.MaxResultChars).
+const MaxResultChars = session.MaxResultChars
 
-// capResult cuts a result's text past MaxResultChars, with a note.
-func capResult(r registry.Result) registry.Result {
-	r.Output = capText(r.Output)
-	r.Message = capText(r.Message)
-	return r
-}
-
-func capText(s string) string {
-	if len(s) <= MaxResultChars { // bytes >= characters
-		return s
-	}
-	n := utf8.RuneCountInString(s)
-	if n <= MaxResultChars {
-		return s
-	}
-	cut := 0
-	for i := range s {
-		if cut == MaxResultChars {
-			s = s[:i]
-			break
-		}
-		cut++
-	}
-	return s + fmt.Sprintf("\n\n[The result was cut at %d of its %d characters. Ask for less: a narrower query, a smaller range or one page.]", MaxResultChars, n)
-}
-
-// runCall runs a call with its time limit, showing a JS tool's console
-// output with a success when console is set.
-func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duration, console bool) session.Result {
+// runCall runs a call with its time limit. A JS tool's console output
+// goes in the result's Console, for the module to show (session.WithConsole).
+func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duration) session.Result {
 	res := session.Result{ID: c.ID}
 	switch c.Origin.Kind {
 	case registry.OriginHost:
@@ -343,26 +320,11 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 			Google: granted.Google || slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
 			Ops:    h.opsFor(c),
 		})
-		res.Result = withConsole(out, console)
+		res.Result, res.Console = out.Result, out.Logs
 	default:
 		res.Result = registry.Failure("execution_error", fmt.Sprintf("tool '%s' has origin %q, which the host cannot run", c.Tool, c.Origin.Kind))
 	}
 	return res
-}
-
-// withConsole adds a call's console output to what the model reads: always
-// when show is set, and for failures, where it usually says why.
-func withConsole(out JSResult, show bool) registry.Result {
-	if len(out.Logs) == 0 || (!show && out.Status == registry.StatusSuccess) {
-		return out.Result
-	}
-	note := "\n\nConsole output:\n" + strings.Join(out.Logs, "\n")
-	if out.Status == registry.StatusSuccess {
-		out.Output += note
-	} else {
-		out.Message += note
-	}
-	return out.Result
 }
 
 // runNative runs a native tool, turning a panic into a failure.

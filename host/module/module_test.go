@@ -862,3 +862,38 @@ func TestWordVectors(t *testing.T) {
 		t.Errorf("New with a bad table: %v", err)
 	}
 }
+
+// TestRetryCases: the module's toolroute_retry answers every case of
+// testdata/retries, as wasm/abi's Guest does natively and the JS driver
+// does in Node.
+func TestRetryCases(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/retries/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name    string          `json:"name"`
+		Request json.RawMessage `json:"request"`
+		Want    json.RawMessage `json:"want"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	inst := instance(t)
+	for _, c := range cases {
+		got, err := inst.request(context.Background(), abi.ExportRetry, nil, c.Request)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if err := json.Unmarshal(c.Want, &w); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.Name, diff)
+		}
+	}
+}

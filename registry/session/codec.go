@@ -2,6 +2,7 @@ package session
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/internal/jsonenc"
@@ -99,6 +100,17 @@ func (a *Action) appendJSON(b []byte) ([]byte, error) {
 		b = jsonenc.String(b, c.Fingerprint, html)
 		b = append(b, `,"messages":`...)
 		b = jsonenc.Int(b, c.Messages)
+		b = append(b, '}')
+	}
+	if rt := a.Retry; rt != nil {
+		b = append(b, `,"retry":{"status":`...)
+		b = jsonenc.Int(b, rt.Status)
+		b = append(b, `,"attempt":`...)
+		b = jsonenc.Int(b, rt.Attempt)
+		b = append(b, `,"wait_ms":`...)
+		b = strconv.AppendInt(b, rt.WaitMS, 10)
+		b = append(b, `,"message":`...)
+		b = jsonenc.String(b, rt.Message, html)
 		b = append(b, '}')
 	}
 	return append(b, '}'), nil

@@ -132,7 +132,7 @@ var (
 )
 
 var eventKeys = []string{"type", "now", "history", "user", "settings", "compact", "session", "fingerprint",
-	"body", "data", "status", "error", "results", "approvals"}
+	"body", "data", "status", "error", "results", "approvals", "retry_after", "retries"}
 
 // readEvent reads an event object; false when the input is no object.
 // lazy leaves a history as JSON (ReadEvent).
@@ -177,6 +177,10 @@ func readEvent(r *jsondec.Reader, e *Event, f wire.Format, lazy bool) bool {
 			e.Status = r.Int()
 		case "error":
 			e.Error = r.String()
+		case "retry_after":
+			e.RetryAfter = r.String()
+		case "retries":
+			e.Retries = readRetries(r)
 		case "results":
 			e.Results = nil
 			if r.Array(func() { e.Results = append(e.Results, readResult(r)) }) && e.Results == nil {
@@ -318,7 +322,7 @@ func readImages(r *jsondec.Reader) []registry.Image {
 	return images
 }
 
-var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "tools"}
+var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "tools", "console"}
 
 func readResult(r *jsondec.Reader) Result {
 	var res Result
@@ -338,6 +342,8 @@ func readResult(r *jsondec.Reader) Result {
 			res.Images = readImages(r)
 		case "tools":
 			res.Tools = r.Strings()
+		case "console":
+			res.Console = r.Strings()
 		}
 	})
 	return res
@@ -362,7 +368,7 @@ func readApproval(r *jsondec.Reader) Approval {
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
 	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
-	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint"}
+	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint", "show_console"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -428,6 +434,28 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.HostSearch = r.Bool()
 		case "allow_hint":
 			s.AllowHint = r.String()
+		case "show_console":
+			s.ShowConsole = r.Bool()
 		}
 	})
+}
+
+var retriesKeys = []string{"count", "backoff_ms", "max_backoff_ms"}
+
+func readRetries(r *jsondec.Reader) *Retries {
+	if r.Null() {
+		return nil
+	}
+	rt := &Retries{}
+	r.Object(retriesKeys, func(key string) {
+		switch key {
+		case "count":
+			rt.Count = r.Int()
+		case "backoff_ms":
+			rt.BackoffMS = r.Int()
+		case "max_backoff_ms":
+			rt.MaxBackoffMS = r.Int()
+		}
+	})
+	return rt
 }

@@ -131,6 +131,9 @@ func (g *gen) action() Action {
 	if g.byte()%2 == 0 {
 		a.Cache = &Cache{Fingerprint: g.str(), Messages: g.n(9)}
 	}
+	if g.byte()%2 == 0 {
+		a.Retry = &Retry{Status: g.n(600), Attempt: g.n(4), WaitMS: int64(g.n(60000)), Message: g.str()}
+	}
 	return a
 }
 

@@ -83,6 +83,10 @@ type Settings struct {
 	// the turn's calls used this many tokens (input and output, as the
 	// provider reported them); 0 is no limit. A sub-agent's turn has one.
 	MaxTurnTokens int `json:"max_turn_tokens,omitempty"`
+	// ShowConsole adds a JS tool's console output (Result.Console) to
+	// what the model reads of a success too; a failure always has it
+	// (WithConsole).
+	ShowConsole bool `json:"show_console,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask
@@ -129,8 +133,9 @@ const (
 	EventChunk EventType = "chunk"
 	// EventStreamEnd is the end of a streamed response body.
 	EventStreamEnd EventType = "stream_end"
-	// EventModelError is a model call that failed: Status and Body for an HTTP
-	// error, Error for a call that got no response at all.
+	// EventModelError is a model call that failed: Status, Body and
+	// RetryAfter for an HTTP error, Error for a call that got no response
+	// at all. With Retries the turn may answer ActionRetry.
 	EventModelError EventType = "model_error"
 	// EventToolResults are the results of some or all of the calls a run_tools
 	// action asked for: Results.
@@ -174,6 +179,12 @@ type Event struct {
 
 	Status int    `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// RetryAfter is an HTTP error's Retry-After header, as it came.
+	RetryAfter string `json:"retry_after,omitempty"`
+	// Retries is how the host may try the failed call again: the turn
+	// then decides whether it does (ActionRetry). Nil ends the turn, as
+	// for a host that retried on its own.
+	Retries *Retries `json:"retries,omitempty"`
 
 	Results []Result `json:"results,omitempty"`
 
@@ -203,6 +214,9 @@ type Result struct {
 	// Tools answers a search call (Call.Search) that succeeded: the
 	// tools found, best first; none (absent or empty) is not_found.
 	Tools []string `json:"tools,omitempty"`
+	// Console is the console output of a JS call, a line "level: text"
+	// each: the turn adds it to what the model reads (WithConsole).
+	Console []string `json:"console,omitempty"`
 }
 
 // Bytes is a body or chunk of bytes. In JSON it is a string holding the
@@ -272,6 +286,10 @@ const (
 	// the state of the session's log it leaves, for the next turn's start
 	// event. It comes just before done or failed.
 	ActionCache ActionType = "cache"
+	// ActionRetry: the model call failed with a status worth trying again
+	// (Event.Retries): wait Retry.WaitMS, send the same request again,
+	// and feed its outcome as the call's.
+	ActionRetry ActionType = "retry"
 	// ActionNeedHistory: the start event named a session and a fingerprint
 	// of a state of its log that this instance does not hold (Logs.Start).
 	// The turn is unchanged: send the start event again with the whole
@@ -293,6 +311,8 @@ type Action struct {
 	// Cache is the state of the session's log a kept turn leaves
 	// (ActionCache).
 	Cache *Cache `json:"cache,omitempty"`
+	// Retry is the model call to try again (ActionRetry).
+	Retry *Retry `json:"retry,omitempty"`
 }
 
 // Cache names the state of a session's log a turn left, which a module

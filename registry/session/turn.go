@@ -61,8 +61,10 @@ type Turn struct {
 	state      state
 	now        time.Time
 	modelCalls int
-	usage      wire.Usage
-	stream     *wire.Stream
+	// retried counts the retries of the model call out (ActionRetry).
+	retried int
+	usage   wire.Usage
+	stream  *wire.Stream
 	// sent holds the tools the current model call offered: only those may
 	// be called in its response.
 	sent map[string]bool
@@ -230,6 +232,12 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		}
 		return append(acts, t.respond(resp)...), nil
 	case EventModelError:
+		if r := e.Retries; r != nil && e.Status != 0 && t.state == awaitingModel {
+			if retry, ok := r.Decide(e.Status, e.RetryAfter, e.Body, t.retried+1, t.now); ok {
+				t.retried++
+				return []Action{{Type: ActionRetry, Retry: &retry}}, nil
+			}
+		}
 		msg := "the model could not be reached: " + e.Error
 		if e.Status != 0 {
 			msg = "the model call failed: " + wire.ErrorMessage(e.Status, e.Body)
@@ -319,6 +327,9 @@ func (t *Turn) check(e Event) error {
 	case EventModelError:
 		if e.Status == 0 && e.Error == "" {
 			return bad("give the HTTP status and body, or the error for a call that got no response")
+		}
+		if r := e.Retries; r != nil && (r.Count < 0 || r.BackoffMS < 0 || r.MaxBackoffMS < 0) {
+			return bad("retries: count, backoff_ms and max_backoff_ms must not be negative: give 0 for the defaults (a count of 0 tries no call again)")
 		}
 	case EventToolResults:
 		if len(e.Results) == 0 {
@@ -465,6 +476,7 @@ func (t *Turn) callModel() []Action {
 		}
 	}
 	t.modelCalls++
+	t.retried = 0
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
 	call.acts[0] = Action{Type: ActionCallModel, Request: mr}
@@ -1007,6 +1019,7 @@ func (t *Turn) results(results []Result) []Action {
 	var logged []Message
 	var loads []GroupLoad
 	for _, r := range results {
+		r.Result = FinishResult(r.Result, r.Console, t.set.ShowConsole)
 		for i, p := range t.pending {
 			if p.call.ID != r.ID {
 				continue

@@ -33,6 +33,8 @@ const (
 	ExportTurnFree  = "toolroute_turn_free"
 	ExportTurnBody  = "toolroute_turn_body"
 	ExportDemo      = "toolroute_demo"
+	// ExportRetry decides a retry outside a turn (a model proxy's).
+	ExportRetry = "toolroute_retry"
 	// ExportWordVectors is optional for a host: without it, tool search
 	// ranks by shared words alone.
 	ExportWordVectors = "toolroute_word_vectors"

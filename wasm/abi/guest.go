@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
@@ -172,6 +173,40 @@ func (g *Guest) Demo(req []byte) (out []byte) {
 		return fail(CodeBadJSON, err.Error())
 	}
 	return envelope(body)
+}
+
+// RetryRequest is a failed model call outside a turn, for Retry: what a
+// model_error event gives (Status, RetryAfter, Body, Retries, Now) and
+// which try it was (Attempt, from 1).
+type RetryRequest struct {
+	Status     int             `json:"status"`
+	RetryAfter string          `json:"retry_after,omitempty"`
+	Body       session.Bytes   `json:"body,omitempty"`
+	Attempt    int             `json:"attempt"`
+	Now        time.Time       `json:"now,omitzero"`
+	Retries    session.Retries `json:"retries"`
+}
+
+// Retry decides whether a model call made outside a turn (a model
+// proxy's) is tried again, as a turn decides for its own calls
+// (session.Retries.Decide): {"retry": {...}} to wait and send it again,
+// {} to give up and pass the answer on.
+func (g *Guest) Retry(req []byte) (out []byte) {
+	defer recoverInto(&out)
+	if err := registry.CheckDepth(req); err != nil {
+		return fail(CodeBadJSON, "the request "+err.Error()+": give the error body as a string")
+	}
+	var r RetryRequest
+	if err := json.Unmarshal(req, &r); err != nil {
+		return fail(CodeBadJSON, "the request is not a JSON retry request: "+err.Error())
+	}
+	retry, again := r.Retries.Decide(r.Status, r.RetryAfter, r.Body, r.Attempt, r.Now)
+	if !again {
+		return envelope([]byte("{}"))
+	}
+	return ok(struct {
+		Retry session.Retry `json:"retry"`
+	}{retry})
 }
 
 // TurnNew opens a turn and answers with its handle.

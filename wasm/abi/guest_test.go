@@ -2,6 +2,8 @@ package abi
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -87,5 +89,39 @@ func TestBadStartKeepsSession(t *testing.T) {
 	if !strings.Contains(out, `"call_model"`) || strings.Count(body, `"content":"hi"`) != 1 ||
 		!strings.Contains(body, `{"role":"assistant","content":"Hello."},{"role":"assistant","content":"A reply cut short"}`) {
 		t.Errorf("the good start after the refused ones did not resume the session once: %s\n%s", out, body)
+	}
+}
+
+// TestRetryCases: Retry answers every case of testdata/retries, as the
+// module does for every host (host/module, web/test/module.test.js).
+func TestRetryCases(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/retries/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name    string          `json:"name"`
+		Request json.RawMessage `json:"request"`
+		Want    json.RawMessage `json:"want"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	g := &Guest{}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var want bytes.Buffer
+			if err := json.Compact(&want, c.Want); err != nil {
+				t.Fatal(err)
+			}
+			if got := g.Retry(c.Request); string(got) != `{"ok":`+want.String()+`}` {
+				t.Errorf("%s, want the ok of %s", got, want.String())
+			}
+		})
+	}
+	for _, bad := range []string{"", "not json", strings.Repeat("[", 100000), `{"status":"x"}`} {
+		if got := g.Retry([]byte(bad)); !bytes.HasPrefix(got, []byte(`{"error":{"code":"bad_json"`)) {
+			t.Errorf("Retry(%.20q) = %s, want bad_json", bad, got)
+		}
 	}
 }

@@ -152,6 +152,14 @@ export class Toolroute {
     return this.#json("toolroute_demo", [], body);
   }
 
+  // retry decides whether a model call made outside a turn (a model
+  // proxy's) is tried again: request is {status, retry_after, body,
+  // attempt, now, retries: {count, backoff_ms, max_backoff_ms}}; it
+  // returns {retry: {status, attempt, wait_ms, message}}, or {} to give up.
+  retry(request) {
+    return this.#json("toolroute_retry", [], request);
+  }
+
   // turnNew opens a turn and returns its handle.
   turnNew() {
     return this.#envelope(this.#call("toolroute_turn_new")).turn;

@@ -19,8 +19,9 @@ import { Redactor } from "./redact.js";
 const decoder = new TextDecoder();
 
 // MAX_RESULT_CHARS is the most characters (code points) of a tool's result
-// the model reads, the Go host's MaxResultChars: a longer one is cut with a
-// note saying so.
+// the model reads: the module cuts a longer one, with a note saying so
+// (wasm/ABI.md, "tool_results"). A tool that stops before it (pdf.js)
+// reads it here.
 export const MAX_RESULT_CHARS = 30000;
 // DEFAULT_MAX_PARALLEL_TOOLS is how many tool calls run at once, in all the
 // host's sessions, when options.maxParallelTools sets none (the Go host's
@@ -110,12 +111,15 @@ export class MemoryStore {
 //     host's storage (docs/design/builtin-tools.md); a JS tool reaches those
 //     whose namespace (before the dot) its manifest lists in
 //     requiredPermissions;
-//   showConsole: add JS tools' console output to successful results too;
+//   showConsole: the module adds JS tools' console output to successful
+//     results too (settings.show_console);
 //   fetch: the fetch to use (globalThis.fetch by default);
 //   now: () => Date, the clock stamped on the log;
 //   retries: {count (3; negative for none), backoffMs (1000), maxBackoffMs
-//     (60000), sleep: (ms, signal) => Promise}: how a 429 or 5xx is tried
-//     again; proxied calls are not, the proxy's own provider retries;
+//     (60000), sleep: (ms, signal) => Promise}: the policy the module
+//     applies to a failed model call (model_error's retries), the host
+//     sleeping as its retry action says; proxied calls are not tried
+//     again, the proxy's own provider retries;
 //   wordVectors: the word vector table search_tools ranks with (the
 //     package's wordvec.bin: bytes, or a function, sync or async, giving
 //     them, called once), handed to every module instance the host makes;
@@ -310,6 +314,20 @@ export class Host {
     return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
   }
 
+  // retryAfterError decides whether a model call made outside a turn (a
+  // model proxy's) is tried again after resp, the answer to try number
+  // attempt, as the module decides a turn's (wasm/ABI.md,
+  // "toolroute_retry"): the retry ({status, attempt, wait_ms, message}),
+  // or null to pass resp on. It reads a clone of resp's body.
+  async retryAfterError(resp, attempt, retries) {
+    if (resp.status >= 200 && resp.status <= 299) return null;
+    const body = (await readText(resp.clone(), null, MAX_ERROR_BODY).catch(() => "")) ?? "";
+    const req = { status: resp.status, body, attempt, now: this.now().toISOString(), retries };
+    const after = resp.headers.get("retry-after");
+    if (after !== null) req.retry_after = after;
+    return (await this.#instance()).retry(req).retry ?? null;
+  }
+
   async #memories() {
     const m = typeof this.#o.memories === "function" ? await this.#o.memories() : this.#o.memories;
     return Array.isArray(m) ? m.map(String) : [];
@@ -373,6 +391,8 @@ export class Host {
       const unattended = !!(options.unattended || options.parent?.unattended);
       if (typeof this.#o.approve === "function" && !unattended) settings.approvals = true;
       if (unattended) settings.unattended = true;
+      // The module adds a JS call's console output to a success too.
+      if (this.#o.showConsole) settings.show_console = true;
       const agent = options.agent ?? (typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null);
       if (agent) {
         if (agent.system_prompt) settings.system_prompt = String(agent.system_prompt);
@@ -626,15 +646,31 @@ class Turn {
     yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
     this.partial = "";
-    try {
-      resp = yield* this.post(req);
-    } catch (err) {
-      if (this.signal?.aborted) throw this.signal.reason;
-      return this.event({ type: "model_error", now: this.stamp(), error: unreachable(this.o.provider, req, err) });
-    }
-    if (resp.status < 200 || resp.status > 299) {
+    // The module decides whether a failed call is tried again (its retry
+    // action): the host waits as it says and sends the same body. Proxied
+    // calls are not, the proxy's provider already did.
+    const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
+    const p = this.o.provider;
+    const retries = p.proxyURL || p.demo ? null : { count, backoff_ms: Math.ceil(backoffMs), max_backoff_ms: Math.ceil(maxBackoffMs) };
+    for (;;) {
+      try {
+        resp = await this.post(req);
+      } catch (err) {
+        if (this.signal?.aborted) throw this.signal.reason;
+        return this.event({ type: "model_error", now: this.stamp(), error: unreachable(this.o.provider, req, err) });
+      }
+      if (resp.status >= 200 && resp.status <= 299) break;
       const body = ((await readText(resp, this.signal, MAX_ERROR_BODY).catch(() => "")) ?? "").slice(0, MAX_ERROR_BODY);
-      return this.event({ type: "model_error", now: this.stamp(), status: resp.status, body: (await this.h.redactor()).text(body) });
+      const ev = { type: "model_error", now: this.stamp(), status: resp.status, body: (await this.h.redactor()).text(body) };
+      const after = resp.headers.get("retry-after");
+      if (after !== null) ev.retry_after = after;
+      if (retries) ev.retries = retries;
+      const acts = this.event(ev);
+      const retry = acts.length === 1 && acts[0].type === "retry" ? acts[0].retry : null;
+      if (!retry) return acts;
+      yield { type: "retry", retry: { status: retry.status, attempt: retry.attempt, wait: retry.wait_ms * 1e6, wait_ms: retry.wait_ms, message: retry.message } };
+      await sleep(retry.wait_ms, this.signal);
+      this.signal?.throwIfAborted();
     }
     const tooLarge = () => this.event({ type: "model_error", now: this.stamp(), error: `the response is over ${MAX_RESPONSE_BODY} bytes` });
     if (!isEventStream(resp) || !resp.body) {
@@ -677,12 +713,8 @@ class Turn {
     }
   }
 
-  // post sends the request, trying again on 429 and 5xx as the Go host's
-  // HTTPProvider does, and yields a retry event before each wait. Proxied
-  // calls are not tried again: the proxy's provider already did.
-  async *post(req) {
-    const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
-    const tries = this.o.provider.proxyURL ? 0 : count;
+  // post sends the request once, redacted: the module decides retries.
+  async post(req) {
     const red = await this.h.redactor();
     const body = red.text(typeof req.body === "string" ? req.body : JSON.stringify(req.body));
     req = { ...req, body };
@@ -690,15 +722,7 @@ class Turn {
       // The demo answers whole, streamed or not, as the Go host's does.
       return new Response(JSON.stringify(this.inst.demo(body)), { status: 200, headers: { "content-type": "application/json" } });
     }
-    for (let attempt = 1; ; attempt++) {
-      const resp = await this.h.fetch(...this.request(req));
-      const wait = retryWait(resp, attempt, { count: tries, backoffMs, maxBackoffMs }, this.h.now(), await bodyRetryDelay(resp));
-      if (wait === null) return resp;
-      await resp.body?.cancel().catch(() => {});
-      yield { type: "retry", retry: { status: resp.status, attempt, wait: Math.round(wait * 1e6), wait_ms: wait } };
-      await sleep(wait, this.signal);
-      this.signal?.throwIfAborted();
-    }
+    return this.h.fetch(...this.request(req));
   }
 
   // request gives fetch's arguments for a model request.
@@ -772,8 +796,9 @@ class Turn {
 
   // run performs one call the module asked for, when one of the host's
   // slots for tool calls is free, and gives its result with the known
-  // secrets redacted, then cut to MAX_RESULT_CHARS (in that order: a cut
-  // must not leave half a secret).
+  // secrets redacted, its console lines too: the module then adds them
+  // and cuts the result at MAX_RESULT_CHARS (a cut must not leave half a
+  // secret).
   async run(c) {
     // A sub-agent's calls run in the slot of the create_agent call that
     // started it: slots of their own would deadlock once the outer calls
@@ -788,7 +813,9 @@ class Turn {
     } finally {
       release();
     }
-    return capResult((await this.h.redactor()).result(r));
+    const red = await this.h.redactor();
+    const out = red.result(r);
+    return r.console ? { ...out, console: r.console.map((l) => red.text(l)) } : out;
   }
 
   async runCall(c) {
@@ -837,7 +864,7 @@ class Turn {
             google: (c.required_permissions ?? []).includes("google") || (c.granted ?? []).includes("google"),
             ops: (op, args, opts) => this.h.op(c, op, args, { ...opts, turn: this.info }),
           });
-          return withConsole(c.id, out, this.o.showConsole);
+          return jsResult(c.id, out);
         }
         default:
           return fail("execution_error", `tool '${c.tool}' has origin ${JSON.stringify(c.origin?.kind ?? "")}, which the host cannot run`);
@@ -915,30 +942,6 @@ export function modelRequest(p, req, signal) {
   return [url, { method: "POST", headers, body, signal }];
 }
 
-// capResult cuts a result's output and message past MAX_RESULT_CHARS, each
-// with a note, as the Go host's capResult does.
-export function capResult(r) {
-  const out = { ...r };
-  if (typeof out.output === "string") out.output = capText(out.output);
-  if (typeof out.message === "string") out.message = capText(out.message);
-  return out;
-}
-
-// capText cuts s after MAX_RESULT_CHARS code points (Go's runes), saying so.
-function capText(s) {
-  if (s.length <= MAX_RESULT_CHARS) return s; // UTF-16 units >= code points
-  let n = 0;
-  let cut = s.length;
-  for (let i = 0; i < s.length; n++) {
-    if (n === MAX_RESULT_CHARS) cut = i;
-    const c = s.charCodeAt(i);
-    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    i += pair ? 2 : 1;
-  }
-  if (n <= MAX_RESULT_CHARS) return s;
-  return s.slice(0, cut) + `\n\n[The result was cut at ${MAX_RESULT_CHARS} of its ${n} characters. Ask for less: a narrower query, a smaller range or one page.]`;
-}
-
 // once wraps f so that only its first call does anything.
 function once(f) {
   let done = false;
@@ -954,80 +957,16 @@ function withUsage(ev, usage) {
   return ev;
 }
 
-// withConsole adds a JS call's console output to what the model reads:
-// always when show is set, and for failures, where it usually says why.
-function withConsole(id, out, show) {
-  const ok = out?.status === "success";
-  const res = ok
+// jsResult is a JS call's result for the module, with its console lines
+// ("level: text"), which the module adds to what the model reads
+// (wasm/ABI.md, "tool_results").
+function jsResult(id, out) {
+  const res = out?.status === "success"
     ? { id, status: "success", output: out.output ?? "" }
     : { id, status: "error", error_type: out?.error_type || "execution_error", message: out?.message ?? "the JS runner gave no result" };
   const logs = (out?.logs ?? []).map((l) => (typeof l === "string" ? l : `${l.level}: ${l.text}`));
-  if (logs.length === 0 || (!show && ok)) return res;
-  const note = "\n\nConsole output:\n" + logs.join("\n");
-  if (ok) res.output += note;
-  else res.message += note;
+  if (logs.length) res.console = logs;
   return res;
-}
-
-// retryable: rate limited, or the provider failed (Anthropic's 529 is
-// "overloaded").
-function retryable(status) {
-  return status === 429 || (status >= 500 && status <= 599);
-}
-
-// retryWait is how long to wait before trying a model call again after
-// resp, the answer to try number attempt, or null not to try again: only a
-// 429 or 5xx is tried again, count times at most, waiting backoffMs doubled
-// each time up to maxBackoffMs, or what Retry-After asks if longer (and
-// not at all when it asks for more than maxBackoffMs); bodyDelayMs is the
-// wait the body asked for (bodyRetryDelay), used when there is no header.
-export function retryWait(resp, attempt, { count, backoffMs, maxBackoffMs }, now, bodyDelayMs = null) {
-  if (!retryable(resp.status) || attempt > count) return null;
-  const wait = Math.min(backoffMs * 2 ** (attempt - 1), maxBackoffMs);
-  const after = retryAfter(resp.headers.get("retry-after"), now) ?? bodyDelayMs;
-  if (after === null) return wait;
-  return after > maxBackoffMs ? null : Math.max(wait, after);
-}
-
-// bodyRetryDelay is the wait, in ms, a 429 or 5xx without Retry-After asks
-// for in its body: Gemini's google.rpc.RetryInfo retryDelay, a protobuf
-// duration such as "27s" or "45.8s" (Gemini sends no header); null for none.
-// It reads a clone, so resp's body stays unread.
-export async function bodyRetryDelay(resp) {
-  if (!retryable(resp.status) || resp.headers.has("retry-after") || !resp.body) return null;
-  try {
-    return retryDelay(await resp.clone().text());
-  } catch {
-    return null;
-  }
-}
-
-// retryDelay finds the retryDelay of a RetryInfo detail in an error body, in
-// ms, as the Go host's retryDelay does; null for none.
-export function retryDelay(body) {
-  let e;
-  try {
-    e = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  for (const d of Array.isArray(e?.error?.details) ? e.error.details : []) {
-    if (typeof d?.["@type"] !== "string" || !d["@type"].endsWith("google.rpc.RetryInfo")) continue;
-    const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay ?? "");
-    return m ? Number(m[1]) * 1000 : null;
-  }
-  return null;
-}
-
-// retryAfter reads a Retry-After header, seconds or an HTTP date, in ms; null
-// when absent or unreadable.
-export function retryAfter(value, now) {
-  const v = (value ?? "").trim();
-  if (v === "") return null;
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) return null;
-  return Math.max(t - now.getTime(), 0);
 }
 
 function isEventStream(resp) {

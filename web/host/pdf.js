@@ -19,7 +19,7 @@
 import def from "../../host/pdf/tools.json" with { type: "json" };
 import { Sandbox, AccessDenied } from "../jsrun/sandbox.js";
 import { fetchBytes } from "../jsrun/fetch.js";
-import { toolOutput } from "./host.js";
+import { toolOutput, MAX_RESULT_CHARS } from "./host.js";
 
 // PDF_GROUP is the group's name.
 export const PDF_GROUP = def.group.name;
@@ -30,9 +30,6 @@ export const RENDER_TOOL = "pdf_render_page";
 // MAX_IMAGE_BYTES is the most bytes of one picture: the module keeps an
 // image of at most 5 MiB of base64 (registry.MaxImageChars).
 const MAX_IMAGE_BYTES = ((5 << 20) / 4) * 3;
-// MAX_RESULT_CHARS is the host's cut (web/host/host.js): the text stops
-// before it.
-const MAX_RESULT_CHARS = 30000;
 
 // text fills in one of tools.json's texts.
 function text(key, args = {}) {

@@ -167,7 +167,7 @@ test("429 then success: honours Retry-After through the injected sleep", async (
     const h = await newHost(model, { options: { retries: { sleep: async (ms) => waits.push(ms) } } }).host;
     const events = await collect(h.send("s", "hi"));
     assert.deepStrictEqual(types(events), ["message", "model_call", "retry", "message", "done"]);
-    assert.deepStrictEqual(events[2].retry, { status: 429, attempt: 1, wait: 2e9, wait_ms: 2000 });
+    assert.deepStrictEqual(events[2].retry, { status: 429, attempt: 1, wait: 2e9, wait_ms: 2000, message: "The provider answered 429: trying again in 2 s (retry 1 of 3)." });
     assert.deepStrictEqual(waits, [2000]);
     assert.equal(model.requests.length, 2);
     assert.equal(events.at(-1).text, "Hello.");

@@ -12,7 +12,7 @@ import path from "node:path";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import quickjsVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost, capResult, MemoryStore, MAX_RESULT_CHARS } from "../host/host.js";
+import { createHost, MemoryStore, MAX_RESULT_CHARS } from "../host/host.js";
 import { Runner, MemoryStore as FileStore } from "../jsrun/runner.js";
 import { patchQuickJS, sleb128 } from "../jsrun/patch.js";
 import { startFakeModel, text } from "./host-fakemodel.js";
@@ -163,10 +163,20 @@ test("a 35,000-character result is cut with the note, and the model reads the no
 });
 
 test("the cut counts code points and comes after the redaction", async () => {
-  const emoji = "😀".repeat(30001);
-  assert.equal(capResult({ id: "1", status: "success", output: emoji }).output, "😀".repeat(30000) + note(30001));
+  // The module cuts: in characters (code points), not UTF-16 units.
   const exact = "😀".repeat(MAX_RESULT_CHARS); // 60,000 UTF-16 units, 30,000 characters
-  assert.equal(capResult({ id: "1", status: "success", output: exact }).output, exact);
+  const counted = await startFakeModel("openai", calls("emoji", 2, (i) => JSON.stringify({ n: i })), text("Done."));
+  try {
+    const h = await newHost(counted, {
+      tools: [{ name: "emoji" }],
+      native: { emoji: async ({ n }) => (n === 0 ? "😀".repeat(30001) : exact) },
+    });
+    await collect(h.send("s", "emoji"));
+    const results = (await h.messages("s")).filter((m) => m.type === "tool_result");
+    assert.deepEqual(results.map((r) => r.content), ["😀".repeat(30000) + note(30001), exact]);
+  } finally {
+    await counted.close();
+  }
 
   // A secret across the cut is redacted whole, not cut in half first.
   const secret = "sk-planted-secret-value-42";

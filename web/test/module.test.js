@@ -75,6 +75,17 @@ test("the instance resumed the sessions it kept", () => {
   assert.ok(resumed >= 20, `${resumed} turns resumed a kept session; the transcripts have more`);
 });
 
+// The retry policy of a model call made outside a turn (a proxy's), as
+// every host replays it: testdata/retries/cases.json.
+const retryCases = JSON.parse(await readFile(path.join(root, "testdata/retries/cases.json"), "utf8"));
+test("toolroute_retry answers every case of testdata/retries", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  assert.ok(retryCases.length > 5);
+  for (const c of retryCases) assert.deepEqual(tr.retry(c.request), c.want, c.name);
+  for (const g of ["", "not json", "[".repeat(100000), '{"status":"x"}']) assert.throws(() => tr.retry(g), { code: "bad_json" });
+  assert.equal(tr.broken, null);
+});
+
 test("garbage to every export gives an error, never a trap", async () => {
   const tr = await Toolroute.instantiate(wasm);
   const garbage = ["", "not json", "{", "[]", '"x"', "[".repeat(100000), '{"type":5}', "\u0000\uffff"];

@@ -127,7 +127,7 @@ test("a server session: read from the server, its turns run there with the page'
       turn: async function* ({ text, append, ask: question }) {
         yield append({ type: "user", content: text });
         yield { type: "model_call", tools: ["load_tool_group", "send_note"] };
-        yield { type: "retry", retry: { status: 429, attempt: 1, wait: 1500000000 } };
+        yield { type: "retry", retry: { status: 429, attempt: 1, wait: 1500000000, message: "The provider answered 429: trying again in 1.5 s (retry 1 of 3)." } };
         const calls = [{ id: "call_1", tool: "send_note", input: { to: "ada" }, required_permissions: ["send"] }];
         yield append({ type: "tool_call", tool_name: "send_note", tool_call_id: "call_1", tool_input: '{"to":"ada"}', status: "awaiting_approval" });
         const answers = question(calls);
@@ -159,7 +159,8 @@ test("a server session: read from the server, its turns run there with the page'
   assert.equal(turn.last.type, "done", JSON.stringify(turn.last));
   assert.deepEqual(turn.last.result, null);
   assert.deepEqual(events.map((e) => e.type), ["message", "model_call", "retry", "message", "approval", "tool_calls", "message", "text", "message", "done"]);
-  assert.deepEqual(events[2].retry, { status: 429, attempt: 1, wait: 1500000000, wait_ms: 1500 }, "the Go host's retry gets the page host's wait_ms");
+  assert.deepEqual(events[2].retry, { status: 429, attempt: 1, wait: 1500000000, wait_ms: 1500, message: "The provider answered 429: trying again in 1.5 s (retry 1 of 3)." },
+    "the Go host's retry gets the page host's wait_ms");
   assert.equal(events[6].message.content, "sent (once)");
   assert.equal(server.requests.length, 0, "the page called no model: the turn ran on the server");
   const approvals = server.sessions.requests.find((r) => r.path.endsWith("/approvals"));

@@ -154,6 +154,9 @@ export declare class Host {
   describe(sessionId?: string, options?: { toolsJSON?: boolean }): Promise<Description>;
   /** Answers a model request's body as the demo model does. */
   demo(body: object | string): Promise<Record<string, unknown>>;
+  /** Decides, as the module decides a turn's, whether a model call made outside a turn is tried again after resp (try number attempt): the retry, or null. */
+  retryAfterError(resp: Response, attempt: number, retries: { count: number; backoff_ms?: number; max_backoff_ms?: number }):
+    Promise<{ status: number; attempt: number; wait_ms: number; message: string } | null>;
   /** Runs one turn and yields its events; the last is done or failed. */
   send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo }): AsyncGenerator<Event, void, void>;
   /** Summarises the session's earlier messages now and yields that turn's events. */

@@ -153,6 +153,9 @@ export declare class Toolroute {
   describe(request?: DescribeRequest | string): Description;
   /** Answers an OpenAI Chat Completions request body as the demo model does. */
   demo(body: object | string): Record<string, unknown>;
+  /** Decides whether a model call made outside a turn (a model proxy's) is tried again: a retry to wait for, or {} to give up. */
+  retry(request: { status: number; retry_after?: string; body?: string; attempt: number; now?: string; retries: { count: number; backoff_ms?: number; max_backoff_ms?: number } }):
+    { retry?: { status: number; attempt: number; wait_ms: number; message: string } };
   /** Opens a turn and gives its handle. */
   turnNew(): number;
   /** Feeds a turn one event and gives its actions. */

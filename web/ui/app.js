@@ -856,7 +856,8 @@ async function send(text) {
         askApproval(ev.calls ?? []);
         break;
       case "retry":
-        add(el("p", "card retry", `The provider answered ${ev.retry.status}: trying again in ${Math.max(1, Math.round(ev.retry.wait_ms / 1000))} s.`));
+        // The module's sentence, as every host shows it.
+        add(el("p", "card retry", ev.retry.message));
         break;
       case "done":
         lastUsage = ev.usage ?? null;

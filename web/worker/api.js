@@ -43,7 +43,7 @@
 // wrangler dev on this machine; see auth.js). Every POST and PATCH takes
 // JSON, as serve's do.
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost, modelRequest, retryWait, bodyRetryDelay, sleep } from "../host/host.js";
+import { createHost, modelRequest, sleep } from "../host/host.js";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../host/ops.js";
 import { McpServers, withMcp } from "../host/mcp.js";
 import { pdfGroup, withPdf } from "../host/pdf.js";
@@ -781,7 +781,8 @@ async function proxyModel(env, req, signal, started) {
     if (["content-type", "anthropic-version", "anthropic-beta"].includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
   }
   const fwd = { format: req.format, path: req.path, headers, body: req.body, stream: req.stream === true };
-  const retries = { count: MODEL_RETRIES, backoffMs: 1000, maxBackoffMs: MODEL_MAX_WAIT_MS };
+  // The module decides the retries, as it does a turn's.
+  const retries = { count: MODEL_RETRIES, backoff_ms: 1000, max_backoff_ms: MODEL_MAX_WAIT_MS };
   let resp;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -789,10 +790,12 @@ async function proxyModel(env, req, signal, started) {
     } catch (e) {
       return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
     }
-    const wait = retryWait(resp, attempt, retries, new Date(), await bodyRetryDelay(resp));
-    if (wait === null) break;
+    if (resp.status >= 200 && resp.status <= 299) break;
+    const { host } = await started();
+    const retry = await host.retryAfterError(resp, attempt, retries);
+    if (!retry) break;
     await resp.body?.cancel().catch(() => {});
-    await sleep(wait, signal);
+    await sleep(retry.wait_ms, signal);
   }
   const out = new Headers();
   for (const h of ["content-type", "retry-after"]) if (resp.headers.has(h)) out.set(h, resp.headers.get(h));

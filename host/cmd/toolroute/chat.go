@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/app"
@@ -347,7 +346,8 @@ func (c *chat) show(ev host.Event) {
 		fmt.Fprintln(c.out, line+"]")
 	case host.EventRetry:
 		c.newline()
-		fmt.Fprintf(c.out, "[the provider answered %d: trying again in %s (attempt %d)]\n", ev.Retry.Status, ev.Retry.Wait.Round(time.Millisecond), ev.Retry.Attempt)
+		// The module's sentence, as every host shows it.
+		fmt.Fprintf(c.out, "[%s]\n", strings.TrimSuffix(ev.Retry.Message, "."))
 	case host.EventDone:
 		c.newline()
 		c.turnUsage(ev)

@@ -305,7 +305,7 @@ func TestProviderErrors(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 			}
-			mustContain(t, "the output", res.stdout, "[the provider answered 429: trying again in 1s (attempt 1)]\n", "Got through.\n")
+			mustContain(t, "the output", res.stdout, "[The provider answered 429: trying again in 1 s (retry 1 of 3)]\n", "Got through.\n")
 			if n := len(model.Requests()); n != 2 {
 				t.Errorf("%d requests, want 2", n)
 			}
