@@ -174,8 +174,8 @@ check-wasm:
 	fi; rm -f $$tmp; echo "$(WASM) rebuilds byte for byte"
 
 # check: formatting, vet, registry/ building for wasip1 with nothing outside
-# the standard library, a tidy go.mod, and the committed module and UI
-# rebuilding byte for byte.
+# the standard library and nothing the module does not link, a tidy go.mod,
+# and the committed module and UI rebuilding byte for byte.
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
@@ -185,6 +185,12 @@ check:
 	@deps=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./registry/... \
 		| grep -v '^github.com/toolroute/toolroute/registry\(/\|$$\)'); \
 	if [ -n "$$deps" ]; then echo "registry/ must use only the standard library; it reaches:"; echo "$$deps"; exit 1; fi
+	@linked=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm/cmd/toolroute-wasm) || exit 1; \
+	unlinked=$$(GOOS=wasip1 GOARCH=wasm $(GO) list ./registry/... | grep -vxF -e "$$linked"); \
+	if [ -n "$$unlinked" ]; then \
+		echo "registry/ holds only what the wasm module (wasm/cmd/toolroute-wasm) links, and it does not link:"; echo "$$unlinked"; \
+		echo "move each to where its users are: internal/ for the program's own code, host/ for the Go host's, assets/ for files every host reads (docs/design/folders.md)"; exit 1; \
+	fi
 	$(GO) mod tidy
 	git diff --exit-code -- go.mod go.sum
 	$(MAKE) check-wasm
