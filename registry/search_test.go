@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
+	"github.com/toolroute/toolroute/assets"
 )
 
 func TestWords(t *testing.T) {
@@ -75,7 +75,7 @@ func hitNames(hits []SearchHit) []string {
 }
 
 func TestSearch(t *testing.T) {
-	x := NewIndex(searchTools, english.Vectors())
+	x := NewIndex(searchTools, assets.Vectors())
 	tests := []struct {
 		name, query string
 		k           int
@@ -121,14 +121,14 @@ func TestSearchWordVectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, hitNames(NewIndexWith(searchTools, tt.p, english.Vectors()).Search(tt.query, 5))); diff != "" {
+			if diff := cmp.Diff(tt.want, hitNames(NewIndexWith(searchTools, tt.p, assets.Vectors()).Search(tt.query, 5))); diff != "" {
 				t.Errorf("Search(%q, 5) (-want +got):\n%s", tt.query, diff)
 			}
 		})
 	}
 	// No tools, no tool with a word of English: nothing found, no panic.
 	for _, docs := range [][]SearchDoc{nil, {{Name: "zqxv"}}} {
-		if hits := NewIndex(docs, english.Vectors()).Search("what is the weather", 5); len(hits) != 0 {
+		if hits := NewIndex(docs, assets.Vectors()).Search("what is the weather", 5); len(hits) != 0 {
 			t.Errorf("%v: found %v", docs, hits)
 		}
 	}
@@ -144,7 +144,7 @@ func TestSearchOrder(t *testing.T) {
 		{Name: "mqx", Description: "Convert units"},
 	}
 	for _, docs := range [][]SearchDoc{twins, {twins[2], twins[1], twins[0]}} {
-		hits := NewIndex(docs, english.Vectors()).Search("convert currencies", 5)
+		hits := NewIndex(docs, assets.Vectors()).Search("convert currencies", 5)
 		if diff := cmp.Diff([]string{"aqx", "zqx", "mqx"}, hitNames(hits)); diff != "" {
 			t.Errorf("order (-want +got):\n%s", diff)
 		}
@@ -163,18 +163,18 @@ func TestSearchFields(t *testing.T) {
 		{Name: "b", Description: "Recipes and cooking"},
 		{Name: "recipes", Description: "Recipes"},
 	}
-	x := NewIndex(docs, english.Vectors())
+	x := NewIndex(docs, assets.Vectors())
 	if got := hitNames(x.Search("recipes", 5)); !slices.Equal(got, []string{"recipes", "b", "a"}) {
 		t.Errorf("recipes: %v, want the name, then the description, then the detail", got)
 	}
 	p := DefaultSearchParams()
 	p.Fields[FieldDetail].Weight = 0
-	if got := hitNames(NewIndexWith(docs, p, english.Vectors()).Search("cooking", 5)); len(got) == 0 || got[0] != "b" || slices.Contains(got, "a") {
+	if got := hitNames(NewIndexWith(docs, p, assets.Vectors()).Search("cooking", 5)); len(got) == 0 || got[0] != "b" || slices.Contains(got, "a") {
 		t.Errorf("with the detail weighed 0: %v, want b first and a not at all", got)
 	}
 	p = DefaultSearchParams()
 	p.RequestWords = true
-	if got := hitNames(NewIndexWith([]SearchDoc{{Name: "finder", Description: "Find things"}}, p, english.Vectors()).Search("find", 5)); len(got) != 1 {
+	if got := hitNames(NewIndexWith([]SearchDoc{{Name: "finder", Description: "Find things"}}, p, assets.Vectors()).Search("find", 5)); len(got) != 1 {
 		t.Errorf("with request words kept, find finds nothing: %v", got)
 	}
 }
@@ -238,7 +238,7 @@ func TestRegistrySearchDocs(t *testing.T) {
 	if !strings.HasPrefix(gmail.Group, "google_gmail Google Gmail Email management") {
 		t.Errorf("group text %q", gmail.Group)
 	}
-	if got := hitNames(NewIndex(r.SearchDocs(), english.Vectors()).Search("archive my mail", 1)); !slices.Equal(got, []string{"gmail_read"}) && !slices.Equal(got, []string{"gmail_search"}) {
+	if got := hitNames(NewIndex(r.SearchDocs(), assets.Vectors()).Search("archive my mail", 1)); !slices.Equal(got, []string{"gmail_read"}) && !slices.Equal(got, []string{"gmail_search"}) {
 		t.Errorf("archive my mail: %v, want a Gmail tool by its group's description", got)
 	}
 	load := loadToolGroupTool()
@@ -256,7 +256,7 @@ func ExampleIndex_Search() {
 	if err != nil {
 		panic(err)
 	}
-	index := NewIndex(tools, english.Vectors())
+	index := NewIndex(tools, assets.Vectors())
 	for _, q := range []string{"Will there be any news about the weather in Oslo tomorrow?", "What is Bitcoin trading at?"} {
 		var names []string
 		for _, hit := range index.Search(q, 5) {

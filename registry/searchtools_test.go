@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/toolroute/toolroute/registry/wordvec/english"
+	"github.com/toolroute/toolroute/assets"
 )
 
 func searchRegistry(t *testing.T) *Registry {
@@ -132,7 +132,7 @@ func TestSearchToolsWordVectors(t *testing.T) {
 	if res, _ := r.SearchTools(query, nil); res.Status != StatusError {
 		t.Fatalf("without word vectors: %s, want not_found", res.Content())
 	}
-	r.SetWordVectors(english.Vectors())
+	r.SetWordVectors(assets.Vectors())
 	if _, found := r.SearchTools(query, nil); len(found) == 0 || found[0].Name != "pdf_text" {
 		t.Errorf("with word vectors: %v, want pdf_text first", found)
 	}

@@ -3,7 +3,7 @@
 // the worker; the bridges' prelude inlined by preludePlugin), with
 // index.html, app.css, toolroute.wasm (the module, from wasm/) and
 // wordvec.bin (the word vectors search_tools ranks with, from
-// registry/wordvec/english/vectors.bin) copied and
+// assets/wordvec/vectors.bin) copied and
 // quickjs.wasm (the quickjs-ng sync variant's, patched by jsrun/patch.js to
 // poll its interrupt handler at every operation and stop hard inside a
 // built-in call, jsrun/hardstop.js). The same inputs give the
@@ -29,7 +29,7 @@ const ui = path.join(web, "ui");
 export const dist = path.join(ui, "dist");
 
 // wordVectors is the word vector table the page hands the module.
-export const wordVectors = path.join(web, "..", "registry", "wordvec", "english", "vectors.bin");
+export const wordVectors = path.join(web, "..", "assets", "wordvec", "vectors.bin");
 
 // quickjsWasm is the quickjs-ng sync variant's .wasm in node_modules.
 export function quickjsWasm() {
@@ -44,7 +44,7 @@ export async function writeQuickjsWasm(file) {
   await writeFile(file, await patchQuickJS(await readFile(quickjsWasm())));
 }
 
-// preludePlugin replaces jsrun/prelude.js, which reads host/jsrun/prelude.js
+// preludePlugin replaces jsrun/prelude.js, which reads assets/prelude.js
 // with node:fs, with a module exporting the text it reads: the browser and
 // the worker have no files to read, and both bundles run the one prelude
 // every host runs.

@@ -188,7 +188,7 @@ var builtinPermissions = map[string][]string{
 // builtinPermissions: a tool missing from the table, a table
 // entry no host offers, and a tool whose requiredPermissions differ all
 // fail. The browser and the worker offer the same manifests and the same
-// pdf group (host/pdf/tools.json), so the table holds for them too.
+// pdf group (assets/pdf_tools.json), so the table holds for them too.
 func TestBuiltinPermissions(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Exec, cfg.Browser = true, true

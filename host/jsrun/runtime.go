@@ -3,7 +3,6 @@ package jsrun
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,10 +14,13 @@ import (
 
 	"github.com/fastschema/qjs"
 	"github.com/tetratelabs/wazero"
+
+	"github.com/toolroute/toolroute/assets"
 )
 
-//go:embed prelude.js
-var preludeJS string
+// preludeJS is the bridges' prelude, which every host runs: one file,
+// assets/prelude.js.
+var preludeJS = assets.Prelude
 
 var (
 	patchMu sync.Mutex

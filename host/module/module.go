@@ -66,8 +66,8 @@ type Config struct {
 	// every export, so hosts leave it off unless they distrust the binary.
 	Interruptible bool
 	// WordVectors is the word vector table every instance ranks tool search
-	// with (toolroute_word_vectors; registry/wordvec/english.Data is the
-	// one toolroute ships); nil gives none, and search finds only tools that
+	// with (toolroute_word_vectors; assets.WordVectors is the one
+	// toolroute ships); nil gives none, and search finds only tools that
 	// share a word with the query. A module without the export is run
 	// without them.
 	WordVectors []byte

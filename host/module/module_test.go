@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/internal/transcript"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm"
 	"github.com/toolroute/toolroute/wasm/abi"
 )
@@ -836,7 +836,7 @@ func TestCompilationCache(t *testing.T) {
 func TestWordVectors(t *testing.T) {
 	ctx := context.Background()
 	inst := instance(t)
-	for _, in := range [][]byte{[]byte("wordvec1"), []byte("not a table"), english.Data[:len(english.Data)-1]} {
+	for _, in := range [][]byte{[]byte("wordvec1"), []byte("not a table"), assets.WordVectors[:len(assets.WordVectors)-1]} {
 		_, err := inst.request(ctx, abi.ExportWordVectors, nil, in)
 		var e *abi.Error
 		if !errors.As(err, &e) || e.Code != abi.CodeBadVectors || !strings.Contains(e.Message, "the search keeps the table it had") {
@@ -847,7 +847,7 @@ func TestWordVectors(t *testing.T) {
 		in   []byte
 		want abi.WordVectorsInfo
 	}{
-		{english.Data, abi.WordVectorsInfo{Words: 10000, Dimensions: 46}},
+		{assets.WordVectors, abi.WordVectorsInfo{Words: 10000, Dimensions: 46}},
 		{nil, abi.WordVectorsInfo{}},
 	} {
 		var got abi.WordVectorsInfo

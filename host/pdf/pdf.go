@@ -2,10 +2,10 @@
 // pdf_extract_text and pdf_render_page as host-native tools over the PDFs
 // of the sandbox folder and of the web.
 //
-// The group's names, schemas and texts are tools.json, which the JS hosts
-// (web/host/pdf.js, on Mozilla's pdf.js) read too, and whose outputs the
-// shared cases of testdata/pdf/cases.json hold every host to. Here,
-// github.com/pdfcpu/pdfcpu reads the file (cross references, object
+// The group's names, schemas and texts are assets/pdf_tools.json, which
+// the JS hosts (web/host/pdf.js, on Mozilla's pdf.js) read too, and whose
+// outputs the shared cases of testdata/pdf/cases.json hold every host to.
+// Here, github.com/pdfcpu/pdfcpu reads the file (cross references, object
 // streams, filters, encryption), the text is this package's own content
 // stream interpreter (text.go), and pages are rendered by poppler-utils'
 // pdftoppm, a program the tool is left out without.
@@ -14,7 +14,6 @@ package pdf
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,16 +29,18 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/internal/hardlink"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/registry"
 )
 
-//go:embed tools.json
-var definitionJSON []byte
+// definitionJSON is the group's definition, which the JS hosts read too:
+// one file, assets/pdf_tools.json.
+var definitionJSON = assets.PDFTools
 
-// Definition is tools.json: the group, its tools and their texts.
+// Definition is pdf_tools.json: the group, its tools and their texts.
 type Definition struct {
 	Group          registry.Group    `json:"group"`
 	MaxBytes       int64             `json:"max_bytes"`
@@ -53,7 +54,7 @@ type Definition struct {
 var Def = func() Definition {
 	var d Definition
 	if err := json.Unmarshal(definitionJSON, &d); err != nil {
-		panic("pdf: tools.json: " + err.Error())
+		panic("pdf: pdf_tools.json: " + err.Error())
 	}
 	return d
 }()
@@ -115,7 +116,7 @@ type tools struct {
 	pdftoppm string
 }
 
-// text fills in one of tools.json's texts: {key} becomes args[key].
+// text fills in one of pdf_tools.json's texts: {key} becomes args[key].
 func text(key string, args ...string) string {
 	s := Def.Errors[key]
 	for i := 0; i+1 < len(args); i += 2 {

@@ -1,16 +1,18 @@
 package server
 
 import (
-	_ "embed"
 	"net/http"
+
+	"github.com/toolroute/toolroute/assets"
 )
 
-//go:embed page.html
-var pageHTML []byte
+// pageHTML is the page the edge worker serves too: one file,
+// assets/page.html.
+var pageHTML = assets.Page
 
 // MinimalPage serves a small chat page at /: its turns run in the program,
 // through the API, where the browser UI runs them in the page. The edge
-// worker serves it too (web/worker/build.mjs reads page.html).
+// worker serves it too (web/worker/build.mjs reads assets/page.html).
 func MinimalPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/" {
 		http.NotFound(w, r)

@@ -1,6 +1,6 @@
 // Package toolsearch ranks a tool list for a query by meaning as well as by
 // words: registry's BM25F score, divided by the query's best, plus the
-// cosines of the query's sentence embedding (registry/sentenc) with two
+// cosines of the query's sentence embedding (internal/sentenc) with two
 // vectors of each tool: its name and description's, and the mean of its
 // description for the model's sentences'. It embeds the tools on all processors and keeps their vectors
 // in a cache file, so that a command that ranks one tool list again starts
@@ -26,8 +26,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/toolroute/toolroute/internal/sentenc"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/sentenc"
 )
 
 // Weights are how much each part of the score counts.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/internal/sentenc"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/sentenc"
 )
 
 var docs = []registry.SearchDoc{

@@ -15,8 +15,8 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/webui"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm"
 )
 
@@ -80,7 +80,7 @@ func TestCompressed(t *testing.T) {
 		case webui.Module:
 			return wasm.Binary
 		case webui.WordVectors:
-			return english.Data
+			return assets.WordVectors
 		}
 		b, err := fs.ReadFile(webui.Files, name)
 		if err != nil {

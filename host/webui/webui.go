@@ -5,7 +5,8 @@
 // that `go build` needs Go alone; `make check-ui` rebuilds it and fails if
 // a byte differs. The build leaves toolroute.wasm and wordvec.bin out:
 // Handler serves the module and the word vectors the program already
-// embeds (wasm.Binary, english.Data), so the binary holds one copy of each.
+// embeds (wasm.Binary, assets.WordVectors), so the binary holds one copy
+// of each.
 //
 // Nothing here builds JavaScript: that is web/build.mjs's job.
 package webui
@@ -28,7 +29,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
-	"github.com/toolroute/toolroute/registry/wordvec/english"
+	"github.com/toolroute/toolroute/assets"
 )
 
 // Module is the name the UI fetches the module by.
@@ -56,7 +57,7 @@ func init() {
 // Handler serves a built UI at /: index.html at / (and /index.html), and
 // each file at the top of files at /NAME. The module is served as
 // toolroute.wasm when files holds none, and the program's word vectors
-// (english.Data) as wordvec.bin. Nothing else is found: no folder,
+// (assets.WordVectors) as wordvec.bin. Nothing else is found: no folder,
 // no listing, no name starting with a dot.
 //
 // # Notes
@@ -156,7 +157,7 @@ func (h *handler) open(name string) (file, bool) {
 			return file{content: bytes.NewReader(h.module), size: int64(len(h.module)), close: func() error { return nil }}, true
 		}
 		if name == WordVectors {
-			return file{content: bytes.NewReader(english.Data), size: int64(len(english.Data)), close: func() error { return nil }}, true
+			return file{content: bytes.NewReader(assets.WordVectors), size: int64(len(assets.WordVectors)), close: func() error { return nil }}, true
 		}
 		return file{}, false
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/webui"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 	"github.com/toolroute/toolroute/wasm"
 )
 
@@ -54,7 +54,7 @@ func TestHandler(t *testing.T) {
 		{name: "a chunk, named for its content", path: "/chunk-AAAA.js", wantStatus: 200, wantType: "text/javascript; charset=utf-8", wantBody: "export const a", wantCache: "public, max-age=31536000, immutable"},
 		{name: "the stylesheet", path: "/app.css", wantStatus: 200, wantType: "text/css; charset=utf-8", wantCache: "no-cache"},
 		{name: "the module, from the program", path: "/toolroute.wasm", wantStatus: 200, wantType: "application/wasm", wantBody: string(module), wantCache: "no-cache"},
-		{name: "the word vectors, from the program", path: "/wordvec.bin", wantStatus: 200, wantType: "application/octet-stream", wantBody: string(english.Data), wantCache: "no-cache"},
+		{name: "the word vectors, from the program", path: "/wordvec.bin", wantStatus: 200, wantType: "application/octet-stream", wantBody: string(assets.WordVectors), wantCache: "no-cache"},
 		{name: "HEAD", method: "HEAD", path: "/app.js", wantStatus: 200, wantType: "text/javascript; charset=utf-8"},
 		{name: "an unknown type is not sniffed", path: "/notes.unexpected", wantStatus: 200, wantType: "application/octet-stream"},
 		{name: "a folder is not listed", path: "/sub/", wantStatus: 404},

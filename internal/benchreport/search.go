@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 const searchSection = "8. Tool search"
@@ -74,7 +74,7 @@ func searchRows(count int, dir string) ([]row, error) {
 	lexicalIndex := registry.NewIndexWith(docs, lexical, nil)
 	lexicalRank := func(q string) []string { return hitNames(lexicalIndex.Search(q, 5)) }
 
-	words := registry.NewIndex(docs, english.Vectors())
+	words := registry.NewIndex(docs, assets.Vectors())
 	wordsRank := func(q string) []string { return hitNames(words.Search(q, 5)) }
 
 	cmd := fmt.Sprintf("`toolroute search --tools %s < queries`", d.ToolsFile)

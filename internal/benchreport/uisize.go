@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/server"
 	"github.com/toolroute/toolroute/host/webui"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // initialJSTarget is the budget for the UI's initial JavaScript,
@@ -103,7 +103,7 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 		}
 	}
 	rows = append(rows, row{uiSection, webui.WordVectors + ", fetched by the worker for search_tools (the program serves its own)",
-		fmt.Sprintf("%d bytes raw, %d gzipped", len(english.Data), gzipSize(english.Data)), "registry/wordvec/english.Data, compress/gzip level 9"})
+		fmt.Sprintf("%d bytes raw, %d gzipped", len(assets.WordVectors), gzipSize(assets.WordVectors)), "assets.WordVectors, compress/gzip level 9"})
 	if names, raw, gz := sum(pdfData); len(names) > 0 {
 		rows = append(rows, row{uiSection, "pdf.js's standard fonts and JPEG 2000 and JBIG2 decoders, fetched as a pdf_render_page needs them",
 			fmt.Sprintf("%d files: %d bytes raw, %d gzipped", len(names), raw, gz), how})

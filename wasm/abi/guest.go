@@ -66,7 +66,7 @@ func (g *Guest) Load(req []byte) (out []byte) {
 }
 
 // WordVectors takes a table of word vectors (package wordvec's layout, as
-// registry/wordvec/english holds it) for search_tools to rank with, in this
+// assets/wordvec/vectors.bin holds it) for search_tools to rank with, in this
 // catalogue and every one loaded after; an empty table takes them away. A
 // table that does not read is refused and the one before kept.
 func (g *Guest) WordVectors(table []byte) (out []byte) {

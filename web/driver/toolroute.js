@@ -128,7 +128,7 @@ export class Toolroute {
   }
 
   // wordVectors gives the instance a word vector table (bytes: the package's
-  // wordvec.bin, registry/wordvec/english/vectors.bin) for search_tools to
+  // wordvec.bin, assets/wordvec/vectors.bin) for search_tools to
   // rank with beside shared words; empty bytes take it away. It returns
   // {words, dimensions}; a table that does not read throws a ToolrouteError
   // "bad_vectors" and the instance keeps the table it had.

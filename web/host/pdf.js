@@ -1,7 +1,7 @@
 // The pdf group in the JS hosts (the browser UI and the edge worker):
 // pdf_info and pdf_extract_text as host-native tools on Mozilla's pdf.js,
 // over the host's sandbox files and, through the fetch bridge's rules,
-// URLs. The names, schemas and texts are host/pdf/tools.json, which the Go
+// URLs. The names, schemas and texts are assets/pdf_tools.json, which the Go
 // program uses too; testdata/pdf/cases.json holds both to the same outputs.
 //
 // pdf_render_page is offered where there is a canvas to draw on: the
@@ -16,7 +16,7 @@
 // runs the parser here, as a worker may start no other (workerd), and it
 // never compiles code (isEvalSupported false), which workerd refuses.
 
-import def from "../../host/pdf/tools.json" with { type: "json" };
+import def from "../../assets/pdf_tools.json" with { type: "json" };
 import { Sandbox, AccessDenied } from "../jsrun/sandbox.js";
 import { fetchBytes } from "../jsrun/fetch.js";
 import { toolOutput, MAX_RESULT_CHARS } from "./host.js";

@@ -1,9 +1,9 @@
 // Writes web/dist/, the files the npm package (web/package.json, "toolroute")
 // holds that live elsewhere in the repository or are made from a
 // dependency: toolroute.wasm (wasm/, the committed module), wordvec.bin
-// (registry/wordvec/english/vectors.bin, the word vectors), quickjs.wasm
+// (assets/wordvec/vectors.bin, the word vectors), quickjs.wasm
 // (the quickjs-ng sync variant's, patched by jsrun/patch.js as the UI's and
-// the worker's builds patch it) and prelude.js (host/jsrun/prelude.js, the
+// the worker's builds patch it) and prelude.js (assets/prelude.js, the
 // bridges' prelude every host runs, as a module exporting its text, which
 // the package's "#prelude" import gives browsers and workers). npm runs it
 // before packing (the "prepack" script); the folder is not committed.
@@ -24,7 +24,7 @@ export async function writeAssets(out = assets) {
   await copyFile(wordVectors, path.join(out, "wordvec.bin"));
   await writeQuickjsWasm(path.join(out, "quickjs.wasm"));
   const prelude = await readFile(PRELUDE_FILE, "utf8");
-  await writeFile(path.join(out, "prelude.js"), `// host/jsrun/prelude.js's text, written by web/scripts/pack-assets.mjs.\nexport const PRELUDE = ${JSON.stringify(prelude)};\n`);
+  await writeFile(path.join(out, "prelude.js"), `// assets/prelude.js's text, written by web/scripts/pack-assets.mjs.\nexport const PRELUDE = ${JSON.stringify(prelude)};\n`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -99,11 +99,11 @@ test("a stack overflow is a RangeError the tool can catch", async () => {
   assert.deepEqual(res, { status: "success", output: "RangeError: Maximum call stack size exceeded", logs: [] });
 });
 
-// One prelude for every host: the Go host embeds host/jsrun/prelude.js and
+// One prelude for every host: the Go host embeds assets/prelude.js and
 // this runner runs the same file, so there is no copy to drift (two did).
 
-test("the runner runs host/jsrun/prelude.js, the Go host's prelude, as it is", async () => {
-  const file = fs.readFileSync(path.join(root, "host/jsrun/prelude.js"), "utf8");
+test("the runner runs assets/prelude.js, the Go host's prelude, as it is", async () => {
+  const file = fs.readFileSync(path.join(root, "assets/prelude.js"), "utf8");
   assert.equal(PRELUDE, file);
   // QuickJS keeps a function's source: what the call ran came from the file.
   const res = await run("function execute() { return String(__tr_start); }");
@@ -112,7 +112,7 @@ test("the runner runs host/jsrun/prelude.js, the Go host's prelude, as it is", a
   assert.ok(file.includes(res.output), res.output);
 });
 
-test("no file but host/jsrun/prelude.js holds a copy of the prelude", () => {
+test("no file but assets/prelude.js holds a copy of the prelude", () => {
   const lines = preludeLines();
   assert.ok(lines.length > 50, "too few lines to tell a copy by");
   const copies = [];
@@ -124,7 +124,7 @@ test("no file but host/jsrun/prelude.js holds a copy of the prelude", () => {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!skip.has(e.name)) walk(p);
-      } else if (e.isFile() && /\.(c?js|mjs|ts|go|html|json|md|txt|txtar)$/.test(e.name) && p !== path.join(root, "host/jsrun/prelude.js")) {
+      } else if (e.isFile() && /\.(c?js|mjs|ts|go|html|json|md|txt|txtar)$/.test(e.name) && p !== path.join(root, "assets/prelude.js")) {
         const text = fs.readFileSync(p, "utf8");
         if (lines.filter((l) => text.includes(l)).length > lines.length / 2) copies.push(path.relative(root, p));
       }

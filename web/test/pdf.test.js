@@ -47,7 +47,7 @@ test("the group in a catalogue: pdf_info and pdf_extract_text, as tools.json def
   assert.deepEqual(cat.groups.map((x) => x.name), ["lab", "pdf"]);
   assert.deepEqual(cat.groups[1], { name: "pdf", display_name: "PDF Tools", description: "Extract text, get info, and render pages from PDF files" });
   assert.deepEqual(cat.tools.map((t) => t.name), JS_TOOLS);
-  const def = JSON.parse(fs.readFileSync(path.join(root, "host/pdf/tools.json"), "utf8"));
+  const def = JSON.parse(fs.readFileSync(path.join(root, "assets/pdf_tools.json"), "utf8"));
   for (const t of cat.tools) {
     const d = def.tools.find((x) => x.name === t.name);
     assert.deepEqual(t, { name: d.name, description: d.description, group: "pdf", parameters: d.parameters, required_permissions: d.required_permissions, timeout_seconds: d.timeout_seconds });

@@ -1,10 +1,10 @@
-// The lines of host/jsrun/prelude.js, the one prelude of every host, that a
+// The lines of assets/prelude.js, the one prelude of every host, that a
 // bundle holding it must show as they are: esbuild writes the text as a
 // string literal quoted as it likes, so only the lines with no quote,
 // backslash, $ or non-ASCII character are sure to appear unchanged.
 import fs from "node:fs";
 
-export const PRELUDE_PATH = new URL("../../host/jsrun/prelude.js", import.meta.url);
+export const PRELUDE_PATH = new URL("../../assets/prelude.js", import.meta.url);
 
 export function preludeLines() {
   const lines = fs.readFileSync(PRELUDE_PATH, "utf8").split("\n").map((l) => l.trim());

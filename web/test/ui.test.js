@@ -58,10 +58,10 @@ test("the build writes the page, the bundles and both wasm files, the same each 
     assert.match(html, /id="log"/);
     const worker = await readFile(path.join(out, "worker.js"), "utf8");
     assert.doesNotMatch(worker, /node:fs"/, "the worker bundle imports node:fs statically");
-    // The runner's prelude is host/jsrun/prelude.js as it is now, inlined.
+    // The runner's prelude is assets/prelude.js as it is now, inlined.
     let code = "";
     for (const f of (await readdir(out)).filter((f) => f.endsWith(".js")).sort()) code += await readFile(path.join(out, f), "utf8");
-    assert.deepEqual(missingPreludeLines(code), [], "the bundles lack lines of host/jsrun/prelude.js");
+    assert.deepEqual(missingPreludeLines(code), [], "the bundles lack lines of assets/prelude.js");
     const hashes = async () => {
       const h = {};
       for (const f of (await readdir(out)).sort()) h[f] = createHash("sha256").update(await readFile(path.join(out, f))).digest("hex");
@@ -197,7 +197,7 @@ test("search_tools set on: the page's turns offer it and a search loads the tool
 // finds one. Word vectors that cannot be had leave search to shared
 // words, and the page works on.
 test("search_tools in the page ranks with the word vectors it is given", async () => {
-  const vectors = await readFile(path.join(web, "..", "registry", "wordvec", "english", "vectors.bin"));
+  const vectors = await readFile(path.join(web, "..", "assets", "wordvec", "vectors.bin"));
   const weather = {
     catalogue: {
       manifests: [{

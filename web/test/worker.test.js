@@ -156,9 +156,9 @@ async function openTurn(id, message, signal) {
 const answerCalls = (id, approvals, headers = auth) =>
   fetch(`${base}/api/sessions/${id}/approvals`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ approvals }) });
 
-test("the bundle runs host/jsrun/prelude.js as it is now, inlined", () => {
+test("the bundle runs assets/prelude.js as it is now, inlined", () => {
   const code = fs.readFileSync(path.join(tmp, "dist", "worker.js"), "utf8");
-  assert.deepEqual(missingPreludeLines(code), [], "worker.js lacks lines of host/jsrun/prelude.js");
+  assert.deepEqual(missingPreludeLines(code), [], "worker.js lacks lines of assets/prelude.js");
   assert.doesNotMatch(code, /node:fs"/, "worker.js imports node:fs statically");
 });
 

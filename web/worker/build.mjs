@@ -45,7 +45,7 @@ export function exportBuiltin() {
 // the files' sizes: {name: {raw, gzip}}.
 export async function buildWorker({ out = dist, bundle, entry = path.join(here, "worker.js"), toolrouteWasm = path.join(root, "wasm", "toolroute.wasm"), log = "warning" } = {}) {
   if (!bundle) throw new Error("buildWorker: give the bundle (`toolroute export`'s JSON)");
-  const page = await readFile(path.join(root, "host", "server", "page.html"), "utf8");
+  const page = await readFile(path.join(root, "assets", "page.html"), "utf8");
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   const virtual = {

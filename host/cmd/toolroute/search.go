@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // runSearch ranks the tools of a tool list for each query of standard input,
@@ -66,7 +66,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var rank func(query string) []registry.SearchHit
 	if *words {
-		index := registry.NewIndex(docs, english.Vectors())
+		index := registry.NewIndex(docs, assets.Vectors())
 		rank = func(q string) []registry.SearchHit { return index.Search(q, *k) }
 	} else {
 		r, err := toolsearch.New(docs, toolsearch.Options{Weights: toolsearch.DefaultWeights(), CacheDir: *cache})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
-	"github.com/toolroute/toolroute/registry/sentenc"
+	"github.com/toolroute/toolroute/internal/sentenc"
 )
 
 // tuneFusion searches toolsearch's weights on half A: each query's parts of

@@ -17,9 +17,9 @@ import (
 	"os"
 	"slices"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/registry"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 func main() {
@@ -120,7 +120,7 @@ type eval struct {
 }
 
 func (e eval) recall(p registry.SearchParams, qs []searcheval.Query) searcheval.Recall {
-	x := registry.NewIndexWith(e.docs, p, english.Vectors())
+	x := registry.NewIndexWith(e.docs, p, assets.Vectors())
 	res := make([][]string, len(qs))
 	for i, q := range qs {
 		for _, h := range x.Search(q.Text, 5) {

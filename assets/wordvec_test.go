@@ -1,16 +1,16 @@
-package english_test
+package assets_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/registry/wordvec"
-	"github.com/toolroute/toolroute/registry/wordvec/english"
 )
 
 // The embedded table reads, and holds common words in frequency order.
 func TestDefault(t *testing.T) {
-	v := english.Vectors()
+	v := assets.Vectors()
 	if v.Len() != 10000 || v.Dim() != 46 {
 		t.Fatalf("%d words of %d, want 10000 of 46", v.Len(), v.Dim())
 	}
@@ -33,7 +33,7 @@ func TestDefault(t *testing.T) {
 // Words used alike are nearer than words that are not: what search relies
 // on.
 func TestNear(t *testing.T) {
-	v := english.Vectors()
+	v := assets.Vectors()
 	for _, c := range []struct{ a, near, far string }{
 		{"rain", "weather", "football"},
 		{"apartment", "rent", "guitar"},

@@ -8,8 +8,12 @@
 // usemodel`) from the npm package: the large matrices in int8 with a
 // float32 scale per row, the rest in float32; LICENSE beside it is the
 // package's. An [Encoder] is safe for concurrent use; the package starts no
-// goroutines and does no I/O, so that it builds for GOOS=wasip1 like the
-// rest of registry/.
+// goroutines and does no I/O.
+//
+// Only the Go program ranks with it (`toolroute search` and the Go host's
+// search_tools, through host/toolsearch); the wasm module does not link it,
+// so it lives here rather than in registry/, which holds the module's code
+// alone.
 package sentenc
 
 import (
