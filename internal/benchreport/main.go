@@ -5,7 +5,7 @@
 // machine.
 //
 //	go run ./internal/benchreport [-count 5] [-out BENCHMARKS.md]
-//	go run ./internal/benchreport -sizes   the module's and the UI's sizes alone
+//	go run ./internal/benchreport -sizes   the sizes alone, rewriting the browser UI's section
 //	go run ./internal/benchreport -search  the tool search figures alone, rewriting their section
 //	go run ./internal/benchreport -memory  serve's memory over rounds of load alone, rewriting its section
 package main
@@ -83,7 +83,7 @@ type row struct {
 func main() {
 	count := flag.Int("count", 5, "runs of each benchmark; the report gives the median")
 	out := flag.String("out", "BENCHMARKS.md", "the file to write")
-	sizes := flag.Bool("sizes", false, "print the sizes alone (the module's, the browser UI's), running no benchmark and writing nothing")
+	sizes := flag.Bool("sizes", false, "measure the sizes alone (the module's, the browser UI's and a first visit's), running no benchmark: print them and rewrite the browser UI's section of -out, whose figures are sizes alone")
 	search := flag.Bool("search", false, "measure tool search alone and rewrite its section of -out, leaving the other figures as they are")
 	memory := flag.Bool("memory", false, "measure serve's memory over three rounds of load alone (about six minutes) and rewrite its section of -out, leaving the other figures as they are")
 	flag.StringVar(&metatool, "metatool", searcheval.Dir(), "the folder of MetaTool's development data, for the tool search figures (default: $"+searcheval.EnvDir+")")
@@ -103,7 +103,7 @@ func main() {
 		return
 	}
 	if *sizes {
-		if err := printSizes(); err != nil {
+		if err := printSizes(*out); err != nil {
 			fmt.Fprintf(os.Stderr, "benchreport: %v\n", err)
 			os.Exit(1)
 		}
@@ -135,8 +135,11 @@ func updateSearch(count int, out string) error {
 }
 
 // printSizes prints the rows that measure files, in seconds: after a
-// change to the UI, before a whole make bench.
-func printSizes() error {
+// change to the UI, before a whole make bench. The browser UI's section
+// holds sizes alone, which no run changes, so it is rewritten in out; the
+// module's size stays in "The module" beside its timings, which only a
+// whole make bench rewrites.
+func printSizes(out string) error {
 	rows, err := moduleRows()
 	if err != nil {
 		return err
@@ -150,7 +153,11 @@ func printSizes() error {
 		return err
 	}
 	fmt.Print(render(append(append(rows, ui...), visit...)))
-	return nil
+	doc, err := os.ReadFile(out)
+	if err != nil {
+		return fmt.Errorf("%v: run make bench first", err)
+	}
+	return os.WriteFile(out, []byte(replaceSection(string(doc), render(append(ui, visit...)), notes)), 0o644)
 }
 
 func report(count int, out string) error {
