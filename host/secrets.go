@@ -121,10 +121,24 @@ func (r *redactor) messages(msgs []session.Message) bool {
 // body of a provider's error it passes to a page.
 func (h *Host) Redact(ctx context.Context, b []byte) []byte { return h.redactor(ctx).bytes(b) }
 
-// redactor returns the redactor of the secrets known now.
+// ProviderKeySecret names the provider's key when Options.Secrets does not
+// list its value: the JS host's name for it too (web/host/redact.js's
+// callers), so a tool that echoes the key reads the same marker in both.
+const ProviderKeySecret = "the provider's key"
+
+// redactor returns the redactor of the secrets known now, the HTTP
+// provider's key among them whether or not Options.Secrets lists it (as the
+// JS host does: testdata/redaction holds both to it).
 func (h *Host) redactor(ctx context.Context) *redactor {
-	if h.opts.Secrets == nil {
+	var secrets []Secret
+	if h.opts.Secrets != nil {
+		secrets = h.opts.Secrets(ctx)
+	}
+	if p, ok := h.opts.Provider.(*HTTPProvider); ok && p.APIKey != "" {
+		secrets = append(slices.Clip(secrets), Secret{Name: ProviderKeySecret, Value: p.APIKey})
+	}
+	if len(secrets) == 0 {
 		return &redactor{}
 	}
-	return newRedactor(h.opts.Secrets(ctx))
+	return newRedactor(secrets)
 }

@@ -127,7 +127,12 @@ func replayBuiltinCase(t *testing.T, c builtinCase, rewrites []safehttp.Rewrite)
 	if user == "" {
 		user = "Run the calls"
 	}
-	send(t, a, "case", user)
+	// The turn ends with the model's reply: a case of more calls than a
+	// turn's model calls allow would end it early and still compare.
+	evs := send(t, a, "case", user)
+	if last := evs[len(evs)-1]; last.Type != host.EventDone {
+		t.Errorf("the turn ended %s, not done: %+v", last.Type, last.Failure)
+	}
 	msgs, err := a.Store.Messages(context.Background(), "case")
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ type jsCase struct {
 	} `json:"google"`
 	Now         string             `json:"now"`
 	Hosts       []string           `json:"hosts"`
+	HostsWhy    string             `json:"hosts_why"`
 	Repeat      int                `json:"repeat"`
 	Expect      expectation        `json:"expect"`
 	ExpectFiles map[string]*string `json:"expect_files"`
@@ -198,8 +199,14 @@ func TestConformance(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 			t.Parallel()
 			c, source := loadCase(t, path)
+			// A case names its hosts only with the reason the others
+			// cannot offer what it checks (web/test/conformance-case.js's
+			// skipFor is the JS hosts' side).
+			if len(c.Hosts) > 0 && c.HostsWhy == "" {
+				t.Fatalf("the case runs only in %v and does not say why (hosts_why)", c.Hosts)
+			}
 			if len(c.Hosts) > 0 && !contains(c.Hosts, "go") {
-				t.Skip("not for the Go host")
+				t.Skip("not in go: " + c.HostsWhy)
 			}
 			srv := newFakeServer(c.Server)
 			defer srv.Close()

@@ -29,10 +29,17 @@ const PAGE_TYPES = { ".html": "text/html; charset=utf-8", ".txt": "text/plain; c
 // pageServer serves pages ({"/PATH": text}, which may be replaced) on
 // loopback, 404 for any other path: {url, rewrites, pages, close()}, the
 // rewrites sending PAGES_ORIGIN there.
-// posts are the bodies POSTed to it, as {path, headers, raw}.
-export async function pageServer(pages = {}) {
+// posts are the bodies POSTed to it, as {path, headers, raw}. With cors
+// its answers let pages of every origin read them, as a site that allows
+// them does, for the tools of a page in Chromium.
+export async function pageServer(pages = {}, { cors = false } = {}) {
   const s = { pages, posts: [] };
   const server = http.createServer(async (req, res) => {
+    if (cors) {
+      res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-expose-headers", "*");
+      if (req.method === "OPTIONS") return res.writeHead(204, { "access-control-allow-methods": "*", "access-control-allow-headers": "*" }).end();
+    }
     const p = new URL(req.url, "http://x").pathname;
     if (req.method === "POST") {
       const chunks = [];

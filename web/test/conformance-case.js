@@ -70,3 +70,36 @@ export function filesOf(c) {
   for (const [name, b64] of Object.entries(c.files_base64 ?? {})) out[name] = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
   return out;
 }
+
+// HOSTS are the hosts that replay testdata/js: the Go program, Node
+// (web/jsrun with its folder store and worker threads), a Chromium page's
+// dedicated worker (web/jsrun as the chat page's worker runs it: the
+// browser's fetch, bound by CORS) and workerd.
+export const HOSTS = ["go", "node", "chromium", "workerd"];
+
+// skipFor says why a case is not replayed in host, or gives undefined when
+// it is. A case names its hosts only where the others cannot offer what it
+// checks, and then says why (hosts_why): a runner that leaves a case out
+// says so in its test's name, never silently.
+export function skipFor(c, host) {
+  if (!c.hosts?.length) return undefined;
+  const unknown = c.hosts.filter((h) => !HOSTS.includes(h));
+  if (unknown.length > 0) throw new Error(`the case names the hosts ${unknown.join(", ")}; the hosts are ${HOSTS.join(", ")}`);
+  if (!c.hosts_why) throw new Error(`the case runs only in ${c.hosts.join(", ")} and does not say why (hosts_why)`);
+  return c.hosts.includes(host) ? undefined : `not in ${host}: ${c.hosts_why}`;
+}
+
+// replayIn runs a case's calls on runner, whose store is store (a
+// MemoryStore holding filesOf(c)), and gives what a host's test checks:
+// {results, files: {name: text}, binary: {name: base64}}.
+export async function replayIn(c, source, server, runner, store) {
+  const results = [];
+  for (const call of calls(c, source, server)) results.push(await runner.call(call));
+  const files = {};
+  const binary = {};
+  for (const [name, v] of store.files) {
+    if (typeof v === "string") files[name] = v;
+    else binary[name] = btoa(Array.from(v, (b) => String.fromCharCode(b)).join(""));
+  }
+  return { results, files, binary };
+}

@@ -4,10 +4,22 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 
-// fakeServer answers the case's routes and records the requests.
-export async function fakeServer(routes = []) {
+// fakeServer answers the case's routes and records the requests. With
+// cors it lets pages of every origin read every answer, as a site that
+// allows them does (Access-Control-Allow-*), and answers the browser's
+// preflight requests (OPTIONS) without recording them: the requests the
+// case expects are those the tool sent.
+export async function fakeServer(routes = [], { cors = false } = {}) {
   const seen = [];
   const server = http.createServer(async (req, res) => {
+    if (cors) {
+      res.setHeader("access-control-allow-origin", "*");
+      res.setHeader("access-control-expose-headers", "*");
+      if (req.method === "OPTIONS") {
+        res.writeHead(204, { "access-control-allow-methods": "*", "access-control-allow-headers": "*", "access-control-max-age": "600" }).end();
+        return;
+      }
+    }
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const u = new URL(req.url, "http://x");
@@ -51,6 +63,15 @@ export function check(want, got) {
   if (want.message_any?.length) assert.ok(want.message_any.some((s) => got.message.includes(s)), `message ${JSON.stringify(got.message)} contains none of ${JSON.stringify(want.message_any)}`);
   for (const s of want.message_excludes ?? []) assert.ok(!got.message.includes(s), `message ${JSON.stringify(got.message)} contains ${JSON.stringify(s)}`);
   if (want.logs) assert.deepEqual(got.logs, want.logs, "logs");
+}
+
+// checkReplay checks what a JS host's replay of a case gave (conformance-case.js's
+// replayIn: {results, files, binary}) and the requests its server saw.
+export function checkReplay(c, { results, files, binary }, seen) {
+  for (const res of results) check(c.expect, res);
+  const bytes = (name) => (binary[name] !== undefined ? Buffer.from(binary[name], "base64") : files[name] !== undefined ? Buffer.from(files[name]) : null);
+  checkFiles(c, (name) => files[name] ?? (binary[name] !== undefined ? bytes(name).toString() : null), bytes);
+  checkRequests(c, seen);
 }
 
 // checkFiles compares the files a case expects with get(name): the text, or

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
 import { PRELUDE } from "../jsrun/prelude.js";
 import { DirStore } from "../jsrun/dirstore.js";
-import { loadCase, runnerOptions, calls, filesOf, FAILSAFE_MS } from "./conformance-case.js";
+import { loadCase, runnerOptions, calls, filesOf, skipFor, FAILSAFE_MS } from "./conformance-case.js";
 import { cpuPast } from "./busy.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 import { preludeLines } from "./prelude-lines.js";
@@ -61,13 +61,14 @@ test("there are conformance cases", () => assert.ok(files.length > 40));
 for (const file of files) {
   const name = file.replace(/\.txtar$/, "");
   const { c, source } = loadCase(fs.readFileSync(path.join(casesDir, file), "utf8"));
-  // A case for other hosts only (a symbolic link, which a browser's store
-  // cannot have) runs here on Node's folder store alone.
-  const forOthers = c.hosts?.length > 0 && !c.hosts.includes("web");
-  const stores = forOthers ? ["dir"] : /\bfs\.|downloadToFile|uploadMultipart/.test(source) ? ["memory", "dir"] : ["memory"];
+  // The memory store is the one Chromium's and workerd's runners use: a
+  // case not for them (a symbolic link, which that store cannot have) runs
+  // here on Node's folder store alone.
+  const memory = !skipFor(c, "chromium") || !skipFor(c, "workerd");
+  const stores = !memory ? ["dir"] : /\bfs\.|downloadToFile|uploadMultipart/.test(source) ? ["memory", "dir"] : ["memory"];
   for (const store of stores) {
     const todo = KNOWN_DIFFERENCES[name];
-    test(`conformance ${name} (${store} store)`, { todo, concurrency: true }, () => replay(c, source, store));
+    test(`conformance ${name} (${store} store)`, { todo, concurrency: true, skip: skipFor(c, "node") }, () => replay(c, source, store));
   }
 }
 

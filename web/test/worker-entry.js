@@ -16,7 +16,7 @@ import bundle from "toolroute:bundle";
 import page from "toolroute:page";
 import { createWorker, newRunner } from "../worker/api.js";
 import { MemoryStore } from "../jsrun/runner.js";
-import { runnerOptions, calls, filesOf, PAGES_ORIGIN } from "./conformance-case.js";
+import { runnerOptions, filesOf, replayIn, PAGES_ORIGIN } from "./conformance-case.js";
 import { replayDepthCases } from "./depth-case.js";
 import { Toolroute } from "../driver/toolroute.js";
 
@@ -36,14 +36,6 @@ export default {
     const store = new MemoryStore(filesOf(c));
     const o = runnerOptions(c, server);
     const runner = newRunner(env, quickjsModule, undefined, { ...o, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a) } });
-    const results = [];
-    for (const call of calls(c, source, server)) results.push(await runner.call(call));
-    const files = {};
-    const binary = {};
-    for (const [name, v] of store.files) {
-      if (typeof v === "string") files[name] = v;
-      else binary[name] = btoa(Array.from(v, (b) => String.fromCharCode(b)).join(""));
-    }
-    return Response.json({ results, files, binary });
+    return Response.json(await replayIn(c, source, server, runner, store));
   },
 };

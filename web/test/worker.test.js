@@ -17,12 +17,12 @@ import { fileURLToPath } from "node:url";
 import { buildWorker, workerdConfig } from "../worker/build.mjs";
 import { freePort, startWorkerd } from "../worker/workerd.js";
 import { startFakeModel, text, toolCall, toolNames, error, rateLimited, signature } from "./host-fakemodel.js";
-import { loadCase, FAILSAFE_MS } from "./conformance-case.js";
+import { loadCase, skipFor, FAILSAFE_MS } from "./conformance-case.js";
 import { cpuPast } from "./busy.js";
 import { builtinCases, checkResults, pageServer } from "./builtins-case.js";
 import { missingPreludeLines } from "./prelude-lines.js";
 import { startEverything } from "./mcp-servers.js";
-import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
+import { fakeServer, checkReplay } from "./conformance.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.dirname(here);
@@ -733,18 +733,13 @@ const KNOWN_DIFFERENCES = {
 };
 for (const file of fs.readdirSync(casesDir).filter((f) => f.endsWith(".txtar")).sort()) {
   const { c, source } = loadCase(fs.readFileSync(path.join(casesDir, file), "utf8"));
-  if (c.hosts?.length > 0 && !c.hosts.includes("web")) continue; // a symbolic link: Node's folder store only
   const name = file.replace(/\.txtar$/, "");
-  test(`conformance ${name} in workerd`, { todo: KNOWN_DIFFERENCES[name] }, async () => {
+  test(`conformance ${name} in workerd`, { todo: KNOWN_DIFFERENCES[name], skip: skipFor(c, "workerd") }, async () => {
     const srv = await fakeServer(c.server);
     try {
       const r = await json("POST", "/test/jsrun", { c, source, server: srv.url });
       assert.equal(r.status, 200, await r.clone().text());
-      const { results, files, binary } = await r.json();
-      for (const res of results) check(c.expect, res);
-      const bytes = (name) => (binary[name] !== undefined ? Buffer.from(binary[name], "base64") : files[name] !== undefined ? Buffer.from(files[name]) : null);
-      checkFiles(c, (name) => files[name] ?? (binary[name] !== undefined ? bytes(name).toString() : null), bytes);
-      checkRequests(c, srv.seen);
+      checkReplay(c, await r.json(), srv.seen);
     } finally {
       await srv.close();
     }
