@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -99,6 +100,8 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 		}
 		// An operation that keeps secrets for a tool (toolfiles.write)
 		// reads what the user granted this call.
+		// Its argument checks ask the module (module.CheckArgs).
+		ctx = module.WithChecker(ctx, h.pool)
 		v, err := f(context.WithValue(ctx, grantKey{}, h.grant(c.Granted)), args)
 		if err != nil {
 			// A *ToolError keeps its type: the tool's code catches an

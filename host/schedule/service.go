@@ -122,7 +122,7 @@ func deref(p *string) string {
 
 // Create stores a new task.
 func (s *Service) Create(ctx context.Context, c Change) (Task, error) {
-	if err := CheckName(c.Name); err != nil {
+	if err := CheckName(ctx, c.Name); err != nil {
 		return Task{}, err
 	}
 	if c.Prompt == nil {

@@ -12,13 +12,14 @@
 // day-of-month month day-of-week) or @daily, @hourly..., in timezone (an
 // IANA name, UTC by default), read by the small parser below.
 
+import { checkName } from "./checks.js";
+
 export const TASK_PREFIX = "task.";
 export const MAX_PROMPT_CHARS = 10000;
 export const MAX_RESULT_CHARS = 2000;
 export const MAX_TASKS = 100;
 // MAX_SLEEP_MS bounds a TaskTimer's wait between looks at the tasks.
 export const MAX_SLEEP_MS = 60_000;
-const TASK_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 function toolError(type, message) {
   return Object.assign(new Error(message), { type });
@@ -290,10 +291,10 @@ export class Tasks {
     throw notFound(`no task ${q(name)}: the tasks are ${names.join(", ")}`);
   }
 
-  create(c) {
+  create(c, ctx) {
     return this.#locked(async () => {
       const name = String(c?.name ?? "");
-      if (!TASK_NAME.test(name)) throw invalid(`${q(name)} is not a task name: use lower-case letters, digits, _ and -, starting with a letter, at most 40, such as daily_summary`);
+      await checkName(ctx, "task_name", name);
       if (!given(c.prompt)) throw invalid("the prompt is missing: give what the agent is asked to do when the task runs");
       if (await this.#get(name)) throw invalid(`a task ${q(name)} exists: update_scheduled_task changes it, or give another name`);
       const n = (await this.list()).length;
@@ -402,7 +403,7 @@ export class Tasks {
   ops() {
     return {
       "schedules.list": async () => this.list(),
-      "schedules.create": async (args) => this.create(args ?? {}),
+      "schedules.create": async (args, ctx) => this.create(args ?? {}, ctx),
       "schedules.update": async (args) => this.update(args ?? {}),
       "schedules.run": async (args) => this.runNow(args?.name),
       "schedules.remove": async (args) => this.remove(args?.name),

@@ -328,7 +328,7 @@ export class Core {
         // create_agent: the agent's turn nested in the call's, on this host.
         ...agentOps({
           store: this.store,
-          update: (a) => records["agents.update"](a),
+          update: (a, ctx) => records["agents.update"](a, ctx),
           run: (r) => runNested(host, r, async (id, title) => {
             await this.store.renameSession(id, title);
             this.#d.onTaskRun?.({ session: id, title });
