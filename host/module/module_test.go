@@ -863,6 +863,39 @@ func TestWordVectors(t *testing.T) {
 	}
 }
 
+// TestTitleRenames: the module's session_title check gives every title a
+// user gives in testdata/sessions/titles.json as it is to be kept, or the
+// refusal, as natively (wasm/abi) and in Node (web/test/module.test.js).
+func TestTitleRenames(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sessions/titles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Renames []struct{ Name, Title, Want, Error string }
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases.Renames) == 0 {
+		t.Fatal("no cases")
+	}
+	ctx := WithChecker(context.Background(), instance(t))
+	for _, c := range cases.Renames {
+		got := struct {
+			Title string `json:"title"`
+		}{}
+		err := CheckArgs(ctx, "session_title", map[string]string{"title": c.Title}, &got)
+		var r *Refused
+		switch {
+		case c.Error != "" && (!errors.As(err, &r) || r.Message != c.Error || r.Type != "invalid_arguments"):
+			t.Errorf("%s: %v, want the refusal %q", c.Name, err, c.Error)
+		case c.Error == "" && (err != nil || got.Title != c.Want):
+			t.Errorf("%s: %q, %v, want %q", c.Name, got.Title, err, c.Want)
+		}
+	}
+}
+
 // TestRetryCases: the module's toolroute_retry answers every case of
 // testdata/retries, as wasm/abi's Guest does natively and the JS driver
 // TestCheckCases: toolroute_check answers every case of testdata/checks in

@@ -1,6 +1,6 @@
 // Package check holds the argument checks of the hosts' operations that
 // need no I/O: whether a name may be a tool's, a variable's, a task's, an
-// agent's or a provider's.
+// agent's or a provider's, and what a session title a user gives becomes.
 // Each rule and its refusal text live here once; every host asks the
 // module (the toolroute_check export, wasm/ABI.md) before it does the
 // operation's I/O, so the Go host, Node, the page and workerd refuse the
@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
 )
@@ -40,7 +42,10 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title"}
+
+// MaxTitleChars bounds a session title a user gives, in code points.
+const MaxTitleChars = 200
 
 // ErrUnknownOp is Run's error for an op it does not know.
 var ErrUnknownOp = fmt.Errorf("check: unknown op")
@@ -61,6 +66,23 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, fmt.Errorf("check %s: args has no name: give {\"name\": \"...\"}", req.Op)
 		}
 		return refuse(nameRule(req.Op, *a.Name)), nil
+	case "session_title":
+		var a struct {
+			Title *string `json:"title"`
+		}
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if a.Title == nil {
+			return Answer{}, fmt.Errorf("check %s: args has no title: give {\"title\": \"...\"}", req.Op)
+		}
+		t, msg := cleanTitle(*a.Title)
+		if msg != "" {
+			return refuse(msg), nil
+		}
+		return Answer{Args: struct {
+			Title string `json:"title"`
+		}{t}}, nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }
@@ -135,4 +157,21 @@ func RecordName(name string) bool {
 		}
 	}
 	return true
+}
+
+// cleanTitle gives a title a user gives with its whitespace collapsed
+// (Go's unicode.IsSpace, which the JS hosts' \s is not), or the refusal
+// of a title that is empty, longer than MaxTitleChars code points or holds
+// control characters.
+func cleanTitle(title string) (string, string) {
+	t := strings.Join(strings.Fields(title), " ")
+	switch n := utf8.RuneCountInString(t); {
+	case strings.IndexFunc(t, unicode.IsControl) >= 0:
+		return "", fmt.Sprintf("the title holds control characters: give plain text of 1 to %d characters", MaxTitleChars)
+	case n == 0:
+		return "", fmt.Sprintf("the title is empty: give one of 1 to %d characters", MaxTitleChars)
+	case n > MaxTitleChars:
+		return "", fmt.Sprintf("the title has %d characters: give one of 1 to %d", n, MaxTitleChars)
+	}
+	return t, ""
 }

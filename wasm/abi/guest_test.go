@@ -142,6 +142,36 @@ func TestCheckCases(t *testing.T) {
 	}
 }
 
+// TestTitleRenames: Check's session_title gives every title a user gives
+// in testdata/sessions/titles.json as it is to be kept, or the refusal.
+func TestTitleRenames(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sessions/titles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Renames []struct{ Name, Title, Want, Error string }
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	g := &Guest{}
+	for _, c := range cases.Renames {
+		req, _ := json.Marshal(map[string]any{"op": "session_title", "args": map[string]string{"title": c.Title}})
+		want := map[string]any{"args": map[string]any{"title": c.Want}}
+		if c.Error != "" {
+			want = map[string]any{"error": map[string]any{"type": "invalid_arguments", "message": c.Error}}
+		}
+		var got struct{ OK any }
+		if err := json.Unmarshal(g.Check(req), &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(any(want), got.OK); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.Name, diff)
+		}
+	}
+}
+
 // TestRetryCases: Retry answers every case of testdata/retries, as the
 // module does for every host (host/module, web/test/module.test.js).
 func TestRetryCases(t *testing.T) {

@@ -7,10 +7,12 @@ import { fileURLToPath } from "node:url";
 import { Toolroute } from "../driver/toolroute.js";
 import { Runner } from "../jsrun/runner.js";
 import { Core } from "../ui/core.js";
-import { cleanTitle, sessionTitle, newSessionID } from "../host/session-names.js";
+import { sessionTitle, newSessionID } from "../host/session-names.js";
 
 export const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const wasm = await WebAssembly.compile(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
+let checker = null;
+const titleChecker = async () => (checker ??= await Toolroute.instantiate(wasm));
 
 function sse(chunks) {
   const body = chunks.map((c) => "data: " + JSON.stringify(c) + "\n\n").join("") + "data: [DONE]\n\n";
@@ -113,10 +115,12 @@ export class FakeSessions {
       case "GET {id}":
         return s ? Response.json(this.info(s)) : none();
       case "PATCH {id}": {
-        const t = cleanTitle(body?.title);
-        if (t.error) return fail(400, t.error);
+        // As serve, the module checks the title.
+        if (typeof body?.title !== "string") return fail(400, 'give the new title as {"title": "..."}');
+        const t = (await titleChecker()).check({ op: "session_title", args: { title: body.title } });
+        if (t.error) return fail(400, t.error.message);
         if (!s) return none();
-        s.title = t.title;
+        s.title = t.args.title;
         return Response.json(this.info(s));
       }
       case "DELETE {id}":
