@@ -54,7 +54,6 @@ const (
 
 // Bounds on what a task holds.
 const (
-	MaxPromptChars = 10000
 	MaxResultChars = 2000
 	MaxTasks       = 100
 )
@@ -103,18 +102,6 @@ func CheckName(ctx context.Context, name string) error {
 		return &Error{Type: r.Type, Message: r.Message}
 	}
 	return err
-}
-
-// CheckPrompt checks and trims a task's prompt.
-func CheckPrompt(p string) (string, error) {
-	p = strings.TrimSpace(p)
-	switch {
-	case p == "":
-		return "", invalid("the prompt is empty: give what the agent is asked to do when the task runs")
-	case len([]rune(p)) > MaxPromptChars:
-		return "", invalid("the prompt is over %d characters: shorten it", MaxPromptChars)
-	}
-	return p, nil
 }
 
 // location is the IANA time zone tz, UTC for "".

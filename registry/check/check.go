@@ -42,7 +42,10 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change"}
+
+// MaxPromptChars bounds a scheduled task's prompt, in code points.
+const MaxPromptChars = 10000
 
 // MaxTitleChars bounds a session title a user gives, in code points.
 const MaxTitleChars = 200
@@ -83,6 +86,12 @@ func Run(req Request) (Answer, error) {
 		return Answer{Args: struct {
 			Title string `json:"title"`
 		}{t}}, nil
+	case "task_change":
+		var a TaskChange
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }
@@ -174,4 +183,54 @@ func cleanTitle(title string) (string, string) {
 		return "", fmt.Sprintf("the title has %d characters: give one of 1 to %d", n, MaxTitleChars)
 	}
 	return t, ""
+}
+
+// TaskChange is what a scheduled task's creation or change gives, before
+// the host reads any task: the prompt, at and cron as given (nil when
+// left out), whether it creates the task (Create), and whether the task
+// changed has a time already (Scheduled).
+type TaskChange struct {
+	Prompt    *string `json:"prompt"`
+	At        *string `json:"at"`
+	Cron      *string `json:"cron"`
+	Create    bool    `json:"create"`
+	Scheduled bool    `json:"scheduled"`
+}
+
+// check refuses a change that cannot be one whatever the tasks are, or
+// gives its prompt, at and cron trimmed: the host then parses at and cron
+// in the task's time zone, which needs its tz database.
+func (c TaskChange) check() Answer {
+	type out struct {
+		Prompt *string `json:"prompt,omitempty"`
+		At     string  `json:"at"`
+		Cron   string  `json:"cron"`
+	}
+	var o out
+	if c.Prompt == nil && c.Create {
+		return refuse("the prompt is missing: give what the agent is asked to do when the task runs")
+	}
+	if c.Prompt != nil {
+		p := strings.TrimSpace(*c.Prompt)
+		switch {
+		case p == "":
+			return refuse("the prompt is empty: give what the agent is asked to do when the task runs")
+		case utf8.RuneCountInString(p) > MaxPromptChars:
+			return refuse(fmt.Sprintf("the prompt is over %d characters: shorten it", MaxPromptChars))
+		}
+		o.Prompt = &p
+	}
+	if c.At != nil {
+		o.At = strings.TrimSpace(*c.At)
+	}
+	if c.Cron != nil {
+		o.Cron = strings.TrimSpace(*c.Cron)
+	}
+	switch {
+	case o.At != "" && o.Cron != "":
+		return refuse("give at (once) or cron (recurring), not both")
+	case o.At == "" && o.Cron == "" && !c.Scheduled:
+		return refuse("give at, an ISO 8601 time such as 2026-11-28T09:00:00+01:00 (once), or cron, 5 fields such as 0 9 * * 1-5 (recurring)")
+	}
+	return Answer{Args: o}
 }
