@@ -5,6 +5,7 @@ FUZZTIME ?= 10s
 # Fuzz targets as package:Target, each run for FUZZTIME by `make fuzz`.
 FUZZ_TARGETS = \
 	registry:FuzzLoadManifest \
+	registry/check:FuzzRun \
 	registry:FuzzNormalizeSchema \
 	registry:FuzzParseSkill \
 	registry:FuzzParseToolList \

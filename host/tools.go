@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -99,6 +100,8 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 		}
 		// An operation that keeps secrets for a tool (toolfiles.write)
 		// reads what the user granted this call.
+		// Its argument checks ask the module (module.CheckArgs).
+		ctx = module.WithChecker(ctx, h.pool)
 		v, err := f(context.WithValue(ctx, grantKey{}, h.grant(c.Granted)), args)
 		if err != nil {
 			// A *ToolError keeps its type: the tool's code catches an
@@ -107,6 +110,15 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 		}
 		return json.Marshal(v)
 	}
+}
+
+// CheckArgs asks the module whether op's arguments pass (wasm/ABI.md,
+// toolroute_check) before the caller does op's I/O: nil, with the
+// arguments to use decoded into into when the module changed them, or a
+// *module.Refused. Bridge operations ask through their context
+// (module.CheckArgs); the HTTP API (a session's title) asks here.
+func (h *Host) CheckArgs(ctx context.Context, op string, args, into any) error {
+	return module.CheckArgs(module.WithChecker(ctx, h.pool), op, args, into)
 }
 
 // JSResult is a JS call's outcome and the console lines it wrote, each as

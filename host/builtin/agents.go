@@ -70,7 +70,7 @@ func agentOps(d Deps, update func(context.Context, json.RawMessage) (any, error)
 			if err != nil {
 				return nil, err
 			}
-			if err := checkAgentName(a.Name); err != nil {
+			if err := checkName(ctx, "agent_name", a.Name); err != nil {
 				return nil, err
 			}
 			task := strings.TrimSpace(a.Task)

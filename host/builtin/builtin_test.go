@@ -29,7 +29,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	ctx := context.Background()
+	ctx := opCtx(t)
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func newFixture(t *testing.T) *fixture {
 // the tools end to end).
 func TestOps(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
+	ctx := opCtx(t)
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
 		v, err := ops[op](ctx, json.RawMessage(args))
@@ -112,7 +112,7 @@ func TestOps(t *testing.T) {
 // end): the answers' shapes, and each refusal's type and words.
 func TestConfigOps(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
+	ctx := opCtx(t)
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (string, error) {
 		t.Helper()
@@ -191,7 +191,7 @@ func TestToolFileOps(t *testing.T) {
 	dir := f.deps.ToolsDir
 	ops := builtin.Ops(f.deps)
 	op := func(name, args string) (string, error) {
-		v, err := ops[name](context.Background(), json.RawMessage(args))
+		v, err := ops[name](opCtx(t), json.RawMessage(args))
 		if err != nil {
 			return "", err
 		}

@@ -1,7 +1,6 @@
 package builtin_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -68,7 +67,7 @@ func TestFetchModels(t *testing.T) {
 	// A list of 400 MB gzipped into half a megabyte.
 	bomb := httptest.NewServer(gzipbomb.Handler("application/json", gzipbomb.Make(`{"data":[{"id":"`, "a", `"}]}`, 400<<20)))
 	defer bomb.Close()
-	ctx := context.Background()
+	ctx := opCtx(t)
 	for _, c := range []struct {
 		name, format, base, key string
 		want                    []string
@@ -110,7 +109,7 @@ func TestFetchModels(t *testing.T) {
 func TestModelsFetchOp(t *testing.T) {
 	srv, _ := modelLists(t)
 	f := newFixture(t)
-	ctx := context.Background()
+	ctx := opCtx(t)
 	ops := builtin.Ops(f.deps)
 	call := func(op, args string) (map[string]any, error) {
 		v, err := ops[op](ctx, json.RawMessage(args))

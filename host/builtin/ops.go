@@ -216,8 +216,8 @@ func configOps(d Deps) host.HostOps {
 			if err != nil {
 				return nil, err
 			}
-			if !ValidEnvName(a.Name) {
-				return nil, &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a variable name: use letters, digits and _, not starting with a digit", a.Name)}
+			if err := checkName(ctx, "variable_name", a.Name); err != nil {
+				return nil, err
 			}
 			if a.Value == "" {
 				err = d.Store.DeleteSetting(ctx, EnvPrefix+a.Name)

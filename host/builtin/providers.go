@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
 )
 
@@ -77,16 +77,25 @@ type AgentRecord struct {
 // needs.
 const MaxToolBudget = 1_000_000
 
-// checkAgentName refuses what cannot be an agent's name, saying what can.
-func checkAgentName(name string) error {
-	if !recordName.MatchString(name) {
-		return invalid("%q is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", name)
-	}
-	return nil
+// checkName asks the module whether name may be a name of the kind op
+// checks (tool_name, agent_name...; wasm/ABI.md, toolroute_check), and
+// gives its refusal as the tool's error.
+func checkName(ctx context.Context, op, name string) error {
+	return checked(ctx, op, struct {
+		Name string `json:"name"`
+	}{name}, nil)
 }
 
-// recordName is what a provider's or an agent's name may be.
-var recordName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
+// checked asks the module whether op's arguments pass (module.CheckArgs):
+// its refusal is the tool's error, with the type it gives.
+func checked(ctx context.Context, op string, args, into any) error {
+	err := module.CheckArgs(ctx, op, args, into)
+	var r *module.Refused
+	if errors.As(err, &r) {
+		return &host.ToolError{Type: r.Type, Message: r.Message}
+	}
+	return err
+}
 
 // MaxModels bounds a provider's model list (OpenAI's has about a hundred).
 const MaxModels = 500
@@ -105,9 +114,9 @@ func notFound(format string, a ...any) error {
 // CheckProvider checks a provider record and fills in its defaults: the
 // format's base URL, no trailing slash. The JS hosts check the same way
 // (web/host/ops.js, checkProvider).
-func CheckProvider(p *ProviderRecord) error {
-	if !recordName.MatchString(p.Name) {
-		return invalid("%q is not a provider name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", p.Name)
+func CheckProvider(ctx context.Context, p *ProviderRecord) error {
+	if err := checkName(ctx, "provider_name", p.Name); err != nil {
+		return err
 	}
 	if slices.Contains(ReservedProviderNames, p.Name) {
 		return invalid("%q names a provider kind the hosts already have: give yours another name, such as %s_work", p.Name, p.Name)
@@ -285,7 +294,7 @@ func providerOps(d Deps) host.HostOps {
 					*f.to = strings.TrimSpace(*f.from)
 				}
 			}
-			if err := CheckProvider(&p); err != nil {
+			if err := CheckProvider(ctx, &p); err != nil {
 				return nil, err
 			}
 			if _, ok, err := d.Store.Setting(ctx, ProviderPrefix+p.Name); err != nil || ok {
@@ -314,7 +323,7 @@ func providerOps(d Deps) host.HostOps {
 			if a.KeySecret != nil {
 				p.KeySecret = strings.TrimSpace(*a.KeySecret)
 			}
-			if err := CheckProvider(&p); err != nil {
+			if err := CheckProvider(ctx, &p); err != nil {
 				return nil, err
 			}
 			return save(ctx, p)
@@ -448,7 +457,7 @@ func providerOps(d Deps) host.HostOps {
 			if err != nil {
 				return nil, err
 			}
-			if err := checkAgentName(a.Name); err != nil {
+			if err := checkName(ctx, "agent_name", a.Name); err != nil {
 				return nil, err
 			}
 			ag, found, err := record[AgentRecord](ctx, d.Store, AgentPrefix+a.Name)

@@ -111,7 +111,7 @@ func toolFileOps(d Deps) host.HostOps {
 			if err != nil {
 				return nil, err
 			}
-			m, code, err := d.readUserTool(a.Name)
+			m, code, err := d.readUserTool(ctx, a.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -149,8 +149,8 @@ func toolFileOps(d Deps) host.HostOps {
 			if err != nil {
 				return nil, err
 			}
-			if !registry.ValidToolName(a.Name) {
-				return nil, &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a tool name", a.Name)}
+			if err := checkName(ctx, "tool_name", a.Name); err != nil {
+				return nil, err
 			}
 			jsonPath := filepath.Join(d.ToolsDir, a.Name+".json")
 			if _, err := os.Stat(jsonPath); errors.Is(err, fs.ErrNotExist) {
@@ -175,8 +175,8 @@ func toolFileOps(d Deps) host.HostOps {
 // secret it did not hold or was not granted, and its old code if it holds
 // any.
 func (d Deps) checkSecrets(ctx context.Context, m manifest, code string, replacing bool) (manifest, error) {
-	if !registry.ValidToolName(m.Name) { // before any look at the disk
-		return m, &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a tool name: use snake_case, such as weather_lookup", m.Name)}
+	if err := checkName(ctx, "tool_name", m.Name); err != nil { // before any look at the disk
+		return m, err
 	}
 	granted := host.GrantFrom(ctx).Names
 	if !replacing {
@@ -195,7 +195,7 @@ func (d Deps) checkSecrets(ctx context.Context, m manifest, code string, replaci
 		}
 		return m, nil
 	}
-	old, oldCode, err := d.readUserTool(m.Name)
+	old, oldCode, err := d.readUserTool(ctx, m.Name)
 	if err != nil {
 		return m, err
 	}
@@ -282,10 +282,10 @@ func writeFile(path string, data []byte) error {
 
 // readUserTool reads a single-tool manifest and its code from the tools
 // folder.
-func (d Deps) readUserTool(name string) (manifest, string, error) {
+func (d Deps) readUserTool(ctx context.Context, name string) (manifest, string, error) {
 	var m manifest
-	if !registry.ValidToolName(name) {
-		return m, "", &host.ToolError{Type: "invalid_arguments", Message: fmt.Sprintf("%q is not a tool name", name)}
+	if err := checkName(ctx, "tool_name", name); err != nil {
+		return m, "", err
 	}
 	text, err := os.ReadFile(filepath.Join(d.ToolsDir, name+".json"))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -57,3 +57,29 @@ func BenchmarkTurn(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCheck is what a host pays per operation to ask the module about
+// its arguments (toolroute_check): on an instance it holds, and through
+// the pool (Acquire, the call, Release), as the Go host's operations do.
+func BenchmarkCheck(b *testing.B) {
+	ctx := context.Background()
+	args := map[string]string{"name": "weather_lookup"}
+	b.Run("instance", func(b *testing.B) {
+		inst := instance(b)
+		for b.Loop() {
+			if _, err := inst.Check(ctx, "tool_name", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pool", func(b *testing.B) {
+		p := NewPool(runtime(b), PoolConfig{MaxInstances: 1})
+		p.SetCatalogue([]byte(`{}`))
+		defer p.Close(ctx)
+		for b.Loop() {
+			if _, err := p.Check(ctx, "tool_name", args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm"
 	"github.com/toolroute/toolroute/wasm/abi"
@@ -380,6 +381,30 @@ func (i *Instance) Describe(ctx context.Context, req abi.DescribeRequest) (abi.D
 		return d, err
 	}
 	return d, json.Unmarshal(out, &d)
+}
+
+// CheckAnswer is the module's answer to a check (toolroute_check): Error
+// when the arguments are refused, else Args when the operation is to use
+// them changed (a title's whitespace collapsed), else neither.
+type CheckAnswer struct {
+	Error *check.Refusal  `json:"error,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+}
+
+// Check asks the module whether op's arguments pass its rules
+// (toolroute_check) before the host does op's I/O. It needs no catalogue.
+// A refusal is an answer, not an error; an error is the host's mistake
+// (an op the module does not know) or a broken instance.
+func (i *Instance) Check(ctx context.Context, op string, args any) (CheckAnswer, error) {
+	var a CheckAnswer
+	in, err := Marshal(struct {
+		Op   string `json:"op"`
+		Args any    `json:"args"`
+	}{op, args})
+	if err != nil {
+		return a, err
+	}
+	return a, i.requestInto(ctx, abi.ExportCheck, nil, in, &a)
 }
 
 // TurnNew opens a turn.

@@ -863,8 +863,99 @@ func TestWordVectors(t *testing.T) {
 	}
 }
 
+// TestTitleRenames: the module's session_title check gives every title a
+// user gives in testdata/sessions/titles.json as it is to be kept, or the
+// refusal, as natively (wasm/abi) and in Node (web/test/module.test.js).
+func TestTitleRenames(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sessions/titles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Renames []struct{ Name, Title, Want, Error string }
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases.Renames) == 0 {
+		t.Fatal("no cases")
+	}
+	ctx := WithChecker(context.Background(), instance(t))
+	for _, c := range cases.Renames {
+		got := struct {
+			Title string `json:"title"`
+		}{}
+		err := CheckArgs(ctx, "session_title", map[string]string{"title": c.Title}, &got)
+		var r *Refused
+		switch {
+		case c.Error != "" && (!errors.As(err, &r) || r.Message != c.Error || r.Type != "invalid_arguments"):
+			t.Errorf("%s: %v, want the refusal %q", c.Name, err, c.Error)
+		case c.Error == "" && (err != nil || got.Title != c.Want):
+			t.Errorf("%s: %q, %v, want %q", c.Name, got.Title, err, c.Want)
+		}
+	}
+}
+
 // TestRetryCases: the module's toolroute_retry answers every case of
 // testdata/retries, as wasm/abi's Guest does natively and the JS driver
+// TestCheckCases: toolroute_check answers every case of testdata/checks in
+// wazero, as natively (wasm/abi) and in Node (web/test/module.test.js),
+// and Check gives a refusal as an answer, a host's mistake as an error.
+func TestCheckCases(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/checks/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name    string          `json:"name"`
+		Request json.RawMessage `json:"request"`
+		Want    json.RawMessage `json:"want"`
+		Code    string          `json:"code"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	inst := instance(t)
+	ctx := WithChecker(context.Background(), inst)
+	for _, c := range cases {
+		got, err := inst.request(context.Background(), abi.ExportCheck, nil, c.Request)
+		if c.Code != "" {
+			var ae *abi.Error
+			if !errors.As(err, &ae) || ae.Code != c.Code {
+				t.Errorf("%s: %v, want the error %s", c.Name, err, c.Code)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if err := json.Unmarshal(c.Want, &w); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if diff := cmp.Diff(w, g); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.Name, diff)
+		}
+	}
+	// What a host's operation sees of it (CheckArgs).
+	var r *Refused
+	if err := CheckArgs(ctx, "tool_name", map[string]string{"name": "Bad"}, nil); !errors.As(err, &r) || r.Type != "invalid_arguments" || !strings.HasPrefix(r.Message, `"Bad" is not a tool name`) {
+		t.Errorf("a bad tool name: %v, want its refusal", err)
+	}
+	if err := CheckArgs(ctx, "tool_name", map[string]string{"name": "good"}, nil); err != nil {
+		t.Errorf("a good tool name: %v", err)
+	}
+	if err := CheckArgs(ctx, "no_such_check", map[string]string{}, nil); errors.As(err, &r) || err == nil {
+		t.Errorf("an unknown op: %v, want the host's error", err)
+	}
+	if err := CheckArgs(context.Background(), "tool_name", map[string]string{"name": "good"}, nil); !errors.Is(err, ErrNoChecker) {
+		t.Errorf("no checker: %v, want ErrNoChecker", err)
+	}
+}
+
 // does in Node.
 func TestRetryCases(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/retries/cases.json")

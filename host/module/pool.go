@@ -295,6 +295,17 @@ func (p *Pool) Acquire(ctx context.Context) (*Lent, error) {
 	return &Lent{pooled: inst, pool: p}, nil
 }
 
+// Check asks any of the pool's instances whether op's arguments pass
+// (Instance.Check).
+func (p *Pool) Check(ctx context.Context, op string, args any) (CheckAnswer, error) {
+	l, err := p.Acquire(ctx)
+	if err != nil {
+		return CheckAnswer{}, err
+	}
+	defer p.Release(ctx, l)
+	return l.Check(ctx, op, args)
+}
+
 // Release gives an instance back.
 func (p *Pool) Release(ctx context.Context, l *Lent) {
 	p.unlock(l.pooled)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
 )
 
@@ -67,19 +68,40 @@ func (s *Service) put(ctx context.Context, t Task) error {
 	return s.store.PutTask(ctx, store.Task{Name: t.Name, NextRun: parseStamp(t.NextRun), JSON: string(b)})
 }
 
-// apply sets t's prompt and time from c, checked; when changes.
+// checkChange has the module check c, a task's creation or change, as
+// far as it can whatever the tasks are (wasm/ABI.md, toolroute_check's
+// task_change: the prompt, and at or cron), and gives c its prompt, at
+// and cron trimmed; scheduled says the task changed has a time already.
+func checkChange(ctx context.Context, c *Change, create, scheduled bool) error {
+	var out struct {
+		Prompt   *string `json:"prompt"`
+		At, Cron string
+	}
+	err := module.CheckArgs(ctx, "task_change", struct {
+		Prompt    *string `json:"prompt"`
+		At        *string `json:"at"`
+		Cron      *string `json:"cron"`
+		Create    bool    `json:"create"`
+		Scheduled bool    `json:"scheduled"`
+	}{c.Prompt, c.At, c.Cron, create, scheduled}, &out)
+	var r *module.Refused
+	if errors.As(err, &r) {
+		return &Error{Type: r.Type, Message: r.Message}
+	}
+	if err != nil {
+		return err
+	}
+	c.Prompt, c.At, c.Cron = out.Prompt, &out.At, &out.Cron
+	return nil
+}
+
+// apply sets t's prompt and time from c, which checkChange checked; when
+// changes.
 func apply(t *Task, c Change, now time.Time) error {
 	if c.Prompt != nil {
-		p, err := CheckPrompt(*c.Prompt)
-		if err != nil {
-			return err
-		}
-		t.Prompt = p
+		t.Prompt = *c.Prompt
 	}
-	at, cr := strings.TrimSpace(deref(c.At)), strings.TrimSpace(deref(c.Cron))
-	if at != "" && cr != "" {
-		return invalid("give at (once) or cron (recurring), not both")
-	}
+	at, cr := deref(c.At), deref(c.Cron)
 	if c.Timezone != nil {
 		t.Timezone = strings.TrimSpace(*c.Timezone)
 	}
@@ -100,8 +122,6 @@ func apply(t *Task, c Change, now time.Time) error {
 		if _, _, err := ParseCron(t.Cron, t.Timezone); err != nil {
 			return err
 		}
-	case t.At == "":
-		return invalid("give at, an ISO 8601 time such as 2026-11-28T09:00:00+01:00 (once), or cron, 5 fields such as 0 9 * * 1-5 (recurring)")
 	}
 	if _, err := location(t.Timezone); err != nil {
 		return err
@@ -122,11 +142,11 @@ func deref(p *string) string {
 
 // Create stores a new task.
 func (s *Service) Create(ctx context.Context, c Change) (Task, error) {
-	if err := CheckName(c.Name); err != nil {
+	if err := CheckName(ctx, c.Name); err != nil {
 		return Task{}, err
 	}
-	if c.Prompt == nil {
-		return Task{}, invalid("the prompt is missing: give what the agent is asked to do when the task runs")
+	if err := checkChange(ctx, &c, true, false); err != nil {
+		return Task{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -160,6 +180,9 @@ func (s *Service) Update(ctx context.Context, c Change) (Task, error) {
 	defer s.mu.Unlock()
 	t, err := s.named(ctx, c.Name)
 	if err != nil {
+		return Task{}, err
+	}
+	if err := checkChange(ctx, &c, false, t.At != "" || t.Cron != ""); err != nil {
 		return Task{}, err
 	}
 	if err := apply(&t, c, s.now()); err != nil {

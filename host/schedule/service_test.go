@@ -55,7 +55,7 @@ func str(s string) *string { return &s }
 
 func TestOneShotRunsOnceAtItsTime(t *testing.T) {
 	s, c, r := newService(t)
-	ctx := t.Context()
+	ctx := opCtx(t)
 	task, err := s.Create(ctx, Change{Name: "standup", Prompt: str(" Summarise my day "), At: str("2026-11-27T09:00:00+01:00")})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestOneShotRunsOnceAtItsTime(t *testing.T) {
 
 func TestCronRunsAndAdvances(t *testing.T) {
 	s, c, r := newService(t)
-	ctx := t.Context()
+	ctx := opCtx(t)
 	if _, err := s.Create(ctx, Change{Name: "hourly", Prompt: str("check the news"), Cron: str("0 * * * *")}); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestCronRunsAndAdvances(t *testing.T) {
 
 func TestFailedRunIsRecorded(t *testing.T) {
 	s, _, _ := newService(t)
-	ctx := t.Context()
+	ctx := opCtx(t)
 	s.Create(ctx, Change{Name: "bad", Prompt: str("fail please"), Cron: str("@daily")})
 	task, err := s.RunNow(ctx, "bad")
 	if err != nil {
@@ -137,7 +137,7 @@ func TestFailedRunIsRecorded(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	s, _, _ := newService(t)
-	ctx := t.Context()
+	ctx := opCtx(t)
 	s.Create(ctx, Change{Name: "one", Prompt: str("x"), Cron: str("@daily")})
 	for _, c := range []struct {
 		name string
@@ -184,7 +184,7 @@ func TestLoop(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() { s.Loop(ctx, t.Logf); close(stopped) }()
 	at := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
-	if _, err := s.Create(t.Context(), Change{Name: "soon", Prompt: str("hi"), At: str(at)}); err != nil {
+	if _, err := s.Create(opCtx(t), Change{Name: "soon", Prompt: str("hi"), At: str(at)}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -214,7 +214,7 @@ func TestSharedStoreRunsADueTaskOnce(t *testing.T) {
 		t.Cleanup(func() { db.Close() })
 		services = append(services, New(db, r.turn, c.now))
 	}
-	ctx := t.Context()
+	ctx := opCtx(t)
 	if _, err := services[0].Create(ctx, Change{Name: "hourly", Prompt: str("check the news"), Cron: str("0 * * * *")}); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestSharedStoreRunsADueTaskOnce(t *testing.T) {
 // later) is not run again.
 func TestDueTaskRunElsewhereIsSkipped(t *testing.T) {
 	s, c, r := newService(t)
-	ctx := t.Context()
+	ctx := opCtx(t)
 	if _, err := s.Create(ctx, Change{Name: "hourly", Prompt: str("check the news"), Cron: str("0 * * * *")}); err != nil {
 		t.Fatal(err)
 	}

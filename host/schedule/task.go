@@ -6,12 +6,14 @@
 package schedule
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"github.com/toolroute/toolroute/host/module"
 )
 
 // Task is a scheduled task as the hosts keep it and the toolroute bridge's
@@ -52,12 +54,9 @@ const (
 
 // Bounds on what a task holds.
 const (
-	MaxPromptChars = 10000
 	MaxResultChars = 2000
 	MaxTasks       = 100
 )
-
-var taskName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,39}$`)
 
 // Error is a refusal the model reads: Type is the tool result's error type
 // (invalid_arguments, not_found).
@@ -92,24 +91,17 @@ func parseStamp(s string) time.Time {
 	return t
 }
 
-// CheckName checks a task's name.
-func CheckName(name string) error {
-	if !taskName.MatchString(name) {
-		return invalid("%q is not a task name: use lower-case letters, digits, _ and -, starting with a letter, at most 40, such as daily_summary", name)
+// CheckName asks the module whether name may be a task's (ctx's
+// module.Checker; wasm/ABI.md, toolroute_check): its refusal is an *Error.
+func CheckName(ctx context.Context, name string) error {
+	err := module.CheckArgs(ctx, "task_name", struct {
+		Name string `json:"name"`
+	}{name}, nil)
+	var r *module.Refused
+	if errors.As(err, &r) {
+		return &Error{Type: r.Type, Message: r.Message}
 	}
-	return nil
-}
-
-// CheckPrompt checks and trims a task's prompt.
-func CheckPrompt(p string) (string, error) {
-	p = strings.TrimSpace(p)
-	switch {
-	case p == "":
-		return "", invalid("the prompt is empty: give what the agent is asked to do when the task runs")
-	case len([]rune(p)) > MaxPromptChars:
-		return "", invalid("the prompt is over %d characters: shorten it", MaxPromptChars)
-	}
-	return p, nil
+	return err
 }
 
 // location is the IANA time zone tz, UTC for "".

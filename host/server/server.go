@@ -81,6 +81,7 @@ import (
 	"github.com/toolroute/toolroute/host/app"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/webui"
@@ -358,11 +359,20 @@ func (s *server) renameSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, `give the new title as {"title": "..."}`)
 		return
 	}
-	err := s.a.Store.Rename(r.Context(), id, *req.Title)
-	var bad *store.TitleError
+	// The module cleans the title, or says why it cannot be one.
+	t := struct {
+		Title string `json:"title"`
+	}{*req.Title}
+	err := s.a.Host.CheckArgs(r.Context(), "session_title", t, &t)
+	var bad *module.Refused
+	if errors.As(err, &bad) {
+		fail(w, http.StatusBadRequest, bad.Message)
+		return
+	}
+	if err == nil {
+		err = s.a.Store.Rename(r.Context(), id, t.Title)
+	}
 	switch {
-	case errors.As(err, &bad):
-		fail(w, http.StatusBadRequest, bad.Reason)
 	case errors.Is(err, store.ErrNotFound):
 		noSession(w, id)
 	case err != nil:

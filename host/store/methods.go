@@ -33,10 +33,10 @@ func (db *DB) Session(ctx context.Context, id string) (Session, bool, error) {
 	return db.backend.Session(ctx, id)
 }
 
-// Rename gives a session the title a user chose, cleaned by CleanTitle,
-// leaving its updated time alone. It returns a *TitleError for a title
-// CleanTitle refuses, and an error wrapping ErrNotFound if there is no such
-// session.
+// Rename gives a session a title, leaving its updated time alone: one the
+// module's session_title check gave (host.Host.CheckArgs) when a user
+// chose it, or Title's. It returns an error wrapping ErrNotFound if there
+// is no such session.
 func (db *DB) Rename(ctx context.Context, id, title string) error {
 	if err := CheckSessionID(id); err != nil {
 		return err

@@ -71,12 +71,8 @@ func (db *pgDB) Session(ctx context.Context, id string) (Session, bool, error) {
 }
 
 func (db *pgDB) Rename(ctx context.Context, id, title string) error {
-	t, err := CleanTitle(title)
-	if err != nil {
-		return err
-	}
-	err = db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		return pgMustChange(tx.Exec(ctx, `UPDATE sessions SET title = $1 WHERE id = $2`, t, id))
+	err := db.write(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return pgMustChange(tx.Exec(ctx, `UPDATE sessions SET title = $1 WHERE id = $2`, title, id))
 	})
 	if err != nil {
 		return fmt.Errorf("store: rename session %q: %w", id, err)

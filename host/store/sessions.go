@@ -74,17 +74,13 @@ func (db *liteDB) Session(ctx context.Context, id string) (Session, bool, error)
 	return s, true, nil
 }
 
-// Rename gives a session the title a user chose, cleaned by CleanTitle,
-// leaving its updated time alone. It returns a *TitleError for a title
-// CleanTitle refuses, and an error wrapping ErrNotFound if there is no such
-// session.
+// Rename gives a session a title, leaving its updated time alone: one the
+// module's session_title check gave (host.Host.CheckArgs) when a user
+// chose it, or Title's. It returns an error wrapping ErrNotFound if there
+// is no such session.
 func (db *liteDB) Rename(ctx context.Context, id, title string) error {
-	t, err := CleanTitle(title)
-	if err != nil {
-		return err
-	}
-	err = db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, t, id)
+	err := db.write(ctx, func(ctx context.Context, tx *sql.Conn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ? WHERE id = ?`, title, id)
 		return mustChange(res, err)
 	})
 	if err != nil {

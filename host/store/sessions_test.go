@@ -34,7 +34,7 @@ func testSessions(t *testing.T, be testBackend) {
 				must(t, db.Append(ctx, "b", userMessage("Bee")))    // at(0)
 				must(t, db.Append(ctx, "c", msg))                   // at(1)
 				must(t, db.Append(ctx, "b", msg, msg))              // at(2)
-				must(t, db.Rename(ctx, "c", " Sea\n"))              // no clock
+				must(t, db.Rename(ctx, "c", "Sea"))                 // no clock
 				must(t, db.Append(ctx, "c", userMessage("not me"))) // at(3)
 				must(t, db.Append(ctx, "d", msg))                   // at(4)
 				must(t, db.DeleteSession(ctx, "d"))
@@ -227,23 +227,15 @@ func testRename(t *testing.T, be testBackend) {
 	db := be.open(t)
 	ctx := t.Context()
 	must(t, db.Append(ctx, "s", userMessage("first")))
+	// A title a user gives is the module's to clean or refuse
+	// (toolroute_check's session_title, which host/module's tests replay
+	// these cases through); the store keeps what it is given.
 	for _, tt := range readTitleCases(t).Renames {
+		if tt.Error != "" {
+			continue
+		}
 		t.Run(tt.Name, func(t *testing.T) {
-			got, err := CleanTitle(tt.Title)
-			if tt.Error != "" {
-				var te *TitleError
-				if !errors.As(err, &te) || te.Reason != tt.Error {
-					t.Fatalf("CleanTitle(%q) = %q, %v; want the error %q", tt.Title, got, err, tt.Error)
-				}
-				if err := db.Rename(ctx, "s", tt.Title); !errors.As(err, &te) {
-					t.Errorf("Rename: %v, want a *TitleError", err)
-				}
-				return
-			}
-			if err != nil || got != tt.Want {
-				t.Fatalf("CleanTitle(%q) = %q, %v; want %q", tt.Title, got, err, tt.Want)
-			}
-			must(t, db.Rename(ctx, "s", tt.Title))
+			must(t, db.Rename(ctx, "s", tt.Want))
 			if s, _, _ := db.Session(ctx, "s"); s.Title != tt.Want {
 				t.Errorf("after Rename the title is %q, want %q", s.Title, tt.Want)
 			}

@@ -1,27 +1,14 @@
 package store
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
-// TitleChars bounds a title made from a message; MaxTitleChars a title a
-// user gives. Both count characters (code points), as the JS hosts do.
-const (
-	TitleChars    = 60
-	MaxTitleChars = 200
-)
-
-// TitleError is CleanTitle's and Rename's error for a title that cannot be
-// one: Reason says why and what to give instead.
-type TitleError struct {
-	Reason string
-}
-
-// Error is why the title was refused.
-func (e *TitleError) Error() string { return e.Reason }
+// TitleChars bounds a title made from a message, in characters (code
+// points), as the JS hosts count. A title a user gives is the module's to
+// check (wasm/ABI.md, toolroute_check's session_title).
+const TitleChars = 60
 
 // Title makes a session's title from its first message: its words with
 // single spaces, control characters dropped, and when that is longer than
@@ -56,20 +43,4 @@ func dropControl(r rune) rune {
 		return -1
 	}
 	return r
-}
-
-// CleanTitle returns the title a user gives with its whitespace collapsed,
-// or a *TitleError if it is empty, longer than
-// MaxTitleChars or holds control characters.
-func CleanTitle(title string) (string, error) {
-	t := strings.Join(strings.Fields(title), " ")
-	switch n := utf8.RuneCountInString(t); {
-	case strings.IndexFunc(t, unicode.IsControl) >= 0:
-		return "", &TitleError{fmt.Sprintf("the title holds control characters: give plain text of 1 to %d characters", MaxTitleChars)}
-	case n == 0:
-		return "", &TitleError{fmt.Sprintf("the title is empty: give one of 1 to %d characters", MaxTitleChars)}
-	case n > MaxTitleChars:
-		return "", &TitleError{fmt.Sprintf("the title has %d characters: give one of 1 to %d", n, MaxTitleChars)}
-	}
-	return t, nil
 }

@@ -54,7 +54,7 @@ type run struct {
 var runs = []run{
 	// The core through the module in steady state (b.N loops on a warm
 	// instance), and the first call on a new instance apart (FirstCall).
-	{"./host/module", "StartTurn|LoadGroupStep|Turn$|FirstCall", "1s"},
+	{"./host/module", "StartTurn|LoadGroupStep|Turn$|FirstCall|Check", "1s"},
 	{"./host/module", "Catalogue|Compile|Instantiate|MemoryAfter1000Turns|StartMemory", "1x"},
 	{"./host/jsrun", "ColdCall|FetchCall|RuntimeMemory", "20x"},
 	// Steady state: each workload on a warm runtime of each module in
@@ -340,7 +340,7 @@ func bytesOf(n float64) string {
 func benchRows(results map[string]map[string][]float64, order []string, how map[string]string) []row {
 	section := func(name string) string {
 		switch {
-		case strings.HasPrefix(name, "BenchmarkStartTurn"), strings.HasPrefix(name, "BenchmarkLoadGroupStep"), strings.HasPrefix(name, "BenchmarkCatalogue"), strings.HasPrefix(name, "BenchmarkTurn/"), strings.HasPrefix(name, "BenchmarkFirstCall"):
+		case strings.HasPrefix(name, "BenchmarkStartTurn"), strings.HasPrefix(name, "BenchmarkLoadGroupStep"), strings.HasPrefix(name, "BenchmarkCatalogue"), strings.HasPrefix(name, "BenchmarkTurn/"), strings.HasPrefix(name, "BenchmarkFirstCall"), strings.HasPrefix(name, "BenchmarkCheck/"):
 			return "2. The core through wasm"
 		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"), strings.HasPrefix(name, "BenchmarkStartMemory"):
 			return "4. The module"

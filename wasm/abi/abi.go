@@ -35,6 +35,8 @@ const (
 	ExportDemo      = "toolroute_demo"
 	// ExportRetry decides a retry outside a turn (a model proxy's).
 	ExportRetry = "toolroute_retry"
+	// ExportCheck checks a host operation's arguments before its I/O.
+	ExportCheck = "toolroute_check"
 	// ExportWordVectors is optional for a host: without it, tool search
 	// ranks by shared words alone.
 	ExportWordVectors = "toolroute_word_vectors"

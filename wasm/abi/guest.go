@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/demo"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -207,6 +208,25 @@ func (g *Guest) Retry(req []byte) (out []byte) {
 	return ok(struct {
 		Retry session.Retry `json:"retry"`
 	}{retry})
+}
+
+// Check answers whether a host operation's arguments pass the module's
+// rules (package check): {} or {"args": {...}} when they do, {"error":
+// {"type", "message"}} when they do not. It needs no catalogue.
+func (g *Guest) Check(req []byte) (out []byte) {
+	defer recoverInto(&out)
+	if err := registry.CheckDepth(req); err != nil {
+		return fail(CodeBadJSON, "the request "+err.Error()+": no check takes that much")
+	}
+	var r check.Request
+	if err := json.Unmarshal(req, &r); err != nil {
+		return fail(CodeBadJSON, "the request is not a JSON check request: "+err.Error())
+	}
+	a, err := check.Run(r)
+	if err != nil {
+		return fail(CodeBadJSON, err.Error())
+	}
+	return ok(a)
 }
 
 // TurnNew opens a turn and answers with its handle.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -89,6 +90,85 @@ func TestBadStartKeepsSession(t *testing.T) {
 	if !strings.Contains(out, `"call_model"`) || strings.Count(body, `"content":"hi"`) != 1 ||
 		!strings.Contains(body, `{"role":"assistant","content":"Hello."},{"role":"assistant","content":"A reply cut short"}`) {
 		t.Errorf("the good start after the refused ones did not resume the session once: %s\n%s", out, body)
+	}
+}
+
+// checkCase is one case of testdata/checks/cases.json: the answer's ok
+// (Want) or the envelope's error code (Code).
+type checkCase struct {
+	Name    string          `json:"name"`
+	Request json.RawMessage `json:"request"`
+	Want    json.RawMessage `json:"want"`
+	Code    string          `json:"code"`
+}
+
+// TestCheckCases: Check answers every case of testdata/checks, as the
+// module does for every host (host/module, web/test/module.test.js).
+func TestCheckCases(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/checks/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []checkCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	g := &Guest{}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			got := g.Check(c.Request)
+			if c.Code != "" {
+				if !bytes.HasPrefix(got, []byte(`{"error":{"code":"`+c.Code+`"`)) {
+					t.Errorf("%s, want the error %s", got, c.Code)
+				}
+				return
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(`{"ok":`+string(c.Want)+`}`), &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, bad := range []string{"", "not json", strings.Repeat("[", 100000), `{"op":5}`} {
+		if got := g.Check([]byte(bad)); !bytes.HasPrefix(got, []byte(`{"error":{"code":"bad_json"`)) {
+			t.Errorf("Check(%.20q) = %s, want bad_json", bad, got)
+		}
+	}
+}
+
+// TestTitleRenames: Check's session_title gives every title a user gives
+// in testdata/sessions/titles.json as it is to be kept, or the refusal.
+func TestTitleRenames(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/sessions/titles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases struct {
+		Renames []struct{ Name, Title, Want, Error string }
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	g := &Guest{}
+	for _, c := range cases.Renames {
+		req, _ := json.Marshal(map[string]any{"op": "session_title", "args": map[string]string{"title": c.Title}})
+		want := map[string]any{"args": map[string]any{"title": c.Want}}
+		if c.Error != "" {
+			want = map[string]any{"error": map[string]any{"type": "invalid_arguments", "message": c.Error}}
+		}
+		var got struct{ OK any }
+		if err := json.Unmarshal(g.Check(req), &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(any(want), got.OK); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.Name, diff)
+		}
 	}
 }
 

@@ -160,6 +160,14 @@ export class Toolroute {
     return this.#json("toolroute_retry", [], request);
   }
 
+  // check asks whether a host operation's arguments pass the module's
+  // rules before the host does its I/O: request is {op, args}; it returns
+  // {} (they pass), {args} (use these) or {error: {type, message}} (the
+  // refusal the tool's code reads). It needs no catalogue.
+  check(request) {
+    return this.#json("toolroute_check", [], request);
+  }
+
   // turnNew opens a turn and returns its handle.
   turnNew() {
     return this.#envelope(this.#call("toolroute_turn_new")).turn;

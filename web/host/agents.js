@@ -8,14 +8,13 @@
 // (session_agent.ID in the settings).
 
 import { AGENT_PREFIX, agentShape } from "./records.js";
+import { checkName } from "./checks.js";
 
 export const MAX_AGENT_DEPTH = 2;
 export const AGENT_MAX_MODEL_CALLS = 15;
 export const AGENT_MAX_TURN_TOKENS = 200000;
 export const MAX_AGENT_TASK = 20000;
 export const SESSION_AGENT_PREFIX = "session_agent.";
-
-const RECORD_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 function toolError(type, message) {
   return Object.assign(new Error(message), { type });
@@ -73,13 +72,13 @@ export async function setSessionAgent(store, id, name) {
 }
 
 // agentOps gives agents.run over store (the settings), update (the
-// agents.update operation) and run: async ({session, title, agent, task,
+// agents.update operation, given the call's {check}) and run: async ({session, title, agent, task,
 // turn, signal}) => {answer} or {failure}, the host's nested turn.
 export function agentOps({ store, update, run, now = () => new Date(), random = () => Math.random().toString(16).slice(2, 8).padEnd(6, "0") }) {
   return {
-    "agents.run": async (args, { signal, turn } = {}) => {
+    "agents.run": async (args, { signal, turn, check } = {}) => {
       const name = String(args?.name ?? "");
-      if (!RECORD_NAME.test(name)) throw toolError("invalid_arguments", `${q(name)} is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40`);
+      await checkName({ check }, "agent_name", name);
       const task = String(args?.task ?? "").trim();
       if (!task) throw toolError("invalid_arguments", "the task is empty: say what the agent should do, as a complete request (it does not see this conversation)");
       if ([...task].length > MAX_AGENT_TASK) throw toolError("invalid_arguments", `the task is over ${MAX_AGENT_TASK} characters: shorten it`);
@@ -97,7 +96,7 @@ export function agentOps({ store, update, run, now = () => new Date(), random = 
         if (String(args?.system_prompt ?? "").trim() === "") {
           throw toolError("not_found", `no agent ${q(name)}: give a system_prompt (and model, groups if you like) to create it, or use one list_agents lists`);
         }
-        const { created: _, ...rec } = await update({ name, system_prompt: args.system_prompt, model: args.model ?? undefined, groups: args.groups ?? undefined });
+        const { created: _, ...rec } = await update({ name, system_prompt: args.system_prompt, model: args.model ?? undefined, groups: args.groups ?? undefined }, { check });
         agent = rec;
       }
       const session = agentSessionID(name, now(), random());

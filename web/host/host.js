@@ -306,7 +306,16 @@ export class Host {
     // keeps it in a created tool's manifest).
     // turn: the calling turn's place among agents (agents.run nests a
     // sub-agent's turn in it): {depth, askAs, relay, unattended}.
-    return f(args ?? {}, { signal, granted: c.granted ?? [], turn });
+    // check: the module's argument checks the operation asks before its
+    // I/O (checks.js).
+    return f(args ?? {}, { signal, granted: c.granted ?? [], turn, check: (o, a) => this.check(o, a) });
+  }
+
+  // check asks the module whether an operation's arguments pass
+  // (wasm/ABI.md, "toolroute_check"): {}, {args} to use instead, or
+  // {error: {type, message}}. Any instance answers.
+  async check(op, args) {
+    return (await this.#instance()).check({ op, args });
   }
 
   // demo answers a model request's body as the module's demo model does.

@@ -10,6 +10,8 @@
 // recency), matching as it does: every word of the query, whole words,
 // a hyphenated one as a phrase, ignoring case and accents.
 
+import { checkName } from "./checks.js";
+
 // MAX_MEMORY_CHARS bounds one memory: it goes into every system prompt.
 export const MAX_MEMORY_CHARS = 2000;
 // MAX_SEARCH_HITS bounds what one history.search answers.
@@ -123,11 +125,9 @@ export function configOps({ settings, env, tools } = {}) {
   if (env) {
     ops["env.list"] = async () => [...(await env.names())].sort();
     if (env.set) {
-      ops["env.set"] = async (args) => {
+      ops["env.set"] = async (args, ctx) => {
         const name = String(args?.name ?? ""), value = String(args?.value ?? "");
-        if (!ENV_NAME.test(name)) {
-          throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a variable name: use letters, digits and _, not starting with a digit`);
-        }
+        await checkName(ctx, "variable_name", name);
         await env.set(name, value);
         return { name, set: value !== "" };
       };
@@ -246,9 +246,6 @@ function stamp(d) {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-// TOOL_NAME is what a tool's name may be (registry.ValidToolName).
-export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
-
 // toolFileOps gives the toolfiles operations of the js_tool_management
 // group (manifests/js_tool_management.*), in the shapes and with the
 // checks of the Go program's (host/builtin/toolfiles.go):
@@ -275,8 +272,8 @@ export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
 //     browser").
 export function toolFileOps({ files, apply, loaded, check, tools, place }) {
   const sorted = async () => [...(await files.list())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const read = async (name) => {
-    if (!TOOL_NAME.test(name)) throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a tool name`);
+  const read = async (name, ctx) => {
+    await checkName(ctx, "tool_name", name);
     const f = (await files.list()).find((x) => x.name === name);
     if (!f) throw toolError("not_found", `no tool ${name} ${place}: create it with create_js_tool`);
     if (f.manifest.trim().startsWith("[")) throw toolError("unsupported", `${name}.json is a group manifest: edit the file itself`);
@@ -311,17 +308,16 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
         }),
       };
     },
-    "toolfiles.read": async (args) => {
+    "toolfiles.read": async (args, ctx) => {
       const name = String(args?.name ?? "");
-      return { name, ...(await read(name)) };
+      return { name, ...(await read(name, ctx)) };
     },
-    "toolfiles.write": async (args, { granted = [] } = {}) => {
+    "toolfiles.write": async (args, ctx = {}) => {
+      const granted = ctx.granted ?? [];
       const m = keptFields(args?.manifest ?? {});
       const code = args?.code;
       const replace = !!args?.replace;
-      if (!TOOL_NAME.test(m.name)) {
-        throw toolError("invalid_arguments", `${JSON.stringify(m.name)} is not a tool name: use snake_case, such as weather_lookup`);
-      }
+      await checkName(ctx, "tool_name", typeof m.name === "string" ? m.name : "");
       if (typeof code !== "string") throw toolError("invalid_arguments", "toolfiles.write: the code is missing");
       const all = await sorted();
       if (!replace) {
@@ -334,7 +330,7 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
           else (m.env ??= []).push(g);
         }
       } else {
-        const old = await read(m.name);
+        const old = await read(m.name, ctx);
         const held = grantsOf(old.manifest);
         if (held !== "" && code !== old.code) {
           throw toolError("refused", `${m.name} reads secrets the user granted it (${held}), so its code cannot be changed here: only the user can change it; create a tool under another name`);
@@ -373,9 +369,9 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
       }
       return { name: m.name, manifest: m, place, handEdit: "" };
     },
-    "toolfiles.remove": async (args) => {
+    "toolfiles.remove": async (args, ctx) => {
       const name = String(args?.name ?? "");
-      if (!TOOL_NAME.test(name)) throw toolError("invalid_arguments", `${JSON.stringify(name)} is not a tool name`);
+      await checkName(ctx, "tool_name", name);
       const all = await sorted();
       if (!all.some((f) => f.name === name)) throw toolError("not_found", `no tool ${name} ${place}: list_user_tools lists them`);
       await files.remove(name);

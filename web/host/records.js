@@ -17,6 +17,7 @@
 // (a variable, env.NAME), never its value.
 
 import { ENV_NAME } from "./ops.js";
+import { checkName } from "./checks.js";
 
 export const PROVIDER_PREFIX = "provider.";
 export const AGENT_PREFIX = "agent.";
@@ -33,7 +34,6 @@ export const DEFAULT_BASE_URLS = {
   anthropic: "https://api.anthropic.com",
   gemini: "https://generativelanguage.googleapis.com",
 };
-const RECORD_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 export const MAX_MODELS = 500;
 export const MAX_AGENT_PROMPT = 20000;
 export const MAX_MODEL_LIST_BYTES = 4 << 20;
@@ -48,8 +48,8 @@ const q = (s) => JSON.stringify(String(s));
 
 // checkProvider checks a record and fills in its defaults, as the Go
 // program's CheckProvider.
-export function checkProvider(p) {
-  if (!RECORD_NAME.test(p.name)) throw invalid(`${q(p.name)} is not a provider name: use lower-case letters, digits, _ and -, starting with a letter, at most 40`);
+export async function checkProvider(ctx, p) {
+  await checkName(ctx, "provider_name", p.name);
   if (RESERVED_PROVIDER_NAMES.includes(p.name)) throw invalid(`${q(p.name)} names a provider kind the hosts already have: give yours another name, such as ${p.name}_work`);
   if (!PROVIDER_FORMATS.includes(p.format)) throw invalid(`format ${q(p.format)}: use one of ${PROVIDER_FORMATS.join(", ")}`);
   if (p.base_url === "") p.base_url = DEFAULT_BASE_URLS[p.format];
@@ -124,15 +124,15 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
   const modelArgs = (args) => ({ provider: String(args?.provider ?? ""), model: checkModel(String(args?.model ?? "").trim()) });
   return {
     "providers.list": async () => Promise.all((await all(PROVIDER_PREFIX)).map(state)),
-    "providers.create": async (args) => {
-      const p = checkProvider({ name: String(args?.name ?? ""), format: str(args?.format) ?? "", base_url: str(args?.base_url) ?? "", key_secret: str(args?.key_secret) ?? "" });
+    "providers.create": async (args, ctx) => {
+      const p = await checkProvider(ctx, { name: String(args?.name ?? ""), format: str(args?.format) ?? "", base_url: str(args?.base_url) ?? "", key_secret: str(args?.key_secret) ?? "" });
       if (Object.hasOwn(await store.settings(), PROVIDER_PREFIX + p.name)) throw invalid(`a provider ${q(p.name)} exists: update_provider changes it`);
       return save(p);
     },
-    "providers.update": async (args) => {
+    "providers.update": async (args, ctx) => {
       const p = await get(String(args?.name ?? ""));
       for (const k of ["format", "base_url", "key_secret"]) if (str(args?.[k]) !== undefined) p[k] = str(args[k]);
-      return save(checkProvider(p));
+      return save(await checkProvider(ctx, p));
     },
     "providers.remove": async (args) => {
       const p = await get(String(args?.name ?? ""));
@@ -181,9 +181,9 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
       return save(p);
     },
     "agents.list": async () => (await all(AGENT_PREFIX)).map(agentShape),
-    "agents.update": async (args) => {
+    "agents.update": async (args, ctx) => {
       const name = String(args?.name ?? "");
-      if (!RECORD_NAME.test(name)) throw invalid(`${q(name)} is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40`);
+      await checkName(ctx, "agent_name", name);
       const old = parse((await store.settings())[AGENT_PREFIX + name] ?? "");
       const a = agentShape({ ...(old ?? {}), name });
       if (str(args?.system_prompt) !== undefined) a.system_prompt = str(args.system_prompt);

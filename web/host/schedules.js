@@ -12,13 +12,13 @@
 // day-of-month month day-of-week) or @daily, @hourly..., in timezone (an
 // IANA name, UTC by default), read by the small parser below.
 
+import { checked, checkName } from "./checks.js";
+
 export const TASK_PREFIX = "task.";
-export const MAX_PROMPT_CHARS = 10000;
 export const MAX_RESULT_CHARS = 2000;
 export const MAX_TASKS = 100;
 // MAX_SLEEP_MS bounds a TaskTimer's wait between looks at the tasks.
 export const MAX_SLEEP_MS = 60_000;
-const TASK_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 function toolError(type, message) {
   return Object.assign(new Error(message), { type });
@@ -198,21 +198,23 @@ export function nextRun(task, now) {
   return at > now.getTime() ? new Date(at) : null;
 }
 
-function checkPrompt(p) {
-  p = String(p ?? "").trim();
-  if (p === "") throw invalid("the prompt is empty: give what the agent is asked to do when the task runs");
-  if ([...p].length > MAX_PROMPT_CHARS) throw invalid(`the prompt is over ${MAX_PROMPT_CHARS} characters: shorten it`);
-  return p;
-}
-
 const given = (v) => v !== undefined && v !== null;
 
-// apply sets t's prompt and time from c, checked, as the Go program's.
+// checkChange asks the module whether c can be a task's creation or change
+// whatever the tasks are (wasm/ABI.md, toolroute_check's task_change: the
+// prompt, and at or cron), and gives c with its prompt, at and cron
+// trimmed; scheduled says the task changed has a time already.
+async function checkChange(ctx, c, create, scheduled) {
+  const str = (v) => (given(v) ? String(v) : null);
+  const a = await checked(ctx, "task_change", { prompt: str(c.prompt), at: str(c.at), cron: str(c.cron), create, scheduled });
+  return { ...c, prompt: a.prompt ?? null, at: a.at, cron: a.cron };
+}
+
+// apply sets t's prompt and time from c, which checkChange checked, as
+// the Go program's.
 function apply(t, c, now) {
-  if (given(c.prompt)) t.prompt = checkPrompt(c.prompt);
-  const at = given(c.at) ? String(c.at).trim() : "";
-  const cron = given(c.cron) ? String(c.cron).trim() : "";
-  if (at && cron) throw invalid("give at (once) or cron (recurring), not both");
+  if (given(c.prompt)) t.prompt = c.prompt;
+  const at = c.at, cron = c.cron;
   if (given(c.timezone)) t.timezone = String(c.timezone).trim();
   if (!t.timezone) delete t.timezone;
   if (at) {
@@ -224,8 +226,6 @@ function apply(t, c, now) {
     delete t.at;
   } else if (t.cron) {
     parseCron(t.cron, t.timezone ?? "");
-  } else if (!t.at) {
-    throw invalid("give at, an ISO 8601 time such as 2026-11-28T09:00:00+01:00 (once), or cron, 5 fields such as 0 9 * * 1-5 (recurring)");
   }
   zone(t.timezone ?? "");
   if (given(c.enabled)) t.enabled = c.enabled === true;
@@ -290,11 +290,11 @@ export class Tasks {
     throw notFound(`no task ${q(name)}: the tasks are ${names.join(", ")}`);
   }
 
-  create(c) {
+  create(c, ctx) {
     return this.#locked(async () => {
       const name = String(c?.name ?? "");
-      if (!TASK_NAME.test(name)) throw invalid(`${q(name)} is not a task name: use lower-case letters, digits, _ and -, starting with a letter, at most 40, such as daily_summary`);
-      if (!given(c.prompt)) throw invalid("the prompt is missing: give what the agent is asked to do when the task runs");
+      await checkName(ctx, "task_name", name);
+      c = await checkChange(ctx, c, true, false);
       if (await this.#get(name)) throw invalid(`a task ${q(name)} exists: update_scheduled_task changes it, or give another name`);
       const n = (await this.list()).length;
       if (n >= MAX_TASKS) throw invalid(`there are ${n} tasks, the most kept: delete_scheduled_task removes one first`);
@@ -306,9 +306,10 @@ export class Tasks {
     });
   }
 
-  update(c) {
+  update(c, ctx) {
     return this.#locked(async () => {
-      const t = apply(await this.#named(String(c?.name ?? "")), c, this.#now());
+      const t = await this.#named(String(c?.name ?? ""));
+      apply(t, await checkChange(ctx, c, false, Boolean(t.at || t.cron)), this.#now());
       await this.#put(t);
       this.#changed();
       return t;
@@ -402,8 +403,8 @@ export class Tasks {
   ops() {
     return {
       "schedules.list": async () => this.list(),
-      "schedules.create": async (args) => this.create(args ?? {}),
-      "schedules.update": async (args) => this.update(args ?? {}),
+      "schedules.create": async (args, ctx) => this.create(args ?? {}, ctx),
+      "schedules.update": async (args, ctx) => this.update(args ?? {}, ctx),
       "schedules.run": async (args) => this.runNow(args?.name),
       "schedules.remove": async (args) => this.remove(args?.name),
     };

@@ -1,12 +1,11 @@
 // Sessions' ids and titles, made as the Go program makes them (host/app's
-// NewSessionID, host/store's Title and CleanTitle), so that the page, the
-// worker and serve agree. testdata/sessions/titles.json holds the title cases
-// every host replays. Lengths count code points, as Go counts runes.
+// NewSessionID, host/store's Title), so that the page, the worker and serve
+// agree. testdata/sessions/titles.json holds the title cases every host
+// replays. Lengths count code points, as Go counts runes. A title a user
+// gives is the module's to check (Host.check("session_title", {title})).
 
-// TITLE_CHARS bounds a title made from a message; MAX_TITLE_CHARS a title a
-// user gives.
+// TITLE_CHARS bounds a title made from a message.
 export const TITLE_CHARS = 60;
-export const MAX_TITLE_CHARS = 200;
 
 // SPACE is Go's unicode.IsSpace (strings.Fields splits on it); JS's \s
 // differs (it takes U+FEFF, not U+0085).
@@ -33,19 +32,6 @@ export function sessionTitle(text) {
     }
   }
   return head.join("").replace(/[ ,;:\-–—]+$/u, "") + "…";
-}
-
-// cleanTitle checks a title a user gives: {title} with its whitespace
-// collapsed, or {error} saying what to give when it is empty, longer than
-// MAX_TITLE_CHARS or holds control characters.
-export function cleanTitle(title) {
-  if (typeof title !== "string") return { error: 'give the new title as {"title": "..."}' };
-  const t = words(title).join(" ");
-  const n = [...t].length;
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(t)) return { error: `the title holds control characters: give plain text of 1 to ${MAX_TITLE_CHARS} characters` };
-  if (n === 0) return { error: `the title is empty: give one of 1 to ${MAX_TITLE_CHARS} characters` };
-  if (n > MAX_TITLE_CHARS) return { error: `the title has ${n} characters: give one of 1 to ${MAX_TITLE_CHARS}` };
-  return { title: t };
 }
 
 // newSessionID makes an id as app.NewSessionID does: the UTC time at d and

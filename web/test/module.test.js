@@ -86,6 +86,32 @@ test("toolroute_retry answers every case of testdata/retries", async () => {
   assert.equal(tr.broken, null);
 });
 
+// The argument checks of the hosts' operations, as every host replays
+// them: testdata/checks/cases.json.
+const checkCases = JSON.parse(await readFile(path.join(root, "testdata/checks/cases.json"), "utf8"));
+test("toolroute_check answers every case of testdata/checks", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  assert.ok(checkCases.length > 5);
+  for (const c of checkCases) {
+    if (c.code) assert.throws(() => tr.check(c.request), { code: c.code }, c.name);
+    else assert.deepEqual(tr.check(c.request), c.want, c.name);
+  }
+  for (const g of ["", "not json", "[".repeat(100000), '{"op":5}']) assert.throws(() => tr.check(g), { code: "bad_json" });
+  assert.equal(tr.broken, null);
+});
+
+// A title a user gives, as the module cleans or refuses it for every host:
+// testdata/sessions/titles.json's renames.
+test("toolroute_check's session_title answers every rename of testdata/sessions/titles.json", async () => {
+  const tr = await Toolroute.instantiate(wasm);
+  const { renames } = JSON.parse(await readFile(path.join(root, "testdata/sessions/titles.json"), "utf8"));
+  assert.ok(renames.length > 0);
+  for (const c of renames) {
+    const want = c.error ? { error: { type: "invalid_arguments", message: c.error } } : { args: { title: c.want } };
+    assert.deepEqual(tr.check({ op: "session_title", args: { title: c.title } }), want, c.name);
+  }
+});
+
 test("garbage to every export gives an error, never a trap", async () => {
   const tr = await Toolroute.instantiate(wasm);
   const garbage = ["", "not json", "{", "[]", '"x"', "[".repeat(100000), '{"type":5}', "\u0000\uffff"];

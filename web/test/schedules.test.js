@@ -13,6 +13,14 @@ import { parseAt, parseCron, nextRun, stamp, Tasks, TaskTimer } from "../host/sc
 import { MemoryUIStore } from "../ui/idbstore.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 import { WAIT_MS } from "./busy.js";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { Toolroute } from "../driver/toolroute.js";
+
+// checks is what a host gives an operation: the module's argument checks
+// (Host.op passes them; wasm/ABI.md, toolroute_check).
+const checker = await Toolroute.instantiate(await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), "../../wasm/toolroute.wasm")));
+const checks = { check: async (op, args) => checker.check({ op, args }) };
 
 const NOW = new Date("2026-11-26T23:30:00Z");
 
@@ -101,9 +109,9 @@ test("a TaskTimer runs one-shot and cron tasks at their times, and records their
   timer = new TaskTimer(tasks, { now, timers });
   timer.start();
   await new Promise((r) => setTimeout(r, 20));
-  const once = await tasks.create({ name: "standup", prompt: " Summarise my day ", at: "2026-11-27T09:00:00+01:00" });
+  const once = await tasks.create({ name: "standup", prompt: " Summarise my day ", at: "2026-11-27T09:00:00+01:00" }, checks);
   assert.deepEqual(once, { name: "standup", prompt: "Summarise my day", enabled: true, created: "2026-11-26T23:30:00Z", runs: 0, at: "2026-11-27T08:00:00Z", next_run: "2026-11-27T08:00:00Z" });
-  await tasks.create({ name: "hourly", prompt: "fail, please", cron: "0 * * * *" });
+  await tasks.create({ name: "hourly", prompt: "fail, please", cron: "0 * * * *" }, checks);
   await new Promise((r) => setTimeout(r, 20));
   // The timer waits at most a minute, then for the next run.
   assert.ok([...timers.pending.values()].every((t) => t.at - clock.now <= 60_000));
@@ -125,13 +133,13 @@ test("a TaskTimer runs one-shot and cron tasks at their times, and records their
 
 test("the tasks' refusals are the Go program's", async () => {
   const tasks = new Tasks({ store: new MemoryUIStore(), now: () => NOW, run: async () => "" });
-  await tasks.create({ name: "one", prompt: "x", cron: "@daily" });
+  await tasks.create({ name: "one", prompt: "x", cron: "@daily" }, checks);
   for (const [f, want] of [
-    [() => tasks.create({ name: "Daily Summary", prompt: "x", cron: "@daily" }), '"Daily Summary" is not a task name'],
-    [() => tasks.create({ name: "two", cron: "@daily" }), "the prompt is missing"],
-    [() => tasks.create({ name: "two", prompt: "x" }), "give at, an ISO 8601 time"],
-    [() => tasks.create({ name: "two", prompt: "x", cron: "@daily", at: "2027-01-01T00:00:00Z" }), "not both"],
-    [() => tasks.create({ name: "one", prompt: "x", cron: "@daily" }), 'a task "one" exists'],
+    [() => tasks.create({ name: "Daily Summary", prompt: "x", cron: "@daily" }, checks), '"Daily Summary" is not a task name'],
+    [() => tasks.create({ name: "two", cron: "@daily" }, checks), "the prompt is missing"],
+    [() => tasks.create({ name: "two", prompt: "x" }, checks), "give at, an ISO 8601 time"],
+    [() => tasks.create({ name: "two", prompt: "x", cron: "@daily", at: "2027-01-01T00:00:00Z" }, checks), "not both"],
+    [() => tasks.create({ name: "one", prompt: "x", cron: "@daily" }, checks), 'a task "one" exists'],
     [() => tasks.remove("nope"), 'no task "nope": the tasks are one'],
     [() => tasks.runNow("nope"), 'no task "nope"'],
   ]) await assert.rejects(f(), (e) => e.message.includes(want), want);
@@ -202,7 +210,7 @@ test("run_scheduled_task in the browser runs the task now, a turn inside the tur
   const store = new MemoryUIStore();
   const clock = { now: Date.parse("2026-11-26T20:00:00Z") };
   const core = newCore(store, model.fetch, { catalogue: async () => bundle, now: () => new Date(clock.now) });
-  await core.tasks.create({ name: "weekly", prompt: "Write the weekly report.", cron: "0 17 * * 5", timezone: "Europe/London" });
+  await core.tasks.create({ name: "weekly", prompt: "Write the weekly report.", cron: "0 17 * * 5", timezone: "Europe/London" }, checks);
   const r = await ask(core, { type: "send", session: "b", text: "Run my weekly task" }, (x) => {
     if (x.type === "event" && x.event.type === "approval") {
       setTimeout(() => core.handle({ id: 2, type: "approve", session: "b", answers: x.event.calls.map((c) => ({ id: c.id, answer: "once" })) }, () => {}), 10);

@@ -1,12 +1,13 @@
 // Session titles and ids in the JS hosts (web/host/session-names.js): the
 // cases of testdata/sessions/titles.json, which host/store's tests replay
-// too, so the page, the worker and serve title a session alike.
+// too, so the page, the worker and serve title a session alike. A title a
+// user gives is the module's to check: module.test.js replays those.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sessionTitle, cleanTitle, newSessionID } from "../host/session-names.js";
+import { sessionTitle, newSessionID } from "../host/session-names.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const cases = JSON.parse(await readFile(path.join(root, "testdata", "sessions", "titles.json"), "utf8"));
@@ -14,15 +15,6 @@ const cases = JSON.parse(await readFile(path.join(root, "testdata", "sessions", 
 test("a title from the first message, as the Go program makes it", () => {
   assert.ok(cases.titles.length > 0);
   for (const c of cases.titles) assert.equal(sessionTitle(c.text), c.want, c.name);
-});
-
-test("a title a user gives: cleaned, or refused with what to give", () => {
-  assert.ok(cases.renames.length > 0);
-  for (const c of cases.renames) {
-    assert.deepEqual(cleanTitle(c.title), c.error ? { error: c.error } : { title: c.want }, c.name);
-  }
-  assert.deepEqual(cleanTitle(7), { error: 'give the new title as {"title": "..."}' });
-  assert.deepEqual(cleanTitle(undefined), { error: 'give the new title as {"title": "..."}' });
 });
 
 test("a session id as app.NewSessionID makes it", () => {

@@ -2,7 +2,7 @@
 // catalogue, its sessions API and a scripted model behind /api/model.
 // Nothing in this file needs Node: ui-harness.js gives it to the Node tests,
 // builtins-browser-entry.js to Chromium's.
-import { cleanTitle, sessionTitle, newSessionID } from "../host/session-names.js";
+import { sessionTitle, newSessionID } from "../host/session-names.js";
 
 function sse(chunks) {
   const body = chunks.map((c) => "data: " + JSON.stringify(c) + "\n\n").join("") + "data: [DONE]\n\n";
@@ -60,9 +60,12 @@ export class FakeSessions {
   #running = new Map(); // id -> its question, {calls, resolve} or null
   #clock = 0;
 
-  constructor({ turn, keepAlive } = {}) {
+  // checkTitle(title) gives the module's answer to a session_title check
+  // ({args: {title}} or {error}), as serve asks its module: a PATCH needs it.
+  constructor({ turn, keepAlive, checkTitle } = {}) {
     this.turn = turn ?? defaultTurn;
     this.keepAlive = keepAlive;
+    this.checkTitle = checkTitle;
   }
 
   // now is the time, later than the last one given, in UTC+02:00.
@@ -105,10 +108,13 @@ export class FakeSessions {
       case "GET {id}":
         return s ? Response.json(this.info(s)) : none();
       case "PATCH {id}": {
-        const t = cleanTitle(body?.title);
-        if (t.error) return fail(400, t.error);
+        // As serve, the module checks the title.
+        if (typeof body?.title !== "string") return fail(400, 'give the new title as {"title": "..."}');
+        if (!this.checkTitle) throw new Error("FakeSessions: a PATCH needs the checkTitle option (the module's session_title check)");
+        const t = await this.checkTitle(body.title);
+        if (t.error) return fail(400, t.error.message);
         if (!s) return none();
-        s.title = t.title;
+        s.title = t.args.title;
         return Response.json(this.info(s));
       }
       case "DELETE {id}":

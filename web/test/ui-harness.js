@@ -7,12 +7,27 @@ import { fileURLToPath } from "node:url";
 import { Toolroute } from "../driver/toolroute.js";
 import { Runner } from "../jsrun/runner.js";
 import { Core } from "../ui/core.js";
-import { fakeServer, FakeSessions } from "./ui-fakeserve.js";
-
-export { fakeServer, FakeSessions };
+import { fakeServer as fakeServerWith, FakeSessions as FakeSessionsWith } from "./ui-fakeserve.js";
 
 export const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const wasm = await WebAssembly.compile(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
+let checker = null;
+const titleChecker = async () => (checker ??= await Toolroute.instantiate(wasm));
+
+// checkTitle is the module's session_title check, as serve makes it.
+const checkTitle = async (title) => (await titleChecker()).check({ op: "session_title", args: { title } });
+
+// fakeServer and FakeSessions are ui-fakeserve.js's, their PATCH checking
+// titles with the module.
+export function fakeServer(script, options = {}) {
+  return fakeServerWith(script, { ...options, sessionOptions: { checkTitle, ...options.sessionOptions } });
+}
+
+export class FakeSessions extends FakeSessionsWith {
+  constructor(options = {}) {
+    super({ checkTitle, ...options });
+  }
+}
 
 export function newCore(store, fetch, extra = {}) {
   return new Core({

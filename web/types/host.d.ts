@@ -154,6 +154,8 @@ export declare class Host {
   describe(sessionId?: string, options?: { toolsJSON?: boolean }): Promise<Description>;
   /** Answers a model request's body as the demo model does. */
   demo(body: object | string): Promise<Record<string, unknown>>;
+  /** Asks the module whether a host operation's arguments pass (toolroute_check): {}, {args} to use instead, or {error: {type, message}}. */
+  check(op: string, args: Record<string, unknown>): Promise<{ args?: Record<string, unknown>; error?: { type: string; message: string } }>;
   /** Decides, as the module decides a turn's, whether a model call made outside a turn is tried again after resp (try number attempt): the retry, or null. */
   retryAfterError(resp: Response, attempt: number, retries: { count: number; backoff_ms?: number; max_backoff_ms?: number }):
     Promise<{ status: number; attempt: number; wait_ms: number; message: string } | null>;

@@ -156,6 +156,9 @@ export declare class Toolroute {
   /** Decides whether a model call made outside a turn (a model proxy's) is tried again: a retry to wait for, or {} to give up. */
   retry(request: { status: number; retry_after?: string; body?: string; attempt: number; now?: string; retries: { count: number; backoff_ms?: number; max_backoff_ms?: number } }):
     { retry?: { status: number; attempt: number; wait_ms: number; message: string } };
+  /** Asks whether a host operation's arguments pass the module's rules (toolroute_check): {} they pass, {args} use these, {error} the refusal. */
+  check(request: { op: string; args: Record<string, unknown> }):
+    { args?: Record<string, unknown>; error?: { type: string; message: string } };
   /** Opens a turn and gives its handle. */
   turnNew(): number;
   /** Feeds a turn one event and gives its actions. */

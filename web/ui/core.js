@@ -12,7 +12,6 @@ import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFI
 import { pdfGroup, withPdf } from "../host/pdf.js";
 import { Tasks, TaskTimer } from "../host/schedules.js";
 import { breakdown } from "./meter.js";
-import { cleanTitle } from "../host/session-names.js";
 import { newID } from "./idbstore.js";
 
 // SERVER_PREFIX starts the id the core gives a session the server keeps
@@ -328,7 +327,7 @@ export class Core {
         // create_agent: the agent's turn nested in the call's, on this host.
         ...agentOps({
           store: this.store,
-          update: (a) => records["agents.update"](a),
+          update: (a, ctx) => records["agents.update"](a, ctx),
           run: (r) => runNested(host, r, async (id, title) => {
             await this.store.renameSession(id, title);
             this.#d.onTaskRun?.({ session: id, title });
@@ -576,10 +575,12 @@ export class Core {
         return s && { ...s, where: "page" };
       }
       case "rename": {
-        const t = cleanTitle(msg.title);
-        if (t.error) throw new Error(t.error);
-        if (sid !== null) return fromServer(await this.#api("PATCH", `/api/sessions/${encodeURIComponent(sid)}`, { title: t.title }));
-        const s = await this.store.renameSession(msg.session, t.title);
+        if (typeof msg.title !== "string") throw new Error('give the new title as {"title": "..."}');
+        // The module decides what a title becomes, or why it cannot be one.
+        const t = await (await this.host()).check("session_title", { title: msg.title });
+        if (t.error) throw new Error(t.error.message);
+        if (sid !== null) return fromServer(await this.#api("PATCH", `/api/sessions/${encodeURIComponent(sid)}`, { title: t.args.title }));
+        const s = await this.store.renameSession(msg.session, t.args.title);
         if (!s) throw noPageSession(msg.session);
         return { ...s, where: "page" };
       }

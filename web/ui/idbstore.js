@@ -9,7 +9,7 @@
 // API (all async):
 //   sessions()                    -> [{id, title, created, updated, messages}], newest first
 //   session(id)                   -> session or null
-//   renameSession(id, title)      -> the session, or null if there is none (title: cleanTitle's)
+//   renameSession(id, title)      -> the session, or null if there is none (title: the module's session_title check's)
 //   deleteSession(id)             -> whether there was one
 //   messages(id)                  -> [message], oldest first
 //   append(id, messages)          (the web/host store API; creates the session if missing)

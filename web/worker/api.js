@@ -66,7 +66,7 @@ import { INDEX_NAME, FILES_NAME } from "./sessions.js";
 import { parsePolicies } from "./policies.js";
 import { createApprover, expiry, readAnswers } from "./approvals.js";
 import { byteLength } from "../jsrun/sandbox.js";
-import { sessionTitle, cleanTitle, newSessionID } from "../host/session-names.js";
+import { sessionTitle, newSessionID } from "../host/session-names.js";
 
 // MAX_BODY bounds a request body, as serve's MaxBody.
 export const MAX_BODY = 1 << 20;
@@ -665,9 +665,11 @@ async function route(request, env, ctx, deps, now, ready) {
       return reply(agent ? { ...info, agent } : info);
     }
     case "PATCH /sessions/{id}": {
-      const t = cleanTitle(body.title);
-      if (t.error) return fail(400, t.error);
-      const info = await sessionStub(env, id).rename(t.title);
+      if (typeof body?.title !== "string") return fail(400, 'give the new title as {"title": "..."}');
+      // The module decides what a title becomes, or why it cannot be one.
+      const t = await (await ready(env)).host.check("session_title", { title: body.title });
+      if (t.error) return fail(400, t.error.message);
+      const info = await sessionStub(env, id).rename(t.args.title);
       return info ? reply(info) : noSession(id);
     }
     case "DELETE /sessions/{id}": {

@@ -86,7 +86,7 @@ export class SessionLog extends DurableObject {
     return { ok: true };
   }
 
-  // rename gives the session a title (cleanTitle's): its info, or null
+  // rename gives the session a title (the module's session_title check's): its info, or null
   // when there is no such session.
   async rename(title) {
     if (this.#meta("id") === null) return null;

@@ -155,6 +155,15 @@ func demoRespond(ptr, size uint32) uint64 {
 	return collected(len(in), guest.Demo(in))
 }
 
+//go:wasmexport toolroute_check
+func checkArgs(ptr, size uint32) uint64 {
+	in, bad := input(ptr, size)
+	if bad != nil {
+		return result(bad)
+	}
+	return collected(len(in), guest.Check(in))
+}
+
 //go:wasmexport toolroute_retry
 func retry(ptr, size uint32) uint64 {
 	in, bad := input(ptr, size)

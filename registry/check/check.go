@@ -1,0 +1,236 @@
+// Package check holds the argument checks of the hosts' operations that
+// need no I/O: whether a name may be a tool's, a variable's, a task's, an
+// agent's or a provider's, and what a session title a user gives becomes.
+// Each rule and its refusal text live here once; every host asks the
+// module (the toolroute_check export, wasm/ABI.md) before it does the
+// operation's I/O, so the Go host, Node, the page and workerd refuse the
+// same arguments in the same words.
+//
+// Nothing here reads a catalogue, a session, a clock or the world.
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolroute/toolroute/registry"
+)
+
+// Request is what a host asks: the operation's check (Op) and its
+// arguments (Args, an object whose fields the op names).
+type Request struct {
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Refusal is a check's no: the tool result's error type and the sentence
+// the model or the user reads, which says what to give instead.
+type Refusal struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Answer is a check's answer: a Refusal, or the arguments as the
+// operation is to use them (Args, when a check changes them), or neither
+// when they pass as they are.
+type Answer struct {
+	Error *Refusal `json:"error,omitempty"`
+	Args  any      `json:"args,omitempty"`
+}
+
+// Ops lists the checks in the order ABI.md gives them.
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change"}
+
+// MaxPromptChars bounds a scheduled task's prompt, in code points.
+const MaxPromptChars = 10000
+
+// MaxTitleChars bounds a session title a user gives, in code points.
+const MaxTitleChars = 200
+
+// ErrUnknownOp is Run's error for an op it does not know.
+var ErrUnknownOp = fmt.Errorf("check: unknown op")
+
+// Run answers req, or an error when the request is not one a check takes
+// (an unknown op, args of the wrong shape): a host's mistake, not the
+// arguments' fault.
+func Run(req Request) (Answer, error) {
+	switch req.Op {
+	case "tool_name", "variable_name", "task_name", "agent_name", "provider_name":
+		var a struct {
+			Name *string `json:"name"`
+		}
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if a.Name == nil {
+			return Answer{}, fmt.Errorf("check %s: args has no name: give {\"name\": \"...\"}", req.Op)
+		}
+		return refuse(nameRule(req.Op, *a.Name)), nil
+	case "session_title":
+		var a struct {
+			Title *string `json:"title"`
+		}
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if a.Title == nil {
+			return Answer{}, fmt.Errorf("check %s: args has no title: give {\"title\": \"...\"}", req.Op)
+		}
+		t, msg := cleanTitle(*a.Title)
+		if msg != "" {
+			return refuse(msg), nil
+		}
+		return Answer{Args: struct {
+			Title string `json:"title"`
+		}{t}}, nil
+	case "task_change":
+		var a TaskChange
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	}
+	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
+}
+
+func decodeArgs(req Request, v any) error {
+	if len(req.Args) == 0 || string(req.Args) == "null" {
+		return fmt.Errorf("check %s: the request has no args object", req.Op)
+	}
+	if err := json.Unmarshal(req.Args, v); err != nil {
+		return fmt.Errorf("check %s: args: %w", req.Op, err)
+	}
+	return nil
+}
+
+func refuse(msg string) Answer {
+	if msg == "" {
+		return Answer{}
+	}
+	return Answer{Error: &Refusal{Type: "invalid_arguments", Message: msg}}
+}
+
+// nameRule is the refusal of name for op, or "" when it may be one.
+func nameRule(op, name string) string {
+	switch op {
+	case "tool_name":
+		if !registry.ValidToolName(name) {
+			return fmt.Sprintf("%q is not a tool name: use snake_case, such as weather_lookup", name)
+		}
+	case "variable_name":
+		if !VariableName(name) {
+			return fmt.Sprintf("%q is not a variable name: use letters, digits and _, not starting with a digit", name)
+		}
+	case "task_name":
+		if !RecordName(name) {
+			return fmt.Sprintf("%q is not a task name: use lower-case letters, digits, _ and -, starting with a letter, at most 40, such as daily_summary", name)
+		}
+	case "agent_name":
+		if !RecordName(name) {
+			return fmt.Sprintf("%q is not an agent name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", name)
+		}
+	case "provider_name":
+		if !RecordName(name) {
+			return fmt.Sprintf("%q is not a provider name: use lower-case letters, digits, _ and -, starting with a letter, at most 40", name)
+		}
+	}
+	return ""
+}
+
+// VariableName reports whether name may name a variable tools read:
+// ^[A-Za-z_][A-Za-z0-9_]*$.
+func VariableName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// RecordName reports whether name may name a scheduled task, an agent or
+// a provider: ^[a-z][a-z0-9_-]{0,39}$.
+func RecordName(name string) bool {
+	if name == "" || len(name) > 40 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanTitle gives a title a user gives with its whitespace collapsed
+// (Go's unicode.IsSpace, which the JS hosts' \s is not), or the refusal
+// of a title that is empty, longer than MaxTitleChars code points or holds
+// control characters.
+func cleanTitle(title string) (string, string) {
+	t := strings.Join(strings.Fields(title), " ")
+	switch n := utf8.RuneCountInString(t); {
+	case strings.IndexFunc(t, unicode.IsControl) >= 0:
+		return "", fmt.Sprintf("the title holds control characters: give plain text of 1 to %d characters", MaxTitleChars)
+	case n == 0:
+		return "", fmt.Sprintf("the title is empty: give one of 1 to %d characters", MaxTitleChars)
+	case n > MaxTitleChars:
+		return "", fmt.Sprintf("the title has %d characters: give one of 1 to %d", n, MaxTitleChars)
+	}
+	return t, ""
+}
+
+// TaskChange is what a scheduled task's creation or change gives, before
+// the host reads any task: the prompt, at and cron as given (nil when
+// left out), whether it creates the task (Create), and whether the task
+// changed has a time already (Scheduled).
+type TaskChange struct {
+	Prompt    *string `json:"prompt"`
+	At        *string `json:"at"`
+	Cron      *string `json:"cron"`
+	Create    bool    `json:"create"`
+	Scheduled bool    `json:"scheduled"`
+}
+
+// check refuses a change that cannot be one whatever the tasks are, or
+// gives its prompt, at and cron trimmed: the host then parses at and cron
+// in the task's time zone, which needs its tz database.
+func (c TaskChange) check() Answer {
+	type out struct {
+		Prompt *string `json:"prompt,omitempty"`
+		At     string  `json:"at"`
+		Cron   string  `json:"cron"`
+	}
+	var o out
+	if c.Prompt == nil && c.Create {
+		return refuse("the prompt is missing: give what the agent is asked to do when the task runs")
+	}
+	if c.Prompt != nil {
+		p := strings.TrimSpace(*c.Prompt)
+		switch {
+		case p == "":
+			return refuse("the prompt is empty: give what the agent is asked to do when the task runs")
+		case utf8.RuneCountInString(p) > MaxPromptChars:
+			return refuse(fmt.Sprintf("the prompt is over %d characters: shorten it", MaxPromptChars))
+		}
+		o.Prompt = &p
+	}
+	if c.At != nil {
+		o.At = strings.TrimSpace(*c.At)
+	}
+	if c.Cron != nil {
+		o.Cron = strings.TrimSpace(*c.Cron)
+	}
+	switch {
+	case o.At != "" && o.Cron != "":
+		return refuse("give at (once) or cron (recurring), not both")
+	case o.At == "" && o.Cron == "" && !c.Scheduled:
+		return refuse("give at, an ISO 8601 time such as 2026-11-28T09:00:00+01:00 (once), or cron, 5 fields such as 0 9 * * 1-5 (recurring)")
+	}
+	return Answer{Args: o}
+}
