@@ -1,6 +1,7 @@
 // The checks of the host cases of testdata/approvals and testdata/redaction
-// for the JS hosts' runners: hostcases.test.js (web/host in Node) and
-// worker-hostcases.test.js (workerd). host/hostcases_test.go is the Go
+// for the JS hosts' runners: hostcases.test.js (web/host in Node),
+// worker-hostcases.test.js (workerd) and hostcases-browser.test.js (the
+// page in Chromium). host/hostcases_test.go is the Go
 // host's. testdata/README.md says the format.
 import assert from "node:assert/strict";
 import { MIN_SECRET_LENGTH } from "../host/redact.js";
@@ -15,6 +16,27 @@ export function skipFor(c, host) {
   if (unknown.length > 0) throw new Error(`the case names the hosts ${unknown.join(", ")}; the hosts are ${HOSTS.join(", ")}`);
   if (!c.hosts_why) throw new Error(`the case runs only in ${c.hosts.join(", ")} and does not say why (hosts_why)`);
   return c.hosts.includes(host) ? undefined : `not in ${host}: ${c.hosts_why}`;
+}
+
+// toolFiles are the case's tools as user JS tools, {FILE: text}: a group's
+// in one file with its _meta, the others one file each. Each tells a local
+// site (https://pages.test, rewritten to it) that it ran, by a POST to
+// /ran/NAME, then answers its output or throws its error.
+export function toolFiles(c) {
+  const files = {};
+  const source = (t) => `async function ${t.name}() { await fetch("https://pages.test/ran/${t.name}", { method: "POST", body: "" }); ` +
+    (t.error ? `throw new Error(${JSON.stringify(t.error)}); }\n` : `return ${JSON.stringify(t.output)}; }\n`);
+  const manifest = (t) => ({ name: t.name, description: t.description, function: t.name, requiredPermissions: t.required_permissions, parameters: { type: "object", properties: {} } });
+  for (const g of c.groups ?? []) {
+    const tools = (c.tools ?? []).filter((t) => t.group === g.name);
+    files[`${g.name}.json`] = JSON.stringify([{ _meta: true, display_name: g.display_name, description: g.description }, ...tools.map(manifest)]);
+    files[`${g.name}.js`] = tools.map(source).join("");
+  }
+  for (const t of (c.tools ?? []).filter((t) => !t.group)) {
+    files[`${t.name}.json`] = JSON.stringify(manifest(t));
+    files[`${t.name}.js`] = source(t);
+  }
+  return files;
 }
 
 // jsonForms are the ways s may appear in JSON text: as written, escaped in a
@@ -37,9 +59,10 @@ export function checkTurn(c, i, { asked, ran, msgs, read, events }) {
   for (const s of want.model_read ?? []) assert.ok(jsonForms(s).some((f) => read.includes(f)), `turn ${i}: the model read no ${JSON.stringify(s)}: ${read}`);
   const last = events.at(-1);
   for (const s of want.failure ?? []) assert.ok(last?.type === "failed" && last.failure?.message?.includes(s), `turn ${i}: the turn's end ${JSON.stringify(last)} does not say ${JSON.stringify(s)}`);
-  // The events but done's text: the reply as shown to the user, which no
-  // host redacts (its stored message is redacted).
-  const shown = JSON.stringify(events.map((ev) => (ev.type === "done" ? { ...ev, text: "" } : ev)));
+  // The events but the reply as shown to the user, which no host redacts
+  // (its stored message is redacted): done's text, and the text events
+  // that stream it (the page's).
+  const shown = JSON.stringify(events.filter((ev) => ev.type !== "text").map((ev) => (ev.type === "done" ? { ...ev, text: "" } : ev)));
   const secrets = [...(c.secrets ?? []).map((s) => s.value), ...(c.api_key ? [c.api_key] : [])].filter((v) => v.length >= MIN_SECRET_LENGTH);
   for (const v of secrets) {
     for (const [what, t] of [["stored messages", stored], ["model requests", read], ["events", shown]]) {

@@ -11,6 +11,17 @@ function sse(chunks) {
 
 const chunk = (delta, finish = null) => ({ id: "c", object: "chat.completion.chunk", model: "fake-1", choices: [{ index: 0, delta, finish_reason: finish }] });
 
+// modelReply is the streamed OpenAI answer of a script's reply: {text} or
+// {call: [name, args]}, the call's id "call_N" for the Nth request.
+export function modelReply(reply, n) {
+  if (reply.text) return sse([chunk({ role: "assistant", content: reply.text }), chunk({}, "stop")]);
+  const [name, args] = reply.call;
+  return sse([
+    chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + n, type: "function", function: { name, arguments: JSON.stringify(args) } }] }),
+    chunk({}, "tool_calls"),
+  ]);
+}
+
 // fakeServer is fetch for a mocked `toolroute serve` whose /api/ui/catalogue
 // answers with catalogue and /api/model with the script's replies: {text}
 // or {call: [name, args]}; requests keeps what the module asked for. Its
@@ -29,12 +40,7 @@ export function fakeServer(script, { hold, catalogue, sessionOptions } = {}) {
       if (hold) await hold(init.signal);
       const reply = script[requests.length - 1];
       if (!reply) return Response.json({ error: { message: "no more replies" } }, { status: 500 });
-      if (reply.text) return sse([chunk({ role: "assistant", content: reply.text }), chunk({}, "stop")]);
-      const [name, args] = reply.call;
-      return sse([
-        chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_" + requests.length, type: "function", function: { name, arguments: JSON.stringify(args) } }] }),
-        chunk({}, "tool_calls"),
-      ]);
+      return modelReply(reply, requests.length);
     }
     return new Response("not found", { status: 404 });
   };

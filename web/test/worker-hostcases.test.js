@@ -14,29 +14,10 @@ import { fileURLToPath } from "node:url";
 import { startTestWorker } from "./worker-harness.js";
 import { pageServer } from "./builtins-case.js";
 import { toolCall, text, error } from "./host-fakemodel.js";
-import { skipFor, checkTurn, KITS } from "./hostcases.js";
+import { skipFor, checkTurn, toolFiles, KITS } from "./hostcases.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "worker-hostcases-token-0123456789";
-
-// toolFiles are the case's tools as user JS tools: a group's in one file
-// with its _meta, the others one file each.
-function toolFiles(c) {
-  const files = {};
-  const source = (t) => `async function ${t.name}() { await fetch("https://pages.test/ran/${t.name}", { method: "POST", body: "" }); ` +
-    (t.error ? `throw new Error(${JSON.stringify(t.error)}); }\n` : `return ${JSON.stringify(t.output)}; }\n`);
-  const manifest = (t) => ({ name: t.name, description: t.description, function: t.name, requiredPermissions: t.required_permissions, parameters: { type: "object", properties: {} } });
-  for (const g of c.groups ?? []) {
-    const tools = (c.tools ?? []).filter((t) => t.group === g.name);
-    files[`${g.name}.json`] = JSON.stringify([{ _meta: true, display_name: g.display_name, description: g.description }, ...tools.map(manifest)]);
-    files[`${g.name}.js`] = tools.map(source).join("");
-  }
-  for (const t of (c.tools ?? []).filter((t) => !t.group)) {
-    files[`${t.name}.json`] = JSON.stringify(manifest(t));
-    files[`${t.name}.js`] = source(t);
-  }
-  return files;
-}
 
 // runTurn sends a message and reads the turn's server-sent events as they
 // come, answering each question with the next answer (asked gets its tools).

@@ -378,10 +378,11 @@ export class Core {
         });
         signal?.addEventListener("abort", onAbort, { once: true });
       }),
-      // Never stored, shown or sent to the model: the provider's key, the
-      // variables set for tools and the Google tokens the page was given.
+      // Never stored, shown or sent to the model: the variables set for
+      // tools and the Google tokens the page was given. The host adds the
+      // provider's key itself, named as every host names it ("the
+      // provider's key") unless a variable holds it (testdata/redaction).
       secrets: () => [
-        ...(provider.apiKey ? [{ name: "API key", value: provider.apiKey }] : []),
         ...Object.entries(env).map(([name, value]) => ({ name, value })),
         ...(runner?.options?.google?.tokens?.() ?? []).map((value) => ({ name: "Google access token", value })),
       ],
