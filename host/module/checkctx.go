@@ -19,6 +19,8 @@ type Refused struct {
 	Message string
 }
 
+// Error is the refusal's message, which the operation throws as its tool
+// error.
 func (r *Refused) Error() string { return r.Message }
 
 // ErrNoChecker is CheckArgs's error when ctx carries no Checker: the
