@@ -60,7 +60,10 @@ self.onmessage = async (e) => {
         // A scheduled task's run: its session is the task's, and its events
         // are shown to no one (the page lists the session once it is done).
         const name = `case-${i}`;
-        await core.tasks.create({ name, prompt: turn.user, at: "2099-01-01T09:00:00Z" }); // run now, not at its time
+        // Created as schedule_task creates it, the module checking its
+        // name and times; run now, not at its time.
+        const checker = await Toolroute.instantiate(await toolroute);
+        await core.tasks.create({ name, prompt: turn.user, at: "2099-01-01T09:00:00Z" }, { check: async (op, args) => checker.check({ op, args }) });
         session = (await core.tasks.runNow(name)).last_run.session;
         logged = 0;
       } else {
