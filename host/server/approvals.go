@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/toolroute/toolroute/host/app"
+	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -125,34 +125,24 @@ func (q *question) waiting() []string {
 var errNoQuestion = errors.New("server: no question pending")
 
 // answer records answers to the session's question, all or none: a bad
-// one refuses the lot. It returns the calls still waiting; none means the
-// turn goes on.
-func (p *Approvals) answer(sessionID string, answers []session.Approval) ([]string, error) {
+// one refuses the lot. The module decides which are bad (check, with the
+// question's calls and the answers it has: wasm/ABI.md, toolroute_check's
+// approval_answers); its refusal is check's *module.Refused. It returns
+// the calls still waiting; none means the turn goes on.
+func (p *Approvals) answer(sessionID string, answers []session.Approval, check func(args any) error) ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	q := p.pending[sessionID]
 	if q == nil || q.answered() {
 		return nil, errNoQuestion
 	}
-	seen := map[string]bool{}
-	for _, a := range answers {
-		switch {
-		case !slices.ContainsFunc(q.calls, func(c session.Call) bool { return c.ID == a.ID }):
-			return nil, fmt.Errorf("no call %q is waiting for an answer: the ids are %s (GET this URL shows them)", a.ID, strings.Join(ids(q.calls), ", "))
-		case seen[a.ID]:
-			return nil, fmt.Errorf("call %q is answered twice: give one answer per call", a.ID)
-		case q.answers[a.ID].Answer != "":
-			return nil, fmt.Errorf("call %q was answered already (%s)", a.ID, q.answers[a.ID].Answer)
-		case a.Answer != session.AnswerOnce && a.Answer != session.AnswerSession && a.Answer != session.AnswerDeny:
-			return nil, fmt.Errorf("call %q: the answer %q is none of once, session or deny", a.ID, a.Answer)
-		}
-		asked := q.call(a.ID).Secrets
-		for _, g := range a.Grant {
-			if !slices.Contains(asked, g) {
-				return nil, fmt.Errorf("call %q did not ask for %q: grant only secrets it asked for (%s)", a.ID, g, strings.Join(asked, ", "))
-			}
-		}
-		seen[a.ID] = true
+	args := struct {
+		Calls   []session.Call     `json:"calls"`
+		Given   []session.Approval `json:"given"`
+		Answers []session.Approval `json:"answers"`
+	}{q.calls, q.given(), answers}
+	if err := check(args); err != nil {
+		return nil, err
 	}
 	for _, a := range answers {
 		if a.Answer == session.AnswerDeny {
@@ -235,12 +225,17 @@ func (s *server) answerApproval(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, `give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}`)
 		return
 	}
-	waiting, err := s.approvals.answer(id, req.Approvals)
+	waiting, err := s.approvals.answer(id, req.Approvals, func(args any) error {
+		return s.a.Host.CheckArgs(r.Context(), "approval_answers", args, nil)
+	})
+	var refused *module.Refused
 	switch {
 	case errors.Is(err, errNoQuestion):
 		noQuestion(w, id)
+	case errors.As(err, &refused):
+		fail(w, http.StatusBadRequest, refused.Message)
 	case err != nil:
-		fail(w, http.StatusBadRequest, err.Error())
+		fail(w, http.StatusInternalServerError, err.Error())
 	default:
 		reply(w, map[string]any{"waiting": waiting})
 	}

@@ -12,11 +12,13 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // Request is what a host asks: the operation's check (Op) and its
@@ -42,7 +44,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -92,6 +94,12 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return a.check(), nil
+	case "approval_answers":
+		var a ApprovalAnswers
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return refuse(a.check()), nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }
@@ -233,4 +241,58 @@ func (c TaskChange) check() Answer {
 		return refuse("give at, an ISO 8601 time such as 2026-11-28T09:00:00+01:00 (once), or cron, 5 fields such as 0 9 * * 1-5 (recurring)")
 	}
 	return Answer{Args: o}
+}
+
+// ApprovalAnswers is a user's answers to a pending question (serve's and
+// the worker's POST /api/sessions/{id}/approvals), with the question as
+// the host holds it: its calls (their ids and the secrets each asked for)
+// and the answers it has already (Given).
+type ApprovalAnswers struct {
+	Calls   []AskedCall        `json:"calls"`
+	Given   []session.Approval `json:"given"`
+	Answers []session.Approval `json:"answers"`
+}
+
+// AskedCall is a call of a question as the check reads it: the host may
+// give the whole call (session.Call); the rest is ignored.
+type AskedCall struct {
+	ID      string   `json:"id"`
+	Secrets []string `json:"secrets"`
+}
+
+// check is the refusal of the answers, all or none, or "" when the host
+// may record them: each names a call of the question once, one not
+// answered yet, with once, session or deny, granting only secrets the
+// call asked for.
+func (a ApprovalAnswers) check() string {
+	seen := map[string]bool{}
+	for _, ans := range a.Answers {
+		i := slices.IndexFunc(a.Calls, func(c AskedCall) bool { return c.ID == ans.ID })
+		if i < 0 {
+			ids := make([]string, len(a.Calls))
+			for j, c := range a.Calls {
+				ids[j] = fmt.Sprintf("%q", c.ID)
+			}
+			return fmt.Sprintf("no call %q is waiting for an answer: the ids are %s (GET this URL shows them)", ans.ID, strings.Join(ids, ", "))
+		}
+		if seen[ans.ID] {
+			return fmt.Sprintf("call %q is answered twice: give one answer per call", ans.ID)
+		}
+		if j := slices.IndexFunc(a.Given, func(g session.Approval) bool { return g.ID == ans.ID }); j >= 0 {
+			return fmt.Sprintf("call %q was answered already (%s)", ans.ID, a.Given[j].Answer)
+		}
+		switch ans.Answer {
+		case session.AnswerOnce, session.AnswerSession, session.AnswerDeny:
+		default:
+			return fmt.Sprintf("call %q: the answer %q is none of once, session or deny", ans.ID, ans.Answer)
+		}
+		asked := a.Calls[i].Secrets
+		for _, g := range ans.Grant {
+			if !slices.Contains(asked, g) {
+				return fmt.Sprintf("call %q did not ask for %q: grant only secrets it asked for (%s)", ans.ID, g, strings.Join(asked, ", "))
+			}
+		}
+		seen[ans.ID] = true
+	}
+	return ""
 }

@@ -44,6 +44,8 @@ func FuzzRun(f *testing.F) {
 		f.Add(op, `{"name":""}`)
 		f.Add(op, `{"name":5}`)
 	}
+	f.Add("approval_answers", `{"calls":[{"id":"a","secrets":["K"]}],"given":[],"answers":[{"id":"a","answer":"x","grant":["L"]}]}`)
+	f.Add("approval_answers", `{"calls":null,"answers":[{"id":"a"}]}`)
 	f.Add("nope", `{}`)
 	f.Add("tool_name", `null`)
 	f.Fuzz(func(t *testing.T, op, args string) {

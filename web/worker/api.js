@@ -64,7 +64,7 @@ import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
 import { INDEX_NAME, FILES_NAME } from "./sessions.js";
 import { parsePolicies } from "./policies.js";
-import { createApprover, expiry, readAnswers } from "./approvals.js";
+import { createApprover, expiry, readAnswers, snapshot } from "./approvals.js";
 import { byteLength } from "../jsrun/sandbox.js";
 import { sessionTitle, newSessionID } from "../host/session-names.js";
 
@@ -701,7 +701,7 @@ async function route(request, env, ctx, deps, now, ready) {
       return q ? reply(q) : noQuestion(id);
     }
     case "POST /sessions/{id}/approvals":
-      return answerApprovals(env, now, id, body);
+      return answerApprovals(env, now, ready, id, body);
     case "GET /catalogue": {
       const session = url.searchParams.get("session") ?? "";
       if (session !== "" && !SESSION_ID.test(session)) return fail(400, BAD_SESSION_ID);
@@ -731,14 +731,26 @@ async function setAgent(env, id, name) {
 }
 
 // answerApprovals writes answers to the session's pending question into
-// its Durable Object, where the waiting turn reads them.
-async function answerApprovals(env, now, id, body) {
+// its Durable Object, where the waiting turn reads them. The module says
+// which answers are bad (toolroute_check's approval_answers, as serve
+// asks), against the question as read here; the Durable Object, which has
+// no module instance, records them only if the question is still that one,
+// else it is read and checked again: another answer may come in between.
+async function answerApprovals(env, now, ready, id, body) {
   const answers = readAnswers(body);
   if (answers.error) return fail(400, answers.error);
-  const r = await sessionStub(env, id).answer(answers.list, now().toISOString());
-  if (r.none) return noQuestion(id);
-  if (r.error) return fail(400, r.error);
-  return reply({ waiting: r.waiting });
+  const stub = sessionStub(env, id);
+  const { host } = await ready(env);
+  for (let tries = 0; tries < 3; tries++) {
+    const q = await stub.question(now().toISOString());
+    if (!q) return noQuestion(id);
+    const c = await host.check("approval_answers", { calls: q.calls, given: q.answers, answers: answers.list });
+    if (c.error) return fail(400, c.error.message);
+    const r = await stub.answer(answers.list, now().toISOString(), snapshot(q.calls, q.answers));
+    if (r.none) return noQuestion(id);
+    if (!r.stale) return reply({ waiting: r.waiting });
+  }
+  return fail(409, `the question of session ${JSON.stringify(id)} changed three times while these answers were checked: GET this URL and answer again`);
 }
 
 function noQuestion(id) {

@@ -15,8 +15,6 @@ export const APPROVAL_TIMEOUT_MS = 10 * 60 * 1000;
 // APPROVAL_POLL_MS is how often a waiting turn reads its question's answers
 // from the session's Durable Object.
 export const APPROVAL_POLL_MS = 300;
-// ANSWERS are the answers a call may get.
-export const ANSWERS = ["once", "session", "deny"];
 const USAGE = 'give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}';
 
 // createApprover makes createHost's approve: it records the question in
@@ -94,30 +92,25 @@ export function view(session, q) {
   return { session, calls: q.calls, answers: given(q), waiting: waiting(q), expires: q.expires };
 }
 
-// answer records answers in q, all or none: a bad one refuses the lot. It
-// gives {waiting: [ids]} (none: the turn goes on), or {error} saying what
-// to fix.
-export function answer(q, answers) {
-  const known = new Set(q.calls.map((c) => c.id));
-  const seen = new Set();
-  for (const a of answers) {
-    const id = JSON.stringify(a.id);
-    if (!known.has(a.id)) {
-      return { error: `no call ${id} is waiting for an answer: the ids are ${q.calls.map((c) => JSON.stringify(c.id)).join(", ")} (GET this URL shows them)` };
-    }
-    if (seen.has(a.id)) return { error: `call ${id} is answered twice: give one answer per call` };
-    if (Object.hasOwn(q.answers, a.id)) return { error: `call ${id} was answered already (${q.answers[a.id]})` };
-    if (!ANSWERS.includes(a.answer)) return { error: `call ${id}: the answer ${JSON.stringify(a.answer)} is none of once, session or deny` };
-    const asked = q.calls.find((c) => c.id === a.id).secrets ?? [];
-    const stray = (a.grant ?? []).find((g) => !asked.includes(g));
-    if (stray !== undefined) return { error: `call ${id} did not ask for ${JSON.stringify(stray)}: grant only secrets it asked for (${asked.join(", ")})` };
-    seen.add(a.id);
-  }
+// answer records answers in q, all or none, which the module has checked
+// (toolroute_check's approval_answers, as serve does) against the question
+// as it was then, asked (snapshot of its calls and answers). It gives
+// {waiting: [ids]} (none: the turn goes on), or {stale: true}, recording
+// nothing, when q is no longer that question (another answer came in
+// between): the caller reads it again and asks the module again.
+export function answer(q, answers, asked) {
+  if (snapshot(q.calls, given(q)) !== asked) return { stale: true };
   for (const a of answers) {
     q.answers[a.id] = a.answer;
     if (a.grant?.length && a.answer !== "deny") (q.grants ??= {})[a.id] = a.grant;
   }
   return { waiting: waiting(q) };
+}
+
+// snapshot is what the module checked answers against: a question's calls
+// and the answers it had (view's calls and answers).
+export function snapshot(calls, answers) {
+  return JSON.stringify([calls, answers]);
 }
 
 // sameCalls reports whether two questions ask about the same calls.

@@ -166,15 +166,17 @@ export class SessionLog extends DurableObject {
     return pending(q, now) ? view(this.#meta("id"), q) : null;
   }
 
-  // answer records answers ([{id, answer, grant}]) to the pending question
-  // at now (approvals.js's answer): {waiting: [ids]}, {error}, or {none:
-  // true} when no question is pending.
-  answer(answers, now) {
+  // answer records answers ([{id, answer, grant}]), which the module
+  // checked against the question as asked (approvals.js's snapshot), to the
+  // pending question at now (approvals.js's answer): {waiting: [ids]},
+  // {stale: true} when the question is no longer the one checked, or
+  // {none: true} when no question is pending.
+  answer(answers, now, asked) {
     const q = this.#question();
     if (!pending(q, now)) return { none: true };
-    const r = record(q, answers);
+    const r = record(q, answers, asked);
     // The question stays until the turn takes its answers (poll, then drop).
-    if (!r.error) this.#setMeta("question", JSON.stringify(q));
+    if (!r.stale) this.#setMeta("question", JSON.stringify(q));
     return r;
   }
 
