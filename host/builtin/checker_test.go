@@ -2,32 +2,11 @@ package builtin_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 
-	"github.com/toolroute/toolroute/host/module"
-)
-
-var (
-	checkerOnce sync.Once
-	checkerPool *module.Pool
-	checkerErr  error
+	"github.com/toolroute/toolroute/host/internal/checktest"
 )
 
 // opCtx is a context whose argument checks ask the module, as the host
-// gives every operation it runs (module.WithChecker with its pool).
-func opCtx(t testing.TB) context.Context {
-	t.Helper()
-	checkerOnce.Do(func() {
-		var rt *module.Runtime
-		rt, checkerErr = module.New(context.Background(), module.Config{})
-		if checkerErr == nil {
-			checkerPool = module.NewPool(rt, module.PoolConfig{MaxInstances: 2})
-			checkerPool.SetCatalogue([]byte(`{}`))
-		}
-	})
-	if checkerErr != nil {
-		t.Fatal(checkerErr)
-	}
-	return module.WithChecker(context.Background(), checkerPool)
-}
+// gives every operation it runs.
+func opCtx(t testing.TB) context.Context { return checktest.Context(t) }
