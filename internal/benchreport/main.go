@@ -203,6 +203,27 @@ func report(count int, out string) error {
 			return err
 		}
 	}
+	// The module's JSON codecs in wasm: registry/wire's tests built for
+	// wasip1 and run under wazero's command, one process per run, so each
+	// run's first call is a new instance's.
+	wireTest := filepath.Join(os.TempDir(), "toolroute-wire-bench.wasm")
+	build := exec.Command("go", "test", "-c", "-o", wireTest, "./registry/wire")
+	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOEXPERIMENT=jsonv2")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building registry/wire's tests for wasip1: %v", err)
+	}
+	defer os.Remove(wireTest)
+	fmt.Fprintf(os.Stderr, "benchreport: registry/wire -bench Codec in wazero, %d runs\n", count)
+	for range count {
+		cmd := exec.Command("go", "run", "github.com/tetratelabs/wazero/cmd/wazero", "run", wireTest, "-test.run", "^$", "-test.bench", "Codec", "-test.benchmem")
+		err := measure(cmd, func(string) string {
+			return "GOEXPERIMENT=jsonv2 GOOS=wasip1 GOARCH=wasm go test -c ./registry/wire, run under `go run github.com/tetratelabs/wazero/cmd/wazero run` with -test.bench Codec"
+		})
+		if err != nil {
+			return err
+		}
+	}
 	for _, script := range nodeRuns {
 		fmt.Fprintf(os.Stderr, "benchreport: node %s -count %d (in web/)\n", script, count)
 		cmd := exec.Command("node", script, "-count", strconv.Itoa(count))
@@ -342,7 +363,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 		switch {
 		case strings.HasPrefix(name, "BenchmarkStartTurn"), strings.HasPrefix(name, "BenchmarkLoadGroupStep"), strings.HasPrefix(name, "BenchmarkCatalogue"), strings.HasPrefix(name, "BenchmarkTurn/"), strings.HasPrefix(name, "BenchmarkFirstCall"), strings.HasPrefix(name, "BenchmarkCheck/"):
 			return "2. The core through wasm"
-		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"), strings.HasPrefix(name, "BenchmarkStartMemory"):
+		case strings.HasPrefix(name, "BenchmarkCompile"), strings.HasPrefix(name, "BenchmarkInstantiate"), strings.HasPrefix(name, "BenchmarkMemoryAfter1000Turns"), strings.HasPrefix(name, "BenchmarkStart/"), strings.HasPrefix(name, "BenchmarkStartMemory"), strings.HasPrefix(name, "BenchmarkCodec/"):
 			return "4. The module"
 		case strings.HasPrefix(name, "BenchmarkWorker"):
 			return "9. The edge worker in workerd"
@@ -360,7 +381,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			// Ratios: wasm against native, the instance keeping the
 			// session against the whole history, a timeout mechanism
 			// against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}, {"/encoding-json", "/hand"}, {"/encoding-json-v2", "/hand"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					r := median(ns) / median(other["ns/op"])
