@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // ModelCalls runs the tool calls of a model whose turns the host does not
@@ -57,28 +58,18 @@ type ModelCall struct {
 // offers, which the caller keeps: they are refused with an error, as is
 // failing to read the user's rules.
 func (m *ModelCalls) Check(ctx context.Context, name string, input json.RawMessage) (ModelCall, *registry.Result, error) {
-	reg := m.h.Registry()
-	tool, enabled := reg.Tool(name)
-	switch {
-	case !reg.Has(name):
-		return ModelCall{}, failure("unknown_tool", fmt.Sprintf(
-			"Tool '%s' does not exist. Call one of the tools you were given, or load a tool group with load_tool_group.", name)), nil
-	case !enabled:
-		return ModelCall{}, failure("tool_disabled", fmt.Sprintf(
-			"Tool '%s' is disabled. Use another tool, or ask the user to enable it.", name)), nil
-	case tool.Origin.Kind == registry.OriginMeta:
-		return ModelCall{}, nil, fmt.Errorf("host: %s changes what the conversation offers: its caller runs it", name)
-	}
-	args, problem := session.CheckArguments(tool, string(input))
-	if problem != "" {
-		return ModelCall{}, failure("invalid_arguments", problem), nil
-	}
-	var secrets []string
-	if slices.Contains(tool.RequiredPermissions, registry.PermissionSecrets) {
-		if secrets, problem = session.AskedSecrets(name, args); problem != "" {
-			return ModelCall{}, failure("invalid_arguments", problem), nil
-		}
-	}
+	return m.CheckOffered(ctx, name, input, nil)
+}
+
+// CheckOffered is Check for a client that lists only some of the tools
+// (offered, the names it was given): a call of another is refused as a
+// group's tool not loaded yet (tool_not_loaded) or an unknown one. nil
+// offers every tool, as Check does.
+//
+// The module decides (toolroute_check's model_call op): the host reads the
+// user's rules, keeps the user's answers and runs what the module lets
+// through.
+func (m *ModelCalls) CheckOffered(ctx context.Context, name string, input json.RawMessage, offered []string) (ModelCall, *registry.Result, error) {
 	var policies []session.Policy
 	if m.h.opts.Policies != nil {
 		var err error
@@ -88,18 +79,21 @@ func (m *ModelCalls) Check(ctx context.Context, name string, input json.RawMessa
 	}
 	m.mu.Lock()
 	m.n++
-	id := "call_" + strconv.Itoa(m.n)
-	decision, granted := session.Decide(tool, policies, m.answers, secrets)
+	req := session.ModelCall{ID: "call_" + strconv.Itoa(m.n), Tool: name, Input: input, Offered: offered,
+		Policies: policies, Answers: slices.Clone(m.answers)}
 	m.mu.Unlock()
-	if decision == registry.DecisionDeny {
-		res := session.DeniedByPolicy(name)
-		return ModelCall{}, &res, nil
+	a, err := m.h.pool.Check(ctx, abi.ModelCallOp, req)
+	if err != nil {
+		return ModelCall{}, nil, fmt.Errorf("host: deciding the call of %s: %w", name, err)
 	}
-	return ModelCall{
-		Call: session.Call{ID: id, Tool: name, Input: args, Origin: tool.Origin, TimeoutSeconds: tool.TimeoutSeconds,
-			Env: tool.Env, RequiredPermissions: tool.RequiredPermissions, Secrets: secrets, Granted: granted},
-		Ask: decision == registry.DecisionAsk,
-	}, nil, nil
+	if a.Error != nil {
+		return ModelCall{}, failure(a.Error.Type, a.Error.Message), nil
+	}
+	var d session.ModelCallDecision
+	if err := json.Unmarshal(a.Args, &d); err != nil {
+		return ModelCall{}, nil, fmt.Errorf("host: the module's decision on %s: %w", name, err)
+	}
+	return ModelCall{Call: d.Call, Ask: d.Ask}, nil, nil
 }
 
 // Run runs a call that Check let through unasked.

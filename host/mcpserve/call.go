@@ -19,11 +19,7 @@ import (
 // call runs a call of one of the client's tools, as host.ModelCalls
 // decides it.
 func (c *client) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	args := req.Params.Arguments
-	if string(bytes.TrimSpace(args)) == "null" {
-		args = nil // no arguments, as a client may say it
-	}
-	mc, refused, err := c.calls.Check(ctx, req.Params.Name, args)
+	mc, refused, err := c.calls.Check(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, err
 	}

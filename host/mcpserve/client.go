@@ -245,7 +245,13 @@ func (c *client) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && !c.offers(p.Name) {
-				return result(c.notOffered(p.Name)), nil
+				_, refused, err := c.calls.CheckOffered(ctx, p.Name, p.Arguments, c.offeredNames())
+				if err != nil {
+					return nil, err
+				}
+				if refused != nil {
+					return result(*refused), nil
+				}
 			}
 		case "subscriptions/listen":
 			c.listening.Store(true)
@@ -306,16 +312,15 @@ func (c *client) order(req mcp.Request, res mcp.Result) {
 	slices.SortStableFunc(lr.Tools, func(a, b *mcp.Tool) int { return cmp.Compare(at(a), at(b)) })
 }
 
-// notOffered is the result of a call of a tool the client does not list.
-func (c *client) notOffered(name string) registry.Result {
-	if t, ok := c.s.h.Registry().Tool(name); ok && t.Group != "" {
-		return registry.Failure("tool_not_loaded", fmt.Sprintf(
-			"Tool '%s' is not loaded: it belongs to tool group '%s'. Call load_tool_group with group_name '%s' first, then call '%s' again.",
-			name, t.Group, t.Group, name))
+// offeredNames are the names of the tools the client lists.
+func (c *client) offeredNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.offered))
+	for _, t := range c.offered {
+		names = append(names, t.Name)
 	}
-	return registry.Failure("unknown_tool", fmt.Sprintf(
-		"Tool '%s' is not one of your tools. Call one of the tools you were given, or load a tool group with load_tool_group (its description lists them).",
-		shorten(name, 100)))
+	return names
 }
 
 // loadGroup runs load_tool_group: the registry's answer, and the group's

@@ -222,11 +222,47 @@ func (g *Guest) Check(req []byte) (out []byte) {
 	if err := json.Unmarshal(req, &r); err != nil {
 		return fail(CodeBadJSON, "the request is not a JSON check request: "+err.Error())
 	}
+	if r.Op == ModelCallOp {
+		return g.modelCall(r.Args)
+	}
 	a, err := check.Run(r)
 	if err != nil {
 		return fail(CodeBadJSON, err.Error())
 	}
 	return ok(a)
+}
+
+// ModelCallOp is the check that needs the catalogue: a call of a model
+// whose turns the host does not run, decided as a turn decides a tool call
+// (session.DecideModelCall).
+const ModelCallOp = "model_call"
+
+// modelCall answers the model_call check: {"args": {"call", "ask"}} for a
+// call the host may run (or must ask about first), {"error"} with the
+// failure result the model reads for one it may not.
+func (g *Guest) modelCall(args json.RawMessage) []byte {
+	if g.reg == nil {
+		return noCatalogue()
+	}
+	var mc session.ModelCall
+	if err := json.Unmarshal(args, &mc); err != nil || len(args) == 0 || string(args) == "null" {
+		why := "it is not an object"
+		if err != nil {
+			why = err.Error()
+		}
+		return fail(CodeBadJSON, "check model_call: args must be {\"id\", \"tool\", \"input\", \"offered\", \"policies\", \"answers\"}: "+why)
+	}
+	if mc.Tool == "" {
+		return fail(CodeBadJSON, "check model_call: args has no tool: give the name the model called")
+	}
+	d, refused, err := session.DecideModelCall(g.reg, mc)
+	switch {
+	case err != nil:
+		return fail(CodeBadJSON, "check model_call: "+err.Error())
+	case refused != nil:
+		return ok(check.Answer{Error: &check.Refusal{Type: refused.ErrorType, Message: refused.Message}})
+	}
+	return ok(check.Answer{Args: d})
 }
 
 // TurnNew opens a turn and answers with its handle.
