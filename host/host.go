@@ -399,9 +399,12 @@ func (h *Host) Catalogue() registry.Catalogue {
 }
 
 // Registry is the registry of the catalogue the module was last given,
-// built natively: the same tools, groups, listing and meta-tools the
-// module's turns use, for a host that routes without the module (toolroute
-// mcp). Callers only read it; Reload replaces it with a new one.
+// built natively from the same code: the program reads its manifests'
+// report, its tools' definitions (toolroute call, toolroute tools, a
+// policy's target) and the schemas it counts in tokens from it. What a
+// model is offered and how its calls are decided come from the module
+// (Describe, Offer, ModelCalls), as in every host. Callers only read it;
+// Reload replaces it with a new one.
 func (h *Host) Registry() *registry.Registry {
 	h.mu.RLock()
 	defer h.mu.RUnlock()

@@ -58,42 +58,99 @@ type ModelCall struct {
 // offers, which the caller keeps: they are refused with an error, as is
 // failing to read the user's rules.
 func (m *ModelCalls) Check(ctx context.Context, name string, input json.RawMessage) (ModelCall, *registry.Result, error) {
-	return m.CheckOffered(ctx, name, input, nil)
+	d, refused, err := m.decide(ctx, name, input, nil)
+	if err != nil || refused != nil {
+		return ModelCall{}, refused, err
+	}
+	return ModelCall{Call: d.Call, Ask: d.Ask}, nil, nil
 }
 
-// CheckOffered is Check for a client that lists only some of the tools
-// (offered, the names it was given): a call of another is refused as a
-// group's tool not loaded yet (tool_not_loaded) or an unknown one. nil
-// offers every tool, as Check does.
-//
-// The module decides (toolroute_check's model_call op): the host reads the
-// user's rules, keeps the user's answers and runs what the module lets
-// through.
-func (m *ModelCalls) CheckOffered(ctx context.Context, name string, input json.RawMessage, offered []string) (ModelCall, *registry.Result, error) {
+// CheckLoaded is Check for a conversation that lists only the core tools
+// and its loaded groups' (an MCP client's, Offer): a call of another tool
+// is refused as a group's tool not loaded yet (tool_not_loaded) or an
+// unknown one. The meta-tools are refused with an error: Meta runs them.
+func (m *ModelCalls) CheckLoaded(ctx context.Context, name string, input json.RawMessage, loaded []string) (ModelCall, *registry.Result, error) {
+	d, refused, err := m.decide(ctx, name, input, nonNil(loaded))
+	if err != nil || refused != nil {
+		return ModelCall{}, refused, err
+	}
+	if d.Result != nil {
+		return ModelCall{}, nil, fmt.Errorf("host: %s changes what the conversation offers: run it with Meta", name)
+	}
+	return ModelCall{Call: d.Call, Ask: d.Ask}, nil, nil
+}
+
+// Meta runs load_tool_group or load_skill for a conversation that loaded
+// the groups loaded: the result the model reads, and the groups loaded
+// after it, which the caller keeps (and lists again with Offer).
+func (m *ModelCalls) Meta(ctx context.Context, name string, input json.RawMessage, loaded []string) (registry.Result, []string, error) {
+	loaded = nonNil(loaded)
+	d, refused, err := m.decide(ctx, name, input, loaded)
+	switch {
+	case err != nil:
+		return registry.Result{}, loaded, err
+	case refused != nil:
+		return *refused, loaded, nil
+	case d.Result == nil:
+		return registry.Result{}, loaded, fmt.Errorf("host: %s is not a meta-tool: run it with CheckLoaded", name)
+	}
+	return *d.Result, d.Loaded, nil
+}
+
+// decide asks the module to decide a call (toolroute_check's model_call):
+// the host reads the user's rules and keeps their answers; the module
+// checks and decides, as it does a turn's tool calls.
+func (m *ModelCalls) decide(ctx context.Context, name string, input json.RawMessage, loaded []string) (session.ModelCallDecision, *registry.Result, error) {
 	var policies []session.Policy
 	if m.h.opts.Policies != nil {
 		var err error
 		if policies, err = m.h.opts.Policies(ctx); err != nil {
-			return ModelCall{}, nil, fmt.Errorf("host: the approval policies: %w", err)
+			return session.ModelCallDecision{}, nil, fmt.Errorf("host: the approval policies: %w", err)
 		}
 	}
 	m.mu.Lock()
 	m.n++
-	req := session.ModelCall{ID: "call_" + strconv.Itoa(m.n), Tool: name, Input: input, Offered: offered,
+	req := session.ModelCall{ID: "call_" + strconv.Itoa(m.n), Tool: name, Input: input, Loaded: loaded,
 		Policies: policies, Answers: slices.Clone(m.answers)}
 	m.mu.Unlock()
 	a, err := m.h.pool.Check(ctx, abi.ModelCallOp, req)
 	if err != nil {
-		return ModelCall{}, nil, fmt.Errorf("host: deciding the call of %s: %w", name, err)
+		return session.ModelCallDecision{}, nil, fmt.Errorf("host: deciding the call of %s: %w", name, err)
 	}
 	if a.Error != nil {
-		return ModelCall{}, failure(a.Error.Type, a.Error.Message), nil
+		return session.ModelCallDecision{}, failure(a.Error.Type, a.Error.Message), nil
 	}
 	var d session.ModelCallDecision
 	if err := json.Unmarshal(a.Args, &d); err != nil {
-		return ModelCall{}, nil, fmt.Errorf("host: the module's decision on %s: %w", name, err)
+		return session.ModelCallDecision{}, nil, fmt.Errorf("host: the module's decision on %s: %w", name, err)
 	}
-	return ModelCall{Call: d.Call, Ask: d.Ask}, nil, nil
+	return d, nil, nil
+}
+
+// nonNil is loaded, or none loaded rather than every tool offered.
+func nonNil(loaded []string) []string {
+	if loaded == nil {
+		return []string{}
+	}
+	return loaded
+}
+
+// Offer is what a conversation without turns (an MCP client's) that loaded
+// the groups loaded lists, as the module makes it: the tools in the order a
+// turn sends them (the meta-tools' descriptions carrying the listings), the
+// instructions for its model, and the loaded groups that still exist.
+func (h *Host) Offer(ctx context.Context, loaded []string) (session.Offer, error) {
+	a, err := h.pool.Check(ctx, abi.OfferOp, struct {
+		Loaded []string `json:"loaded"`
+	}{nonNil(loaded)})
+	if err != nil {
+		return session.Offer{}, fmt.Errorf("host: the tools to offer: %w", err)
+	}
+	var o session.Offer
+	if err := json.Unmarshal(a.Args, &o); err != nil {
+		return session.Offer{}, fmt.Errorf("host: the module's offer: %w", err)
+	}
+	return o, nil
 }
 
 // Run runs a call that Check let through unasked.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 // client is one client session: its MCP server, the tools it lists and the
@@ -43,57 +44,57 @@ type client struct {
 // tools of the catalogue now.
 func (s *Server) newClient() *client {
 	gen := s.generation() // before the catalogue is read: a change after it is seen
-	reg := s.h.Registry()
 	c := &client{s: s, calls: s.h.NewModelCalls(), note: make(chan struct{})}
+	offer, err := s.h.Offer(context.Background(), nil)
+	if err != nil {
+		s.opts.Logger.Error("mcpserve: " + err.Error())
+	}
 	c.srv = mcp.NewServer(s.implementation(), &mcp.ServerOptions{
-		Instructions: instructions(reg),
+		Instructions: offer.Instructions,
 		Logger:       s.opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	c.srv.AddReceivingMiddleware(c.receiving)
 	c.srv.AddSendingMiddleware(c.sending)
-	c.syncAt(gen, reg)
+	c.gen.Store(gen)
+	if err == nil {
+		c.offer(offer)
+	}
 	return c
 }
 
-// instructions say how routing works and list the groups (and skills):
-// clients that show a server's instructions to the model give it the
-// system prompt's listing.
-func instructions(reg *registry.Registry) string {
-	text := "toolroute's tools. A tool that changes things may ask the user first."
-	if reg.GroupListing() != "" {
-		text = "toolroute routes tools by group. Your tool list starts with a few core tools and load_tool_group. " +
-			"To use the tools of a group listed below, call load_tool_group with its name: its tools join your list " +
-			"for the rest of this session (toolroute sends notifications/tools/list_changed). " +
-			"A tool that changes things may ask the user first."
-	}
-	if listing := reg.SystemPrompt(""); listing != "" {
-		text += "\n\n" + listing
-	}
-	return text
-}
-
-// sync makes the client's tool list the active list of reg with its loaded
-// groups, telling the SDK only what changed. It reports whether anything
-// did.
-func (c *client) sync(reg *registry.Registry) bool {
+// sync makes the client's tool list what the module offers a
+// conversation with its loaded groups (Host.Offer), telling the SDK only
+// what changed. It reports whether anything did.
+func (c *client) sync(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	active := reg.NewActive()
-	for _, g := range c.loaded {
-		active.LoadGroup(g)
+	offer, err := c.s.h.Offer(ctx, c.loaded)
+	if err != nil {
+		c.s.opts.Logger.Error("mcpserve: " + err.Error())
+		return false
 	}
-	want := active.Tools()
-	wanted := map[string]int{}
-	for i := range want {
-		want[i].Description = offeredDescription(reg, want[i])
-		wanted[want[i].Name] = i
+	return c.offerLocked(offer)
+}
+
+// offer lists offer's tools.
+func (c *client) offer(offer session.Offer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.offerLocked(offer)
+}
+
+func (c *client) offerLocked(offer session.Offer) bool {
+	want := offer.Tools
+	wanted := make(map[string]bool, len(want))
+	for _, t := range want {
+		wanted[t.Name] = true
 	}
 	had := map[string]int{}
 	var gone []string
 	for i, t := range c.offered {
 		had[t.Name] = i
-		if _, ok := wanted[t.Name]; !ok {
+		if !wanted[t.Name] {
 			gone = append(gone, t.Name)
 		}
 	}
@@ -119,29 +120,13 @@ func (c *client) sync(reg *registry.Registry) bool {
 }
 
 // syncAt syncs the client with the catalogue of generation gen.
-func (c *client) syncAt(gen uint64, reg *registry.Registry) {
+func (c *client) syncAt(ctx context.Context, gen uint64) {
 	c.gen.Store(gen)
-	c.sync(reg)
+	c.sync(ctx)
 }
 
 // generation is the catalogue generation the client's list was made from.
 func (c *client) generation() uint64 { return c.gen.Load() }
-
-// offeredDescription is a tool's description as the client lists it: the
-// meta-tools carry the listings the system prompt would.
-func offeredDescription(reg *registry.Registry, t registry.Tool) string {
-	listing := ""
-	switch t.Name {
-	case registry.LoadToolGroupName:
-		listing = reg.GroupListing()
-	case registry.LoadSkillName:
-		listing = reg.SkillListing()
-	}
-	if listing == "" {
-		return t.Description
-	}
-	return t.Description + "\n\n" + listing
-}
 
 // add offers a tool. The SDK panics on a schema it cannot take; the
 // registry's are object schemas, but a tool the SDK refuses is left out
@@ -245,7 +230,7 @@ func (c *client) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && !c.offers(p.Name) {
-				_, refused, err := c.calls.CheckOffered(ctx, p.Name, p.Arguments, c.offeredNames())
+				_, refused, err := c.calls.CheckLoaded(ctx, p.Name, p.Arguments, c.loadedGroups())
 				if err != nil {
 					return nil, err
 				}
@@ -312,33 +297,35 @@ func (c *client) order(req mcp.Request, res mcp.Result) {
 	slices.SortStableFunc(lr.Tools, func(a, b *mcp.Tool) int { return cmp.Compare(at(a), at(b)) })
 }
 
-// offeredNames are the names of the tools the client lists.
-func (c *client) offeredNames() []string {
+// loadedGroups are the groups the client loaded, in order.
+func (c *client) loadedGroups() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	names := make([]string, 0, len(c.offered))
-	for _, t := range c.offered {
-		names = append(names, t.Name)
-	}
-	return names
+	return slices.Clone(c.loaded)
 }
 
-// loadGroup runs load_tool_group: the registry's answer, and the group's
+// loadGroup runs load_tool_group: the module's answer, and the group's
 // tools added to the client's list.
 func (c *client) loadGroup(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	reg := c.s.h.Registry()
-	res, group := reg.LoadToolGroup(req.Params.Arguments)
-	if res.Status != registry.StatusSuccess {
+	before := c.loadedGroups()
+	res, loaded, err := c.calls.Meta(ctx, registry.LoadToolGroupName, req.Params.Arguments, before)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != registry.StatusSuccess || len(loaded) == len(before) {
 		return result(res), nil
 	}
 	note := c.nextNote()
 	c.mu.Lock()
-	added := !slices.Contains(c.loaded, group)
-	if added {
-		c.loaded = append(c.loaded, group)
+	added := false
+	for _, g := range loaded {
+		if !slices.Contains(c.loaded, g) {
+			c.loaded = append(c.loaded, g)
+			added = true
+		}
 	}
 	c.mu.Unlock()
-	if added && c.sync(reg) && c.hears(req.Session) {
+	if added && c.sync(ctx) && c.hears(req.Session) {
 		// The SDK sends list_changed 10 ms after the change. The result
 		// waits for it, so that a client reading one stream (stdio) knows
 		// of the new tools before it reads the result and the model calls
@@ -369,7 +356,11 @@ const stateless = "2026-07-28"
 
 // loadSkill runs load_skill: the skill's instructions.
 func (c *client) loadSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return result(c.s.h.Registry().LoadSkill(req.Params.Arguments)), nil
+	res, _, err := c.calls.Meta(ctx, registry.LoadSkillName, req.Params.Arguments, c.loadedGroups())
+	if err != nil {
+		return nil, err
+	}
+	return result(res), nil
 }
 
 // result is a tool's result as MCP carries it: the output as text, or a

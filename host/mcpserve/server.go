@@ -152,9 +152,8 @@ func (s *Server) Watch(ctx context.Context) {
 		// again rather than going unseen.
 		gen, next := s.opts.Changes()
 		changed = next
-		reg := s.h.Registry()
 		for _, c := range s.live() {
-			c.syncAt(gen, reg)
+			c.syncAt(ctx, gen)
 		}
 	}
 }
@@ -183,7 +182,7 @@ func (s *Server) used(c *client) {
 	s.mu.Unlock()
 	// A change between the client's making and now was synced without it.
 	if gen := s.generation(); gen != c.generation() {
-		c.syncAt(gen, s.h.Registry())
+		c.syncAt(context.Background(), gen)
 	}
 }
 

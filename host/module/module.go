@@ -392,7 +392,7 @@ type CheckAnswer struct {
 }
 
 // Check asks the module whether op's arguments pass its rules
-// (toolroute_check) before the host does op's I/O. Only model_call needs a catalogue.
+// (toolroute_check) before the host does op's I/O. Only model_call and offer need a catalogue.
 // A refusal is an answer, not an error; an error is the host's mistake
 // (an op the module does not know) or a broken instance.
 func (i *Instance) Check(ctx context.Context, op string, args any) (CheckAnswer, error) {

@@ -112,7 +112,7 @@ func Params(ctx context.Context, h *host.Host, sessionID, model string, maxToken
 	if err != nil {
 		return anthropic.MessageNewParams{}, err
 	}
-	tools, err := Tools(session.ActiveTools(h.Registry(), log).Tools())
+	tools, err := Tools(d.ActiveTools())
 	if err != nil {
 		return anthropic.MessageNewParams{}, err
 	}

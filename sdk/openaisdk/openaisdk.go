@@ -104,7 +104,7 @@ func Params(ctx context.Context, h *host.Host, sessionID, model string) (openai.
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
-	tools, err := Tools(session.ActiveTools(h.Registry(), log).Tools())
+	tools, err := Tools(d.ActiveTools())
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}

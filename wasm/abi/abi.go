@@ -165,6 +165,21 @@ type Description struct {
 	Routing *RoutingInfo `json:"routing,omitempty"`
 }
 
+// ActiveTools are the definitions of the tools the session's next model
+// call sends (Active), in order, as Tools gives them.
+func (d Description) ActiveTools() []registry.Tool {
+	tools := make([]registry.Tool, 0, len(d.Active))
+	for _, name := range d.Active {
+		for _, t := range d.Tools {
+			if t.Name == name {
+				tools = append(tools, t.Tool)
+				break
+			}
+		}
+	}
+	return tools
+}
+
 // ToolsJSON is tool schemas as a model call sends them.
 type ToolsJSON struct {
 	Active string `json:"active"`

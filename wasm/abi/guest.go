@@ -222,8 +222,11 @@ func (g *Guest) Check(req []byte) (out []byte) {
 	if err := json.Unmarshal(req, &r); err != nil {
 		return fail(CodeBadJSON, "the request is not a JSON check request: "+err.Error())
 	}
-	if r.Op == ModelCallOp {
+	switch r.Op {
+	case ModelCallOp:
 		return g.modelCall(r.Args)
+	case OfferOp:
+		return g.offer(r.Args)
 	}
 	a, err := check.Run(r)
 	if err != nil {
@@ -236,6 +239,28 @@ func (g *Guest) Check(req []byte) (out []byte) {
 // whose turns the host does not run, decided as a turn decides a tool call
 // (session.DecideModelCall).
 const ModelCallOp = "model_call"
+
+// OfferOp asks what a conversation without turns (an MCP client's) lists,
+// given the groups it loaded (session.OfferFor). It needs the catalogue.
+const OfferOp = "offer"
+
+// offer answers the offer op: {"args": {"instructions", "tools", "loaded"}}.
+func (g *Guest) offer(args json.RawMessage) []byte {
+	if g.reg == nil {
+		return noCatalogue()
+	}
+	var a struct {
+		Loaded []string `json:"loaded"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || len(args) == 0 || string(args) == "null" {
+		why := "it is not an object"
+		if err != nil {
+			why = err.Error()
+		}
+		return fail(CodeBadJSON, "check offer: args must be {\"loaded\": [group names]}: "+why)
+	}
+	return ok(check.Answer{Args: session.OfferFor(g.reg, a.Loaded)})
+}
 
 // modelCall answers the model_call check: {"args": {"call", "ask"}} for a
 // call the host may run (or must ask about first), {"error"} with the
@@ -250,7 +275,7 @@ func (g *Guest) modelCall(args json.RawMessage) []byte {
 		if err != nil {
 			why = err.Error()
 		}
-		return fail(CodeBadJSON, "check model_call: args must be {\"id\", \"tool\", \"input\", \"offered\", \"policies\", \"answers\"}: "+why)
+		return fail(CodeBadJSON, "check model_call: args must be {\"id\", \"tool\", \"input\", \"loaded\", \"policies\", \"answers\"}: "+why)
 	}
 	if mc.Tool == "" {
 		return fail(CodeBadJSON, "check model_call: args has no tool: give the name the model called")
