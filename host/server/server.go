@@ -1,50 +1,9 @@
 // Package server is `toolroute serve`'s HTTP API: sessions, their messages,
 // turns streamed as server-sent events, and the catalogue, on localhost.
-//
-//	GET  /api/health                      the provider, what did not load and
-//	                                      each MCP server's state (down ones
-//	                                      are among the problems too)
-//	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {} -> a new session's id; it is
-//	                                      stored with its first message
-//	GET  /api/sessions/{id}               one session
-//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
-//	DELETE /api/sessions/{id}             delete it and its messages (409
-//	                                      while a turn runs in it)
-//	GET  /api/sessions/{id}/messages      its message log
-//	GET  /api/sessions/{id}/usage         its model calls' tokens, summed
-//	                                      from the log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE,
-//	                                      the last done or failed (code
-//	                                      turn_running or host_error when
-//	                                      the server ended it: hostFailure);
-//	                                      the first message stores the
-//	                                      session, titled after it
-//	POST /api/sessions/{id}/clear         a new session, as /clear
-//	GET  /api/sessions/{id}/approvals     the question the session's turn is
-//	                                      waiting on: calls a tool that acts
-//	                                      is about to make
-//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer"}]}, an
-//	                                      answer of once, session or deny
-//	                                      for some or all of its calls
-//	GET  /api/policies                    the user's approval rules
-//	PUT  /api/policies                    {"tool" or "group", "decision"}: ask,
-//	                                      allow, deny, or "" for the default;
-//	                                      400 for a name nothing has, a
-//	                                      Warning for a tool an MCP server
-//	                                      not connected may have
-//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
-//	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
-//	                                      a host in the browser (compressed as
-//	                                      the page's files are, with an ETag)
-//	POST /api/ui/tools/{name}             run a server tool (an MCP server's) for the page
-//	GET  /api/ui/events                   SSE: a "catalogue" event, {"generation"},
-//	                                      now and at every change of the
-//	                                      catalogue, for the page to reload it
-//	GET  /api/google/token                the Google account's access token and
-//	                                      email, for the browser's google bridge
-//	POST /api/model                       a model call the page's module made,
-//	                                      sent with the server's provider and key
+// Its routes, their bodies and answers are docs/reference/http.md, which
+// TestHTTPReference (host/cmd/toolroute) checks against Handler's mux and
+// against the edge worker's routes (web/worker/api.js), which answer the
+// same API.
 //
 // Every /api/ request must carry the server's token (Options.Token), as
 // the HttpOnly cookie the page sets when opened at /?login=CODE (a one-use
@@ -548,7 +507,6 @@ func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &struct{}{}) {
 		return
 	}
-	// The new session keeps the agent of the one cleared.
 	id := app.NewSessionID()
 	agent, err := s.a.SessionAgent(r.Context(), r.PathValue("id"))
 	if err == nil && agent != "" && !s.setAgent(w, r, id, agent) {

@@ -1,39 +1,9 @@
 // The worker's HTTP API: `toolroute serve`'s (host/server), the same paths,
 // bodies and server-sent events, over a host (web/host) whose message log
-// lives in Durable Objects (sessions.js).
-//
-//	GET  /api/health                      the provider and what did not load
-//	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {} -> a new session's id; it is
-//	                                      stored with its first message;
-//	                                      {"agent"} starts it with one of
-//	                                      TOOLROUTE_AGENTS
-//	GET  /api/sessions/{id}               one session (its agent, if any)
-//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
-//	DELETE /api/sessions/{id}             delete it and its messages (409
-//	                                      while a turn runs in it)
-//	GET  /api/sessions/{id}/messages      its message log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
-//	                                      the first message stores the
-//	                                      session, titled after it; "agent"
-//	                                      makes it that agent's
-//	GET  /api/sessions/{id}/approvals     the question the session's turn is
-//	                                      waiting on
-//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer", "grant"}]},
-//	                                      an answer to it (once, session or
-//	                                      deny), granting secrets it asked for
-//	POST /api/sessions/{id}/clear         a new session, as /clear, with
-//	                                      the cleared one's agent
-//	POST /api/sessions/{id}/compact       {} -> the earlier messages summarised, as /compact; SSE
-//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
-//	POST /api/tasks/due                   {} -> {ran}: run the scheduled tasks due
-//	                                      now (the SessionIndex's alarm calls it)
-//	GET  /api/ui/catalogue                the JS tools, sources and libraries
-//	GET  /api/google/token                the Google account's access token and
-//	                                      email, for a browser host's google bridge
-//	POST /api/model                       a model call a browser host's module
-//	                                      made, sent with the worker's provider and key
-//	GET  /                                serve's minimal chat page
+// lives in Durable Objects (sessions.js). Its routes are
+// docs/reference/http.md's, which says what the worker leaves out and
+// adds; TestHTTPReference (host/cmd/toolroute) checks the table against
+// route's cases below and serve's mux.
 //
 // A worker is on the internet, not on localhost: it answers only requests
 // carrying the TOOLROUTE_TOKEN secret, as "Authorization: Bearer TOKEN" or
@@ -649,7 +619,6 @@ async function route(request, env, ctx, deps, now, ready) {
       return reply(s, 201);
     }
     case "POST /sessions/{id}/clear": {
-      // The new session keeps the agent of the one cleared.
       const s = newSession(now());
       const agent = await indexStub(env).agentOf(id);
       if (agent) {
@@ -834,14 +803,11 @@ async function googleToken(env) {
   return reply(out, 200, headers);
 }
 
-// send runs a turn and streams its events: "event: TYPE" and "data: JSON"
-// per event, the last being done or failed (code host_error when the host
-// failed).
+// send runs a turn and streams its events (docs/reference/http.md); with
+// compact, the session's earlier messages summarised (/compact) instead.
 // An approval event's question is recorded before the event is written, so
 // that an answer sent at once finds it; the turn then waits for the
 // answers (createApprover), and ends if the client goes away meanwhile.
-// send runs a turn and streams its events; with compact, the session's
-// earlier messages summarised (/compact) instead.
 async function send(env, ctx, ready, now, id, body, request, compact = false) {
   const text = typeof body.text === "string" ? body.text : "";
   if (text.trim() === "" && !compact) return fail(400, 'give the message as {"text": "..."}');
