@@ -12,6 +12,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
@@ -235,48 +236,29 @@ func (noModel) Call(context.Context, *session.ModelRequest) (*http.Response, err
 	return nil, ErrNoProvider
 }
 
-// ModelPath reports whether a model proxy forwards a request of format to
-// path: the format's one endpoint, or for Gemini a model's generateContent
-// or streamGenerateContent; want names them for an error message.
-func ModelPath(format wire.Format, path string) (ok bool, want string) {
-	switch format {
-	case wire.OpenAI:
-		return path == "/chat/completions", "/chat/completions"
-	case wire.Anthropic:
-		return path == "/v1/messages", "/v1/messages"
-	case wire.Responses:
-		return path == "/responses", "/responses"
-	case wire.Gemini:
-		return wire.GeminiPath(path), "/v1beta/models/MODEL:generateContent or :streamGenerateContent?alt=sse"
-	}
-	return false, "no path"
-}
-
 // ModelCall makes a model call the caller's copy of the module asked for,
 // with this program's provider and key: the browser UI's proxy, so a key
 // can stay on the server. The request must be in the provider's format
 // and to its one model endpoint; of its headers only the ones the wire
-// formats set pass.
+// formats set pass. A call the module refuses is a *module.Refused: of
+// type invalid_arguments for a request without a body, else
+// check.WrongEndpoint.
 func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	format := a.model.Format()
 	if a.Provider.Name == "none" {
 		return nil, fmt.Errorf("this server has no model provider: choose one with a key kept in this browser in the page's settings, or configure the server's and restart it. %w", ErrNoProvider)
 	}
-	if req.Format != format {
-		return nil, fmt.Errorf("the server's provider speaks the %s format, not %q: set the page's provider to \"server\" with that format", format, req.Format)
+	// The module says which calls the proxy forwards, and which of their
+	// headers (toolroute_check's model_proxy), as it does the worker's.
+	var checked struct {
+		Headers map[string]string `json:"headers"`
 	}
-	if ok, want := ModelPath(format, req.Path); !ok {
-		return nil, fmt.Errorf("the proxy forwards only %s requests to %s, not %q", format, want, req.Path)
-	}
-	headers := map[string]string{}
-	for k, v := range req.Headers {
-		switch strings.ToLower(k) {
-		case "content-type", "anthropic-version", "anthropic-beta":
-			headers[strings.ToLower(k)] = v
-		}
+	err := a.Host.CheckArgs(ctx, "model_proxy", check.ModelProxy{Provider: format, Format: req.Format, Path: req.Path, Headers: req.Headers, Body: len(req.Body) > 0}, &checked)
+	if err != nil {
+		return nil, err
 	}
 	fwd := *req
-	fwd.Headers = headers
+	fwd.Headers = checked.Headers
 	return a.model.Call(ctx, &fwd)
 }
 

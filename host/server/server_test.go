@@ -607,7 +607,7 @@ func TestRenameAndDelete(t *testing.T) {
 		{"no title", "PATCH", "/api/sessions/s", `{}`, 400, `give the new title as {"title": "..."}`},
 		{"empty title", "PATCH", "/api/sessions/s", `{"title":" \n "}`, 400, "the title is empty: give one of 1 to 200 characters"},
 		{"long title", "PATCH", "/api/sessions/s", `{"title":"` + strings.Repeat("a", 201) + `"}`, 400, "the title has 201 characters: give one of 1 to 200"},
-		{"not a string", "PATCH", "/api/sessions/s", `{"title":7}`, 400, "not the JSON this endpoint takes"},
+		{"not a string", "PATCH", "/api/sessions/s", `{"title":7}`, 400, `the body is not the JSON this endpoint takes: "title" is a number, not a string: give the new title as {"title": "..."}`},
 		{"rename unknown", "PATCH", "/api/sessions/nope", `{"title":"x"}`, 404, `no session "nope": GET /api/sessions lists them`},
 		{"delete unknown", "DELETE", "/api/sessions/nope", "", 404, `no session "nope"`},
 	} {

@@ -615,7 +615,7 @@ test("POST /api/model sends a browser host's model call with the worker's key, t
 
   const wrong = await json("POST", "/api/model", { format: "anthropic", path: "/v1/messages", body });
   assert.equal(wrong.status, 502);
-  assert.match((await wrong.json()).error, /the worker's provider speaks the openai format, not "anthropic"/);
+  assert.match((await wrong.json()).error, /the proxy's provider speaks the openai format, not "anthropic"/);
   const empty = await json("POST", "/api/model", { format: "openai", path: "/chat/completions" });
   assert.equal(empty.status, 400);
 });
@@ -671,7 +671,7 @@ test("sessions: stored with their first message, renamed, deleted (not while a t
     [await json("PATCH", `/api/sessions/${s.id}`, {}), 400, /give the new title as \{"title": "\.\.\."\}/],
     [await json("PATCH", `/api/sessions/${s.id}`, { title: " \n " }), 400, /the title is empty: give one of 1 to 200 characters/],
     [await json("PATCH", `/api/sessions/${s.id}`, { title: "a".repeat(201) }), 400, /the title has 201 characters: give one of 1 to 200/],
-    [await json("PATCH", `/api/sessions/${s.id}`, { title: 7 }), 400, /give the new title as/],
+    [await json("PATCH", `/api/sessions/${s.id}`, { title: 7 }), 400, /^the body is not the JSON this endpoint takes: "title" is a number, not a string: give the new title as \{"title": "\.\.\."\}$/],
     [await fetch(`${base}/api/sessions/${s.id}`, { method: "PATCH", headers: auth, body: '{"title":"x"}' }), 415, /Content-Type: application\/json/],
     [await json("PATCH", "/api/sessions/no-such-session", { title: "x" }), 404, /no session "no-such-session"/],
     [await json("PATCH", "/api/sessions/a%20b", { title: "x" }), 400, /a session id is 1 to 128 characters/],
