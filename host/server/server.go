@@ -502,8 +502,8 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req session.ModelRequest
-	if err := json.Unmarshal(data, &req); err != nil {
+	var req session.ModelRequest // an empty body is {}, as every route's
+	if err := json.Unmarshal(data, &req); err != nil && strings.TrimSpace(string(data)) != "" {
 		if s.decodeData(w, r, data, &struct{}{}) {
 			fail(w, http.StatusBadRequest, err.Error()) // a body the module takes, Go's json not
 		}

@@ -411,6 +411,9 @@ func TestModelProxy(t *testing.T) {
 		{`{"format":"anthropic","path":"/v1/messages","body":{}}`, `speaks the openai format`},
 		{`{"format":"openai","path":"/models","body":{}}`, `forwards only openai requests to /chat/completions`},
 		{`{"format":"openai","path":"/chat/completions"}`, `send the module's model request`},
+		{` `, `send the module's model request`},
+		{`{"format":`, `the body is not the JSON this endpoint takes: unexpected end of JSON input`},
+		{`[1]`, `the body is not the JSON this endpoint takes: send an object`},
 	} {
 		resp, body := call(c.req)
 		if resp.StatusCode < 400 || !strings.Contains(body, c.want) {

@@ -618,6 +618,12 @@ test("POST /api/model sends a browser host's model call with the worker's key, t
   assert.match((await wrong.json()).error, /the proxy's provider speaks the openai format, not "anthropic"/);
   const empty = await json("POST", "/api/model", { format: "openai", path: "/chat/completions" });
   assert.equal(empty.status, 400);
+  // The bodies the proxy cannot read get the module's words, as serve's.
+  for (const [raw, want] of [[" ", "send the module's model request"], ['{"format":', "the body is not the JSON this endpoint takes: unexpected end of JSON input"], ["[1]", "the body is not the JSON this endpoint takes: send an object"]]) {
+    const r = await fetch(base + "/api/model", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: raw });
+    assert.equal(r.status, 400, raw);
+    assert.ok((await r.json()).error.startsWith(want), raw);
+  }
 });
 
 test("GET /api/google/token gives a browser host the worker's Google account", async () => {
