@@ -6,6 +6,9 @@
 //     QuickJS runtime before a tool's source (host/jsrun; web/jsrun).
 //   - pdf_tools.json is the pdf group: its names, schemas, texts and limits
 //     (host/pdf; web/host/pdf.js).
+//   - providers.json is the model providers' kinds, variables and defaults,
+//     and the help that names the variables (host/app;
+//     web/worker/provider.js).
 //   - page.html is the minimal chat page that `toolroute serve` and the
 //     edge worker serve at / (host/server; web/worker/build.mjs).
 //   - wordvec/vectors.bin is the English word vector table every host hands
@@ -31,6 +34,12 @@ var Prelude string
 //
 //go:embed pdf_tools.json
 var PDFTools []byte
+
+// Providers is providers.json, the model providers a host configures from
+// its environment.
+//
+//go:embed providers.json
+var Providers []byte
 
 // Page is page.html, the minimal chat page whose turns run through the
 // HTTP API.

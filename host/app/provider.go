@@ -3,52 +3,116 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/builtin"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
+// providers is assets/providers.json, the kinds of provider, their
+// variables and defaults, which the edge worker reads too.
+var providers = func() (p struct {
+	Kinds      []providerKind `json:"kinds"`
+	LocalModel string         `json:"local_model"`
+	Variables  [][2]string    `json:"variables"`
+}) {
+	if err := json.Unmarshal(assets.Providers, &p); err != nil {
+		panic("app: assets/providers.json: " + err.Error()) // embedded: a build's mistake
+	}
+	return p
+}()
+
+// providerKind is a kind of provider of assets/providers.json: its wire
+// format, the variables of its key and base URL, and its defaults.
+type providerKind struct {
+	Name    string      `json:"name"`
+	Format  wire.Format `json:"format"`
+	KeyVar  string      `json:"key_var"`
+	BaseVar string      `json:"base_var"`
+	BaseURL string      `json:"base_url"`
+	Model   string      `json:"model"`
+	// BaseAlone says for what a base URL without a key will do; "" when
+	// the kind needs its key.
+	BaseAlone string `json:"base_alone"`
+}
+
+// kind is the named kind of assets/providers.json; the zero kind for a
+// name it has not.
+func kind(name string) providerKind {
+	for _, k := range providers.Kinds {
+		if k.Name == name {
+			return k
+		}
+	}
+	return providerKind{}
+}
+
+// needs is the error of a kind chosen without its key (or its base URL,
+// when that alone will do).
+func (k providerKind) needs() error {
+	if k.BaseAlone == "" {
+		return fmt.Errorf("--provider %s needs %s", k.Name, k.KeyVar)
+	}
+	return fmt.Errorf("--provider %s needs %s, or %s %s", k.Name, k.KeyVar, k.BaseVar, k.BaseAlone)
+}
+
 // Default models, when neither --model nor TOOLROUTE_MODEL nor the model
-// setting names one.
-const (
-	DefaultOpenAIModel    = "gpt-4.1-mini"
-	DefaultAnthropicModel = "claude-sonnet-4-5"
+// setting names one (assets/providers.json).
+var (
+	DefaultOpenAIModel    = kind("openai").Model
+	DefaultAnthropicModel = kind("anthropic").Model
 	// DefaultResponsesModel is OpenAI's current small model, for the API
 	// OpenAI builds its reasoning models for.
-	DefaultResponsesModel = "gpt-5.4-mini"
+	DefaultResponsesModel = kind("responses").Model
 	// DefaultGeminiModel is Gemini's current stable Flash model.
-	DefaultGeminiModel = "gemini-3.5-flash"
+	DefaultGeminiModel = kind("gemini").Model
 	// DefaultLocalModel is for an OpenAI-compatible server other than
 	// OpenAI's, such as Ollama.
-	DefaultLocalModel = "llama3.2"
+	DefaultLocalModel = providers.LocalModel
 )
 
-// Base URLs of the providers' APIs, when no *_BASE_URL variable gives one.
-const (
-	OpenAIBaseURL    = "https://api.openai.com/v1"
-	AnthropicBaseURL = "https://api.anthropic.com"
-	GeminiBaseURL    = "https://generativelanguage.googleapis.com"
+// Base URLs of the providers' APIs, when no *_BASE_URL variable gives one
+// (assets/providers.json).
+var (
+	OpenAIBaseURL    = kind("openai").BaseURL
+	AnthropicBaseURL = kind("anthropic").BaseURL
+	GeminiBaseURL    = kind("gemini").BaseURL
 )
 
-// ErrNoProvider says how to configure a provider.
-var ErrNoProvider = errors.New(`no model provider is configured. Set one of:
-  OPENAI_API_KEY      for OpenAI (and OPENAI_BASE_URL for another OpenAI-compatible service)
-  OPENAI_BASE_URL     alone, for a local OpenAI-compatible server, such as
-                      http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp server)
-                      or http://localhost:8000/v1 (vLLM)
-  ANTHROPIC_API_KEY   for Anthropic (and ANTHROPIC_BASE_URL to change its address)
-  GEMINI_API_KEY      for Gemini (and GEMINI_BASE_URL to change its address)
-then pick the model with --model or TOOLROUTE_MODEL; --provider responses uses
-OpenAI's Responses API with the OPENAI_ variables. To see toolroute work without
-a model, run the scripted demo: --provider demo`)
+// ErrNoProvider says how to configure a provider: the variables as
+// assets/providers.json explains them, then the program's flags.
+var ErrNoProvider = errors.New("no model provider is configured. Set one of:\n" + variablesHelp() +
+	"then pick the model with --model or TOOLROUTE_MODEL; --provider responses uses\n" +
+	"OpenAI's Responses API with the OPENAI_ variables. To see toolroute work without\n" +
+	"a model, run the scripted demo: --provider demo")
+
+// variablesHelp is assets/providers.json's variables, a line each.
+func variablesHelp() string {
+	var b strings.Builder
+	for _, v := range providers.Variables {
+		fmt.Fprintf(&b, "  %-20s%s\n", v[0], v[1])
+	}
+	return b.String()
+}
+
+// kindNames lists the kinds for an error: "a, b or c".
+func kindNames() string {
+	names := make([]string, len(providers.Kinds))
+	for i, k := range providers.Kinds {
+		names[i] = k.Name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // ProviderInfo describes the provider in use, for people.
 type ProviderInfo struct {
@@ -91,9 +155,10 @@ func (p ProviderInfo) Hint(msg string) string {
 // when asked for, since it shares OpenAI's variables); the model: --model,
 // TOOLROUTE_MODEL, or the provider's default.
 func resolveProvider(name, model string, getenv func(string) string) (host.Provider, ProviderInfo, error) {
-	openaiKey, openaiBase := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
-	anthropicKey, anthropicBase := getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
-	geminiKey, geminiBase := getenv("GEMINI_API_KEY"), getenv("GEMINI_BASE_URL")
+	openai, anthropic, gemini := kind("openai"), kind("anthropic"), kind("gemini")
+	openaiKey, openaiBase := getenv(openai.KeyVar), getenv(openai.BaseVar)
+	anthropicKey, anthropicBase := getenv(anthropic.KeyVar), getenv(anthropic.BaseVar)
+	geminiKey, geminiBase := getenv(gemini.KeyVar), getenv(gemini.BaseVar)
 	if model == "" {
 		model = getenv("TOOLROUTE_MODEL")
 	}
@@ -109,54 +174,41 @@ func resolveProvider(name, model string, getenv func(string) string) (host.Provi
 			return nil, ProviderInfo{}, ErrNoProvider
 		}
 	}
-	provider := func(f wire.Format, base, key string, info ProviderInfo) (host.Provider, ProviderInfo, error) {
-		info.Name, info.BaseURL, info.Model = name, base, model
-		return &host.HTTPProvider{Wire: f, BaseURL: base, APIKey: key, ModelName: model}, info, nil
+	k := kind(name)
+	provider := func(base, key string) (host.Provider, ProviderInfo, error) {
+		if model == "" {
+			model = k.Model
+		}
+		info := ProviderInfo{Name: name, BaseURL: base, Model: model, KeyVar: k.KeyVar, BaseVar: k.BaseVar}
+		return &host.HTTPProvider{Wire: k.Format, BaseURL: base, APIKey: key, ModelName: model}, info, nil
 	}
-	openaiVars := ProviderInfo{KeyVar: "OPENAI_API_KEY", BaseVar: "OPENAI_BASE_URL"}
 	switch name {
 	case "openai", "responses":
 		base := openaiBase
 		if base == "" {
 			if openaiKey == "" {
-				return nil, ProviderInfo{}, fmt.Errorf("--provider %s needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server", name)
+				return nil, ProviderInfo{}, k.needs()
 			}
-			base = OpenAIBaseURL
+			base = k.BaseURL
 		}
-		if model == "" {
-			switch {
-			case !strings.Contains(base, "api.openai.com"):
-				model = DefaultLocalModel
-			case name == "responses":
-				model = DefaultResponsesModel
-			default:
-				model = DefaultOpenAIModel
-			}
+		if model == "" && !strings.Contains(base, "api.openai.com") {
+			model = DefaultLocalModel
 		}
-		if name == "responses" {
-			return provider(wire.Responses, base, openaiKey, openaiVars)
-		}
-		return provider(wire.OpenAI, base, openaiKey, openaiVars)
+		return provider(base, openaiKey)
 	case "anthropic":
 		if anthropicKey == "" {
-			return nil, ProviderInfo{}, errors.New("--provider anthropic needs ANTHROPIC_API_KEY")
+			return nil, ProviderInfo{}, k.needs()
 		}
-		if model == "" {
-			model = DefaultAnthropicModel
-		}
-		return provider(wire.Anthropic, cmp.Or(anthropicBase, AnthropicBaseURL), anthropicKey, ProviderInfo{KeyVar: "ANTHROPIC_API_KEY", BaseVar: "ANTHROPIC_BASE_URL"})
+		return provider(cmp.Or(anthropicBase, k.BaseURL), anthropicKey)
 	case "gemini":
 		if geminiKey == "" && geminiBase == "" {
-			return nil, ProviderInfo{}, errors.New("--provider gemini needs GEMINI_API_KEY, or GEMINI_BASE_URL for a server that takes no key")
+			return nil, ProviderInfo{}, k.needs()
 		}
-		if model == "" {
-			model = DefaultGeminiModel
-		}
-		return provider(wire.Gemini, cmp.Or(geminiBase, GeminiBaseURL), geminiKey, ProviderInfo{KeyVar: "GEMINI_API_KEY", BaseVar: "GEMINI_BASE_URL"})
+		return provider(cmp.Or(geminiBase, k.BaseURL), geminiKey)
 	case "demo":
 		return Demo{}, ProviderInfo{Name: "demo", Model: DemoModel}, nil
 	}
-	return nil, ProviderInfo{}, fmt.Errorf("unknown provider %q: use openai, anthropic, responses, gemini or demo", name)
+	return nil, ProviderInfo{}, fmt.Errorf("unknown provider %q: use %s", name, kindNames())
 }
 
 // settingsModel is the program's provider as the settings make it, from
@@ -235,48 +287,27 @@ func (noModel) Call(context.Context, *session.ModelRequest) (*http.Response, err
 	return nil, ErrNoProvider
 }
 
-// ModelPath reports whether a model proxy forwards a request of format to
-// path: the format's one endpoint, or for Gemini a model's generateContent
-// or streamGenerateContent; want names them for an error message.
-func ModelPath(format wire.Format, path string) (ok bool, want string) {
-	switch format {
-	case wire.OpenAI:
-		return path == "/chat/completions", "/chat/completions"
-	case wire.Anthropic:
-		return path == "/v1/messages", "/v1/messages"
-	case wire.Responses:
-		return path == "/responses", "/responses"
-	case wire.Gemini:
-		return wire.GeminiPath(path), "/v1beta/models/MODEL:generateContent or :streamGenerateContent?alt=sse"
-	}
-	return false, "no path"
-}
-
 // ModelCall makes a model call the caller's copy of the module asked for,
 // with this program's provider and key: the browser UI's proxy, so a key
 // can stay on the server. The request must be in the provider's format
 // and to its one model endpoint; of its headers only the ones the wire
-// formats set pass.
+// formats set pass. A call the module refuses is a *module.Refused: of
+// type invalid_arguments for a request without a body, else
+// check.WrongEndpoint.
 func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
 	format := a.model.Format()
 	if a.Provider.Name == "none" {
 		return nil, fmt.Errorf("this server has no model provider: choose one with a key kept in this browser in the page's settings, or configure the server's and restart it. %w", ErrNoProvider)
 	}
-	if req.Format != format {
-		return nil, fmt.Errorf("the server's provider speaks the %s format, not %q: set the page's provider to \"server\" with that format", format, req.Format)
-	}
-	if ok, want := ModelPath(format, req.Path); !ok {
-		return nil, fmt.Errorf("the proxy forwards only %s requests to %s, not %q", format, want, req.Path)
-	}
-	headers := map[string]string{}
-	for k, v := range req.Headers {
-		switch strings.ToLower(k) {
-		case "content-type", "anthropic-version", "anthropic-beta":
-			headers[strings.ToLower(k)] = v
-		}
+	// The module says which calls the proxy forwards, and which of their
+	// headers (toolroute_check's model_proxy), as it does the worker's.
+	var checked check.ModelProxy // the answer: the headers to forward
+	err := a.Host.CheckArgs(ctx, "model_proxy", check.ModelProxy{Provider: format, Format: req.Format, Path: req.Path, Headers: req.Headers, Body: len(req.Body) > 0}, &checked)
+	if err != nil {
+		return nil, err
 	}
 	fwd := *req
-	fwd.Headers = headers
+	fwd.Headers = checked.Headers
 	return a.model.Call(ctx, &fwd)
 }
 

@@ -218,11 +218,7 @@ func (s *server) answerApproval(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Approvals []session.Approval `json:"approvals"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	if len(req.Approvals) == 0 {
-		fail(w, http.StatusBadRequest, `give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}`)
+	if !s.decode(w, r, &req) {
 		return
 	}
 	waiting, err := s.approvals.answer(id, req.Approvals, func(args any) error {
@@ -266,7 +262,7 @@ func (s *server) policies(w http.ResponseWriter, r *http.Request) {
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request) {
 	const usage = `give {"tool": NAME} or {"group": NAME} with "decision": "ask", "allow", "deny", or "" for the default`
 	var req policyJSON
-	if !decode(w, r, &req) {
+	if !s.decode(w, r, &req) {
 		return
 	}
 	kind, name := "tool", req.Tool

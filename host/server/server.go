@@ -1,50 +1,9 @@
 // Package server is `toolroute serve`'s HTTP API: sessions, their messages,
 // turns streamed as server-sent events, and the catalogue, on localhost.
-//
-//	GET  /api/health                      the provider, what did not load and
-//	                                      each MCP server's state (down ones
-//	                                      are among the problems too)
-//	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {} -> a new session's id; it is
-//	                                      stored with its first message
-//	GET  /api/sessions/{id}               one session
-//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
-//	DELETE /api/sessions/{id}             delete it and its messages (409
-//	                                      while a turn runs in it)
-//	GET  /api/sessions/{id}/messages      its message log
-//	GET  /api/sessions/{id}/usage         its model calls' tokens, summed
-//	                                      from the log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE,
-//	                                      the last done or failed (code
-//	                                      turn_running or host_error when
-//	                                      the server ended it: hostFailure);
-//	                                      the first message stores the
-//	                                      session, titled after it
-//	POST /api/sessions/{id}/clear         a new session, as /clear
-//	GET  /api/sessions/{id}/approvals     the question the session's turn is
-//	                                      waiting on: calls a tool that acts
-//	                                      is about to make
-//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer"}]}, an
-//	                                      answer of once, session or deny
-//	                                      for some or all of its calls
-//	GET  /api/policies                    the user's approval rules
-//	PUT  /api/policies                    {"tool" or "group", "decision"}: ask,
-//	                                      allow, deny, or "" for the default;
-//	                                      400 for a name nothing has, a
-//	                                      Warning for a tool an MCP server
-//	                                      not connected may have
-//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
-//	GET  /api/ui/catalogue                the JS tools, sources and libraries, for
-//	                                      a host in the browser (compressed as
-//	                                      the page's files are, with an ETag)
-//	POST /api/ui/tools/{name}             run a server tool (an MCP server's) for the page
-//	GET  /api/ui/events                   SSE: a "catalogue" event, {"generation"},
-//	                                      now and at every change of the
-//	                                      catalogue, for the page to reload it
-//	GET  /api/google/token                the Google account's access token and
-//	                                      email, for the browser's google bridge
-//	POST /api/model                       a model call the page's module made,
-//	                                      sent with the server's provider and key
+// Its routes, their bodies and answers are docs/reference/http.md, which
+// TestHTTPReference (host/cmd/toolroute) checks against Handler's mux and
+// against the edge worker's routes (web/worker/api.js), which answer the
+// same API.
 //
 // Every /api/ request must carry the server's token (Options.Token), as
 // the HttpOnly cookie the page sets when opened at /?login=CODE (a one-use
@@ -85,6 +44,7 @@ import (
 	"github.com/toolroute/toolroute/host/safehttp"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/wasm"
 )
@@ -278,19 +238,14 @@ func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 }
 
 // createSession answers a new session: an id, stored by nothing until the
-// session's first message (POST .../messages), which titles it. A title
-// is refused rather than dropped: the first message gives it, PATCH
-// changes it.
+// session's first message (POST .../messages), which titles it. The
+// module refuses a title rather than dropping it: the first message gives
+// it, PATCH changes it.
 func (s *server) createSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Title string `json:"title"`
 		Agent string `json:"agent"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	if req.Title != "" {
-		fail(w, http.StatusBadRequest, `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`)
+	if !s.decode(w, r, &req) {
 		return
 	}
 	id := app.NewSessionID()
@@ -349,29 +304,14 @@ func (s *server) sessionReply(w http.ResponseWriter, r *http.Request, id string,
 // renameSession gives a session the title {"title"} asks for.
 func (s *server) renameSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	// The module gives the title cleaned, or says why it cannot be one.
 	var req struct {
-		Title *string `json:"title"`
-	}
-	if !decode(w, r, &req) {
-		return
-	}
-	if req.Title == nil {
-		fail(w, http.StatusBadRequest, `give the new title as {"title": "..."}`)
-		return
-	}
-	// The module cleans the title, or says why it cannot be one.
-	t := struct {
 		Title string `json:"title"`
-	}{*req.Title}
-	err := s.a.Host.CheckArgs(r.Context(), "session_title", t, &t)
-	var bad *module.Refused
-	if errors.As(err, &bad) {
-		fail(w, http.StatusBadRequest, bad.Message)
+	}
+	if !s.decode(w, r, &req) {
 		return
 	}
-	if err == nil {
-		err = s.a.Store.Rename(r.Context(), id, t.Title)
-	}
+	err := s.a.Store.Rename(r.Context(), id, req.Title)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		noSession(w, id)
@@ -433,11 +373,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 		Text  string `json:"text"`
 		Agent string `json:"agent"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	if strings.TrimSpace(req.Text) == "" {
-		fail(w, http.StatusBadRequest, `give the message as {"text": "..."}`)
+	if !s.decode(w, r, &req) {
 		return
 	}
 	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
@@ -450,7 +386,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 // streams that one-call turn's events as send does.
 func (s *server) compact(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if !decode(w, r, &struct{}{}) {
+	if !s.decode(w, r, &struct{}{}) {
 		return
 	}
 	if _, ok, err := s.a.Store.Session(r.Context(), id); err != nil || !ok {
@@ -545,10 +481,9 @@ func (s *server) usage(w http.ResponseWriter, r *http.Request) {
 // clear answers a new session, as createSession does, with the agent of
 // the one cleared: /clear.
 func (s *server) clear(w http.ResponseWriter, r *http.Request) {
-	if !decode(w, r, &struct{}{}) {
+	if !s.decode(w, r, &struct{}{}) {
 		return
 	}
-	// The new session keeps the agent of the one cleared.
 	id := app.NewSessionID()
 	agent, err := s.a.SessionAgent(r.Context(), r.PathValue("id"))
 	if err == nil && agent != "" && !s.setAgent(w, r, id, agent) {
@@ -560,18 +495,29 @@ func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 // model forwards a model call to the provider and streams its answer back
 // as the provider sent it: status, content type and body.
 func (s *server) model(w http.ResponseWriter, r *http.Request) {
-	var req session.ModelRequest
-	if !decode(w, r, &req) {
+	// A conversation may be megabytes: the body is decoded here, and the
+	// module asked only for what it does not need (api_body words a body
+	// that is not JSON; ModelCall's model_proxy checks the fields).
+	data, ok := readBody(w, r)
+	if !ok {
 		return
 	}
-	if len(req.Body) == 0 {
-		fail(w, http.StatusBadRequest, `send the module's model request: {"format", "path", "headers", "body", "stream"}`)
+	var req session.ModelRequest // an empty body is {}, as every route's
+	if err := json.Unmarshal(data, &req); err != nil && strings.TrimSpace(string(data)) != "" {
+		if s.decodeData(w, r, data, &struct{}{}) {
+			fail(w, http.StatusBadRequest, err.Error()) // a body the module takes, Go's json not
+		}
 		return
 	}
 	// The page's model call is work the host does not count itself: its
 	// memory is not given back while the reply streams (Host.Busy).
 	defer s.a.Host.Busy()()
 	resp, err := s.a.ModelCall(r.Context(), &req)
+	var refused *module.Refused
+	if errors.As(err, &refused) && refused.Type == "invalid_arguments" {
+		fail(w, http.StatusBadRequest, refused.Message)
+		return
+	}
 	if err != nil {
 		fail(w, http.StatusBadGateway, string(s.a.Host.Redact(r.Context(), []byte(s.a.Hint(err.Error())))))
 		return
@@ -628,7 +574,7 @@ func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Input json.RawMessage `json:"input"`
 	}
-	if !decode(w, r, &req) {
+	if !s.decode(w, r, &req) {
 		return
 	}
 	res, err := s.a.RunForBrowser(r.Context(), r.PathValue("name"), req.Input)
@@ -739,30 +685,47 @@ func toJSON(x store.Session) sessionJSON {
 	return sessionJSON{ID: x.ID, Title: x.Title, Created: x.Created.Format(layout), Updated: x.Updated.Format(layout), Messages: x.Messages}
 }
 
-// decode reads a JSON body (an empty body is {}), answering 400 itself.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+// decode reads a request's JSON body into v as the module gives it
+// (toolroute_check's api_body, for the route r's pattern names), answering
+// 400 with the module's refusal itself: what each route's body must be is
+// the module's to say, as it is for the worker.
+func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	data, ok := readBody(w, r)
+	return ok && s.decodeData(w, r, data, v)
+}
+
+func (s *server) decodeData(w http.ResponseWriter, r *http.Request, data []byte, v any) bool {
+	err := s.a.Host.CheckArgs(r.Context(), "api_body", check.APIBody{Route: r.Pattern, Body: string(data)}, v)
+	var refused *module.Refused
+	switch {
+	case errors.As(err, &refused):
+		fail(w, http.StatusBadRequest, refused.Message)
+		return false
+	case err != nil:
+		fail(w, http.StatusInternalServerError, err.Error())
+		return false
+	}
+	return true
+}
+
+// readBody reads a request's body, answering itself when it is too large
+// or too slow to arrive.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tooBig.Limit))
-			return false
+			return nil, false
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			fail(w, http.StatusRequestTimeout, "the body took too long to arrive: send it whole")
-			return false
+			return nil, false
 		}
 		fail(w, http.StatusBadRequest, err.Error())
-		return false
+		return nil, false
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return true
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		fail(w, http.StatusBadRequest, "the body is not the JSON this endpoint takes: "+err.Error())
-		return false
-	}
-	return true
+	return data, true
 }
 
 func reply(w http.ResponseWriter, v any) {

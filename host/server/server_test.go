@@ -411,6 +411,9 @@ func TestModelProxy(t *testing.T) {
 		{`{"format":"anthropic","path":"/v1/messages","body":{}}`, `speaks the openai format`},
 		{`{"format":"openai","path":"/models","body":{}}`, `forwards only openai requests to /chat/completions`},
 		{`{"format":"openai","path":"/chat/completions"}`, `send the module's model request`},
+		{` `, `send the module's model request`},
+		{`{"format":`, `the body is not the JSON this endpoint takes: unexpected end of JSON input`},
+		{`[1]`, `the body is not the JSON this endpoint takes: send an object`},
 	} {
 		resp, body := call(c.req)
 		if resp.StatusCode < 400 || !strings.Contains(body, c.want) {
@@ -607,7 +610,7 @@ func TestRenameAndDelete(t *testing.T) {
 		{"no title", "PATCH", "/api/sessions/s", `{}`, 400, `give the new title as {"title": "..."}`},
 		{"empty title", "PATCH", "/api/sessions/s", `{"title":" \n "}`, 400, "the title is empty: give one of 1 to 200 characters"},
 		{"long title", "PATCH", "/api/sessions/s", `{"title":"` + strings.Repeat("a", 201) + `"}`, 400, "the title has 201 characters: give one of 1 to 200"},
-		{"not a string", "PATCH", "/api/sessions/s", `{"title":7}`, 400, "not the JSON this endpoint takes"},
+		{"not a string", "PATCH", "/api/sessions/s", `{"title":7}`, 400, `the body is not the JSON this endpoint takes: "title" is a number, not a string: give the new title as {"title": "..."}`},
 		{"rename unknown", "PATCH", "/api/sessions/nope", `{"title":"x"}`, 404, `no session "nope": GET /api/sessions lists them`},
 		{"delete unknown", "DELETE", "/api/sessions/nope", "", 404, `no session "nope"`},
 	} {

@@ -1,6 +1,8 @@
 // Package check holds the argument checks of the hosts' operations that
 // need no I/O: whether a name may be a tool's, a variable's, a task's, an
-// agent's or a provider's, and what a session title a user gives becomes.
+// agent's or a provider's, what a session title a user gives becomes,
+// and what the bodies of the HTTP API's requests must be and which model
+// calls its proxy forwards (api.go).
 // Each rule and its refusal text live here once; every host asks the
 // module (the toolroute_check export, wasm/ABI.md) before it does the
 // operation's I/O, so the Go host, Node, the page and workerd refuse the
@@ -44,7 +46,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -100,6 +102,8 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return refuse(a.check()), nil
+	case "api_body", "model_proxy":
+		return runAPI(req)
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }

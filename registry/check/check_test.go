@@ -46,6 +46,9 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Add("approval_answers", `{"calls":[{"id":"a","secrets":["K"]}],"given":[],"answers":[{"id":"a","answer":"x","grant":["L"]}]}`)
 	f.Add("approval_answers", `{"calls":null,"answers":[{"id":"a"}]}`)
+	f.Add("api_body", `{"route":"POST /api/sessions/{id}/approvals","body":"{\"approvals\":[{\"id\":1},null,[]]}"}`)
+	f.Add("api_body", `{"route":"PATCH /api/sessions/{id}","body":"nul"}`)
+	f.Add("model_proxy", `{"provider":"gemini","format":"gemini","path":"/v1beta/models/:x","headers":{"A":"1"},"body":true}`)
 	f.Add("nope", `{}`)
 	f.Add("tool_name", `null`)
 	f.Fuzz(func(t *testing.T, op, args string) {

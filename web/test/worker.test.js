@@ -615,9 +615,15 @@ test("POST /api/model sends a browser host's model call with the worker's key, t
 
   const wrong = await json("POST", "/api/model", { format: "anthropic", path: "/v1/messages", body });
   assert.equal(wrong.status, 502);
-  assert.match((await wrong.json()).error, /the worker's provider speaks the openai format, not "anthropic"/);
+  assert.match((await wrong.json()).error, /the proxy's provider speaks the openai format, not "anthropic"/);
   const empty = await json("POST", "/api/model", { format: "openai", path: "/chat/completions" });
   assert.equal(empty.status, 400);
+  // The bodies the proxy cannot read get the module's words, as serve's.
+  for (const [raw, want] of [[" ", "send the module's model request"], ['{"format":', "the body is not the JSON this endpoint takes: unexpected end of JSON input"], ["[1]", "the body is not the JSON this endpoint takes: send an object"]]) {
+    const r = await fetch(base + "/api/model", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: raw });
+    assert.equal(r.status, 400, raw);
+    assert.ok((await r.json()).error.startsWith(want), raw);
+  }
 });
 
 test("GET /api/google/token gives a browser host the worker's Google account", async () => {
@@ -671,7 +677,7 @@ test("sessions: stored with their first message, renamed, deleted (not while a t
     [await json("PATCH", `/api/sessions/${s.id}`, {}), 400, /give the new title as \{"title": "\.\.\."\}/],
     [await json("PATCH", `/api/sessions/${s.id}`, { title: " \n " }), 400, /the title is empty: give one of 1 to 200 characters/],
     [await json("PATCH", `/api/sessions/${s.id}`, { title: "a".repeat(201) }), 400, /the title has 201 characters: give one of 1 to 200/],
-    [await json("PATCH", `/api/sessions/${s.id}`, { title: 7 }), 400, /give the new title as/],
+    [await json("PATCH", `/api/sessions/${s.id}`, { title: 7 }), 400, /^the body is not the JSON this endpoint takes: "title" is a number, not a string: give the new title as \{"title": "\.\.\."\}$/],
     [await fetch(`${base}/api/sessions/${s.id}`, { method: "PATCH", headers: auth, body: '{"title":"x"}' }), 415, /Content-Type: application\/json/],
     [await json("PATCH", "/api/sessions/no-such-session", { title: "x" }), 404, /no session "no-such-session"/],
     [await json("PATCH", "/api/sessions/a%20b", { title: "x" }), 400, /a session id is 1 to 128 characters/],

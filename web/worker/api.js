@@ -1,39 +1,9 @@
 // The worker's HTTP API: `toolroute serve`'s (host/server), the same paths,
 // bodies and server-sent events, over a host (web/host) whose message log
-// lives in Durable Objects (sessions.js).
-//
-//	GET  /api/health                      the provider and what did not load
-//	GET  /api/sessions                    sessions, most recent first
-//	POST /api/sessions                    {} -> a new session's id; it is
-//	                                      stored with its first message;
-//	                                      {"agent"} starts it with one of
-//	                                      TOOLROUTE_AGENTS
-//	GET  /api/sessions/{id}               one session (its agent, if any)
-//	PATCH /api/sessions/{id}              {"title"} -> the session, renamed
-//	DELETE /api/sessions/{id}             delete it and its messages (409
-//	                                      while a turn runs in it)
-//	GET  /api/sessions/{id}/messages      its message log
-//	POST /api/sessions/{id}/messages      {"text"} -> the turn's events, as SSE;
-//	                                      the first message stores the
-//	                                      session, titled after it; "agent"
-//	                                      makes it that agent's
-//	GET  /api/sessions/{id}/approvals     the question the session's turn is
-//	                                      waiting on
-//	POST /api/sessions/{id}/approvals     {"approvals": [{"id", "answer", "grant"}]},
-//	                                      an answer to it (once, session or
-//	                                      deny), granting secrets it asked for
-//	POST /api/sessions/{id}/clear         a new session, as /clear, with
-//	                                      the cleared one's agent
-//	POST /api/sessions/{id}/compact       {} -> the earlier messages summarised, as /compact; SSE
-//	GET  /api/catalogue?session={id}      groups, tools by file, active tools
-//	POST /api/tasks/due                   {} -> {ran}: run the scheduled tasks due
-//	                                      now (the SessionIndex's alarm calls it)
-//	GET  /api/ui/catalogue                the JS tools, sources and libraries
-//	GET  /api/google/token                the Google account's access token and
-//	                                      email, for a browser host's google bridge
-//	POST /api/model                       a model call a browser host's module
-//	                                      made, sent with the worker's provider and key
-//	GET  /                                serve's minimal chat page
+// lives in Durable Objects (sessions.js). Its routes are
+// docs/reference/http.md's, which says what the worker leaves out and
+// adds; TestHTTPReference (host/cmd/toolroute) checks the table against
+// route's cases below and serve's mux.
 //
 // A worker is on the internet, not on localhost: it answers only requests
 // carrying the TOOLROUTE_TOKEN secret, as "Authorization: Bearer TOKEN" or
@@ -64,7 +34,7 @@ import { resolveProvider, describeProvider, hint } from "./provider.js";
 import { authorize, tokenCookie } from "./auth.js";
 import { INDEX_NAME, FILES_NAME } from "./sessions.js";
 import { parsePolicies } from "./policies.js";
-import { createApprover, expiry, readAnswers, snapshot } from "./approvals.js";
+import { createApprover, expiry, snapshot } from "./approvals.js";
 import { byteLength } from "../jsrun/sandbox.js";
 import { sessionTitle, newSessionID } from "../host/session-names.js";
 
@@ -83,18 +53,6 @@ export const SANDBOX_MAX_BYTES = 16 << 20;
 // MAX_MODEL_BODY bounds a proxied model call's body (a whole conversation),
 // as serve's MaxModelBody.
 export const MAX_MODEL_BODY = 32 << 20;
-// MODEL_PATHS are the request paths the model proxy forwards, by format:
-// each format's one endpoint, or for Gemini a model's generateContent or
-// streamGenerateContent (the model named as the wire package writes it).
-const MODEL_PATHS = {
-  openai: { test: (p) => p === "/chat/completions", want: "/chat/completions" },
-  anthropic: { test: (p) => p === "/v1/messages", want: "/v1/messages" },
-  responses: { test: (p) => p === "/responses", want: "/responses" },
-  gemini: {
-    test: (p) => /^\/v1beta\/models\/[A-Za-z0-9._~%-]+:(generateContent|streamGenerateContent\?alt=sse)$/.test(p),
-    want: "/v1beta/models/MODEL:generateContent or :streamGenerateContent?alt=sse",
-  },
-};
 // MODEL_RETRIES: how often the proxy tries a 429 or 5xx again, waiting
 // from 1 s, doubling, as the Go program's provider does.
 const MODEL_RETRIES = 3;
@@ -591,13 +549,13 @@ async function route(request, env, ctx, deps, now, ready) {
     return new Response("404 page not found\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
   }
 
-  let body = null;
+  let text = null;
   if (method === "POST" || method === "PATCH") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "application/json") return fail(415, "send JSON with Content-Type: application/json");
-    const r = await readJSON(request, path === "/api/model" ? MAX_MODEL_BODY : MAX_BODY);
+    const r = await readBody(request, path === "/api/model" ? MAX_MODEL_BODY : MAX_BODY);
     if (r.error) return r.error;
-    body = r.value;
+    text = r.text;
   }
 
   const parts = path.split("/").slice(2); // after "/api/"
@@ -612,6 +570,12 @@ async function route(request, env, ctx, deps, now, ready) {
     if (!SESSION_ID.test(id)) return fail(400, BAD_SESSION_ID);
   }
   const key = sessionRoute ? `${method} /sessions/{id}${parts[2] ? "/" + parts[2] : ""}` : `${method} ${path.slice("/api".length)}`;
+  let body = null;
+  if (text !== null) {
+    const r = await decodeBody(`${method} /api${key.slice(method.length + 1)}`, text, () => ready(env, { sync: false }));
+    if (r.error) return r.error;
+    body = r.value;
+  }
 
   switch (key) {
     case "GET /health": {
@@ -637,9 +601,6 @@ async function route(request, env, ctx, deps, now, ready) {
       return reply({ ran: await tasks.runDue() });
     }
     case "POST /sessions": {
-      if (body.title !== undefined && body.title !== "") {
-        return fail(400, 'a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}');
-      }
       const s = newSession(now());
       if (body.agent !== undefined && body.agent !== "") {
         const refused = await setAgent(env, s.id, body.agent);
@@ -649,7 +610,6 @@ async function route(request, env, ctx, deps, now, ready) {
       return reply(s, 201);
     }
     case "POST /sessions/{id}/clear": {
-      // The new session keeps the agent of the one cleared.
       const s = newSession(now());
       const agent = await indexStub(env).agentOf(id);
       if (agent) {
@@ -665,11 +625,8 @@ async function route(request, env, ctx, deps, now, ready) {
       return reply(agent ? { ...info, agent } : info);
     }
     case "PATCH /sessions/{id}": {
-      if (typeof body?.title !== "string") return fail(400, 'give the new title as {"title": "..."}');
-      // The module decides what a title becomes, or why it cannot be one.
-      const t = await (await ready(env)).host.check("session_title", { title: body.title });
-      if (t.error) return fail(400, t.error.message);
-      const info = await sessionStub(env, id).rename(t.args.title);
+      // body.title is the module's: cleaned, or refused with why.
+      const info = await sessionStub(env, id).rename(body.title);
       return info ? reply(info) : noSession(id);
     }
     case "DELETE /sessions/{id}": {
@@ -733,12 +690,12 @@ async function setAgent(env, id, name) {
 // answerApprovals writes answers to the session's pending question into
 // its Durable Object, where the waiting turn reads them. The module says
 // which answers are bad (toolroute_check's approval_answers, as serve
-// asks), against the question as read here; the Durable Object, which has
+// asks), against the question as read here (the body's shape is
+// api_body's); the Durable Object, which has
 // no module instance, records them only if the question is still that one,
 // else it is read and checked again: another answer may come in between.
 async function answerApprovals(env, now, ready, id, body) {
-  const answers = readAnswers(body);
-  if (answers.error) return fail(400, answers.error);
+  const answers = { list: body.approvals };
   const stub = sessionStub(env, id);
   const { host } = await ready(env);
   for (let tries = 0; tries < 3; tries++) {
@@ -771,29 +728,22 @@ function newSession(d) {
 async function proxyModel(env, req, signal, started) {
   const provider = resolveProvider(env);
   if (provider.error) return fail(503, provider.error);
-  if (req.body === undefined || req.body === null || req.body === "") {
-    return fail(400, 'send the module\'s model request: {"format", "path", "headers", "body", "stream"}');
-  }
+  // The module says which calls the proxy forwards, and which of their
+  // headers (toolroute_check's model_proxy), as it does serve's.
+  const { host } = await started();
+  const c = await host.check("model_proxy", {
+    provider: provider.format, format: req.format, path: req.path, headers: req.headers ?? {},
+    body: req.body !== undefined && req.body !== null && req.body !== "",
+  });
+  if (c.error) return fail(c.error.type === "invalid_arguments" ? 400 : 502, c.error.message);
   if (provider.demo) {
-    if (req.format !== "openai") return fail(502, `the worker's demo model speaks the openai format, not ${JSON.stringify(req.format)}`);
-    const { host } = await started();
     try {
       return reply(await host.demo(req.body));
     } catch (err) {
       return fail(400, `the demo model could not read the request: ${err.message}`);
     }
   }
-  if (req.format !== provider.format) {
-    return fail(502, `the worker's provider speaks the ${provider.format} format, not ${JSON.stringify(req.format)}: set the page's provider to "server" with that format`);
-  }
-  const paths = MODEL_PATHS[provider.format];
-  if (!paths.test(req.path)) {
-    return fail(502, `the proxy forwards only ${provider.format} requests to ${paths.want}, not ${JSON.stringify(req.path)}`);
-  }
-  const headers = {};
-  for (const [k, v] of Object.entries(req.headers ?? {})) {
-    if (["content-type", "anthropic-version", "anthropic-beta"].includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
-  }
+  const headers = c.args.headers;
   const fwd = { format: req.format, path: req.path, headers, body: req.body, stream: req.stream === true };
   // The module decides the retries, as it does a turn's.
   const retries = { count: MODEL_RETRIES, backoff_ms: 1000, max_backoff_ms: MODEL_MAX_WAIT_MS };
@@ -805,7 +755,6 @@ async function proxyModel(env, req, signal, started) {
       return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
     }
     if (resp.status >= 200 && resp.status <= 299) break;
-    const { host } = await started();
     const retry = await host.retryAfterError(resp, attempt, retries);
     if (!retry) break;
     await resp.body?.cancel().catch(() => {});
@@ -834,17 +783,13 @@ async function googleToken(env) {
   return reply(out, 200, headers);
 }
 
-// send runs a turn and streams its events: "event: TYPE" and "data: JSON"
-// per event, the last being done or failed (code host_error when the host
-// failed).
+// send runs a turn and streams its events (docs/reference/http.md); with
+// compact, the session's earlier messages summarised (/compact) instead.
 // An approval event's question is recorded before the event is written, so
 // that an answer sent at once finds it; the turn then waits for the
 // answers (createApprover), and ends if the client goes away meanwhile.
-// send runs a turn and streams its events; with compact, the session's
-// earlier messages summarised (/compact) instead.
 async function send(env, ctx, ready, now, id, body, request, compact = false) {
-  const text = typeof body.text === "string" ? body.text : "";
-  if (text.trim() === "" && !compact) return fail(400, 'give the message as {"text": "..."}');
+  const text = body.text ?? ""; // the module's: not blank, but for compact's
   const { host, provider, lease } = await ready(env);
   if (provider.error) return fail(503, provider.error);
   const stub = sessionStub(env, id);
@@ -965,28 +910,50 @@ async function tooLarge(request, max) {
   return { error: fail(413, `the body is over ${max} bytes`) };
 }
 
-async function readJSON(request, max) {
+// readBody reads a request's body as text: {text}, or {error} for one
+// too large or not UTF-8.
+async function readBody(request, max) {
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > max) return tooLarge(request, max);
-  let text;
   try {
     const buf = await request.arrayBuffer();
     if (buf.byteLength > max) return { error: fail(413, `the body is over ${max} bytes`) };
-    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(buf) };
   } catch (e) {
     return { error: fail(400, `reading the body: ${e.message}`) };
   }
-  if (text.trim() === "") return { value: {} };
-  let value;
+}
+
+// decodeBody gives a request's body as its route uses it: the module says
+// what each route's body must be (toolroute_check's api_body, as serve
+// asks), {value}, or {error}, its 400. A model call's body, which may be
+// megabytes, is parsed here, and the module asked only to word why it
+// cannot be (model_proxy checks its fields). A route that takes no body
+// (the module's host error) gets {}: the route's own answer follows, a 404
+// for a path nothing answers.
+async function decodeBody(route, text, started) {
+  let unread = null; // why JSON.parse could not read a model call's body
+  if (route === "POST /api/model") {
+    let value;
+    try {
+      value = text.trim() === "" ? {} : JSON.parse(text);
+    } catch (e) {
+      unread = e.message; // the module words it, below
+    }
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return { value };
+  }
+  const { host } = await started();
+  let c;
   try {
-    value = JSON.parse(text);
+    c = await host.check("api_body", { route, body: text });
   } catch (e) {
-    return { error: fail(400, "the body is not the JSON this endpoint takes: " + e.message) };
+    if (e?.code === "bad_json") return { value: {} };
+    throw e;
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { error: fail(400, "the body is not the JSON this endpoint takes: send an object") };
-  }
-  return { value };
+  if (c.error) return { error: fail(400, c.error.message) };
+  // A model call's body the module reads and JSON.parse not: its reason.
+  if (route === "POST /api/model") return { error: fail(400, unread ?? "send an object") };
+  return { value: c.args ?? {} };
 }
 
 function problem(p) {

@@ -15,7 +15,6 @@ export const APPROVAL_TIMEOUT_MS = 10 * 60 * 1000;
 // APPROVAL_POLL_MS is how often a waiting turn reads its question's answers
 // from the session's Durable Object.
 export const APPROVAL_POLL_MS = 300;
-const USAGE = 'give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}';
 
 // createApprover makes createHost's approve: it records the question in
 // the session's Durable Object (SessionLog.ask) and polls it until every
@@ -58,24 +57,6 @@ export function createApprover(deps) {
 // expiry is when a question asked now expires, as an ISO time.
 export function expiry(now, timeoutMs = APPROVAL_TIMEOUT_MS) {
   return new Date(now().getTime() + timeoutMs).toISOString();
-}
-
-// readAnswers reads POST .../approvals's body: {list: [{id, answer}]}, or
-// {error} saying what to send.
-export function readAnswers(body) {
-  const answers = body?.approvals;
-  if (!Array.isArray(answers) || answers.length === 0) return { error: USAGE };
-  const list = [];
-  for (const [i, a] of answers.entries()) {
-    if (a === null || typeof a !== "object" || typeof a.id !== "string" || typeof a.answer !== "string") {
-      return { error: `approvals[${i}] is not {"id": "CALL_ID", "answer": "once", "session" or "deny"}: ${USAGE}` };
-    }
-    if (a.grant !== undefined && (!Array.isArray(a.grant) || !a.grant.every((g) => typeof g === "string"))) {
-      return { error: `approvals[${i}].grant is not an array of secrets' names: give the names the call's "secrets" lists, or leave it out` };
-    }
-    list.push(a.grant?.length ? { id: a.id, answer: a.answer, grant: a.grant } : { id: a.id, answer: a.answer });
-  }
-  return { list };
 }
 
 // A question is what SessionLog stores: {token, calls, expires, answers:

@@ -4,18 +4,28 @@
 // the Responses API only when named, as it shares OpenAI's variables); the
 // model: TOOLROUTE_MODEL or the provider's default.
 
-export const DEFAULT_OPENAI_MODEL = "gpt-4.1-mini";
-export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5";
-export const DEFAULT_RESPONSES_MODEL = "gpt-5.4-mini";
-export const DEFAULT_GEMINI_MODEL = "gemini-3.5-flash";
-export const DEFAULT_LOCAL_MODEL = "llama3.2";
+import providers from "../../assets/providers.json" with { type: "json" };
 
-// NO_PROVIDER says how to give the worker a provider.
-export const NO_PROVIDER = `no model provider is configured. Give the worker one of these secrets (wrangler secret put NAME):
-  OPENAI_API_KEY      for OpenAI (and the OPENAI_BASE_URL variable for another OpenAI-compatible service)
-  ANTHROPIC_API_KEY   for Anthropic (and ANTHROPIC_BASE_URL to change its address)
-  GEMINI_API_KEY      for Gemini (and GEMINI_BASE_URL to change its address)
-or the OPENAI_BASE_URL variable alone for an OpenAI-compatible server that needs no key;
+// The kinds of provider, their variables and defaults are
+// assets/providers.json, which the Go program reads too.
+const kind = (name) => providers.kinds.find((k) => k.name === name);
+export const DEFAULT_OPENAI_MODEL = kind("openai").model;
+export const DEFAULT_ANTHROPIC_MODEL = kind("anthropic").model;
+export const DEFAULT_RESPONSES_MODEL = kind("responses").model;
+export const DEFAULT_GEMINI_MODEL = kind("gemini").model;
+export const DEFAULT_LOCAL_MODEL = providers.local_model;
+const KIND_NAMES = providers.kinds.map((k) => k.name);
+// needs is the error of a kind chosen without its key (or its base URL,
+// when that alone will do).
+const needs = (k) =>
+  k.base_alone
+    ? `TOOLROUTE_PROVIDER=${k.name} needs the ${k.key_var} secret, or the ${k.base_var} variable ${k.base_alone}`
+    : `TOOLROUTE_PROVIDER=${k.name} needs the ${k.key_var} secret`;
+
+// NO_PROVIDER says how to give the worker a provider: the variables as
+// assets/providers.json explains them, then the worker's way to set them.
+export const NO_PROVIDER = `no model provider is configured. Give the worker one of these (a key as a secret: wrangler secret put NAME; a base URL as a variable):
+${providers.variables.map(([name, text]) => `  ${name.padEnd(20)}${text}`).join("\n")}
 then pick the model with the TOOLROUTE_MODEL variable. TOOLROUTE_PROVIDER=responses speaks OpenAI's Responses API
 with the OpenAI secret and variable; TOOLROUTE_PROVIDER=demo plays a scripted demo that needs no model.`;
 
@@ -23,12 +33,15 @@ with the OpenAI secret and variable; TOOLROUTE_PROVIDER=demo plays a scripted de
 // baseVar} or {error}: what is missing, said so a person can fix it.
 export function resolveProvider(env = {}) {
   const get = (k) => (typeof env[k] === "string" ? env[k].trim() : "");
-  const openaiKey = get("OPENAI_API_KEY");
-  const openaiBase = get("OPENAI_BASE_URL");
-  const anthropicKey = get("ANTHROPIC_API_KEY");
-  const anthropicBase = get("ANTHROPIC_BASE_URL");
-  const geminiKey = get("GEMINI_API_KEY");
-  const geminiBase = get("GEMINI_BASE_URL");
+  const openai = kind("openai");
+  const anthropic = kind("anthropic");
+  const gemini = kind("gemini");
+  const openaiKey = get(openai.key_var);
+  const openaiBase = get(openai.base_var);
+  const anthropicKey = get(anthropic.key_var);
+  const anthropicBase = get(anthropic.base_var);
+  const geminiKey = get(gemini.key_var);
+  const geminiBase = get(gemini.base_var);
   let name = get("TOOLROUTE_PROVIDER");
   let model = get("TOOLROUTE_MODEL");
   if (name === "") {
@@ -43,24 +56,27 @@ export function resolveProvider(env = {}) {
       return { name, format: "openai", demo: true, baseURL: "(the module's demo model)", model: "toolroute-demo", keyVar: "", baseVar: "" };
     case "openai":
     case "responses": {
+      const k = kind(name);
       let baseURL = openaiBase;
       if (!baseURL) {
-        if (!openaiKey) return { error: `TOOLROUTE_PROVIDER=${name} needs the OPENAI_API_KEY secret, or the OPENAI_BASE_URL variable for an OpenAI-compatible server` };
-        baseURL = "https://api.openai.com/v1";
+        if (!openaiKey) return { error: needs(k) };
+        baseURL = k.base_url;
       }
-      if (!model) model = !baseURL.includes("api.openai.com") ? DEFAULT_LOCAL_MODEL : name === "responses" ? DEFAULT_RESPONSES_MODEL : DEFAULT_OPENAI_MODEL;
-      return { name, format: name, baseURL, apiKey: openaiKey, model, keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL" };
+      if (!model) model = !baseURL.includes("api.openai.com") ? DEFAULT_LOCAL_MODEL : k.model;
+      return { name, format: k.format, baseURL, apiKey: openaiKey, model, keyVar: k.key_var, baseVar: k.base_var };
     }
     case "anthropic": {
-      if (!anthropicKey) return { error: "TOOLROUTE_PROVIDER=anthropic needs the ANTHROPIC_API_KEY secret" };
-      return { name, format: "anthropic", baseURL: anthropicBase || "https://api.anthropic.com", apiKey: anthropicKey, model: model || DEFAULT_ANTHROPIC_MODEL, keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL" };
+      const k = anthropic;
+      if (!anthropicKey) return { error: needs(k) };
+      return { name, format: k.format, baseURL: anthropicBase || k.base_url, apiKey: anthropicKey, model: model || k.model, keyVar: k.key_var, baseVar: k.base_var };
     }
     case "gemini": {
-      if (!geminiKey && !geminiBase) return { error: "TOOLROUTE_PROVIDER=gemini needs the GEMINI_API_KEY secret, or the GEMINI_BASE_URL variable for a server that takes no key" };
-      return { name, format: "gemini", baseURL: geminiBase || "https://generativelanguage.googleapis.com", apiKey: geminiKey, model: model || DEFAULT_GEMINI_MODEL, keyVar: "GEMINI_API_KEY", baseVar: "GEMINI_BASE_URL" };
+      const k = gemini;
+      if (!geminiKey && !geminiBase) return { error: needs(k) };
+      return { name, format: k.format, baseURL: geminiBase || k.base_url, apiKey: geminiKey, model: model || k.model, keyVar: k.key_var, baseVar: k.base_var };
     }
   }
-  return { error: `unknown TOOLROUTE_PROVIDER ${JSON.stringify(name)}: use openai, anthropic, responses, gemini or demo` };
+  return { error: `unknown TOOLROUTE_PROVIDER ${JSON.stringify(name)}: use ${KIND_NAMES.slice(0, -1).join(", ")} or ${KIND_NAMES.at(-1)}` };
 }
 
 // describeProvider is the provider for people, as the Go program writes it.

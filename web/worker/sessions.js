@@ -242,6 +242,10 @@ export class SessionIndex extends DurableObject {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL, time TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS tool_files (name TEXT PRIMARY KEY, manifest TEXT NOT NULL, code TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+    // A task is its record alone: the web host keeps tasks as settings
+    // (schedules.js) and this object runs one request at a time, so no
+    // next_run column is needed to claim a run, as host/store's tables
+    // have for processes sharing one database.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS scheduled_tasks (name TEXT PRIMARY KEY, json TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS session_agents (id TEXT PRIMARY KEY, agent TEXT NOT NULL)`);
   }
