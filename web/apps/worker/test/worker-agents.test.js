@@ -1,4 +1,4 @@
-// Agents in the edge worker (web/worker), in workerd: its agents are the
+// Agents in the edge worker (web/apps/worker), in workerd: its agents are the
 // TOOLROUTE_AGENTS variable, as its other settings are bindings. A session
 // starts with one (POST /api/sessions {"agent"}), and create_agent runs one
 // as a turn nested in the call, in a session of its own, with the agent's

@@ -1,4 +1,4 @@
-// The worker the tests run in workerd: web/worker's (worker.js's
+// The worker the tests run in workerd: web/apps/worker's (worker.js's
 // createWorker, with the same modules, bundle and page), plus one route
 // replaying a conformance case of testdata/js in the worker's JS tool
 // runner (newRunner: QuickJS from the worker's module import), and the

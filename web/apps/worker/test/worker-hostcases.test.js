@@ -4,7 +4,7 @@
 // variables, the provider's key as OPENAI_API_KEY. The case's tools are
 // user JS tools that tell a local site (https://pages.test, the
 // TEST_PAGES_URL rule) that they ran; a question is answered through
-// POST /api/sessions/{id}/approvals. hostcases.test.js is web/host's replay
+// POST /api/sessions/{id}/approvals. hostcases.test.js is web/packages/toolroute/host's replay
 // in Node, host/hostcases_test.go the Go host's.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// search_tools in the edge worker (web/worker), in workerd: with
+// search_tools in the edge worker (web/apps/worker), in workerd: with
 // TOOLROUTE_SEARCH_TOOLS on, the worker hands the module the word vectors
 // it imports (wordvec.bin, a data module), so a search finds a tool
 // described in other words than the query's, and loads it.

@@ -1,4 +1,4 @@
-// The edge worker (web/worker) in workerd, the Workers runtime, from npm:
+// The edge worker (web/apps/worker) in workerd, the Workers runtime, from npm:
 // built as for deployment (with the tests' one extra route, worker-entry.js)
 // and run on loopback with a workerd config like the one the build writes,
 // against a scripted model server. A conversation over two requests with
