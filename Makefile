@@ -44,8 +44,13 @@ WASM       = wasm/toolroute.wasm
 WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
 WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod
 
-# The web side's npm packages, installed as web/package-lock.json pins them.
+# The web side's npm workspaces (web/package.json: the npm package in
+# web/packages/toolroute, the apps in web/apps), installed as their one
+# lock, web/package-lock.json, pins them.
 NODE_MODULES = web/node_modules/.package-lock.json
+WEB_PKG      = web/packages/toolroute
+CHAT         = web/apps/chat
+WORKER       = web/apps/worker
 # The MCP servers toolroute did not write that host/mcp's tests start
 # (server-everything, -filesystem, -memory), as testdata/mcp pins them.
 MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
@@ -59,7 +64,7 @@ PDFTOPPM    ?= /usr/bin/pdftoppm
 # yours: make test PG_BIN=/path/to/bin (it holds initdb and postgres).
 PG_BIN      ?=
 PG_INITDB    = $(if $(PG_BIN),$(PG_BIN)/initdb,$(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/VERSION/bin/initdb))
-UI           = web/ui/dist/index.html
+UI           = $(CHAT)/dist/index.html
 # The browser UI built into the program (host/webui): the same build
 # without toolroute.wasm, committed so that `go build` needs no Node.
 UI_EMBED     = host/webui/dist
@@ -76,36 +81,36 @@ RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
 run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set: serving the scripted demo model.")
-	$(GO) run ./host/cmd/toolroute serve --ui web/ui/dist --open --port $(PORT) $(RUN_FLAGS)
+	$(GO) run ./host/cmd/toolroute serve --ui $(CHAT)/dist --open --port $(PORT) $(RUN_FLAGS)
 
-# ui builds the browser UI (esbuild, from web/package.json) into web/ui/dist,
+# ui builds the browser UI (esbuild, $(CHAT)/build.mjs) into $(CHAT)/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
 # into the program: after changing web/, run it and commit $(UI_EMBED).
-UI_SRCS = web/build.mjs web/package-lock.json assets/prelude.js assets/pdf_tools.json assets/wordvec/vectors.bin $(shell find web/ui web/host web/jsrun web/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
+UI_SRCS = $(CHAT)/build.mjs $(WEB_PKG)/scripts/pack-assets.mjs web/package-lock.json assets/prelude.js assets/pdf_tools.json assets/wordvec/vectors.bin $(shell find $(CHAT)/src $(WEB_PKG)/host $(WEB_PKG)/jsrun $(WEB_PKG)/driver -name '*.js' -o -name '*.html' -o -name '*.css' | grep -v /dist/)
 ui: $(UI)
-	cd web && node build.mjs --out ../$(UI_EMBED) --no-module
+	cd $(CHAT) && node build.mjs --out $(CURDIR)/$(UI_EMBED) --no-module
 $(UI): $(NODE_MODULES) $(WASM) $(UI_SRCS)
-	cd web && node build.mjs
+	cd $(CHAT) && node build.mjs
 
-# check-ui: the committed $(UI_EMBED) is what web/ builds, byte for byte.
+# check-ui: the committed $(UI_EMBED) is what $(CHAT) builds, byte for byte.
 check-ui: $(NODE_MODULES)
 	@tmp=$$(mktemp -d); \
-	(cd web && node build.mjs --out $$tmp --no-module >/dev/null) || { rm -rf $$tmp; exit 1; }; \
+	(cd $(CHAT) && node build.mjs --out $$tmp --no-module >/dev/null) || { rm -rf $$tmp; exit 1; }; \
 	if ! diff -r $$tmp $(UI_EMBED) >/dev/null; then \
 		diff -rq $$tmp $(UI_EMBED) | sed "s|$$tmp|a fresh build|"; \
-		echo "$(UI_EMBED) is not what web/ builds: run make ui and commit it"; \
+		echo "$(UI_EMBED) is not what $(CHAT) builds: run make ui and commit it"; \
 		rm -rf $$tmp; exit 1; \
 	fi; rm -rf $$tmp; echo "$(UI_EMBED) rebuilds byte for byte"
 
-# worker builds the edge worker into web/worker/dist with the built-in JS
+# worker builds the edge worker into $(WORKER)/dist with the built-in JS
 # tools, and prints its size against Workers' limits (see README).
 worker: $(NODE_MODULES) $(WASM)
-	cd web && node worker/build.mjs
+	cd web && node apps/worker/build.mjs
 
 # bench-worker times the worker in workerd: a new isolate's first request,
-# a warm describe, whole turns (see web/worker/bench.mjs).
+# a warm describe, whole turns (see $(WORKER)/bench.mjs).
 bench-worker: $(NODE_MODULES) $(WASM)
-	cd web && node worker/bench.mjs -n 30
+	cd web && node apps/worker/bench.mjs -n 30
 
 # test runs the Go tests, then the Node tests, then the browser end-to-end
 # tests, stopping at the first part that fails, and says how long each part
@@ -125,14 +130,16 @@ test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB
 	}; \
 	part "go test ./..." env TOOLROUTE_TEST_CACHE=$$cache $(if $(PG_BIN),PG_BIN=$(PG_BIN)) \
 		$(GO) test -timeout $(GO_TEST_TIMEOUT) ./... && \
-	part "node --test test/*.test.js" sh -c 'cd web && node --test test/*.test.js' && \
-	part "node --test e2e/*.test.js" sh -c 'cd web && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js'; \
+	part "node --test (toolroute)" sh -c 'cd $(WEB_PKG) && node --test test/*.test.js' && \
+	part "node --test (chat)" sh -c 'cd $(CHAT) && node --test test/*.test.js' && \
+	part "node --test (worker)" sh -c 'cd $(WORKER) && node --test test/*.test.js' && \
+	part "node --test e2e/*.test.js" sh -c 'cd $(CHAT) && CHROMIUM=$(CHROMIUM) node --test e2e/*.test.js'; \
 	status=$$?; \
 	printf 'make test: how long each part took%s\n  %-28s %5d s\n' "$$took" "in all" $$(($$(date +%s) - began)); \
 	exit $$status
 
-# Chromium for the end-to-end tests in web/e2e: Debian's package, driven by
-# playwright-core (a web/package.json devDependency).
+# Chromium for the end-to-end tests in $(CHAT)/e2e: Debian's package, driven by
+# playwright-core (a devDependency of the package and the chat).
 $(CHROMIUM):
 	@echo "make: installing Debian's chromium with apt-get, for the browser tests (on another system, give yours: make test CHROMIUM=/path/to/chromium)"
 	$(SUDO) apt-get update -qq
@@ -148,7 +155,7 @@ $(PG_INITDB):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
 
-$(NODE_MODULES): web/package.json web/package-lock.json
+$(NODE_MODULES): web/package.json $(WEB_PKG)/package.json $(CHAT)/package.json $(WORKER)/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
 # mcp-servers installs the npm MCP servers the Go tests run against.
@@ -247,7 +254,7 @@ fuzz:
 	fi
 
 # bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
-# (web/jsrun/bench.mjs), measures tool search on MetaTool's development
+# ($(WEB_PKG)/jsrun/bench.mjs, $(WORKER)/bench.mjs), measures tool search on MetaTool's development
 # queries, runs serve's soak once (bench-memory, six minutes), and writes
 # BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5

@@ -4,8 +4,8 @@
 // captures and removes from the global object. It runs once in each fresh
 // QuickJS runtime, before the tool's source, in every host: the Go host
 // embeds this file, and the browser's and the worker's runner
-// (web/jsrun/runner.js) gets its text through web/jsrun/prelude.js, which
-// reads it in Node and which the esbuild builds replace with the text.
+// (web/packages/toolroute/jsrun/runner.js) gets it through prelude.js
+// beside it, which reads it in Node; the esbuild builds inline the text.
 //
 // __tr_fetch and __tr_host give a string in the Go host, which blocks on
 // them, and a promise of one in the browser and the worker, which cannot

@@ -18,7 +18,7 @@ import (
 )
 
 // hostCase is a case of testdata/approvals or testdata/redaction, which
-// web/test/hostcases.test.js replays in the JS host; testdata/README.md
+// web/packages/toolroute/test/hostcases.test.js replays in the JS host; testdata/README.md
 // says the format.
 type hostCase struct {
 	Name     string           `json:"name"`

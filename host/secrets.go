@@ -122,7 +122,7 @@ func (r *redactor) messages(msgs []session.Message) bool {
 func (h *Host) Redact(ctx context.Context, b []byte) []byte { return h.redactor(ctx).bytes(b) }
 
 // ProviderKeySecret names the provider's key when Options.Secrets does not
-// list its value: the JS host's name for it too (web/host/redact.js's
+// list its value: the JS host's name for it too (web/packages/toolroute/host/redact.js's
 // callers), so a tool that echoes the key reads the same marker in both.
 const ProviderKeySecret = "the provider's key"
 

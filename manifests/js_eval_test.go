@@ -2,7 +2,7 @@ package manifests_test
 
 // js_eval, the built-in JS tool that runs a snippet the model wrote, as the
 // program runs it: the host, the QuickJS runner and js_eval.js. The
-// browser's and the worker's hosts run the same file (web/test).
+// browser's and the worker's hosts run the same file (web/apps/chat/test, web/apps/worker/test).
 
 import (
 	"context"

@@ -905,7 +905,7 @@ func (c *Config) Defaults() error {
 // page (ServerTools), every JS source by reference, and the libraries by file
 // name without ".js" (NAME or NAME.min; a user's library of a built-in's
 // name is left out, as jsrun would never load it). The pdf group is left
-// out: the JS hosts have their own (web/host/pdf.js), over their own files.
+// out: the JS hosts have their own (web/packages/toolroute/host/pdf.js), over their own files.
 type BrowserCatalogue struct {
 	Catalogue registry.Catalogue `json:"catalogue"`
 	Sources   map[string]string  `json:"sources"`

@@ -39,7 +39,7 @@ type builtinCase struct {
 // TestBuiltinConformance replays testdata/builtins in the Go program as a
 // user would: a scripted model makes each call in its own response, every
 // approval is answered once, and each tool_result is checked. The browser
-// and the worker replay the same cases (web/test).
+// and the worker replay the same cases (web/apps/chat/test, web/apps/worker/test).
 func TestBuiltinConformance(t *testing.T) {
 	paths, err := filepath.Glob("../../testdata/builtins/*.txtar")
 	if err != nil || len(paths) == 0 {

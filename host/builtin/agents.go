@@ -11,7 +11,7 @@ import (
 )
 
 // Limits of a sub-agent (create_agent), the same in every host
-// (web/host/agents.js): how deep agents may start agents, and how many
+// (web/packages/toolroute/host/agents.js): how deep agents may start agents, and how many
 // model calls and tokens one sub-agent's turn may use.
 const (
 	MaxAgentDepth      = 2

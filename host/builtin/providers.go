@@ -113,7 +113,7 @@ func notFound(format string, a ...any) error {
 
 // CheckProvider checks a provider record and fills in its defaults: the
 // format's base URL, no trailing slash. The JS hosts check the same way
-// (web/host/ops.js, checkProvider).
+// (web/packages/toolroute/host/ops.js, checkProvider).
 func CheckProvider(ctx context.Context, p *ProviderRecord) error {
 	if err := checkName(ctx, "provider_name", p.Name); err != nil {
 		return err

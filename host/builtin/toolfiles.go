@@ -19,7 +19,7 @@ import (
 
 // The toolfiles operations keep the user's JS tools in the tools folder for
 // the js_tool_management group (manifests/js_tool_management.*), answering
-// as the JS hosts' (web/host/ops.js) do:
+// as the JS hosts' (web/packages/toolroute/host/ops.js) do:
 //
 //	toolfiles.list {}                        -> {place, files: [{file, tools: [{name, description}], problems: [reason]}]}
 //	toolfiles.read {name}                    -> {name, manifest, code}

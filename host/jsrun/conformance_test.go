@@ -200,7 +200,7 @@ func TestConformance(t *testing.T) {
 			t.Parallel()
 			c, source := loadCase(t, path)
 			// A case names its hosts only with the reason the others
-			// cannot offer what it checks (web/test/conformance-case.js's
+			// cannot offer what it checks (web/packages/toolroute/test/conformance-case.js's
 			// skipFor is the JS hosts' side).
 			if len(c.Hosts) > 0 && c.HostsWhy == "" {
 				t.Fatalf("the case runs only in %v and does not say why (hosts_why)", c.Hosts)

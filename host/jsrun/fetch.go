@@ -47,7 +47,7 @@ const defaultMaxBody = 100 << 10
 // MaxFetchBytes bounds a call's maxBytes option: fetch(url, {maxBytes})
 // keeps up to that many body bytes instead of the host's MaxBody, for a
 // tool that reads whole pages (webfetch). A larger maxBytes keeps this
-// many. web/jsrun/fetch.js has the same bound.
+// many. web/packages/toolroute/jsrun/fetch.js has the same bound.
 const MaxFetchBytes = 5 << 20
 
 var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}

@@ -43,7 +43,7 @@ type depthCases struct {
 }
 
 // TestDeepJSON replays testdata/depth/cases.json, as the JS hosts do
-// (web/test/depth-case.js): every export and every path to JSON inside
+// (web/packages/toolroute/test/depth-case.js): every export and every path to JSON inside
 // one, fed 10^3 to 10^6 levels, answers with the error the path gives,
 // and the instance, with the session it keeps, serves on. wazero's stack
 // is larger than V8's, so the old module did not trap here on most: its

@@ -865,7 +865,7 @@ func TestWordVectors(t *testing.T) {
 
 // TestTitleRenames: the module's session_title check gives every title a
 // user gives in testdata/sessions/titles.json as it is to be kept, or the
-// refusal, as natively (wasm/abi) and in Node (web/test/module.test.js).
+// refusal, as natively (wasm/abi) and in Node (web/packages/toolroute/test/module.test.js).
 func TestTitleRenames(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/sessions/titles.json")
 	if err != nil {
@@ -899,7 +899,7 @@ func TestTitleRenames(t *testing.T) {
 // TestRetryCases: the module's toolroute_retry answers every case of
 // testdata/retries, as wasm/abi's Guest does natively and the JS driver
 // TestCheckCases: toolroute_check answers every case of testdata/checks in
-// wazero, as natively (wasm/abi) and in Node (web/test/module.test.js),
+// wazero, as natively (wasm/abi) and in Node (web/packages/toolroute/test/module.test.js),
 // and Check gives a refusal as an answer, a host's mistake as an error.
 func TestCheckCases(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/checks/cases.json")

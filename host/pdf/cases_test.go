@@ -16,7 +16,7 @@ import (
 // Case is one of testdata/pdf/cases.json: a call of pdf_info or
 // pdf_extract_text on a fixture, and what every host answers: its output,
 // or its error's type and message. The JS hosts replay them too
-// (web/test/pdf.test.js).
+// (web/packages/toolroute/test/pdf.test.js).
 type Case struct {
 	Name      string          `json:"name"`
 	Tool      string          `json:"tool"`

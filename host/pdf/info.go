@@ -12,7 +12,7 @@ import (
 )
 
 // info answers pdf_info: the page count, the version, the size, the
-// Info dictionary's texts and dates, and the page sizes (web/host/pdf.js
+// Info dictionary's texts and dates, and the page sizes (web/packages/toolroute/host/pdf.js
 // writes the same lines from pdf.js).
 func (t *tools) info(ctx context.Context, in json.RawMessage) (string, error) {
 	src, err := args[source](in)

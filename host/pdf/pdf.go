@@ -3,7 +3,7 @@
 // of the sandbox folder and of the web.
 //
 // The group's names, schemas and texts are assets/pdf_tools.json, which
-// the JS hosts (web/host/pdf.js, on Mozilla's pdf.js) read too, and whose
+// the JS hosts (web/packages/toolroute/host/pdf.js, on Mozilla's pdf.js) read too, and whose
 // outputs the shared cases of testdata/pdf/cases.json hold every host to.
 // Here, github.com/pdfcpu/pdfcpu reads the file (cross references, object
 // streams, filters, encryption), the text is this package's own content

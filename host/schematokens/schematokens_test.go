@@ -23,7 +23,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/schematokens")
 
 // testdata is the repository's shared testdata directory for this package;
-// web/test/schema-tokens.test.js recounts small.json with gpt-tokenizer.
+// web/packages/toolroute/test/schema-tokens.test.js recounts small.json with gpt-tokenizer.
 var testdata = filepath.Join("..", "..", "testdata", "schematokens")
 
 // smallCatalogue has two core tools (a host tool and a JS tool), a host group
@@ -165,13 +165,13 @@ func checkGolden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v: run `go test ./host/schematokens -update`", err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s is stale: run `go test ./host/schematokens -update`, then `node --test test/schema-tokens.test.js` in web/ (-want +got):\n%s", name, diff)
+		t.Errorf("%s is stale: run `go test ./host/schematokens -update`, then `node --test test/schema-tokens.test.js` in web/packages/toolroute (-want +got):\n%s", name, diff)
 	}
 }
 
 // TestGolden checks the small catalogue's report, with each scenario's exact
 // tools JSON and the listing text, against small.json, whose counts
-// web/test/schema-tokens.test.js checks with gpt-tokenizer, and its text
+// web/packages/toolroute/test/schema-tokens.test.js checks with gpt-tokenizer, and its text
 // output against small.txt.
 func TestGolden(t *testing.T) {
 	rep, err := Measure(smallCatalogue())

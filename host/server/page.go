@@ -12,7 +12,7 @@ var pageHTML = assets.Page
 
 // MinimalPage serves a small chat page at /: its turns run in the program,
 // through the API, where the browser UI runs them in the page. The edge
-// worker serves it too (web/worker/build.mjs reads assets/page.html).
+// worker serves it too (web/apps/worker/build.mjs reads assets/page.html).
 func MinimalPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/" {
 		http.NotFound(w, r)

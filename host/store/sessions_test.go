@@ -185,7 +185,7 @@ func testDeleteSession(t *testing.T, be testBackend) {
 }
 
 // titleCases are testdata/sessions/titles.json, which the JS hosts replay
-// too (web/test/session-names.test.js).
+// too (web/packages/toolroute/test/session-names.test.js).
 type titleCases struct {
 	Titles []struct {
 		Name, Text, Want string

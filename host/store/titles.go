@@ -13,7 +13,7 @@ const TitleChars = 60
 // Title makes a session's title from its first message: its words with
 // single spaces, control characters dropped, and when that is longer than
 // TitleChars, cut at the last space before it (unless that leaves less
-// than half) with an ellipsis. web/host/session-names.js does the same;
+// than half) with an ellipsis. web/packages/toolroute/host/session-names.js does the same;
 // testdata/sessions/titles.json holds the cases both replay.
 func Title(text string) string {
 	var words []string

@@ -9,7 +9,7 @@
 // normalized.
 //
 // The counts are checked against gpt-tokenizer, an independent JS
-// implementation with its own data: web/scripts/count-tokens.mjs writes its
+// implementation with its own data: web/packages/toolroute/scripts/count-tokens.mjs writes its
 // counts of testdata/tokens/cases.json to testdata/tokens/expected.json, which
-// the tests here compare with and web/test/tokens.test.js keeps current.
+// the tests here compare with and web/packages/toolroute/test/tokens.test.js keeps current.
 package tokens

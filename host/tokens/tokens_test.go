@@ -28,7 +28,7 @@ func readJSON(t *testing.T, name string, v any) {
 
 // TestCountMatchesGPTTokenizer checks every case against the counts of
 // gpt-tokenizer, an independent JS implementation with its own data, written
-// by web/scripts/count-tokens.mjs.
+// by web/packages/toolroute/scripts/count-tokens.mjs.
 func TestCountMatchesGPTTokenizer(t *testing.T) {
 	var cases []struct{ Name, Text string }
 	readJSON(t, "cases.json", &cases)
@@ -49,7 +49,7 @@ func TestCountMatchesGPTTokenizer(t *testing.T) {
 		expectedNames = append(expectedNames, e.Name)
 	}
 	if diff := cmp.Diff(names, expectedNames); diff != "" {
-		t.Fatalf("expected.json does not list the cases of cases.json; run `node scripts/count-tokens.mjs --write` in web/ (-cases +expected):\n%s", diff)
+		t.Fatalf("expected.json does not list the cases of cases.json; run `node scripts/count-tokens.mjs --write` in web/packages/toolroute (-cases +expected):\n%s", diff)
 	}
 
 	for i, c := range cases {
@@ -102,7 +102,7 @@ func TestCountPublished(t *testing.T) {
 // TestCountByteOrderMark checks U+FEFF, which cases.json leaves out: its bytes
 // EF BB BF are one token in both vocabularies (rank 3305 in cl100k_base and
 // 5574 in o200k_base, in tiktoken-go's data and in gpt-tokenizer's, as
-// web/test/tokens.test.js checks), but gpt-tokenizer drops a leading BOM when
+// web/packages/toolroute/test/tokens.test.js checks), but gpt-tokenizer drops a leading BOM when
 // it looks bytes up, so it never finds that token and counts two.
 func TestCountByteOrderMark(t *testing.T) {
 	for _, enc := range Encodings() {

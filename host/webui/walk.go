@@ -164,7 +164,7 @@ var (
 	jsURL      = regexp.MustCompile(`\bnew URL\(\s*["']([^"':/]+)["']`)
 	jsFileName = regexp.MustCompile(`\.m?js$`)
 	// jsFamily is a prefix a script names files by, adding the rest when
-	// it asks for one: pdf.js's fonts and decoders (web/ui/worker.js's
+	// it asks for one: pdf.js's fonts and decoders (web/apps/chat/worker.js's
 	// PDF_DATA), each fetched at the first render that needs it.
 	jsFamily = regexp.MustCompile(`["'](pdf(?:font|wasm)-)["']`)
 )

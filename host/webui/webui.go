@@ -1,14 +1,14 @@
 // Package webui is the browser chat UI built into the program, and how
 // `toolroute serve` serves a built UI.
 //
-// Files is web/ui's build (`make ui` writes it into dist/), committed so
+// Files is web/apps/chat's build (`make ui` writes it into dist/), committed so
 // that `go build` needs Go alone; `make check-ui` rebuilds it and fails if
 // a byte differs. The build leaves toolroute.wasm and wordvec.bin out:
 // Handler serves the module and the word vectors the program already
 // embeds (wasm.Binary, assets.WordVectors), so the binary holds one copy
 // of each.
 //
-// Nothing here builds JavaScript: that is web/build.mjs's job.
+// Nothing here builds JavaScript: that is web/apps/chat/build.mjs's job.
 package webui
 
 import (
@@ -455,7 +455,7 @@ func ContentType(name string) string {
 }
 
 // Hashed reports whether name is one the build makes from the file's
-// content (web/build.mjs's chunkNames, chunk-HASH.js): a new content is a
+// content (web/apps/chat/build.mjs's chunkNames, chunk-HASH.js): a new content is a
 // new name, so the file may be cached for good.
 func Hashed(name string) bool {
 	return strings.HasPrefix(name, "chunk-") && strings.HasSuffix(name, ".js")

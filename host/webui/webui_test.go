@@ -19,7 +19,7 @@ import (
 
 var module = []byte("\x00asm\x01\x00\x00\x00")
 
-// build is a small UI as web/build.mjs lays one out.
+// build is a small UI as web/apps/chat/build.mjs lays one out.
 func build() fstest.MapFS {
 	return fstest.MapFS{
 		"index.html":       {Data: []byte(`<link rel="icon" href="data:,"><link rel="stylesheet" href="app.css"><script type="module" src="app.js"></script><a href="#log">skip</a>`)},

@@ -73,7 +73,7 @@ var runs = []run{
 
 // nodeRuns are the JS hosts' benchmarks: Node scripts in web/ that print Go
 // benchmark lines, each given -count.
-var nodeRuns = []string{"jsrun/bench.mjs", "worker/bench.mjs"}
+var nodeRuns = []string{"packages/toolroute/jsrun/bench.mjs", "apps/worker/bench.mjs"}
 
 // row is one figure of the report.
 type row struct {
@@ -797,7 +797,7 @@ const notes = `
   were 150, 100, 110, 190 and 160), met. Most of it was loading the
   built-in catalogue, whose manifests are now read by hand rather than by
   encoding/json's reflection (Catalogue/builtin: 19 ms in wazero; 33 to
-  48 before, in alternated runs); alternated runs of worker/bench.mjs
+  48 before, in alternated runs); alternated runs of apps/worker/bench.mjs
   gave medians of 120 cpu-ms before and 80 after.
 - Tool search was to find the labelled tool in the top 5 for 80% of
   MetaTool's held-out queries. ` + "`toolroute search`" + ` does for
@@ -841,9 +841,9 @@ const notes = `
   polled at every operation (interrupt-handler) against the package's build
   with no handler and with the handler polled every 10,000 operations;
   hard-stop adds the countdown at every loop turn of QuickJS's C code
-  (web/jsrun/hardstop.js): what web/jsrun does. JSNativeLoop is built-in
+  (web/packages/toolroute/jsrun/hardstop.js): what the JS hosts' runner does. JSNativeLoop is built-in
   calls that loop in C (indexOf, JSON.stringify, sort), the worst case for
-  the hard stop. JSCall and JSBridgeCalls are whole web/jsrun Runner calls
+  the hard stop. JSCall and JSBridgeCalls are whole JS Runner calls (web/packages/toolroute/jsrun)
   in Node, a trivial one and one making 1,000 synchronous bridge calls, on
   the caller's thread (here) and in a kept worker thread (thread, what the
   Runner does in Node, so that signals and cancels are seen at once).
@@ -866,7 +866,7 @@ const notes = `
   on a shared machine it moves less than the wall time. Messages
   reads a 10,000-message log as a turn does: uncached, and cached after a
   turn appended two messages (the store decodes only those).
-- "The edge worker in workerd" runs web/worker's build in workerd from npm
+- "The edge worker in workerd" runs web/apps/worker's build in workerd from npm
   against a scripted model on loopback; each run is a new workerd process.
   WorkerStartup is its CPU time from its start to its socket answering:
   workerd's own start and the worker's script evaluated, a cost a new

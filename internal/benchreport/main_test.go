@@ -45,7 +45,7 @@ PASS
 	}
 }
 
-// TestParseNode reads web/jsrun/bench.mjs's lines, which carry no GOMAXPROCS
+// TestParseNode reads web/packages/toolroute/jsrun/bench.mjs's lines, which carry no GOMAXPROCS
 // suffix: a name ending in a number keeps it.
 func TestParseNode(t *testing.T) {
 	out := "BenchmarkJSTrivialLoop/none\t1\t800000000 ns/op\t80.0 ns/turn\n" +

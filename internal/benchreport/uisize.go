@@ -221,7 +221,7 @@ func firstVisitRows(files fs.FS, module []byte) ([]row, error) {
 		return nil, err
 	}
 	how := "server.Handler (serve's) on loopback over a fresh install, Go's HTTP client counting the bodies it receives, asking as Chromium does (Accept-Encoding: " + chromiumAccept +
-		"), with gzip alone, and with none (as serve sent everything before); the requests web/e2e's Chromium first visit makes, response headers and the few small API answers left out; the tokenizer, imported once the meter first counts, comes after (its row above)"
+		"), with gzip alone, and with none (as serve sent everything before); the requests web/apps/chat/e2e's Chromium first visit makes, response headers and the few small API answers left out; the tokenizer, imported once the meter first counts, comes after (its row above)"
 	of := func(s sizes) string {
 		return fmt.Sprintf("%d bytes to Chromium (brotli), %d to a client taking gzip alone, %d before (%.0f %% of it)", s.br, s.gz, s.raw, 100*float64(s.br)/float64(s.raw))
 	}

@@ -10,5 +10,5 @@ import "time"
 // Failsafe is how long a test waits for one thing before it fails: far
 // past what a busy machine takes, and only there so that a program that
 // went wrong fails its test rather than hanging the run until go test's
-// own -timeout. (The JS tests' WAIT_MS, web/test/busy.js, is the same.)
+// own -timeout. (The JS tests' WAIT_MS, web/packages/toolroute/test/busy.js, is the same.)
 const Failsafe = 2 * time.Minute

@@ -7,7 +7,7 @@ import (
 )
 
 // The cases every host replays are testdata/checks/cases.json (wasm/abi,
-// host/module, web/test); these are the rules' edges.
+// host/module, web/packages/toolroute/test); these are the rules' edges.
 func TestNames(t *testing.T) {
 	for _, tt := range []struct {
 		name, op, arg string

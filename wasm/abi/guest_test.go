@@ -103,7 +103,7 @@ type checkCase struct {
 }
 
 // TestCheckCases: Check answers every case of testdata/checks, as the
-// module does for every host (host/module, web/test/module.test.js).
+// module does for every host (host/module, web/packages/toolroute/test/module.test.js).
 func TestCheckCases(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/checks/cases.json")
 	if err != nil {
@@ -173,7 +173,7 @@ func TestTitleRenames(t *testing.T) {
 }
 
 // TestRetryCases: Retry answers every case of testdata/retries, as the
-// module does for every host (host/module, web/test/module.test.js).
+// module does for every host (host/module, web/packages/toolroute/test/module.test.js).
 func TestRetryCases(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/retries/cases.json")
 	if err != nil {

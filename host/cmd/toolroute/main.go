@@ -32,7 +32,7 @@ var commands = []command{
 	{"serve", "toolroute serve [--port 8377] [--open] [--ui DIR | --minimal-page] [--token T] [--exec] [--debug-addr 127.0.0.1:6060] [--release-idle 10s] [ROUTING FLAGS] [APP FLAGS]", `
 Serve the browser chat UI and the JSON API on http://127.0.0.1:PORT, at
 the URL it prints (--open opens it). --ui DIR serves a UI built in DIR (make
-ui builds web/ui/dist); --minimal-page a small page whose turns run in this
+ui builds web/apps/chat/dist); --minimal-page a small page whose turns run in this
 program. Without a provider configured it still starts: the page can use a
 key kept in the browser, and the API's turns say what to set. --exec offers
 the exec tool (shell commands, asked about every time) to the turns it runs.
@@ -87,7 +87,7 @@ sentence embeddings are kept in DIR (the user's cache folder's toolroute
 folder) for the next run; --words ranks by words alone.`},
 	{"export", "toolroute export [--builtin] [APP FLAGS]", `
 Print the JS tools, their sources and libraries as one JSON document, as
-the edge worker's build (web/worker) and the browser UI take them.`},
+the edge worker's build (web/apps/worker) and the browser UI take them.`},
 	{"google", "toolroute google login [--client-id ID --client-secret SECRET] [--scopes S1,S2] [--no-browser] [--config-dir DIR] | logout | status", `
 Connect a Google account for the Google Workspace tools.`},
 	{"env", "toolroute env list|set NAME|unset NAME [--db FILE|URL] [--data DIR]", `

@@ -649,7 +649,7 @@ func TestHTTPReference(t *testing.T) {
 	}
 	serve := routesIn(t, filepath.Join(root, "host", "server", "server.go"),
 		regexp.MustCompile(`mux\.HandleFunc\("(GET|POST|PUT|PATCH|DELETE) (/api/[^"]*)"`), "")
-	worker := routesIn(t, filepath.Join(root, "web", "worker", "api.js"),
+	worker := routesIn(t, filepath.Join(root, "web", "apps", "worker", "api.js"),
 		regexp.MustCompile(`case "(GET|POST|PUT|PATCH|DELETE) (/[^"]*)":`), "/api")
 	documented := docRoutes(serveDoc)
 	for _, r := range sortedDiff(serve, documented) {
@@ -673,7 +673,7 @@ func TestDocLinks(t *testing.T) {
 	root := repoRoot(t)
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	docs := readDocs(t, root)
-	for _, path := range []string{"SECURITY.md", "wasm/ABI.md", "web/README.md"} {
+	for _, path := range []string{"SECURITY.md", "wasm/ABI.md", "web/packages/toolroute/README.md", "web/apps/chat/README.md", "web/apps/worker/README.md"} {
 		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
 		if err != nil {
 			t.Fatal(err)

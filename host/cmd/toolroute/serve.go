@@ -29,7 +29,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	af.registerRelease(fs)
 	port := fs.Int("port", 8377, "the port to listen on, on 127.0.0.1 (0 picks a free one)")
 	open := fs.Bool("open", false, "open the page in a browser once serving")
-	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/ui/dist)")
+	ui := fs.String("ui", "", "serve the browser UI built in this folder instead of the one built into the program, for working on it (make ui builds web/apps/chat/dist)")
 	minimal := fs.Bool("minimal-page", false, "serve the minimal page instead of the browser UI: its turns run in this program, through the API")
 	fs.BoolVar(&af.cfg.Exec, "exec", false, "offer the exec tool (shell commands in the sandbox folder, asked about every time) to the turns this program runs")
 	token := fs.String("token", "", "the token the API asks for (default: TOOLROUTE_TOKEN, or the one kept in DATA/"+server.TokenFile+", made the first time)")
@@ -195,7 +195,7 @@ func serveToken(flagToken string, getenv func(string) string, dataDir string) (t
 // servePage is what serve answers at /: the browser UI built into the
 // program (nil: server.Handler's default), one built in the folder ui, or
 // the minimal page. A folder's own toolroute.wasm is served when it has
-// one (web/build.mjs copies it), else the program's.
+// one (web/apps/chat/build.mjs copies it), else the program's.
 func servePage(ui string, minimal bool) (http.Handler, error) {
 	switch {
 	case ui != "" && minimal:
