@@ -5,9 +5,9 @@
 //   - prelude.js is the bridges' API as JS tools see it, run in every
 //     QuickJS runtime before a tool's source (host/jsrun; web/jsrun).
 //   - pdf_tools.json is the pdf group: its names, schemas, texts and limits
-//     (host/pdf; web/host/pdf.js).
+//     (internal/pdf; web/host/pdf.js).
 //   - page.html is the minimal chat page that `toolroute serve` and the
-//     edge worker serve at / (host/server; web/worker/build.mjs).
+//     edge worker serve at / (internal/server; web/worker/build.mjs).
 //   - wordvec/vectors.bin is the English word vector table every host hands
 //     the module for search_tools (wasm/ABI.md, toolroute_word_vectors).
 //

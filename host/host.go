@@ -28,11 +28,11 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/assets"
-	"github.com/toolroute/toolroute/host/catalog"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/abi"
+	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
-	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // Options configure a Host. Only Provider is required.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )

@@ -105,7 +105,7 @@ before(async () => {
   mkdirSync(output, { recursive: true });
   work = mkdtempSync(join(tmpdir(), "toolroute-e2e-"));
   bin = join(work, "toolroute");
-  execFileSync("go", ["build", "-o", bin, "./host/cmd/toolroute"], { cwd: repo, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", bin, "./cmd/toolroute"], { cwd: repo, stdio: "inherit" });
   browser = await launch();
 });
 

@@ -1,4 +1,4 @@
-// The worker's HTTP API: `toolroute serve`'s (host/server), the same paths,
+// The worker's HTTP API: `toolroute serve`'s (internal/server), the same paths,
 // bodies and server-sent events, over a host (web/host) whose message log
 // lives in Durable Objects (sessions.js).
 //
