@@ -647,7 +647,7 @@ func TestHTTPReference(t *testing.T) {
 	if !ok {
 		t.Fatal("docs/reference/http.md's worker section has no \"It adds:\" list")
 	}
-	serve := routesIn(t, filepath.Join(root, "host", "server", "server.go"),
+	serve := routesIn(t, filepath.Join(root, "internal", "server", "server.go"),
 		regexp.MustCompile(`mux\.HandleFunc\("(GET|POST|PUT|PATCH|DELETE) (/api/[^"]*)"`), "")
 	worker := routesIn(t, filepath.Join(root, "web", "worker", "api.js"),
 		regexp.MustCompile(`case "(GET|POST|PUT|PATCH|DELETE) (/[^"]*)":`), "/api")
