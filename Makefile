@@ -24,8 +24,8 @@ FUZZ_TARGETS = \
 	registry/session:FuzzUnmarshalEvent \
 	registry/session:FuzzGroupName \
 	registry/internal/jsondec:FuzzRawMap \
-	host/module:FuzzTurnEvent \
-	wasm/abi:FuzzDescriptionJSON \
+	internal/module:FuzzTurnEvent \
+	internal/abi:FuzzDescriptionJSON \
 	registry/wire:FuzzDecode \
 	registry/wire:FuzzStream \
 	registry/session:FuzzHistory \
@@ -34,15 +34,15 @@ FUZZ_TARGETS = \
 	internal/fakegoogle:FuzzFields \
 	host/mcp:FuzzParseConfig \
 	host/mcp:FuzzServerInput \
-	host/mcpserve:FuzzGuard \
-	host/pdf:FuzzContent \
-	host/pdf:FuzzCMap \
+	internal/mcpserve:FuzzGuard \
+	internal/pdf:FuzzContent \
+	internal/pdf:FuzzCMap \
 	host/store:FuzzRedactConn
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
 WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
-WASM_SRCS  = $(shell find registry wasm/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod
+WASM_SRCS  = $(shell find registry internal/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod
 
 # The web side's npm workspaces (web/package.json: the npm package in
 # web/packages/toolroute, the apps in web/apps), installed as their one
@@ -58,16 +58,16 @@ CHROMIUM    ?= /usr/bin/chromium
 # pdftoppm renders PDF pages for pdf_render_page (Debian's poppler-utils);
 # without it the program leaves that tool out and its tests skip.
 PDFTOPPM    ?= /usr/bin/pdftoppm
-# PostgreSQL for the tests of the PostgreSQL store (host/internal/pgtest
+# PostgreSQL for the tests of the PostgreSQL store (internal/pgtest
 # starts a server of its own): Debian's postgresql, whose programs are in
 # /usr/lib/postgresql/VERSION/bin; on another system give the folder of
 # yours: make test PG_BIN=/path/to/bin (it holds initdb and postgres).
 PG_BIN      ?=
 PG_INITDB    = $(if $(PG_BIN),$(PG_BIN)/initdb,$(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/VERSION/bin/initdb))
 UI           = $(CHAT)/dist/index.html
-# The browser UI built into the program (host/webui): the same build
+# The browser UI built into the program (internal/webui): the same build
 # without toolroute.wasm, committed so that `go build` needs no Node.
-UI_EMBED     = host/webui/dist
+UI_EMBED     = internal/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers usemodel wordvec
@@ -81,7 +81,7 @@ RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 
 run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set: serving the scripted demo model.")
-	$(GO) run ./host/cmd/toolroute serve --ui $(CHAT)/dist --open --port $(PORT) $(RUN_FLAGS)
+	$(GO) run ./cmd/toolroute serve --ui $(CHAT)/dist --open --port $(PORT) $(RUN_FLAGS)
 
 # ui builds the browser UI (esbuild, $(CHAT)/build.mjs) into $(CHAT)/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
@@ -118,7 +118,7 @@ bench-worker: $(NODE_MODULES) $(WASM)
 # (internal/testcache), removed after: the module and QuickJS are compiled
 # once, not once a package. GO_TEST_TIMEOUT bounds each package's test
 # process; every test bounds its own waits, so it stops only a run that
-# hangs. go test's default, 10 minutes, is less than host/cmd/toolroute
+# hangs. go test's default, 10 minutes, is less than cmd/toolroute
 # takes on a machine with a load of 30 on 2 cores (2 minutes on a quiet one).
 GO_TEST_TIMEOUT ?= 60m
 test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
@@ -261,7 +261,7 @@ BENCHCOUNT ?= 5
 bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 
-# bench-memory runs serve's soak alone (host/internal/soak: three rounds of
+# bench-memory runs serve's soak alone (internal/soak: three rounds of
 # 80 s of load and 40 s idle, about six minutes) and rewrites its section of
 # BENCHMARKS.md, serve's RSS after each round; make bench runs it once with
 # the rest, which adds those six minutes.

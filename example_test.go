@@ -6,31 +6,42 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/toolroute/toolroute"
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/internal/scripted"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
 // A Go tool in a group: the model sees the group by name, loads it, calls
-// its tool and answers. The provider here is a local scripted server; in a
+// its tool and answers. The provider here is a local stand-in; in a
 // program it is toolroute.OpenAI(key, model) or another.
 func Example() {
 	ctx := context.Background()
-	model := scripted.New(
-		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
-		scripted.Call("clock_now", `{"city":"Paris"}`),
-		scripted.Text("It is 09:00 in Paris."),
-	)
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 3)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"clock\"}"}}]}`
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"clock_now","arguments":"{\"city\":\"Paris\"}"}}]}`
+	replies <- `{"role":"assistant","content":"It is 09:00 in Paris."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
 
-	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.BaseURL(), "", "demo"), toolroute.Options{
+	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.URL+"/v1", "", "demo"), toolroute.Options{
 		Groups: []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
 		Tools: []host.NativeTool{{
 			Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
@@ -80,9 +91,23 @@ func Example_jsTools() {
 		"parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`)
 	write("shout.js", `function shout(args) { return args.text.toUpperCase() + "!"; }`)
 
-	model := scripted.New(scripted.Call("shout", `{"text":"hello"}`), scripted.Text("HELLO!"))
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 2)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"shout","arguments":"{\"text\":\"hello\"}"}}]}`
+	replies <- `{"role":"assistant","content":"HELLO!"}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
-	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.BaseURL(), "", "demo"), toolroute.Options{
+	h, err := toolroute.New(ctx, toolroute.OpenAICompatible(model.URL+"/v1", "", "demo"), toolroute.Options{
 		ToolFolders: []string{dir},
 		Builtins:    []string{"get_current_time"},
 	})
@@ -90,15 +115,19 @@ func Example_jsTools() {
 		log.Fatal(err)
 	}
 	defer h.Close(ctx)
+	var sent [][]string
 	for ev, err := range h.Session("demo").Send(ctx, "Shout hello") {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if ev.Type == host.EventMessage && ev.Message.Type == session.ToolResult {
+		switch {
+		case ev.Type == host.EventModelCall:
+			sent = append(sent, ev.Tools)
+		case ev.Type == host.EventMessage && ev.Message.Type == session.ToolResult:
 			fmt.Println(ev.Message.ToolName, "answered", ev.Message.Content)
 		}
 	}
-	fmt.Println("tools sent:", model.Tools[0])
+	fmt.Println("tools sent:", sent[0])
 	// Output:
 	// shout answered HELLO!
 	// tools sent: [get_current_time shout]
@@ -108,12 +137,25 @@ func Example_jsTools() {
 // uses its own HTTP client, as a gateway or an SDK's transport would.
 func Example_providerFunc() {
 	ctx := context.Background()
-	model := scripted.New(scripted.Text("Hello from the gateway."))
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 1)
+	replies <- `{"role":"assistant","content":"Hello from the gateway."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
 	client := &http.Client{}
 	provider := host.ProviderFunc{Wire: wire.OpenAI, ModelName: "demo",
 		Func: func(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodPost, model.BaseURL()+req.Path, strings.NewReader(string(req.Body)))
+			r, err := http.NewRequestWithContext(ctx, http.MethodPost, model.URL+req.Path, strings.NewReader(string(req.Body)))
 			if err != nil {
 				return nil, err
 			}

@@ -5,12 +5,12 @@
 //   - prelude.js is the bridges' API as JS tools see it, run in every
 //     QuickJS runtime before a tool's source (host/jsrun; web/packages/toolroute/jsrun).
 //   - pdf_tools.json is the pdf group: its names, schemas, texts and limits
-//     (host/pdf; web/packages/toolroute/host/pdf.js).
+//     (internal/pdf; web/packages/toolroute/host/pdf.js).
 //   - providers.json is the model providers' kinds, variables and defaults,
-//     and the help that names the variables (host/app;
+//     and the help that names the variables (internal/app;
 //     web/apps/worker/provider.js).
 //   - page.html is the minimal chat page that `toolroute serve` and the
-//     edge worker serve at / (host/server; web/apps/worker/build.mjs).
+//     edge worker serve at / (internal/server; web/apps/worker/build.mjs).
 //   - wordvec/vectors.bin is the English word vector table every host hands
 //     the module for search_tools (wasm/ABI.md, toolroute_word_vectors).
 //

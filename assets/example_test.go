@@ -7,7 +7,7 @@ import (
 )
 
 // A Go host that drives the module itself hands it the word vectors as
-// host.New does (module.Config.WordVectors = assets.WordVectors); Vectors
+// host.New does (host.ModuleConfig.WordVectors = assets.WordVectors); Vectors
 // reads the same bytes for a native index.
 func ExampleVectors() {
 	v := assets.Vectors()

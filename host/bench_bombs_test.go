@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/jsrun"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/wire"
 )

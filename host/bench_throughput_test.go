@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/pgtest"
-	"github.com/toolroute/toolroute/host/internal/proccpu"
-	"github.com/toolroute/toolroute/host/module"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/internal/pgtest"
+	"github.com/toolroute/toolroute/internal/proccpu"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/wire"
 )

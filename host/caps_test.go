@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
-	"github.com/toolroute/toolroute/host/internal/gzipbomb"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/gzipbomb"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 

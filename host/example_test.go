@@ -5,28 +5,40 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// A conversation against a local scripted OpenAI-compatible server: the
+// A conversation against a local stand-in for an OpenAI-compatible model: the
 // model loads the "clock" group, calls its tool, and answers. In a real
 // program the provider points at OpenAI, Ollama, llama.cpp or vLLM.
 func Example() {
 	ctx := context.Background()
-	model := fakemodel.New(fakemodel.OpenAI,
-		fakemodel.ToolCall("load_tool_group", `{"group_name":"clock"}`),
-		fakemodel.ToolCall("clock_now", `{"city":"Paris"}`),
-		fakemodel.Text("It is 09:00 in Paris."),
-	)
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 3)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"clock\"}"}}]}`
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"clock_now","arguments":"{\"city\":\"Paris\"}"}}]}`
+	replies <- `{"role":"assistant","content":"It is 09:00 in Paris."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
 
 	h, err := host.New(ctx, host.Options{
-		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.BaseURL(), ModelName: "demo"},
+		Provider:   &host.HTTPProvider{Wire: wire.OpenAI, BaseURL: model.URL + "/v1", ModelName: "demo"},
 		NoBuiltins: true,
 		Groups:     []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
 		Tools: []host.NativeTool{{

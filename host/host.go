@@ -28,11 +28,11 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/assets"
-	"github.com/toolroute/toolroute/host/catalog"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/abi"
+	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
-	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // Options configure a Host. Only Provider is required.
@@ -118,7 +118,7 @@ type Options struct {
 	// Module configures the wasm runtime: the binary, a compilation cache.
 	// Its WordVectors, when nil, are toolroute's English table
 	// (assets.WordVectors) unless NoWordVectors is set.
-	Module module.Config
+	Module ModuleConfig
 	// NoWordVectors leaves word vectors out of the module's tool search:
 	// search_tools then finds only tools sharing a word with the query
 	// while the module ranks. It saves each module instance about 1 MB of
@@ -455,7 +455,7 @@ func (h *Host) Report() registry.BuildReport {
 
 // Describe returns the catalogue for display, with the tools a session's
 // next model call would send.
-func (h *Host) Describe(ctx context.Context, sessionID string) (abi.Description, error) {
+func (h *Host) Describe(ctx context.Context, sessionID string) (Description, error) {
 	var history []session.Message
 	if sessionID != "" {
 		var err error

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
-	"github.com/toolroute/toolroute/wasm/abi"
 )
 
 // ModelCalls runs the tool calls of a model whose turns the host does not

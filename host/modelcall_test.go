@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/toolroute/toolroute/host/toolsearch"
+	"github.com/toolroute/toolroute/internal/toolsearch"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )

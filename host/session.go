@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolroute/toolroute/host/module"
-	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/internal/safehttp"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )

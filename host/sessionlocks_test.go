@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 

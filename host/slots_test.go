@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/wire"

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -115,7 +115,7 @@ func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args 
 // CheckArgs asks the module whether op's arguments pass (wasm/ABI.md,
 // toolroute_check) before the caller does op's I/O: nil, with the
 // arguments to use decoded into into when the module changed them, or a
-// *module.Refused. Bridge operations ask through their context
+// *Refused. Bridge operations ask through their context
 // (module.CheckArgs); the HTTP API (a session's title) asks here.
 func (h *Host) CheckArgs(ctx context.Context, op string, args, into any) error {
 	return module.CheckArgs(module.WithChecker(ctx, h.pool), op, args, into)

@@ -1,7 +1,7 @@
 package host
 
 import (
-	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/internal/tokens"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"

@@ -19,10 +19,10 @@ import (
 	"testing"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/catalog"
 	"github.com/toolroute/toolroute/host/jsrun"
-	"github.com/toolroute/toolroute/host/module"
+	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/internal/fakegoogle"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"

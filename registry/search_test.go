@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -245,29 +244,4 @@ func TestRegistrySearchDocs(t *testing.T) {
 	if d := SearchDocOf(load, Group{}); d.Params != "group_name The name of the tool group to load" || d.Group != "" {
 		t.Errorf("SearchDocOf(load_tool_group) = %+v", d)
 	}
-}
-
-func ExampleIndex_Search() {
-	tools, err := ParseToolList([]byte(`[
-		{"name": "WeatherTool", "description": "Provide you with the latest weather information."},
-		{"name": "NewsTool", "description": "Stay connected to global events with our up-to-date news around the world."},
-		{"name": "FinanceTool", "description": "Stay informed with the latest financial updates on stocks, cryptocurrencies, and more."}
-	]`))
-	if err != nil {
-		panic(err)
-	}
-	index := NewIndex(tools, assets.Vectors())
-	for _, q := range []string{"Will there be any news about the weather in Oslo tomorrow?", "What is Bitcoin trading at?"} {
-		var names []string
-		for _, hit := range index.Search(q, 5) {
-			names = append(names, hit.Name)
-		}
-		fmt.Println(q, names)
-	}
-	// The second query shares no word with FinanceTool: its word vector
-	// finds it; the first finds it third, as news.
-	//
-	// Output:
-	// Will there be any news about the weather in Oslo tomorrow? [WeatherTool NewsTool FinanceTool]
-	// What is Bitcoin trading at? [FinanceTool]
 }

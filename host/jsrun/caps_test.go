@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolroute/toolroute/host/internal/gzipbomb"
+	"github.com/toolroute/toolroute/internal/gzipbomb"
 )
 
 // A body of 400 MB gzipped into half a megabyte, fetched, downloaded or

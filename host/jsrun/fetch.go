@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/safehttp"
 )
 
 // FetchOptions configure the fetch bridge.

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/proccpu"
+	"github.com/toolroute/toolroute/internal/proccpu"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/toolroute/toolroute/host/internal/hardlink"
+	"github.com/toolroute/toolroute/internal/hardlink"
 )
 
 // MaxFileBytes is the largest file fs reads or writes.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolroute/toolroute/host/internal/gzipbomb"
+	"github.com/toolroute/toolroute/internal/gzipbomb"
 	"github.com/toolroute/toolroute/registry"
 )
 

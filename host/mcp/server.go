@@ -22,7 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/safehttp"
 )
 
 // MaxTools is the most tools toolroute takes from one server: a server

@@ -2,7 +2,7 @@ package mcp
 
 // Tests against running servers: the npm servers toolroute did not write
 // (make mcp-servers installs them) and the Go SDK test server
-// (host/internal/mcptest/testserver), over stdio and Streamable HTTP.
+// (internal/mcptest/testserver), over stdio and Streamable HTTP.
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/catalog"
-	"github.com/toolroute/toolroute/host/internal/mcptest"
+	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"

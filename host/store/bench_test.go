@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolroute/toolroute/host/internal/proccpu"
+	"github.com/toolroute/toolroute/internal/proccpu"
 	"github.com/toolroute/toolroute/registry/session"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolroute/toolroute/host/internal/fulldisk"
+	"github.com/toolroute/toolroute/internal/fulldisk"
 )
 
 // On a full disk (a small tmpfs filled to its last byte) a write fails

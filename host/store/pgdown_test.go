@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolroute/toolroute/host/internal/pgtest"
+	"github.com/toolroute/toolroute/internal/pgtest"
 )
 
 // A PostgreSQL server that stops in the middle of a turn: the turn's next

@@ -228,7 +228,7 @@ func testRename(t *testing.T, be testBackend) {
 	ctx := t.Context()
 	must(t, db.Append(ctx, "s", userMessage("first")))
 	// A title a user gives is the module's to clean or refuse
-	// (toolroute_check's session_title, which host/module's tests replay
+	// (toolroute_check's session_title, which internal/module's tests replay
 	// these cases through); the store keeps what it is given.
 	for _, tt := range readTitleCases(t).Renames {
 		if tt.Error != "" {

@@ -14,7 +14,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/host/internal/pgtest"
+	"github.com/toolroute/toolroute/internal/pgtest"
 	"github.com/toolroute/toolroute/registry/session"
 )
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Task is a scheduled task as the store keeps it: its name, its record
-// (JSON the caller defines: host/schedule's Task) and when it runs next
+// (JSON the caller defines: internal/schedule's Task) and when it runs next
 // (the zero time when it will not run again).
 type Task struct {
 	Name    string

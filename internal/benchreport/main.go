@@ -29,15 +29,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolroute/toolroute/host/app"
-	"github.com/toolroute/toolroute/host/catalog"
-	"github.com/toolroute/toolroute/host/mcpserve"
-	"github.com/toolroute/toolroute/host/schematokens"
-	"github.com/toolroute/toolroute/host/tokens"
-	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/app"
 	"github.com/toolroute/toolroute/internal/budgetbench"
 	"github.com/toolroute/toolroute/internal/cachebench"
+	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/mcpserve"
+	"github.com/toolroute/toolroute/internal/schematokens"
 	"github.com/toolroute/toolroute/internal/searcheval"
+	"github.com/toolroute/toolroute/internal/tokens"
+	"github.com/toolroute/toolroute/internal/webui"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -54,8 +54,8 @@ type run struct {
 var runs = []run{
 	// The core through the module in steady state (b.N loops on a warm
 	// instance), and the first call on a new instance apart (FirstCall).
-	{"./host/module", "StartTurn|LoadGroupStep|Turn$|FirstCall|Check", "1s"},
-	{"./host/module", "Catalogue|Compile|Instantiate|MemoryAfter1000Turns|StartMemory", "1x"},
+	{"./internal/module", "StartTurn|LoadGroupStep|Turn$|FirstCall|Check", "1s"},
+	{"./internal/module", "Catalogue|Compile|Instantiate|MemoryAfter1000Turns|StartMemory", "1x"},
 	{"./host/jsrun", "ColdCall|FetchCall|RuntimeMemory", "20x"},
 	// Steady state: each workload on a warm runtime of each module in
 	// turn, the ratios taken within the run.
@@ -67,7 +67,7 @@ var runs = []run{
 	{"./host/store", "TurnWrites", "1000x"},
 	{"./host/store", "Messages", "20x"},
 	{"./host", "MemoryBombs", "1x"},
-	{"./host/cmd/toolroute", "Start", "3x"},
+	{"./cmd/toolroute", "Start", "3x"},
 	{"./manifests", "WebfetchPage", "1x"},
 }
 
@@ -555,7 +555,7 @@ func tokenRows() ([]row, error) {
 	cl100 := func(s schematokens.Scenario) int { return s.Tokens[1].Tokens }
 	all, core := find(schematokens.AllTools), find(schematokens.CoreOnly)
 	listing := rep.Listing.Tokens[0].Tokens
-	how := "host/schematokens on the built-in catalogue (toolroute tokens); the tools array of an OpenAI request"
+	how := "internal/schematokens on the built-in catalogue (toolroute tokens); the tools array of an OpenAI request"
 	fig := func(s schematokens.Scenario, extra int) string {
 		saved := 100 * float64(o200(all)-o200(s)-extra) / float64(o200(all))
 		cmp := fmt.Sprintf("%.1f%% less than", saved)
@@ -649,7 +649,7 @@ func mcpTokenRows(dir string) ([]row, error) {
 		}
 	}
 	listing := rep.Listing.Tokens[0].Tokens
-	how := "host/schematokens on the built-in catalogue with server-everything, -filesystem and -memory from npm connected over stdio (`toolroute tokens --mcp-config`)"
+	how := "internal/schematokens on the built-in catalogue with server-everything, -filesystem and -memory from npm connected over stdio (`toolroute tokens --mcp-config`)"
 	routed := core.Tokens[0].Tokens + listing
 	n, connect, err := onConnect(a)
 	if err != nil {
@@ -897,7 +897,7 @@ const notes = `
   loads when first used. Gzipped is what a server that compresses would
   send: serve, on loopback, sends the files as they are.
 - "Endurance" is one ` + "`toolroute serve`" + ` (SQLite, its default
-  --release-idle) run by host/internal/soak against a local model server:
+  --release-idle) run by internal/soak against a local model server:
   64 sessions at once send turns for 80 s (plain answers, JS tool calls,
   turns whose client leaves during the model call or a 10 s tool call,
   approvals left unanswered; a new session every 10 turns, every other
@@ -908,7 +908,7 @@ const notes = `
   rewrites its section.
 `
 
-const mcpServeHow = "host/mcpserve (`toolroute mcp`) on the same catalogue, its tools/list to a Go SDK client, counted as `toolroute tokens` counts (the tools array of an OpenAI request)"
+const mcpServeHow = "internal/mcpserve (`toolroute mcp`) on the same catalogue, its tools/list to a Go SDK client, counted as `toolroute tokens` counts (the tools array of an OpenAI request)"
 
 // onConnect counts what `toolroute mcp` lists to a new client of a's host:
 // its tools, and the o200k_base tokens of their OpenAI tools array.

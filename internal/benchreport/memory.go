@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// memoryRun is the soak of issue 34 (host/internal/soak): one `toolroute
+// memoryRun is the soak of issue 34 (internal/soak): one `toolroute
 // serve` loaded by 64 sessions for 80 s, then idle for 40 s, three times.
 // It takes about six minutes, so it runs once whatever -count says, with
 // go test's time limit raised to fit a busy machine.
-var memoryRun = run{"./host/cmd/toolroute", "ServeMemory", "1x"}
+var memoryRun = run{"./cmd/toolroute", "ServeMemory", "1x"}
 
 const memorySection = "11. Endurance"
 
@@ -23,7 +23,7 @@ func memoryCommand() *exec.Cmd {
 
 // memoryHow is the command the rows name.
 func memoryHow() string {
-	return fmt.Sprintf("`go test %s -run '^$' -bench %s -benchtime %s -timeout 40m` (host/internal/soak; 1 run)", memoryRun.pkg, benchPattern("BenchmarkServeMemory"), memoryRun.benchtime)
+	return fmt.Sprintf("`go test %s -run '^$' -bench %s -benchtime %s -timeout 40m` (internal/soak; 1 run)", memoryRun.pkg, benchPattern("BenchmarkServeMemory"), memoryRun.benchtime)
 }
 
 // memoryRows turns BenchmarkServeMemory's metrics into the section's rows:

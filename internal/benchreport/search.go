@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/assets"
-	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
+	"github.com/toolroute/toolroute/internal/toolsearch"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -34,8 +34,8 @@ func searchRows(count int, dir string) ([]row, error) {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "toolroute")
-	if out, err := exec.Command("go", "build", "-o", bin, "./host/cmd/toolroute").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build ./host/cmd/toolroute: %v\n%s", err, out)
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/toolroute").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build ./cmd/toolroute: %v\n%s", err, out)
 	}
 	// The command on the single-tool queries, timed, then on the others;
 	// the first run embeds the tools into an empty cache folder, the
@@ -130,7 +130,7 @@ func searchRows(count int, dir string) ([]row, error) {
 		row{searchSection, "time per query, the command", fmt.Sprintf("%s (%d queries in %s, the process's start included, the tools' vectors from the cache; the first run, which embeds them, %s)", duration(perQuery), len(d.Single), duration(median(warm)), duration(wall[0])),
 			fmt.Sprintf("%s, wall time (%d runs), queries ranked on all processors", cmd, count)},
 		row{searchSection, "time per query, in process", fmt.Sprintf("%s per Search, one at a time; %s to embed the %d tools (a name text and each sentence of a detail) on %d processors", duration(median(search)), duration(median(build)), len(docs), runtime.GOMAXPROCS(0)),
-			fmt.Sprintf("host/toolsearch New and Ranker.Search on the first %d queries (%d runs)", len(timed), count)},
+			fmt.Sprintf("internal/toolsearch New and Ranker.Search on the first %d queries (%d runs)", len(timed), count)},
 	)
 	return rows, nil
 }

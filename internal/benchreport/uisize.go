@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/toolroute/toolroute/assets"
-	"github.com/toolroute/toolroute/host/app"
-	"github.com/toolroute/toolroute/host/server"
-	"github.com/toolroute/toolroute/host/webui"
+	"github.com/toolroute/toolroute/internal/app"
+	"github.com/toolroute/toolroute/internal/server"
+	"github.com/toolroute/toolroute/internal/webui"
 )
 
 // initialJSTarget is the budget for the UI's initial JavaScript,
@@ -67,7 +67,7 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 	pdfData := func(s sized) bool {
 		return strings.HasPrefix(s.Name, "pdffont-") || strings.HasPrefix(s.Name, "pdfwasm-")
 	}
-	how := "host/webui.Walk from index.html over the UI built into the program (host/webui/dist, `make ui`); each file gzipped on its own, compress/gzip level 9"
+	how := "internal/webui.Walk from index.html over the UI built into the program (internal/webui/dist, `make ui`); each file gzipped on its own, compress/gzip level 9"
 	var rows []row
 
 	names, raw, gz := sum(func(s sized) bool { return s.Load == webui.Initial && isJS(s) })
@@ -130,7 +130,7 @@ func uiRows(files fs.FS, module []byte) ([]row, error) {
 	}
 	rows = append(rows, row{uiSection, "what the UI adds to the program",
 		fmt.Sprintf("%d bytes embedded, toolroute.wasm not among them: the program serves the module it holds already", embedded),
-		"the files of host/webui/dist"})
+		"the files of internal/webui/dist"})
 	return rows, nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/toolroute/toolroute/host/tokens"
+	"github.com/toolroute/toolroute/internal/tokens"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolroute/toolroute/host/catalog"
+	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )

@@ -3,7 +3,7 @@ package cachebench
 import (
 	"testing"
 
-	"github.com/toolroute/toolroute/host/catalog"
+	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"

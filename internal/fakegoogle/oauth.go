@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolroute/toolroute/host/safehttp"
+	"github.com/toolroute/toolroute/internal/safehttp"
 )
 
 // OAuth fakes Google's OAuth 2.0 endpoints for installed apps: the token

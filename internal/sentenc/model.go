@@ -11,7 +11,7 @@
 // goroutines and does no I/O.
 //
 // Only the Go program ranks with it (`toolroute search` and the Go host's
-// search_tools, through host/toolsearch); the wasm module does not link it,
+// search_tools, through internal/toolsearch); the wasm module does not link it,
 // so it lives here rather than in registry/, which holds the module's code
 // alone.
 package sentenc

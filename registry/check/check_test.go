@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// The cases every host replays are testdata/checks/cases.json (wasm/abi,
-// host/module, web/packages/toolroute/test); these are the rules' edges.
+// The cases every host replays are testdata/checks/cases.json (internal/abi,
+// internal/module, web/packages/toolroute/test); these are the rules' edges.
 func TestNames(t *testing.T) {
 	for _, tt := range []struct {
 		name, op, arg string

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/toolroute/toolroute"
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/internal/scripted"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -31,13 +32,24 @@ var (
 // its base URL, key, retries and middleware are the program's.
 func ExampleProvider() {
 	ctx := context.Background()
-	model := scripted.New(
-		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
-		scripted.Call("clock_now", `{"city":"Paris"}`),
-		scripted.Text("It is 09:00 in Paris."),
-	)
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 3)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"clock\"}"}}]}`
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"clock_now","arguments":"{\"city\":\"Paris\"}"}}]}`
+	replies <- `{"role":"assistant","content":"It is 09:00 in Paris."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
-	client := openai.NewClient(option.WithBaseURL(model.BaseURL()), option.WithAPIKey("sk-demo"))
+	client := openai.NewClient(option.WithBaseURL(model.URL+"/v1"), option.WithAPIKey("sk-demo"))
 
 	h, err := toolroute.New(ctx, openaisdk.Provider(&client, "gpt-4o-mini", wire.OpenAI), toolroute.Options{
 		Groups: []registry.Group{clockGroup},
@@ -64,13 +76,24 @@ func ExampleProvider() {
 // history, the active tools), sent with its own client.
 func ExampleParams() {
 	ctx := context.Background()
-	model := scripted.New(
-		scripted.Call("load_tool_group", `{"group_name":"clock"}`),
-		scripted.Text("Loaded."),
-		scripted.Text("It is 09:00 in Paris."),
-	)
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 3)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"clock\"}"}}]}`
+	replies <- `{"role":"assistant","content":"Loaded."}`
+	replies <- `{"role":"assistant","content":"It is 09:00 in Paris."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
 	defer model.Close()
-	client := openai.NewClient(option.WithBaseURL(model.BaseURL()), option.WithAPIKey("sk-demo"))
+	client := openai.NewClient(option.WithBaseURL(model.URL+"/v1"), option.WithAPIKey("sk-demo"))
 	h, err := toolroute.New(ctx, openaisdk.Provider(&client, "gpt-4o-mini", wire.OpenAI), toolroute.Options{
 		Groups: []registry.Group{clockGroup},
 		Tools:  []host.NativeTool{clockNow},

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/toolroute/toolroute/host/toolsearch"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/internal/sentenc"
+	"github.com/toolroute/toolroute/internal/toolsearch"
 )
 
 // tuneFusion searches toolsearch's weights on half A: each query's parts of

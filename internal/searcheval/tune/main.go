@@ -7,7 +7,7 @@
 //
 // DIR defaults to $TOOLROUTE_METATOOL.
 //
-// With -fusion it tunes instead the weights of host/toolsearch, which adds
+// With -fusion it tunes instead the weights of internal/toolsearch, which adds
 // sentence-encoder cosines to BM25F (`toolroute search` ranks with it).
 package main
 

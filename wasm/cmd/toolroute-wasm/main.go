@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/toolroute/toolroute/wasm/abi"
+	"github.com/toolroute/toolroute/internal/abi"
 )
 
 func main() {}

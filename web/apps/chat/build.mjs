@@ -13,7 +13,7 @@
 //	node build.mjs            (from web/apps/chat)
 //	TOOLROUTE_WASM=path node build.mjs   to take the module from elsewhere
 //	node build.mjs --out DIR --no-module  the copy built into the program
-//	                                      (make ui: host/webui/dist), which
+//	                                      (make ui: internal/webui/dist), which
 //	                                      serves its own toolroute.wasm
 //	                                      and wordvec.bin
 import { build } from "esbuild";

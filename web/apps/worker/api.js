@@ -1,8 +1,8 @@
-// The worker's HTTP API: `toolroute serve`'s (host/server), the same paths,
+// The worker's HTTP API: `toolroute serve`'s (internal/server), the same paths,
 // bodies and server-sent events, over a host (web/host) whose message log
 // lives in Durable Objects (sessions.js). Its routes are
 // docs/reference/http.md's, which says what the worker leaves out and
-// adds; TestHTTPReference (host/cmd/toolroute) checks the table against
+// adds; TestHTTPReference (cmd/toolroute) checks the table against
 // route's cases below and serve's mux.
 //
 // A worker is on the internet, not on localhost: it answers only requests
@@ -80,7 +80,7 @@ const BAD_SESSION_ID = "a session id is 1 to 128 characters of A-Z, a-z, 0-9, '.
 // worker may not ask for random bytes at global scope), and reused by every
 // later request this isolate serves. That first request loads the catalogue
 // into it once, the user's tools included: the load is most of a new
-// isolate's first request (web/worker/bench.mjs).
+// isolate's first request (web/apps/worker/bench.mjs).
 export function createWorker(deps) {
   let state = null;
   const now = deps.now ?? (() => new Date());
@@ -151,7 +151,7 @@ async function start(env, deps, now) {
   // the bundle's catalogue; tools.generation is the version this isolate
   // loaded, compared before each request (syncTools).
   // The pdf group reads the SandboxFiles and, as JS tools' fetch does,
-  // URLs; no pdf_render_page, as workerd has no canvas (web/host/pdf.js).
+  // URLs; no pdf_render_page, as workerd has no canvas (web/packages/toolroute/host/pdf.js).
   const pdf = pdfGroup({
     files: async () => new MemoryStore(await env.SANDBOX_FILES.get(env.SANDBOX_FILES.idFromName(FILES_NAME)).all()),
     fetch: { fetch: (...a) => fetch(...a), ...deps.fetchOptions?.(env) },

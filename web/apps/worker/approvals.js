@@ -1,5 +1,5 @@
 // Approval before a tool acts, in the worker: serve's approvals
-// (host/server/approvals.go) with the question kept in the session's
+// (internal/server/approvals.go) with the question kept in the session's
 // Durable Object rather than in memory, since the POST answering it may
 // reach another isolate than the turn waiting on it. This file holds the
 // question's rules and the turn's side (createApprover); SessionLog

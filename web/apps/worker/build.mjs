@@ -8,7 +8,7 @@
 // search_tools ranks with), which the worker imports as modules; and
 // workerd.capnp, a config to run it on this machine.
 //
-//	node apps/worker/build.mjs                   (from web/; runs `go run ./host/cmd/toolroute export --builtin` in the repository)
+//	node apps/worker/build.mjs                   (from web/; runs `go run ./cmd/toolroute export --builtin` in the repository)
 //	node apps/worker/build.mjs --bundle FILE.json     the tools from a `toolroute export` you made
 //
 // It prints each file's size, raw and gzipped, and the total against
@@ -36,7 +36,7 @@ export const LIMITS = { free: 3 << 20, paid: 10 << 20 };
 
 // exportBuiltin runs `toolroute export --builtin`: the built-in JS tools.
 export function exportBuiltin() {
-  const out = execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 });
+  const out = execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 });
   return JSON.parse(out.toString("utf8"));
 }
 

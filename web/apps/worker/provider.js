@@ -1,5 +1,5 @@
 // The worker's model provider, from its variables and secrets, chosen as
-// the Go program chooses it (host/app/provider.go): TOOLROUTE_PROVIDER, or
+// the Go program chooses it (internal/app/provider.go): TOOLROUTE_PROVIDER, or
 // the provider whose key is set (OpenAI first, then Anthropic, then Gemini;
 // the Responses API only when named, as it shares OpenAI's variables); the
 // model: TOOLROUTE_MODEL or the provider's default.

@@ -267,7 +267,7 @@ export class SessionIndex extends DurableObject {
     this.sql.exec(`INSERT INTO session_agents (id, agent) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET agent = excluded.agent`, String(id), String(agent));
   }
 
-  // The scheduled tasks (web/host/schedules.js keeps them, as a settings
+  // The scheduled tasks (web/packages/toolroute/host/schedules.js keeps them, as a settings
   // store of task.NAME keys): the index's alarm is set to the earliest
   // next run, and runs the due tasks through the worker's own API (the
   // SELF service binding, POST /api/tasks/due), where the host is.

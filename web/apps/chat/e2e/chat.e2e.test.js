@@ -105,7 +105,7 @@ before(async () => {
   mkdirSync(output, { recursive: true });
   work = mkdtempSync(join(tmpdir(), "toolroute-e2e-"));
   bin = join(work, "toolroute");
-  execFileSync("go", ["build", "-o", bin, "./host/cmd/toolroute"], { cwd: repo, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", bin, "./cmd/toolroute"], { cwd: repo, stdio: "inherit" });
   browser = await launch();
 });
 
@@ -440,7 +440,7 @@ test("the built-in UI: a first visit transfers its files compressed", async () =
   for (let i = 0; i < 300 && !wanted.every((n) => done.some((d) => d.name === n)); i++) await new Promise((r) => setTimeout(r, 100));
   await page.screenshot({ path: join(output, "compressed-first-visit.png"), fullPage: true });
   for (const n of wanted) assert.ok(done.some((d) => d.name === n), `${n} was not fetched: ${JSON.stringify(done)}`);
-  const dist = join(repo, "host", "webui", "dist");
+  const dist = join(repo, "internal", "webui", "dist");
   const rawSize = (name) => statSync(name === "toolroute.wasm" ? join(repo, "wasm", "toolroute.wasm") : name === "wordvec.bin" ? join(repo, "assets", "wordvec", "vectors.bin") : join(dist, name)).size;
   // Chromium gives no size for a worker's own script and the like (0 or
   // less): those are checked for their coding alone.

@@ -59,7 +59,7 @@ export const ROUTINGS = ["classic", "native"];
 // slower ones join the catalogue when they do.
 const MCP_WAIT_MS = 5000;
 
-// The Go program's (host/app/provider.go).
+// The Go program's (internal/app/provider.go).
 const DEFAULT_BASE = {
   openai: "https://api.openai.com/v1",
   anthropic: "https://api.anthropic.com",

@@ -108,7 +108,7 @@ const storeReady = openStore();
 
 // PDF_DATA names the files of pdf.js's standard fonts ("font") and image
 // decoders ("wasm") that build.mjs serves beside the page, by their
-// prefix (host/webui's Walk follows it).
+// prefix (internal/webui's Walk follows it).
 const PDF_DATA = { font: "pdffont-", wasm: "pdfwasm-" };
 
 // pdfData reads one of those files.

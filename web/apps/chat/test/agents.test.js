@@ -1,5 +1,5 @@
 // create_agent and agents in the browser host (web/packages/toolroute/host/agents.js, the
-// Core of web/apps/chat): the same runs as the Go program's host/app tests. A new
+// Core of web/apps/chat): the same runs as the Go program's internal/app tests. A new
 // agent is stored from create_agent's fields and runs as a turn nested in
 // the call, in a page session of its own, with its system prompt and its
 // allowlist (the module's allowed_groups: a group outside it is neither
@@ -18,7 +18,7 @@ import { agentSessionID, agentTitle, MAX_AGENT_DEPTH } from "../../../packages/t
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 
 const root = path.join(web, "..", "..", "..");
-const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 const SESSION = /in session (agent-[a-z0-9_-]+-\d{8}-\d{6}-[0-9a-f]{6})/;
 

@@ -29,7 +29,7 @@ let srv, browser, page, bundle;
 
 before(async () => {
   if (noChromium) return;
-  const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+  const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
   bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
   const built = await build({
     entryPoints: [path.join(web, "test/builtins-browser-entry.js")], bundle: true, format: "esm", platform: "browser",

@@ -14,7 +14,7 @@ import { builtinCases, checkResults, pageServer } from "../../../packages/toolro
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 
 const root = path.join(web, "..", "..", "..");
-const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 
 // KNOWN_DIFFERENCES are the cases the browser cannot pass, with the reason;

@@ -17,7 +17,7 @@ import { startFakeModel, toolCall, text } from "../../../packages/toolroute/test
 import { WAIT_MS } from "../../../packages/toolroute/test/busy.js";
 
 const root = path.join(web, "..", "..", "..");
-const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 
 let port, server;

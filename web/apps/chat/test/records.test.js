@@ -66,7 +66,7 @@ test("fetchModels reads OpenAI's, Anthropic's and Gemini's model lists with thei
 });
 
 const root = path.join(web, "..", "..", "..");
-const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 
 test("scenario 6 in the browser: a new OpenAI provider is stored, its models fetched with its key, and the next turn's model calls go to it", async () => {

@@ -1,6 +1,6 @@
 // The scheduled_tasks group in the JS hosts (web/packages/toolroute/host/schedules.js): the
 // times and cron schedules read as the Go program reads them
-// (host/schedule's tests have the same cases), the tasks kept and run at
+// (internal/schedule's tests have the same cases), the tasks kept and run at
 // their times by a TaskTimer on a fake clock and fake timers; and routing
 // scenario 4, "Schedule a task for tomorrow", in the browser host: the
 // task is scheduled in a chat and runs, while the page is open, as a page
@@ -146,7 +146,7 @@ test("the tasks' refusals are the Go program's", async () => {
 });
 
 const root = path.join(web, "..", "..", "..");
-const exported = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
 const bundle = { catalogue: exported.catalogue, sources: exported.sources, libraries: exported.libraries };
 
 test("scenario 4 in the browser: a task scheduled for tomorrow runs while the page is open, in a session of its own, unattended", async () => {

@@ -23,7 +23,7 @@ let work, bin, model, serve, env;
 before(async () => {
   work = mkdtempSync(path.join(tmpdir(), "toolroute-ui-serve-"));
   bin = path.join(work, "toolroute");
-  execFileSync("go", ["build", "-o", bin, "./host/cmd/toolroute"], { cwd: root, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", bin, "./cmd/toolroute"], { cwd: root, stdio: "inherit" });
   model = await startFakeModel("openai");
   env = {
     PATH: process.env.PATH, HOME: work,

@@ -269,13 +269,13 @@ test("the token meter equals `toolroute tokens --catalogue` for the catalogue th
   const dir = await mkdtemp(path.join(tmpdir(), "toolroute-meter-"));
   try {
     const file = path.join(dir, "export.json");
-    const exported = execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString();
+    const exported = execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString();
     // The page adds its own pdf group to what the server exports.
     const { pdfGroup, withPdf } = await import("../../../packages/toolroute/host/pdf.js");
     const page = JSON.parse(exported);
     page.catalogue = withPdf(page.catalogue, pdfGroup({}));
     await import("node:fs/promises").then((f) => f.writeFile(file, JSON.stringify(page)));
-    const report = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "tokens", "--json", "--catalogue", file], { cwd: root }).toString());
+    const report = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "tokens", "--json", "--catalogue", file], { cwd: root }).toString());
     const o200k = (name) => report.scenarios.find((x) => x.name === name).tokens.find((c) => c.encoding === "o200k_base").tokens;
     const bundle = JSON.parse(exported);
     const core = newCore(new MemoryUIStore(), fakeServer([]).fetch, {

@@ -1,5 +1,5 @@
 // The edge worker's configuration from its variables and secrets, as the Go
-// program reads its environment (host/app's TestResolveProvider), and who
+// program reads its environment (internal/app's TestResolveProvider), and who
 // may use it. The worker itself runs in workerd: worker.test.js.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 // The edge worker's turn that its host cannot go on with (its storage
 // failing: a real full disk under workerd's Durable Objects) ends as every
 // turn does, with done or failed: a failed event of code host_error, as
-// serve's (host/server's TestServerFailuresEndTheStream). It came as an
+// serve's (internal/server's TestServerFailuresEndTheStream). It came as an
 // "error" event, which the API's clients were not told of. And the turn's
 // lease, whose release the full disk kept from being written, does not
 // hold the session for the 10 minutes of LEASE_MS once space is freed.

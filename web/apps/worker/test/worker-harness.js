@@ -28,7 +28,7 @@ export async function startTestWorker({ name, tools = {}, bindings = {}, token, 
     const config = path.join(tmp, "config");
     fs.mkdirSync(path.join(config, "tools"), { recursive: true });
     for (const [file, text] of Object.entries(tools)) fs.writeFileSync(path.join(config, "tools", file), text);
-    const bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
+    const bundle = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
     await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
     if (!storage) fs.mkdirSync((storage = path.join(tmp, "storage")));
     model = await startFakeModel("openai");

@@ -56,7 +56,7 @@ before(async () => {
   const config = path.join(tmp, "config");
   fs.mkdirSync(path.join(config, "tools"), { recursive: true });
   for (const [f, t] of Object.entries(userTools)) fs.writeFileSync(path.join(config, "tools", f), t);
-  const bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
+  const bundle = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--config-dir", config], { cwd: root, maxBuffer: 256 << 20 }).toString());
   await buildWorker({ out: path.join(tmp, "dist"), bundle, entry: path.join(here, "worker-entry.js") });
   fs.mkdirSync(path.join(tmp, "storage"));
   model = await startFakeModel("openai");

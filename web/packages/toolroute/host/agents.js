@@ -1,5 +1,5 @@
 // create_agent's operation in a JS host, the twin of the Go program's
-// host/builtin/agents.go, with the same limits, shapes and refusals:
+// internal/builtin/agents.go, with the same limits, shapes and refusals:
 //   agents.run {name, task, system_prompt?, model?, groups?}
 //     -> {agent, created, session, title, answer?, failure?}
 // A stored agent runs as it is; a new one is stored first (agents.update).

@@ -1,6 +1,6 @@
 // The toolroute bridge's operations over a JS host's storage: what the
 // built-in JS tools save_memory and search_history reach, the same as the Go
-// program's (host/builtin/ops.go), answered in the same shapes (and the
+// program's (internal/builtin/ops.go), answered in the same shapes (and the
 // config group's, configOps below):
 //   memories.save {text}          -> {id, text, time}
 //   memories.list {}              -> [{id, text, time}], oldest first
@@ -90,7 +90,7 @@ export function settingsMemories(store) {
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // configOps gives the config group's operations (manifests/config.*), in
-// the shapes and with the refusals of the Go program's (host/builtin/ops.go):
+// the shapes and with the refusals of the Go program's (internal/builtin/ops.go):
 //   settings.list {}               -> [{key, value, default, description}],
 //                                     value "" when none is set
 //   settings.set {key, value}      -> that setting now; "" restores the default
@@ -248,7 +248,7 @@ function stamp(d) {
 
 // toolFileOps gives the toolfiles operations of the js_tool_management
 // group (manifests/js_tool_management.*), in the shapes and with the
-// checks of the Go program's (host/builtin/toolfiles.go):
+// checks of the Go program's (internal/builtin/toolfiles.go):
 //   toolfiles.list {}                         -> {place, files: [{file, tools: [{name, description}], problems}]}
 //   toolfiles.read {name}                     -> {name, manifest, code}
 //   toolfiles.write {manifest, code, replace} -> {name, manifest (as kept), place, handEdit}

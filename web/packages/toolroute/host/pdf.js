@@ -64,7 +64,7 @@ export function loadPdfjs() {
 // pdfGroup gives the group as a catalogue takes it and its tools'
 // functions. o:
 //   files: () => the sandbox's store ({root, stat(rel), read(rel)}, as
-//     web/jsrun/sandbox.js's), sync or async; none: paths are not found;
+//     web/packages/toolroute/jsrun/sandbox.js's), sync or async; none: paths are not found;
 //   fetch: the fetch bridge's options for URLs ({fetch, cors,
 //     allowPrivate, rewrites}); none: URLs are refused;
 //   render: {canvas: (width, height) => an OffscreenCanvas, data: async
@@ -303,7 +303,7 @@ const INFO_FIELDS = [
   ["Creator", "Creator"], ["Producer", "Producer"], ["CreationDate", "Created", true], ["ModDate", "Modified", true],
 ];
 
-// info writes pdf_info's lines, as host/pdf/info.go does.
+// info writes pdf_info's lines, as internal/pdf/info.go does.
 async function info(d) {
   try {
     const { info: meta } = await d.doc.getMetadata();
@@ -355,7 +355,7 @@ function num(f) {
   return s === "-0" ? "0" : s;
 }
 
-// pdfDate writes a PDF date as ISO 8601 (host/pdf/info.go's pdfDate).
+// pdfDate writes a PDF date as ISO 8601 (internal/pdf/info.go's pdfDate).
 export function pdfDate(s) {
   const raw = s.trim();
   const d = raw.startsWith("D:") ? raw.slice(2) : raw;
@@ -376,7 +376,7 @@ export function pdfDate(s) {
 }
 
 // parsePages reads pages ("2", "1-3", "1,4-6"; all when empty) as
-// host/pdf/text.go's parsePages does.
+// internal/pdf/text.go's parsePages does.
 export function parsePages(spec, count, name) {
   spec = typeof spec === "string" ? spec.trim() : spec === undefined || spec === null ? "" : String(spec);
   if (spec === "" || spec.toLowerCase() === "all") return Array.from({ length: count }, (_, i) => i + 1);
@@ -421,7 +421,7 @@ function rangesText(pages) {
   return parts.join(",");
 }
 
-// pagesText writes pdf_extract_text's answer, as host/pdf/text.go does.
+// pagesText writes pdf_extract_text's answer, as internal/pdf/text.go does.
 async function pagesText(d, spec, signal) {
   const n = d.doc.numPages;
   const pages = parsePages(spec, n, d.name);

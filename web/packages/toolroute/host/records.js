@@ -1,6 +1,6 @@
 // The config group's stored records in a JS host's settings store: model
 // providers and their models, and agents, the same as the Go program's
-// (host/builtin/providers.go, modellist.go), answered in the same shapes
+// (internal/builtin/providers.go, modellist.go), answered in the same shapes
 // with the same refusals:
 //   providers.list {}                                  -> [provider state]
 //   providers.create {name, format, base_url, key_secret} -> provider state

@@ -1,6 +1,6 @@
 // The scheduled_tasks group's tasks in a JS host: kept in its settings
 // store (task.NAME, the task as JSON), checked and answered as the Go
-// program's (host/schedule), and run by a TaskTimer while the host runs:
+// program's (internal/schedule), and run by a TaskTimer while the host runs:
 //   schedules.list {}                                   -> [task], by name
 //   schedules.create {name, prompt, at?, cron?, timezone?} -> task
 //   schedules.update {name, prompt?, at?, cron?, timezone?, enabled?} -> task

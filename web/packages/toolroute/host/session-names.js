@@ -1,4 +1,4 @@
-// Sessions' ids and titles, made as the Go program makes them (host/app's
+// Sessions' ids and titles, made as the Go program makes them (internal/app's
 // NewSessionID, host/store's Title), so that the page, the worker and serve
 // agree. testdata/sessions/titles.json holds the title cases every host
 // replays. Lengths count code points, as Go counts runes. A title a user

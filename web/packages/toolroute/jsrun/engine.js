@@ -221,8 +221,8 @@ export class Engine {
   }
 }
 
-const NOT_PATCHED = "the QuickJS module polls its interrupt handler only every 10,000 operations, so a tool could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes";
-const NO_HARD_STOP = `the QuickJS module has no hard stop (its ${HARD_DEADLINE_EXPORT} export), so one built-in call could run long past its timeout: use the quickjs.wasm patchQuickJS (web/jsrun/patch.js) makes`;
+const NOT_PATCHED = "the QuickJS module polls its interrupt handler only every 10,000 operations, so a tool could run long past its timeout: use the quickjs.wasm patchQuickJS (web/packages/toolroute/jsrun/patch.js) makes";
+const NO_HARD_STOP = `the QuickJS module has no hard stop (its ${HARD_DEADLINE_EXPORT} export), so one built-in call could run long past its timeout: use the quickjs.wasm patchQuickJS (web/packages/toolroute/jsrun/patch.js) makes`;
 
 // pollChecked holds the compiled modules pollsEveryOperation passed, so that
 // each is checked once, not at every call (a worker makes a runner a call).

@@ -1,5 +1,5 @@
 // The fetch bridge's host side, the Go host's (host/jsrun/fetch.go and
-// host/safehttp): http and https only, five methods, rewrite rules, loopback,
+// internal/safehttp): http and https only, five methods, rewrite rules, loopback,
 // private and link-local addresses refused unless allowPrivate, bodies cut at
 // 100 KB with a note (a call's maxBytes, up to 5 MB, sets its own cut).
 //

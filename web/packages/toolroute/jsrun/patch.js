@@ -16,7 +16,7 @@
 // every call and backward jump, and a call stops at most one operation (one
 // native call) after its deadline; the handler then runs at every operation,
 // which makes a loop of trivial operations about 3 times slower
-// (web/jsrun/bench.mjs, `make bench`).
+// (web/packages/toolroute/jsrun/bench.mjs, `make bench`).
 //
 // # What
 //
@@ -83,7 +83,7 @@ export const REGEX_PATTERN_OFFSETS = [147291, 227990];
 // stop (hardstop.js) reads.
 const CLOCK_IMPORT = ["a", "p"];
 
-export const WRONG_QUICKJS = "jsrun: the QuickJS module is not @jitl/quickjs-ng-wasmfile-release-sync 0.32.0's; the interrupt-poll patch (web/jsrun/patch.js) is written for that build only";
+export const WRONG_QUICKJS = "jsrun: the QuickJS module is not @jitl/quickjs-ng-wasmfile-release-sync 0.32.0's; the interrupt-poll patch (web/packages/toolroute/jsrun/patch.js) is written for that build only";
 
 // patchQuickJS returns a copy of wasm, the quickjs-ng sync variant's
 // emscripten-module.wasm (bytes), that polls the interrupt handler every

@@ -4,7 +4,7 @@
 // workers get dist/prelude.js instead, the same text as a module, which the
 // npm package holds (scripts/pack-assets.mjs writes it), and the repo's
 // esbuild builds replace this module with the text (preludePlugin in
-// web/build.mjs), so no bundle reads a file.
+// web/apps/chat/build.mjs), so no bundle reads a file.
 import { existsSync, readFileSync } from "node:fs";
 
 export const PRELUDE_FILE = new URL("../../../../assets/prelude.js", import.meta.url);

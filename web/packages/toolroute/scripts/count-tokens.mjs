@@ -1,5 +1,5 @@
 // Counts the tokens of every case in testdata/tokens/cases.json with
-// gpt-tokenizer, an implementation independent of the Go package host/tokens,
+// gpt-tokenizer, an implementation independent of the Go package internal/tokens,
 // to make the golden file testdata/tokens/expected.json that the Go tests
 // check against.
 //
@@ -23,7 +23,7 @@ export const expectedPath = path.join(root, "testdata/tokens/expected.json");
 const encoders = { o200k_base: o200kBase, cl100k_base: cl100kBase };
 
 // No special tokens are allowed, and none is refused: markers such as
-// <|endoftext|> in the text count as ordinary text, as host/tokens counts them.
+// <|endoftext|> in the text count as ordinary text, as internal/tokens counts them.
 const ordinaryText = { disallowedSpecial: new Set() };
 
 // source names the implementation and version that made the counts.

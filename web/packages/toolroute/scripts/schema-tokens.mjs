@@ -1,5 +1,5 @@
 // Recounts the golden file testdata/schematokens/small.json, written by the
-// Go package host/schematokens, with gpt-tokenizer, an implementation
+// Go package internal/schematokens, with gpt-tokenizer, an implementation
 // independent of the Go tokenizer: every scenario's tools JSON and the group
 // listing, in o200k_base and cl100k_base.
 //
@@ -21,7 +21,7 @@ export const goldenPath = path.join(root, "testdata/schematokens/small.json");
 export const encoders = { o200k_base: o200kBase, cl100k_base: cl100kBase };
 
 // No special tokens are allowed, and none is refused: markers such as
-// <|endoftext|> in the text count as ordinary text, as host/tokens counts them
+// <|endoftext|> in the text count as ordinary text, as internal/tokens counts them
 // (see scripts/count-tokens.mjs).
 const ordinaryText = { disallowedSpecial: new Set() };
 

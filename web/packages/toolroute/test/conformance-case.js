@@ -21,7 +21,7 @@ export function loadCase(text) {
 
 // PAGES_ORIGIN is where a testdata/builtins case's pages are, for its
 // tools: a fetch rewrite rule sends it to a local server (builtins-case.js's
-// pageServer; host/app/builtins_test.go's servePages is the Go side), so
+// pageServer; internal/app/builtins_test.go's servePages is the Go side), so
 // every other address is checked as in use.
 export const PAGES_ORIGIN = "https://pages.test";
 

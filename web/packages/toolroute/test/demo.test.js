@@ -16,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 let host;
 
 before(async () => {
-  const bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+  const bundle = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export"], { cwd: root, maxBuffer: 256 << 20 }).toString());
   const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
   const runner = new Runner({ store: new MemoryFS(), libraries: [bundle.libraries ?? {}] });
   host = await createHost({

@@ -1,6 +1,6 @@
 // Replays testdata/depth/cases.json, JSON nested 10^3 to 10^6 levels deep
 // to every export of the module and through every path to JSON inside one
-// (its "about" says how; host/module/depth_test.go is the Go host's
+// (its "about" says how; internal/module/depth_test.go is the Go host's
 // replay), for every JS host here: Node, a Chromium page and worker, and
 // workerd. Nothing in this file needs Node.
 import { ToolrouteError, TrapError } from "../driver/toolroute.js";

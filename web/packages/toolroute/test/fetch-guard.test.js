@@ -1,7 +1,7 @@
 // The fetch bridge's guards (web/packages/toolroute/jsrun/fetch.js): the address check on
 // hosts as the browser reads them, rewrite rules matched on the parsed URL,
 // and redirects, each hop judged and a rewritten request kept inside its
-// target. The same attacks as host/safehttp's tests, replayed against a
+// target. The same attacks as internal/safehttp's tests, replayed against a
 // fake fetch, so no request leaves the process.
 import { test } from "node:test";
 import assert from "node:assert/strict";

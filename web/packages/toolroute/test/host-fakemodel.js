@@ -1,5 +1,5 @@
 // A scripted model server on loopback for the JS host's tests, the port of
-// host/internal/fakemodel: it answers each request with the next reply of
+// internal/fakemodel: it answers each request with the next reply of
 // its script, in one of the four wire formats (OpenAI Chat Completions,
 // Anthropic Messages, the OpenAI Responses API, Gemini), whole or streamed
 // as server-sent events (as the request's "stream", or Gemini's path, asks),
@@ -15,7 +15,7 @@ export const FORMATS = ["openai", "anthropic", "responses", "gemini"];
 // Replies: {text}, {calls: [{name, args}]}, {status, errorBody, retryAfter};
 // any of them with wait, a promise the answer waits for; or a function that
 // gives one when its request comes (a reply holding a time counted from
-// then), as host/internal/fakemodel's Reply.Make.
+// then), as internal/fakemodel's Reply.Make.
 export const text = (t) => ({ text: t });
 export const toolCall = (name, args) => ({ calls: [{ name, args }] });
 export const error = (status, errorBody, retryAfter) => ({ status, errorBody, retryAfter });
@@ -86,7 +86,7 @@ function badRequest(format, message) {
 }
 
 // KNOWN_FIELDS are each format's request fields, as its API reference lists
-// them (host/internal/fakemodel's list).
+// them (internal/fakemodel's list).
 const KNOWN_FIELDS = {
   openai: ["audio", "frequency_penalty", "logit_bias", "logprobs", "max_completion_tokens", "max_tokens", "messages", "metadata",
     "modalities", "model", "n", "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "reasoning_effort",

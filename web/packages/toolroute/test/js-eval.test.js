@@ -18,7 +18,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 let bundle, wasm;
 
 before(async () => {
-  bundle = JSON.parse(execFileSync("go", ["run", "./host/cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
+  bundle = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
   wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
 });
 

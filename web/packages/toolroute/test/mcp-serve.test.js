@@ -20,7 +20,7 @@ let dir, binary;
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), "toolroute-mcp-"));
   binary = path.join(dir, "toolroute");
-  execFileSync("go", ["build", "-o", binary, "./host/cmd/toolroute"], { cwd: root, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", binary, "./cmd/toolroute"], { cwd: root, stdio: "inherit" });
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));

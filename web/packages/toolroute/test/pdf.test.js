@@ -1,6 +1,6 @@
 // The JS hosts' pdf tools (web/packages/toolroute/host/pdf.js, on pdf.js) against
 // testdata/pdf/cases.json, which the Go program replays too
-// (host/pdf/cases_test.go): the same texts and errors from both.
+// (internal/pdf/cases_test.go): the same texts and errors from both.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

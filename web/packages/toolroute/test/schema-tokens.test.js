@@ -1,5 +1,5 @@
 // The tool schema token counts in testdata/schematokens/small.json, written by
-// the Go package host/schematokens, are checked here with gpt-tokenizer, an
+// the Go package internal/schematokens, are checked here with gpt-tokenizer, an
 // independent implementation: every scenario's tools JSON and the group
 // listing must count the same. The tools JSON must also be what JSON.stringify
 // writes for its value, so the text the Go side counts is the text a JS host
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { count, readGolden, recount } from "../scripts/schema-tokens.mjs";
 
 const golden = await readGolden();
-const stale = "run `go test ./host/schematokens -update` after a change to the Go side";
+const stale = "run `go test ./internal/schematokens -update` after a change to the Go side";
 
 test("the golden file counts in o200k_base and cl100k_base", () => {
   assert.equal(golden.format, "openai");

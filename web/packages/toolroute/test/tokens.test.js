@@ -1,5 +1,5 @@
 // The golden token counts in testdata/tokens/expected.json, which the Go
-// package host/tokens is tested against, are gpt-tokenizer's: recounting every
+// package internal/tokens is tested against, are gpt-tokenizer's: recounting every
 // case gives the same file, so a stale file fails here.
 import { test } from "node:test";
 import assert from "node:assert/strict";

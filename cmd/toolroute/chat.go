@@ -1,0 +1,552 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/app"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/registry/wire"
+)
+
+const chatHelp = `Commands:
+  /clear    start a new session
+  /tools    the tools the next model call sends, and the others
+  /groups   the tool groups, and which this session loaded
+  /usage    the tokens this session's model calls used, and the last turn's calls
+  /compact  summarise the earlier messages now; later calls send the summary instead
+  /help     these commands
+  /quit     leave (so does the end of input; /exit too)
+Anything else is a message to the model. Ctrl-C stops a running turn.
+`
+
+func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("chat", stderr)
+	var af appFlags
+	af.register(fs)
+	af.registerMCP(fs)
+	af.registerRouting(fs)
+	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
+	agent := fs.String("agent", "", "talk to this stored agent (list_agents): its system prompt, model and tool groups; the session remembers it")
+	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return exitFor(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "toolroute chat: unexpected %q: messages come from standard input\n", rest[0])
+		return 2
+	}
+	if *name != "" {
+		if err := store.CheckSessionID(*name); err != nil {
+			fmt.Fprintf(stderr, "toolroute chat: --session: %s\n", strings.TrimPrefix(err.Error(), "store: "))
+			return 2
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	c := &chat{out: stdout, errOut: stderr, interactive: isTerminal(stdin), id: *name, lines: make(chan string)}
+	if c.interactive || *askStdin {
+		af.cfg.Approver = host.ApproverFunc(c.approve)
+	}
+	// exec asks before every run: at the terminal, or with --ask-stdin.
+	af.cfg.Exec = true
+	af.cfg.Browser = true
+	a, err := af.open(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	defer a.Close()
+	c.a = a
+	if c.id == "" {
+		c.id = app.NewSessionID()
+	}
+	if *agent != "" {
+		if err := a.SetSessionAgent(ctx, c.id, *agent); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
+			return 1
+		}
+	}
+	return c.loop(ctx, stdin)
+}
+
+// chat is one terminal conversation.
+type chat struct {
+	a           *app.App
+	out, errOut io.Writer
+	interactive bool
+	id          string
+	failed      bool
+	// lines are standard input's lines: messages, and answers to approval
+	// questions while a turn runs.
+	lines chan string
+
+	// Per model call: whether text was streamed, and whether the output
+	// stands at the start of a line.
+	streamed, lineStart bool
+	// lastCalls are the last turn's model calls, for /usage.
+	lastCalls []host.CallUsage
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// loop reads messages until /quit or the end of input. Interrupts stop the
+// running turn; at the prompt, they end the chat.
+func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
+	lines := c.lines
+	readErr := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 64*1024), 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		readErr <- sc.Err()
+		close(lines)
+	}()
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	if _, _, note := c.a.Routing(); note != "" {
+		fmt.Fprintf(c.errOut, "toolroute: %s\n", note)
+	}
+	if c.interactive {
+		fmt.Fprintf(c.out, "toolroute chat with %s\nsession %s; /help for commands\n", c.a.Provider, c.id)
+	} else {
+		fmt.Fprintf(c.errOut, "toolroute: session %s with %s\n", c.id, c.a.Provider)
+	}
+	for {
+		if c.interactive {
+			fmt.Fprint(c.out, "\nyou> ")
+		}
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-lines:
+		case <-interrupts:
+			fmt.Fprintln(c.out)
+			return c.status()
+		case <-ctx.Done():
+			return c.status()
+		}
+		if !ok {
+			if err := <-readErr; err != nil {
+				fmt.Fprintf(c.errOut, "toolroute: reading input: %v\n", err)
+				return 1
+			}
+			if c.interactive {
+				fmt.Fprintln(c.out)
+			}
+			return c.status()
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			if quit := c.command(ctx, line); quit {
+				return c.status()
+			}
+			continue
+		}
+		if !c.interactive {
+			fmt.Fprintf(c.out, "you> %s\n", line)
+		}
+		turnCtx, cancel := context.WithCancel(ctx)
+		stopped := make(chan struct{})
+		go func() {
+			select {
+			case <-interrupts:
+				cancel()
+			case <-stopped:
+			}
+		}()
+		c.send(turnCtx, line)
+		close(stopped)
+		cancel()
+		if ctx.Err() != nil {
+			return c.status()
+		}
+	}
+}
+
+func (c *chat) status() int {
+	if c.failed {
+		return 1
+	}
+	return 0
+}
+
+// command runs a slash command; it reports whether to quit.
+func (c *chat) command(ctx context.Context, line string) bool {
+	cmd, _, _ := strings.Cut(line, " ")
+	switch cmd {
+	case "/quit", "/exit":
+		return true
+	case "/help":
+		fmt.Fprint(c.out, chatHelp)
+	case "/clear":
+		// The new session keeps the agent of the one cleared.
+		agent, _ := c.a.SessionAgent(ctx, c.id)
+		c.id = app.NewSessionID()
+		if agent != "" {
+			if err := c.a.SetSessionAgent(ctx, c.id, agent); err != nil {
+				fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			}
+		}
+		fmt.Fprintf(c.out, "[new session %s]\n", c.id)
+	case "/tools":
+		c.tools(ctx)
+	case "/groups":
+		c.groups(ctx)
+	case "/usage":
+		c.usage(ctx)
+	case "/compact":
+		c.compact(ctx)
+	default:
+		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
+	}
+	return false
+}
+
+func (c *chat) tools(ctx context.Context) {
+	d, err := c.a.Host.Describe(ctx, c.id)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	fmt.Fprintf(c.out, "Sent with each model call (%d): %s\n", len(d.Active), strings.Join(d.Active, ", "))
+	for _, g := range d.Groups {
+		if !g.Available || slices.Contains(d.LoadedGroups, g.Name) {
+			continue
+		}
+		fmt.Fprintf(c.out, "In group %s, sent once loaded (%d): %s\n", g.Name, len(g.Tools), strings.Join(g.Tools, ", "))
+	}
+	var disabled []string
+	for _, t := range d.Tools {
+		if !t.Enabled {
+			disabled = append(disabled, t.Name)
+		}
+	}
+	if len(disabled) > 0 {
+		fmt.Fprintf(c.out, "Disabled (%d): %s\n", len(disabled), strings.Join(disabled, ", "))
+	}
+}
+
+func (c *chat) groups(ctx context.Context) {
+	d, err := c.a.Host.Describe(ctx, c.id)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	if len(d.Groups) == 0 {
+		fmt.Fprintln(c.out, "No tool groups.")
+		return
+	}
+	for _, g := range d.Groups {
+		state := fmt.Sprintf("%d tools", len(g.Tools))
+		switch {
+		case slices.Contains(d.LoadedGroups, g.Name):
+			state += ", loaded"
+		case !g.Available:
+			state = "no enabled tools"
+		}
+		fmt.Fprintf(c.out, "%s (%s): %s [%s]\n", g.Name, g.DisplayName, g.Description, state)
+	}
+}
+
+// compact runs /compact: a model call summarises the earlier messages.
+func (c *chat) compact(ctx context.Context) {
+	for ev, err := range c.a.Host.Session(c.id).Compact(ctx) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.failed = true
+			return
+		case ev.Type == host.EventMessage && ev.Message.Type == session.Summary:
+			fmt.Fprintf(c.out, "[summary]\n%s\n", ev.Message.Content)
+		case ev.Type == host.EventDone:
+			fmt.Fprintf(c.out, "[%s]\n", ev.Text)
+		case ev.Type == host.EventFailed:
+			fmt.Fprintf(c.out, "[compaction failed: %s]\n", ev.Failure.Message)
+			c.failed = true
+		}
+	}
+}
+
+// send runs one turn, printing its events as they happen.
+func (c *chat) send(ctx context.Context, text string) {
+	c.lineStart = true
+	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text) {
+		if err != nil {
+			c.newline()
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintln(c.out, "[stopped: what was done is kept]")
+				return
+			}
+			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.failed = true
+			return
+		}
+		c.show(ev)
+	}
+}
+
+func (c *chat) show(ev host.Event) {
+	switch ev.Type {
+	case host.EventModelCall:
+		c.streamed = false
+	case host.EventText:
+		c.streamed = true
+		c.print(ev.Text)
+	case host.EventMessage:
+		c.message(ev.Message)
+	case host.EventGroupLoaded:
+		c.newline()
+		if ev.Group.Query != "" {
+			added := strings.Join(ev.Group.Added, ", ")
+			if added == "" {
+				added = "all already loaded"
+			}
+			line := fmt.Sprintf("[search_tools %q loaded: %s", ev.Group.Query, added)
+			if len(ev.Group.Unloaded) > 0 {
+				line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
+			}
+			fmt.Fprintln(c.out, line+"]")
+			break
+		}
+		if len(ev.Group.Added) == 0 && len(ev.Group.Unloaded) > 0 {
+			fmt.Fprintf(c.out, "[unloaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Unloaded, ", "))
+			break
+		}
+		line := fmt.Sprintf("[loaded group %s: %s", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
+		if len(ev.Group.Unloaded) > 0 {
+			line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
+		}
+		fmt.Fprintln(c.out, line+"]")
+	case host.EventRetry:
+		c.newline()
+		// The module's sentence, as every host shows it.
+		fmt.Fprintf(c.out, "[%s]\n", strings.TrimSuffix(ev.Retry.Message, "."))
+	case host.EventDone:
+		c.newline()
+		c.turnUsage(ev)
+	case host.EventFailed:
+		c.newline()
+		c.failed = true
+		msg := "the turn failed"
+		if ev.Failure != nil {
+			msg = c.a.Hint(ev.Failure.Message)
+		}
+		fmt.Fprintf(c.out, "error: %s\n", msg)
+		c.turnUsage(ev)
+	}
+}
+
+// turnUsage prints the line after a turn: its tokens, and what its last
+// model call spent on tool schemas.
+func (c *chat) turnUsage(ev host.Event) {
+	c.lastCalls = ev.ModelCalls
+	var u wire.Usage
+	if ev.Usage != nil {
+		u = *ev.Usage
+	}
+	line := fmt.Sprintf("[tokens: %s in%s, %s out, %s", thousands(u.InputTokens), cachedNote(u), thousands(u.OutputTokens),
+		plural(len(ev.ModelCalls), "model call"))
+	if n := len(ev.ModelCalls); n > 0 && ev.ModelCalls[n-1].Schema != nil {
+		line += "; schemas of the last call: " + schemaLine(ev.ModelCalls[n-1].Schema)
+	}
+	fmt.Fprintln(c.out, line+"]")
+}
+
+// usage is /usage: the session's tokens, summed from its log, and the last
+// turn's calls one by one.
+func (c *chat) usage(ctx context.Context) {
+	msgs, err := c.a.Host.Session(c.id).Messages(ctx)
+	if err != nil {
+		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+		return
+	}
+	total, calls := session.UsageOf(msgs)
+	fmt.Fprintf(c.out, "Session %s: %s, %s tokens in%s, %s out.\n", c.id, plural(calls, "model call"),
+		thousands(total.InputTokens), cachedNote(total), thousands(total.OutputTokens))
+	_, used, note := c.a.Routing()
+	if note != "" {
+		fmt.Fprintf(c.out, "Routing: %s (%s).\n", used, note)
+	} else {
+		fmt.Fprintf(c.out, "Routing: %s.\n", used)
+	}
+	for _, mc := range c.lastCalls {
+		line := fmt.Sprintf("  call %d:", mc.Call)
+		if mc.Usage != nil {
+			line += fmt.Sprintf(" %s in%s, %s out;", thousands(mc.Usage.InputTokens), cachedNote(*mc.Usage), thousands(mc.Usage.OutputTokens))
+		}
+		if mc.Schema != nil {
+			line += " schemas " + schemaLine(mc.Schema)
+		}
+		fmt.Fprintln(c.out, line)
+	}
+}
+
+func schemaLine(s *host.SchemaUsage) string {
+	line := fmt.Sprintf("%s core tools + %s listing", thousands(s.CoreTools), thousands(s.GroupListing))
+	for _, g := range s.LoadedGroups {
+		line += fmt.Sprintf(" + %s %s", thousands(g.Tokens), g.Group)
+	}
+	return line + fmt.Sprintf(" = %s o200k tokens", thousands(s.Total()))
+}
+
+func cachedNote(u wire.Usage) string {
+	if u.CachedTokens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s cached)", thousands(u.CachedTokens))
+}
+
+// thousands writes n with commas: 12,345.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// message prints what a committed message adds to what was streamed.
+func (c *chat) message(m *session.Message) {
+	switch m.Type {
+	case session.Assistant:
+		if !c.streamed && m.Content != "" {
+			c.print(m.Content)
+		}
+	case session.ToolCall:
+		c.newline()
+		fmt.Fprintf(c.out, "→ %s %s\n", m.ToolName, shorten(m.ToolInput, 300))
+	case session.ToolResult:
+		c.newline()
+		if m.Status == registry.StatusSuccess {
+			fmt.Fprintf(c.out, "← %s: %s\n", m.ToolName, shorten(m.Content, 500))
+		} else {
+			fmt.Fprintf(c.out, "← %s failed (%s): %s\n", m.ToolName, m.ErrorType, shorten(m.Content, 500))
+		}
+	case session.Summary:
+		c.newline()
+		fmt.Fprintf(c.out, "[the conversation neared the model's context window: its earlier messages were summarised; the log keeps them all]\n")
+	}
+}
+
+func (c *chat) print(s string) {
+	if s == "" {
+		return
+	}
+	fmt.Fprint(c.out, s)
+	c.lineStart = strings.HasSuffix(s, "\n")
+}
+
+func (c *chat) newline() {
+	if !c.lineStart {
+		fmt.Fprintln(c.out)
+		c.lineStart = true
+	}
+}
+
+// approve asks at the terminal whether each call may run: y (once), a
+// (for the rest of the session) or n. The end of input, or an answer
+// that is none of these twice, is no.
+func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]session.Approval, error) {
+	out := make([]session.Approval, 0, len(calls))
+	for _, call := range calls {
+		c.newline()
+		what := ""
+		if len(call.RequiredPermissions) > 0 {
+			what = " (" + strings.Join(call.RequiredPermissions, ", ") + ")"
+		}
+		fmt.Fprintf(c.out, "? %s %s%s\n", call.Tool, shorten(string(call.Input), 600), what)
+		question := "  Allow it? [y] once, [a] always in this session, [n] no: "
+		if len(call.Secrets) > 0 {
+			// Yes grants every secret asked for: the question names them.
+			fmt.Fprintf(c.out, "  It asks to read your secrets: %s.\n", host.DescribeSecrets(call.Secrets))
+			question = "  Allow it with them? [y] once, [a] always in this session, [n] no: "
+		}
+		answer := session.AnswerDeny
+	ask:
+		for try := 0; try < 2; try++ {
+			fmt.Fprint(c.out, question)
+			var line string
+			var ok bool
+			select {
+			case line, ok = <-c.lines:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if !ok {
+				fmt.Fprintln(c.out)
+				break ask
+			}
+			if !c.interactive {
+				fmt.Fprintln(c.out, line)
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				answer = session.AnswerOnce
+				break ask
+			case "a", "always":
+				answer = session.AnswerSession
+				break ask
+			case "n", "no":
+				break ask
+			}
+		}
+		if answer == session.AnswerDeny {
+			fmt.Fprintf(c.out, "  %s will not run.\n", call.Tool)
+		}
+		a := session.Approval{ID: call.ID, Answer: answer}
+		if answer != session.AnswerDeny {
+			a.Grant = call.Secrets
+		}
+		out = append(out, a)
+	}
+	c.lineStart = true
+	return out, nil
+}
+
+// shorten keeps the start of a long text on a few lines.
+func shorten(s string, max int) string {
+	s = strings.TrimSpace(s)
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > 6 {
+		lines, cut = lines[:6], true
+	}
+	s = strings.Join(lines, "\n  ")
+	if r := []rune(s); len(r) > max {
+		s, cut = string(r[:max]), true
+	}
+	if cut {
+		s += " […]"
+	}
+	return s
+}

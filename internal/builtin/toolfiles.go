@@ -1,0 +1,331 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/registry"
+)
+
+// The toolfiles operations keep the user's JS tools in the tools folder for
+// the js_tool_management group (manifests/js_tool_management.*), answering
+// as the JS hosts' (web/packages/toolroute/host/ops.js) do:
+//
+//	toolfiles.list {}                        -> {place, files: [{file, tools: [{name, description}], problems: [reason]}]}
+//	toolfiles.read {name}                    -> {name, manifest, code}
+//	toolfiles.write {manifest, code, replace} -> {name, manifest (as saved), place, handEdit}
+//	toolfiles.remove {name}                  -> {name}
+//
+// The host checks what the tool's code cannot be trusted to: a name free
+// (or, to replace, a single-tool file of that name), a manifest that loads,
+// code that compiles, and secrets: a new tool holds exactly those the user
+// granted the call at approval, a changed one no new ones, and a tool that
+// holds secrets keeps its code.
+
+// folderPlace is where the Go program keeps the user's tools, as the
+// tools' answers say it.
+const folderPlace = "in the tools folder"
+
+// manifest is a single-tool manifest as written to the tools folder.
+type manifest struct {
+	Name           string          `json:"name"`
+	Description    string          `json:"description"`
+	Parameters     json.RawMessage `json:"parameters,omitempty"`
+	Env            []string        `json:"env,omitempty"`
+	TimeoutSeconds int             `json:"timeoutSeconds,omitempty"`
+	// RequiredPermissions is kept as the user wrote it: a tool's code only
+	// ever keeps or drops what is there, or adds "google" when the user
+	// granted it.
+	RequiredPermissions []string `json:"requiredPermissions,omitempty"`
+}
+
+// secrets are the secrets a manifest lets its code read: its variables
+// and, with the "google" permission, "google".
+func (m manifest) secrets() []string {
+	s := slices.Clone(m.Env)
+	if slices.Contains(m.RequiredPermissions, registry.PermissionGoogle) {
+		s = append(s, registry.PermissionGoogle)
+	}
+	return s
+}
+
+// grants says which secrets a manifest lets its code read, "" when none.
+func (m manifest) grants() string {
+	var g []string
+	if len(m.Env) > 0 {
+		g = append(g, "the variables "+strings.Join(m.Env, ", "))
+	}
+	if slices.Contains(m.RequiredPermissions, registry.PermissionGoogle) {
+		g = append(g, "the Google account")
+	}
+	return strings.Join(g, " and ")
+}
+
+// savedFile is what toolfiles.write answers.
+type savedFile struct {
+	Name     string   `json:"name"`
+	Manifest manifest `json:"manifest"`
+	Place    string   `json:"place"`
+	// HandEdit is the file the user edits to grant a variable by hand.
+	HandEdit string `json:"handEdit"`
+}
+
+// listedFile is one file toolfiles.list answers.
+type listedFile struct {
+	File     string       `json:"file"`
+	Tools    []listedTool `json:"tools"`
+	Problems []string     `json:"problems"`
+}
+
+type listedTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+func toolFileOps(d Deps) host.HostOps {
+	return host.HostOps{
+		"toolfiles.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			files, err := d.listUserTools()
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				Place string       `json:"place"`
+				Files []listedFile `json:"files"`
+			}{folderPlace, files}, nil
+		},
+		"toolfiles.read": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct {
+				Name string `json:"name"`
+			}](in)
+			if err != nil {
+				return nil, err
+			}
+			m, code, err := d.readUserTool(ctx, a.Name)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				Name     string   `json:"name"`
+				Manifest manifest `json:"manifest"`
+				Code     string   `json:"code"`
+			}{a.Name, m, code}, nil
+		},
+		"toolfiles.write": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct {
+				Manifest manifest `json:"manifest"`
+				Code     *string  `json:"code"`
+				Replace  bool     `json:"replace"`
+			}](in)
+			if err != nil {
+				return nil, err
+			}
+			if a.Code == nil {
+				return nil, &host.ToolError{Type: "invalid_arguments", Message: "toolfiles.write: the code is missing"}
+			}
+			m, err := d.checkSecrets(ctx, a.Manifest, *a.Code, a.Replace)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.save(ctx, m, *a.Code, a.Replace); err != nil {
+				return nil, err
+			}
+			return savedFile{Name: m.Name, Manifest: m, Place: folderPlace, HandEdit: m.Name + ".json " + folderPlace}, nil
+		},
+		"toolfiles.remove": func(ctx context.Context, in json.RawMessage) (any, error) {
+			a, err := args[struct {
+				Name string `json:"name"`
+			}](in)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkName(ctx, "tool_name", a.Name); err != nil {
+				return nil, err
+			}
+			jsonPath := filepath.Join(d.ToolsDir, a.Name+".json")
+			if _, err := os.Stat(jsonPath); errors.Is(err, fs.ErrNotExist) {
+				return nil, &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no tool %s %s: list_user_tools lists them", a.Name, folderPlace)}
+			}
+			if err := os.Remove(jsonPath); err != nil {
+				return nil, err
+			}
+			os.Remove(filepath.Join(d.ToolsDir, a.Name+".js"))
+			if err := d.Reload(ctx); err != nil {
+				return nil, err
+			}
+			return struct {
+				Name string `json:"name"`
+			}{a.Name}, nil
+		},
+	}
+}
+
+// checkSecrets gives the manifest to write with the secrets it may hold: a
+// new tool exactly those the user granted this call; a changed one no
+// secret it did not hold or was not granted, and its old code if it holds
+// any.
+func (d Deps) checkSecrets(ctx context.Context, m manifest, code string, replacing bool) (manifest, error) {
+	if err := checkName(ctx, "tool_name", m.Name); err != nil { // before any look at the disk
+		return m, err
+	}
+	granted := host.GrantFrom(ctx).Names
+	if !replacing {
+		if _, err := os.Stat(filepath.Join(d.ToolsDir, m.Name+".json")); err == nil {
+			return m, &host.ToolError{Type: "exists", Message: fmt.Sprintf("a tool file %s.json exists: use update_js_tool to change it", m.Name)}
+		}
+		if len(m.Env) > 0 || len(m.RequiredPermissions) > 0 {
+			return m, &host.ToolError{Type: "refused", Message: "a new tool's secrets are those the user grants when asked at approval: leave env and requiredPermissions out of its manifest"}
+		}
+		for _, n := range granted {
+			if n == registry.PermissionGoogle {
+				m.RequiredPermissions = append(m.RequiredPermissions, registry.PermissionGoogle)
+			} else {
+				m.Env = append(m.Env, n)
+			}
+		}
+		return m, nil
+	}
+	old, oldCode, err := d.readUserTool(ctx, m.Name)
+	if err != nil {
+		return m, err
+	}
+	if g := old.grants(); g != "" && code != oldCode {
+		return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
+			"%s reads secrets the user granted it (%s), so its code cannot be changed here: ask the user to edit %s.js by hand, or create a tool under another name", m.Name, g, m.Name)}
+	}
+	var added []string
+	for _, e := range m.Env {
+		if !slices.Contains(old.Env, e) && !slices.Contains(granted, e) {
+			added = append(added, e)
+		}
+	}
+	if len(added) > 0 {
+		return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
+			"env cannot grant %s here: variables are secrets the user grants by editing %s.json by hand. Call update_js_tool again without them.", strings.Join(added, ", "), m.Name)}
+	}
+	for _, p := range m.RequiredPermissions {
+		if !slices.Contains(old.RequiredPermissions, p) && !(p == registry.PermissionGoogle && slices.Contains(granted, p)) {
+			return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
+				"requiredPermissions cannot add %q here: only the user grants permissions, by editing %s.json by hand", p, m.Name)}
+		}
+	}
+	return m, nil
+}
+
+// save checks a tool and writes its files, then reloads the catalogue.
+func (d Deps) save(ctx context.Context, m manifest, code string, replacing bool) error {
+	text, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	text = append(text, '\n')
+	rep := registry.New().LoadManifest(registry.Manifest{File: m.Name + ".json", Text: text, Source: m.Name + ".js"})
+	if !rep.OK() {
+		return &host.ToolError{Type: "invalid_manifest", Message: "the tool was not saved: " + rep.Err().Error()}
+	}
+	if states, err := d.Tools(ctx); err == nil && !replacing {
+		for _, s := range states {
+			if s.Name == m.Name {
+				return &host.ToolError{Type: "exists", Message: fmt.Sprintf("a tool named %s exists already (%s): choose another name", m.Name, origin(s.Origin))}
+			}
+		}
+	}
+	if !strings.Contains(code, "execute") {
+		return &host.ToolError{Type: "invalid_code", Message: "the code must define function execute(params)"}
+	}
+	if d.JS != nil {
+		if err := d.JS.Check(m.Name+".js", []byte(code)); err != nil {
+			return &host.ToolError{Type: "invalid_code", Message: "the tool was not saved: " + err.Error()}
+		}
+	}
+	if err := os.MkdirAll(d.ToolsDir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(d.ToolsDir, m.Name+".js"), []byte(code)); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(d.ToolsDir, m.Name+".json"), text); err != nil {
+		return err
+	}
+	return d.Reload(ctx)
+}
+
+func origin(o registry.Origin) string {
+	switch o.Kind {
+	case registry.OriginJS:
+		return "from " + o.File
+	case registry.OriginMeta:
+		return "a meta-tool"
+	}
+	return "a built-in tool"
+}
+
+// writeFile writes through a temporary file, so a crash never leaves half a
+// file.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// readUserTool reads a single-tool manifest and its code from the tools
+// folder.
+func (d Deps) readUserTool(ctx context.Context, name string) (manifest, string, error) {
+	var m manifest
+	if err := checkName(ctx, "tool_name", name); err != nil {
+		return m, "", err
+	}
+	text, err := os.ReadFile(filepath.Join(d.ToolsDir, name+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, "", &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no tool %s %s: create it with create_js_tool", name, folderPlace)}
+	}
+	if err != nil {
+		return m, "", err
+	}
+	if t := bytes.TrimSpace(text); len(t) > 0 && t[0] == '[' {
+		return m, "", &host.ToolError{Type: "unsupported", Message: name + ".json is a group manifest: edit the file itself"}
+	}
+	if err := json.Unmarshal(text, &m); err != nil {
+		return m, "", &host.ToolError{Type: "invalid_manifest", Message: fmt.Sprintf("%s.json is not valid: %v", name, err)}
+	}
+	code, _ := os.ReadFile(filepath.Join(d.ToolsDir, name+".js"))
+	return m, string(code), nil
+}
+
+// listUserTools reads the tools folder: each file with the tools it defines
+// and the problems that keep others from loading.
+func (d Deps) listUserTools() ([]listedFile, error) {
+	files := []listedFile{}
+	if _, err := os.Stat(d.ToolsDir); errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	f, err := catalog.ReadFolder(os.DirFS(d.ToolsDir), ".", false)
+	if err != nil {
+		return nil, err
+	}
+	reg := registry.New()
+	for _, rep := range f.Load(reg) {
+		lf := listedFile{File: strings.TrimPrefix(rep.File, "./"), Tools: []listedTool{}, Problems: []string{}}
+		for _, l := range rep.Loaded {
+			t, _ := reg.Definition(l.Tool)
+			lf.Tools = append(lf.Tools, listedTool{Name: t.Name, Description: t.Description})
+		}
+		for _, p := range rep.Skipped {
+			lf.Problems = append(lf.Problems, p.Reason)
+		}
+		files = append(files, lf)
+	}
+	return files, nil
+}

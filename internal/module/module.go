@@ -1,0 +1,481 @@
+// Package module runs toolroute's wasm module in wazero: it compiles the
+// module once, instantiates it, speaks its ABI (wasm/ABI.md) with typed
+// calls, and keeps a pool of instances so each turn runs on an instance no
+// other goroutine touches.
+package module
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/toolroute/toolroute/internal/abi"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
+	"github.com/toolroute/toolroute/registry/session"
+	"github.com/toolroute/toolroute/wasm"
+)
+
+// ErrTrapped is wrapped by the error of a call that trapped, or that ran out
+// of time: the instance is broken and must be closed, never called again.
+var ErrTrapped = errors.New("module: instance trapped")
+
+// ErrNotToolroute is returned for a binary that is not a toolroute module of
+// the ABI version this host speaks.
+var ErrNotToolroute = errors.New("module: not a toolroute module this host can run")
+
+// ErrInputTooLarge is wrapped by the error of a call whose input the module
+// cannot take: over MaxInput, or refused by toolroute_alloc. The instance is
+// unharmed.
+var ErrInputTooLarge = errors.New("module: input too large")
+
+// MaxInput is the largest request a host hands the module in one call: the
+// most toolroute_alloc gives (wasm/ABI.md).
+const MaxInput = abi.MaxAlloc
+
+// DefaultMaxMemory is the hard limit of an instance's linear memory.
+const DefaultMaxMemory = 1 << 30
+
+// Config configures a Runtime.
+type Config struct {
+	// Binary is the module; nil means wasm.Binary.
+	Binary []byte
+	// CacheDir, when set, keeps compiled code on disk between processes,
+	// in a folder of it for each module binary; the folders of binaries no
+	// process has used for a week are removed.
+	CacheDir string
+	// MaxMemory is the hard limit of an instance's memory in bytes, rounded
+	// down to 64 KiB pages; 0 means DefaultMaxMemory. An instance that needs
+	// more traps.
+	MaxMemory uint64
+	// Stderr receives what the module writes to standard error (the Go
+	// runtime's reports when it fails); nil discards it.
+	Stderr io.Writer
+	// Interruptible makes a call stop when its context is done, breaking the
+	// instance. It costs: the compiled code checks the context at every call
+	// and loop, which made a turn about four times slower when measured
+	// (BenchmarkTurn). The module never waits on the host and returns from
+	// every export, so hosts leave it off unless they distrust the binary.
+	Interruptible bool
+	// WordVectors is the word vector table every instance ranks tool search
+	// with (toolroute_word_vectors; assets.WordVectors is the one
+	// toolroute ships); nil gives none, and search finds only tools that
+	// share a word with the query. A module without the export is run
+	// without them.
+	WordVectors []byte
+}
+
+// Runtime is the compiled module, ready to instantiate. It is safe for
+// concurrent use.
+type Runtime struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	stderr   io.Writer
+	vectors  []byte
+	// clonable is whether the binary compiled exports its globals, so that
+	// an instance can be copied (clone.go).
+	clonable bool
+}
+
+// New compiles the module. It refuses a binary without the toolroute exports
+// with an error wrapping ErrNotToolroute.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	bin := cfg.Binary
+	if bin == nil {
+		bin = wasm.Binary
+	}
+	maxMem := cfg.MaxMemory
+	if maxMem == 0 {
+		maxMem = DefaultMaxMemory
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(cfg.Interruptible).
+		WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
+	if cfg.CacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(binaryCache(cfg.CacheDir, bin))
+		if err != nil {
+			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		rc = rc.WithCompilationCache(cache)
+	}
+	bin, clonable := exportGlobals(bin)
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("module: WASI: %w", err)
+	}
+	compiled, err := rt.CompileModule(ctx, bin)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("%w: %v", ErrNotToolroute, err)
+	}
+	exports := compiled.ExportedFunctions()
+	var missing []string
+	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
+		if _, ok := exports[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
+	}
+	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr, clonable: clonable}
+	if _, ok := exports[abi.ExportWordVectors]; ok {
+		r.vectors = cfg.WordVectors
+	}
+	// Check the version once, on a first instance.
+	inst, err := r.Instantiate(ctx)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	inst.Close(ctx)
+	return r, nil
+}
+
+// Close releases the runtime and every instance.
+func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+
+// Instance is one instance of the module. It must not be used by two
+// goroutines at once.
+type Instance struct {
+	mod    api.Module
+	fns    map[string]api.Function
+	broken error
+}
+
+// Instantiate makes a new instance, runs _initialize and checks its ABI
+// version.
+func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
+	mod, err := r.instantiate(ctx, "_initialize")
+	if err != nil {
+		return nil, err
+	}
+	inst := r.wrap(mod)
+	res, err := inst.call(ctx, abi.ExportVersion)
+	if err != nil {
+		mod.Close(ctx)
+		return nil, err
+	}
+	if v := uint32(res[0]); v != abi.Version {
+		mod.Close(ctx)
+		return nil, fmt.Errorf("%w: it speaks ABI version %d; this host speaks version %d (use a module and host of the same release)", ErrNotToolroute, v, abi.Version)
+	}
+	if len(r.vectors) > 0 {
+		if _, err := inst.request(ctx, abi.ExportWordVectors, nil, r.vectors); err != nil {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("module: the word vectors: %w", err)
+		}
+	}
+	return inst, nil
+}
+
+// instantiate makes a module instance running the start functions named.
+func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module, error) {
+	stderr := r.stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(start...).
+		WithStderr(stderr).
+		WithRandSource(rand.Reader).
+		WithSysNanotime().
+		WithSysWalltime()
+	if alloc := memoryAllocator(); alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
+	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	if err != nil {
+		return nil, fmt.Errorf("module: instantiate: %w", err)
+	}
+	return mod, nil
+}
+
+// wrap makes an Instance of a module instance, finding its exports once.
+func (r *Runtime) wrap(mod api.Module) *Instance {
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
+	for name := range r.compiled.ExportedFunctions() {
+		inst.fns[name] = mod.ExportedFunction(name)
+	}
+	return inst
+}
+
+// Close releases the instance.
+func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+
+// Broken reports why the instance can no longer be used, or nil.
+func (i *Instance) Broken() error { return i.broken }
+
+// MemorySize is the instance's linear memory in bytes.
+func (i *Instance) MemorySize() uint32 { return i.mod.Memory().Size() }
+
+func (i *Instance) call(ctx context.Context, name string, params ...uint64) ([]uint64, error) {
+	if i.broken != nil {
+		return nil, i.broken
+	}
+	res, err := i.fns[name].Call(ctx, params...)
+	if err != nil {
+		i.broken = fmt.Errorf("%w: %s: %v", ErrTrapped, name, err)
+		return nil, i.broken
+	}
+	return res, nil
+}
+
+// write copies data into memory the module allocates; the caller frees it.
+func (i *Instance) write(ctx context.Context, data []byte) (uint32, error) {
+	if len(data) == 0 {
+		return 0, nil
+	}
+	if len(data) > MaxInput {
+		return 0, fmt.Errorf("%w: %d bytes is over the %d-byte limit", ErrInputTooLarge, len(data), MaxInput)
+	}
+	res, err := i.call(ctx, abi.ExportAlloc, uint64(len(data)))
+	if err != nil {
+		return 0, err
+	}
+	ptr := uint32(res[0])
+	if ptr == 0 {
+		// Writing at 0 would overwrite the module's own memory.
+		return 0, fmt.Errorf("%w: %s refused %d bytes", ErrInputTooLarge, abi.ExportAlloc, len(data))
+	}
+	if !i.mod.Memory().Write(ptr, data) {
+		i.broken = fmt.Errorf("%w: %s gave %d, outside memory", ErrTrapped, abi.ExportAlloc, ptr)
+		return 0, i.broken
+	}
+	return ptr, nil
+}
+
+// request calls an export that takes (ptr, len) after the given leading
+// parameters and answers with a packed envelope; it returns the envelope's
+// ok payload, or its error as an *abi.Error.
+func (i *Instance) request(ctx context.Context, name string, lead []uint64, data []byte) (json.RawMessage, error) {
+	var ok json.RawMessage
+	return ok, i.requestInto(ctx, name, lead, data, &ok)
+}
+
+// requestInto is request, decoding the ok payload into v as it reads the
+// envelope: the answer is parsed once.
+func (i *Instance) requestInto(ctx context.Context, name string, lead []uint64, data []byte, v any) error {
+	ptr, err := i.write(ctx, data)
+	if err != nil {
+		return err
+	}
+	res, err := i.call(ctx, name, append(lead, uint64(ptr), uint64(len(data)))...)
+	if ptr != 0 {
+		if _, ferr := i.call(ctx, abi.ExportFree, uint64(ptr)); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return i.envelopeInto(ctx, name, res[0], v)
+}
+
+// envelope reads and frees a packed (ptr << 32 | len) result.
+func (i *Instance) envelope(ctx context.Context, name string, packed uint64) (json.RawMessage, error) {
+	var ok json.RawMessage
+	return ok, i.envelopeInto(ctx, name, packed, &ok)
+}
+
+// envelopeInto reads and frees a packed result, an envelope, decoding its
+// ok payload into v; its error comes back as an *abi.Error.
+func (i *Instance) envelopeInto(ctx context.Context, name string, packed uint64, v any) error {
+	data, err := i.take(ctx, name, packed)
+	if err != nil {
+		return err
+	}
+	if raw, ok := v.(*json.RawMessage); ok {
+		if payload, ok := okPayload(data); ok {
+			*raw = payload
+			return nil
+		}
+	}
+	env := struct {
+		OK    any        `json:"ok"`
+		Error *abi.Error `json:"error"`
+	}{OK: v}
+	if err := json.Unmarshal(data, &env); err != nil {
+		i.broken = fmt.Errorf("%w: %s answered with something that is not an envelope: %v", ErrTrapped, name, err)
+		return i.broken
+	}
+	if env.Error != nil {
+		return env.Error
+	}
+	return nil
+}
+
+// okPayload is the ok payload of an envelope that holds nothing else, as
+// the module writes it: {"ok":PAYLOAD}, PAYLOAD valid JSON with no space
+// around it. It is what json.Unmarshal gives for the envelope's "ok" into
+// a json.RawMessage, found with one check of the payload rather than by
+// reflection; false for any other envelope, which json.Unmarshal reads.
+func okPayload(data []byte) (json.RawMessage, bool) {
+	const head = `{"ok":`
+	if len(data) < len(head)+2 || string(data[:len(head)]) != head || data[len(data)-1] != '}' {
+		return nil, false
+	}
+	payload := data[len(head) : len(data)-1]
+	switch payload[0] {
+	case ' ', '\t', '\n', '\r':
+		return nil, false
+	}
+	switch payload[len(payload)-1] {
+	case ' ', '\t', '\n', '\r':
+		return nil, false
+	}
+	if !json.Valid(payload) {
+		return nil, false
+	}
+	return payload, true
+}
+
+// take copies and frees a packed (ptr << 32 | len) result.
+func (i *Instance) take(ctx context.Context, name string, packed uint64) ([]byte, error) {
+	ptr, size := uint32(packed>>32), uint32(packed)
+	view, ok := i.mod.Memory().Read(ptr, size)
+	if !ok || size == 0 {
+		i.broken = fmt.Errorf("%w: %s answered %d, outside memory", ErrTrapped, name, packed)
+		return nil, i.broken
+	}
+	data := append([]byte(nil), view...)
+	if _, err := i.call(ctx, abi.ExportFree, uint64(ptr)); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// Load builds the instance's registry from a catalogue (registry.Catalogue as
+// JSON).
+func (i *Instance) Load(ctx context.Context, catalogue []byte) (registry.BuildReport, error) {
+	var rep registry.BuildReport
+	out, err := i.request(ctx, abi.ExportLoad, nil, catalogue)
+	if err != nil {
+		return rep, err
+	}
+	return rep, json.Unmarshal(out, &rep)
+}
+
+// Describe describes the catalogue, and a session's active tools.
+func (i *Instance) Describe(ctx context.Context, req abi.DescribeRequest) (abi.Description, error) {
+	var d abi.Description
+	in, err := Marshal(req)
+	if err != nil {
+		return d, err
+	}
+	out, err := i.request(ctx, abi.ExportDescribe, nil, in)
+	if err != nil {
+		return d, err
+	}
+	return d, json.Unmarshal(out, &d)
+}
+
+// CheckAnswer is the module's answer to a check (toolroute_check): Error
+// when the arguments are refused, else Args when the operation is to use
+// them changed (a title's whitespace collapsed), else neither.
+type CheckAnswer struct {
+	Error *check.Refusal  `json:"error,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+}
+
+// Check asks the module whether op's arguments pass its rules
+// (toolroute_check) before the host does op's I/O. Only model_call and offer need a catalogue.
+// A refusal is an answer, not an error; an error is the host's mistake
+// (an op the module does not know) or a broken instance.
+func (i *Instance) Check(ctx context.Context, op string, args any) (CheckAnswer, error) {
+	var a CheckAnswer
+	in, err := Marshal(struct {
+		Op   string `json:"op"`
+		Args any    `json:"args"`
+	}{op, args})
+	if err != nil {
+		return a, err
+	}
+	return a, i.requestInto(ctx, abi.ExportCheck, nil, in, &a)
+}
+
+// TurnNew opens a turn.
+func (i *Instance) TurnNew(ctx context.Context) (uint32, error) {
+	res, err := i.call(ctx, abi.ExportTurnNew)
+	if err != nil {
+		return 0, err
+	}
+	out, err := i.envelope(ctx, abi.ExportTurnNew, res[0])
+	if err != nil {
+		return 0, err
+	}
+	var h abi.TurnHandle
+	return h.Turn, json.Unmarshal(out, &h)
+}
+
+// TurnEvent feeds a turn one event (session.Event as JSON) and returns the
+// actions (a JSON array of session.Action).
+func (i *Instance) TurnEvent(ctx context.Context, turn uint32, event []byte) (json.RawMessage, error) {
+	return i.request(ctx, abi.ExportTurnEvent, []uint64{uint64(turn)}, event)
+}
+
+// TurnChunk feeds a turn raw bytes of a streamed response.
+func (i *Instance) TurnChunk(ctx context.Context, turn uint32, data []byte) (json.RawMessage, error) {
+	return i.request(ctx, abi.ExportTurnChunk, []uint64{uint64(turn)}, data)
+}
+
+// TurnActions feeds a turn one event (session.Event as JSON) and decodes
+// its actions as it reads the answer.
+func (i *Instance) TurnActions(ctx context.Context, turn uint32, event []byte) ([]session.Action, error) {
+	var acts []session.Action
+	return acts, i.requestInto(ctx, abi.ExportTurnEvent, []uint64{uint64(turn)}, event, &acts)
+}
+
+// TurnChunkActions feeds a turn raw bytes of a streamed response and
+// decodes its actions.
+func (i *Instance) TurnChunkActions(ctx context.Context, turn uint32, data []byte) ([]session.Action, error) {
+	var acts []session.Action
+	return acts, i.requestInto(ctx, abi.ExportTurnChunk, []uint64{uint64(turn)}, data, &acts)
+}
+
+// TurnBody takes the request body of the turn's last call_model action,
+// raw: the bytes to post. It is nil when there is none to take (the
+// module hands each body out once).
+func (i *Instance) TurnBody(ctx context.Context, turn uint32) ([]byte, error) {
+	res, err := i.call(ctx, abi.ExportTurnBody, uint64(turn))
+	if err != nil {
+		return nil, err
+	}
+	if res[0] == 0 {
+		return nil, nil
+	}
+	return i.take(ctx, abi.ExportTurnBody, res[0])
+}
+
+// TurnFree closes a turn.
+func (i *Instance) TurnFree(ctx context.Context, turn uint32) error {
+	_, err := i.call(ctx, abi.ExportTurnFree, uint64(turn))
+	return err
+}
+
+// Marshal encodes a value for the module as JSON without escaping <, > and &
+// as encoding/json does by default: raw JSON inside the value, such as a
+// tool's parameter schema, reaches the module, and from there the model,
+// byte for byte, as it does from the browser and worker hosts.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
