@@ -1,7 +1,7 @@
 package jsrun_test
 
 import (
-	"context"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +17,7 @@ import (
 // The built-in JS tools run through the host and the QuickJS runner, as a
 // user's turn runs them.
 func TestBuiltinToolsThroughTheHost(t *testing.T) {
-	ctx := context.Background()
+	ctx := checktest.Context(t)
 	now := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {

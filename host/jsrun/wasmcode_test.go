@@ -2,8 +2,8 @@ package jsrun
 
 import (
 	"bytes"
-	"context"
 	"errors"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -134,7 +134,7 @@ func TestStackStopsAboveData(t *testing.T) {
 		if err := rt.q.Mem().Write(stackLow, pattern); err != nil {
 			t.Fatal(err)
 		}
-		res := r.callOn(context.Background(), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: failsafe}, "{}")
+		res := r.callOn(checktest.Context(t), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: failsafe}, "{}")
 		if got, err := rt.q.Mem().Read(stackLow, uint64(len(pattern))); err != nil || !bytes.Equal(got, pattern) {
 			t.Errorf("%.40s: the stack wrote below its limit (%v)", src, err)
 		}

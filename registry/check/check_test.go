@@ -46,6 +46,10 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Add("approval_answers", `{"calls":[{"id":"a","secrets":["K"]}],"given":[],"answers":[{"id":"a","answer":"x","grant":["L"]}]}`)
 	f.Add("approval_answers", `{"calls":null,"answers":[{"id":"a"}]}`)
+	f.Add("js_bridge", `{"code":"timeout","tool":"t","timeout_ms":-1e308,"pending":true}`)
+	f.Add("js_bridge", `{"code":"body_cut","max":-1025,"total":-5}`)
+	f.Add("js_bridge", `{"code":"fetch_method","method":"\u0000"}`)
+	f.Add("js_bridge", `{"code":5}`)
 	f.Add("nope", `{}`)
 	f.Add("tool_name", `null`)
 	f.Fuzz(func(t *testing.T, op, args string) {
