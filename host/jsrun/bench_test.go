@@ -2,8 +2,6 @@ package jsrun
 
 import (
 	"fmt"
-	"github.com/toolroute/toolroute/host/internal/checktest"
-	"github.com/toolroute/toolroute/registry/check"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/fastschema/qjs"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // source15KB is a tool source of about 15 KB: helpers and one tool function.

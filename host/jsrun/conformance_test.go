@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"io"
 	"io/fs"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"github.com/toolroute/toolroute/registry"
 )
 

@@ -10,7 +10,6 @@ package jsrun
 import (
 	"context"
 	"encoding/json"
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"github.com/toolroute/toolroute/host/internal/proccpu"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"

@@ -1,13 +1,13 @@
 package jsrun_test
 
 import (
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"github.com/toolroute/toolroute/host/internal/fakemodel"
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/registry/session"

@@ -7,7 +7,6 @@ package jsrun
 import (
 	"context"
 	"fmt"
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 	"github.com/toolroute/toolroute/registry"
 )
 

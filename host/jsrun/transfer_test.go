@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 )
 
 // testPNG is a 4x4 RGBA PNG: its signature and chunks hold NUL bytes and

@@ -3,11 +3,11 @@ package jsrun
 import (
 	"bytes"
 	"errors"
-	"github.com/toolroute/toolroute/host/internal/checktest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/host/internal/checktest"
 )
 
 // The instrumentation of qjs v0.0.6's build: every function decodes to its

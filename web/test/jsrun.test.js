@@ -186,3 +186,27 @@ test("the module writes a timeout's duration as Go writes it", () => {
   const said = (ms) => moduleCheck("js_bridge", { code: "timeout", tool: "t", timeout_ms: ms }).error.message.replace("JS tool 't' execution timed out after ", "");
   assert.deepEqual([500, 1000, 1500, 30000, 90000, 3600000].map(said), ["500ms", "1s", "1.5s", "30s", "1m30s", "1h0m0s"]);
 });
+
+// The runner's rules and refusals are the module's: given a module that
+// refuses DELETE and words every other refusal its own way, it follows
+// that one (a host that kept a rule or a sentence of its own would not).
+test("the runner follows the module it is given", async () => {
+  const other = (op, args) => {
+    if (op !== "js_bridge" || args.code === "body_cut" || args.code === "multipart") return moduleCheck(op, args);
+    if ((args.code === "fetch_method" && args.method !== "DELETE") || args.code === "library_name" || args.code === "time_format") return {};
+    return { error: { type: "other_type", message: `this module says no: ${args.code}` } };
+  };
+  const r = new Runner({ check: other, store: new MemoryStore() });
+  const cases = [
+    [`async function execute() { try { await fetch("http://127.0.0.1:1/", {method: "DELETE"}); } catch (e) { return e.message; } }`, "this module says no: fetch_method"],
+    [`async function execute() { try { await fetch("http://127.0.0.1:1/"); } catch (e) { return e.message; } }`, "this module says no: private_address"],
+    [`function execute() { try { fs.readFile("../x"); } catch (e) { return e.message; } }`, "this module says no: sandbox_outside"],
+    [`function execute() { try { lib("nope"); } catch (e) { return e.message; } }`, "this module says no: library_not_found"],
+  ];
+  for (const [source, want] of cases) {
+    const res = await r.call({ tool: "t", source, function: "execute", timeoutMs: FAILSAFE_MS });
+    assert.equal(res.output, want, JSON.stringify(res));
+  }
+  const res = await r.call({ tool: "t", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: 200 });
+  assert.deepEqual([res.error_type, res.message], ["other_type", "this module says no: timeout"]);
+});

@@ -48,3 +48,14 @@ func compile() {
 		pool.SetCatalogue([]byte(`{}`))
 	}
 }
+
+// Checker is the module's checker the contexts carry, for a test that
+// wraps it.
+func Checker(t testing.TB) module.Checker {
+	t.Helper()
+	once.Do(compile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
