@@ -492,7 +492,7 @@ func (r *Runner) Undefined(ctx context.Context, ref string, source []byte, names
 
 // errNotObject is withEnv's error for parameters that are not a JSON
 // object, which the module words (js_bridge's params_not_object).
-var errNotObject = errors.New("jsrun: the parameters are not an object")
+var errNotObject = errors.New("jsrun: not an object")
 
 // withEnv adds _env to the call's parameters.
 func withEnv(params json.RawMessage, env map[string]string) (string, error) {

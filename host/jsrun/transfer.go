@@ -247,7 +247,7 @@ func (s *callState) multipart(req uploadRequest) ([]byte, map[string]string, err
 		}
 		total += len(contents[i])
 		if total > MaxTransferBytes {
-			return nil, nil, fmt.Errorf("the parts hold over %d bytes (5 MB), the most an upload sends", MaxTransferBytes)
+			return nil, nil, refused(s.ctx, check.JSBridge{Code: "upload_too_large", Max: MaxTransferBytes})
 		}
 	}
 	u.Boundary = boundaryFor(contents)

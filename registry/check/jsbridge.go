@@ -73,7 +73,7 @@ type UploadPart struct {
 // JSBridgeCodes lists js_bridge's codes in the order ABI.md gives them.
 var JSBridgeCodes = []string{
 	"fetch_method", "library_name", "time_format", "multipart", "body_cut",
-	"params_not_object", "timeout", "out_of_memory", "private_address", "read_failed",
+	"upload_too_large", "params_not_object", "timeout", "out_of_memory", "private_address", "read_failed",
 	"library_not_found", "time_zone", "google_not_granted", "google_not_connected",
 	"sandbox_none", "sandbox_outside", "sandbox_leads_outside", "sandbox_root", "sandbox_nul",
 }
@@ -123,6 +123,8 @@ func (b JSBridge) check() (Answer, error) {
 		return Answer{Args: struct {
 			Note string `json:"note"`
 		}{note}}, nil
+	case "upload_too_large":
+		return no(fmt.Sprintf("the parts hold over %d bytes (5 MB), the most an upload sends", b.Max))
 	case "params_not_object":
 		return fail("invalid_arguments", "the parameters are not a JSON object")
 	case "timeout":

@@ -480,7 +480,7 @@ function abortable(p, signal) {
 
 // NOT_OBJECT is withEnv's error for parameters that are not a JSON
 // object, which the module words (js_bridge's params_not_object).
-const NOT_OBJECT = new Error("jsrun: the parameters are not an object");
+const NOT_OBJECT = Symbol("not an object");
 
 // withEnv adds _env to the call's parameters, given as an object or JSON.
 function withEnv(params, env) {

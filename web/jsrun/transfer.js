@@ -3,7 +3,7 @@
 // rewrites and timeout), files through the sandbox's rules, bytes as they
 // are. Their failures are answers, never throws, as the prelude gives them.
 import { send, readAtMost, statusText, DEFAULT_MAX_BODY } from "./fetch.js";
-import { cutNote, passes, word } from "./words.js";
+import { cutNote, passes, refusal, word } from "./words.js";
 import { MAX_TRANSFER_BYTES } from "./sandbox.js";
 
 // MAX_ERROR_BODY bounds the part of an error response a failed download
@@ -134,7 +134,7 @@ function multipart(req, sandbox, check) {
     }
     contents.push(b);
     total += b.length;
-    if (total > MAX_TRANSFER_BYTES) throw new Error(`the parts hold over ${MAX_TRANSFER_BYTES} bytes (5 MB), the most an upload sends`);
+    if (total > MAX_TRANSFER_BYTES) throw new Error(refusal(check, { code: "upload_too_large", max: MAX_TRANSFER_BYTES }).message);
   });
   upload.boundary = boundaryFor(contents);
   const f = passes(check, { code: "multipart", upload }).args;
