@@ -326,7 +326,9 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		}
 		granted := h.grant(c.Granted)
 		maps.Copy(env, granted.Env)
-		out := h.js.Run(ctx, JSCall{
+		// The runner's bridges ask the module to word their refusals
+		// (toolroute_check's js_bridge).
+		out := h.js.Run(module.WithChecker(ctx, h.pool), JSCall{
 			Tool: c.Tool, SourceRef: c.Origin.Source, Source: src, Function: c.Origin.Function,
 			Params: c.Input, Env: env, Timeout: timeout,
 			Google: granted.Google || slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),

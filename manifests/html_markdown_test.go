@@ -6,7 +6,6 @@ package manifests_test
 // tool in all three.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -38,7 +37,7 @@ func htmlMarkdown(t testing.TB, runner *jsrun.Runner, html, base string, options
 	// These tests check the markdown, not the speed (make bench measures a
 	// 1 MB page): the limit is generous, so a machine loaded by other
 	// work does not fail them.
-	res := runner.Run(context.Background(), host.JSCall{
+	res := runner.Run(checked(t), host.JSCall{
 		Tool: "html_markdown", SourceRef: "test.js", Function: "execute", Params: params, Timeout: 5 * time.Minute,
 		Source: []byte(`function execute(p) { return lib("html_markdown").markdown(p.html, p.base, p.options); }`),
 	})

@@ -2,7 +2,6 @@ package manifests_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -37,7 +36,7 @@ func TestDriveTransfersAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer runner.Close()
-	res := runner.Run(context.Background(), host.JSCall{
+	res := runner.Run(checked(t), host.JSCall{
 		Tool: "drive_round_trip", SourceRef: "test.js", Function: "execute", Params: json.RawMessage(`{}`), Timeout: testwait.Failsafe, Google: true,
 		Source: []byte(`async function execute() {
 			const headers = { Authorization: "Bearer " + (await google.getAccessToken()) };

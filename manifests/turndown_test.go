@@ -1,7 +1,6 @@
 package manifests_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"testing"
@@ -38,7 +37,7 @@ func TestTurndownLibrary(t *testing.T) {
 				options = json.RawMessage(`{}`)
 			}
 			params, _ := json.Marshal(map[string]any{"html": c.HTML, "options": options})
-			res := runner.Run(context.Background(), host.JSCall{
+			res := runner.Run(checked(t), host.JSCall{
 				Tool: "turndown", SourceRef: "test.js", Function: "execute", Params: params, Timeout: testwait.Failsafe,
 				Source: []byte(`function execute(p) { const TurndownService = lib("turndown"); return new TurndownService(p.options).turndown(p.html); }`),
 			})

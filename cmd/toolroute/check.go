@@ -19,6 +19,7 @@ import (
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/app"
 	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -141,14 +142,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		perFolder = append(perFolder, reps)
 	}
-	runner, err := codeRunner(*configDir)
+	runner, ctx, closeModule, err := codeRunner(*configDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1
 	}
+	defer closeModule()
 	defer runner.Close()
 	for i, f := range folders {
-		unpaired, err := checkCode(runner, r, f, perFolder[i])
+		unpaired, err := checkCode(ctx, runner, r, f, perFolder[i])
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return 1
@@ -210,17 +212,35 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // codeRunner is the QuickJS runner the JS files are compiled and run in,
 // with the library folders a call has (so a top level's lib() works), no
-// sandbox folder and the network refused (Runner.Undefined).
-func codeRunner(configDir string) (*jsrun.Runner, error) {
+// sandbox folder and the network refused (Runner.Undefined), and the
+// context a top level runs in: its bridges' refusals are the module's
+// words (toolroute_check's js_bridge), as in a call.
+func codeRunner(configDir string) (*jsrun.Runner, context.Context, func(), error) {
 	cfg := app.Config{ConfigDir: configDir, NoModel: true}
 	if err := cfg.Defaults(); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	cache := ""
+	cache, moduleCache := "", ""
 	if cfg.CacheDir != "-" {
-		cache = filepath.Join(cfg.CacheDir, "quickjs")
+		cache, moduleCache = filepath.Join(cfg.CacheDir, "quickjs"), filepath.Join(cfg.CacheDir, "module")
 	}
-	return jsrun.New(jsrun.Options{Libraries: []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)}, CacheDir: cache, Warm: 1})
+	ctx := context.Background()
+	rt, err := module.New(ctx, module.Config{CacheDir: moduleCache})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pool := module.NewPool(rt, module.PoolConfig{MaxInstances: 1})
+	pool.SetCatalogue([]byte(`{}`))
+	closeModule := func() {
+		pool.Close(ctx)
+		rt.Close(ctx)
+	}
+	runner, err := jsrun.New(jsrun.Options{Libraries: []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)}, CacheDir: cache, Warm: 1})
+	if err != nil {
+		closeModule()
+		return nil, nil, nil, err
+	}
+	return runner, module.WithChecker(ctx, pool), closeModule, nil
 }
 
 // checkCode compiles every JS file of a folder in QuickJS, runs each
@@ -228,7 +248,7 @@ func codeRunner(configDir string) (*jsrun.Runner, error) {
 // is defined, and checks that each tool's 'required' names properties its
 // schema declares (a warning). It adds what it finds to the folder's
 // reports and returns the .js files no manifest names.
-func checkCode(runner *jsrun.Runner, r *registry.Registry, f codeFolder, reports []checkReport) ([]jsFile, error) {
+func checkCode(ctx context.Context, runner *jsrun.Runner, r *registry.Registry, f codeFolder, reports []checkReport) ([]jsFile, error) {
 	for i := range reports {
 		rep := &reports[i]
 		ref := strings.TrimSuffix(rep.File, ".json") + ".js"
@@ -247,7 +267,7 @@ func checkCode(runner *jsrun.Runner, r *registry.Registry, f codeFolder, reports
 			rep.Code = append(rep.Code, registry.Problem{File: ref, Entry: -1, Reason: base + " does not parse: " + atLine(err.Error(), ref)})
 		} else if len(functions) == 0 {
 			// no tool of it loaded: nothing runs it
-		} else if missing, err := runner.Undefined(context.Background(), ref, src, functions); err != nil {
+		} else if missing, err := runner.Undefined(ctx, ref, src, functions); err != nil {
 			rep.Code = append(rep.Code, registry.Problem{File: ref, Entry: -1, Reason: base + " fails as it loads, so none of its tools can run: " + atLine(err.Error(), ref)})
 		} else {
 			for _, l := range rep.Loaded {

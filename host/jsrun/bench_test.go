@@ -1,7 +1,6 @@
 package jsrun
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/fastschema/qjs"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // source15KB is a tool source of about 15 KB: helpers and one tool function.
@@ -52,7 +53,7 @@ func BenchmarkColdCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res := r.callOn(context.Background(), rt, benchCall, params)
+		res := r.callOn(checktest.Context(b), rt, benchCall, params)
 		b.StopTimer()
 		if res.Output != `{"count":1,"query":"hello"}` {
 			b.Fatalf("%+v", res)
@@ -70,7 +71,7 @@ func BenchmarkCallItself(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.close()
-	rt.call = &callState{ctx: context.Background()}
+	rt.call = &callState{ctx: checktest.Context(b)}
 	bc, err := rt.compile("bench.js", source15KB)
 	if err != nil {
 		b.Fatal(err)
@@ -137,7 +138,7 @@ func BenchmarkFetchCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res := r.callOn(context.Background(), rt, c, params)
+		res := r.callOn(checktest.Context(b), rt, c, params)
 		b.StopTimer()
 		if res.Output != "3" {
 			b.Fatalf("%+v", res)
@@ -275,5 +276,21 @@ func BenchmarkQJSCall(b *testing.B) {
 	c := rt.q.Context()
 	for b.Loop() {
 		c.HasException()
+	}
+}
+
+// BenchmarkBridgeCheck is what every fetch adds by asking the module
+// whether its method passes (js_bridge's fetch_method), through the pool
+// a call's context carries; lib() and _time() ask once each the same way.
+func BenchmarkBridgeCheck(b *testing.B) {
+	ctx := checktest.Context(b)
+	q := check.JSBridge{Code: "fetch_method", Method: "GET"}
+	if err := ask(ctx, q); err != nil { // the pool's first instance
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := ask(ctx, q); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

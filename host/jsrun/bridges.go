@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // MaxLogBytes bounds the console output kept from one call.
@@ -68,23 +71,23 @@ func (s *callState) time(zone, format string) (string, error) {
 	if zone != "" {
 		loc, err := time.LoadLocation(zone)
 		if err != nil || zone == "Local" {
-			return "", fmt.Errorf("_time: invalid timezone '%s': use an IANA time zone name such as 'Europe/Paris', 'America/New_York' or 'UTC'", zone)
+			return "", refused(s.ctx, check.JSBridge{Code: "time_zone", Zone: zone})
 		}
 		now = now.In(loc)
 	}
-	switch format {
-	case "", "iso8601":
-		return now.Format("2006-01-02T15:04:05-07:00"), nil
-	case "human_readable":
+	if err := ask(s.ctx, check.JSBridge{Code: "time_format", Format: format}); err != nil {
+		return "", err
+	}
+	if format == "human_readable" {
 		return now.Format("Monday, January 2, 2006 at 3:04:05 PM MST"), nil
 	}
-	return "", fmt.Errorf("_time: invalid format '%s': use 'iso8601' or 'human_readable'", format)
+	return now.Format("2006-01-02T15:04:05-07:00"), nil
 }
 
 // google serves the credential bridge.
 func (s *callState) googleBridge(what string) (string, error) {
 	if !s.google {
-		return "", fmt.Errorf("google: '%s' may not use the Google account: only tools whose manifest lists \"google\" in requiredPermissions may, and code the model writes only when the user grants it at approval (js_eval's \"secrets\": [\"google\"])", s.tool)
+		return "", refused(s.ctx, check.JSBridge{Code: "google_not_granted", Tool: s.tool})
 	}
 	p := s.runner.opts.Google
 	var v string
@@ -100,7 +103,7 @@ func (s *callState) googleBridge(what string) (string, error) {
 		}
 	}
 	if errors.Is(err, ErrNotConnected) {
-		return "", errors.New("Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`")
+		return "", refused(s.ctx, check.JSBridge{Code: "google_not_connected"})
 	}
 	if err != nil {
 		return "", fmt.Errorf("google: %v", err)
@@ -161,9 +164,9 @@ const MaxLibraryBytes = 1 << 20
 // library returns the source of lib(name): NAME.min.js, else NAME.js, from
 // the first library folder that has either: tool files written for other
 // agent hosts expect libraries shipped minified.
-func (r *Runner) library(name string) (string, error) {
-	if !validLibraryName(name) {
-		return "", fmt.Errorf("lib: invalid library name '%s': use letters, digits, '_' and '-', starting with a letter", name)
+func (r *Runner) library(ctx context.Context, name string) (string, error) {
+	if err := ask(ctx, check.JSBridge{Code: "library_name", Name: name}); err != nil {
+		return "", err
 	}
 	for _, dir := range r.opts.Libraries {
 		for _, file := range []string{name + ".min.js", name + ".js"} {
@@ -180,24 +183,8 @@ func (r *Runner) library(name string) (string, error) {
 			return string(b), nil
 		}
 	}
-	return "", fmt.Errorf("lib: library '%s' not found in the library folders (as %s.min.js or %s.js)", name, name, name)
+	return "", refused(ctx, check.JSBridge{Code: "library_not_found", Name: name})
 }
-
-// validLibraryName checks ^[a-zA-Z][a-zA-Z0-9_-]*$.
-func validLibraryName(name string) bool {
-	if name == "" || !isASCIILetter(name[0]) {
-		return false
-	}
-	for i := 1; i < len(name); i++ {
-		c := name[i]
-		if !isASCIILetter(c) && !(c >= '0' && c <= '9') && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
@@ -215,4 +202,75 @@ func sortedRefs(m map[string][]byte) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// The bridges' rules that need no I/O, and the refusals of what the host
+// observed doing its I/O or enforcing its sandbox, are the module's to
+// word (toolroute_check's js_bridge, wasm/ABI.md), as the JS hosts ask
+// it: the call's context carries the module's checker (host.Host gives
+// it; module.WithChecker). The host still decides what it observed (an
+// address dialed, a path leading out of the sandbox folder): a tool can
+// reach the bridges past the prelude.
+
+// refusal is a refusal the host decided where it holds no context to ask
+// the module (the sandbox folder's): the bridge's caller words it (word).
+type refusal struct{ q check.JSBridge }
+
+// Error names the code only: word gives the sentence.
+func (r *refusal) Error() string {
+	return "jsrun: refused (" + r.q.Code + "), not worded by the module"
+}
+
+// ask asks the module the question q: nil when it passes, the module's
+// refusal (a *module.Refused), or the host's failure to ask. The call may
+// be ending (its time up): the question is still asked.
+func ask(ctx context.Context, q check.JSBridge) error {
+	err := module.CheckArgs(context.WithoutCancel(ctx), "js_bridge", q, nil)
+	if err == nil || errors.As(err, new(*module.Refused)) {
+		return err
+	}
+	return fmt.Errorf("jsrun: asking the module (js_bridge %s): %w", q.Code, err)
+}
+
+// refused is the module's sentence for q, which the host decided: an
+// error whatever the module answers.
+func refused(ctx context.Context, q check.JSBridge) error {
+	if err := ask(ctx, q); err != nil {
+		return err
+	}
+	return fmt.Errorf("jsrun: the module let js_bridge %s pass, which it refuses always", q.Code)
+}
+
+// word gives err in the module's words when it is a *refusal, else as it
+// is.
+func word(ctx context.Context, err error) error {
+	var r *refusal
+	if errors.As(err, &r) {
+		return refused(ctx, r.q)
+	}
+	return err
+}
+
+// worded is a call's failure the module words (q's Type and message).
+func worded(ctx context.Context, q check.JSBridge) Result {
+	err := refused(ctx, q)
+	var r *module.Refused
+	if errors.As(err, &r) {
+		return Result{Result: registry.Failure(r.Type, r.Message)}
+	}
+	return Result{Result: registry.Failure("execution_error", err.Error())}
+}
+
+// cutNote is the note a body cut at max bytes ends with (js_bridge's
+// body_cut); total is the body's length when the response said it, else 0.
+func cutNote(ctx context.Context, q check.JSBridge) (string, error) {
+	q.Code = "body_cut"
+	var a struct {
+		Note string `json:"note"`
+	}
+	err := module.CheckArgs(context.WithoutCancel(ctx), "js_bridge", q, &a)
+	if err != nil {
+		return "", fmt.Errorf("jsrun: asking the module (js_bridge body_cut): %w", err)
+	}
+	return a.Note, nil
 }

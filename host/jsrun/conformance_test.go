@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -273,12 +274,12 @@ func TestConformance(t *testing.T) {
 			}
 			params := json.RawMessage(sub(string(c.Params)))
 			for range max(1, c.Repeat) {
-				res := r.Call(context.Background(), host.JSCall{
+				res := r.Call(checktest.Context(t), host.JSCall{
 					Tool: "case_tool", SourceRef: "tool.js", Source: []byte(source), Function: c.Function,
 					Params: params, Env: c.Env, Timeout: timeout,
 					Google: slices.Contains(c.RequiredPermissions, registry.PermissionGoogle),
 				})
-				check(t, c.Expect, res)
+				expect(t, c.Expect, res)
 			}
 			for name, want := range c.ExpectFiles {
 				got, err := os.ReadFile(filepath.Join(sandboxDir, name))
@@ -340,7 +341,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func check(t *testing.T, want expectation, got Result) {
+func expect(t *testing.T, want expectation, got Result) {
 	t.Helper()
 	if got.Status != want.Status {
 		t.Fatalf("status %s (%s: %s%s), want %s", got.Status, got.ErrorType, got.Message, got.Output, want.Status)

@@ -3,6 +3,16 @@
 // system's tools use: fetch, downloadToFile, uploadMultipart, fs, console,
 // _time, lib, google, btoa and atob (the last two in the prelude alone).
 //
+// # The module words the refusals
+//
+// The bridges' rules that need no I/O (fetch's methods, lib's names,
+// _time's formats, an upload's parts and its multipart framing) and the sentences of the refusals the
+// host decides itself (a private address dialed, a path leading outside
+// the sandbox folder, a call out of memory) are the module's
+// (toolroute_check's js_bridge, wasm/ABI.md), as in the JS hosts: a call's
+// context carries the module's checker (module.WithChecker; host.Host gives
+// it), without which a refusal says so.
+//
 // # One fresh runtime per call
 //
 // Every call runs in a QuickJS runtime no other call has used, so no state

@@ -8,12 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/internal/safehttp"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // FetchOptions configure the fetch bridge.
@@ -49,8 +49,6 @@ const defaultMaxBody = 100 << 10
 // tool that reads whole pages (webfetch). A larger maxBytes keeps this
 // many. web/packages/toolroute/jsrun/fetch.js has the same bound.
 const MaxFetchBytes = 5 << 20
-
-var fetchMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
 type fetcher struct {
 	opts   FetchOptions
@@ -101,12 +99,12 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	if err := json.Unmarshal([]byte(options), &req); err != nil {
 		return "", fmt.Errorf("fetch: bad options: %v", err)
 	}
+	if err := ask(s.ctx, check.JSBridge{Code: "fetch_method", Method: req.Method}); err != nil {
+		return "", err
+	}
 	method := strings.ToUpper(req.Method)
 	if method == "" {
 		method = "GET"
-	}
-	if !slices.Contains(fetchMethods, method) {
-		return "", fmt.Errorf("fetch: method '%s' is not allowed: use GET, POST, PUT, PATCH or DELETE", req.Method)
 	}
 	var body io.Reader
 	if req.Body != nil {
@@ -123,7 +121,7 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxBody)+1))
 	if err != nil {
-		return "", fmt.Errorf("fetch: reading the response from %s: %v", rawURL, err)
+		return "", refused(s.ctx, check.JSBridge{Code: "read_failed", URL: rawURL, Reason: err.Error()})
 	}
 	out := fetchResponse{
 		Status:     resp.StatusCode,
@@ -137,11 +135,11 @@ func (s *callState) fetch(rawURL, options string) (string, error) {
 	}
 	if len(data) > maxBody {
 		out.Truncated, out.Kept = true, maxBody
-		total := "more"
-		if resp.ContentLength > 0 {
-			total = strconv.FormatInt(resp.ContentLength, 10)
+		note, err := cutNote(s.ctx, check.JSBridge{Max: maxBody, Total: max(resp.ContentLength, 0)})
+		if err != nil {
+			return "", err
 		}
-		out.Body = string(data[:maxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %s: kept %d of %s bytes]", size(maxBody), maxBody, total)
+		out.Body = string(data[:maxBody]) + note
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
@@ -178,7 +176,7 @@ func (s *callState) send(bridge, rawURL, method string, headers map[string]strin
 	if err != nil {
 		defer cancel()
 		if errors.Is(err, safehttp.ErrPrivate) {
-			return nil, nil, fmt.Errorf("%s: %s is refused: loopback, private and link-local addresses cannot be reached from tools", bridge, rawURL)
+			return nil, nil, refused(s.ctx, check.JSBridge{Code: "private_address", Bridge: bridge, URL: rawURL})
 		}
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("%s: %s timed out", bridge, rawURL)
@@ -208,13 +206,4 @@ func responseURL(u *url.URL) string {
 	c := *u
 	c.Fragment, c.RawFragment = "", ""
 	return c.String()
-}
-
-// size writes a body limit for the note on a cut body: in KB when it is
-// whole kilobytes, as the default 100 KB is, else in bytes.
-func size(n int) string {
-	if n%1024 == 0 {
-		return strconv.Itoa(n>>10) + " KB"
-	}
-	return strconv.Itoa(n) + " bytes"
 }

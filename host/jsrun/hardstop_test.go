@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/internal/proccpu"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
@@ -138,7 +139,7 @@ func TestHardStop(t *testing.T) {
 			"timeout", "never settles"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			endsWithin(t, r, context.Background(), tt.call, tt.call.Timeout, tt.errType, tt.want)
+			endsWithin(t, r, checktest.Context(t), tt.call, tt.call.Timeout, tt.errType, tt.want)
 		})
 	}
 	// The runner is healthy after all of them.
@@ -184,7 +185,7 @@ func startNative(t *testing.T, r *Runner, dir string, ctx context.Context, timeo
 func TestHardStopInNativeCode(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Options{MemoryLimit: 1 << 30, SandboxRoot: dir})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(checktest.Context(t))
 	defer cancel()
 	done := startNative(t, r, dir, ctx, failsafe)
 	goruntime.GC()
@@ -195,7 +196,7 @@ func TestHardStopInNativeCode(t *testing.T) {
 	}
 	cancel()
 	<-done
-	endsWithin(t, r, context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: 3 * time.Second,
+	endsWithin(t, r, checktest.Context(t), host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: 3 * time.Second,
 		Source: []byte(`function execute() { const a = new Array(2e7).fill(1.5); for (;;) a.join(); }`)}, 3*time.Second, "timeout", "timed out after 3s")
 }
 
@@ -203,7 +204,7 @@ func TestHardStopInNativeCode(t *testing.T) {
 func TestCancelStopsNativeCode(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Options{MemoryLimit: 1 << 30, SandboxRoot: dir})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(checktest.Context(t))
 	done := startNative(t, r, dir, ctx, failsafe)
 	past := cpuPast(0)
 	cancel()

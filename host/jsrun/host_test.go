@@ -1,7 +1,6 @@
 package jsrun_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -17,7 +17,7 @@ import (
 // The built-in JS tools run through the host and the QuickJS runner, as a
 // user's turn runs them.
 func TestBuiltinToolsThroughTheHost(t *testing.T) {
-	ctx := context.Background()
+	ctx := checktest.Context(t)
 	now := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 	runner, err := jsrun.New(jsrun.Options{SandboxRoot: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {

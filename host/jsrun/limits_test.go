@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/registry"
 )
 
@@ -22,7 +23,7 @@ import (
 // message holding want, at its timeout or sooner (endsWithin).
 func within(t *testing.T, r *Runner, timeout time.Duration, src, errType, want string) {
 	t.Helper()
-	endsWithin(t, r, context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: timeout},
+	endsWithin(t, r, checktest.Context(t), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: timeout},
 		timeout, errType, want)
 }
 
@@ -76,7 +77,7 @@ func TestLimitsHold(t *testing.T) {
 // its timeout.
 func TestCancelStopsJS(t *testing.T) {
 	r := newRunner(t, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(checktest.Context(t))
 	defer cancel()
 	waitWarm(t, r)
 	time.AfterFunc(300*time.Millisecond, cancel)

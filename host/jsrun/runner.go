@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // DefaultMemoryLimit is a call's JS heap limit when Options sets none.
@@ -200,6 +201,9 @@ func (r *Runner) Call(ctx context.Context, c host.JSCall) (res Result) {
 		return fail("execution_error", fmt.Sprintf("Function name '%s' is not a JS identifier", c.Function))
 	}
 	params, err := withEnv(c.Params, c.Env)
+	if errors.Is(err, errNotObject) {
+		return worded(ctx, check.JSBridge{Code: "params_not_object"})
+	}
 	if err != nil {
 		return fail("invalid_arguments", err.Error())
 	}
@@ -241,17 +245,13 @@ func (r *Runner) callOn(ctx context.Context, rt *runtime, c host.JSCall, params 
 		// pending), it overflowed.
 		res = fail("execution_error", fmt.Sprintf("JS tool '%s' stopped: %v", c.Tool, errOverflow))
 	case errors.Is(err, errPending), errors.Is(ctx.Err(), context.DeadlineExceeded), !time.Now().Before(deadline):
-		msg := fmt.Sprintf("JS tool '%s' execution timed out after %s", c.Tool, c.Timeout)
-		if errors.Is(err, errPending) {
-			msg += ": it awaits a promise that never settles"
-		}
-		res = fail("timeout", msg)
+		res = worded(ctx, check.JSBridge{Code: "timeout", Tool: c.Tool, TimeoutMS: float64(c.Timeout) / float64(time.Millisecond), Pending: errors.Is(err, errPending)})
 	case ctx.Err() != nil:
 		res = fail("canceled", fmt.Sprintf("JS tool '%s' was canceled", c.Tool))
 	case strings.Contains(err.Error(), "out of memory") || (isTrap(err) && rt.memoryFull()) ||
 		// Out of memory while making the error itself: QuickJS throws null.
 		(err.Error() == "null" && rt.memoryFull()):
-		res = fail("out_of_memory", fmt.Sprintf("JS tool '%s' ran out of memory (the limit is %d MB)", c.Tool, r.opts.MemoryLimit>>20))
+		res = worded(ctx, check.JSBridge{Code: "out_of_memory", Tool: c.Tool, LimitMB: r.opts.MemoryLimit >> 20})
 	case isTrap(err):
 		res = fail("execution_error", fmt.Sprintf("JS tool '%s' crashed inside QuickJS (%s): the runtime was thrown away; try again with other input", c.Tool, trapText(err)))
 	case errors.As(err, new(*typedError)):
@@ -490,13 +490,17 @@ func (r *Runner) Undefined(ctx context.Context, ref string, source []byte, names
 	return missing, nil
 }
 
+// errNotObject is withEnv's error for parameters that are not a JSON
+// object, which the module words (js_bridge's params_not_object).
+var errNotObject = errors.New("jsrun: not an object")
+
 // withEnv adds _env to the call's parameters.
 func withEnv(params json.RawMessage, env map[string]string) (string, error) {
 	var obj map[string]json.RawMessage
 	if len(strings.TrimSpace(string(params))) == 0 {
 		obj = map[string]json.RawMessage{}
 	} else if err := json.Unmarshal(params, &obj); err != nil || obj == nil {
-		return "", errors.New("the parameters are not a JSON object")
+		return "", errNotObject
 	}
 	if env == nil {
 		env = map[string]string{}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -35,7 +36,7 @@ func newRunner(t testing.TB, opts Options) *Runner {
 const failsafe = testwait.Failsafe
 
 func call(r *Runner, source string, timeout time.Duration) Result {
-	return r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(source), Function: "execute", Timeout: timeout})
+	return r.Call(checktest.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(source), Function: "execute", Timeout: timeout})
 }
 
 // qjs mounts its working folder at /: it must be an empty folder of its own,
@@ -111,7 +112,7 @@ func TestConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			src := fmt.Sprintf(`function execute(p) { if (globalThis.seen) return "leak"; globalThis.seen = %d; let s = 0; for (let k = 0; k < 20000; k++) s += k; return String(p.i) + ":" + s; }`, i)
-			res := r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "c.js", Source: []byte(src), Function: "execute",
+			res := r.Call(checktest.Context(t), host.JSCall{Tool: "t", SourceRef: "c.js", Source: []byte(src), Function: "execute",
 				Params: []byte(fmt.Sprintf(`{"i":%d}`, i)), Timeout: failsafe})
 			if want := fmt.Sprintf("%d:199990000", i); res.Output != want {
 				errs <- fmt.Errorf("call %d: %+v, want %s", i, res, want)
@@ -132,7 +133,7 @@ func TestConcurrentCalls(t *testing.T) {
 func TestStuckCallDoesNotBlockOthers(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, Options{SandboxRoot: dir})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(checktest.Context(t))
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
@@ -173,11 +174,11 @@ func TestPrecompile(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d sources compiled, want 1", n)
 	}
-	res := r.Call(context.Background(), host.JSCall{Tool: "a", SourceRef: "a.js", Source: []byte(`function execute() { return "a" }`), Function: "execute", Timeout: failsafe})
+	res := r.Call(checktest.Context(t), host.JSCall{Tool: "a", SourceRef: "a.js", Source: []byte(`function execute() { return "a" }`), Function: "execute", Timeout: failsafe})
 	if res.Output != "a" {
 		t.Fatalf("%+v", res)
 	}
-	res = r.Call(context.Background(), host.JSCall{Tool: "b", SourceRef: "bad.js", Source: []byte(`function (`), Function: "execute", Timeout: failsafe})
+	res = r.Call(checktest.Context(t), host.JSCall{Tool: "b", SourceRef: "bad.js", Source: []byte(`function (`), Function: "execute", Timeout: failsafe})
 	if res.Status != registry.StatusError || !strings.Contains(res.Message, "SyntaxError") || !strings.Contains(res.Message, "bad.js:1") {
 		t.Fatalf("%+v", res)
 	}
@@ -195,7 +196,7 @@ func TestBadCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := r.Call(context.Background(), tt.call)
+			res := r.Call(checktest.Context(t), tt.call)
 			if res.Status != registry.StatusError || !strings.Contains(res.Message, tt.want) {
 				t.Errorf("%+v, want an error containing %q", res, tt.want)
 			}
@@ -205,7 +206,7 @@ func TestBadCalls(t *testing.T) {
 
 func TestGoogleProviderErrors(t *testing.T) {
 	r := newRunner(t, Options{Google: failingGoogle{}})
-	res := r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: failsafe, Google: true,
+	res := r.Call(checktest.Context(t), host.JSCall{Tool: "t", SourceRef: "t.js", Function: "execute", Timeout: failsafe, Google: true,
 		Source: []byte(`async function execute() { return await google.getAccessToken() }`)})
 	if res.Status != registry.StatusError || !strings.Contains(res.Message, "token endpoint said invalid_grant") {
 		t.Errorf("%+v", res)
@@ -323,7 +324,7 @@ func TestUndefined(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := r.Undefined(context.Background(), "t.js", []byte(tt.source), tt.names)
+			got, err := r.Undefined(checktest.Context(t), "t.js", []byte(tt.source), tt.names)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v, want %q", err, tt.wantErr)

@@ -256,7 +256,9 @@ func (rt *runtime) bind() {
 			if err := rt.call.ctx.Err(); err != nil {
 				return nil, errors.New("the call is stopped: its time is up or it was canceled")
 			}
-			return f(this.Args())
+			// The sandbox folder's refusals are worded by the module.
+			v, err := f(this.Args())
+			return v, word(rt.call.ctx, err)
 		})
 	}
 	str := func(args []*qjs.Value, i int) string {
@@ -298,7 +300,7 @@ func (rt *runtime) bind() {
 		return c.NewString(s), nil
 	})
 	fn("__tr_lib", func(args []*qjs.Value) (*qjs.Value, error) {
-		s, err := rt.call.runner.library(str(args, 0))
+		s, err := rt.call.runner.library(rt.call.ctx, str(args, 0))
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/toolroute/toolroute/internal/hardlink"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // MaxFileBytes is the largest file fs reads or writes.
@@ -94,7 +95,7 @@ func (s *sandbox) use() (int64, int) {
 // leave it.
 func (s *sandbox) rel(p string) (string, error) {
 	if s.root == nil {
-		return "", errors.New("fs: no sandbox folder is configured for JS tools")
+		return "", &refusal{check.JSBridge{Code: "sandbox_none"}}
 	}
 	if p == "" || strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("fs: invalid path %q", p)
@@ -106,13 +107,13 @@ func (s *sandbox) rel(p string) (string, error) {
 	if path.IsAbs(p) || filepath.IsAbs(p) {
 		inside, ok := strings.CutPrefix(path.Clean(p), filepath.ToSlash(s.dir))
 		if !ok || (inside != "" && !strings.HasPrefix(inside, "/")) {
-			return "", fmt.Errorf("%w: '%s' is outside the sandbox folder", errAccessDenied, p)
+			return "", &refusal{check.JSBridge{Code: "sandbox_outside", Path: p}}
 		}
 		p = strings.TrimPrefix(inside, "/")
 	}
 	clean := path.Clean(p)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", fmt.Errorf("%w: '%s' is outside the sandbox folder", errAccessDenied, p)
+		return "", &refusal{check.JSBridge{Code: "sandbox_outside", Path: p}}
 	}
 	if clean == "." {
 		clean = ""
@@ -127,7 +128,7 @@ func (s *sandbox) rel(p string) (string, error) {
 func denied(p string, err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
-		return fmt.Errorf("%w: '%s' leads outside the sandbox folder", errAccessDenied, p)
+		return &refusal{check.JSBridge{Code: "sandbox_leads_outside", Path: p}}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("fs: file not found: '%s'", p)
@@ -150,7 +151,7 @@ func (s *sandbox) read(p string) (string, error) {
 		return "", err
 	}
 	if bytes.IndexByte(b, 0) >= 0 { // a JS string from the host ends at NUL
-		return "", fmt.Errorf("fs: '%s' holds a NUL byte (a binary file?): fs reads text files", p)
+		return "", &refusal{check.JSBridge{Code: "sandbox_nul", Path: p}}
 	}
 	return string(b), nil
 }
@@ -216,7 +217,7 @@ func (s *sandbox) put(p, content string, appendTo bool, limit int) error {
 		return err
 	}
 	if rel == "" {
-		return fmt.Errorf("fs: '%s' is the sandbox folder, not a file", p)
+		return &refusal{check.JSBridge{Code: "sandbox_root", Path: p}}
 	}
 	if len(content) > limit {
 		return fmt.Errorf("fs: content is %d bytes; files are limited to %d", len(content), limit)

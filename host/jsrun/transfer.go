@@ -9,7 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // MaxTransferBytes bounds what downloadToFile saves and what
@@ -20,7 +24,7 @@ import (
 const MaxTransferBytes = MaxFetchBytes
 
 // MaxUploadParts bounds the parts of one uploadMultipart.
-const MaxUploadParts = 100
+const MaxUploadParts = check.MaxUploadParts
 
 // maxErrorBody bounds the part of an error response's body a failed
 // download quotes: enough for an API's error message.
@@ -117,7 +121,7 @@ func (s *callState) download(req downloadRequest) downloadResult {
 	// The path first: a bad one costs no request.
 	rel, err := s.files().rel(req.Path)
 	if err != nil {
-		return fail("downloadToFile: " + strings.TrimPrefix(err.Error(), "fs: "))
+		return fail("downloadToFile: " + strings.TrimPrefix(word(s.ctx, err).Error(), "fs: "))
 	}
 	if rel == "" {
 		return fail(fmt.Sprintf("downloadToFile: '%s' is the sandbox folder: give a file's path, such as 'downloads/report.pdf'", req.Path))
@@ -153,7 +157,7 @@ func (s *callState) download(req downloadRequest) downloadResult {
 		return tooBig()
 	}
 	if err := s.files().writeBytes(req.Path, data); err != nil {
-		return fail("downloadToFile: " + strings.TrimPrefix(err.Error(), "fs: "))
+		return fail("downloadToFile: " + strings.TrimPrefix(word(s.ctx, err).Error(), "fs: "))
 	}
 	res.Success, res.Size = true, int64(len(data))
 	return res
@@ -172,17 +176,10 @@ func (s *callState) upload(req uploadRequest) uploadResult {
 		res.Error = &msg
 		return res
 	}
-	body, contentType, err := s.multipart(req)
+	body, headers, err := s.multipart(req)
 	if err != nil {
 		return fail("uploadMultipart: " + err.Error())
 	}
-	headers := map[string]string{}
-	for _, k := range sortedKeys(req.Headers) {
-		if !strings.EqualFold(k, "Content-Type") {
-			headers[k] = req.Headers[k]
-		}
-	}
-	headers["Content-Type"] = contentType
 	resp, done, err := s.send("uploadMultipart", req.URL, "POST", headers, bytes.NewReader(body))
 	if err != nil {
 		return fail(err.Error())
@@ -197,7 +194,11 @@ func (s *callState) upload(req uploadRequest) uploadResult {
 	}
 	res.Body = string(data)
 	if len(data) > maxBody {
-		res.Body = string(data[:maxBody]) + fmt.Sprintf("\n\n[toolroute: the body was cut at %s]", size(maxBody))
+		note, err := cutNote(s.ctx, check.JSBridge{Max: maxBody, Short: true})
+		if err != nil {
+			return fail("uploadMultipart: " + err.Error())
+		}
+		res.Body = string(data[:maxBody]) + note
 	}
 	if !res.OK {
 		return fail(fmt.Sprintf("uploadMultipart: %s answered HTTP %d %s", req.URL, resp.StatusCode, statusText(resp)))
@@ -205,90 +206,75 @@ func (s *callState) upload(req uploadRequest) uploadResult {
 	return res
 }
 
-// multipart writes the body of an upload and its Content-Type, with a
-// boundary found in no part.
-func (s *callState) multipart(req uploadRequest) ([]byte, string, error) {
-	if len(req.Parts) == 0 {
-		return nil, "", fmt.Errorf("give at least one part")
+// multipart writes the body of an upload and its headers. The framing
+// (each part's head, the tail, the Content-Type, the headers) and the
+// upload's rules are the module's (js_bridge's multipart); the host reads
+// the files and draws a boundary none of the parts' bytes hold.
+func (s *callState) multipart(req uploadRequest) ([]byte, map[string]string, error) {
+	u := check.Upload{ContentType: req.ContentType, FormData: req.FormData, Headers: req.Headers}
+	for _, p := range req.Parts {
+		u.Parts = append(u.Parts, check.UploadPart{Name: p.Name, Filename: p.Filename, ContentType: p.ContentType, Content: p.Content != nil, File: p.FilePath != nil})
 	}
-	if len(req.Parts) > MaxUploadParts {
-		return nil, "", fmt.Errorf("%d parts: an upload takes at most %d", len(req.Parts), MaxUploadParts)
+	var f struct {
+		Heads   []string          `json:"heads"`
+		Tail    string            `json:"tail"`
+		Headers map[string]string `json:"headers"`
 	}
-	if !strings.HasPrefix(strings.ToLower(req.ContentType), "multipart/") {
-		return nil, "", fmt.Errorf("the Content-Type '%s' is not multipart/related or multipart/form-data", req.ContentType)
+	frame := func() error {
+		err := module.CheckArgs(context.WithoutCancel(s.ctx), "js_bridge", check.JSBridge{Code: "multipart", Upload: &u}, &f)
+		if err != nil && !errors.As(err, new(*module.Refused)) {
+			err = fmt.Errorf("jsrun: asking the module (js_bridge multipart): %w", err)
+		}
+		return err
+	}
+	// The rules first, before any file is read: a boundary comes after.
+	if err := frame(); err != nil {
+		return nil, nil, err
 	}
 	contents := make([][]byte, len(req.Parts))
 	total := 0
 	for i, p := range req.Parts {
-		switch {
-		case p.FilePath != nil:
+		if p.FilePath != nil {
 			b, err := s.files().readBytes(*p.FilePath, MaxTransferBytes)
 			if err != nil {
-				return nil, "", fmt.Errorf("part %d: %s", i+1, strings.TrimPrefix(err.Error(), "fs: "))
+				return nil, nil, fmt.Errorf("part %d: %s", i+1, strings.TrimPrefix(word(s.ctx, err).Error(), "fs: "))
 			}
 			contents[i] = b
-		case p.Content != nil:
+		} else if p.Content != nil {
 			contents[i] = []byte(*p.Content)
-		default:
-			return nil, "", fmt.Errorf("part %d has neither content nor filePath", i+1)
+		} else {
+			return nil, nil, fmt.Errorf("jsrun: the module let part %d pass with nothing in it", i+1)
 		}
 		total += len(contents[i])
 		if total > MaxTransferBytes {
-			return nil, "", fmt.Errorf("the parts hold over %d bytes (5 MB), the most an upload sends", MaxTransferBytes)
+			return nil, nil, refused(s.ctx, check.JSBridge{Code: "upload_too_large", Max: MaxTransferBytes})
 		}
 	}
-	boundary := newBoundary(contents)
+	u.Boundary = boundaryFor(contents)
+	if err := frame(); err != nil {
+		return nil, nil, err
+	}
+	if len(f.Heads) != len(contents) {
+		return nil, nil, fmt.Errorf("jsrun: the module framed %d parts of %d", len(f.Heads), len(contents))
+	}
 	var b bytes.Buffer
-	for i, p := range req.Parts {
-		b.WriteString("--" + boundary + "\r\n")
-		if req.FormData {
-			disposition := `form-data; name="` + quoteField(deref(p.Name)) + `"`
-			if p.Filename != nil {
-				disposition += `; filename="` + quoteField(*p.Filename) + `"`
-			}
-			b.WriteString("Content-Disposition: " + disposition + "\r\n")
-		}
-		b.WriteString("Content-Type: " + oneLine(p.ContentType) + "\r\n\r\n")
-		b.Write(contents[i])
+	for i, c := range contents {
+		b.WriteString(f.Heads[i])
+		b.Write(c)
 		b.WriteString("\r\n")
 	}
-	b.WriteString("--" + boundary + "--\r\n")
-	return b.Bytes(), req.ContentType + "; boundary=" + boundary, nil
+	b.WriteString(f.Tail)
+	return b.Bytes(), f.Headers, nil
 }
 
-// newBoundary draws a boundary that no part holds.
-func newBoundary(contents [][]byte) string {
+// boundaryFor draws random boundaries until one is in none of contents.
+func boundaryFor(contents [][]byte) string {
 	for {
 		var r [16]byte
 		rand.Read(r[:])
 		boundary := "toolroute-" + hex.EncodeToString(r[:])
-		clash := false
-		for _, c := range contents {
-			if bytes.Contains(c, []byte(boundary)) {
-				clash = true
-				break
-			}
-		}
-		if !clash {
+		if !slices.ContainsFunc(contents, func(c []byte) bool { return bytes.Contains(c, []byte(boundary)) }) {
 			return boundary
 		}
 	}
-}
-
-// quoteField escapes a name or file name for a quoted Content-Disposition
-// parameter as browsers do for form data: '"', CR and LF percent-encoded.
-func quoteField(s string) string {
-	return strings.NewReplacer(`"`, "%22", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// oneLine keeps a header value on its line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -2,7 +2,6 @@ package jsrun
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 )
 
 // testPNG is a 4x4 RGBA PNG: its signature and chunks hold NUL bytes and
@@ -44,7 +44,7 @@ var testPNG = func() []byte {
 
 func callParams(r *Runner, source string, params any, timeout time.Duration) Result {
 	p, _ := json.Marshal(params)
-	return r.Call(context.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(source), Function: "execute", Params: p, Timeout: timeout})
+	return r.Call(checktest.Background(), host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(source), Function: "execute", Params: p, Timeout: timeout})
 }
 
 // The upload's body is one a standard multipart reader takes, and a PNG

@@ -2,12 +2,12 @@ package jsrun
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/checktest"
 )
 
 // The instrumentation of qjs v0.0.6's build: every function decodes to its
@@ -134,7 +134,7 @@ func TestStackStopsAboveData(t *testing.T) {
 		if err := rt.q.Mem().Write(stackLow, pattern); err != nil {
 			t.Fatal(err)
 		}
-		res := r.callOn(context.Background(), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: failsafe}, "{}")
+		res := r.callOn(checktest.Context(t), rt, host.JSCall{Tool: "t", SourceRef: "t.js", Source: []byte(src), Function: "execute", Timeout: failsafe}, "{}")
 		if got, err := rt.q.Mem().Read(stackLow, uint64(len(pattern))); err != nil || !bytes.Equal(got, pattern) {
 			t.Errorf("%.40s: the stack wrote below its limit (%v)", src, err)
 		}

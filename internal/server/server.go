@@ -640,7 +640,14 @@ func (s *server) googleToken(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	tok, err := s.a.Google.AccessToken(r.Context())
 	if errors.Is(err, jsrun.ErrNotConnected) {
-		fail(w, http.StatusNotFound, "Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`")
+		// The sentence is the module's, as the runners' google bridge
+		// words it (toolroute_check's js_bridge).
+		var refused *module.Refused
+		if err := s.a.Host.CheckArgs(r.Context(), "js_bridge", check.JSBridge{Code: "google_not_connected"}, nil); !errors.As(err, &refused) {
+			fail(w, http.StatusInternalServerError, fmt.Sprintf("server: asking the module to word the missing Google account: %v", err))
+			return
+		}
+		fail(w, http.StatusNotFound, refused.Message)
 		return
 	}
 	if err != nil {

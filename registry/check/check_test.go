@@ -49,6 +49,10 @@ func FuzzRun(f *testing.F) {
 	f.Add("api_body", `{"route":"POST /api/sessions/{id}/approvals","body":"{\"approvals\":[{\"id\":1},null,[]]}"}`)
 	f.Add("api_body", `{"route":"PATCH /api/sessions/{id}","body":"nul"}`)
 	f.Add("model_proxy", `{"provider":"gemini","format":"gemini","path":"/v1beta/models/:x","headers":{"A":"1"},"body":true}`)
+	f.Add("js_bridge", `{"code":"timeout","tool":"t","timeout_ms":-1e308,"pending":true}`)
+	f.Add("js_bridge", `{"code":"body_cut","max":-1025,"total":-5}`)
+	f.Add("js_bridge", `{"code":"fetch_method","method":"\u0000"}`)
+	f.Add("js_bridge", `{"code":5}`)
 	f.Add("nope", `{}`)
 	f.Add("tool_name", `null`)
 	f.Fuzz(func(t *testing.T, op, args string) {

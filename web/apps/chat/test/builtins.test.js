@@ -12,6 +12,7 @@ import { MemoryUIStore } from "../src/idbstore.js";
 import { Runner } from "toolroute/jsrun";
 import { builtinCases, checkResults, pageServer } from "../../../packages/toolroute/test/builtins-case.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.join(web, "..", "..", "..");
 const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());
@@ -28,7 +29,7 @@ for (const { name, c, pages, skip } of builtinCases(path.join(root, "testdata", 
     t.after(site.close);
     // Node's fetch, which CORS does not bind: the page's own runner says
     // cors, and fetch-cors-browser.test.js checks that in Chromium.
-    const runner = async ({ libraries, fs }) => new Runner({ store: fs, libraries: [libraries], fetch: { rewrites: site.rewrites } });
+    const runner = async ({ libraries, fs }) => new Runner({ check: moduleCheck, store: fs, libraries: [libraries], fetch: { rewrites: site.rewrites } });
     const core = newCore(new MemoryUIStore(), server.fetch, { catalogue: async () => bundle, runner });
     const session = "case";
     const turn = await ask(core, { type: "send", session, text: c.user ?? "Run the calls" }, (r) => {

@@ -27,6 +27,9 @@ const worker = createWorker({
   fetchOptions: (env) => (env.TEST_PAGES_URL ? { rewrites: [{ from: PAGES_ORIGIN, to: env.TEST_PAGES_URL }] } : undefined),
 });
 
+// checker is the module instance the replayed cases' runners ask.
+let checker = null;
+
 export default {
   async fetch(request, env, ctx) {
     const route = new URL(request.url).pathname;
@@ -35,7 +38,12 @@ export default {
     const { c, source, server } = await request.json();
     const store = new MemoryStore(filesOf(c));
     const o = runnerOptions(c, server);
-    const runner = newRunner(env, quickjsModule, undefined, { ...o, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a) } });
+    // The module words the bridges' refusals (web/packages/toolroute/jsrun/words.js), as the
+    // worker's Host gives each call its check.
+    checker ??= Toolroute.instantiate(toolrouteModule);
+    const inst = await checker;
+    const check = (op, args) => inst.check({ op, args });
+    const runner = newRunner(env, quickjsModule, undefined, { ...o, check, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a) } });
     return Response.json(await replayIn(c, source, server, runner, store));
   },
 };

@@ -151,6 +151,8 @@ export class Router {
       env: this.#env(t.env),
       timeoutMs: (t.timeout_seconds ?? 30) * 1000,
       signal,
+      // The module words the bridges' refusals (web/packages/toolroute/jsrun/words.js).
+      check: (op, args) => this.#inst.check({ op, args }),
     });
     if (r.status !== "success") throw toolError(r.error_type ?? "execution_error", r.message ?? "the tool failed");
     return typeof r.output === "string" ? r.output : JSON.stringify(r.output);

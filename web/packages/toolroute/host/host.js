@@ -318,6 +318,15 @@ export class Host {
     return (await this.#instance()).check({ op, args });
   }
 
+  // checkNow is check answered at once, by the instance the host holds:
+  // the JS runner's bridges (fs, lib, _time) answer QuickJS synchronously
+  // (web/packages/toolroute/jsrun/words.js). A tool runs within a turn, which holds one.
+  checkNow(op, args) {
+    const inst = this.#inst;
+    if (!inst || inst.broken) throw new Error(`host: no live module instance to ask (${op}): ${inst?.broken?.message ?? "none was made yet"}`);
+    return inst.check({ op, args });
+  }
+
   // demo answers a model request's body as the module's demo model does.
   async demo(body) {
     return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
@@ -847,7 +856,7 @@ class Turn {
           });
           const work = (async () => {
             try {
-              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [] });
+              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args) });
               if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {
@@ -872,6 +881,9 @@ class Turn {
             timeoutMs: seconds * 1000, signal: this.signal,
             google: (c.required_permissions ?? []).includes("google") || (c.granted ?? []).includes("google"),
             ops: (op, args, opts) => this.h.op(c, op, args, { ...opts, turn: this.info }),
+            // check: the module's, which words the bridges' refusals
+            // (web/packages/toolroute/jsrun/words.js).
+            check: (op, args) => this.h.checkNow(op, args),
           });
           return jsResult(c.id, out);
         }

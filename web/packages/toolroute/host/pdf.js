@@ -76,9 +76,9 @@ export function pdfGroup(o = {}) {
     .filter((t) => offered.includes(t.name))
     .map((t) => ({ name: t.name, description: t.description, group: PDF_GROUP, parameters: t.parameters, required_permissions: t.required_permissions ?? [], timeout_seconds: t.timeout_seconds }));
   const native = {
-    pdf_info: async (input, { signal } = {}) => info(await open(input, o, signal)),
-    pdf_extract_text: async (input, { signal } = {}) => {
-      const d = await open(input, o, signal);
+    pdf_info: async (input, { signal, check } = {}) => info(await open(input, o, signal, check)),
+    pdf_extract_text: async (input, { signal, check } = {}) => {
+      const d = await open(input, o, signal, check);
       try {
         return await pagesText(d, input?.pages, signal);
       } finally {
@@ -86,7 +86,7 @@ export function pdfGroup(o = {}) {
       }
     },
   };
-  if (o.render) native.pdf_render_page = async (input, { signal } = {}) => render(input, o, signal);
+  if (o.render) native.pdf_render_page = async (input, { signal, check } = {}) => render(input, o, signal, check);
   return { group: { ...def.group }, tools, native };
 }
 
@@ -96,8 +96,8 @@ export function withPdf(catalogue, group) {
 }
 
 // open reads the call's PDF and parses it: {name, size, doc}.
-async function open(input, o, signal) {
-  const { name, data } = await source(input, o, signal);
+async function open(input, o, signal, check) {
+  const { name, data } = await source(input, o, signal, check);
   const size = data.length; // pdf.js takes the buffer over
   const lib = await loadPdfjs();
   let doc;
@@ -177,14 +177,14 @@ function drawing(r) {
 // render draws one page as pdf_render_page answers it: a PNG whose long
 // side is render_long_side pixels (a JPEG, then smaller, when the PNG is
 // too large to send), as the Go host's pdftoppm does.
-async function render(input, o, signal) {
+async function render(input, o, signal, check) {
   const raw = input?.page;
   let page = 1;
   if (raw !== undefined && raw !== null) {
     if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 1) throw fail("invalid_arguments", "bad_page");
     page = raw;
   }
-  const d = await open(input, o, signal);
+  const d = await open(input, o, signal, check);
   try {
     const count = d.doc.numPages;
     if (page > count) throw fail("invalid_arguments", "out_of_range", { page, name: d.name, count });
@@ -231,13 +231,13 @@ function base64(bytes) {
 }
 
 // source reads the call's PDF: {name, data}.
-async function source(input, o, signal) {
+async function source(input, o, signal, check) {
   const path = typeof input?.path === "string" ? input.path.trim() : "";
   const url = typeof input?.url === "string" ? input.url.trim() : "";
   if (!path && !url) throw fail("invalid_arguments", "no_source");
   if (path && url) throw fail("invalid_arguments", "two_sources");
   const name = path || url;
-  const data = path ? await readFile(path, o) : await readURL(url, o, signal);
+  const data = path ? await readFile(path, o) : await readURL(url, o, signal, check);
   if (!isPDF(data)) throw fail("not_pdf", "not_pdf", { name });
   return { name, data };
 }
@@ -284,11 +284,11 @@ export function bytesOf(s) {
   return out;
 }
 
-async function readURL(url, o, signal) {
+async function readURL(url, o, signal, check) {
   if (!o.fetch) throw Object.assign(new Error(`fetching ${url}: this host reads no URLs: give a path in the sandbox folder`), { type: "fetch_error" });
   let r;
   try {
-    r = await fetchBytes(url, { method: "GET", headers: { Accept: "application/pdf,*/*" } }, { ...o.fetch, maxBody: def.max_bytes, timeoutMs: 55_000, signal });
+    r = await fetchBytes(url, { method: "GET", headers: { Accept: "application/pdf,*/*" } }, { ...o.fetch, maxBody: def.max_bytes, timeoutMs: 55_000, signal, check });
   } catch (e) {
     throw Object.assign(new Error(String(e?.message ?? e).replace(/^fetch: /, "fetching ")), { type: "fetch_error" });
   }

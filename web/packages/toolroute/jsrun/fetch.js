@@ -26,12 +26,13 @@
 // rewritten request may redirect only within the rule's to, and its
 // response's url is given under the rule's from (see shown).
 
+import { cutNote, passes, refusal } from "./words.js";
+
 export const DEFAULT_MAX_BODY = 100 << 10;
 // MAX_FETCH_BYTES bounds a call's maxBytes option, as the Go host's
 // MaxFetchBytes: fetch(url, {maxBytes}) keeps up to that many body bytes
 // instead of the host's maxBody; a larger maxBytes keeps this many.
 export const MAX_FETCH_BYTES = 5 << 20;
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const MAX_REDIRECTS = 5;
 
 const STATUS_TEXT = {
@@ -235,8 +236,7 @@ export async function hostFetch(rawURL, options, o) {
     out.truncated = true;
     out.kept = maxBody;
     const length = Number(out.headers["content-length"]);
-    const total = length > 0 ? String(length) : "more";
-    out.body += `\n\n[toolroute: the body was cut at ${sizeText(maxBody)}: kept ${maxBody} of ${total} bytes]`;
+    out.body += cutNote(o.check, maxBody, length > 0 ? length : 0);
   }
   return JSON.stringify(out);
 }
@@ -247,17 +247,15 @@ export async function hostFetch(rawURL, options, o) {
 // the body, so that a caller sees it was longer. fetch (hostFetch) and the
 // pdf tools read through it.
 export async function fetchBytes(rawURL, req, o) {
+  passes(o.check, { code: "fetch_method", method: req.method ?? "" });
   const method = (req.method || "GET").toUpperCase();
-  if (!METHODS.includes(method)) {
-    throw new Error(`fetch: method '${req.method}' is not allowed: use GET, POST, PUT, PATCH or DELETE`);
-  }
   const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
   const { resp, shownURL, signal } = await send("fetch", rawURL, { method, headers: req.headers, body: req.body ?? undefined }, o);
   let data;
   try {
     data = await readAtMost(resp, maxBody + 1);
   } catch (e) {
-    throw new Error(`fetch: reading the response from ${rawURL}: ${signal.aborted ? "timed out" : e.message}`);
+    throw new Error(refusal(o.check, { code: "read_failed", url: rawURL, reason: signal.aborted ? "timed out" : e.message }).message);
   }
   const out = { status: resp.status, statusText: statusText(resp), headers: {}, url: shownURL, data };
   for (const [k, v] of resp.headers) out.headers[k.toLowerCase()] = v;
@@ -268,12 +266,6 @@ export async function fetchBytes(rawURL, req, o) {
 // has none (HTTP/2 sends none).
 export function statusText(resp) {
   return resp.statusText || STATUS_TEXT[resp.status] || "";
-}
-
-// sizeText writes a body limit: in KB when it is whole kilobytes, else in
-// bytes.
-export function sizeText(n) {
-  return n % 1024 === 0 ? `${n >> 10} KB` : `${n} bytes`;
 }
 
 // send makes one request of a tool's, for fetch, downloadToFile and
@@ -323,7 +315,7 @@ export async function send(bridge, rawURL, { method, headers: given, body }, o) 
     }
   } catch (e) {
     if (e instanceof PrivateAddress) {
-      throw new Error(`${bridge}: ${rawURL} is refused: loopback, private and link-local addresses cannot be reached from tools`);
+      throw new Error(refusal(o.check, { code: "private_address", bridge, url: rawURL }).message);
     }
     if (signal.aborted) throw new Error(`${bridge}: ${rawURL} timed out`);
     const why = e.cause?.message ?? e.message;

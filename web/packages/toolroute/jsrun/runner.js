@@ -66,6 +66,7 @@ import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { download, upload } from "./transfer.js";
 import { formatTime } from "./time.js";
+import { passes, refusal, word } from "./words.js";
 
 export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES, MAX_TRANSFER_BYTES } from "./sandbox.js";
 export { HARD_STOP_AFTER_MS } from "./engine.js";
@@ -99,7 +100,6 @@ export class NotConnected extends Error {
 }
 
 const FUNCTION_RE = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
-const LIBRARY_RE = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
 const encoder = new TextEncoder();
 
 // Runner runs JS tools, each call in a fresh QuickJS runtime.
@@ -119,7 +119,11 @@ const encoder = new TextEncoder();
 //   memoryLimit, maxStackSize: bytes; now: the clock of _time;
 //   variant: another quickjs-emscripten sync variant (a worker's, whose
 //     wasm is a module import), run on the caller's thread;
-//   thread: false runs the calls on the caller's thread in Node too.
+//   thread: false runs the calls on the caller's thread in Node too;
+//   check: the module's check, (op, args) -> answer at once (a Toolroute
+//     instance's check), for the calls that give none: the bridges' rules
+//     and refusals are the module's (words.js). Without one, a refusal
+//     says none was given.
 export class Runner {
   #wasm = null;
 
@@ -154,7 +158,8 @@ export class Runner {
   }
 
   // call runs one call: {tool, sourceRef, source, function, params (an
-  // object or JSON), env, google, ops, timeoutMs, signal}; ops(op, args,
+  // object or JSON), env, google, ops, check, timeoutMs, signal}; check is
+  // the module's, as the Runner's option (a Host gives its own); ops(op, args,
   // {signal}) serves the toolroute bridge (the host's ops, which refuse what
   // the manifest does not grant); google (true when the
   // tool's manifest lists "google" in requiredPermissions) lets it use the
@@ -167,6 +172,18 @@ export class Runner {
     const timeoutMs = c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_TIMEOUT_MS;
     const env = c.env ?? {};
     const fail = (type, message, logs = []) => ({ status: "error", error_type: type, message: scrub(message, env), logs });
+    // check is the module's (words.js): the call's, given by its Host, or
+    // the runner's.
+    const check = c.check ?? this.options.check;
+    // worded is a failure the module words: its type and sentence.
+    const worded = (q, logs = []) => {
+      try {
+        const r = refusal(check, q);
+        return fail(r.type, r.message, logs);
+      } catch (e) {
+        return fail("execution_error", e.message, logs);
+      }
+    };
     if (!FUNCTION_RE.test(c.function ?? "")) {
       return fail("execution_error", `Function name '${c.function}' is not a JS identifier`);
     }
@@ -174,11 +191,12 @@ export class Runner {
     try {
       params = withEnv(c.params, env);
     } catch (e) {
+      if (e === NOT_OBJECT) return worded({ code: "params_not_object" });
       return fail("invalid_arguments", e.message);
     }
     const canceled = (logs) => fail("canceled", `JS tool '${tool}' was canceled`, logs);
     if (c.signal?.aborted) return canceled();
-    const host = new CallHost(this, c, tool);
+    const host = new CallHost(this, c, tool, check);
     const job = {
       source: String(c.source ?? ""),
       sourceRef: c.sourceRef ?? "tool.js",
@@ -200,14 +218,12 @@ export class Runner {
     if (res.ok) return { status: "success", output: res.output, logs };
     const deadlinePassed = res.deadline !== undefined && Date.now() >= res.deadline;
     if (deadlinePassed || (res.pending && !host.canceled)) {
-      let msg = `JS tool '${tool}' execution timed out after ${goDuration(timeoutMs)}`;
-      if (res.pending && !deadlinePassed) msg += ": it awaits a promise that never settles";
-      return fail("timeout", msg, logs);
+      return worded({ code: "timeout", tool, timeout_ms: timeoutMs, pending: Boolean(res.pending && !deadlinePassed) }, logs);
     }
     if (host.canceled) return canceled(logs);
     if (res.trap) {
       if (/out of memory|\bOOM\b|Cannot enlarge memory|memory access out of bounds/i.test(res.trap.message)) {
-        return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
+        return worded({ code: "out_of_memory", tool, limit_mb: this.memoryLimit >> 20 }, logs);
       }
       if (res.trap.name === "RangeError") {
         // V8's stack ran out before QuickJS's limit: the Go host's message
@@ -217,7 +233,7 @@ export class Runner {
       return fail("execution_error", `JS tool '${tool}' crashed: ${res.trap.message}: the runtime was thrown away`, logs);
     }
     if (res.error.includes("out of memory")) {
-      return fail("out_of_memory", `JS tool '${tool}' ran out of memory (the limit is ${this.memoryLimit >> 20} MB)`, logs);
+      return worded({ code: "out_of_memory", tool, limit_mb: this.memoryLimit >> 20 }, logs);
     }
     // A tool's error that says its type (error.type) keeps it.
     return fail(res.type ?? "execution_error", withoutGlue(res.error), logs);
@@ -290,10 +306,11 @@ class CallHost {
   // sets it).
   onCancel = null;
 
-  constructor(runner, c, tool) {
+  constructor(runner, c, tool, check) {
     this.runner = runner;
     this.c = c;
     this.tool = tool;
+    this.check = check;
     const signal = c.signal;
     if (signal) {
       this.#onAbort = () => {
@@ -306,16 +323,25 @@ class CallHost {
     const sandbox = runner.sandbox;
     this.bridges = {
       console: (level, text) => this.#log(level, text),
-      time: (zone, format) => formatTime(runner.now(), zone, format),
-      fsRead: (p) => sandbox.read(p),
+      time: (zone, format) => formatTime(runner.now(), zone, format, check),
+      fsRead: (p) => this.#worded(() => sandbox.read(p)),
       fsWrite: (p, content, append) => {
-        sandbox.write(p, content, append);
+        this.#worded(() => sandbox.write(p, content, append));
       },
       fsExists: (p) => sandbox.exists(p),
       lib: (name) => this.#library(name),
       fetch: (url, options) => hostFetch(url, options, this.#fetchOptions()),
       host: (op, args) => this.#op(op, args),
     };
+  }
+
+  // #worded runs f, giving its refusals in the module's words.
+  #worded(f) {
+    try {
+      return f();
+    } catch (e) {
+      throw word(this.check, e);
+    }
   }
 
   // close stops the call's host work.
@@ -342,9 +368,7 @@ class CallHost {
   // folder that has either (a folder's keys are file names without ".js"),
   // as the Go host looks up NAME.min.js, then NAME.js.
   #library(name) {
-    if (!LIBRARY_RE.test(name)) {
-      throw new Error(`lib: invalid library name '${name}': use letters, digits, '_' and '-', starting with a letter`);
-    }
+    passes(this.check, { code: "library_name", name });
     for (const folder of this.runner.options.libraries ?? []) {
       for (const key of [name + ".min", name]) {
         let src;
@@ -358,12 +382,12 @@ class CallHost {
         return String(src);
       }
     }
-    throw new Error(`lib: library '${name}' not found in the library folders (as ${name}.min.js or ${name}.js)`);
+    throw new Error(refusal(this.check, { code: "library_not_found", name }).message);
   }
 
   async #google(what) {
     if (this.c.google !== true) {
-      throw new Error(`google: '${this.tool}' may not use the Google account: only tools whose manifest lists "google" in requiredPermissions may, and code the model writes only when the user grants it at approval (js_eval's "secrets": ["google"])`);
+      throw new Error(refusal(this.check, { code: "google_not_granted", tool: this.tool }).message);
     }
     const g = this.runner.options.google;
     const signal = this.#abort.signal;
@@ -373,7 +397,7 @@ class CallHost {
       if (what === "email") return String(await abortable(g.accountEmail({ signal }), signal));
     } catch (e) {
       if (e instanceof NotConnected) {
-        throw new Error("Google account not connected: set GOOGLE_ACCESS_TOKEN, or GOOGLE_REFRESH_TOKEN with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or run `toolroute google login`");
+        throw new Error(refusal(this.check, { code: "google_not_connected" }).message);
       }
       throw new Error(`google: ${e?.message ?? e}`);
     }
@@ -421,6 +445,7 @@ class CallHost {
       maxBody: o.maxBody,
       cors: o.cors,
       signal: this.#abort.signal,
+      check: this.check,
     };
   }
 
@@ -453,6 +478,10 @@ function abortable(p, signal) {
   return Promise.race([p, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+// NOT_OBJECT is withEnv's error for parameters that are not a JSON
+// object, which the module words (js_bridge's params_not_object).
+const NOT_OBJECT = Symbol("not an object");
+
 // withEnv adds _env to the call's parameters, given as an object or JSON.
 function withEnv(params, env) {
   let obj = params;
@@ -464,7 +493,7 @@ function withEnv(params, env) {
       obj = null;
     }
   }
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw new Error("the parameters are not a JSON object");
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) throw NOT_OBJECT;
   return JSON.stringify({ ...obj, _env: env });
 }
 
@@ -481,21 +510,6 @@ export function scrub(text, env) {
 // withoutGlue drops the stack frames of the runner's own scripts.
 function withoutGlue(msg) {
   return msg.split("\n").filter((l) => !l.includes("<toolroute ") && !l.includes("(native)")).join("\n").trimEnd();
-}
-
-// goDuration writes milliseconds as Go's time.Duration.String does
-// ("1s", "1.5s", "1m30s", "500ms"), for messages the same as the Go host's.
-export function goDuration(ms) {
-  if (ms < 1000) return `${ms}ms`;
-  let s = ms / 1000;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const secs = `${Number(s.toFixed(3))}s`;
-  if (h > 0) return `${h}h${m}m${secs}`;
-  if (m > 0) return `${m}m${secs}`;
-  return secs;
 }
 
 // readDefaultWasm reads the quickjs-ng module's .wasm in Node, patched to

@@ -14,6 +14,8 @@
 //     creating parent folders.
 // A store throws AccessDenied for a path that leads out (a symbolic link).
 
+import { refused } from "./words.js";
+
 export const MAX_FILE_BYTES = 1 << 20;
 // MAX_TRANSFER_BYTES bounds what downloadToFile saves and uploadMultipart
 // sends, as the Go host's MaxTransferBytes: fetch's largest body.
@@ -61,20 +63,20 @@ export class Sandbox {
 
   // rel turns a tool's path into one relative to the root.
   rel(p) {
-    if (this.store === null) throw new Error("fs: no sandbox folder is configured for JS tools");
+    if (this.store === null) throw refused(new Error("fs: no sandbox folder"), { code: "sandbox_none" });
     if (p === "" || p.includes("\0")) throw new Error(`fs: invalid path ${JSON.stringify(p)}`);
     if (p.startsWith("/")) {
       const root = this.store.root ? clean(this.store.root) : "";
       const c = clean(p);
       const inside = root && c.startsWith(root) ? c.slice(root.length) : null;
       if (inside === null || (inside !== "" && !inside.startsWith("/"))) {
-        throw new AccessDenied(`Access denied: '${p}' is outside the sandbox folder`);
+        throw refused(new AccessDenied("Access denied"), { code: "sandbox_outside", path: p });
       }
       p = inside.replace(/^\//, "");
     }
     const c = clean(p);
     if (c === ".." || c.startsWith("../")) {
-      throw new AccessDenied(`Access denied: '${p}' is outside the sandbox folder`);
+      throw refused(new AccessDenied("Access denied"), { code: "sandbox_outside", path: p });
     }
     return c === "." ? "" : c;
   }
@@ -101,7 +103,7 @@ export class Sandbox {
       if (text.includes(0)) text = "\0";
       else text = new TextDecoder().decode(text);
     }
-    if (text.includes("\0")) throw new Error(`fs: '${p}' holds a NUL byte (a binary file?): fs reads text files`);
+    if (text.includes("\0")) throw refused(new Error("fs: a NUL byte"), { code: "sandbox_nul", path: p });
     return text;
   }
 
@@ -141,7 +143,7 @@ export class Sandbox {
 
   #put(p, content, append, limit) {
     const rel = this.rel(p);
-    if (rel === "") throw new Error(`fs: '${p}' is the sandbox folder, not a file`);
+    if (rel === "") throw refused(new Error("fs: the sandbox folder"), { code: "sandbox_root", path: p });
     const n = byteLength(content);
     if (n > limit) {
       throw new Error(`fs: content is ${n} bytes; files are limited to ${limit}`);
@@ -169,7 +171,7 @@ export class Sandbox {
 }
 
 function denied(p, e) {
-  if (e instanceof AccessDenied) return new AccessDenied(`Access denied: '${p}' leads outside the sandbox folder`);
+  if (e instanceof AccessDenied) return refused(new AccessDenied("Access denied"), { code: "sandbox_leads_outside", path: p });
   if (e?.code === "ENOENT") return new Error(`fs: file not found: '${p}'`);
   return new Error(`fs: '${p}': ${e?.message ?? e}`);
 }

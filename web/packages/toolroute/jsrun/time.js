@@ -1,27 +1,27 @@
 // _time(timezone, format): the time in an IANA time zone (the host's when
 // empty), as iso8601 with the offset (the default) or human_readable, as the
 // Go host formats them ("2006-01-02T15:04:05-07:00" and "Monday, January 2,
-// 2006 at 3:04:05 PM MST").
+// 2006 at 3:04:05 PM MST"). check is the module's (words.js).
 //
 // # Notes
 //
 // The zone's abbreviation comes from Intl, whose en-US names are those of
 // US zones and UTC; elsewhere it says "GMT+1" where Go says "CET".
 
+import { passes, refusal } from "./words.js";
+
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
   "September", "October", "November", "December"];
 
-export function formatTime(now, zone, format) {
-  const invalid = () => new Error(`_time: invalid timezone '${zone}': use an IANA time zone name such as 'Europe/Paris', 'America/New_York' or 'UTC'`);
+export function formatTime(now, zone, format, check) {
+  const invalid = () => new Error(refusal(check, { code: "time_zone", zone }).message);
   if (zone === "Local") throw invalid();
-  if (format !== "" && format !== "iso8601" && format !== "human_readable") {
-    // Go checks the zone first.
-    zoneParts(now, zone, invalid);
-    throw new Error(`_time: invalid format '${format}': use 'iso8601' or 'human_readable'`);
-  }
+  // The zone is checked first, as the Go host checks it; the format is the
+  // module's rule (words.js).
   const t = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const f = zoneParts(t, zone, invalid);
+  passes(check, { code: "time_format", format });
   const wall = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
   const pad = (n, w = 2) => String(n).padStart(w, "0");
   if (format === "human_readable") {

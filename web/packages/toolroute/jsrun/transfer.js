@@ -2,11 +2,10 @@
 // (host/jsrun/transfer.go): requests through fetch's send (its guard,
 // rewrites and timeout), files through the sandbox's rules, bytes as they
 // are. Their failures are answers, never throws, as the prelude gives them.
-import { send, readAtMost, statusText, sizeText, DEFAULT_MAX_BODY } from "./fetch.js";
+import { send, readAtMost, statusText, DEFAULT_MAX_BODY } from "./fetch.js";
+import { cutNote, passes, refusal, word } from "./words.js";
 import { MAX_TRANSFER_BYTES } from "./sandbox.js";
 
-// MAX_UPLOAD_PARTS bounds the parts of one upload, as MaxUploadParts.
-export const MAX_UPLOAD_PARTS = 100;
 // MAX_ERROR_BODY bounds the part of an error response a failed download
 // quotes.
 const MAX_ERROR_BODY = 1 << 10;
@@ -23,7 +22,7 @@ export async function download(req, o, sandbox) {
   try {
     rel = sandbox.rel(req.path);
   } catch (e) {
-    return fail(`downloadToFile: ${e.message.replace(/^fs: /, "")}`);
+    return fail(`downloadToFile: ${word(o.check, e).message.replace(/^fs: /, "")}`);
   }
   if (rel === "") return fail(`downloadToFile: '${req.path}' is the sandbox folder: give a file's path, such as 'downloads/report.pdf'`);
   let r;
@@ -59,7 +58,7 @@ export async function download(req, o, sandbox) {
   try {
     sandbox.writeBytes(req.path, data);
   } catch (e) {
-    return fail(`downloadToFile: ${e.message.replace(/^fs: /, "")}`);
+    return fail(`downloadToFile: ${word(o.check, e).message.replace(/^fs: /, "")}`);
   }
   return { ...res, success: true, size: data.length };
 }
@@ -69,17 +68,12 @@ export async function download(req, o, sandbox) {
 export async function upload(req, o, sandbox) {
   const res = { status: 0, body: "", ok: false, error: null };
   const fail = (error) => ({ ...res, error });
-  let body, contentType;
+  let body, headers;
   try {
-    ({ body, contentType } = multipart(req, sandbox));
+    ({ body, headers } = multipart(req, sandbox, o.check));
   } catch (e) {
     return fail(`uploadMultipart: ${e.message}`);
   }
-  const headers = {};
-  for (const k of Object.keys(req.headers ?? {}).sort()) {
-    if (k.toLowerCase() !== "content-type") headers[k] = req.headers[k];
-  }
-  headers["Content-Type"] = contentType;
   let resp;
   try {
     ({ resp } = await send("uploadMultipart", req.url, { method: "POST", headers, body }, o));
@@ -96,63 +90,69 @@ export async function upload(req, o, sandbox) {
     return fail(`uploadMultipart: reading the response from ${req.url}: ${e.message}`);
   }
   res.body = new TextDecoder().decode(data.subarray(0, maxBody));
-  if (data.length > maxBody) res.body += `\n\n[toolroute: the body was cut at ${sizeText(maxBody)}]`;
+  if (data.length > maxBody) res.body += cutNote(o.check, maxBody, 0, true);
   if (!res.ok) return fail(`uploadMultipart: ${req.url} answered HTTP ${resp.status} ${statusText(resp)}`);
   return res;
 }
 
-// multipart writes an upload's body and its Content-Type, with a boundary
-// found in no part.
-function multipart(req, sandbox) {
-  const parts = req.parts ?? [];
-  if (parts.length === 0) throw new Error("give at least one part");
-  if (parts.length > MAX_UPLOAD_PARTS) throw new Error(`${parts.length} parts: an upload takes at most ${MAX_UPLOAD_PARTS}`);
-  if (!/^multipart\//i.test(req.contentType ?? "")) {
-    throw new Error(`the Content-Type '${req.contentType}' is not multipart/related or multipart/form-data`);
-  }
+// multipart writes an upload's body and its headers. The framing (each
+// part's head, the tail, the Content-Type, the headers) and the upload's
+// rules are the module's (js_bridge's multipart, as the Go host asks); the
+// host reads the files and draws a boundary none of the parts' bytes hold.
+function multipart(req, sandbox, check) {
+  const parts = Array.isArray(req.parts) ? req.parts : [];
+  const given = (v) => v !== undefined && v !== null;
+  const upload = {
+    content_type: String(req.contentType ?? ""),
+    form_data: req.formData === true,
+    headers: req.headers ?? {},
+    boundary: "",
+    parts: parts.map((p) => ({
+      ...(given(p.name) ? { name: String(p.name) } : {}),
+      ...(given(p.filename) ? { filename: String(p.filename) } : {}),
+      content_type: String(p.contentType ?? ""),
+      content: given(p.content),
+      file: given(p.filePath),
+    })),
+  };
+  // The rules first, before any file is read: a boundary comes after.
+  passes(check, { code: "multipart", upload });
   const contents = [];
   let total = 0;
   parts.forEach((p, i) => {
     let b;
-    if (p.filePath !== undefined && p.filePath !== null) {
+    if (given(p.filePath)) {
       try {
         b = sandbox.readBytes(p.filePath, MAX_TRANSFER_BYTES);
       } catch (e) {
-        throw new Error(`part ${i + 1}: ${e.message.replace(/^fs: /, "")}`);
+        throw new Error(`part ${i + 1}: ${word(check, e).message.replace(/^fs: /, "")}`);
       }
-    } else if (p.content !== undefined && p.content !== null) {
+    } else if (given(p.content)) {
       b = encoder.encode(p.content);
     } else {
-      throw new Error(`part ${i + 1} has neither content nor filePath`);
+      throw new Error(`jsrun: the module let part ${i + 1} pass with nothing in it`);
     }
     contents.push(b);
     total += b.length;
-    if (total > MAX_TRANSFER_BYTES) throw new Error(`the parts hold over ${MAX_TRANSFER_BYTES} bytes (5 MB), the most an upload sends`);
+    if (total > MAX_TRANSFER_BYTES) throw new Error(refusal(check, { code: "upload_too_large", max: MAX_TRANSFER_BYTES }).message);
   });
-  const boundary = newBoundary(contents);
+  upload.boundary = boundaryFor(contents);
+  const f = passes(check, { code: "multipart", upload }).args;
+  if (f.heads.length !== contents.length) throw new Error(`jsrun: the module framed ${f.heads.length} parts of ${contents.length}`);
   const chunks = [];
-  parts.forEach((p, i) => {
-    let head = `--${boundary}\r\n`;
-    if (req.formData) {
-      let disposition = `form-data; name="${quoteField(p.name ?? "")}"`;
-      if (p.filename !== undefined && p.filename !== null) disposition += `; filename="${quoteField(p.filename)}"`;
-      head += `Content-Disposition: ${disposition}\r\n`;
-    }
-    head += `Content-Type: ${oneLine(p.contentType ?? "")}\r\n\r\n`;
-    chunks.push(encoder.encode(head), contents[i], encoder.encode("\r\n"));
-  });
-  chunks.push(encoder.encode(`--${boundary}--\r\n`));
+  contents.forEach((c, i) => chunks.push(encoder.encode(f.heads[i]), c, encoder.encode("\r\n")));
+  chunks.push(encoder.encode(f.tail));
   const body = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const c of chunks) {
     body.set(c, at);
     at += c.length;
   }
-  return { body, contentType: `${req.contentType}; boundary=${boundary}` };
+  return { body, headers: f.headers };
 }
 
-// newBoundary draws a boundary that no part holds.
-function newBoundary(contents) {
+// boundaryFor draws random boundaries until one is in none of contents.
+function boundaryFor(contents) {
   for (;;) {
     const r = new Uint8Array(16);
     crypto.getRandomValues(r);
@@ -171,15 +171,4 @@ function holds(bytes, needle) {
     if (j === needle.length) return true;
   }
   return false;
-}
-
-// quoteField escapes a name or file name for a quoted Content-Disposition
-// parameter as browsers do for form data: '"', CR and LF percent-encoded.
-function quoteField(s) {
-  return String(s).replaceAll('"', "%22").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
-}
-
-// oneLine keeps a header value on its line.
-function oneLine(s) {
-  return String(s).replace(/[\r\n]/g, " ");
 }

@@ -11,6 +11,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { Toolroute } from "../driver/toolroute.js";
 import { Runner, MemoryStore } from "../jsrun/runner.js";
 import { createRouter, toHistory } from "../ai-sdk/ai-sdk.js";
+import { moduleCheck } from "./module-check.js";
 
 const WASM = new URL("../../../../wasm/toolroute.wasm", import.meta.url);
 
@@ -38,7 +39,7 @@ const sources = {
 let router;
 before(async () => {
   const wasm = await WebAssembly.compile(await readFile(WASM));
-  const runner = new Runner({ store: new MemoryStore() });
+  const runner = new Runner({ check: moduleCheck, store: new MemoryStore() });
   router = await createRouter({
     module: () => Toolroute.instantiate(wasm),
     catalogue,

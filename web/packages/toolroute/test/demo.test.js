@@ -11,6 +11,7 @@ import path from "node:path";
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost, MemoryStore } from "../host/host.js";
 import { Runner, MemoryStore as MemoryFS } from "../jsrun/runner.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let host;
@@ -18,7 +19,7 @@ let host;
 before(async () => {
   const bundle = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export"], { cwd: root, maxBuffer: 256 << 20 }).toString());
   const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
-  const runner = new Runner({ store: new MemoryFS(), libraries: [bundle.libraries ?? {}] });
+  const runner = new Runner({ check: moduleCheck, store: new MemoryFS(), libraries: [bundle.libraries ?? {}] });
   host = await createHost({
     module: () => Toolroute.instantiate(wasm),
     catalogue: bundle.catalogue,

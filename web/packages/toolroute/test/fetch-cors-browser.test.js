@@ -19,6 +19,22 @@ const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const noChromium = !existsSync(chromiumPath) && "no Chromium at " + chromiumPath;
 
+// servePage serves the page: an empty document, web/jsrun's and
+// web/driver's files, and the module, which words the bridges' refusals
+// (web/packages/toolroute/jsrun/words.js); the page's moduleCheck loads it.
+async function servePage(req, res) {
+  const m = req.url.match(/^\/(jsrun|driver)\/(\w+\.js)$/);
+  if (m) return res.writeHead(200, { "content-type": "text/javascript" }).end(await readFile(path.join(web, m[1], m[2]), "utf8"));
+  if (req.url === "/toolroute.wasm") return res.writeHead(200, { "content-type": "application/wasm" }).end(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
+  res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>t</title><script type="module">
+    window.moduleCheck = async () => {
+      const { Toolroute } = await import("/driver/toolroute.js");
+      const inst = await Toolroute.instantiate(await WebAssembly.compileStreaming(fetch("/toolroute.wasm")));
+      return (op, args) => inst.check({ op, args });
+    };
+  </script>`);
+}
+
 // listen starts a server on loopback and gives its port.
 async function listen(handler) {
   const srv = createServer(handler);
@@ -27,12 +43,9 @@ async function listen(handler) {
 }
 
 test("in the browser, a request the browser fails says what may have stopped it (CORS, or nothing there), not only 'Failed to fetch'", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
-  const fetchJS = await readFile(path.join(web, "jsrun", "fetch.js"), "utf8");
-  // The page: an empty document and fetch.js, as the UI's worker loads it.
-  const page = await listen((req, res) => {
-    if (req.url === "/fetch.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(fetchJS);
-    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>t</title>");
-  });
+  // The page: an empty document and fetch.js, as the UI's worker loads it,
+  // with the module that words its refusals.
+  const page = await listen(servePage);
   // The site: one path that allows every origin, one that does not.
   const seen = [];
   const site = await listen((req, res) => {
@@ -49,11 +62,12 @@ test("in the browser, a request the browser fails says what may have stopped it 
     tab.setDefaultTimeout(WAIT_MS);
     await tab.goto(`http://127.0.0.1:${page.port}/`);
     const results = await tab.evaluate(async ([base, waitMs]) => {
-      const { hostFetch } = await import("/fetch.js");
+      const { hostFetch } = await import("/jsrun/fetch.js");
+      const check = await moduleCheck();
       const run = async (url, method = "GET") => {
         try {
           const options = JSON.stringify({ method, headers: { "User-Agent": "toolroute webfetch" } });
-          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs })).body;
+          return JSON.parse(await hostFetch(url, options, { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs, check })).body;
         } catch (e) {
           return "error: " + e.message;
         }
@@ -86,12 +100,7 @@ test("in the browser, a request the browser fails says what may have stopped it 
 // Every bridge that sends a tool's request is tried: fetch (and webfetch
 // over it), the pdf tools' fetchBytes, downloadToFile and uploadMultipart.
 test("in the browser, a redirect is not followed: a site redirecting to a loopback service reaches nothing there, through every bridge", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
-  const jsrun = path.join(web, "jsrun");
-  const page = await listen(async (req, res) => {
-    const m = req.url.match(/^\/jsrun\/(\w+\.js)$/);
-    if (m) return res.writeHead(200, { "content-type": "text/javascript" }).end(await readFile(path.join(jsrun, m[1]), "utf8"));
-    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>t</title>");
-  });
+  const page = await listen(servePage);
   // The loopback service: it lets every origin read it.
   const reached = [];
   const loopback = await listen((req, res) => {
@@ -118,7 +127,7 @@ test("in the browser, a redirect is not followed: a site redirecting to a loopba
       const { hostFetch, fetchBytes } = await import("/jsrun/fetch.js");
       const { download, upload } = await import("/jsrun/transfer.js");
       const { Sandbox, MemoryStore } = await import("/jsrun/sandbox.js");
-      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs };
+      const o = { fetch: (...a) => fetch(...a), cors: true, timeoutMs: waitMs, check: await moduleCheck() };
       const store = new MemoryStore({ "note.txt": "a file to upload" });
       const sandbox = new Sandbox(store);
       const out = {};

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { blockedHost, hostFetch } from "../jsrun/fetch.js";
 import { WAIT_MS } from "./busy.js";
+import { moduleCheck } from "./module-check.js";
 
 test("blockedHost", async (t) => {
   for (const [name, input, want] of [
@@ -86,7 +87,7 @@ function fakeFetch(routes = {}) {
 async function run(url, routes, options = {}) {
   const f = fakeFetch(routes);
   try {
-    const out = JSON.parse(await hostFetch(url, "{}", { fetch: f.fetch, timeoutMs: WAIT_MS, ...options }));
+    const out = JSON.parse(await hostFetch(url, "{}", { fetch: f.fetch, timeoutMs: WAIT_MS, check: moduleCheck, ...options }));
     return { body: out.body, asked: f.asked };
   } catch (e) {
     return { error: e.message, asked: f.asked };
@@ -236,7 +237,7 @@ test("cors: a browser's TypeError says what may have stopped it, and nothing is 
         asked.push(init.mode ?? "cors");
         throw new TypeError("Failed to fetch");
       };
-      await assert.rejects(hostFetch("https://site.example/", JSON.stringify({ method }), { fetch: browserFetch, cors, timeoutMs: WAIT_MS }), want);
+      await assert.rejects(hostFetch("https://site.example/", JSON.stringify({ method }), { fetch: browserFetch, cors, timeoutMs: WAIT_MS, check: moduleCheck }), want);
       assert.deepEqual(asked, ["cors"]);
     });
   }

@@ -13,6 +13,7 @@ import { Runner } from "../jsrun/runner.js";
 import { ATTACKS } from "./attacks.js";
 import { cpuMs } from "./busy.js";
 import { FAILSAFE_MS } from "./conformance-case.js";
+import { moduleCheck } from "./module-check.js";
 
 const TIMEOUT_MS = 1000;
 
@@ -81,7 +82,7 @@ test("a call past its hard deadline traps; with none set nothing does", async ()
 });
 
 test("Runner refuses a QuickJS module without the hard stop", async () => {
-  const r = new Runner({ wasmModule: await WebAssembly.compile(await patchQuickJS(orig, { hardStop: false })) });
+  const r = new Runner({ check: moduleCheck, wasmModule: await WebAssembly.compile(await patchQuickJS(orig, { hardStop: false })) });
   const res = await r.call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
   assert.equal(res.status, "error");
   assert.match(res.message, /^jsrun: loading QuickJS: the QuickJS module has no hard stop \(its toolroute_hard_deadline export\)/);

@@ -17,8 +17,8 @@ export const THREAD_WAIT_MS = Number(process.env.TOOLROUTE_MEASURE_MS) || 60000;
 export async function inThread(calls) {
   const worker = new Worker(`
     const { parentPort, workerData } = require("node:worker_threads");
-    import(workerData.runner).then(async ({ Runner }) => {
-      const r = new Runner();
+    Promise.all([import(workerData.runner), import(workerData.check)]).then(async ([{ Runner }, { moduleCheck }]) => {
+      const r = new Runner({ check: moduleCheck });
       for (const c of workerData.calls) {
         parentPort.postMessage({ started: true });
         const start = Date.now();
@@ -26,7 +26,7 @@ export async function inThread(calls) {
         parentPort.postMessage({ ms: Date.now() - start, res });
       }
     });
-  `, { eval: true, workerData: { runner: new URL("../jsrun/runner.js", import.meta.url).href, calls } });
+  `, { eval: true, workerData: { runner: new URL("../jsrun/runner.js", import.meta.url).href, check: new URL("./module-check.js", import.meta.url).href, calls } });
   const messages = [];
   let error = null;
   let wake = null;

@@ -13,6 +13,7 @@ import { Toolroute } from "../driver/toolroute.js";
 import { createHost, MemoryStore } from "../host/host.js";
 import { Runner, MemoryStore as MemoryFS } from "../jsrun/runner.js";
 import { startFakeModel, text, toolCall } from "./host-fakemodel.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let bundle, wasm;
@@ -26,7 +27,7 @@ before(async () => {
 // answers in turn, and gives the approvals asked and the results.
 async function run(calls, answers = []) {
   const model = await startFakeModel("openai", ...calls.map((c) => toolCall("js_eval", JSON.stringify(c))), text("Done."));
-  const runner = new Runner({
+  const runner = new Runner({ check: moduleCheck,
     store: new MemoryFS(), libraries: [bundle.libraries ?? {}],
     google: { accessToken: async () => "ya29.js-eval-token", accountEmail: async () => "me@example.com" },
   });

@@ -6,15 +6,21 @@
 // {error} out.
 import { Runner, MemoryStore } from "../jsrun/runner.js";
 import { runnerOptions, filesOf, replayIn } from "./conformance-case.js";
+import { Toolroute } from "../driver/toolroute.js";
 
 const quickjs = WebAssembly.compileStreaming(fetch("/quickjs.wasm"));
+// The module words the bridges' refusals (web/packages/toolroute/jsrun/words.js), as a Host
+// gives it to each call.
+const toolroute = WebAssembly.compileStreaming(fetch("/toolroute.wasm")).then((m) => Toolroute.instantiate(m));
 
 self.onmessage = async (e) => {
   const { c, source, server } = e.data;
   try {
     const store = new MemoryStore(filesOf(c));
     const o = runnerOptions(c, server);
-    const runner = new Runner({ ...o, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a), cors: true }, wasmModule: () => quickjs });
+    const inst = await toolroute;
+    const check = (op, args) => inst.check({ op, args });
+    const runner = new Runner({ ...o, check, store, fetch: { ...o.fetch, fetch: (...a) => fetch(...a), cors: true }, wasmModule: () => quickjs });
     self.postMessage(await replayIn(c, source, server, runner, store));
   } catch (err) {
     self.postMessage({ error: String(err?.stack ?? err) });

@@ -36,10 +36,12 @@ before(async () => {
   });
   const entry = bundle.outputFiles[0].contents;
   const quickjs = await patchQuickJS(fs.readFileSync(quickjsWasm()));
+  const toolroute = fs.readFileSync(new URL("../../wasm/toolroute.wasm", import.meta.url));
   srv = createServer((req, res) => {
     if (req.url === "/") return res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>jsrun</title>");
     if (req.url === "/entry.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(entry);
     if (req.url === "/quickjs.wasm") return res.writeHead(200, { "content-type": "application/wasm" }).end(quickjs);
+    if (req.url === "/toolroute.wasm") return res.writeHead(200, { "content-type": "application/wasm" }).end(toolroute);
     res.writeHead(404).end();
   });
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));

@@ -7,13 +7,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Runner, MemoryStore, NotConnected, goDuration } from "../jsrun/runner.js";
+import { Runner, MemoryStore, NotConnected } from "../jsrun/runner.js";
 import { PRELUDE } from "../jsrun/prelude.js";
 import { DirStore } from "../jsrun/dirstore.js";
 import { loadCase, runnerOptions, calls, filesOf, skipFor, FAILSAFE_MS } from "./conformance-case.js";
 import { cpuPast } from "./busy.js";
 import { fakeServer, check, checkFiles, checkRequests } from "./conformance.js";
 import { preludeLines } from "./prelude-lines.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const casesDir = path.join(root, "testdata/js");
@@ -41,7 +42,7 @@ async function replay(c, source, storeKind) {
   }
   try {
     const o = runnerOptions(c, srv.url);
-    const runner = new Runner({ ...o, store, fetch: { ...o.fetch, fetch: globalThis.fetch } });
+    const runner = new Runner({ check: moduleCheck, ...o, store, fetch: { ...o.fetch, fetch: globalThis.fetch } });
     for (const call of calls(c, source, srv.url)) check(c.expect, await runner.call(call));
     const bytes = (name) => storeKind === "dir"
       ? (fs.existsSync(path.join(dir, name)) ? new Uint8Array(fs.readFileSync(path.join(dir, name))) : null)
@@ -74,7 +75,7 @@ for (const file of files) {
 
 // The runner's own tests.
 
-const runner = new Runner({ store: new MemoryStore() });
+const runner = new Runner({ check: moduleCheck, store: new MemoryStore() });
 const run = (source, extra = {}) => runner.call({ tool: "t", sourceRef: "tool.js", source, function: "execute", timeoutMs: FAILSAFE_MS, ...extra });
 
 test("an endless loop is interrupted at the deadline", async () => {
@@ -87,7 +88,7 @@ test("an endless loop is interrupted at the deadline", async () => {
 });
 
 test("a call over its memory limit runs out of memory, and the next call runs", async () => {
-  const small = new Runner({ memoryLimit: 40 << 20 });
+  const small = new Runner({ check: moduleCheck, memoryLimit: 40 << 20 });
   const res = await small.call({ tool: "t", source: "function execute() { const a = []; for (;;) a.push(new Uint8Array(1 << 20)); }", function: "execute", timeoutMs: FAILSAFE_MS });
   assert.equal(res.error_type, "out_of_memory", res.message);
   assert.equal(res.message, "JS tool 't' ran out of memory (the limit is 40 MB)");
@@ -148,9 +149,9 @@ test("a bridge error is a JS error the tool can catch", async () => {
 
 test("a credential provider's error is passed on, NotConnected says how to connect", async () => {
   const src = "async function execute() { return await google.getAccountEmail(); }";
-  const failing = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new Error("refresh refused"); } } });
+  const failing = new Runner({ check: moduleCheck, google: { accessToken: async () => "", accountEmail: async () => { throw new Error("refresh refused"); } } });
   assert.equal((await failing.call({ tool: "t", source: src, function: "execute", google: true })).message.split("\n")[0], "Error: google: refresh refused");
-  const none = new Runner({ google: { accessToken: async () => "", accountEmail: async () => { throw new NotConnected(); } } });
+  const none = new Runner({ check: moduleCheck, google: { accessToken: async () => "", accountEmail: async () => { throw new NotConnected(); } } });
   assert.match((await none.call({ tool: "t", source: src, function: "execute", google: true })).message, /Google account not connected/);
 });
 
@@ -158,7 +159,7 @@ test("calls at the same time do not share state", async () => {
   const src = "async function execute(p) { globalThis.v = p.v; await google.getAccessToken(); return globalThis.v; }";
   let release;
   const gate = new Promise((resolve) => { release = resolve; });
-  const r = new Runner({ google: { accessToken: () => gate, accountEmail: async () => "" } });
+  const r = new Runner({ check: moduleCheck, google: { accessToken: () => gate, accountEmail: async () => "" } });
   const calls = [1, 2, 3].map((v) => r.call({ tool: "t", source: src, function: "execute", params: { v }, google: true }));
   release("tok");
   assert.deepEqual((await Promise.all(calls)).map((res) => res.output), ["1", "2", "3"]);
@@ -166,7 +167,7 @@ test("calls at the same time do not share state", async () => {
 
 test("the memory store keeps its files inside", () => {
   const store = new MemoryStore({ "a/b.txt": "x" });
-  const r = new Runner({ store });
+  const r = new Runner({ check: moduleCheck, store });
   return r.call({
     tool: "t", function: "execute",
     source: "function execute() { fs.writeFile('/abs.txt', 'no'); }",
@@ -181,6 +182,31 @@ test("bad parameters and function names are refused before running", async () =>
   assert.match((await run("", { function: "a.b" })).message, /Function name 'a.b' is not a JS identifier/);
 });
 
-test("durations are written as Go writes them", () => {
-  assert.deepEqual([500, 1000, 1500, 30000, 90000, 3600000].map(goDuration), ["500ms", "1s", "1.5s", "30s", "1m30s", "1h0m0s"]);
+test("the module writes a timeout's duration as Go writes it", () => {
+  const said = (ms) => moduleCheck("js_bridge", { code: "timeout", tool: "t", timeout_ms: ms }).error.message.replace("JS tool 't' execution timed out after ", "");
+  assert.deepEqual([500, 1000, 1500, 30000, 90000, 3600000].map(said), ["500ms", "1s", "1.5s", "30s", "1m30s", "1h0m0s"]);
+});
+
+// The runner's rules and refusals are the module's: given a module that
+// refuses DELETE and words every other refusal its own way, it follows
+// that one (a host that kept a rule or a sentence of its own would not).
+test("the runner follows the module it is given", async () => {
+  const other = (op, args) => {
+    if (op !== "js_bridge" || args.code === "body_cut" || args.code === "multipart") return moduleCheck(op, args);
+    if ((args.code === "fetch_method" && args.method !== "DELETE") || args.code === "library_name" || args.code === "time_format") return {};
+    return { error: { type: "other_type", message: `this module says no: ${args.code}` } };
+  };
+  const r = new Runner({ check: other, store: new MemoryStore() });
+  const cases = [
+    [`async function execute() { try { await fetch("http://127.0.0.1:1/", {method: "DELETE"}); } catch (e) { return e.message; } }`, "this module says no: fetch_method"],
+    [`async function execute() { try { await fetch("http://127.0.0.1:1/"); } catch (e) { return e.message; } }`, "this module says no: private_address"],
+    [`function execute() { try { fs.readFile("../x"); } catch (e) { return e.message; } }`, "this module says no: sandbox_outside"],
+    [`function execute() { try { lib("nope"); } catch (e) { return e.message; } }`, "this module says no: library_not_found"],
+  ];
+  for (const [source, want] of cases) {
+    const res = await r.call({ tool: "t", source, function: "execute", timeoutMs: FAILSAFE_MS });
+    assert.equal(res.output, want, JSON.stringify(res));
+  }
+  const res = await r.call({ tool: "t", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: 200 });
+  assert.deepEqual([res.error_type, res.message], ["other_type", "this module says no: timeout"]);
 });

@@ -19,6 +19,7 @@ import { startFakeModel, text } from "./host-fakemodel.js";
 import { inThread, THREAD_WAIT_MS } from "./in-thread.js";
 import { cpuMs, cpuPast, PROMPT_MS } from "./busy.js";
 import { FAILSAFE_MS } from "./conformance-case.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const wasm = await WebAssembly.compile(await readFile(path.join(root, "wasm/toolroute.wasm")));
@@ -226,7 +227,7 @@ const canceled = (tool) => ({ status: "error", error_type: "canceled", message: 
 test("Runner.call: an aborted signal stops a fetch waiting forever, and the fetch itself", async () => {
   const srv = await hangingServer();
   try {
-    const r = new Runner({ fetch: { allowPrivate: true } });
+    const r = new Runner({ check: moduleCheck, fetch: { allowPrivate: true } });
     const ctl = new AbortController();
     const source = "async function execute(p) { for (;;) await fetch(p.url); }";
     let abortedAt;
@@ -249,7 +250,7 @@ test("Runner.call: an aborted signal stops a google call waiting forever and tel
   // took to start (a loaded machine compiles QuickJS slowly).
   let got, t;
   const ctl = new AbortController();
-  const r = new Runner({ google: { accessToken: ({ signal }) => {
+  const r = new Runner({ check: moduleCheck, google: { accessToken: ({ signal }) => {
     got = signal;
     setTimeout(() => { t = Date.now(); ctl.abort(); }, 100);
     return new Promise(() => {});
@@ -262,7 +263,7 @@ test("Runner.call: an aborted signal stops a google call waiting forever and tel
 
 test("Runner.call: a signal aborted before the call runs nothing", async () => {
   const store = new FileStore();
-  const r = new Runner({ store });
+  const r = new Runner({ check: moduleCheck, store });
   const res = await r.call({ tool: "w", source: "function execute() { fs.writeFile('x.txt', 'ran'); }", function: "execute", signal: AbortSignal.abort() });
   assert.deepEqual(res, canceled("w"));
   assert.equal(store.files.size, 0);
@@ -274,7 +275,7 @@ test("Runner.call: an abort seen by the interrupt handler stops an endless loop 
   // whole call, QuickJS's start included (about 0.3 s), uses under a second
   // of CPU time.
   const ctl = new AbortController();
-  const r = new Runner({ libraries: [(name) => (ctl.abort(), `// ${name}`)] });
+  const r = new Runner({ check: moduleCheck, libraries: [(name) => (ctl.abort(), `// ${name}`)] });
   const cpu = cpuMs();
   const res = await r.call({ tool: "spin", source: "function execute() { lib('x'); for (;;) {} }", function: "execute", timeoutMs: FAILSAFE_MS, signal: ctl.signal });
   assert.deepEqual(res, canceled("spin"));
@@ -289,7 +290,7 @@ test("Runner.call: an abort from a timer stops a synchronous endless loop within
   const ctl = new AbortController();
   setTimeout(() => ctl.abort(), 100);
   const past = cpuPast(100);
-  const res = await new Runner().call({ tool: "spin", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: FAILSAFE_MS, signal: ctl.signal });
+  const res = await new Runner({ check: moduleCheck }).call({ tool: "spin", source: "function execute() { for (;;) {} }", function: "execute", timeoutMs: FAILSAFE_MS, signal: ctl.signal });
   const used = past();
   assert.ok(used < 1000, `ended after ${used} ms of CPU time past the abort: ${res.error_type}`);
   assert.deepEqual(res, canceled("spin"));
@@ -299,7 +300,7 @@ test("aborting send() stops its JS tool waiting forever, which reports canceled"
   const srv = await hangingServer();
   const model = await startFakeModel("openai", calls("hang", 1, () => JSON.stringify({ url: srv.url })));
   try {
-    const runner = new Runner({ fetch: { allowPrivate: true } });
+    const runner = new Runner({ check: moduleCheck, fetch: { allowPrivate: true } });
     let ended;
     const h = await createHost({
       module: factory, now: clock,
@@ -386,11 +387,11 @@ test("patchQuickJS changes the counters' operands and refuses any other module",
 
 test("Runner refuses a QuickJS module that polls every 10,000 operations", async () => {
   const orig = await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm")));
-  const r = new Runner({ wasmModule: await WebAssembly.compile(orig) });
+  const r = new Runner({ check: moduleCheck, wasmModule: await WebAssembly.compile(orig) });
   const res = await r.call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
   assert.equal(res.status, "error");
   assert.match(res.message, /^jsrun: loading QuickJS: the QuickJS module polls its interrupt handler only every 10,000 operations/);
-  const ok = await new Runner({ wasmModule: await WebAssembly.compile(await patchQuickJS(orig)) }).call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
+  const ok = await new Runner({ check: moduleCheck, wasmModule: await WebAssembly.compile(await patchQuickJS(orig)) }).call({ tool: "t", source: "function execute() { return 1; }", function: "execute" });
   assert.equal(ok.status, "success");
 });
 

@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pdfGroup, withPdf, bytesOf, pdfDate, JS_TOOLS } from "../host/pdf.js";
 import { MemoryStore } from "../jsrun/sandbox.js";
+import { moduleCheck } from "./module-check.js";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 const dir = path.join(root, "testdata/pdf");
@@ -85,9 +86,11 @@ test("a PDF from a URL", async (t) => {
   t.after(() => srv.close());
   const base = `http://127.0.0.1:${srv.address().port}`;
   const { native } = pdfGroup({ fetch: { fetch: globalThis.fetch, rewrites: [{ from: "https://docs.example", to: base }] } });
-  const out = await native.pdf_extract_text({ url: "https://docs.example/q.pdf", pages: "2" });
+  // A Host gives a native tool the module's check (web/packages/toolroute/jsrun/words.js).
+  const ctx = { check: moduleCheck };
+  const out = await native.pdf_extract_text({ url: "https://docs.example/q.pdf", pages: "2" }, ctx);
   assert.equal(out, "[Page 2 of 2]\nPage two says goodbye.\nThe end.");
-  await assert.rejects(native.pdf_info({ url: "https://docs.example/nope.pdf" }), (e) => e.type === "fetch_error" && e.message === "fetching https://docs.example/nope.pdf answered HTTP 404");
-  await assert.rejects(native.pdf_info({ url: `${base}/q.pdf` }), (e) => e.type === "fetch_error" && /private/.test(e.message));
+  await assert.rejects(native.pdf_info({ url: "https://docs.example/nope.pdf" }, ctx), (e) => e.type === "fetch_error" && e.message === "fetching https://docs.example/nope.pdf answered HTTP 404");
+  await assert.rejects(native.pdf_info({ url: `${base}/q.pdf` }, ctx), (e) => e.type === "fetch_error" && /private/.test(e.message));
   await assert.rejects(pdfGroup({}).native.pdf_info({ url: `${base}/q.pdf` }), (e) => e.type === "fetch_error" && /reads no URLs/.test(e.message));
 });

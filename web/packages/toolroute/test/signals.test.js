@@ -22,6 +22,7 @@ const web = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // ends it prints the CPU time it used.
 const PROGRAM = `
 import { Runner } from "toolroute/jsrun";
+import { moduleCheck } from "${new URL("./module-check.js", import.meta.url).href}";
 const [mode, source] = process.argv.slice(1); // -e: no script name
 process.on("exit", () => {
   const { user, system } = process.cpuUsage();
@@ -34,7 +35,7 @@ for (const sig of ["SIGTERM", "SIGINT"]) {
     ctl.abort();
   });
 }
-const r = new Runner();
+const r = new Runner({ check: moduleCheck });
 await r.call({ tool: "warm", function: "execute", source: "function execute() { return 1; }" });
 console.log("running");
 const res = await r.call({ tool: "spin", function: "execute", source, timeoutMs: 600000, signal: ctl.signal });

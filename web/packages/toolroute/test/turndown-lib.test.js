@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import TurndownService from "turndown";
 import { MAX_LIBRARY_BYTES, Runner } from "../jsrun/runner.js";
 import { buildLibrary, libPath } from "../scripts/turndown-lib.mjs";
+import { moduleCheck } from "./module-check.js";
 
 const cases = JSON.parse(await readFile(new URL("../../../../testdata/turndown/cases.json", import.meta.url), "utf8"));
 
@@ -20,7 +21,7 @@ test("manifests/lib/turndown.js is what scripts/turndown-lib.mjs builds", async 
 });
 
 test("lib('turndown') in QuickJS gives npm turndown's markdown", async () => {
-  const runner = new Runner({ libraries: [{ turndown: await readFile(libPath, "utf8") }] });
+  const runner = new Runner({ check: moduleCheck, libraries: [{ turndown: await readFile(libPath, "utf8") }] });
   const source = "function execute(p) { const TurndownService = lib('turndown'); return new TurndownService(p.options).turndown(p.html); }";
   for (const c of cases) {
     assert.equal(new TurndownService(c.options ?? {}).turndown(c.html), c.markdown, `${c.name}: npm turndown's markdown changed: update testdata/turndown/cases.json`);

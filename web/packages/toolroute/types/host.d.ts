@@ -60,7 +60,7 @@ export interface Settings {
 export type Sources = Map<string, string> | Record<string, string> | ((ref: string) => string | undefined | Promise<string | undefined>);
 
 /** A host-native tool: its result text; a thrown error is a failure the model reads. */
-export type NativeTool = (input: Record<string, unknown>, o: { signal?: AbortSignal; granted: string[] }) => string | Promise<string> | unknown;
+export type NativeTool = (input: Record<string, unknown>, o: { signal?: AbortSignal; granted: string[]; check?: (op: string, args: unknown) => { args?: unknown; error?: { type: string; message: string } } }) => string | Promise<string> | unknown;
 
 export interface ApprovalCall {
   id: string;

@@ -71,7 +71,17 @@ export interface RunnerOptions {
    * stops the JS at once; false runs it on the caller's thread.
    */
   thread?: boolean;
+  /**
+   * The module's check (a Toolroute instance's check, answering at once),
+   * for the calls that give none: the bridges' rules and refusals are the
+   * module's (wasm/ABI.md, toolroute_check's js_bridge). A host gives each
+   * call its own.
+   */
+  check?: ModuleCheck;
 }
+
+/** The module's check: {} when the arguments pass, {args} to use, or {error}. */
+export type ModuleCheck = (op: string, args: unknown) => { args?: unknown; error?: { type: string; message: string } };
 
 /** One call of a JS tool, as the host (toolroute/host's runJS) gives it. */
 export interface JSCall {
@@ -86,6 +96,8 @@ export interface JSCall {
   env?: Record<string, string>;
   google?: boolean;
   ops?: (op: string, args: unknown, o: { signal?: AbortSignal }) => Promise<unknown>;
+  /** The module's check, which words the bridges' refusals (the runner's by default). */
+  check?: ModuleCheck;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
