@@ -44,7 +44,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "task_time", "task_names"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -100,6 +100,18 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return refuse(a.check()), nil
+	case "task_time":
+		var a TaskTime
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check()
+	case "task_names":
+		var a TaskNames
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }

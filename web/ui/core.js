@@ -136,7 +136,7 @@ export class Core {
       this.#timer?.wake();
       this.#d.onTasksChanged?.();
     };
-    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed });
+    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), check: async (op, args) => (await this.host()).check(op, args), now, changed });
     if (deps.tasks) {
       this.#timer = new TaskTimer(this.tasks, { now, timers: deps.tasks.timers ?? globalThis });
       this.#timer.start();
