@@ -212,9 +212,8 @@ export class Tasks {
     throw new Error(`toolroute: task ${JSON.stringify(name)} is listed but has no record`);
   }
 
-  // #checkNames has the module check name against the tasks there are
-  // (wasm/ABI.md, toolroute_check's task_names): for a new task (create),
-  // that it is not taken and not one too many; else that it is there.
+  // #checkNames gives the module name and the names of the tasks there
+  // are to check (task_names), as the Go program's checkNames.
   async #checkNames(name, create, ctx) {
     const names = (await this.list()).map((x) => x.name);
     await checked(ctx?.check ? ctx : { check: this.#check }, "task_names", { name, names, create });
