@@ -44,7 +44,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -135,6 +135,18 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, fmt.Errorf("check %s: args has no code: give {\"code\": \"...\"}", req.Op)
 		}
 		return toolCode(*a.Code), nil
+	case "provider_record":
+		var a ProviderRecord
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "model_list":
+		var a ModelListPage
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }

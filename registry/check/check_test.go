@@ -51,6 +51,10 @@ func FuzzRun(f *testing.F) {
 	f.Add("task_time", `{"at":"2026-03-29 02:30","timezone":"X","now":"2026-03-01T00:00:00Z","zone":{"known":true,"from":5,"to":1,"offsets":[{"from":9,"offset":1},{"from":9,"offset":2}]}}`)
 	f.Add("task_time", `{"cron":"0 0 31 2 *","now":"0001-01-01T00:00:00Z"}`)
 	f.Add("task_time", `{"at":"9999-12-31T23:59","timezone":"A/B","now":"2026-03-01T00:00:00Z"}`)
+	f.Add("model_list", `{"format":"gemini","url":"u","status":200,"body":"{\"models\":[{\"name\":7}]}"}`)
+	f.Add("model_list", `{"format":"anthropic","url":"u","status":500,"body":"\u00e9\u00e9\u00e9"}`)
+	f.Add("provider_record", `{"name":"w","format":"openai","base_url":"http://[::1:80","key_secret":"1"}`)
+	f.Add("tool_secrets", `{"name":"w","replace":true,"env":["A"],"required_permissions":["x"],"granted":["google"]}`)
 	f.Add("nope", `{}`)
 	f.Add("tool_name", `null`)
 	f.Fuzz(func(t *testing.T, op, args string) {
@@ -86,5 +90,36 @@ func TestZoneRules(t *testing.T) {
 	// 20000+3600 .. 20000+7200 (wall) happens twice: the second.
 	if got := z.instant(time.Unix(20000+5000, 0).UTC()); got != 20000+5000-3600 {
 		t.Errorf("a wall time twice: %d", got)
+	}
+}
+
+// TestAPIRoot: the addresses a provider's base_url may be.
+func TestAPIRoot(t *testing.T) {
+	for _, tt := range []struct {
+		url string
+		ok  bool
+	}{
+		{"https://api.openai.com/v1", true},
+		{"HTTP://localhost:8080/v1/", true},
+		{"http://127.0.0.1", true},
+		{"http://[::1]:11434/v1", true},
+		{"http://[::1]", true},
+		{"https://api.example.com:/v1", true},
+		{"https://", false},
+		{"https:///v1", false},
+		{"ftp://api.example.com", false},
+		{"api.example.com", false},
+		{"https://u:p@api.example.com", false},
+		{"https://api.example.com/v1?x=1", false},
+		{"https://api.example.com/v1#top", false},
+		{"https://api.example.com:80a", false},
+		{"https://exa mple.com", false},
+		{"https://api.example.com/v1\n", false},
+		{"https://[zz]/v1", false},
+		{"https://a\\b/v1", false},
+	} {
+		if got := apiRoot(tt.url); got != tt.ok {
+			t.Errorf("apiRoot(%q) = %v, want %v", tt.url, got, tt.ok)
+		}
 	}
 }
