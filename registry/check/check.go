@@ -1,12 +1,17 @@
-// Package check holds the argument checks of the hosts' operations that
-// need no I/O: whether a name may be a tool's, a variable's, a task's, an
-// agent's or a provider's, and what a session title a user gives becomes.
-// Each rule and its refusal text live here once; every host asks the
-// module (the toolroute_check export, wasm/ABI.md) before it does the
-// operation's I/O, so the Go host, Node, the page and workerd refuse the
-// same arguments in the same words.
+// Package check holds the rules of the hosts' operations that need no
+// I/O: whether a name may be a tool's, a variable's, a task's, an agent's
+// or a provider's, what a session title a user gives becomes, a scheduled
+// task's time (schedule.go), a user tool's file and secrets
+// (toolfiles.go), a provider's record and model list (records.go), an
+// agent's run (agents.go) and which bridge operations a tool may call
+// (bridge.go). Each rule and its refusal text live here once; every host
+// asks the module (the toolroute_check export, wasm/ABI.md) before or
+// after it does the operation's I/O, giving what it read (the tasks'
+// names, a zone's offsets, an HTTP answer), so the Go host, Node, the page
+// and workerd decide the same way in the same words.
 //
-// Nothing here reads a catalogue, a session, a clock or the world.
+// Nothing here reads a catalogue, a session, a clock or the world: the
+// host gives the time (now) and what it found.
 package check
 
 import (
@@ -44,7 +49,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -143,6 +148,24 @@ func Run(req Request) (Answer, error) {
 		return a.check(), nil
 	case "model_list":
 		var a ModelListPage
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "agent_run":
+		var a AgentRun
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "session_agent":
+		var a SessionAgent
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "bridge_op":
+		var a BridgeOp
 		if err := decodeArgs(req, &a); err != nil {
 			return Answer{}, err
 		}

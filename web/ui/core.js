@@ -505,7 +505,7 @@ export class Core {
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
-        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent));
+        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent), (op, args) => host.check(op, args));
         const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
         for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });
