@@ -13,7 +13,6 @@ require (
 	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/openai/openai-go/v3 v3.44.0
 	github.com/pdfcpu/pdfcpu v0.15.0
-	github.com/robfig/cron/v3 v3.0.1
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/tiktoken-go/tokenizer v0.7.0
 	golang.org/x/text v0.43.0

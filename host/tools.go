@@ -87,9 +87,19 @@ type HostOps map[string]func(ctx context.Context, args json.RawMessage) (any, er
 // manifest lists in requiredPermissions.
 func (h *Host) opsFor(c session.Call) func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
 	return func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
-		ns, _, _ := strings.Cut(op, ".")
-		if !slices.Contains(c.RequiredPermissions, ns) {
-			return nil, fmt.Errorf("toolroute.%s: '%s' may not use it: only tools whose manifest lists %q in requiredPermissions may", ns, c.Tool, ns)
+		// Only the namespaces the manifest lists: the module's rule
+		// (bridge_op), its refusal the error the tool's code catches.
+		err := h.CheckArgs(ctx, "bridge_op", struct {
+			Op                  string   `json:"op"`
+			Tool                string   `json:"tool"`
+			RequiredPermissions []string `json:"required_permissions"`
+		}{op, c.Tool, c.RequiredPermissions}, nil)
+		var refused *module.Refused
+		if errors.As(err, &refused) {
+			return nil, errors.New(refused.Message)
+		}
+		if err != nil {
+			return nil, err
 		}
 		f, ok := h.opts.Ops[op]
 		if !ok {

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/builtin"
+	"github.com/toolroute/toolroute/internal/module"
 )
 
 // ErrNoAgent is a session started with an agent that is not stored.
@@ -92,8 +94,20 @@ func (a *App) SetSessionAgent(ctx context.Context, id, name string) error {
 	if _, ok, err := a.agent(ctx, name); err != nil {
 		return err
 	} else if !ok {
-		names, _ := a.AgentNames(ctx)
-		return fmt.Errorf("%w %q: create it with update_agent (config group) or create_agent; stored agents: %s", ErrNoAgent, name, listOrNone(names))
+		names, err := a.AgentNames(ctx)
+		if err != nil {
+			return err
+		}
+		err = a.Host.CheckArgs(ctx, "session_agent", struct {
+			Name  string   `json:"name"`
+			Names []string `json:"names"`
+		}{name, names}, nil)
+		var r *module.Refused
+		if errors.As(err, &r) {
+			// ErrNoAgent's text is the module's first words.
+			return fmt.Errorf("%w %s", ErrNoAgent, strings.TrimPrefix(r.Message, "no such agent "))
+		}
+		return fmt.Errorf("app: agent %q is not stored, yet the module found it among %v (%v)", name, names, err)
 	}
 	return a.Store.SetSetting(ctx, builtin.SessionAgentPrefix+id, name)
 }
@@ -120,15 +134,4 @@ func (a *App) AgentNames(ctx context.Context) ([]string, error) {
 		names = append(names, r.Key[len(builtin.AgentPrefix):])
 	}
 	return names, nil
-}
-
-func listOrNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	out := names[0]
-	for _, n := range names[1:] {
-		out += ", " + n
-	}
-	return out
 }

@@ -3,22 +3,22 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // Limits of a sub-agent (create_agent), the same in every host
 // (web/packages/toolroute/host/agents.js): how deep agents may start agents, and how many
 // model calls and tokens one sub-agent's turn may use.
 const (
-	MaxAgentDepth      = 2
+	MaxAgentDepth      = check.MaxAgentDepth
 	AgentMaxModelCalls = 15
 	AgentMaxTurnTokens = 200000
 	// MaxAgentTask bounds a task's text.
-	MaxAgentTask = 20000
+	MaxAgentTask = check.MaxAgentTask
 )
 
 // SessionAgentPrefix is the settings' prefix of a session's agent:
@@ -73,30 +73,25 @@ func agentOps(d Deps, update func(context.Context, json.RawMessage) (any, error)
 			if err := checkName(ctx, "agent_name", a.Name); err != nil {
 				return nil, err
 			}
-			task := strings.TrimSpace(a.Task)
-			if task == "" {
-				return nil, invalid("the task is empty: say what the agent should do, as a complete request (it does not see this conversation)")
-			}
-			if len([]rune(task)) > MaxAgentTask {
-				return nil, invalid("the task is over %d characters: shorten it", MaxAgentTask)
-			}
-			if depth := host.AgentDepth(ctx); depth >= MaxAgentDepth {
-				return nil, &host.ToolError{Type: "depth_limit", Message: fmt.Sprintf(
-					"create_agent refused: this turn is a sub-agent %d levels deep, and agents may start agents only %d levels deep. Do the task with your own tools, or answer with what you have.",
-					depth, MaxAgentDepth)}
-			}
 			ag, found, err := record[AgentRecord](ctx, d.Store, AgentPrefix+a.Name)
 			if err != nil {
 				return nil, err
 			}
-			given := a.SystemPrompt != nil || a.Model != nil || a.Groups != nil
-			if found && given {
-				return nil, invalid("agent %q exists already: call create_agent with only its name and the task to run it as it is, or change it with update_agent (config group) first", a.Name)
+			var checkedRun struct {
+				Task string `json:"task"`
 			}
+			if err := checked(ctx, "agent_run", struct {
+				Name   string `json:"name"`
+				Task   string `json:"task"`
+				Depth  int    `json:"depth"`
+				Found  bool   `json:"found"`
+				Given  bool   `json:"given"`
+				Prompt bool   `json:"prompt"`
+			}{a.Name, a.Task, host.AgentDepth(ctx), found, a.SystemPrompt != nil || a.Model != nil || a.Groups != nil, a.SystemPrompt != nil && strings.TrimSpace(*a.SystemPrompt) != ""}, &checkedRun); err != nil {
+				return nil, err
+			}
+			task := checkedRun.Task
 			if !found {
-				if a.SystemPrompt == nil || strings.TrimSpace(*a.SystemPrompt) == "" {
-					return nil, notFound("no agent %q: give a system_prompt (and model, groups if you like) to create it, or use one list_agents lists", a.Name)
-				}
 				in, _ := json.Marshal(struct {
 					Name         string    `json:"name"`
 					SystemPrompt *string   `json:"system_prompt"`

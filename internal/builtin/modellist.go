@@ -2,20 +2,19 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // MaxModelListBytes bounds one page of a provider's model list.
-const MaxModelListBytes = 4 << 20
+const MaxModelListBytes = check.MaxModelListBytes
 
 // maxModelListPages bounds the pages of a list that pages (Anthropic's,
 // Gemini's).
@@ -70,94 +69,50 @@ func FetchModels(ctx context.Context, client *http.Client, format, baseURL, key 
 		if format == "anthropic" {
 			req.Header.Set("anthropic-version", "2023-06-01")
 		}
-		body, err := getList(client, req)
+		status, body, over, err := getList(client, req)
 		if err != nil {
 			return nil, err
 		}
-		got, more, err := parseModelList(format, body)
-		if err != nil {
-			return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s answered something that is not a model list (%v): is base_url the API root, such as %s?", u, err, DefaultBaseURLs[format])}
+		var page struct {
+			IDs  []string `json:"ids"`
+			Next string   `json:"next"`
 		}
-		ids = append(ids, got...)
-		next = more
+		if err := checked(ctx, "model_list", struct {
+			Format string   `json:"format"`
+			URL    string   `json:"url"`
+			Status int      `json:"status"`
+			Body   string   `json:"body"`
+			Over   bool     `json:"over"`
+			IDs    []string `json:"ids"`
+		}{format, req.URL.Redacted(), status, string(body), over, ids}, &page); err != nil {
+			return nil, err
+		}
+		ids, next = page.IDs, page.Next
 		if next == "" {
 			break
 		}
 	}
-	out := ids[:0]
-	for _, id := range ids {
-		if id != "" && checkModel(id) == nil && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out, nil
+	return ids, nil
 }
 
-// parseModelList reads one page of a model list in format's shape: the
-// ids, in order, and the next page's token ("" for none).
-func parseModelList(format string, body []byte) (ids []string, next string, err error) {
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-		HasMore bool   `json:"has_more"`
-		LastID  string `json:"last_id"`
-		Models  []struct {
-			Name    string   `json:"name"`
-			Methods []string `json:"supportedGenerationMethods"`
-		} `json:"models"`
-		NextPageToken string `json:"nextPageToken"`
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, "", err
-	}
-	if format == "gemini" {
-		for _, m := range list.Models {
-			if m.Methods == nil || slices.Contains(m.Methods, "generateContent") {
-				ids = append(ids, strings.TrimPrefix(m.Name, "models/"))
-			}
-		}
-		return ids, list.NextPageToken, nil
-	}
-	for _, m := range list.Data {
-		ids = append(ids, m.ID)
-	}
-	if format == "anthropic" && list.HasMore {
-		next = list.LastID
-	}
-	return ids, next, nil
-}
-
-// getList makes one request of a model list and reads its body.
-func getList(client *http.Client, req *http.Request) ([]byte, error) {
+// getList makes one request of a model list and reads its status and
+// body, and whether the body went over MaxModelListBytes (then cut): the
+// module reads them (wasm/ABI.md, toolroute_check's model_list).
+func getList(client *http.Client, req *http.Request) (int, []byte, bool, error) {
 	where := req.URL.Redacted()
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s could not be reached: %v", where, unwrapURLError(err))}
+		return 0, nil, false, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s could not be reached: %v", where, unwrapURLError(err))}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxModelListBytes+1))
 	if err != nil {
-		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s: reading the answer: %v", where, err)}
+		return 0, nil, false, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s: reading the answer: %v", where, err)}
 	}
 	if len(body) > MaxModelListBytes {
-		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s answered over %d bytes: not a model list", where, MaxModelListBytes)}
+		return resp.StatusCode, nil, true, nil
 	}
-	if resp.StatusCode/100 != 2 {
-		text := strings.TrimSpace(string(body))
-		if len(text) > 300 {
-			text = text[:300] + "…"
-		}
-		hint := ""
-		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			hint = ": check the key's secret"
-		case http.StatusNotFound:
-			hint = ": check base_url"
-		}
-		return nil, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("GET %s answered HTTP %d%s: %s", where, resp.StatusCode, hint, text)}
-	}
-	return body, nil
+	return resp.StatusCode, body, false, nil
 }
 
 func unwrapURLError(err error) error {

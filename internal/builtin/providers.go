@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -25,11 +24,6 @@ const (
 
 // Formats are the wire formats a stored provider may speak.
 var Formats = []string{"openai", "anthropic", "responses", "gemini"}
-
-// ReservedProviderNames are the provider kinds a host already names (the
-// browser's settings panel): a stored provider takes another name, so the
-// provider setting means one thing.
-var ReservedProviderNames = []string{"server", "openai", "anthropic", "responses", "gemini", "demo"}
 
 // DefaultBaseURLs are each format's API root when a provider gives none.
 var DefaultBaseURLs = map[string]string{
@@ -111,30 +105,25 @@ func notFound(format string, a ...any) error {
 	return &host.ToolError{Type: "not_found", Message: fmt.Sprintf(format, a...)}
 }
 
-// CheckProvider checks a provider record and fills in its defaults: the
-// format's base URL, no trailing slash. The JS hosts check the same way
-// (web/packages/toolroute/host/ops.js, checkProvider).
+// CheckProvider has the module check a provider record (wasm/ABI.md,
+// toolroute_check's provider_name and provider_record) and fills in its
+// defaults: the format's base URL, no trailing slash.
 func CheckProvider(ctx context.Context, p *ProviderRecord) error {
 	if err := checkName(ctx, "provider_name", p.Name); err != nil {
 		return err
 	}
-	if slices.Contains(ReservedProviderNames, p.Name) {
-		return invalid("%q names a provider kind the hosts already have: give yours another name, such as %s_work", p.Name, p.Name)
+	var out struct {
+		BaseURL string `json:"base_url"`
 	}
-	if !slices.Contains(Formats, p.Format) {
-		return invalid("format %q: use one of %s", p.Format, strings.Join(Formats, ", "))
+	if err := checked(ctx, "provider_record", struct {
+		Name      string `json:"name"`
+		Format    string `json:"format"`
+		BaseURL   string `json:"base_url"`
+		KeySecret string `json:"key_secret"`
+	}{p.Name, p.Format, p.BaseURL, p.KeySecret}, &out); err != nil {
+		return err
 	}
-	if p.BaseURL == "" {
-		p.BaseURL = DefaultBaseURLs[p.Format]
-	}
-	u, err := url.Parse(p.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return invalid("base_url %q is not an http or https address such as %s", p.BaseURL, DefaultBaseURLs[p.Format])
-	}
-	p.BaseURL = strings.TrimRight(p.BaseURL, "/")
-	if p.KeySecret != "" && !ValidEnvName(p.KeySecret) {
-		return invalid("key_secret %q is not a secret's name: give the name of the variable holding the key (letters, digits and _, such as OPENAI_WORK_KEY), never the key itself", p.KeySecret)
-	}
+	p.BaseURL = out.BaseURL
 	if p.Models == nil {
 		p.Models = []string{}
 	}

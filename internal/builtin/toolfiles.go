@@ -59,18 +59,6 @@ func (m manifest) secrets() []string {
 	return s
 }
 
-// grants says which secrets a manifest lets its code read, "" when none.
-func (m manifest) grants() string {
-	var g []string
-	if len(m.Env) > 0 {
-		g = append(g, "the variables "+strings.Join(m.Env, ", "))
-	}
-	if slices.Contains(m.RequiredPermissions, registry.PermissionGoogle) {
-		g = append(g, "the Google account")
-	}
-	return strings.Join(g, " and ")
-}
-
 // savedFile is what toolfiles.write answers.
 type savedFile struct {
 	Name     string   `json:"name"`
@@ -154,7 +142,7 @@ func toolFileOps(d Deps) host.HostOps {
 			}
 			jsonPath := filepath.Join(d.ToolsDir, a.Name+".json")
 			if _, err := os.Stat(jsonPath); errors.Is(err, fs.ErrNotExist) {
-				return nil, &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no tool %s %s: list_user_tools lists them", a.Name, folderPlace)}
+				return nil, checkFile(ctx, a.Name, false, false, true)
 			}
 			if err := os.Remove(jsonPath); err != nil {
 				return nil, err
@@ -178,20 +166,35 @@ func (d Deps) checkSecrets(ctx context.Context, m manifest, code string, replaci
 	if err := checkName(ctx, "tool_name", m.Name); err != nil { // before any look at the disk
 		return m, err
 	}
-	granted := host.GrantFrom(ctx).Names
+	type secrets struct {
+		Name                string   `json:"name"`
+		Env                 []string `json:"env"`
+		RequiredPermissions []string `json:"required_permissions"`
+		Replace             bool     `json:"replace"`
+		Exists              bool     `json:"exists"`
+		Granted             []string `json:"granted"`
+		HeldEnv             []string `json:"held_env"`
+		HeldPermissions     []string `json:"held_permissions"`
+		CodeChanged         bool     `json:"code_changed"`
+		HandEdit            bool     `json:"hand_edit"`
+	}
+	a := secrets{Name: m.Name, Env: m.Env, RequiredPermissions: m.RequiredPermissions, Replace: replacing, Granted: host.GrantFrom(ctx).Names, HandEdit: true}
 	if !replacing {
-		if _, err := os.Stat(filepath.Join(d.ToolsDir, m.Name+".json")); err == nil {
-			return m, &host.ToolError{Type: "exists", Message: fmt.Sprintf("a tool file %s.json exists: use update_js_tool to change it", m.Name)}
+		_, err := os.Stat(filepath.Join(d.ToolsDir, m.Name+".json"))
+		a.Exists = err == nil
+		var out struct {
+			Env                 []string `json:"env"`
+			RequiredPermissions []string `json:"required_permissions"`
 		}
-		if len(m.Env) > 0 || len(m.RequiredPermissions) > 0 {
-			return m, &host.ToolError{Type: "refused", Message: "a new tool's secrets are those the user grants when asked at approval: leave env and requiredPermissions out of its manifest"}
+		if err := checked(ctx, "tool_secrets", a, &out); err != nil {
+			return m, err
 		}
-		for _, n := range granted {
-			if n == registry.PermissionGoogle {
-				m.RequiredPermissions = append(m.RequiredPermissions, registry.PermissionGoogle)
-			} else {
-				m.Env = append(m.Env, n)
-			}
+		m.Env, m.RequiredPermissions = nil, nil
+		if len(out.Env) > 0 {
+			m.Env = out.Env
+		}
+		if len(out.RequiredPermissions) > 0 {
+			m.RequiredPermissions = out.RequiredPermissions
 		}
 		return m, nil
 	}
@@ -199,27 +202,21 @@ func (d Deps) checkSecrets(ctx context.Context, m manifest, code string, replaci
 	if err != nil {
 		return m, err
 	}
-	if g := old.grants(); g != "" && code != oldCode {
-		return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
-			"%s reads secrets the user granted it (%s), so its code cannot be changed here: ask the user to edit %s.js by hand, or create a tool under another name", m.Name, g, m.Name)}
-	}
-	var added []string
-	for _, e := range m.Env {
-		if !slices.Contains(old.Env, e) && !slices.Contains(granted, e) {
-			added = append(added, e)
-		}
-	}
-	if len(added) > 0 {
-		return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
-			"env cannot grant %s here: variables are secrets the user grants by editing %s.json by hand. Call update_js_tool again without them.", strings.Join(added, ", "), m.Name)}
-	}
-	for _, p := range m.RequiredPermissions {
-		if !slices.Contains(old.RequiredPermissions, p) && !(p == registry.PermissionGoogle && slices.Contains(granted, p)) {
-			return m, &host.ToolError{Type: "refused", Message: fmt.Sprintf(
-				"requiredPermissions cannot add %q here: only the user grants permissions, by editing %s.json by hand", p, m.Name)}
-		}
-	}
-	return m, nil
+	a.HeldEnv, a.HeldPermissions, a.CodeChanged = old.Env, old.RequiredPermissions, code != oldCode
+	return m, checked(ctx, "tool_secrets", a, nil)
+}
+
+// checkFile has the module word what the host found of a tool's file
+// (wasm/ABI.md, toolroute_check's tool_file): not there, or a group
+// manifest, which the tools may not change.
+func checkFile(ctx context.Context, name string, found, group, remove bool) error {
+	return checked(ctx, "tool_file", struct {
+		Name   string `json:"name"`
+		Place  string `json:"place"`
+		Found  bool   `json:"found"`
+		Group  bool   `json:"group"`
+		Remove bool   `json:"remove"`
+	}{name, folderPlace, found, group, remove}, nil)
 }
 
 // save checks a tool and writes its files, then reloads the catalogue.
@@ -240,8 +237,10 @@ func (d Deps) save(ctx context.Context, m manifest, code string, replacing bool)
 			}
 		}
 	}
-	if !strings.Contains(code, "execute") {
-		return &host.ToolError{Type: "invalid_code", Message: "the code must define function execute(params)"}
+	if err := checked(ctx, "tool_code", struct {
+		Code string `json:"code"`
+	}{code}, nil); err != nil {
+		return err
 	}
 	if d.JS != nil {
 		if err := d.JS.Check(m.Name+".js", []byte(code)); err != nil {
@@ -289,13 +288,13 @@ func (d Deps) readUserTool(ctx context.Context, name string) (manifest, string, 
 	}
 	text, err := os.ReadFile(filepath.Join(d.ToolsDir, name+".json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, "", &host.ToolError{Type: "not_found", Message: fmt.Sprintf("no tool %s %s: create it with create_js_tool", name, folderPlace)}
+		return m, "", checkFile(ctx, name, false, false, false)
 	}
 	if err != nil {
 		return m, "", err
 	}
 	if t := bytes.TrimSpace(text); len(t) > 0 && t[0] == '[' {
-		return m, "", &host.ToolError{Type: "unsupported", Message: name + ".json is a group manifest: edit the file itself"}
+		return m, "", checkFile(ctx, name, true, true, false)
 	}
 	if err := json.Unmarshal(text, &m); err != nil {
 		return m, "", &host.ToolError{Type: "invalid_manifest", Message: fmt.Sprintf("%s.json is not valid: %v", name, err)}

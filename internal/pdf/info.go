@@ -49,7 +49,7 @@ func (t *tools) info(ctx context.Context, in json.RawMessage) (string, error) {
 		}
 	}
 	if c.Encrypt != nil {
-		lines = append(lines, "Encrypted: yes, it opens without a password")
+		lines = append(lines, text("encrypted_line"))
 	}
 	var sizes []pageSize
 	for p := 1; p <= min(c.PageCount, Def.InfoMaxPages); p++ {

@@ -293,7 +293,7 @@ func unwrapPath(err error) error {
 // fetch reads a PDF from the web with the program's guarded client.
 func (t *tools) fetch(ctx context.Context, raw string) ([]byte, error) {
 	if t.o.Fetch == nil {
-		return nil, &host.ToolError{Type: "fetch_error", Message: fmt.Sprintf("fetching %s: this host reads no URLs: give a path in the sandbox folder", raw)}
+		return nil, fail("fetch_error", "no_urls", "url", raw)
 	}
 	u, rewritten, err := t.o.Fetch.Target(raw)
 	if err != nil {

@@ -67,7 +67,7 @@ func (t *tools) render(ctx context.Context, in json.RawMessage) (host.Output, er
 			if ctx.Err() != nil {
 				return host.Output{}, ctx.Err()
 			}
-			return host.Output{}, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("page %d of '%s' could not be rendered: %v", page, d.name, err)}
+			return host.Output{}, fail("execution_error", "not_rendered", "page", strconv.Itoa(page), "name", d.name, "why", err.Error())
 		}
 		if len(img) <= maxImageBytes {
 			break
@@ -79,7 +79,7 @@ func (t *tools) render(ctx context.Context, in json.RawMessage) (host.Output, er
 		}
 	}
 	if len(img) > maxImageBytes {
-		return host.Output{}, &host.ToolError{Type: "execution_error", Message: fmt.Sprintf("page %d of '%s' is too large a picture to send even at %d pixels", page, d.name, side)}
+		return host.Output{}, fail("execution_error", "too_large_picture", "page", strconv.Itoa(page), "name", d.name, "side", strconv.Itoa(side))
 	}
 	w, h := 0, 0
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(img)); err == nil {

@@ -95,9 +95,9 @@ func checkChange(ctx context.Context, c *Change, create, scheduled bool) error {
 	return nil
 }
 
-// apply sets t's prompt and time from c, which checkChange checked; when
-// changes.
-func apply(t *Task, c Change, now time.Time) error {
+// apply sets t's prompt and time from c, which checkChange checked, as the
+// module reads them (ReadTime); when changes.
+func apply(ctx context.Context, t *Task, c Change, now time.Time) error {
 	if c.Prompt != nil {
 		t.Prompt = *c.Prompt
 	}
@@ -107,29 +107,32 @@ func apply(t *Task, c Change, now time.Time) error {
 	}
 	switch {
 	case at != "":
-		when, err := ParseAt(at, t.Timezone, now)
-		if err != nil {
-			return err
-		}
-		t.At, t.Cron = stamp(when), ""
-	case cr != "":
-		if _, _, err := ParseCron(cr, t.Timezone); err != nil {
-			return err
-		}
-		t.Cron, t.At = cr, ""
-	case t.Cron != "":
-		// a new timezone for the schedule it has
-		if _, _, err := ParseCron(t.Cron, t.Timezone); err != nil {
-			return err
-		}
+		cr = ""
+	case cr == "":
+		// the schedule it has, read again in a new timezone
+		cr = t.Cron
 	}
-	if _, err := location(t.Timezone); err != nil {
+	a, err := ReadTime(ctx, at, cr, t.Timezone, now)
+	if err != nil {
 		return err
+	}
+	switch {
+	case at != "":
+		t.At, t.Cron = a.At, ""
+	case cr != "":
+		t.Cron, t.At = cr, ""
 	}
 	if c.Enabled != nil {
 		t.Enabled = *c.Enabled
 	}
-	t.NextRun = stamp(t.Next(now))
+	t.NextRun = ""
+	switch {
+	case !t.Enabled:
+	case t.Cron != "":
+		t.NextRun = a.NextRun
+	case parseStamp(t.At).After(now):
+		t.NextRun = t.At
+	}
 	return nil
 }
 
@@ -150,21 +153,12 @@ func (s *Service) Create(ctx context.Context, c Change) (Task, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok, err := s.get(ctx, c.Name); err != nil {
+	if err := s.checkNames(ctx, c.Name, true); err != nil {
 		return Task{}, err
-	} else if ok {
-		return Task{}, invalid("a task %q exists: update_scheduled_task changes it, or give another name", c.Name)
-	}
-	all, err := s.store.Tasks(ctx)
-	if err != nil {
-		return Task{}, err
-	}
-	if len(all) >= MaxTasks {
-		return Task{}, invalid("there are %d tasks, the most kept: delete_scheduled_task removes one first", len(all))
 	}
 	now := s.now()
 	t := Task{Name: c.Name, Enabled: true, Created: stamp(now)}
-	if err := apply(&t, c, now); err != nil {
+	if err := apply(ctx, &t, c, now); err != nil {
 		return Task{}, err
 	}
 	if err := s.put(ctx, t); err != nil {
@@ -185,7 +179,7 @@ func (s *Service) Update(ctx context.Context, c Change) (Task, error) {
 	if err := checkChange(ctx, &c, false, t.At != "" || t.Cron != ""); err != nil {
 		return Task{}, err
 	}
-	if err := apply(&t, c, s.now()); err != nil {
+	if err := apply(ctx, &t, c, s.now()); err != nil {
 		return Task{}, err
 	}
 	if err := s.put(ctx, t); err != nil {
@@ -227,28 +221,41 @@ func (s *Service) List(ctx context.Context) ([]Task, error) {
 	return out, nil
 }
 
-// named is the task of that name, or a not_found error naming those there
-// are.
+// named is the task of that name, or the module's not_found refusal
+// naming those there are.
 func (s *Service) named(ctx context.Context, name string) (Task, error) {
 	t, ok, err := s.get(ctx, name)
-	if err != nil {
+	if err != nil || ok {
+		return t, err
+	}
+	if err := s.checkNames(ctx, name, false); err != nil {
 		return Task{}, err
 	}
-	if ok {
-		return t, nil
-	}
+	return Task{}, fmt.Errorf("schedule: task %q is listed but has no record", name)
+}
+
+// checkNames has the module check name against the tasks there are
+// (wasm/ABI.md, toolroute_check's task_names): for a new task (create),
+// that it is not taken and not one too many; else that it is there.
+func (s *Service) checkNames(ctx context.Context, name string, create bool) error {
 	recs, err := s.store.Tasks(ctx)
 	if err != nil {
-		return Task{}, err
-	}
-	if len(recs) == 0 {
-		return Task{}, notFound("no task %q: there are no scheduled tasks; schedule_task creates one", name)
+		return err
 	}
 	names := make([]string, len(recs))
 	for i, r := range recs {
 		names[i] = r.Name
 	}
-	return Task{}, notFound("no task %q: the tasks are %s", name, strings.Join(names, ", "))
+	err = module.CheckArgs(ctx, "task_names", struct {
+		Name   string   `json:"name"`
+		Names  []string `json:"names"`
+		Create bool     `json:"create"`
+	}{name, names, create}, nil)
+	var r *module.Refused
+	if errors.As(err, &r) {
+		return &Error{Type: r.Type, Message: r.Message}
+	}
+	return err
 }
 
 // RunNow runs a task at once, whatever its schedule (which it keeps), and
@@ -282,7 +289,7 @@ func (s *Service) start(ctx context.Context, t Task, due bool) (Run, bool, error
 		if was.IsZero() || was.After(now) {
 			return Run{}, false, nil // run by another process since it was listed
 		}
-		t.NextRun = stamp(t.Next(now))
+		t.NextRun = stamp(t.Next(ctx, now))
 	}
 	t.Runs++
 	t.LastRun = &run

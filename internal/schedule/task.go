@@ -9,11 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // Task is a scheduled task as the hosts keep it and the toolroute bridge's
@@ -55,7 +54,7 @@ const (
 // Bounds on what a task holds.
 const (
 	MaxResultChars = 2000
-	MaxTasks       = 100
+	MaxTasks       = check.MaxTasks
 )
 
 // Error is a refusal the model reads: Type is the tool result's error type
@@ -66,14 +65,6 @@ type Error struct {
 
 // Error is the message.
 func (e *Error) Error() string { return e.Message }
-
-func invalid(format string, a ...any) error {
-	return &Error{Type: "invalid_arguments", Message: fmt.Sprintf(format, a...)}
-}
-
-func notFound(format string, a ...any) error {
-	return &Error{Type: "not_found", Message: fmt.Sprintf(format, a...)}
-}
 
 // stamp is a time as a task holds it.
 func stamp(t time.Time) string {
@@ -104,86 +95,88 @@ func CheckName(ctx context.Context, name string) error {
 	return err
 }
 
-// location is the IANA time zone tz, UTC for "".
-func location(tz string) (*time.Location, error) {
-	if tz == "" || tz == "UTC" {
-		return time.UTC, nil
+// TimeAnswer is the module's reading of a task's time (task_time): a new
+// one-shot time, UTC (At), and when the task runs next after now
+// (NextRun, "" never), both RFC 3339 to the second.
+type TimeAnswer struct {
+	At      string `json:"at"`
+	NextRun string `json:"next_run"`
+}
+
+// ReadTime has the module read a task's time (wasm/ABI.md, toolroute_check's
+// task_time): at, a new one-shot time ("" for none), must be after now;
+// cron, the task's schedule ("" for none), gives its next run after now;
+// both in the IANA zone tz ("" for UTC). The module has no tz database:
+// when it asks for a zone's offsets, ReadTime reads them from this
+// program's (time.LoadLocation) and asks again. A refusal is an *Error.
+func ReadTime(ctx context.Context, at, cron, tz string, now time.Time) (TimeAnswer, error) {
+	type args struct {
+		At       string      `json:"at"`
+		Cron     string      `json:"cron"`
+		Timezone string      `json:"timezone"`
+		Now      string      `json:"now"`
+		Zone     *check.Zone `json:"zone,omitempty"`
 	}
+	a := args{At: at, Cron: cron, Timezone: tz, Now: now.UTC().Format(time.RFC3339Nano)}
+	for range 3 {
+		var out struct {
+			TimeAnswer
+			Zone *struct{ From, To int64 } `json:"zone"`
+		}
+		err := module.CheckArgs(ctx, "task_time", a, &out)
+		var r *module.Refused
+		if errors.As(err, &r) {
+			return TimeAnswer{}, &Error{Type: r.Type, Message: r.Message}
+		}
+		if err != nil {
+			return TimeAnswer{}, err
+		}
+		if out.Zone == nil {
+			return out.TimeAnswer, nil
+		}
+		a.Zone = zoneOffsets(tz, out.Zone.From, out.Zone.To)
+	}
+	return TimeAnswer{}, fmt.Errorf("schedule: the module asked three times for the offsets of %q", tz)
+}
+
+// zoneOffsets reads the offsets of the zone tz from from to to (Unix
+// seconds) in this program's tz database: the one in force at from,
+// then each change (time.Time.ZoneBounds).
+func zoneOffsets(tz string, from, to int64) *check.Zone {
 	loc, err := time.LoadLocation(tz)
-	if err != nil || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") {
-		return nil, invalid("timezone %q is not an IANA time zone: give one such as Europe/Paris or America/New_York, or leave it out for UTC", tz)
-	}
-	return loc, nil
-}
-
-// ParseAt reads a one-shot task's time: ISO 8601 (RFC 3339) with an offset
-// or Z; without one, the time in tz, which is then required. It must be
-// after now.
-func ParseAt(s, tz string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		var local time.Time
-		for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-			if local, err = time.Parse(layout, s); err == nil {
-				break
-			}
+		return &check.Zone{}
+	}
+	z := &check.Zone{Known: true, From: from, To: to}
+	add := func(t time.Time) {
+		_, off := t.Zone()
+		z.Offsets = append(z.Offsets, check.ZoneOffset{From: t.Unix(), Offset: int64(off)})
+	}
+	t := time.Unix(from, 0).In(loc)
+	add(t)
+	for {
+		_, end := t.ZoneBounds()
+		if end.IsZero() || end.Unix() > to || !end.After(t) {
+			return z
 		}
-		if err != nil {
-			return time.Time{}, invalid("at %q is not an ISO 8601 time: give one such as 2026-11-28T09:00:00+01:00 or 2026-11-28T08:00:00Z", s)
-		}
-		if tz == "" {
-			return time.Time{}, invalid("at %q has no offset: add one (Z for UTC, +01:00...) or give a timezone", s)
-		}
-		loc, err := location(tz)
-		if err != nil {
-			return time.Time{}, err
-		}
-		t = time.Date(local.Year(), local.Month(), local.Day(), local.Hour(), local.Minute(), local.Second(), 0, loc)
+		t = end
+		add(t)
 	}
-	if !t.After(now) {
-		return time.Time{}, invalid("at %s is not in the future (it is now %s): give a later time", stamp(t), stamp(now))
-	}
-	return t.UTC().Truncate(time.Second), nil
-}
-
-// cronParser reads the standard 5 fields (minute, hour, day of month,
-// month, day of week) and the @daily, @hourly... descriptors.
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-// ParseCron checks a cron schedule and its time zone.
-func ParseCron(expr, tz string) (cron.Schedule, *time.Location, error) {
-	expr = strings.TrimSpace(expr)
-	if strings.HasPrefix(expr, "CRON_TZ=") || strings.HasPrefix(expr, "TZ=") {
-		return nil, nil, invalid("cron %q: give the time zone in timezone, not in the schedule", expr)
-	}
-	if strings.HasPrefix(expr, "@every") {
-		return nil, nil, invalid("cron %q: @every is not a cron schedule: give 5 fields, such as */30 * * * * for every 30 minutes", expr)
-	}
-	s, err := cronParser.Parse(expr)
-	if err != nil {
-		return nil, nil, invalid("cron %q: %v: give 5 fields, minute hour day-of-month month day-of-week, such as 0 9 * * 1-5 (9:00 on weekdays)", expr, err)
-	}
-	loc, err := location(tz)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, loc, nil
 }
 
 // Next is when t runs next after now, the zero time if never: its At if
-// that is after now, or its cron schedule's next time after now. A
-// disabled task never runs.
-func (t Task) Next(now time.Time) time.Time {
+// that is after now, or its cron schedule's next time after now as the
+// module reads it. A disabled task never runs.
+func (t Task) Next(ctx context.Context, now time.Time) time.Time {
 	if !t.Enabled {
 		return time.Time{}
 	}
 	if t.Cron != "" {
-		s, loc, err := ParseCron(t.Cron, t.Timezone)
+		a, err := ReadTime(ctx, "", t.Cron, t.Timezone, now)
 		if err != nil {
 			return time.Time{}
 		}
-		return s.Next(now.In(loc)).UTC()
+		return parseStamp(a.NextRun)
 	}
 	if at := parseStamp(t.At); at.After(now) {
 		return at

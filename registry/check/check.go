@@ -1,14 +1,19 @@
-// Package check holds the argument checks of the hosts' operations that
-// need no I/O: whether a name may be a tool's, a variable's, a task's, an
-// agent's or a provider's, what a session title a user gives becomes,
-// and what the bodies of the HTTP API's requests must be and which model
-// calls its proxy forwards (api.go).
-// Each rule and its refusal text live here once; every host asks the
-// module (the toolroute_check export, wasm/ABI.md) before it does the
-// operation's I/O, so the Go host, Node, the page and workerd refuse the
-// same arguments in the same words.
+// Package check holds the rules of the hosts' operations that need no
+// I/O: whether a name may be a tool's, a variable's, a task's, an agent's
+// or a provider's, what a session title a user gives becomes, a scheduled
+// task's time (schedule.go), a user tool's file and secrets
+// (toolfiles.go), a provider's record and model list (records.go), an
+// agent's run (agents.go), which bridge operations a tool may call
+// (bridge.go), the QuickJS runners' bridges (jsbridge.go), and what the
+// bodies of the HTTP API's requests must be and which model calls its
+// proxy forwards (api.go). Each rule and its refusal text live here once;
+// every host asks the module (the toolroute_check export, wasm/ABI.md)
+// before or after it does the operation's I/O, giving what it read (the
+// tasks' names, a zone's offsets, an HTTP answer), so the Go host, Node,
+// the page and workerd decide the same way in the same words.
 //
-// Nothing here reads a catalogue, a session, a clock or the world.
+// Nothing here reads a catalogue, a session, a clock or the world: the
+// host gives the time (now) and what it found.
 package check
 
 import (
@@ -46,7 +51,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -110,6 +115,71 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return a.check()
+	case "task_time":
+		var a TaskTime
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check()
+	case "task_names":
+		var a TaskNames
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "tool_file":
+		var a ToolFile
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "tool_secrets":
+		var a ToolSecrets
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "tool_code":
+		var a struct {
+			Code *string `json:"code"`
+		}
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if a.Code == nil {
+			return Answer{}, fmt.Errorf("check %s: args has no code: give {\"code\": \"...\"}", req.Op)
+		}
+		return toolCode(*a.Code), nil
+	case "provider_record":
+		var a ProviderRecord
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "model_list":
+		var a ModelListPage
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "agent_run":
+		var a AgentRun
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "session_agent":
+		var a SessionAgent
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "bridge_op":
+		var a BridgeOp
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }

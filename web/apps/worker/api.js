@@ -183,6 +183,7 @@ async function start(env, deps, now) {
   // unattended.
   const tasks = new Tasks({
     store: { settings: () => indexStub(env).taskSettings(), setSettings: (patch) => indexStub(env).setTaskSettings(patch) },
+    check: (op, args) => host.check(op, args),
     now,
     run: async (id, title, prompt) => {
       if (provider.error) throw new Error(provider.error);

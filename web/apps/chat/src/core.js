@@ -136,7 +136,7 @@ export class Core {
       this.#timer?.wake();
       this.#d.onTasksChanged?.();
     };
-    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), now, changed });
+    this.tasks = new Tasks({ store: this.store, run: (id, title, prompt) => this.#runTask(id, title, prompt), check: async (op, args) => (await this.host()).check(op, args), now, changed });
     if (deps.tasks) {
       this.#timer = new TaskTimer(this.tasks, { now, timers: deps.tasks.timers ?? globalThis });
       this.#timer.start();
@@ -505,7 +505,7 @@ export class Core {
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
-        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent));
+        if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent), (op, args) => host.check(op, args));
         const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
         for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });

@@ -12,7 +12,7 @@ import { MemoryUIStore } from "../src/idbstore.js";
 import { Runner } from "toolroute/jsrun";
 import { builtinCases, checkResults, pageServer } from "../../../packages/toolroute/test/builtins-case.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
-import { moduleCheck } from "./module-check.js";
+import { moduleCheck } from "../../../packages/toolroute/test/module-check.js";
 
 const root = path.join(web, "..", "..", "..");
 const exported = JSON.parse(execFileSync("go", ["run", "./cmd/toolroute", "export", "--builtin"], { cwd: root, maxBuffer: 256 << 20 }).toString());

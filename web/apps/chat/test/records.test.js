@@ -10,7 +10,9 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { fetchModels } from "../../../packages/toolroute/host/records.js";
+import { Toolroute } from "../../../packages/toolroute/driver/toolroute.js";
 import { MemoryUIStore } from "../src/idbstore.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 
@@ -49,20 +51,23 @@ test("fetchModels reads OpenAI's, Anthropic's and Gemini's model lists with thei
   const srv = await listServer();
   t.after(srv.close);
   const f = (...a) => fetch(...a);
-  assert.deepEqual(await fetchModels(f, "openai", srv.url + "/openai/v1/", "sk-openai-test"), ["gpt-4.1", "gpt-4.1-mini"]);
-  assert.deepEqual(await fetchModels(f, "responses", srv.url + "/openai/v1", "sk-openai-test"), ["gpt-4.1", "gpt-4.1-mini"]);
-  assert.deepEqual(await fetchModels(f, "anthropic", srv.url + "/anthropic", "sk-ant-test"), ["claude-sonnet-4-5", "claude-haiku-4-5"]);
-  assert.deepEqual(await fetchModels(f, "gemini", srv.url + "/gemini", "gm-test"), ["gemini-2.5-flash", "gemini-2.5-pro"]);
+  // The module reads each page (model_list), as a Host's operation asks it.
+  const checker = await Toolroute.instantiate(await readFile(path.join(web, "..", "..", "..", "wasm", "toolroute.wasm")));
+  const ctx = { check: async (op, args) => checker.check({ op, args }) };
+  assert.deepEqual(await fetchModels(f, "openai", srv.url + "/openai/v1/", "sk-openai-test", ctx), ["gpt-4.1", "gpt-4.1-mini"]);
+  assert.deepEqual(await fetchModels(f, "responses", srv.url + "/openai/v1", "sk-openai-test", ctx), ["gpt-4.1", "gpt-4.1-mini"]);
+  assert.deepEqual(await fetchModels(f, "anthropic", srv.url + "/anthropic", "sk-ant-test", ctx), ["claude-sonnet-4-5", "claude-haiku-4-5"]);
+  assert.deepEqual(await fetchModels(f, "gemini", srv.url + "/gemini", "gm-test", ctx), ["gemini-2.5-flash", "gemini-2.5-pro"]);
   assert.ok(srv.seen.includes("/anthropic/v1/models?limit=1000&after_id=claude-sonnet-4-5"), srv.seen.join(" "));
   assert.ok(srv.seen.includes("/gemini/v1beta/models?pageSize=1000&pageToken=p2"), srv.seen.join(" "));
-  await assert.rejects(fetchModels(f, "openai", srv.url + "/openai/v1", "sk-wrong-key-1"), (e) => {
+  await assert.rejects(fetchModels(f, "openai", srv.url + "/openai/v1", "sk-wrong-key-1", ctx), (e) => {
     assert.equal(e.type, "execution_error");
     assert.match(e.message, /answered HTTP 401: check the key's secret: /);
     assert.doesNotMatch(e.message, /sk-wrong-key-1/);
     return true;
   });
-  await assert.rejects(fetchModels(f, "anthropic", srv.url + "/elsewhere", "sk-ant-test"), /answered HTTP 404: check base_url/);
-  await assert.rejects(fetchModels(f, "openai", "http://127.0.0.1:1/v1", ""), /could not be reached/);
+  await assert.rejects(fetchModels(f, "anthropic", srv.url + "/elsewhere", "sk-ant-test", ctx), /answered HTTP 404: check base_url/);
+  await assert.rejects(fetchModels(f, "openai", "http://127.0.0.1:1/v1", "", ctx), /could not be reached/);
 });
 
 const root = path.join(web, "..", "..", "..");

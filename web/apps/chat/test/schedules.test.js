@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { parseAt, parseCron, nextRun, stamp, Tasks, TaskTimer } from "../../../packages/toolroute/host/schedules.js";
+import { readTime, nextRun, zoneOffsets, stamp, Tasks, TaskTimer } from "../../../packages/toolroute/host/schedules.js";
 import { MemoryUIStore } from "../src/idbstore.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 import { WAIT_MS } from "../../../packages/toolroute/test/busy.js";
@@ -24,50 +24,46 @@ const checks = { check: async (op, args) => checker.check({ op, args }) };
 
 const NOW = new Date("2026-11-26T23:30:00Z");
 
-test("parseAt reads ISO 8601 times as the Go program does", () => {
-  for (const [at, tz, want] of [
-    ["2026-11-27T09:00:00Z", "", "2026-11-27T09:00:00Z"],
-    ["2026-11-27T09:00:00+01:00", "", "2026-11-27T08:00:00Z"],
-    ["2026-11-27T09:00:00.750Z", "", "2026-11-27T09:00:00Z"],
-    ["2026-11-27T09:00", "America/New_York", "2026-11-27T14:00:00Z"],
-  ]) assert.equal(stamp(parseAt(at, tz, NOW)), want, at);
-  for (const [at, tz, want] of [
-    ["2026-11-27T09:00", "", "has no offset: add one (Z for UTC, +01:00...) or give a timezone"],
-    ["2026-11-26T09:00:00Z", "", "is not in the future (it is now 2026-11-26T23:30:00Z)"],
-    ["2026-11-26T23:30:00Z", "", "is not in the future"],
-    ["tomorrow", "", 'at "tomorrow" is not an ISO 8601 time'],
-    ["2026-11-27T09:00", "Mars/Olympus", 'timezone "Mars/Olympus" is not an IANA time zone'],
-  ]) {
-    assert.throws(() => parseAt(at, tz, NOW), (e) => e.type === "invalid_arguments" && e.message.includes(want), at);
+// testdata/schedules/cases.json, which the Go program replays too
+// (internal/schedule): the module reads the times, with the zones' offsets
+// from Intl.
+const timeCases = JSON.parse(await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../../testdata/schedules/cases.json"), "utf8"));
+test("the module reads tasks' times as in every host (testdata/schedules)", async () => {
+  for (const c of timeCases) {
+    const read = readTime(checks.check, c.at ?? "", c.cron ?? "", c.timezone ?? "", new Date(c.now));
+    if (c.error) {
+      await assert.rejects(read, (e) => e.type === "invalid_arguments" && e.message === c.error, c.name);
+      continue;
+    }
+    const got = await read;
+    const want = c.want.next_run === undefined ? {} : { next_run: c.want.next_run, ...(c.want.at ? { at: c.want.at } : {}) };
+    assert.deepEqual({ ...got }, want, c.name);
   }
 });
 
-test("cron schedules run at the Go program's times, in their time zone", () => {
-  for (const [task, from, want] of [
-    [{ cron: "0 9 * * 1-5" }, "2026-11-27T22:00:00Z", "2026-11-30T09:00:00Z"],
-    [{ cron: "0 9 * * *", timezone: "Europe/Paris" }, NOW, "2026-11-27T08:00:00Z"],
-    [{ cron: "0 9 * * *", timezone: "Europe/Paris" }, "2026-07-01T12:00:00Z", "2026-07-02T07:00:00Z"],
-    [{ cron: "*/15 * * * *" }, NOW, "2026-11-26T23:45:00Z"],
-    [{ cron: "@daily" }, NOW, "2026-11-27T00:00:00Z"],
-    [{ cron: "0 * * * *", timezone: "Asia/Kolkata" }, "2026-11-27T05:00:00Z", "2026-11-27T05:30:00Z"],
-    [{ cron: "0 0 1,15 * mon" }, NOW, "2026-11-30T00:00:00Z"], // both days given: either
-    [{ at: "2026-11-27T09:00:00Z" }, NOW, "2026-11-27T09:00:00Z"],
-    [{ at: "2026-11-26T09:00:00Z" }, NOW, null],
+test("nextRun: a task's at, its cron's next time, none when paused", async () => {
+  for (const [task, want] of [
+    [{ cron: "0 9 * * *", timezone: "Europe/Paris" }, "2026-11-27T08:00:00Z"],
+    [{ at: "2026-11-27T09:00:00Z" }, "2026-11-27T09:00:00Z"],
+    [{ at: "2026-11-26T09:00:00Z" }, null],
+    [{ cron: "0 9 * * *", timezone: "Mars/Olympus" }, null],
   ]) {
-    const next = nextRun({ enabled: true, ...task }, new Date(from));
+    const next = await nextRun({ enabled: true, ...task }, NOW, checks.check);
     assert.equal(next && stamp(next), want, JSON.stringify(task));
   }
-  assert.equal(nextRun({ cron: "* * * * *", enabled: false }, NOW), null);
-  for (const [expr, tz, want] of [
-    ["0 9 * *", "", "give 5 fields, minute hour day-of-month month day-of-week"],
-    ["0 9 * * * *", "", "give 5 fields"],
-    ["61 * * * *", "", "give 5 fields"],
-    ["CRON_TZ=Europe/Paris 0 9 * * *", "", "give the time zone in timezone"],
-    ["@every 1h", "", "@every is not a cron schedule"],
-    ["0 9 * * *", "../etc/passwd", "is not an IANA time zone"],
-  ]) {
-    assert.throws(() => parseCron(expr, tz), (e) => e.type === "invalid_arguments" && e.message.includes(want), expr);
-  }
+  assert.equal(await nextRun({ cron: "* * * * *", enabled: false }, NOW, checks.check), null);
+  await assert.rejects(nextRun({ cron: "* * * * *", enabled: true }, NOW, undefined), /no module check/);
+});
+
+test("zoneOffsets gives Intl's offsets and each change once", () => {
+  const from = Date.UTC(2026, 0, 1) / 1000, to = Date.UTC(2027, 0, 1) / 1000;
+  assert.deepEqual(zoneOffsets("Europe/Paris", from, to), {
+    known: true, from, to,
+    offsets: [{ from, offset: 3600 }, { from: Date.UTC(2026, 2, 29, 1) / 1000, offset: 7200 }, { from: Date.UTC(2026, 9, 25, 1) / 1000, offset: 3600 }],
+  });
+  assert.deepEqual(zoneOffsets("Mars/Olympus", from, to), { known: false });
+  const old = Date.UTC(2000, 0, 1) / 1000 - 2000 * 365.2425 * 86400; // year 0 or so
+  assert.equal(zoneOffsets("UTC", old, old + 86400).offsets[0].offset, 0);
 });
 
 // fakeTimers are timers a test fires: run() fires those due by the clock.
@@ -98,7 +94,7 @@ test("a TaskTimer runs one-shot and cron tasks at their times, and records their
   const store = new MemoryUIStore();
   let timer;
   const tasks = new Tasks({
-    store, now, changed: () => timer.wake(),
+    store, now, changed: () => timer.wake(), check: checks.check,
     run: async (id, title, prompt) => {
       runs.push([id, title, prompt]);
       if (prompt.includes("fail")) throw new Error("the model could not be reached");
@@ -132,7 +128,7 @@ test("a TaskTimer runs one-shot and cron tasks at their times, and records their
 });
 
 test("the tasks' refusals are the Go program's", async () => {
-  const tasks = new Tasks({ store: new MemoryUIStore(), now: () => NOW, run: async () => "" });
+  const tasks = new Tasks({ store: new MemoryUIStore(), now: () => NOW, run: async () => "", check: checks.check });
   await tasks.create({ name: "one", prompt: "x", cron: "@daily" }, checks);
   for (const [f, want] of [
     [() => tasks.create({ name: "Daily Summary", prompt: "x", cron: "@daily" }, checks), '"Daily Summary" is not a task name'],

@@ -8,17 +8,13 @@
 // (session_agent.ID in the settings).
 
 import { AGENT_PREFIX, agentShape } from "./records.js";
-import { checkName } from "./checks.js";
+import { checked, checkName } from "./checks.js";
 
 export const MAX_AGENT_DEPTH = 2;
 export const AGENT_MAX_MODEL_CALLS = 15;
 export const AGENT_MAX_TURN_TOKENS = 200000;
-export const MAX_AGENT_TASK = 20000;
 export const SESSION_AGENT_PREFIX = "session_agent.";
 
-function toolError(type, message) {
-  return Object.assign(new Error(message), { type });
-}
 const q = (s) => JSON.stringify(String(s));
 
 // agentSessionID is a new sub-agent session's id: agent-NAME-TIME-RANDOM.
@@ -61,12 +57,14 @@ export async function sessionAgent(store, id) {
 }
 
 // setSessionAgent makes session id's turns the stored agent name's; an
-// agent that is not stored is refused, naming those that are.
-export async function setSessionAgent(store, id, name) {
+// agent that is not stored is refused, naming those that are, in the
+// module's words (check, the host's: session_agent).
+export async function setSessionAgent(store, id, name, check) {
   const s = await store.settings();
   if (!storedAgent(s, name)) {
     const names = Object.keys(s).filter((k) => k.startsWith(AGENT_PREFIX)).sort().map((k) => k.slice(AGENT_PREFIX.length));
-    throw new Error(`no such agent ${q(name)}: create it with update_agent (config group) or create_agent; stored agents: ${names.length ? names.join(", ") : "none"}`);
+    const a = await check("session_agent", { name, names });
+    throw new Error(a?.error?.message ?? `toolroute: the module found agent ${q(name)} among ${names.join(", ")}, which the store lacks`);
   }
   await store.setSettings({ [SESSION_AGENT_PREFIX + id]: name });
 }
@@ -79,23 +77,12 @@ export function agentOps({ store, update, run, now = () => new Date(), random = 
     "agents.run": async (args, { signal, turn, check } = {}) => {
       const name = String(args?.name ?? "");
       await checkName({ check }, "agent_name", name);
-      const task = String(args?.task ?? "").trim();
-      if (!task) throw toolError("invalid_arguments", "the task is empty: say what the agent should do, as a complete request (it does not see this conversation)");
-      if ([...task].length > MAX_AGENT_TASK) throw toolError("invalid_arguments", `the task is over ${MAX_AGENT_TASK} characters: shorten it`);
-      const depth = turn?.depth ?? 0;
-      if (depth >= MAX_AGENT_DEPTH) {
-        throw toolError("depth_limit", `create_agent refused: this turn is a sub-agent ${depth} levels deep, and agents may start agents only ${MAX_AGENT_DEPTH} levels deep. Do the task with your own tools, or answer with what you have.`);
-      }
       let agent = storedAgent(await store.settings(), name);
       const given = ["system_prompt", "model", "groups"].some((k) => args?.[k] !== undefined && args?.[k] !== null);
-      if (agent && given) {
-        throw toolError("invalid_arguments", `agent ${q(name)} exists already: call create_agent with only its name and the task to run it as it is, or change it with update_agent (config group) first`);
-      }
+      const prompt = typeof args?.system_prompt === "string" && args.system_prompt.trim() !== "";
+      const { task } = await checked({ check }, "agent_run", { name, task: String(args?.task ?? ""), depth: turn?.depth ?? 0, found: !!agent, given, prompt });
       const created = !agent;
       if (!agent) {
-        if (String(args?.system_prompt ?? "").trim() === "") {
-          throw toolError("not_found", `no agent ${q(name)}: give a system_prompt (and model, groups if you like) to create it, or use one list_agents lists`);
-        }
         const { created: _, ...rec } = await update({ name, system_prompt: args.system_prompt, model: args.model ?? undefined, groups: args.groups ?? undefined }, { check });
         agent = rec;
       }

@@ -296,10 +296,9 @@ export class Host {
   // op serves one toolroute bridge operation for call c: only namespaces its
   // manifest lists in requiredPermissions, as the Go host's opsFor.
   async op(c, op, args, { signal, turn } = {}) {
-    const ns = String(op).split(".")[0];
-    if (!(c.required_permissions ?? []).includes(ns)) {
-      throw new Error(`toolroute.${ns}: '${c.tool}' may not use it: only tools whose manifest lists "${ns}" in requiredPermissions may`);
-    }
+    // Only the namespaces the manifest lists: the module's rule (bridge_op).
+    const allowed = await this.check("bridge_op", { op: String(op), tool: String(c.tool ?? ""), required_permissions: c.required_permissions ?? [] });
+    if (allowed?.error) throw new Error(allowed.error.message);
     const f = this.#o.ops?.[op];
     if (typeof f !== "function" || !Object.hasOwn(this.#o.ops, op)) throw new Error(`toolroute.${op}: this host does not offer it`);
     // granted: what the user granted the call at approval (toolfiles.write

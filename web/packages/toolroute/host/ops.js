@@ -10,7 +10,7 @@
 // recency), matching as it does: every word of the query, whole words,
 // a hyphenated one as a phrase, ignoring case and accents.
 
-import { checkName } from "./checks.js";
+import { checked, checkName } from "./checks.js";
 
 // MAX_MEMORY_CHARS bounds one memory: it goes into every system prompt.
 export const MAX_MEMORY_CHARS = 2000;
@@ -275,8 +275,7 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
   const read = async (name, ctx) => {
     await checkName(ctx, "tool_name", name);
     const f = (await files.list()).find((x) => x.name === name);
-    if (!f) throw toolError("not_found", `no tool ${name} ${place}: create it with create_js_tool`);
-    if (f.manifest.trim().startsWith("[")) throw toolError("unsupported", `${name}.json is a group manifest: edit the file itself`);
+    if (!f || f.manifest.trim().startsWith("[")) await checked(ctx, "tool_file", { name, place, found: !!f, group: !!f });
     let m;
     try {
       m = JSON.parse(f.manifest);
@@ -320,36 +319,24 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
       await checkName(ctx, "tool_name", typeof m.name === "string" ? m.name : "");
       if (typeof code !== "string") throw toolError("invalid_arguments", "toolfiles.write: the code is missing");
       const all = await sorted();
+      // The secrets a model may give: the module's (tool_secrets), as the
+      // Go program's checkSecrets.
+      const secrets = { name: m.name, env: m.env ?? [], required_permissions: m.requiredPermissions ?? [], replace, granted, hand_edit: false };
       if (!replace) {
-        if (all.some((f) => f.name === m.name)) throw toolError("exists", `a tool file ${m.name}.json exists: use update_js_tool to change it`);
-        if ((m.env ?? []).length > 0 || (m.requiredPermissions ?? []).length > 0) {
-          throw toolError("refused", "a new tool's secrets are those the user grants when asked at approval: leave env and requiredPermissions out of its manifest");
-        }
-        for (const g of granted) {
-          if (g === "google") (m.requiredPermissions ??= []).push("google");
-          else (m.env ??= []).push(g);
-        }
+        const a = await checked(ctx, "tool_secrets", { ...secrets, exists: all.some((f) => f.name === m.name) });
+        delete m.env;
+        delete m.requiredPermissions;
+        if (a.env.length > 0) m.env = a.env;
+        if (a.required_permissions.length > 0) m.requiredPermissions = a.required_permissions;
       } else {
         const old = await read(m.name, ctx);
-        const held = grantsOf(old.manifest);
-        if (held !== "" && code !== old.code) {
-          throw toolError("refused", `${m.name} reads secrets the user granted it (${held}), so its code cannot be changed here: only the user can change it; create a tool under another name`);
-        }
-        const added = (m.env ?? []).filter((e) => !(old.manifest.env ?? []).includes(e) && !granted.includes(e));
-        if (added.length > 0) {
-          throw toolError("refused", `env cannot grant ${added.join(", ")} here: variables are secrets the user grants when asked at approval. Call update_js_tool again without them.`);
-        }
-        for (const p of m.requiredPermissions ?? []) {
-          if (!(old.manifest.requiredPermissions ?? []).includes(p) && !(p === "google" && granted.includes(p))) {
-            throw toolError("refused", `requiredPermissions cannot add ${JSON.stringify(p)} here: only the user grants permissions`);
-          }
-        }
+        await checked(ctx, "tool_secrets", { ...secrets, held_env: old.manifest.env ?? [], held_permissions: old.manifest.requiredPermissions ?? [], code_changed: code !== old.code });
       }
       if (!replace) {
         const taken = (await tools()).find((t) => t.name === m.name);
         if (taken) throw toolError("exists", `a tool named ${m.name} exists already (${originText(taken.origin)}): choose another name`);
       }
-      if (!code.includes("execute")) throw toolError("invalid_code", "the code must define function execute(params)");
+      await checked(ctx, "tool_code", { code });
       const why = await check(`${m.name}.js`, code);
       if (why) throw toolError("invalid_code", `the tool was not saved: ${why}`);
       const text = JSON.stringify(m, null, 2) + "\n";
@@ -373,7 +360,7 @@ export function toolFileOps({ files, apply, loaded, check, tools, place }) {
       const name = String(args?.name ?? "");
       await checkName(ctx, "tool_name", name);
       const all = await sorted();
-      if (!all.some((f) => f.name === name)) throw toolError("not_found", `no tool ${name} ${place}: list_user_tools lists them`);
+      if (!all.some((f) => f.name === name)) await checked(ctx, "tool_file", { name, place, found: false, remove: true });
       await files.remove(name);
       await apply(all.filter((f) => f.name !== name));
       return { name };
@@ -391,14 +378,6 @@ function keptFields(m) {
   if (Number.isInteger(m?.timeoutSeconds) && m.timeoutSeconds !== 0) out.timeoutSeconds = m.timeoutSeconds;
   if (Array.isArray(m?.requiredPermissions) && m.requiredPermissions.length > 0) out.requiredPermissions = m.requiredPermissions.map(String);
   return out;
-}
-
-// grantsOf says which secrets a manifest lets its code read, "" when none.
-function grantsOf(m) {
-  const g = [];
-  if ((m.env ?? []).length > 0) g.push(`the variables ${m.env.join(", ")}`);
-  if ((m.requiredPermissions ?? []).includes("google")) g.push("the Google account");
-  return g.join(" and ");
 }
 
 function originText(o) {

@@ -207,7 +207,7 @@ async function render(input, o, signal, check) {
       try {
         await p.render({ canvas, canvasContext: ctx, viewport, background: "#fff" }).promise;
       } catch (e) {
-        throw Object.assign(new Error(`page ${page} of '${d.name}' could not be rendered: ${e?.message ?? e}`), { type: "execution_error" });
+        throw fail("execution_error", "not_rendered", { page, name: d.name, why: e?.message ?? e });
       }
       const blob = await canvas.convertToBlob(mime === "image/png" ? { type: mime } : { type: mime, quality: 0.85 });
       const bytes = new Uint8Array(await blob.arrayBuffer());
@@ -215,7 +215,7 @@ async function render(input, o, signal, check) {
         const text = `Page ${page} of ${count} of ${d.name}, ${canvas.width} x ${canvas.height} px: [image ${mime}, ${bytes.length} bytes]`;
         return toolOutput(text, [{ mime_type: mime, data: base64(bytes) }]);
       }
-      if (i === 3) throw Object.assign(new Error(`page ${page} of '${d.name}' is too large a picture to send even at ${side} pixels`), { type: "execution_error" });
+      if (i === 3) throw fail("execution_error", "too_large_picture", { page, name: d.name, side });
       if (mime === "image/png") mime = "image/jpeg";
       else side = Math.floor((side * 2) / 3);
     }
@@ -285,7 +285,7 @@ export function bytesOf(s) {
 }
 
 async function readURL(url, o, signal, check) {
-  if (!o.fetch) throw Object.assign(new Error(`fetching ${url}: this host reads no URLs: give a path in the sandbox folder`), { type: "fetch_error" });
+  if (!o.fetch) throw fail("fetch_error", "no_urls", { url });
   let r;
   try {
     r = await fetchBytes(url, { method: "GET", headers: { Accept: "application/pdf,*/*" } }, { ...o.fetch, maxBody: def.max_bytes, timeoutMs: 55_000, signal, check });
@@ -316,7 +316,7 @@ async function info(d) {
       v = v.trim();
       if (v) lines.push(`${label}: ${v}`);
     }
-    if (meta?.EncryptFilterName) lines.push("Encrypted: yes, it opens without a password");
+    if (meta?.EncryptFilterName) lines.push(text("encrypted_line"));
     const sizes = [];
     for (let p = 1; p <= Math.min(n, def.info_max_pages); p++) {
       const page = await d.doc.getPage(p);

@@ -16,8 +16,7 @@
 // default_model, key_set, active}: the name of the secret holding the key
 // (a variable, env.NAME), never its value.
 
-import { ENV_NAME } from "./ops.js";
-import { checkName } from "./checks.js";
+import { checked, checkName } from "./checks.js";
 
 export const PROVIDER_PREFIX = "provider.";
 export const AGENT_PREFIX = "agent.";
@@ -26,8 +25,6 @@ export const PROVIDER_SETTING = "provider";
 const ENV_PREFIX = "env.";
 
 export const PROVIDER_FORMATS = ["openai", "anthropic", "responses", "gemini"];
-// RESERVED are the provider kinds a host already names.
-export const RESERVED_PROVIDER_NAMES = ["server", "openai", "anthropic", "responses", "gemini", "demo"];
 export const DEFAULT_BASE_URLS = {
   openai: "https://api.openai.com/v1",
   responses: "https://api.openai.com/v1",
@@ -46,26 +43,13 @@ const invalid = (m) => toolError("invalid_arguments", m);
 const notFound = (m) => toolError("not_found", m);
 const q = (s) => JSON.stringify(String(s));
 
-// checkProvider checks a record and fills in its defaults, as the Go
-// program's CheckProvider.
+// checkProvider has the module check a record (provider_name,
+// provider_record) and fills in its defaults, as the Go program's
+// CheckProvider.
 export async function checkProvider(ctx, p) {
   await checkName(ctx, "provider_name", p.name);
-  if (RESERVED_PROVIDER_NAMES.includes(p.name)) throw invalid(`${q(p.name)} names a provider kind the hosts already have: give yours another name, such as ${p.name}_work`);
-  if (!PROVIDER_FORMATS.includes(p.format)) throw invalid(`format ${q(p.format)}: use one of ${PROVIDER_FORMATS.join(", ")}`);
-  if (p.base_url === "") p.base_url = DEFAULT_BASE_URLS[p.format];
-  let u = null;
-  try {
-    u = new URL(p.base_url);
-  } catch {
-    // refused below
-  }
-  if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || !u.host || u.username || u.password || u.search || u.hash) {
-    throw invalid(`base_url ${q(p.base_url)} is not an http or https address such as ${DEFAULT_BASE_URLS[p.format]}`);
-  }
-  p.base_url = p.base_url.replace(/\/+$/, "");
-  if (p.key_secret !== "" && !ENV_NAME.test(p.key_secret)) {
-    throw invalid(`key_secret ${q(p.key_secret)} is not a secret's name: give the name of the variable holding the key (letters, digits and _, such as OPENAI_WORK_KEY), never the key itself`);
-  }
+  const a = await checked(ctx, "provider_record", { name: p.name, format: p.format, base_url: p.base_url, key_secret: p.key_secret });
+  p.base_url = a.base_url;
   p.models ??= [];
   p.default_model ??= "";
   return p;
@@ -141,13 +125,13 @@ export function recordOps({ store, groups, fetch = (...a) => globalThis.fetch(..
       return p;
     },
     "models.list": async (args) => state(await get(String(args?.provider ?? ""))),
-    "models.fetch": async (args) => {
+    "models.fetch": async (args, ctx) => {
       const name = String(args?.provider ?? "");
       const found = storedProvider(await store.settings(), name);
       if (!found) throw notFound(`no provider ${q(name)}: list_providers lists them`);
       const p = found.record;
       if (p.key_secret && !found.key) throw invalid(`${p.name}'s key, the secret ${p.key_secret}, is not set: the user sets it (or manage_env_var does, asking first)`);
-      const ids = await fetchModels(fetch, p.format, p.base_url, found.key);
+      const ids = await fetchModels(fetch, p.format, p.base_url, found.key, ctx);
       const before = p.models ?? [];
       const fresh = ids.filter((id) => !before.includes(id)).length;
       p.models = ids.slice(0, MAX_MODELS);
@@ -235,10 +219,11 @@ const MAX_TOOL_BUDGET = 1_000_000;
 // fetchModels reads a provider's model list as the Go program's
 // FetchModels: OpenAI's GET BASE/models, Anthropic's GET BASE/v1/models
 // (by after_id pages), Gemini's GET BASE/v1beta/models (by pageToken
-// pages, the models that generate content), each with its key header.
-export async function fetchModels(fetch, format, baseURL, key) {
+// pages, the models that generate content), each with its key header;
+// the module reads each page (ctx's check, model_list).
+export async function fetchModels(fetch, format, baseURL, key, ctx) {
   const base = String(baseURL).replace(/\/+$/, "");
-  const ids = [];
+  let ids = [];
   let next = "";
   for (let page = 0; page < MAX_MODEL_LIST_PAGES; page++) {
     let url;
@@ -263,36 +248,11 @@ export async function fetchModels(fetch, format, baseURL, key) {
     } catch (e) {
       throw toolError("execution_error", `GET ${url} could not be reached: ${e?.message ?? e}`);
     }
-    const text = await resp.text();
-    if (text.length > MAX_MODEL_LIST_BYTES) throw toolError("execution_error", `GET ${url} answered over ${MAX_MODEL_LIST_BYTES} bytes: not a model list`);
-    if (!resp.ok) {
-      const hint = resp.status === 401 || resp.status === 403 ? ": check the key's secret" : resp.status === 404 ? ": check base_url" : "";
-      const body = text.trim();
-      throw toolError("execution_error", `GET ${url} answered HTTP ${resp.status}${hint}: ${body.length > 300 ? body.slice(0, 300) + "…" : body}`);
-    }
-    let list;
-    try {
-      list = JSON.parse(text);
-      if (!list || typeof list !== "object") throw new Error("not an object");
-    } catch (e) {
-      throw toolError("execution_error", `GET ${url} answered something that is not a model list (${e.message}): is base_url the API root, such as ${DEFAULT_BASE_URLS[format]}?`);
-    }
-    next = "";
-    if (format === "gemini") {
-      for (const m of Array.isArray(list.models) ? list.models : []) {
-        const methods = m?.supportedGenerationMethods;
-        if (!Array.isArray(methods) || methods.includes("generateContent")) ids.push(String(m?.name ?? "").replace(/^models\//, ""));
-      }
-      next = typeof list.nextPageToken === "string" ? list.nextPageToken : "";
-    } else {
-      for (const m of Array.isArray(list.data) ? list.data : []) ids.push(String(m?.id ?? ""));
-      if (format === "anthropic" && list.has_more === true && typeof list.last_id === "string") next = list.last_id;
-    }
+    let text = await resp.text();
+    const over = new TextEncoder().encode(text).length > MAX_MODEL_LIST_BYTES;
+    if (over) text = "";
+    ({ ids, next } = await checked(ctx, "model_list", { format, url, status: resp.status, body: text, over, ids }));
     if (!next) break;
   }
-  const out = [];
-  for (const id of ids) {
-    if (id !== "" && id.length <= 200 && !/[ \t\r\n]/.test(id) && !out.includes(id)) out.push(id);
-  }
-  return out;
+  return ids;
 }

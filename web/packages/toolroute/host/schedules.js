@@ -10,188 +10,107 @@
 // created, runs, last_run?: {session, started, status, result}}, times UTC
 // RFC 3339 to the second. cron is the standard 5 fields (minute hour
 // day-of-month month day-of-week) or @daily, @hourly..., in timezone (an
-// IANA name, UTC by default), read by the small parser below.
+// IANA name, UTC by default). The module reads at and cron (task_time);
+// this host gives it the clock and its zones' offsets (Intl).
 
 import { checked, checkName } from "./checks.js";
 
 export const TASK_PREFIX = "task.";
 export const MAX_RESULT_CHARS = 2000;
-export const MAX_TASKS = 100;
 // MAX_SLEEP_MS bounds a TaskTimer's wait between looks at the tasks.
 export const MAX_SLEEP_MS = 60_000;
-
-function toolError(type, message) {
-  return Object.assign(new Error(message), { type });
-}
-const invalid = (m) => toolError("invalid_arguments", m);
-const notFound = (m) => toolError("not_found", m);
-const q = (s) => JSON.stringify(String(s));
 
 // stamp is a time as a task holds it: UTC, to the second.
 export function stamp(d) {
   return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-// zone checks an IANA time zone, "" (UTC) included.
-function zone(tz) {
-  if (tz === "" || tz === "UTC") return "UTC";
+// knownZone is whether this host's zone database (Intl's) has tz.
+function knownZone(tz) {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return tz;
+    return true;
   } catch {
-    throw invalid(`timezone ${q(tz)} is not an IANA time zone: give one such as Europe/Paris or America/New_York, or leave it out for UTC`);
+    return false;
   }
 }
 
 const formatters = new Map();
-// wall gives the wall-clock parts of the instant ms in tz.
-function wall(ms, tz) {
+// offsetAt is tz's offset from UTC at the Unix second s, in seconds, as
+// Intl gives it.
+function offsetAt(s, tz) {
   let f = formatters.get(tz);
   if (!f) {
-    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", era: "short" });
     formatters.set(tz, f);
   }
   const p = {};
-  for (const { type, value } of f.formatToParts(new Date(ms))) p[type] = Number(value);
-  return p;
+  for (const { type, value } of f.formatToParts(new Date(s * 1000))) p[type] = type === "era" ? value : Number(value);
+  const year = p.era === "BC" || p.era === "B" ? 1 - p.year : p.year;
+  // Date.UTC reads years 0 to 99 as 1900 to 1999: 400 years later, less
+  // their days, is the same calendar.
+  return (Date.UTC(year + 400, p.month - 1, p.day, p.hour, p.minute, p.second) - 146097 * 86400000) / 1000 - s;
 }
 
-// offset is tz's offset from UTC at the instant ms, in ms.
-function offset(ms, tz) {
-  const p = wall(ms, tz);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - (Math.floor(ms / 1000) * 1000);
-}
-
-// instant is the UTC instant of a wall-clock time in tz.
-function instant(y, mo, d, h, mi, s, tz) {
-  const guess = Date.UTC(y, mo, d, h, mi, s);
-  if (tz === "UTC") return guess;
-  const first = guess - offset(guess, tz);
-  return guess - offset(first, tz);
-}
-
-// parseAt reads a one-shot task's time as the Go program's ParseAt: ISO
-// 8601 with an offset or Z; without one, in tz, which is then required;
-// after now.
-export function parseAt(s, tz, now) {
-  s = String(s).trim();
-  const withOffset = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.exec(s);
-  const local = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(s);
-  let ms;
-  if (withOffset) {
-    ms = Date.parse(s);
-  } else if (local) {
-    if (tz === "") throw invalid(`at ${q(s)} has no offset: add one (Z for UTC, +01:00...) or give a timezone`);
-    const [, y, mo, d, h, mi, sec] = local.map(Number);
-    ms = instant(y, mo - 1, d, h, mi, sec || 0, zone(tz));
-  }
-  const parts = withOffset ?? local;
-  if (!parts || Number.isNaN(ms) || Number(parts[2]) > 12 || Number(parts[3]) > 31 || Number(parts[4]) > 23 || Number(parts[5]) > 59) {
-    throw invalid(`at ${q(s)} is not an ISO 8601 time: give one such as 2026-11-28T09:00:00+01:00 or 2026-11-28T08:00:00Z`);
-  }
-  if (ms <= now.getTime()) throw invalid(`at ${stamp(new Date(ms))} is not in the future (it is now ${stamp(now)}): give a later time`);
-  return new Date(Math.floor(ms / 1000) * 1000);
-}
-
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-const FIELDS = [
-  { name: "minute", min: 0, max: 59 },
-  { name: "hour", min: 0, max: 23 },
-  { name: "day of month", min: 1, max: 31 },
-  { name: "month", min: 1, max: 12, names: MONTHS },
-  { name: "day of week", min: 0, max: 6, names: DAYS },
-];
-const DESCRIPTORS = {
-  "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * 0",
-  "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
-};
-
-function cronFailure(expr, why) {
-  return invalid(`cron ${q(expr)}: ${why}: give 5 fields, minute hour day-of-month month day-of-week, such as 0 9 * * 1-5 (9:00 on weekdays)`);
-}
-
-// field reads one cron field into the set of its values and whether it
-// starts with * or ? (the day fields then match as the Go parser does:
-// both must when either has one, else either may).
-function field(text, f, expr) {
-  const values = new Set();
-  const value = (v) => {
-    const i = f.names ? f.names.indexOf(v.toLowerCase()) : -1;
-    const n = i >= 0 ? i + f.min : /^\d+$/.test(v) ? Number(v) : NaN;
-    if (Number.isNaN(n) || n < f.min || n > f.max) throw cronFailure(expr, `${f.name} ${q(v)} is not a value from ${f.min} to ${f.max}`);
-    return n;
-  };
-  for (const part of text.split(",")) {
-    const [range, stepText, extra] = part.split("/");
-    if (extra !== undefined || range === "") throw cronFailure(expr, `${f.name} ${q(part)} is not a value, range or step`);
-    let lo, hi;
-    if (range === "*" || range === "?") [lo, hi] = [f.min, f.max];
-    else if (range.includes("-")) {
-      const [a, b, more] = range.split("-");
-      if (more !== undefined) throw cronFailure(expr, `${f.name} ${q(part)} is not a range`);
-      [lo, hi] = [value(a), value(b)];
-    } else {
-      lo = value(range);
-      hi = stepText === undefined ? lo : f.max;
+// zoneOffsets reads the offsets of the zone tz from from to to (Unix
+// seconds) from Intl, as task_time takes them: the one in force at from,
+// then each change, found day by day and to the second between.
+export function zoneOffsets(tz, from, to) {
+  if (!knownZone(tz)) return { known: false };
+  const offsets = [{ from, offset: offsetAt(from, tz) }];
+  let at = from;
+  let off = offsets[0].offset;
+  while (at < to) {
+    const next = Math.min(at + 86400, to);
+    if (offsetAt(next, tz) === off) {
+      at = next;
+      continue;
     }
-    const step = stepText === undefined ? 1 : /^\d+$/.test(stepText) ? Number(stepText) : 0;
-    if (step < 1) throw cronFailure(expr, `${f.name} step ${q(stepText)} is not a number from 1`);
-    if (lo > hi) throw cronFailure(expr, `${f.name} range ${q(range)} runs backwards`);
-    for (let v = lo; v <= hi; v += step) values.add(v);
+    let [lo, hi] = [at, next]; // off at lo, another at hi
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (offsetAt(mid, tz) === off) lo = mid;
+      else hi = mid;
+    }
+    off = offsetAt(hi, tz);
+    offsets.push({ from: hi, offset: off });
+    at = hi;
   }
-  return { values, star: text.startsWith("*") || text.startsWith("?") };
+  return { known: true, from, to, offsets };
 }
 
-// parseCron checks a cron schedule and its time zone as the Go program's
-// ParseCron does, and gives {next(after: Date) -> Date | null}.
-export function parseCron(expr, tz) {
-  expr = String(expr).trim();
-  if (expr.startsWith("CRON_TZ=") || expr.startsWith("TZ=")) throw invalid(`cron ${q(expr)}: give the time zone in timezone, not in the schedule`);
-  if (expr.startsWith("@every")) throw invalid(`cron ${q(expr)}: @every is not a cron schedule: give 5 fields, such as */30 * * * * for every 30 minutes`);
-  const text = expr.startsWith("@") ? DESCRIPTORS[expr] : expr;
-  if (!text) throw cronFailure(expr, "unknown descriptor");
-  const parts = text.split(/\s+/);
-  if (parts.length !== 5) throw cronFailure(expr, `${parts.length} fields`);
-  const [min, hour, dom, month, dow] = parts.map((p, i) => field(p, FIELDS[i], expr));
-  const loc = zone(tz);
-  const dayMatches = (y, mo, d) => {
-    const domOK = dom.values.has(d);
-    const dowOK = dow.values.has(new Date(Date.UTC(y, mo, d)).getUTCDay());
-    return dom.star || dow.star ? domOK && dowOK : domOK || dowOK;
-  };
-  const hours = [...hour.values].sort((a, b) => a - b);
-  const minutes = [...min.values].sort((a, b) => a - b);
-  return {
-    next(after) {
-      const from = after.getTime();
-      const p = wall(from, loc);
-      // Five years of days, as the Go parser looks.
-      for (let i = 0; i <= 366 * 5; i++) {
-        const day = new Date(Date.UTC(p.year, p.month - 1, p.day + i));
-        const [y, mo, d] = [day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()];
-        if (!month.values.has(mo + 1) || !dayMatches(y, mo, d)) continue;
-        for (const h of hours) {
-          for (const mi of minutes) {
-            const t = instant(y, mo, d, h, mi, 0, loc);
-            if (t > from) return new Date(t);
-          }
-        }
-      }
-      return null;
-    },
-  };
+// readTime has the module read a task's time (wasm/ABI.md,
+// toolroute_check's task_time) as the Go program's ReadTime: at, a new
+// one-shot time ("" for none), must be after now; cron, the task's
+// schedule ("" for none), gives its next run after now; both in the IANA
+// zone tz ("" for UTC). The module has no tz database: when it asks for a
+// zone's offsets, readTime reads them from Intl and asks again. It answers
+// {at?, next_run?} (RFC 3339, UTC) and throws the module's refusal.
+export async function readTime(check, at, cron, tz, now) {
+  const args = { at, cron, timezone: tz, now: now.toISOString() };
+  for (let i = 0; i < 3; i++) {
+    // An answer of {} (a zone alone passes) has no args, where checked()
+    // would give back those asked with.
+    const got = await checked({ check }, "task_time", args);
+    const a = got === args ? {} : got;
+    if (!a.zone) return a;
+    args.zone = zoneOffsets(tz, a.zone.from, a.zone.to);
+  }
+  throw new Error(`toolroute: the module asked three times for the offsets of ${JSON.stringify(tz)}`);
 }
 
 // nextRun is when task runs next after now, null if never, as the Go
-// program's Task.Next.
-export function nextRun(task, now) {
+// program's Task.Next: its at if that is after now, or its cron
+// schedule's next time as the module reads it.
+export async function nextRun(task, now, check) {
   if (!task.enabled) return null;
   if (task.cron) {
     try {
-      return parseCron(task.cron, task.timezone ?? "").next(now);
-    } catch {
-      return null;
+      const a = await readTime(check, "", task.cron, task.timezone ?? "", now);
+      return a.next_run ? new Date(a.next_run) : null;
+    } catch (e) {
+      if (e?.type) return null; // refused: its zone left the database
+      throw e;
     }
   }
   const at = Date.parse(task.at ?? "");
@@ -211,26 +130,25 @@ async function checkChange(ctx, c, create, scheduled) {
 }
 
 // apply sets t's prompt and time from c, which checkChange checked, as
-// the Go program's.
-function apply(t, c, now) {
+// the module reads them (readTime), as the Go program's.
+async function apply(t, c, now, check) {
   if (given(c.prompt)) t.prompt = c.prompt;
-  const at = c.at, cron = c.cron;
+  const at = c.at || "";
+  const cron = at ? "" : c.cron || t.cron || "";
   if (given(c.timezone)) t.timezone = String(c.timezone).trim();
   if (!t.timezone) delete t.timezone;
+  const a = await readTime(check, at, cron, t.timezone ?? "", now);
   if (at) {
-    t.at = stamp(parseAt(at, t.timezone ?? "", now));
+    t.at = a.at;
     delete t.cron;
   } else if (cron) {
-    parseCron(cron, t.timezone ?? "");
     t.cron = cron;
     delete t.at;
-  } else if (t.cron) {
-    parseCron(t.cron, t.timezone ?? "");
   }
-  zone(t.timezone ?? "");
   if (given(c.enabled)) t.enabled = c.enabled === true;
-  const next = nextRun(t, now);
-  if (next) t.next_run = stamp(next);
+  let next = null;
+  if (t.enabled) next = t.cron ? a.next_run || null : Date.parse(t.at ?? "") > now.getTime() ? t.at : null;
+  if (next) t.next_run = next;
   else delete t.next_run;
   return t;
 }
@@ -247,16 +165,19 @@ function parse(text) {
 // Tasks keeps the tasks in store ({settings(), setSettings(patch)}, a null
 // value deleting a key) and runs them with run(id, title, prompt) ->
 // answer, which throws when the turn fails: a turn in the new session id
-// with no one there to answer approval questions. now is the clock.
+// with no one there to answer approval questions. check is the module's
+// check (Host.check), which a due task's next run asks; now is the clock.
 export class Tasks {
   #store;
   #run;
   #now;
   #changed;
+  #check;
   #queue = Promise.resolve(); // orders the read-change-write of records
 
-  constructor({ store, run, now = () => new Date(), changed = () => {} }) {
+  constructor({ store, run, check, now = () => new Date(), changed = () => {} }) {
     this.#store = store;
+    this.#check = check;
     this.#run = run;
     this.#now = now;
     this.#changed = changed;
@@ -282,12 +203,20 @@ export class Tasks {
     return this.#store.setSettings({ [TASK_PREFIX + t.name]: JSON.stringify(t) });
   }
 
-  async #named(name) {
+  // #named is the task of that name, or throws the module's not_found
+  // refusal naming those there are.
+  async #named(name, ctx) {
     const t = await this.#get(name);
     if (t) return t;
+    await this.#checkNames(name, false, ctx);
+    throw new Error(`toolroute: task ${JSON.stringify(name)} is listed but has no record`);
+  }
+
+  // #checkNames gives the module name and the names of the tasks there
+  // are to check (task_names), as the Go program's checkNames.
+  async #checkNames(name, create, ctx) {
     const names = (await this.list()).map((x) => x.name);
-    if (names.length === 0) throw notFound(`no task ${q(name)}: there are no scheduled tasks; schedule_task creates one`);
-    throw notFound(`no task ${q(name)}: the tasks are ${names.join(", ")}`);
+    await checked(ctx?.check ? ctx : { check: this.#check }, "task_names", { name, names, create });
   }
 
   create(c, ctx) {
@@ -295,11 +224,9 @@ export class Tasks {
       const name = String(c?.name ?? "");
       await checkName(ctx, "task_name", name);
       c = await checkChange(ctx, c, true, false);
-      if (await this.#get(name)) throw invalid(`a task ${q(name)} exists: update_scheduled_task changes it, or give another name`);
-      const n = (await this.list()).length;
-      if (n >= MAX_TASKS) throw invalid(`there are ${n} tasks, the most kept: delete_scheduled_task removes one first`);
+      await this.#checkNames(name, true, ctx);
       const now = this.#now();
-      const t = apply({ name, prompt: "", enabled: true, created: stamp(now), runs: 0 }, c, now);
+      const t = await apply({ name, prompt: "", enabled: true, created: stamp(now), runs: 0 }, c, now, (op, args) => ctx.check(op, args));
       await this.#put(t);
       this.#changed();
       return t;
@@ -308,17 +235,17 @@ export class Tasks {
 
   update(c, ctx) {
     return this.#locked(async () => {
-      const t = await this.#named(String(c?.name ?? ""));
-      apply(t, await checkChange(ctx, c, false, Boolean(t.at || t.cron)), this.#now());
+      const t = await this.#named(String(c?.name ?? ""), ctx);
+      await apply(t, await checkChange(ctx, c, false, Boolean(t.at || t.cron)), this.#now(), (op, args) => ctx.check(op, args));
       await this.#put(t);
       this.#changed();
       return t;
     });
   }
 
-  remove(name) {
+  remove(name, ctx) {
     return this.#locked(async () => {
-      const t = await this.#named(String(name ?? ""));
+      const t = await this.#named(String(name ?? ""), ctx);
       await this.#store.setSettings({ [TASK_PREFIX + t.name]: null });
       this.#changed();
       return t;
@@ -331,7 +258,7 @@ export class Tasks {
     const now = this.#now();
     const run = { session: `task-${t.name}-${stamp(now).replace(/[-:]/g, "").replace("T", "-").replace("Z", "")}`, started: stamp(now), status: "running", result: "" };
     if (due) {
-      const next = nextRun(t, now);
+      const next = await nextRun(t, now, this.#check);
       if (next) t.next_run = stamp(next);
       else delete t.next_run;
     }
@@ -364,9 +291,9 @@ export class Tasks {
   }
 
   // runNow runs a task at once, whatever its schedule, which it keeps.
-  async runNow(name) {
+  async runNow(name, ctx) {
     const [t, run] = await this.#locked(async () => {
-      const t = await this.#named(String(name ?? ""));
+      const t = await this.#named(String(name ?? ""), ctx);
       return [t, await this.#start(t, false)];
     });
     return this.#finish(t, run);
@@ -405,8 +332,8 @@ export class Tasks {
       "schedules.list": async () => this.list(),
       "schedules.create": async (args, ctx) => this.create(args ?? {}, ctx),
       "schedules.update": async (args, ctx) => this.update(args ?? {}, ctx),
-      "schedules.run": async (args) => this.runNow(args?.name),
-      "schedules.remove": async (args) => this.remove(args?.name),
+      "schedules.run": async (args, ctx) => this.runNow(args?.name, ctx),
+      "schedules.remove": async (args, ctx) => this.remove(args?.name, ctx),
     };
   }
 }

@@ -25,7 +25,7 @@ const noChromium = !existsSync(chromiumPath) && "no Chromium at " + chromiumPath
 async function servePage(req, res) {
   const m = req.url.match(/^\/(jsrun|driver)\/(\w+\.js)$/);
   if (m) return res.writeHead(200, { "content-type": "text/javascript" }).end(await readFile(path.join(web, m[1], m[2]), "utf8"));
-  if (req.url === "/toolroute.wasm") return res.writeHead(200, { "content-type": "application/wasm" }).end(await readFile(path.join(web, "..", "wasm", "toolroute.wasm")));
+  if (req.url === "/toolroute.wasm") return res.writeHead(200, { "content-type": "application/wasm" }).end(await readFile(path.join(web, "..", "..", "..", "wasm", "toolroute.wasm")));
   res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>t</title><script type="module">
     window.moduleCheck = async () => {
       const { Toolroute } = await import("/driver/toolroute.js");

@@ -36,7 +36,7 @@ before(async () => {
   });
   const entry = bundle.outputFiles[0].contents;
   const quickjs = await patchQuickJS(fs.readFileSync(quickjsWasm()));
-  const toolroute = fs.readFileSync(new URL("../../wasm/toolroute.wasm", import.meta.url));
+  const toolroute = fs.readFileSync(new URL("../../../../wasm/toolroute.wasm", import.meta.url));
   srv = createServer((req, res) => {
     if (req.url === "/") return res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>jsrun</title>");
     if (req.url === "/entry.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(entry);

@@ -4,6 +4,6 @@
 import { readFile } from "node:fs/promises";
 import { Toolroute } from "../driver/toolroute.js";
 
-const inst = await Toolroute.instantiate(await WebAssembly.compile(await readFile(new URL("../../wasm/toolroute.wasm", import.meta.url))));
+const inst = await Toolroute.instantiate(await WebAssembly.compile(await readFile(new URL("../../../../wasm/toolroute.wasm", import.meta.url))));
 
 export const moduleCheck = (op, args) => inst.check({ op, args });
