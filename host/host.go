@@ -213,22 +213,27 @@ type ToolFolder struct {
 
 // Host runs sessions. It is safe for concurrent use.
 type Host struct {
-	opts      Options
-	store     Store
-	rt        *module.Runtime
-	pool      *module.Pool
-	js        JSRunner
-	env       func(string) (string, bool)
-	locks     sessionLocks
-	mu        sync.RWMutex
-	native    map[string]NativeTool // by name, the sources' included
-	sources   map[string][]byte
-	report    registry.BuildReport
+	opts    Options
+	store   Store
+	rt      *module.Runtime
+	pool    *module.Pool
+	js      JSRunner
+	env     func(string) (string, bool)
+	locks   sessionLocks
+	mu      sync.RWMutex
+	native  map[string]NativeTool // by name, the sources' included
+	sources map[string][]byte
+	// refused holds every manifest file of the catalogue in load order: a
+	// file refused before the module saw it, or nil where the module's
+	// report of the file goes (Report).
+	refused   []*registry.Report
 	skills    []registry.Skill
 	disabled  []string
 	catalogue registry.Catalogue
-	registry  *registry.Registry // built from catalogue, read only
-	slots     *slots             // the tool calls running
+	// registry builds, at its first call, the native registry of catalogue
+	// (Registry).
+	registry func() *registry.Registry
+	slots    *slots // the tool calls running
 	// reloading keeps two reloads from interleaving: the last to start is
 	// the catalogue that stays.
 	reloading sync.Mutex
@@ -352,42 +357,64 @@ func (h *Host) Reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("host: catalogue: %w", err)
 	}
-	// The module builds the same registry from the same catalogue: the
-	// report is computed here, without waiting for an instance.
-	reg, rep := registry.Build(cat)
+	// Nothing here waits for an instance: the module loads the catalogue
+	// at the next call that needs it (a turn, Report, Describe).
 	h.pool.SetCatalogue(data)
-	loaded := rep.Manifests
-	rep.Manifests = make([]registry.Report, 0, len(order))
-	for _, refused := range order {
-		if refused != nil {
-			rep.Manifests = append(rep.Manifests, *refused)
-		} else if len(loaded) > 0 {
-			rep.Manifests, loaded = append(rep.Manifests, loaded[0]), loaded[1:]
-		}
-	}
 	h.mu.Lock()
-	h.sources, h.report, h.catalogue, h.native, h.registry = sources, rep, cat, native, reg
+	h.sources, h.refused, h.catalogue, h.native = sources, order, cat, native
+	h.registry = sync.OnceValue(func() *registry.Registry {
+		reg, _ := registry.Build(cat)
+		return reg
+	})
 	h.mu.Unlock()
 	if h.search != nil {
-		h.search.update(searchDocs(reg))
+		// The search documents are the module's description of the
+		// catalogue, asked in the background with the ranker's build:
+		// until they are in, turns leave the ranking to the module.
+		gen := h.search.pending()
+		h.search.builds.Add(1)
+		go func() {
+			defer h.search.builds.Done()
+			docs, err := h.searchDocs(context.WithoutCancel(ctx))
+			h.search.update(gen, docs, err)
+		}()
 	}
 	return nil
 }
 
-// searchDocs are what the host's search ranks: every group tool, the
-// disabled ones too, so that enabling or disabling a tool embeds nothing
-// again; the module names the enabled ones a search may find.
-func searchDocs(reg *registry.Registry) []registry.SearchDoc {
+// searchDocs are what the host's search ranks, from the module's
+// description of the catalogue: every group tool, the disabled ones too,
+// so that enabling or disabling a tool embeds nothing again; the module
+// names the enabled ones a search may find.
+func (h *Host) searchDocs(ctx context.Context) ([]registry.SearchDoc, error) {
+	d, err := h.describeCatalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	groups := make(map[string]registry.Group, len(d.Groups))
+	for _, g := range d.Groups {
+		groups[g.Name] = g.Group
+	}
 	var docs []registry.SearchDoc
-	for _, st := range reg.ToolStates() {
-		if st.Group == "" {
+	for _, t := range d.Tools {
+		if t.Group == "" {
 			continue
 		}
-		t, _ := reg.Definition(st.Name)
-		g, _ := reg.Group(st.Group)
-		docs = append(docs, registry.SearchDocOf(t, g))
+		docs = append(docs, registry.SearchDocOf(t.Tool, groups[t.Group]))
 	}
-	return docs
+	return docs, nil
+}
+
+// describeCatalogue is the module's description of the catalogue alone:
+// its groups, tools (with their definitions, enabled or not), files and
+// skills, without a session, prompt or settings.
+func (h *Host) describeCatalogue(ctx context.Context) (Description, error) {
+	inst, err := h.pool.Acquire(ctx)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	defer h.pool.Release(ctx, inst)
+	return inst.Describe(ctx, abi.DescribeRequest{})
 }
 
 // Catalogue is the catalogue the module was last given: tools, groups,
@@ -399,16 +426,16 @@ func (h *Host) Catalogue() registry.Catalogue {
 }
 
 // Registry is the registry of the catalogue the module was last given,
-// built natively from the same code: the program reads its manifests'
-// report, its tools' definitions (toolroute call, toolroute tools, a
-// policy's target) and the schemas it counts in tokens from it. What a
-// model is offered and how its calls are decided come from the module
-// (Describe, Offer, ModelCalls), as in every host. Callers only read it;
-// Reload replaces it with a new one.
+// built natively from the same code at its first call. Only the count of
+// a tool call's schema tokens (CallUsage.Schema, host/usage.go) still reads
+// it; everything else a user is shown comes from the module (Report,
+// Describe, Offer, ModelCalls), as in every host. Callers only read
+// it; Reload replaces it with a new one.
 func (h *Host) Registry() *registry.Registry {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.registry
+	build := h.registry
+	h.mu.RUnlock()
+	return build()
 }
 
 // SetSkills replaces the skills; Reload makes them the model's.
@@ -446,11 +473,29 @@ func (h *Host) AllSources() map[string][]byte {
 }
 
 // Report is what registering the catalogue did: every manifest's report and
-// every host definition refused.
+// every host definition refused. It is the module's report of loading the
+// catalogue (toolroute_load), with the files refused before it in their
+// places; when no instance has loaded the catalogue yet, one loads it now
+// and stays for the next turn. A module that cannot answer makes the
+// report's only error.
 func (h *Host) Report() registry.BuildReport {
 	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.report
+	order := h.refused
+	h.mu.RUnlock()
+	rep, err := h.pool.Report(context.Background())
+	if err != nil {
+		return registry.BuildReport{Manifests: []registry.Report{}, Errors: []string{"the module did not load the catalogue: " + err.Error()}}
+	}
+	loaded := rep.Manifests
+	rep.Manifests = make([]registry.Report, 0, len(order))
+	for _, refused := range order {
+		if refused != nil {
+			rep.Manifests = append(rep.Manifests, *refused)
+		} else if len(loaded) > 0 {
+			rep.Manifests, loaded = append(rep.Manifests, loaded[0]), loaded[1:]
+		}
+	}
+	return rep
 }
 
 // Describe returns the catalogue for display, with the tools a session's

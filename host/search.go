@@ -25,11 +25,15 @@ type searcher struct {
 
 	mu sync.Mutex
 	// ranker was built from the documents of key have; want is the key of
-	// the current catalogue's, wantDocs them. ready is closed (settled)
-	// when have becomes want, or a build failed (err).
-	ranker   *toolsearch.Ranker
-	have     string
-	want     string
+	// the current catalogue's, wantDocs them, "" while the module is asked
+	// for them (pending). ready is closed (settled) when have becomes want,
+	// or a build failed (err).
+	ranker *toolsearch.Ranker
+	have   string
+	want   string
+	// gen counts the catalogues: a catalogue's documents are taken only
+	// while it is the last one pending.
+	gen      int
 	wantDocs []registry.SearchDoc
 	ready    chan struct{}
 	settled  bool
@@ -56,23 +60,37 @@ func newSearcher(opts Options) *searcher {
 	return &searcher{cacheDir: dir, ready: make(chan struct{})}
 }
 
-// update makes docs the catalogue to rank, building its ranker unless it
-// is built or being built.
-func (s *searcher) update(docs []registry.SearchDoc) {
-	if s == nil {
-		return
-	}
-	key := docsKey(docs)
+// pending marks the ranker stale until update gives the documents of a
+// new catalogue, and returns the number update takes.
+func (s *searcher) pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if key == s.want {
-		return
-	}
-	s.want, s.wantDocs = key, docs
+	s.gen++
+	s.want, s.wantDocs = "", nil
 	if s.settled {
 		s.ready, s.settled = make(chan struct{}), false
 	}
+	return s.gen
+}
+
+// update makes docs the catalogue to rank, the documents of catalogue gen
+// (pending), building its ranker unless it is built or being built; err
+// is why there are no documents. A newer catalogue's pending drops them.
+func (s *searcher) update(gen int, docs []registry.SearchDoc, err error) {
+	key := docsKey(docs)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen {
+		return
+	}
+	if err != nil {
+		s.err = fmt.Errorf("the module's description of the catalogue: %w", err)
+		s.settle()
+		return
+	}
+	s.want, s.wantDocs = key, docs
 	if key == s.have {
+		s.err = nil
 		s.settle()
 		return
 	}
@@ -106,6 +124,13 @@ func (s *searcher) build(key string, docs []registry.SearchDoc) {
 		}
 		if key == s.want {
 			s.settle()
+			s.building = false
+			s.mu.Unlock()
+			return
+		}
+		if s.want == "" {
+			// A new catalogue's documents are being asked for: update
+			// starts the next build.
 			s.building = false
 			s.mu.Unlock()
 			return

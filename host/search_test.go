@@ -29,7 +29,7 @@ func TestSearcherFreshness(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s.update(games)
+	s.update(s.pending(), games, nil)
 	if err := s.wait(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +39,19 @@ func TestSearcherFreshness(t *testing.T) {
 	if r := s.answer(call); r.Status != registry.StatusSuccess || !slices.Equal(r.Tools, []string{"sudoku", "figlet"}) {
 		t.Errorf("answered %+v, want sudoku then figlet", r)
 	}
-	s.update(games) // the same documents: nothing to build
+	gen := s.pending()
+	if s.fresh() {
+		t.Error("fresh while a new catalogue's documents are asked for")
+	}
+	s.update(gen, games, nil) // the same documents: nothing to build
 	if !s.fresh() {
 		t.Error("not fresh after an update that changed nothing")
 	}
 
 	more := append(slices.Clone(games), registry.SearchDoc{Name: "weather", Description: "The weather forecast", Group: "fun"})
-	s.update(more)
+	stale := s.pending()
+	s.update(s.pending(), more, nil)
+	s.update(stale, games, nil) // an older catalogue's documents, late
 	if s.fresh() {
 		t.Error("fresh at once after the catalogue changed")
 	}

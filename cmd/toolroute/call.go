@@ -61,7 +61,14 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
-	tool, _ := a.Host.Registry().Tool(name)
+	d, err := a.Host.Describe(ctx, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	// The tool as the module has it, when it is enabled: what it is
+	// called, its group and where its file is.
+	tool := enabledTool(d, name)
 	for _, p := range a.Problems() {
 		// What names the tool, or its group (an MCP server that is down).
 		if *problems || concerns(p, name) || (tool.Group != "" && concerns(p, tool.Group)) {

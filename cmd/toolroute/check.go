@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
+	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/internal/app"
 	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/internal/module"
@@ -132,25 +133,21 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Your tools folder, %s (--tools-dir or a folder argument checks another; --builtin the built-in tools):\n\n", userFolder)
 	}
 
-	r := registry.New()
 	res := checkResult{Reports: []checkReport{}, UnpairedJS: []jsFile{}}
-	var perFolder [][]checkReport
-	for _, f := range folders {
-		var reps []checkReport
-		for _, rep := range f.folder.Load(r) {
-			reps = append(reps, checkReport{Report: rep, Code: []registry.Problem{}})
-		}
-		perFolder = append(perFolder, reps)
-	}
-	runner, ctx, closeModule, err := codeRunner(*configDir)
+	runner, ctx, pool, closeModule, err := codeRunner(*configDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1
 	}
 	defer closeModule()
 	defer runner.Close()
+	d, perFolder, err := loadFolders(ctx, pool, folders)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
 	for i, f := range folders {
-		unpaired, err := checkCode(ctx, runner, r, f, perFolder[i])
+		unpaired, err := checkCode(ctx, runner, d, f, perFolder[i])
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return 1
@@ -198,7 +195,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		if len(folders) > 0 {
-			printReports(stdout, r, res)
+			printReports(stdout, d, res)
 		}
 		if mcpFile != "" {
 			printMCP(stdout, mcpFile, statuses)
@@ -215,10 +212,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // sandbox folder and the network refused (Runner.Undefined), and the
 // context a top level runs in: its bridges' refusals are the module's
 // words (toolroute_check's js_bridge), as in a call.
-func codeRunner(configDir string) (*jsrun.Runner, context.Context, func(), error) {
+func codeRunner(configDir string) (*jsrun.Runner, context.Context, *module.Pool, func(), error) {
 	cfg := app.Config{ConfigDir: configDir, NoModel: true}
 	if err := cfg.Defaults(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	cache, moduleCache := "", ""
 	if cfg.CacheDir != "-" {
@@ -227,7 +224,7 @@ func codeRunner(configDir string) (*jsrun.Runner, context.Context, func(), error
 	ctx := context.Background()
 	rt, err := module.New(ctx, module.Config{CacheDir: moduleCache})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	pool := module.NewPool(rt, module.PoolConfig{MaxInstances: 1})
 	pool.SetCatalogue([]byte(`{}`))
@@ -238,9 +235,54 @@ func codeRunner(configDir string) (*jsrun.Runner, context.Context, func(), error
 	runner, err := jsrun.New(jsrun.Options{Libraries: []fs.FS{manifests.Lib, os.DirFS(cfg.LibDir)}, CacheDir: cache, Warm: 1})
 	if err != nil {
 		closeModule()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return runner, module.WithChecker(ctx, pool), closeModule, nil
+	return runner, module.WithChecker(ctx, pool), pool, closeModule, nil
+}
+
+// loadFolders hands the folders' manifests to the module as one catalogue,
+// in order, and returns its description of them and each folder's
+// reports, a file at a time: the module's report (toolroute_load), or the
+// refusal of a file it never saw (one too big, say).
+func loadFolders(ctx context.Context, pool *module.Pool, folders []codeFolder) (abi.Description, [][]checkReport, error) {
+	var cat registry.Catalogue
+	for _, f := range folders {
+		cat.Manifests = append(cat.Manifests, f.folder.Catalogue().Manifests...)
+	}
+	data, err := module.Marshal(cat)
+	if err != nil {
+		return abi.Description{}, nil, fmt.Errorf("check: the catalogue: %w", err)
+	}
+	pool.SetCatalogue(data)
+	rep, err := pool.Report(ctx)
+	if err != nil {
+		return abi.Description{}, nil, err
+	}
+	l, err := pool.Acquire(ctx)
+	if err != nil {
+		return abi.Description{}, nil, err
+	}
+	d, err := l.Describe(ctx, abi.DescribeRequest{})
+	pool.Release(ctx, l)
+	if err != nil {
+		return abi.Description{}, nil, err
+	}
+	loaded := rep.Manifests
+	perFolder := make([][]checkReport, len(folders))
+	for i, f := range folders {
+		for _, file := range f.folder.Files {
+			r := registry.Report{File: file.Manifest.File, Loaded: []registry.Loaded{},
+				Skipped: []registry.Problem{{File: file.Manifest.File, Entry: -1, Reason: file.Refused}}, Warnings: []registry.Problem{}}
+			if file.Refused == "" {
+				if len(loaded) == 0 {
+					return abi.Description{}, nil, fmt.Errorf("check: the module reported on %d manifests of %d", len(rep.Manifests), len(cat.Manifests))
+				}
+				r, loaded = loaded[0], loaded[1:]
+			}
+			perFolder[i] = append(perFolder[i], checkReport{Report: r, Code: []registry.Problem{}})
+		}
+	}
+	return d, perFolder, nil
 }
 
 // checkCode compiles every JS file of a folder in QuickJS, runs each
@@ -248,7 +290,7 @@ func codeRunner(configDir string) (*jsrun.Runner, context.Context, func(), error
 // is defined, and checks that each tool's 'required' names properties its
 // schema declares (a warning). It adds what it finds to the folder's
 // reports and returns the .js files no manifest names.
-func checkCode(ctx context.Context, runner *jsrun.Runner, r *registry.Registry, f codeFolder, reports []checkReport) ([]jsFile, error) {
+func checkCode(ctx context.Context, runner *jsrun.Runner, d abi.Description, f codeFolder, reports []checkReport) ([]jsFile, error) {
 	for i := range reports {
 		rep := &reports[i]
 		ref := strings.TrimSuffix(rep.File, ".json") + ".js"
@@ -259,7 +301,7 @@ func checkCode(ctx context.Context, runner *jsrun.Runner, r *registry.Registry, 
 		base := path.Base(ref)
 		var functions []string
 		for _, l := range rep.Loaded {
-			if t, ok := loadedTool(r, l, rep.File); ok && !slices.Contains(functions, t.Origin.Function) {
+			if t, ok := loadedTool(d, l, rep.File); ok && !slices.Contains(functions, t.Origin.Function) {
 				functions = append(functions, t.Origin.Function)
 			}
 		}
@@ -271,14 +313,14 @@ func checkCode(ctx context.Context, runner *jsrun.Runner, r *registry.Registry, 
 			rep.Code = append(rep.Code, registry.Problem{File: ref, Entry: -1, Reason: base + " fails as it loads, so none of its tools can run: " + atLine(err.Error(), ref)})
 		} else {
 			for _, l := range rep.Loaded {
-				if t, ok := loadedTool(r, l, rep.File); ok && slices.Contains(missing, t.Origin.Function) {
+				if t, ok := loadedTool(d, l, rep.File); ok && slices.Contains(missing, t.Origin.Function) {
 					rep.Code = append(rep.Code, registry.Problem{File: rep.File, Entry: l.Entry, Tool: l.Tool,
 						Reason: fmt.Sprintf("function '%s' is not defined in %s", t.Origin.Function, base)})
 				}
 			}
 		}
 		for _, l := range rep.Loaded {
-			t, ok := loadedTool(r, l, rep.File)
+			t, ok := loadedTool(d, l, rep.File)
 			if !ok {
 				continue
 			}
@@ -313,10 +355,10 @@ func checkCode(ctx context.Context, runner *jsrun.Runner, r *registry.Registry, 
 	return unpaired, nil
 }
 
-// loadedTool is the tool a manifest's entry registered, unless a later
-// manifest replaced it.
-func loadedTool(r *registry.Registry, l registry.Loaded, file string) (registry.Tool, bool) {
-	t, _ := r.Tool(l.Tool)
+// loadedTool is the tool a manifest's entry registered, as the module
+// describes it, unless a later manifest replaced it.
+func loadedTool(d abi.Description, l registry.Loaded, file string) (registry.Tool, bool) {
+	t := enabledTool(d, l.Tool)
 	return t, t.Name == l.Tool && t.Origin.File == file
 }
 
@@ -485,7 +527,7 @@ func approval(perms []string) string {
 	return strings.Join(perms, ", ") + ", runs unasked"
 }
 
-func printReports(w io.Writer, r *registry.Registry, res checkResult) {
+func printReports(w io.Writer, d abi.Description, res checkResult) {
 	for _, rep := range res.Reports {
 		var loaded []string
 		for _, l := range rep.Loaded {
@@ -504,7 +546,10 @@ func printReports(w io.Writer, r *registry.Registry, res checkResult) {
 			what = "1 tool"
 		}
 		if rep.Group != "" {
-			g, _ := r.Group(rep.Group)
+			var g registry.Group
+			if i := slices.IndexFunc(d.Groups, func(g abi.GroupInfo) bool { return g.Name == rep.Group }); i >= 0 {
+				g = d.Groups[i].Group
+			}
 			what = fmt.Sprintf("group %s (%s), %s", g.Name, g.DisplayName, what)
 		}
 		if len(loaded) > 0 {

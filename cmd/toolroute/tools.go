@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/internal/app"
 	"github.com/toolroute/toolroute/internal/tokens"
 	"github.com/toolroute/toolroute/registry"
@@ -141,9 +142,6 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 	if err != nil {
 		return toolList{}, err
 	}
-	reg := a.Host.Registry()
-	_, routing, _ := a.Routing()
-	set := session.Settings{Format: a.Format(), Routing: routing, SearchTools: a.Config.SearchTools, ToolBudget: a.Config.ToolBudget}
 	mcpGroups := map[string]string{}
 	for _, st := range a.MCPStatus() {
 		if st.Group != "" {
@@ -173,16 +171,19 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 		list.Problems = []string{}
 	}
 	// The meta-tools, in the order a model call sends them.
-	hasGroups := len(reg.AvailableGroups()) > 0
+	// Describe asks with the program's settings (format, routing,
+	// search_tools, the tool budget): the module's Active says which
+	// meta-tools a model call adds.
+	hasGroups := slices.ContainsFunc(d.Groups, func(g abi.GroupInfo) bool { return g.Available })
 	metas := []struct {
 		tool    registry.Tool
 		offered string
 		on      bool
 	}{
-		{metaTool(reg, registry.LoadToolGroupName), "when a group has an enabled tool", hasGroups},
-		{registry.SearchToolsTool(), "with --search-tools (TOOLROUTE_SEARCH_TOOLS=on)", session.SearchOffered(reg, set)},
-		{registry.UnloadToolGroupTool(), "with --tool-budget N (TOOLROUTE_TOOL_BUDGET), classic routing", session.BudgetOn(reg, set)},
-		{metaTool(reg, registry.LoadSkillName), "when there are skills (CONFIG/skills/NAME/SKILL.md)", len(d.Skills) > 0},
+		{metaTool(d, registry.LoadToolGroupName), "when a group has an enabled tool", hasGroups},
+		{registry.SearchToolsTool(), "with --search-tools (TOOLROUTE_SEARCH_TOOLS=on)", slices.Contains(d.Active, registry.SearchToolsName)},
+		{registry.UnloadToolGroupTool(), "with --tool-budget N (TOOLROUTE_TOOL_BUDGET), classic routing", slices.Contains(d.Active, registry.UnloadToolGroupName)},
+		{metaTool(d, registry.LoadSkillName), "when there are skills (CONFIG/skills/NAME/SKILL.md)", len(d.Skills) > 0},
 	}
 	for _, m := range metas {
 		if m.tool.Name == "" {
@@ -234,11 +235,20 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 	return list, nil
 }
 
-// metaTool is the registry's meta-tool of that name; a zero Tool when it
-// has none.
-func metaTool(reg *registry.Registry, name string) registry.Tool {
-	t, _ := reg.Tool(name)
-	return t
+// metaTool is the catalogue's meta-tool of that name, as the module
+// describes it; a zero Tool when it has none enabled.
+func metaTool(d abi.Description, name string) registry.Tool {
+	return enabledTool(d, name)
+}
+
+// enabledTool is the tool of that name as the module describes it, when
+// it is enabled; a zero Tool otherwise.
+func enabledTool(d abi.Description, name string) registry.Tool {
+	i := slices.IndexFunc(d.Tools, func(t abi.ToolInfo) bool { return t.Name == name })
+	if i < 0 || !d.Tools[i].Enabled {
+		return registry.Tool{}
+	}
+	return d.Tools[i].Tool
 }
 
 // schemaTokens is a tool's schema's o200k_base tokens: the tools array of

@@ -24,6 +24,7 @@ import (
 	"github.com/toolroute/toolroute/host/jsrun"
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/host/store"
+	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/internal/browser"
 	"github.com/toolroute/toolroute/internal/builtin"
 	"github.com/toolroute/toolroute/internal/command"
@@ -737,15 +738,19 @@ func (a *App) Policies(ctx context.Context) ([]session.Policy, error) {
 // with an *UnknownPolicyTargetError (a typo would otherwise be kept and
 // never apply) unless an MCP server's tools are not listed now (it is
 // starting, down or disabled): then the tool may be one of them, and the
-// rule is kept with the warning returned.
-func (a *App) PolicyTarget(kind, name string) (warning string, err error) {
-	r := a.Host.Registry()
+// rule is kept with the warning returned. The catalogue is the module's
+// (Host.Describe).
+func (a *App) PolicyTarget(ctx context.Context, kind, name string) (warning string, err error) {
+	r, err := a.Host.Describe(ctx, "")
+	if err != nil {
+		return "", err
+	}
 	var servers []mcp.Status
 	if a.MCP != nil {
 		servers = a.MCP.Status()
 	}
 	if kind == "group" {
-		if _, ok := r.Group(name); ok {
+		if slices.ContainsFunc(r.Groups, func(g abi.GroupInfo) bool { return g.Name == name }) {
 			return "", nil
 		}
 		for _, st := range servers {
@@ -755,7 +760,7 @@ func (a *App) PolicyTarget(kind, name string) (warning string, err error) {
 		}
 		return "", &UnknownPolicyTargetError{Kind: kind, Name: name}
 	}
-	if _, ok := r.Definition(name); ok {
+	if slices.ContainsFunc(r.Tools, func(t abi.ToolInfo) bool { return t.Name == name }) {
 		return "", nil
 	}
 	var unlisted []string

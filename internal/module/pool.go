@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -46,6 +47,11 @@ type Pool struct {
 	// loads and copies count the catalogues loaded into instances and the
 	// instances made as copies of a snapshot.
 	loads, copies int
+	// report is what the module answered the first load of catalogue
+	// generation reportGeneration: Report gives it without a load while
+	// that catalogue is current.
+	report           registry.BuildReport
+	reportGeneration int
 	// sessions is, for each session whose last turn ended with a cache
 	// action, the instance that keeps its state and the fingerprint.
 	sessions map[string]sessionState
@@ -104,6 +110,43 @@ func (p *Pool) SetCatalogue(catalogue []byte) {
 	p.catalogue = append([]byte(nil), catalogue...)
 	p.generation++
 	p.snap = nil
+	p.report = registry.BuildReport{}
+}
+
+// Report is the module's report of loading the current catalogue
+// (toolroute_load's answer): the one an instance gave when it loaded it, or,
+// when none has yet, that of an instance that loads it now, and stays in
+// the pool for the next turn.
+func (p *Pool) Report(ctx context.Context) (registry.BuildReport, error) {
+	for {
+		p.mu.Lock()
+		rep, ok := p.report, p.reportGeneration == p.generation && p.catalogue != nil
+		p.mu.Unlock()
+		if ok {
+			return rep, nil
+		}
+		// Lending an instance loads the current catalogue into it, which
+		// records the report, unless a newer catalogue came in between:
+		// then its report is the one to give.
+		l, err := p.Acquire(ctx)
+		if err != nil {
+			return registry.BuildReport{}, err
+		}
+		p.Release(ctx, l)
+		if err := ctx.Err(); err != nil {
+			return registry.BuildReport{}, err
+		}
+	}
+}
+
+// loaded records the report of an instance's load of catalogue generation.
+func (p *Pool) loaded(generation int, rep registry.BuildReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.loads++
+	if generation == p.generation && p.reportGeneration != generation {
+		p.report, p.reportGeneration = rep, generation
+	}
 }
 
 // pick chooses an instance for a new turn or lend and counts it: the
@@ -180,14 +223,13 @@ func (p *Pool) lock(ctx context.Context, inst *pooled) error {
 	if inst.generation == generation {
 		return nil
 	}
-	if _, err := inst.Load(ctx, catalogue); err != nil {
+	rep, err := inst.Load(ctx, catalogue)
+	if err != nil {
 		inst.mu.Unlock()
 		return fmt.Errorf("module: loading the catalogue: %w", err)
 	}
 	inst.generation = generation
-	p.mu.Lock()
-	p.loads++
-	p.mu.Unlock()
+	p.loaded(generation, rep)
 	if fresh && p.rt.clonable {
 		p.keepSnapshot(inst)
 	}
@@ -270,13 +312,12 @@ func (l *Lent) Refresh(ctx context.Context) (bool, error) {
 	if l.generation == generation {
 		return false, nil
 	}
-	if _, err := l.Load(ctx, catalogue); err != nil {
+	rep, err := l.Load(ctx, catalogue)
+	if err != nil {
 		return false, fmt.Errorf("module: loading the catalogue: %w", err)
 	}
 	l.generation = generation
-	l.pool.mu.Lock()
-	l.pool.loads++
-	l.pool.mu.Unlock()
+	l.pool.loaded(generation, rep)
 	return true, nil
 }
 

@@ -374,3 +374,35 @@ func TestPoolTrimKeepsOneWithoutSnapshot(t *testing.T) {
 		t.Errorf("the next turn went to another instance (%v) or loaded the catalogue (%d loads)", got != a, p.loads-loads)
 	}
 }
+
+// TestPoolKeepsTheLoadsReport: Report is the module's answer to loading
+// the current catalogue, given again without another load while the
+// catalogue stays, and the instance that loaded it serves the next turn;
+// a new catalogue's report is its own.
+func TestPoolKeepsTheLoadsReport(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 2})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(`{"manifests":[{"file":"solo.json","text":"[{\"name\":\"solo\"","source":"solo.js"}]}`))
+	for range 2 {
+		rep, err := p.Report(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Manifests) != 1 || len(rep.Manifests[0].Skipped) != 1 || !strings.Contains(rep.Manifests[0].Skipped[0].Reason, "invalid JSON") {
+			t.Fatalf("the report: %+v, want solo.json skipped as invalid JSON", rep)
+		}
+	}
+	poolTurn(t, p, "s")
+	if p.loads != 1 || len(p.all) != 1 {
+		t.Errorf("%d loads and %d instances after two reports and a turn, want 1 and 1", p.loads, len(p.all))
+	}
+	p.SetCatalogue([]byte(`{"tools":[{"name":"bad name","description":"d"}]}`))
+	rep, err := p.Report(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Manifests) != 0 || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "bad name") {
+		t.Errorf("the new catalogue's report: %+v, want its refused tool alone", rep)
+	}
+}

@@ -286,9 +286,14 @@ func (s *server) setPolicy(w http.ResponseWriter, r *http.Request) {
 	// gives its warnings) since the body is the rules. A reset is never
 	// refused: it may clear the rule of a tool since removed.
 	if *req.Decision != "" {
-		warning, err := s.a.PolicyTarget(kind, name)
-		if err != nil {
+		warning, err := s.a.PolicyTarget(r.Context(), kind, name)
+		var unknown *app.UnknownPolicyTargetError
+		switch {
+		case errors.As(err, &unknown):
 			fail(w, http.StatusBadRequest, err.Error())
+			return
+		case err != nil:
+			fail(w, http.StatusInternalServerError, err.Error())
 			return
 		}
 		if warning != "" {
