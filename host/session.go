@@ -210,6 +210,9 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
 			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
 			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint, ShowConsole: o.ShowConsole,
+			// Each call's schema parts come with their texts, which
+			// schemaUsage counts in tokens.
+			SchemaText: true,
 		},
 	}
 	agent := s.agent
@@ -444,7 +447,7 @@ func endsTurn(rest []session.Action) bool {
 // callModel makes a model call and feeds the module its response: streamed
 // bodies chunk by chunk, as they arrive.
 func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]session.Action, error) {
-	cu := CallUsage{Call: req.Call, Schema: schemaUsage(t.s.h.Registry(), req)}
+	cu := CallUsage{Call: req.Call, Schema: schemaUsage(req)}
 	t.calls = append(t.calls, cu)
 	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools, Call: req.Call, Routing: req.Routing, Schema: cu.Schema}) {
 		return nil, errStopped

@@ -2,7 +2,6 @@ package host
 
 import (
 	"github.com/toolroute/toolroute/internal/tokens"
-	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 	"sync"
@@ -41,42 +40,18 @@ func (s *SchemaUsage) Total() int {
 	return n
 }
 
-// schemaUsage counts the schemas a model request says it sends, from reg's
-// definitions of those tools.
-func schemaUsage(reg *registry.Registry, req *session.ModelRequest) *SchemaUsage {
-	if req.Schema == nil || reg == nil {
+// schemaUsage counts in tokens the schemas a model request says it sends:
+// the texts of its parts, which the module gives (Settings.SchemaText).
+func schemaUsage(req *session.ModelRequest) *SchemaUsage {
+	s := req.Schema
+	if s == nil {
 		return nil
 	}
-	inGroup := map[string]bool{}
-	out := &SchemaUsage{GroupListing: countTokens(reg.GroupListing())}
-	for _, g := range req.Schema.LoadedGroups {
-		for _, name := range g.Tools {
-			inGroup[name] = true
-		}
-		out.LoadedGroups = append(out.LoadedGroups, GroupUsage{Group: g.Group, Tokens: toolTokens(reg, g.Tools)})
+	out := &SchemaUsage{CoreTools: countTokens(s.CoreToolsText), GroupListing: countTokens(s.GroupListingText)}
+	for _, g := range s.LoadedGroups {
+		out.LoadedGroups = append(out.LoadedGroups, GroupUsage{Group: g.Group, Tokens: countTokens(g.Text)})
 	}
-	var core []string
-	for _, name := range req.Tools {
-		if !inGroup[name] {
-			core = append(core, name)
-		}
-	}
-	out.CoreTools = toolTokens(reg, core)
 	return out
-}
-
-func toolTokens(reg *registry.Registry, names []string) int {
-	var tools []registry.Tool
-	for _, n := range names {
-		if t, ok := reg.Tool(n); ok {
-			tools = append(tools, t)
-		}
-	}
-	text, err := wire.OpenAIToolsJSON(session.ToolDefs(tools))
-	if err != nil {
-		return 0
-	}
-	return countTokens(text)
 }
 
 // countTokens counts text's o200k tokens, remembering the answer: each

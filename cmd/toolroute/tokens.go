@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/schematokens"
 	"github.com/toolroute/toolroute/registry"
 )
@@ -30,10 +32,16 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolroute tokens: unexpected %q\n", rest[0])
 		return 2
 	}
+	ctx := context.Background()
 	var cat registry.Catalogue
+	cfg := af.cfg
 	if *file != "" {
 		if cat, err = readCatalogue(*file); err != nil {
 			fmt.Fprintf(stderr, "toolroute tokens: %v\n", err)
+			return 1
+		}
+		if err := cfg.Defaults(); err != nil {
+			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return 1
 		}
 	} else {
@@ -42,15 +50,27 @@ func runTokens(args []string, stdout, stderr io.Writer) int {
 		// The catalogue chat sends, exec and browser included.
 		af.cfg.Exec = true
 		af.cfg.Browser = true
-		a, err := af.open(context.Background(), stderr)
+		a, err := af.open(ctx, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolroute: %v\n", err)
 			return 1
 		}
 		defer a.Close()
-		cat = a.Host.Catalogue()
+		cat, cfg = a.Host.Catalogue(), a.Config
 	}
-	rep, err := schematokens.Measure(cat)
+	// The counts are of the texts the module sends for the catalogue: an
+	// instance of it loads and describes it.
+	moduleCache := ""
+	if cfg.CacheDir != "-" && !af.noCache {
+		moduleCache = filepath.Join(cfg.CacheDir, "module")
+	}
+	rt, err := module.New(ctx, module.Config{CacheDir: moduleCache})
+	if err != nil {
+		fmt.Fprintf(stderr, "toolroute: %v\n", err)
+		return 1
+	}
+	defer rt.Close(ctx)
+	rep, err := schematokens.Measure(ctx, rt, cat)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1

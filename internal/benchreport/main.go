@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +35,7 @@ import (
 	"github.com/toolroute/toolroute/internal/cachebench"
 	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/internal/mcpserve"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/schematokens"
 	"github.com/toolroute/toolroute/internal/searcheval"
 	"github.com/toolroute/toolroute/internal/tokens"
@@ -525,6 +527,12 @@ func thousands(n int) string {
 	return s
 }
 
+// countingModule is the module the token rows count the texts of,
+// compiled once for the report.
+var countingModule = sync.OnceValues(func() (*module.Runtime, error) {
+	return module.New(context.Background(), module.Config{})
+})
+
 // tokenRows measures the built-in catalogue as `toolroute tokens` does.
 func tokenRows() ([]row, error) {
 	dir, err := os.MkdirTemp("", "benchreport-")
@@ -539,7 +547,11 @@ func tokenRows() ([]row, error) {
 	}
 	defer a.Close()
 	cat := a.Host.Catalogue()
-	rep, err := schematokens.Measure(cat)
+	rt, err := countingModule()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := schematokens.Measure(context.Background(), rt, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -570,7 +582,7 @@ func tokenRows() ([]row, error) {
 		{"1. Tokens", "core only (the floor: core schemas plus the group listing)", fig(core, listing), how},
 		{"1. Tokens", "core + google_gmail", fig(find(schematokens.CorePlus+"google_gmail"), listing), how},
 	}
-	several, err := schematokens.Loaded(cat, "several", "google_gmail", "google_calendar", "google_drive")
+	several, err := schematokens.Loaded(context.Background(), rt, cat, "several", "google_gmail", "google_calendar", "google_drive")
 	if err != nil {
 		return nil, err
 	}
@@ -635,7 +647,11 @@ func mcpTokenRows(dir string) ([]row, error) {
 			return nil, fmt.Errorf("the MCP server %s did not start: %+v", st.Key, st)
 		}
 	}
-	rep, err := schematokens.Measure(a.Host.Catalogue())
+	rt, err := countingModule()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := schematokens.Measure(context.Background(), rt, a.Host.Catalogue())
 	if err != nil {
 		return nil, err
 	}

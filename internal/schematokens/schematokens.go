@@ -8,17 +8,24 @@
 // the model reads it, so the count is a measure of the schemas' size in
 // tokens, not the provider's bill.
 //
-// The package only reads a catalogue and counts; it does no I/O besides
-// WriteText's writer.
+// The texts counted are the module's: an instance of it loads the catalogue
+// and describes it (toolroute_describe's tools_json), so the counts are of
+// what the module sends, with no registry built beside it. The package
+// does no other I/O besides WriteText's writer.
 package schematokens
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/toolroute/toolroute/internal/abi"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/tokens"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -86,62 +93,68 @@ type Count struct {
 	Tokens   int    `json:"tokens"`
 }
 
-// Measure builds the catalogue and counts each scenario's tool schemas and
-// the group listing.
+// Measure counts each scenario's tool schemas and the group listing of a
+// catalogue, as the module (rt) registers and describes it: the texts are
+// its describe's tools_json, byte for byte what a model call sends.
 //
 // The "all tools" scenario is every enabled tool in registration order,
 // without the meta-tools: what a host that does not route would send. The
-// routed scenarios are the registry's active lists, which start with the
-// core tools (the meta-tools included when they have something to load), as
-// a session's model calls send them.
+// routed scenarios are the active tools after a history that loaded their
+// groups, which start with the core tools (the meta-tools included when
+// they have something to load), as a session's model calls send them.
 //
 // # Notes
 //
 // The listing is the "Available Tool Groups" section of the system prompt
 // alone: the skills section, which the prompt has whether or not tools are
-// routed, is left out.
+// routed, is left out. It is the prompt of the same catalogue without its
+// skills and with no base prompt, so the instance loads the catalogue
+// twice.
 //
 // # Errors
 //
-// Measure fails only when a tools array cannot be encoded or counted; a
-// catalogue with refused definitions is measured without them, and they are
-// listed in Report.Problems.
-func Measure(cat registry.Catalogue) (Report, error) {
-	reg, built := registry.Build(cat)
+// Measure fails when the module fails, or when a tools array cannot be
+// counted; a catalogue with refused definitions is measured without them,
+// and they are listed in Report.Problems.
+func Measure(ctx context.Context, rt *module.Runtime, cat registry.Catalogue) (Report, error) {
+	m, built, err := load(ctx, rt, cat)
+	if err != nil {
+		return Report{}, err
+	}
+	defer m.close()
 	rep := Report{Format: string(wire.OpenAI), Encodings: tokens.Encodings(), Problems: problems(built)}
 
-	var all []registry.Tool
-	for _, t := range reg.Tools() {
-		if t.Origin.Kind != registry.OriginMeta {
-			all = append(all, t)
+	d, err := m.describe(nil)
+	if err != nil {
+		return Report{}, err
+	}
+	var all []string
+	for _, t := range d.Tools {
+		if t.Enabled && t.Origin.Kind != registry.OriginMeta {
+			all = append(all, t.Name)
 		}
 	}
-	routed := func(name string, groups ...string) (Scenario, error) {
-		active := reg.NewActive()
-		for _, g := range groups {
-			active.LoadGroup(g)
-		}
-		return rep.scenario(name, active.Groups(), active.Tools())
-	}
-
-	s, err := rep.scenario(AllTools, nil, all)
+	s, err := rep.scenario(AllTools, nil, all, d.ToolsJSON.All)
 	if err != nil {
 		return Report{}, err
 	}
 	rep.Scenarios = append(rep.Scenarios, s)
-	if s, err = routed(CoreOnly); err != nil {
+	if s, err = m.routed(rep, CoreOnly); err != nil {
 		return Report{}, err
 	}
 	rep.Scenarios = append(rep.Scenarios, s)
 	var groups []string
-	for _, g := range reg.AvailableGroups() {
+	for _, g := range d.Groups {
+		if !g.Available {
+			continue
+		}
 		groups = append(groups, g.Name)
-		if s, err = routed(CorePlus+g.Name, g.Name); err != nil {
+		if s, err = m.routed(rep, CorePlus+g.Name, g.Name); err != nil {
 			return Report{}, err
 		}
 		rep.Scenarios = append(rep.Scenarios, s)
 	}
-	if s, err = routed(AllGroupsLoaded, groups...); err != nil {
+	if s, err = m.routed(rep, AllGroupsLoaded, groups...); err != nil {
 		return Report{}, err
 	}
 	rep.Scenarios = append(rep.Scenarios, s)
@@ -149,14 +162,104 @@ func Measure(cat registry.Catalogue) (Report, error) {
 	// The same catalogue without its skills has a system prompt made of the
 	// group listing alone.
 	cat.Skills = nil
-	plain, _ := registry.Build(cat)
-	text := plain.SystemPrompt("")
+	data, err := module.Marshal(cat)
+	if err != nil {
+		return Report{}, fmt.Errorf("schematokens: %w", err)
+	}
+	if _, err := m.inst.Load(ctx, data); err != nil {
+		return Report{}, fmt.Errorf("schematokens: loading the catalogue without its skills: %w", err)
+	}
+	if d, err = m.describe(nil); err != nil {
+		return Report{}, err
+	}
+	text := d.SystemPrompt
 	counts, err := rep.count(text)
 	if err != nil {
 		return Report{}, err
 	}
 	rep.Listing = Listing{Bytes: len(text), Tokens: counts, text: text}
 	return rep, nil
+}
+
+// measurer is an instance of the module with a catalogue loaded.
+type measurer struct {
+	ctx  context.Context
+	inst *module.Instance
+}
+
+// load makes an instance of rt and loads cat into it.
+func load(ctx context.Context, rt *module.Runtime, cat registry.Catalogue) (*measurer, registry.BuildReport, error) {
+	data, err := module.Marshal(cat)
+	if err != nil {
+		return nil, registry.BuildReport{}, fmt.Errorf("schematokens: %w", err)
+	}
+	inst, err := rt.Instantiate(ctx)
+	if err != nil {
+		return nil, registry.BuildReport{}, fmt.Errorf("schematokens: %w", err)
+	}
+	built, err := inst.Load(ctx, data)
+	if err != nil {
+		inst.Close(ctx)
+		return nil, registry.BuildReport{}, fmt.Errorf("schematokens: loading the catalogue: %w", err)
+	}
+	return &measurer{ctx: ctx, inst: inst}, built, nil
+}
+
+func (m *measurer) close() { m.inst.Close(m.ctx) }
+
+// describe is the module's description, with the tools' JSON, of a
+// session whose history loaded these groups in this order.
+func (m *measurer) describe(groups []string) (abi.Description, error) {
+	history, err := loads(groups)
+	if err != nil {
+		return abi.Description{}, err
+	}
+	d, err := m.inst.Describe(m.ctx, abi.DescribeRequest{ToolsJSON: true, History: history})
+	if err != nil {
+		return abi.Description{}, fmt.Errorf("schematokens: describing the catalogue: %w", err)
+	}
+	if d.ToolsJSON == nil {
+		return abi.Description{}, errors.New("schematokens: the module's description has no tools_json")
+	}
+	return d, nil
+}
+
+// loads is a history whose load_tool_group calls loaded the groups, in
+// this order: what a session that loaded them has in its log.
+func loads(groups []string) (json.RawMessage, error) {
+	var history []session.Message
+	for i, g := range groups {
+		id := "call_" + strconv.Itoa(i)
+		input, err := json.Marshal(map[string]string{"group_name": g})
+		if err != nil {
+			return nil, err
+		}
+		history = append(history,
+			session.Message{Type: session.ToolCall, ToolCallID: id, ToolName: registry.LoadToolGroupName,
+				ToolInput: string(input), Status: registry.StatusSuccess},
+			session.Message{Type: session.ToolResult, ToolCallID: id, ToolName: registry.LoadToolGroupName,
+				Content: "Loaded.", Status: registry.StatusSuccess})
+	}
+	if history == nil {
+		return nil, nil
+	}
+	return module.Marshal(history)
+}
+
+// routed is the scenario of a model call once the groups are loaded, in
+// this order; it fails for a group that is not loaded (none of that name
+// with an enabled tool).
+func (m *measurer) routed(r Report, name string, groups ...string) (Scenario, error) {
+	d, err := m.describe(groups)
+	if err != nil {
+		return Scenario{}, err
+	}
+	for _, g := range groups {
+		if !slices.Contains(d.LoadedGroups, g) {
+			return Scenario{}, fmt.Errorf("schematokens: no group %q with enabled tools", g)
+		}
+	}
+	return r.scenario(name, d.LoadedGroups, d.Active, d.ToolsJSON.Active)
 }
 
 // problems lists what a build refused; warnings are left out.
@@ -170,34 +273,19 @@ func problems(b registry.BuildReport) []string {
 	return append(out, b.Errors...)
 }
 
-// scenario encodes the tools as a model call sends them and counts the tools
-// array.
-func (r Report) scenario(name string, groups []string, tools []registry.Tool) (Scenario, error) {
-	text, err := toolsJSON(tools)
-	if err != nil {
-		return Scenario{}, fmt.Errorf("schematokens: %s: %w", name, err)
-	}
+// scenario counts the tools array text that sends the tools named.
+func (r Report) scenario(name string, groups, tools []string, text string) (Scenario, error) {
 	counts, err := r.count(text)
 	if err != nil {
 		return Scenario{}, fmt.Errorf("schematokens: %s: %w", name, err)
 	}
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = t.Name
-	}
 	if groups == nil {
 		groups = []string{}
 	}
-	return Scenario{Name: name, Groups: groups, Tools: names, Bytes: len(text), Tokens: counts, toolsJSON: text}, nil
-}
-
-// toolsJSON returns the "tools" value of the OpenAI request body that sends
-// the tools, byte for byte; "" when there are none, as the body then has no
-// "tools" at all.
-func toolsJSON(tools []registry.Tool) (string, error) {
-	// The model call's conversion; the module's describe (tools_json)
-	// gives the same text to the JS hosts' meters.
-	return wire.OpenAIToolsJSON(session.ToolDefs(tools))
+	if tools == nil {
+		tools = []string{}
+	}
+	return Scenario{Name: name, Groups: groups, Tools: tools, Bytes: len(text), Tokens: counts, toolsJSON: text}, nil
 }
 
 // count counts text in every encoding of the report.
@@ -325,15 +413,13 @@ func writeTable(b *strings.Builder, rows [][]string) {
 }
 
 // Loaded counts what a model call sends once these groups are loaded, in
-// this order: the core tools and the groups' tools.
-func Loaded(cat registry.Catalogue, name string, groups ...string) (Scenario, error) {
-	reg, _ := registry.Build(cat)
-	active := reg.NewActive()
-	for _, g := range groups {
-		if !active.LoadGroup(g) {
-			return Scenario{}, fmt.Errorf("schematokens: no group %q with enabled tools", g)
-		}
+// this order: the core tools and the groups' tools, as the module (rt)
+// describes them.
+func Loaded(ctx context.Context, rt *module.Runtime, cat registry.Catalogue, name string, groups ...string) (Scenario, error) {
+	m, _, err := load(ctx, rt, cat)
+	if err != nil {
+		return Scenario{}, err
 	}
-	r := Report{Encodings: tokens.Encodings()}
-	return r.scenario(name, active.Groups(), active.Tools())
+	defer m.close()
+	return m.routed(Report{Encodings: tokens.Encodings()}, name, groups...)
 }

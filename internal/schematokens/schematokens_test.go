@@ -67,7 +67,7 @@ func smallCatalogue() registry.Catalogue {
 }
 
 func TestMeasureSmall(t *testing.T) {
-	rep, err := Measure(smallCatalogue())
+	rep, err := Measure(testCtx, testRT, smallCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // web/packages/toolroute/test/schema-tokens.test.js checks with gpt-tokenizer, and its text
 // output against small.txt.
 func TestGolden(t *testing.T) {
-	rep, err := Measure(smallCatalogue())
+	rep, err := Measure(testCtx, testRT, smallCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestGoldenCounts(t *testing.T) {
 // byte, and whose system prompt is the listing.
 func TestRoutedScenariosMatchSession(t *testing.T) {
 	cat := smallCatalogue()
-	rep, err := Measure(cat)
+	rep, err := Measure(testCtx, testRT, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestCountsWireBytes(t *testing.T) {
 		Name: "sep", Description: "one\u2028two",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"caf\u00e9 \/ <b>"}}}`),
 	}}}
-	rep, err := Measure(cat)
+	rep, err := Measure(testCtx, testRT, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,11 +330,11 @@ func TestCountsWireBytes(t *testing.T) {
 func TestSkills(t *testing.T) {
 	cat := smallCatalogue()
 	cat.Skills = []registry.Skill{{Name: "tidy-notes", Description: "How to tidy notes", Content: "Sort them."}}
-	rep, err := Measure(cat)
+	rep, err := Measure(testCtx, testRT, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := Measure(smallCatalogue())
+	plain, err := Measure(testCtx, testRT, smallCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,14 +356,14 @@ func TestProblems(t *testing.T) {
 	cat := smallCatalogue()
 	cat.Manifests = append(cat.Manifests, registry.CatalogueManifest{File: "broken.json", Source: "broken.js", Text: `{"name": "broken"`})
 	cat.Disabled = append(cat.Disabled, "no_such_tool")
-	rep, err := Measure(cat)
+	rep, err := Measure(testCtx, testRT, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Problems) != 2 || !strings.HasPrefix(rep.Problems[0], "broken.json: ") || !strings.Contains(rep.Problems[1], "no_such_tool") {
 		t.Errorf("problems = %q", rep.Problems)
 	}
-	plain, _ := Measure(smallCatalogue())
+	plain, _ := Measure(testCtx, testRT, smallCatalogue())
 	if diff := cmp.Diff(plain.Scenarios, rep.Scenarios, cmp.AllowUnexported(Scenario{})); diff != "" {
 		t.Errorf("scenarios changed (-without +with the problems):\n%s", diff)
 	}
@@ -429,7 +429,7 @@ func builtinCatalogue(t *testing.T) registry.Catalogue {
 }
 
 func TestMeasureBuiltin(t *testing.T) {
-	rep, err := Measure(builtinCatalogue(t))
+	rep, err := Measure(testCtx, testRT, builtinCatalogue(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestMeasureBuiltin(t *testing.T) {
 
 // ExampleMeasure counts a catalogue of one core tool and one group.
 func ExampleMeasure() {
-	rep, err := Measure(registry.Catalogue{
+	rep, err := Measure(testCtx, testRT, registry.Catalogue{
 		Groups: []registry.Group{{Name: "clock", Description: "Tell the time in a city"}},
 		Tools: []registry.Tool{
 			{Name: "echo", Description: "Repeat the text back."},
@@ -490,19 +490,19 @@ func ExampleMeasure() {
 // Loaded with every group is Measure's "all groups loaded"; an unknown group
 // is an error.
 func TestLoaded(t *testing.T) {
-	rep, err := Measure(smallCatalogue())
+	rep, err := Measure(testCtx, testRT, smallCatalogue())
 	if err != nil {
 		t.Fatal(err)
 	}
 	all, _ := rep.find(AllGroupsLoaded)
-	got, err := Loaded(smallCatalogue(), "both", "notes", "weather")
+	got, err := Loaded(testCtx, testRT, smallCatalogue(), "both", "notes", "weather")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got.Tools, all.Tools) || !slices.Equal(got.Groups, all.Groups) || got.Bytes != all.Bytes || !slices.Equal(got.Tokens, all.Tokens) {
 		t.Errorf("Loaded = %+v, want %+v", got, all)
 	}
-	if _, err := Loaded(smallCatalogue(), "x", "nope"); err == nil {
+	if _, err := Loaded(testCtx, testRT, smallCatalogue(), "x", "nope"); err == nil {
 		t.Error("an unknown group was loaded")
 	}
 }

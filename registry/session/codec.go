@@ -176,27 +176,12 @@ func (r *ModelRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"call":`...)
 	b = jsonenc.Int(b, r.Call)
 	if s := r.Schema; s != nil {
-		b = append(b, `,"schema":{"core_tools":`...)
-		b = jsonenc.Int(b, s.CoreTools)
-		b = append(b, `,"group_listing":`...)
-		b = jsonenc.Int(b, s.GroupListing)
-		if len(s.LoadedGroups) > 0 {
-			b = append(b, `,"loaded_groups":[`...)
-			for i, g := range s.LoadedGroups {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"group":`...)
-				b = jsonenc.String(b, g.Group, html)
-				b = append(b, `,"tools":`...)
-				b = jsonenc.Strings(b, g.Tools, html)
-				b = append(b, `,"bytes":`...)
-				b = jsonenc.Int(b, g.Bytes)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
+		b = append(b, `,"schema":`...)
+		if s.encoded != nil {
+			b = append(b, s.encoded...)
+		} else {
+			b = appendSchema(b, s)
 		}
-		b = append(b, '}')
 	}
 	if r.Compaction {
 		b = append(b, `,"compaction":true`...)
@@ -345,6 +330,44 @@ func appendUsage(b []byte, u *wire.Usage) []byte {
 	if u.CachedTokens != 0 {
 		b = append(b, `,"cached_tokens":`...)
 		b = jsonenc.Int(b, u.CachedTokens)
+	}
+	return append(b, '}')
+}
+
+// appendSchema appends a call's schema as JSON.
+func appendSchema(b []byte, s *Schema) []byte {
+	const html = false
+	b = append(b, `{"core_tools":`...)
+	b = jsonenc.Int(b, s.CoreTools)
+	b = append(b, `,"group_listing":`...)
+	b = jsonenc.Int(b, s.GroupListing)
+	if s.CoreToolsText != "" {
+		b = append(b, `,"core_tools_text":`...)
+		b = jsonenc.String(b, s.CoreToolsText, html)
+	}
+	if s.GroupListingText != "" {
+		b = append(b, `,"group_listing_text":`...)
+		b = jsonenc.String(b, s.GroupListingText, html)
+	}
+	if len(s.LoadedGroups) > 0 {
+		b = append(b, `,"loaded_groups":[`...)
+		for i, g := range s.LoadedGroups {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"group":`...)
+			b = jsonenc.String(b, g.Group, html)
+			b = append(b, `,"tools":`...)
+			b = jsonenc.Strings(b, g.Tools, html)
+			b = append(b, `,"bytes":`...)
+			b = jsonenc.Int(b, g.Bytes)
+			if g.Text != "" {
+				b = append(b, `,"text":`...)
+				b = jsonenc.String(b, g.Text, html)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -368,7 +368,7 @@ func readApproval(r *jsondec.Reader) Approval {
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
 	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
-	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint", "show_console"}
+	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint", "show_console", "schema_text"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -436,6 +436,8 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.AllowHint = r.String()
 		case "show_console":
 			s.ShowConsole = r.Bool()
+		case "schema_text":
+			s.SchemaText = r.Bool()
 		}
 	})
 }

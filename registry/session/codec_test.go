@@ -109,9 +109,9 @@ func (g *gen) request() *ModelRequest {
 		}
 	}
 	if g.byte()%2 == 0 {
-		r.Schema = &Schema{CoreTools: g.n(9), GroupListing: g.n(9)}
+		r.Schema = &Schema{CoreTools: g.n(9), GroupListing: g.n(9), CoreToolsText: g.str(), GroupListingText: g.str()}
 		for range g.n(2) {
-			r.Schema.LoadedGroups = append(r.Schema.LoadedGroups, GroupSchema{Group: g.str(), Tools: g.strs(), Bytes: g.n(200)})
+			r.Schema.LoadedGroups = append(r.Schema.LoadedGroups, GroupSchema{Group: g.str(), Tools: g.strs(), Bytes: g.n(200), Text: g.str()})
 		}
 	}
 	return r

@@ -87,6 +87,10 @@ type Settings struct {
 	// what the model reads of a success too; a failure always has it
 	// (WithConsole).
 	ShowConsole bool `json:"show_console,omitempty"`
+	// SchemaText adds to each call_model request's Schema the text of each
+	// part it measures, so that a host counts them in its own tokenizer's
+	// tokens (the Go host's o200k_base) without a registry of its own.
+	SchemaText bool `json:"schema_text,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask

@@ -128,10 +128,22 @@ func (n *render) result(lc loggedCall, res wire.Result) wire.Result {
 // are. A native request also carries the deferred groups' schemas, which
 // the provider keeps out of the context until loaded: they are not
 // counted.
+//
+// With Settings.SchemaText, each part also carries the text it measures
+// (CoreToolsText, GroupListingText, GroupSchema.Text): a host that counts
+// tokens counts those texts, and needs no registry of its own to rebuild
+// them.
 type Schema struct {
-	CoreTools    int           `json:"core_tools"`
-	GroupListing int           `json:"group_listing"`
-	LoadedGroups []GroupSchema `json:"loaded_groups,omitempty"`
+	CoreTools        int           `json:"core_tools"`
+	GroupListing     int           `json:"group_listing"`
+	CoreToolsText    string        `json:"core_tools_text,omitempty"`
+	GroupListingText string        `json:"group_listing_text,omitempty"`
+	LoadedGroups     []GroupSchema `json:"loaded_groups,omitempty"`
+
+	// encoded is the schema as a call_model action carries it, made once
+	// for a schema with texts: each call of the offer then copies the
+	// texts' JSON instead of escaping them again.
+	encoded []byte
 }
 
 // GroupSchema is a loaded group's share of a call's schemas.
@@ -139,6 +151,7 @@ type GroupSchema struct {
 	Group string   `json:"group"`
 	Tools []string `json:"tools"`
 	Bytes int      `json:"bytes"`
+	Text  string   `json:"text,omitempty"`
 }
 
 // schemaOf measures the call that sends tools with a group listing of
@@ -180,10 +193,42 @@ func schemaOf(tools []registry.Tool, listing int, shared *shared) *Schema {
 	return s
 }
 
-func toolsBytes(tools []registry.Tool) int {
+// withText is s with each part's text: the core tools' and each loaded
+// group's OpenAI tools JSON, whose sizes s holds, and the listing. It is
+// made once per offer, for the turns whose settings ask for it.
+func (s *Schema) withText(tools []registry.Tool, listing string) *Schema {
+	out := *s
+	out.GroupListingText = listing
+	var core []registry.Tool
+	byGroup := map[string][]registry.Tool{}
+	for _, t := range tools {
+		if t.Group == "" {
+			core = append(core, t)
+		} else {
+			byGroup[t.Group] = append(byGroup[t.Group], t)
+		}
+	}
+	out.CoreToolsText = toolsText(core)
+	out.LoadedGroups = make([]GroupSchema, len(s.LoadedGroups))
+	for i, g := range s.LoadedGroups {
+		g.Text = toolsText(byGroup[g.Group])
+		out.LoadedGroups[i] = g
+	}
+	if len(out.LoadedGroups) == 0 {
+		out.LoadedGroups = nil
+	}
+	out.encoded = appendSchema(nil, &out)
+	return &out
+}
+
+func toolsText(tools []registry.Tool) string {
 	text, err := wire.OpenAIToolsJSON(ToolDefs(tools))
 	if err != nil {
-		return 0
+		return ""
 	}
-	return len(text)
+	return text
+}
+
+func toolsBytes(tools []registry.Tool) int {
+	return len(toolsText(tools))
 }

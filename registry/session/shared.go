@@ -33,6 +33,19 @@ type offer struct {
 	sent   map[string]bool // names as a set: the tools the model may call
 	defs   []wire.ToolDef
 	schema *Schema
+	// tools and listing are what schema measured, for schemaText.
+	tools   []registry.Tool
+	listing string
+	// text is schema with its parts' texts, made at the first turn
+	// whose settings ask for it (Settings.SchemaText).
+	textOnce sync.Once
+	text     *Schema
+}
+
+// schemaText is the offer's schema with each part's text.
+func (o *offer) schemaText() *Schema {
+	o.textOnce.Do(func() { o.text = o.schema.withText(o.tools, o.listing) })
+	return o.text
 }
 
 // offer is the turn's offer for its active tools, made once per list.
@@ -56,8 +69,9 @@ func (t *Turn) offer() *offer {
 	}
 	active := t.active.Tools()
 	tools := OfferedTools(t.reg, t.set, active)
+	listing := t.reg.GroupListing()
 	o = &offer{active: active, names: toolNames(tools), sent: make(map[string]bool, len(tools)), defs: ToolDefs(tools),
-		schema: schemaOf(tools, len(t.reg.GroupListing()), s)}
+		schema: schemaOf(tools, len(listing), s), tools: tools, listing: listing}
 	for _, name := range o.names {
 		o.sent[name] = true
 	}

@@ -445,6 +445,9 @@ func (t *Turn) callModel() []Action {
 	mr := &call.req
 	*mr = ModelRequest{Format: t.set.Format, Stream: t.set.Stream, Tools: o.names, Call: t.modelCalls + 1,
 		Schema: o.schema}
+	if t.set.SchemaText {
+		mr.Schema = o.schemaText()
+	}
 	if t.native != nil {
 		// The tools sent are the same on every call: the core tools, then
 		// every group deferred; loads are in the conversation.
