@@ -230,10 +230,7 @@ type Host struct {
 	skills    []registry.Skill
 	disabled  []string
 	catalogue registry.Catalogue
-	// registry builds, at its first call, the native registry of catalogue
-	// (Registry).
-	registry func() *registry.Registry
-	slots    *slots // the tool calls running
+	slots     *slots // the tool calls running
 	// reloading keeps two reloads from interleaving: the last to start is
 	// the catalogue that stays.
 	reloading sync.Mutex
@@ -362,10 +359,6 @@ func (h *Host) Reload(ctx context.Context) error {
 	h.pool.SetCatalogue(data)
 	h.mu.Lock()
 	h.sources, h.refused, h.catalogue, h.native = sources, order, cat, native
-	h.registry = sync.OnceValue(func() *registry.Registry {
-		reg, _ := registry.Build(cat)
-		return reg
-	})
 	h.mu.Unlock()
 	if h.search != nil {
 		// The search documents are the module's description of the
@@ -423,19 +416,6 @@ func (h *Host) Catalogue() registry.Catalogue {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.catalogue
-}
-
-// Registry is the registry of the catalogue the module was last given,
-// built natively from the same code at its first call. Only the count of
-// a tool call's schema tokens (CallUsage.Schema, host/usage.go) still reads
-// it; everything else a user is shown comes from the module (Report,
-// Describe, Offer, ModelCalls), as in every host. Callers only read
-// it; Reload replaces it with a new one.
-func (h *Host) Registry() *registry.Registry {
-	h.mu.RLock()
-	build := h.registry
-	h.mu.RUnlock()
-	return build()
 }
 
 // SetSkills replaces the skills; Reload makes them the model's.

@@ -195,7 +195,8 @@ func TestBuiltinPermissions(t *testing.T) {
 	a := open(t, cfg)
 	// Every tool of the catalogue, load_tool_group and load_skill among
 	// them, and the meta-tools settings add.
-	tools := append(a.Host.Registry().Tools(), registry.SearchToolsTool(), registry.UnloadToolGroupTool())
+	reg, _ := registry.Build(a.Host.Catalogue())
+	tools := append(reg.Tools(), registry.SearchToolsTool(), registry.UnloadToolGroupTool())
 	if !slices.ContainsFunc(tools, func(tl registry.Tool) bool { return tl.Name == browser.Name }) {
 		// Without Chromium the program leaves the browser out; its
 		// definition is checked all the same.

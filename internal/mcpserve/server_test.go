@@ -286,7 +286,7 @@ func TestRouting(t *testing.T) {
 	for _, rev := range revisions {
 		t.Run(rev, func(t *testing.T) {
 			s, h, _ := newServer(t)
-			reg := h.Registry()
+			reg, _ := registry.Build(h.Catalogue())
 			c := connect(t, s, rev, nil)
 			if got := c.InitializeResult().ProtocolVersion; got != rev {
 				t.Fatalf("speaks %s", got)
