@@ -15,6 +15,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // The toolfiles operations keep the user's JS tools in the tools folder for
@@ -83,7 +84,7 @@ type listedTool struct {
 func toolFileOps(d Deps) host.HostOps {
 	return host.HostOps{
 		"toolfiles.list": func(ctx context.Context, _ json.RawMessage) (any, error) {
-			files, err := d.listUserTools()
+			files, err := d.listUserTools(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -226,9 +227,15 @@ func (d Deps) save(ctx context.Context, m manifest, code string, replacing bool)
 		return err
 	}
 	text = append(text, '\n')
-	rep := registry.New().LoadManifest(registry.Manifest{File: m.Name + ".json", Text: text, Source: m.Name + ".js"})
-	if !rep.OK() {
-		return &host.ToolError{Type: "invalid_manifest", Message: "the tool was not saved: " + rep.Err().Error()}
+	var reps check.ManifestReports
+	if err := checked(ctx, "manifests", check.Manifests{Files: []check.ManifestFile{{File: m.Name + ".json", Text: string(text), Source: m.Name + ".js"}}}, &reps); err != nil {
+		return err
+	}
+	if len(reps.Files) != 1 {
+		return fmt.Errorf("builtin: the module reported %d files for one manifest", len(reps.Files))
+	}
+	if e := reps.Files[0].Error; e != "" {
+		return &host.ToolError{Type: "invalid_manifest", Message: "the tool was not saved: " + e}
 	}
 	if states, err := d.Tools(ctx); err == nil && !replacing {
 		for _, s := range states {
@@ -304,8 +311,8 @@ func (d Deps) readUserTool(ctx context.Context, name string) (manifest, string, 
 }
 
 // listUserTools reads the tools folder: each file with the tools it defines
-// and the problems that keep others from loading.
-func (d Deps) listUserTools() ([]listedFile, error) {
+// and the problems that keep others from loading, as the module reads them.
+func (d Deps) listUserTools(ctx context.Context) ([]listedFile, error) {
 	files := []listedFile{}
 	if _, err := os.Stat(d.ToolsDir); errors.Is(err, fs.ErrNotExist) {
 		return files, nil
@@ -314,15 +321,33 @@ func (d Deps) listUserTools() ([]listedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := registry.New()
-	for _, rep := range f.Load(reg) {
-		lf := listedFile{File: strings.TrimPrefix(rep.File, "./"), Tools: []listedTool{}, Problems: []string{}}
-		for _, l := range rep.Loaded {
-			t, _ := reg.Definition(l.Tool)
-			lf.Tools = append(lf.Tools, listedTool{Name: t.Name, Description: t.Description})
+	var ask check.Manifests
+	for _, file := range f.Files {
+		if file.Refused == "" {
+			ask.Files = append(ask.Files, check.ManifestFile{File: file.Manifest.File, Text: string(file.Manifest.Text), Source: file.Manifest.Source})
 		}
-		for _, p := range rep.Skipped {
-			lf.Problems = append(lf.Problems, p.Reason)
+	}
+	var reps check.ManifestReports
+	if len(ask.Files) > 0 {
+		if err := checked(ctx, "manifests", ask, &reps); err != nil {
+			return nil, err
+		}
+		if len(reps.Files) != len(ask.Files) {
+			return nil, fmt.Errorf("builtin: the module reported %d files for %d manifests", len(reps.Files), len(ask.Files))
+		}
+	}
+	next := 0
+	for _, file := range f.Files {
+		lf := listedFile{File: strings.TrimPrefix(file.Manifest.File, "./"), Tools: []listedTool{}, Problems: []string{}}
+		if file.Refused != "" {
+			lf.Problems = append(lf.Problems, file.Refused)
+		} else {
+			rep := reps.Files[next]
+			next++
+			for _, t := range rep.Tools {
+				lf.Tools = append(lf.Tools, listedTool{Name: t.Name, Description: t.Description})
+			}
+			lf.Problems = append(lf.Problems, rep.Problems...)
 		}
 		files = append(files, lf)
 	}

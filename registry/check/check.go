@@ -51,7 +51,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -176,6 +176,12 @@ func Run(req Request) (Answer, error) {
 		return a.check(), nil
 	case "bridge_op":
 		var a BridgeOp
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check(), nil
+	case "manifests":
+		var a Manifests
 		if err := decodeArgs(req, &a); err != nil {
 			return Answer{}, err
 		}
