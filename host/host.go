@@ -197,8 +197,9 @@ func (f ApproverFunc) Approve(ctx context.Context, sessionID string, calls []ses
 type ToolSource interface {
 	// Tools gives the groups and tools now. cat is the catalogue without
 	// them (and without the sources after it), so that their names can keep
-	// clear of the others'.
-	Tools(cat registry.Catalogue) ([]registry.Group, []NativeTool)
+	// clear of the others'. ctx asks the module (module.WithChecker), as a
+	// source that has the module name its tools does (host/mcp).
+	Tools(ctx context.Context, cat registry.Catalogue) ([]registry.Group, []NativeTool)
 }
 
 // ToolFolder is a folder of user JS tools.
@@ -337,7 +338,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	// catalogue as the module registers it (host groups before JS ones);
 	// each source sees the catalogue without them.
 	for _, src := range h.opts.ToolSources {
-		groups, tools := src.Tools(cat)
+		groups, tools := src.Tools(module.WithChecker(ctx, h.pool), cat)
 		cat.Groups = append(cat.Groups, groups...)
 		for _, t := range tools {
 			if t.Run == nil && t.RunOutput == nil {

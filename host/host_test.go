@@ -484,7 +484,7 @@ type shelf struct {
 	saw   [][]string // the catalogue's tools each Tools call saw
 }
 
-func (s *shelf) Tools(cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+func (s *shelf) Tools(_ context.Context, cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var seen []string

@@ -158,7 +158,7 @@ type pluginSource struct {
 	tools []host.NativeTool
 }
 
-func (p *pluginSource) Tools(registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+func (p *pluginSource) Tools(context.Context, registry.Catalogue) ([]registry.Group, []host.NativeTool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return nil, p.tools

@@ -303,7 +303,7 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		if len(c.Granted) > 0 {
 			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))
 		}
-		out, err := runNative(ctx, tool, c.Input)
+		out, err := runNative(module.WithChecker(ctx, h.pool), tool, c.Input)
 		// A tool that says what went wrong (an MCP server that did not
 		// answer in time, say) is believed over the deadline.
 		var te *ToolError

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // DefaultTimeoutSeconds is a call's timeout when a server's entry sets none.
@@ -57,7 +58,7 @@ func (c ServerConfig) Transport() string {
 }
 
 // Group is the name of the server's group: its key made a valid name.
-func (c ServerConfig) Group() string { return ValidName(c.Key) }
+func (c ServerConfig) Group() string { return check.MCPName(c.Key) }
 
 // ErrConfig is wrapped by every error about the configuration's content.
 var ErrConfig = errors.New("mcp: invalid configuration")

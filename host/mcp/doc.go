@@ -4,14 +4,14 @@
 // the official Go SDK, lists its tools, names them for the catalogue and
 // runs their calls with tools/call.
 //
-// The rules it follows (names, approval from annotations, how a result
-// reads, the failures and their texts, restarts) are the same in every host
-// and are written in docs/design/mcp.md;
-// testdata/mcp/cases.json holds them as data. The pure parts are here too:
-// ValidName, NameTools, Permissions, GroupDescription, ResultText,
-// ResultImages.
+// What the model sees of a server (its group, its tools' names and
+// approval from annotations, how a result reads, the failures and their
+// texts) is the module's to decide, the same in every host
+// (toolroute_check's mcp_catalogue and mcp_result, wasm/ABI.md; the cases
+// are in testdata/checks): this package connects, lists, calls and
+// restarts, and gives the module what the servers said.
 //
 // A Manager is a host.ToolSource: the host asks it for its groups and tools
 // at each reload, and it asks the host to reload (OnChange) when a server's
-// tools change. Nothing here touches the module or the message log.
+// tools change.
 package mcp

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // Options tune a Manager; the zero value is what the program uses.
@@ -159,49 +161,78 @@ func (m *Manager) OnChange(f func()) (missed bool) {
 
 // Tools gives each server's group and tools as they are now (a server that
 // is down keeps its last known tools, whose calls fail as unavailable). cat
-// is the catalogue without them: a tool whose name another tool of it has
-// is renamed GROUP_NAME, and a server whose group name another group has is
-// left out, reported by Status.
-func (m *Manager) Tools(cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+// is the catalogue without them. The module names them (toolroute_check's
+// mcp_catalogue, asked through ctx: module.WithChecker): a tool whose name
+// another tool of cat has is renamed GROUP_NAME, and a server whose group
+// name another group has is left out, reported by Status.
+func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
 	m.opts.mu.Lock()
 	m.opts.seen = m.opts.gen
 	m.opts.mu.Unlock()
-	r, _ := registry.Build(cat)
-	taken := map[string]bool{}
-	for _, t := range r.ToolStates() {
-		taken[t.Name] = true
-	}
-	groupTaken := map[string]bool{}
-	for _, g := range r.Groups() {
-		groupTaken[g.Name] = true
-	}
-	var groups []registry.Group
-	var tools []host.NativeTool
-	named := make([][]Named, len(m.servers))
-	refused := make([]string, len(m.servers))
+	req := check.MCPCatalogue{Catalogue: cat, Config: m.file(), Servers: []check.MCPServer{}}
+	var asked []int // the index of each server asked about
 	for i, s := range m.servers {
 		if s.cfg.Disabled {
 			continue
 		}
-		g := s.cfg.Group()
-		if groupTaken[g] {
-			refused[i] = fmt.Sprintf("its group name %s is taken by another tool group: give the server another name in %s", g, m.file())
-			continue
-		}
-		groupTaken[g] = true
 		s.mu.Lock()
 		list, info, instructions := s.tools, s.info, s.instructions
 		s.mu.Unlock()
-		named[i] = NameTools(s.cfg.Key, g, s.cfg.TimeoutSeconds, list, taken)
-		var names []string
-		for _, n := range named[i] {
-			if n.Name == "" {
+		srv := check.MCPServer{Key: s.cfg.Key, TimeoutSeconds: s.cfg.TimeoutSeconds, Instructions: instructions, Tools: []json.RawMessage{}}
+		if info != nil {
+			srv.ServerInfo = &check.MCPServerInfo{Name: info.Name, Title: info.Title, Version: info.Version}
+		}
+		for _, t := range list {
+			if b, err := json.Marshal(t); err == nil && t != nil {
+				srv.Tools = append(srv.Tools, b)
+			}
+		}
+		req.Servers = append(req.Servers, srv)
+		asked = append(asked, i)
+	}
+	named := make([][]Named, len(m.servers))
+	refused := make([]string, len(m.servers))
+	var ans check.MCPCatalogueAnswer
+	if len(asked) == 0 {
+		m.mu.Lock()
+		m.named, m.refused = named, refused
+		m.mu.Unlock()
+		return nil, nil
+	}
+	if err := module.CheckArgs(ctx, "mcp_catalogue", req, &ans); err != nil || len(ans.Servers) != len(asked) {
+		if err == nil {
+			err = fmt.Errorf("it answered for %d of %d servers", len(ans.Servers), len(asked))
+		}
+		for _, i := range asked {
+			refused[i] = "toolroute could not name its tools: " + err.Error()
+		}
+		m.mu.Lock()
+		m.named, m.refused = named, refused
+		m.mu.Unlock()
+		return nil, nil
+	}
+	var groups []registry.Group
+	for _, g := range ans.Groups {
+		groups = append(groups, registry.Group{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description})
+	}
+	byName := map[string]check.MCPTool{}
+	for _, t := range ans.Tools {
+		byName[t.Name] = t
+	}
+	var tools []host.NativeTool
+	for k, i := range asked {
+		listed := ans.Servers[k]
+		refused[i] = listed.Refused
+		named[i] = make([]Named, 0, len(listed.Tools))
+		for _, n := range listed.Tools {
+			named[i] = append(named[i], Named{MCPName: n.MCPName, Name: n.Name, Permissions: n.Permissions, Skipped: n.Skipped})
+			t, ok := byName[n.Name]
+			if n.Name == "" || !ok {
 				continue
 			}
-			names = append(names, n.Name)
-			tools = append(tools, host.NativeTool{Tool: n.Tool, RunOutput: s.runner(n.MCPName)})
+			tools = append(tools, host.NativeTool{Tool: registry.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters,
+				Group: t.Group, RequiredPermissions: t.RequiredPermissions, TimeoutSeconds: t.TimeoutSeconds}, RunOutput: m.servers[i].runner(n.MCPName)})
 		}
-		groups = append(groups, registry.Group{Name: g, DisplayName: DisplayName(info, s.cfg.Key), Description: GroupDescription(instructions, names)})
 	}
 	m.mu.Lock()
 	m.named, m.refused = named, refused
@@ -221,6 +252,21 @@ func (m *Manager) file() string {
 	}
 	return m.cfg.File
 }
+
+// Named is an MCP tool as toolroute offers it, or the reason it is not.
+type Named struct {
+	// MCPName is the tool's name on the server; calls go out with it.
+	MCPName string `json:"mcp_name"`
+	// Name is the name the model sees: valid, free, and GROUP_NAME when the name was taken.
+	Name string `json:"name,omitempty"`
+	// Permissions are the tool's requiredPermissions.
+	Permissions []string `json:"permissions,omitempty"`
+	// Skipped says why the tool is left out.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Renamed reports whether the model sees the tool under another name.
+func (n Named) Renamed() bool { return n.Name != "" && n.Name != n.MCPName }
 
 // Status is one server's state, for `toolroute check` and /api/health.
 type Status struct {

@@ -1,122 +1,56 @@
 package mcp
 
 import (
-	"encoding/base64"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
-	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
-// The error types of an MCP tool's failures, as the model reads them.
+// The error types of an MCP tool's failures, as the model reads them
+// (the module's: registry/check).
 const (
 	// ErrorTool: the tool ran and said it failed (isError).
-	ErrorTool = "tool_error"
+	ErrorTool = check.MCPToolError
 	// ErrorMCP: the server refused the call with a JSON-RPC error.
-	ErrorMCP = "mcp_error"
+	ErrorMCP = check.MCPError
 	// ErrorUnavailable: the server is not running, did not answer in time,
 	// or closed the connection.
-	ErrorUnavailable = "unavailable"
+	ErrorUnavailable = check.MCPUnavailable
 )
 
-// ResultText is what the model reads of a tools/call result: text blocks
-// joined by a blank line, a placeholder for each image, audio clip, linked
-// or embedded resource, and the structured content as JSON when no text
-// block came with it. isError says the tool failed.
-func ResultText(res *mcp.CallToolResult) (text string, isError bool) {
-	if res == nil {
-		return "", false
+// outcome asks the module what the model reads of a call's outcome
+// (toolroute_check's mcp_result, through ctx: module.WithChecker): the
+// text and images of a result, or a failure with its type and text.
+func outcome(ctx context.Context, q check.MCPResult) (host.Output, error) {
+	var out check.MCPOutput
+	err := module.CheckArgs(ctx, "mcp_result", q, &out)
+	var refused *module.Refused
+	if errors.As(err, &refused) {
+		return host.Output{}, &host.ToolError{Type: refused.Type, Message: refused.Message}
 	}
-	var parts []string
-	hasText := false
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			parts = append(parts, c.Text)
-			hasText = true
-		case *mcp.ImageContent:
-			parts = append(parts, media("image", c.MIMEType, len(c.Data)))
-		case *mcp.AudioContent:
-			parts = append(parts, media("audio", c.MIMEType, len(c.Data)))
-		case *mcp.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
-		case *mcp.EmbeddedResource:
-			parts = append(parts, embedded(c.Resource))
-		default:
-			parts = append(parts, "[content of a kind toolroute does not show]")
-		}
+	if err != nil {
+		return host.Output{}, fmt.Errorf("MCP server '%s': toolroute could not read the outcome of a call of %s: %w", q.Key, q.MCPName, err)
 	}
-	if res.StructuredContent != nil && !hasText {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append(parts, string(b))
-		}
+	if len(out.Images) == 0 {
+		out.Images = nil
 	}
-	return strings.Join(parts, "\n\n"), res.IsError
+	return host.Output{Text: out.Text, Images: out.Images}, nil
 }
 
-// ResultImages are a tools/call result's images, in order, for the model to
-// see beside the text where the wire format carries them; the text names
-// each with a placeholder. The turn engine keeps those a model can take
-// (registry.CheckImages).
-func ResultImages(res *mcp.CallToolResult) []registry.Image {
-	if res == nil {
-		return nil
+// toolResult is a tools/call result's outcome.
+func toolResult(ctx context.Context, key, mcpName string, res *mcp.CallToolResult) (host.Output, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return host.Output{}, fmt.Errorf("MCP server '%s': its result of a call of %s could not be encoded: %w", key, mcpName, err)
 	}
-	var images []registry.Image
-	for _, c := range res.Content {
-		if img, ok := c.(*mcp.ImageContent); ok {
-			images = append(images, registry.Image{MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)})
-		}
-	}
-	return images
-}
-
-// media is an image's or audio clip's placeholder, which stands for it
-// where the wire format carries no images (and for audio everywhere):
-// [image image/png, 1234 bytes].
-func media(kind, mime string, n int) string {
-	if mime == "" {
-		return fmt.Sprintf("[%s, %d bytes]", kind, n)
-	}
-	return fmt.Sprintf("[%s %s, %d bytes]", kind, mime, n)
-}
-
-// embedded is an embedded resource: its text under [resource URI], or
-// [resource URI: MIME, N bytes] for a blob.
-func embedded(r *mcp.ResourceContents) string {
-	switch {
-	case r == nil:
-		return "[resource]"
-	case r.Blob != nil:
-		if r.MIMEType == "" {
-			return fmt.Sprintf("[resource %s: %d bytes]", r.URI, len(r.Blob))
-		}
-		return fmt.Sprintf("[resource %s: %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
-	}
-	return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
-}
-
-// toolResult turns a result into what host.NativeTool.RunOutput returns:
-// the text and images, or a tool_error with the text.
-func toolResult(mcpName string, res *mcp.CallToolResult) (host.Output, error) {
-	text, isError := ResultText(res)
-	if !isError {
-		return host.Output{Text: text, Images: ResultImages(res)}, nil
-	}
-	if strings.TrimSpace(text) == "" {
-		text = fmt.Sprintf("MCP tool %q failed without saying why: try other arguments, or another tool", mcpName)
-	}
-	return host.Output{}, &host.ToolError{Type: ErrorTool, Message: text}
-}
-
-// RPCErrorText is a JSON-RPC error's failure text.
-func RPCErrorText(key string, code int64, message string) string {
-	return fmt.Sprintf("MCP server '%s' answered error %d: %s", key, code, message)
+	return outcome(ctx, check.MCPResult{Key: key, MCPName: mcpName, Result: b})
 }
 
 // The SDK's own JSON-RPC codes for a connection that is closing or a

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/safehttp"
+	"github.com/toolroute/toolroute/registry/check"
 )
 
 // MaxTools is the most tools toolroute takes from one server: a server
@@ -362,7 +363,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return host.Output{}, s.unavailable(false)
+		return s.unavailable(ctx, false)
 	}
 	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -378,10 +379,10 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 		s.refresh(sess)
 	}
 	if err == nil {
-		return toolResult(mcpName, res)
+		return toolResult(ctx, s.cfg.Key, mcpName, res)
 	}
 	if rpcErr {
-		return host.Output{}, &host.ToolError{Type: ErrorMCP, Message: RPCErrorText(s.cfg.Key, we.Code, we.Message)}
+		return outcome(ctx, check.MCPResult{Key: s.cfg.Key, MCPName: mcpName, RPCError: &check.MCPRPCError{Code: we.Code, Message: we.Message}})
 	}
 	if ctx.Err() != nil {
 		return host.Output{}, ctx.Err() // the turn was stopped: not the server's fault
@@ -389,7 +390,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		s.end(sess, fmt.Sprintf("it did not answer a call of %s within %d s, so toolroute stopped it", mcpName, s.cfg.TimeoutSeconds))
 		s.closeLater(sess)
-		return host.Output{}, s.unavailable(true)
+		return s.unavailable(ctx, true)
 	}
 	// The connection broke or the answer was not MCP. A crashed process is
 	// reported by the session's watcher with its exit status; wait a
@@ -400,28 +401,17 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	}
 	s.end(sess, s.problem(sess, err))
 	s.closeLater(sess)
-	return host.Output{}, s.unavailable(true)
+	return s.unavailable(ctx, true)
 }
 
 // unavailable is the failure of a call the server cannot take: which
-// server, why, when it is tried again and what to do.
-func (s *server) unavailable(midCall bool) error {
+// server, why, when it is tried again and what to do (the module's words).
+// midCall says the call broke off, so it may have taken effect.
+func (s *server) unavailable(ctx context.Context, midCall bool) (host.Output, error) {
 	s.mu.Lock()
 	why, retry := s.why, time.Until(s.retryAt)
 	s.mu.Unlock()
-	return &host.ToolError{Type: ErrorUnavailable, Message: UnavailableText(s.cfg.Key, why, retry, midCall)}
-}
-
-// UnavailableText is the failure text of a call to a server that is down:
-// which server, why, when toolroute tries it again, and what to do. After
-// a call that broke off, it says the call may have taken effect.
-func UnavailableText(key, why string, retryIn time.Duration, midCall bool) string {
-	secs := int((retryIn + time.Second - 1) / time.Second)
-	text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", key, why, max(secs, 1))
-	if midCall {
-		text += " The call may or may not have taken effect: check before repeating anything that changes data."
-	}
-	return text
+	return outcome(ctx, check.MCPResult{Key: s.cfg.Key, Unavailable: &check.MCPDown{Why: why, RetryMS: retry.Milliseconds(), MidCall: midCall}})
 }
 
 // startProblem says why a start failed: the command, the handshake or the

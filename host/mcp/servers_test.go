@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/catalog"
+	"github.com/toolroute/toolroute/internal/checktest"
 	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/manifests"
@@ -91,7 +93,7 @@ type offer struct {
 
 func offered(t *testing.T, m *Manager, cat registry.Catalogue) offer {
 	t.Helper()
-	g, tools := m.Tools(cat)
+	g, tools := m.Tools(checktest.Context(t), cat)
 	return offer{g, tools}
 }
 
@@ -130,10 +132,30 @@ func (o offer) group(t *testing.T, name string) registry.Group {
 // call runs a tool as the host would and returns what the model reads.
 func call(t *testing.T, tool host.NativeTool, args string) wantFailure {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
+	ctx, cancel := context.WithTimeout(checktest.Context(t), testwait.Failsafe)
 	defer cancel()
 	out, err := tool.RunOutput(ctx, json.RawMessage(args))
 	return failureOf(t, out, err)
+}
+
+// wantFailure is what the model reads of a call: its text, and its error
+// type when it failed.
+type wantFailure struct {
+	ErrorType string
+	Text      string
+	Images    []registry.Image
+}
+
+func failureOf(t *testing.T, out host.Output, err error) wantFailure {
+	t.Helper()
+	if err == nil {
+		return wantFailure{Text: out.Text, Images: out.Images}
+	}
+	var te *host.ToolError
+	if !errors.As(err, &te) {
+		t.Fatalf("a failure without a type: %v", err)
+	}
+	return wantFailure{ErrorType: te.Type, Text: te.Message}
 }
 
 func status(t *testing.T, m *Manager, key string) Status {
@@ -263,7 +285,7 @@ func TestNPMServers(t *testing.T) {
 
 	// The JS SDK answers a tool it does not know with isError, not a
 	// JSON-RPC error (the Go test server sends one: TestGoServerCalls).
-	_, err := m.servers[0].call(context.Background(), "no-such-tool", json.RawMessage(`{}`))
+	_, err := m.servers[0].call(checktest.Context(t), "no-such-tool", json.RawMessage(`{}`))
 	if got := failureOf(t, host.Output{}, err); !cmp.Equal(got, wantFailure{ErrorType: ErrorTool, Text: "MCP error -32602: Tool no-such-tool not found"}) {
 		t.Errorf("an unknown tool: %+v", got)
 	}

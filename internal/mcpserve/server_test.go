@@ -48,7 +48,7 @@ type catalogue struct {
 	changed chan struct{}
 }
 
-func (c *catalogue) Tools(registry.Catalogue) ([]registry.Group, []host.NativeTool) {
+func (c *catalogue) Tools(context.Context, registry.Catalogue) ([]registry.Group, []host.NativeTool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return nil, slices.Clone(c.extra)

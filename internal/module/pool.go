@@ -154,12 +154,20 @@ func (p *Pool) loaded(generation int, rep registry.BuildReport) {
 // turns, or a new one while all have some and there is room.
 func (p *Pool) pick(ctx context.Context, sessionID string) (*pooled, error) {
 	p.mu.Lock()
+	none := p.catalogue == nil
+	p.mu.Unlock()
+	if none {
+		return nil, errors.New("module: no catalogue: call SetCatalogue first")
+	}
+	return p.pickAny(ctx, sessionID)
+}
+
+// pickAny is pick without a catalogue needed.
+func (p *Pool) pickAny(ctx context.Context, sessionID string) (*pooled, error) {
+	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, errors.New("module: pool closed")
-	}
-	if p.catalogue == nil {
-		return nil, errors.New("module: no catalogue: call SetCatalogue first")
 	}
 	if s, ok := p.sessions[sessionID]; ok && sessionID != "" && p.usable(s.inst) {
 		s.inst.turns++
@@ -337,14 +345,27 @@ func (p *Pool) Acquire(ctx context.Context) (*Lent, error) {
 }
 
 // Check asks any of the pool's instances whether op's arguments pass
-// (Instance.Check).
+// (Instance.Check). Only model_call and offer read the catalogue: for
+// them the instance loads the current one first; the others are answered
+// by an instance as it is, and before the pool has a catalogue at all (a
+// host asks mcp_catalogue while it makes its first).
 func (p *Pool) Check(ctx context.Context, op string, args any) (CheckAnswer, error) {
-	l, err := p.Acquire(ctx)
+	if op == "model_call" || op == "offer" {
+		l, err := p.Acquire(ctx)
+		if err != nil {
+			return CheckAnswer{}, err
+		}
+		defer p.Release(ctx, l)
+		return l.Check(ctx, op, args)
+	}
+	inst, err := p.pickAny(ctx, "")
 	if err != nil {
 		return CheckAnswer{}, err
 	}
-	defer p.Release(ctx, l)
-	return l.Check(ctx, op, args)
+	defer p.done(ctx, inst)
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	return inst.Check(ctx, op, args)
 }
 
 // Release gives an instance back.
