@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/internal/jsondec"
 )
 
 // An MCP server is a tool group of host tools whose calls the host sends to
@@ -297,26 +299,71 @@ func quote(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// sortedJSON is a JSON value with every object's keys sorted, numbers and
-// strings as written: a server's schema reads the same whichever host
-// listed it (the Go SDK reads it into maps).
+// sortedJSON is a JSON value with every object's keys sorted (of a key
+// given twice, the last), compact, numbers and strings as written: a
+// server's schema reads the same whichever host listed it (the Go SDK
+// reads it into maps). It reads with json.Unmarshal, not a json.Decoder:
+// a Decoder's io.Reader would link the file reads (fd_read) into the
+// module, which its hosts do not give.
 func sortedJSON(raw json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("'parameters' must be a JSON Schema object, like {\"type\":\"object\",\"properties\":{...}}")
+	if err := jsondec.CheckDepth(raw); err != nil {
+		return nil, fmt.Errorf("'parameters' %w: a tool's schema needs far fewer; nest it less", err)
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	if err := writeSorted(&b, raw); err != nil {
+		return nil, fmt.Errorf("'parameters' must be a JSON Schema object, like {\"type\":\"object\",\"properties\":{...}}")
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return b.Bytes(), nil
+}
+
+func writeSorted(b *bytes.Buffer, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) > 0 && raw[0] == '{':
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(quote(k))
+			b.WriteByte(':')
+			if err := writeSorted(b, m[k]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case len(raw) > 0 && raw[0] == '[':
+		var a []json.RawMessage
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		b.WriteByte('[')
+		for i, v := range a {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeSorted(b, v); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		return json.Compact(b, raw)
+	}
+	return nil
 }
 
 // The error types of an MCP tool's failures, as the model reads them.

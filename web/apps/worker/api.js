@@ -169,13 +169,15 @@ async function start(env, deps, now) {
   const native = {};
   const mcp = new McpServers({ config: env.TOOLROUTE_MCP, onChange: () => host && apply(tools.files) });
   await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
-  const merged = () => {
+  // The module names the MCP servers' tools (withMcp asks it): the first
+  // catalogue, before the host is made, has none of them; a load adds them.
+  const merged = async () => {
     const m = withUserTools(base, bundle.sources ?? {}, tools.files, WORKER_TOOLS);
-    return { ...m, catalogue: withMcp(m.catalogue, mcp, native, pdf.native) };
+    return { ...m, catalogue: await withMcp(m.catalogue, mcp, native, pdf.native, host && ((op, args) => host.check(op, args))) };
   };
   const apply = async (files) => {
     tools.files = files;
-    const m = merged();
+    const m = await merged();
     return userReports(await host.load(m.catalogue, m.sources), files, WORKER_TOOLS);
   };
   // The scheduled tasks, in the SessionIndex, whose alarm runs the due
@@ -203,7 +205,7 @@ async function start(env, deps, now) {
       return answer;
     },
   });
-  const first = merged();
+  const first = await merged();
   host = await createHost({
     // The built-in tools' storage: memories in the SessionIndex, history
     // search over the sessions' logs (the most recent MAX_SEARCHED).
@@ -285,6 +287,7 @@ async function start(env, deps, now) {
     secrets: () => workerSecrets(env),
     now,
   });
+  if (mcp.configured) await apply(tools.files);
   // syncTools loads the user's tools again when another isolate changed
   // them: one look at the SessionIndex per request.
   const syncTools = async () => {

@@ -275,14 +275,20 @@ export class Core {
       remove: (name) => this.store.setSettings({ [TOOLFILE_PREFIX + name]: null }),
     };
     let files = await userFiles.list();
-    const merged = () => {
+    // The module names the MCP servers' tools (withMcp asks it): before the
+    // host is made, the catalogue has none of them; a reload adds them.
+    const merged = async () => {
       const m = withUserTools(withPdf(cat.catalogue ?? {}, pdf), cat.sources ?? {}, files);
-      return { ...m, catalogue: withMcp(m.catalogue, mcp, native, { ...relay, ...pdf.native }) };
+      return { ...m, catalogue: await withMcp(m.catalogue, mcp, native, { ...relay, ...pdf.native }, host && ((op, args) => host.check(op, args))) };
     };
-    const reload = async () => host.load({ ...merged().catalogue, disabled: await disabled() }, merged().sources);
+    const reload = async () => {
+      const m = await merged();
+      return host.load({ ...m.catalogue, disabled: await disabled() }, m.sources);
+    };
     // A server slower than this joins the catalogue when it connects.
     await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
-    const catalogue = { ...merged().catalogue, disabled: await disabled() };
+    const first = await merged();
+    const catalogue = { ...first.catalogue, disabled: await disabled() };
     const records = recordOps({
       store: this.store,
       groups: async () => [...new Set(toolStates(await host.describe()).map((t) => t.group).filter(Boolean))],
@@ -339,7 +345,7 @@ export class Core {
           // model call (the host's reload event).
           apply: async (next) => {
             files = next;
-            const m = merged();
+            const m = await merged();
             return userReports(await host.load({ ...m.catalogue, disabled: await disabled() }, m.sources), next);
           },
           loaded: async (list) => userReports(host.report, list),
@@ -353,7 +359,7 @@ export class Core {
       // create_agent's) is that agent's.
       agentOf: (id) => sessionAgent(this.store, id),
       catalogue,
-      sources: merged().sources,
+      sources: first.sources,
       native,
       provider,
       settings: { system_prompt: settings.system_prompt ?? "", stream: true, routing: ROUTINGS.includes(settings.routing) ? settings.routing : "classic", search_tools: settings.search_tools === "on", tool_budget: budgetOf(settings.tool_budget), allow_hint: ALLOW_HINT },
@@ -387,6 +393,8 @@ export class Core {
         ...(runner?.options?.google?.tokens?.() ?? []).map((value) => ({ name: "Google access token", value })),
       ],
     });
+    // The MCP servers' tools, named by the module now there is one.
+    if (mcp.configured) await reload();
     this.#host = host;
     this.#hostKey = key;
     return host;

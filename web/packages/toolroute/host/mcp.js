@@ -1,8 +1,10 @@
 // MCP servers as tool groups in the JS hosts (the browser and the worker):
 // Streamable HTTP servers reached with the official client
 // (@modelcontextprotocol/client), each a group of host-native tools whose
-// calls go out as tools/call. The rules (names, listing, approval, result
-// text) are mcprules.js's, the Go program's too (docs/design/mcp.md).
+// calls go out as tools/call. What the model sees of them (names, listing,
+// approval, result text) the module decides, as for the Go program
+// (toolroute_check's mcp_catalogue and mcp_result; docs/design/mcp.md):
+// this file connects, lists and calls, and asks.
 //
 // A server that cannot be reached, drops or sends garbage is reported
 // (problems()) and tried again with backoff (1 s, doubling, at most 60 s);
@@ -12,7 +14,16 @@
 // calls onChange, after which the host loads its catalogue again.
 
 import { toolOutput } from "./host.js";
-import { validName, groupOf, toolsOf, resultText, resultImages, rpcErrorText, unavailableText, McpToolError, DEFAULT_TIMEOUT_SECONDS } from "./mcprules.js";
+// DEFAULT_TIMEOUT_SECONDS is a call's timeout when the config gives none.
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+
+// McpToolError is a call's failure the model reads, with its type.
+export class McpToolError extends Error {
+  constructor(type, message) {
+    super(message);
+    this.type = type;
+  }
+}
 
 // mcpClient imports the official client when the first server connects:
 // with zod under it, evaluating it cost a new worker isolate about 40 ms of
@@ -92,7 +103,12 @@ export class McpServers {
     this.#o = options;
     const { servers, problems } = parseMcpConfig(options.config);
     this.#configProblems = problems;
-    this.#servers = servers.map((s) => ({ ...s, group: validName(s.key), client: null, status: "connecting", error: "", tools: [], info: null, instructions: "", retryMs: FIRST_RETRY_MS, nextTry: 0, timer: null }));
+    this.#servers = servers.map((s) => ({ ...s, group: "", refused: "", client: null, status: "connecting", error: "", tools: [], info: null, instructions: "", retryMs: FIRST_RETRY_MS, nextTry: 0, timer: null }));
+  }
+
+  // configured reports whether the config has a server to connect to.
+  get configured() {
+    return this.#servers.length > 0;
   }
 
   // start connects to every server; it resolves once each is connected or
@@ -102,22 +118,27 @@ export class McpServers {
   }
 
   // catalogue gives the servers' groups and tools for the module's
-  // catalogue; taken holds the names of the catalogue's other tools.
-  catalogue(taken = new Set()) {
-    const groups = [];
-    const tools = [];
-    const used = new Set(taken);
-    for (const s of this.#servers) {
-      if (s.tools.length === 0 && !s.info) continue; // never reached: nothing to list
-      const named = toolsOf(s.key, s.tools, used, s.timeoutSeconds);
-      const mapped = named.filter((m) => m.tool);
-      s.skipped = named.filter((m) => m.skipped).map((m) => `MCP server '${s.key}': its tool ${JSON.stringify(m.mcpName)} is left out: ${m.skipped}`);
-      s.byName = new Map(mapped.map((m) => [m.tool.name, m.mcpName]));
-      for (const m of mapped) used.add(m.tool.name);
-      groups.push(groupOf(s.key, s.info, s.instructions, mapped.map((m) => m.tool.name)));
-      tools.push(...mapped.map((m) => m.tool));
-    }
-    return { groups, tools };
+  // catalogue, as the module names them (mcp_catalogue): base is the
+  // catalogue without them, whose names theirs keep clear of; check asks
+  // the module (Host.check). Without check, or without servers, none.
+  async catalogue(check, base = {}) {
+    for (const s of this.#servers) s.byName = new Map();
+    if (typeof check !== "function" || this.#servers.length === 0) return { groups: [], tools: [] };
+    const a = await check("mcp_catalogue", {
+      catalogue: base ?? {},
+      config: "the MCP config",
+      servers: this.#servers.map((s) => ({ key: s.key, timeout_seconds: s.timeoutSeconds, server_info: s.info, instructions: s.instructions, tools: s.tools })),
+    });
+    if (a?.error) throw new Error(a.error.message);
+    const answer = a.args;
+    this.#servers.forEach((s, i) => {
+      const listed = answer.servers[i];
+      s.group = listed.group;
+      s.refused = listed.refused ?? "";
+      s.skipped = listed.tools.filter((t) => t.skipped).map((t) => `MCP server '${s.key}': its tool ${JSON.stringify(t.mcp_name)} is left out: ${t.skipped}`);
+      s.byName = new Map(listed.tools.filter((t) => t.name).map((t) => [t.name, t.mcp_name]));
+    });
+    return { groups: answer.groups, tools: answer.tools };
   }
 
   // native gives the host-native tools' implementations, by name.
@@ -132,7 +153,7 @@ export class McpServers {
   // problems gives what is wrong now: the config's, and each server not
   // connected, with why and when it is tried again.
   problems() {
-    const out = [...this.#configProblems, ...this.#servers.flatMap((s) => s.skipped ?? [])];
+    const out = [...this.#configProblems, ...this.#servers.flatMap((s) => [...(s.refused ? [`MCP server '${s.key}' is left out: ${s.refused}`] : []), ...(s.skipped ?? [])])];
     for (const s of this.#servers) {
       if (s.status !== "ready") out.push(`MCP server '${s.key}' (${s.url}): ${s.status === "connecting" ? "connecting" : s.error}${s.nextTry ? `; tried again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : ""}`);
     }
@@ -247,26 +268,30 @@ export class McpServers {
     if (changed) this.#o.onChange?.();
   }
 
-  async #call(s, mcpName, input, { signal } = {}) {
-    const retry = () => (s.nextTry ? (s.nextTry - this.#now()) / 1000 : s.retryMs / 1000);
-    if (!s.client) {
-      throw new McpToolError("unavailable", unavailableText(s.key, s.error || "it is still connecting", retry(), false));
-    }
+  // #call runs a tools/call; the module words its outcome (mcp_result),
+  // asked through check, the host's for the call.
+  async #call(s, mcpName, input, { signal, check } = {}) {
+    const outcome = async (q) => {
+      const a = await check("mcp_result", { key: s.key, mcp_name: mcpName, ...q });
+      if (a?.error) throw new McpToolError(a.error.type, a.error.message);
+      return a.args;
+    };
+    const retryMs = () => Math.round(s.nextTry ? s.nextTry - this.#now() : s.retryMs);
+    if (!s.client) return outcome({ unavailable: { why: s.error || "it is still connecting", retry_ms: retryMs(), mid_call: false } });
     let result;
     try {
       result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, { signal, timeout: s.timeoutSeconds * 1000 });
     } catch (e) {
       if (signal?.aborted) throw e;
-      if (e instanceof (await mcpClient()).ProtocolError) throw new McpToolError("mcp_error", rpcErrorText(s.key, e.code, e.message));
+      if (e instanceof (await mcpClient()).ProtocolError) return outcome({ rpc_error: { code: Number(e.code) || 0, message: String(e.message) } });
       const why = /timed? ?out/i.test(String(e?.message ?? e) + String(e?.code ?? ""))
         ? `it did not answer a call of ${mcpName} within ${s.timeoutSeconds} s`
         : `the request to it failed: ${reason(e)}`;
       this.#down(s, why);
-      throw new McpToolError("unavailable", unavailableText(s.key, why, retry(), true));
+      return outcome({ unavailable: { why, retry_ms: retryMs(), mid_call: true } });
     }
-    const text = resultText(result, mcpName);
-    const images = resultImages(result);
-    return images.length > 0 ? toolOutput(text, images) : text;
+    const out = await outcome({ result });
+    return out.images.length > 0 ? toolOutput(out.text, out.images) : out.text;
   }
 }
 
@@ -278,36 +303,16 @@ function reason(e) {
   return msg;
 }
 
-// META_TOOLS are the module's own tools, always in the catalogue.
-const META_TOOLS = ["load_tool_group", "load_skill"];
-
-// catalogueToolNames gives the names of a catalogue's tools: host tools and
-// those of its manifests (each manifest's JSON read; one that does not
-// parse has none the module would load).
-export function catalogueToolNames(catalogue) {
-  const names = new Set(META_TOOLS);
-  for (const t of catalogue?.tools ?? []) names.add(t.name);
-  for (const m of catalogue?.manifests ?? []) {
-    let parsed;
-    try {
-      parsed = JSON.parse(m.text);
-    } catch {
-      continue;
-    }
-    for (const e of Array.isArray(parsed) ? parsed : [parsed]) if (e && !e._meta && typeof e.name === "string") names.add(e.name);
-  }
-  return names;
-}
-
 // withMcp is catalogue with the MCP servers' groups and tools after its
-// own; native (an object the host calls host tools through) is made to
-// hold exactly their implementations and those of fixed (the host's other
-// host tools).
-export function withMcp(catalogue, mcp, native, fixed = {}) {
-  const { groups, tools } = mcp.catalogue(catalogueToolNames(catalogue));
+// own, as the module names them (check: the host's Host.check; without it,
+// before a host is made, none); native (an object the host calls host
+// tools through) is made to hold exactly their implementations and those
+// of fixed (the host's other host tools).
+export async function withMcp(catalogue, mcp, native, fixed = {}, check = null) {
+  const { groups, tools } = await mcp.catalogue(check, catalogue);
   const impl = { ...fixed, ...mcp.native() };
   for (const k of Object.keys(native)) if (!Object.hasOwn(impl, k)) delete native[k];
   Object.assign(native, impl);
-  if (groups.length === 0) return catalogue;
+  if (groups.length === 0 && tools.length === 0) return catalogue;
   return { ...catalogue, groups: [...(catalogue?.groups ?? []), ...groups], tools: [...(catalogue?.tools ?? []), ...tools] };
 }

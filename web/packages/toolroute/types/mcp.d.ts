@@ -28,8 +28,13 @@ export declare class McpServers {
   constructor(options: McpServersOptions);
   /** Connects to every server; resolves once each is connected or has failed (and is tried again). */
   start(): Promise<void>;
-  /** The servers' groups and tools for the module's catalogue. */
-  catalogue(taken?: Set<string>): { groups: NonNullable<Catalogue["groups"]>; tools: NonNullable<Catalogue["tools"]> };
+  /** Whether the config has a server to connect to. */
+  readonly configured: boolean;
+  /**
+   * The servers' groups and tools for the module's catalogue, as the module names them
+   * (toolroute_check's mcp_catalogue): base is the catalogue without them; check is Host.check.
+   */
+  catalogue(check: ((op: string, args: unknown) => Promise<unknown>) | null, base?: Catalogue): Promise<{ groups: NonNullable<Catalogue["groups"]>; tools: NonNullable<Catalogue["tools"]> }>;
   /** The host-native tools' implementations, by name. */
   native(): Record<string, NativeTool>;
   /** What is wrong now, one text each. */
@@ -40,7 +45,21 @@ export declare class McpServers {
   close(): Promise<void>;
 }
 
-/** The names of a catalogue's tools. */
-export declare function catalogueToolNames(catalogue: Catalogue): Set<string>;
-/** catalogue with the servers' groups and tools after its own; native is made to hold their implementations and fixed's. */
-export declare function withMcp(catalogue: Catalogue, mcp: McpServers, native: Record<string, NativeTool>, fixed?: Record<string, NativeTool>): Catalogue;
+/** The default timeout of a server's calls, in seconds. */
+export declare const DEFAULT_TIMEOUT_SECONDS: number;
+/** A call's failure the model reads, with its type (tool_error, mcp_error, unavailable). */
+export declare class McpToolError extends Error {
+  constructor(type: string, message: string);
+  type: string;
+}
+/**
+ * catalogue with the servers' groups and tools after its own, as the module names them (check:
+ * Host.check; without it, none); native is made to hold their implementations and fixed's.
+ */
+export declare function withMcp(
+  catalogue: Catalogue,
+  mcp: McpServers,
+  native: Record<string, NativeTool>,
+  fixed?: Record<string, NativeTool>,
+  check?: ((op: string, args: unknown) => Promise<unknown>) | null,
+): Promise<Catalogue>;
