@@ -147,14 +147,14 @@ func (r *Registry) SearchFound(query string, names []string, limit int, active f
 	if len(found) == 0 {
 		return Failure("not_found", fmt.Sprintf(
 			"No tool matches '%s'. Try other words for what the tool should do, or load a tool group listed in the system prompt with load_tool_group.",
-			shorten(query, 100))), nil
+			Shorten(query, 100))), nil
 	}
 	var b strings.Builder
 	noun := "tools"
 	if len(found) == 1 {
 		noun = "tool"
 	}
-	fmt.Fprintf(&b, "Found %d %s for '%s', loaded for the rest of this conversation:", len(found), noun, shorten(query, 100))
+	fmt.Fprintf(&b, "Found %d %s for '%s', loaded for the rest of this conversation:", len(found), noun, Shorten(query, 100))
 	for _, t := range found {
 		g, _ := r.Group(t.Group)
 		fmt.Fprintf(&b, "\n- %s (%s): %s", t.Name, g.DisplayName, firstSentence(t.Description, 200))
@@ -175,11 +175,13 @@ func firstSentence(s string, max int) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	return shorten(s, max)
+	return Shorten(s, max)
 }
 
-// shorten keeps the start of a long text.
-func shorten(s string, max int) string {
+// Shorten keeps the first max characters (code points) of a long text,
+// marking the cut with "…": how the texts the model and the user read
+// quote a name or a query someone else wrote.
+func Shorten(s string, max int) string {
 	if r := []rune(s); len(r) > max {
 		return string(r[:max]) + "…"
 	}

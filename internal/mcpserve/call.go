@@ -147,7 +147,7 @@ func question(mc host.ModelCall) *mcp.ElicitParams {
 	if len(mc.RequiredPermissions) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(mc.RequiredPermissions, ", "))
 	}
-	fmt.Fprintf(&b, " with %s.", shorten(string(mc.Input), 600))
+	fmt.Fprintf(&b, " with %s.", registry.Shorten(string(mc.Input), 600))
 	if len(mc.Secrets) > 0 {
 		fmt.Fprintf(&b, " It asks to read your secrets: %s. Allow it with them?", host.DescribeSecrets(mc.Secrets))
 	} else {

@@ -382,11 +382,3 @@ func result(r registry.Result) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: r.Content()}}}
 }
-
-// shorten keeps the start of a long text.
-func shorten(s string, max int) string {
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
-}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/toolroute/toolroute/registry"
 )
@@ -66,13 +65,13 @@ func DecideModelCall(reg *registry.Registry, mc ModelCall) (ModelCallDecision, *
 		}
 		return refusedCall("unknown_tool", fmt.Sprintf(
 			"Tool '%s' is not one of your tools. Call one of the tools you were given, or load a tool group with load_tool_group (its description lists them).",
-			shortName(name, 100)))
+			registry.Shorten(name, 100)))
 	}
 	tool, enabled := reg.Tool(name)
 	switch {
 	case !reg.Has(name):
 		return refusedCall("unknown_tool", fmt.Sprintf(
-			"Tool '%s' does not exist. Call one of the tools you were given, or load a tool group with load_tool_group.", shortName(name, 100)))
+			"Tool '%s' does not exist. Call one of the tools you were given, or load a tool group with load_tool_group.", registry.Shorten(name, 100)))
 	case !enabled:
 		return refusedCall("tool_disabled", fmt.Sprintf(
 			"Tool '%s' is disabled. Use another tool, or ask the user to enable it.", name))
@@ -112,14 +111,6 @@ func DecideModelCall(reg *registry.Registry, mc ModelCall) (ModelCallDecision, *
 func refusedCall(errorType, message string) (ModelCallDecision, *registry.Result, error) {
 	r := registry.Failure(errorType, message)
 	return ModelCallDecision{}, &r, nil
-}
-
-// shortName cuts a name a client made up to n runes, marking the cut.
-func shortName(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
 
 // offers reports whether a conversation that loaded the groups loaded
