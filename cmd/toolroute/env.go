@@ -24,29 +24,11 @@ result, a stored message or a model request would hold them.
 `
 
 func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, envUsage)
-		return 2
+	sub, rest, cfg, code := settingsArgs("env", envUsage, args, map[string]int{"list": 0, "set": 1, "unset": 1}, stderr)
+	if code >= 0 {
+		return code
 	}
-	if isHelp(args[0]) {
-		// The flags are the same for each subcommand.
-		fmt.Fprint(stderr, envUsage)
-		args = []string{"list", "--help"}
-	}
-	fs := newFlagSet("env "+args[0], stderr)
-	var cfg app.Config
-	fs.StringVar(&cfg.DBPath, "db", "", "the database: a SQLite file (default: the user's data folder/toolroute/toolroute.db), or a PostgreSQL URL postgres://user:password@host/database that several toolroute processes share")
-	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
-	rest, err := parseArgs(fs, args[1:])
-	if err != nil {
-		return exitFor(err)
-	}
-	want := map[string]int{"list": 0, "set": 1, "unset": 1}
-	n, ok := want[args[0]]
-	if !ok || len(rest) != n {
-		fmt.Fprint(stderr, envUsage)
-		return 2
-	}
+	n := len(rest)
 	if n == 1 && !builtin.ValidEnvName(rest[0]) {
 		fmt.Fprintf(stderr, "toolroute env: %q is not a variable name: use letters, digits and _, not starting with a digit\n", rest[0])
 		return 2
@@ -57,7 +39,7 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer db.Close()
-	switch args[0] {
+	switch sub {
 	case "list":
 		vars, err := db.Settings(ctx, builtin.EnvPrefix)
 		if err != nil {
@@ -94,6 +76,35 @@ func runEnv(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s removed.\n", rest[0])
 	}
 	return 0
+}
+
+// settingsArgs reads the arguments of a command that reads or writes the
+// settings (env, policy): SUBCOMMAND, the --db and --data flags, and the
+// operands, as many as counts gives the subcommand. code is the exit
+// status to end with when they are not right (after the usage or the
+// flag's error on stderr), -1 when they are.
+func settingsArgs(name, usage string, args []string, counts map[string]int, stderr io.Writer) (sub string, rest []string, cfg app.Config, code int) {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return "", nil, cfg, 2
+	}
+	if isHelp(args[0]) {
+		// The flags are the same for each subcommand.
+		fmt.Fprint(stderr, usage)
+		args = []string{"list", "--help"}
+	}
+	fs := newFlagSet(name+" "+args[0], stderr)
+	fs.StringVar(&cfg.DBPath, "db", "", "the database: a SQLite file (default: the user's data folder/toolroute/toolroute.db), or a PostgreSQL URL postgres://user:password@host/database that several toolroute processes share")
+	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
+	rest, err := parseArgs(fs, args[1:])
+	if err != nil {
+		return "", nil, cfg, exitFor(err)
+	}
+	if n, ok := counts[args[0]]; !ok || len(rest) != n {
+		fmt.Fprint(stderr, usage)
+		return "", nil, cfg, 2
+	}
+	return args[0], rest, cfg, -1
 }
 
 // openSettingsStore fills in cfg's folders and opens its database, for the

@@ -23,29 +23,11 @@ A tool's rule wins over its group's. The model cannot change these rules.
 `
 
 func runPolicy(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, policyUsage)
-		return 2
+	sub, rest, cfg, code := settingsArgs("policy", policyUsage, args, map[string]int{"list": 0, "set": 3, "reset": 2}, stderr)
+	if code >= 0 {
+		return code
 	}
-	if isHelp(args[0]) {
-		// The flags are the same for each subcommand.
-		fmt.Fprint(stderr, policyUsage)
-		args = []string{"list", "--help"}
-	}
-	fs := newFlagSet("policy "+args[0], stderr)
-	var cfg app.Config
-	fs.StringVar(&cfg.DBPath, "db", "", "the database: a SQLite file (default: the user's data folder/toolroute/toolroute.db), or a PostgreSQL URL postgres://user:password@host/database that several toolroute processes share")
-	fs.StringVar(&cfg.DataDir, "data", "", "the data folder")
-	rest, err := parseArgs(fs, args[1:])
-	if err != nil {
-		return exitFor(err)
-	}
-	want := map[string]int{"list": 0, "set": 3, "reset": 2}
-	n, ok := want[args[0]]
-	if !ok || len(rest) != n {
-		fmt.Fprint(stderr, policyUsage)
-		return 2
-	}
+	n := len(rest)
 	if n > 0 {
 		if rest[0] != "tool" && rest[0] != "group" {
 			fmt.Fprintf(stderr, "toolroute policy: %q: say tool or group\n", rest[0])
@@ -66,7 +48,7 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer db.Close()
-	switch args[0] {
+	switch sub {
 	case "list":
 		rules, err := db.Settings(ctx, app.PolicyPrefix)
 		if err != nil {
