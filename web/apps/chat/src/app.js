@@ -113,7 +113,7 @@ log.addEventListener("load", keepEnd, true);
 // scrollable-region-focusable asks: it takes the focus, named after its
 // tool and what it holds.
 function reachable(node) {
-  const boxes = node.matches(".card pre") ? [node] : node.querySelectorAll(".card pre");
+  const boxes = node.matches(".card.tool pre") ? [node] : node.querySelectorAll(".card.tool pre");
   for (const pre of boxes) {
     if (pre.hasAttribute("tabindex")) continue;
     pre.tabIndex = 0;

@@ -291,7 +291,8 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
       // New chat from the keyboard.
       await page.keyboard.press("Control+Shift+O");
       await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
-      assert.equal(await page.evaluate(() => document.activeElement?.id), "message");
+      // The new chat's box takes the focus once the chat is open.
+      await page.waitForFunction(() => document.activeElement?.id === "message", null, { timeout: WAIT_MS });
       assert.deepEqual(violations, [], "axe-core found serious or critical violations");
     } catch (e) {
       throw await failure(e);
