@@ -82,7 +82,7 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
     await buildUI({ out });
     const serve = await fakeServe({ dist: out, catalogue: CAT, script: script(), tools: TOOLS });
     const browser = await launch();
-    const page = await browser.newPage({ viewport: { width, height }, permissions: ["clipboard-read", "clipboard-write"] });
+    const page = await browser.newPage({ viewport: { width, height }, hasTouch: phone, permissions: ["clipboard-read", "clipboard-write"] });
     const failure = watch(page);
     const violations = [];
     const scan = async (what) => {
@@ -138,6 +138,27 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
       await page.mouse.wheel(0, 5000);
       await page.waitForTimeout(300);
       await still(page, "after a wheel over the header");
+      if (phone) {
+        // A finger's swipe up, on the log and on the header, past the
+        // log's end.
+        const cdp = await page.context().newCDPSession(page);
+        const swipe = async (from, to) => {
+          const at = (y) => [{ x: width / 2, y }];
+          await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(from) });
+          for (let y = from; y > to; y -= 20) await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(y) });
+          await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+          await page.waitForTimeout(300);
+        };
+        await log.evaluate((l) => (l.scrollTop = 0));
+        await swipe(box.y + box.height - 20, box.y + 20);
+        assert.ok(await log.evaluate((l) => l.scrollTop > 0), "a swipe scrolls the log");
+        await log.evaluate((l) => (l.scrollTop = l.scrollHeight));
+        await page.waitForTimeout(300);
+        for (let i = 0; i < 3; i++) await swipe(box.y + box.height - 20, box.y + 20);
+        await still(page, "after swipes on the log");
+        await swipe(60, 5);
+        await still(page, "after a swipe on the header");
+      }
       assert.ok(await page.locator("header.topbar").evaluate((h) => h.getBoundingClientRect().top === 0), "the header stays at the top");
       assert.ok(await page.locator("#composer").evaluate((c) => Math.abs(c.getBoundingClientRect().bottom - innerHeight) < 1), "the composer stays at the bottom");
       await shot(page, name("after-wheel"));
