@@ -89,6 +89,41 @@ function atBottom() {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
 }
 
+// following says whether the log keeps its end in view: it is the reader's
+// choice, made by scrolling (to the end: on; away from it: off), never
+// undone by the log growing. Whatever grows the log (a reply streaming, a
+// failed card opening itself, a line under a reply, a picture loading, the
+// composer taking more room) keeps its end in view while it is on.
+let following = true;
+log.addEventListener("scroll", () => {
+  following = atBottom();
+});
+function keepEnd() {
+  if (following) log.scrollTop = log.scrollHeight;
+}
+new MutationObserver((records) => {
+  for (const r of records) for (const node of r.addedNodes) if (node.nodeType === 1) reachable(node);
+  keepEnd();
+}).observe(log, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["open"] });
+new ResizeObserver(keepEnd).observe(log);
+log.addEventListener("load", keepEnd, true);
+
+// reachable lets the keyboard reach each box of a card that scrolls on
+// its own (an input, a result, a failure's), as axe's
+// scrollable-region-focusable asks: it takes the focus, named after its
+// tool and what it holds.
+function reachable(node) {
+  const boxes = node.matches(".card.tool pre") ? [node] : node.querySelectorAll(".card.tool pre");
+  for (const pre of boxes) {
+    if (pre.hasAttribute("tabindex")) continue;
+    pre.tabIndex = 0;
+    const card = pre.closest(".card");
+    const tool = card.querySelector(".name")?.textContent ?? "the tool";
+    const what = pre.previousElementSibling?.matches("h3") ? pre.previousElementSibling.textContent.toLowerCase() : "output";
+    pre.setAttribute("aria-label", `${tool}'s ${what}`);
+  }
+}
+
 function add(node) {
   const follow = atBottom();
   log.append(node);
@@ -120,7 +155,7 @@ function assistantMessage() {
   const box = el("div", "msg assistant");
   const label = catalogue?.model ? `Assistant (${catalogue.model})` : "Assistant";
   const bubble = el("div", "bubble md");
-  box.append(el("p", "role", label), bubble);
+  box.append(el("p", "role", label), bubble, copyButton(() => text));
   add(box);
   let text = "", frame = 0;
   const paint = () => {
@@ -146,6 +181,30 @@ function assistantMessage() {
       box.append(el("p", cls, t));
     },
   };
+}
+
+// copyButton copies a whole reply as the model wrote it (its markdown):
+// what a user pastes elsewhere. The last reply's is Ctrl+Shift+C's too.
+function copyButton(text) {
+  const b = el("button", "link copy-reply");
+  b.type = "button";
+  // Its name holds what it shows (axe's label-content-name-mismatch): "Copy
+  // the reply", then "Copied the reply".
+  const show = (word) => {
+    b.textContent = word;
+    b.setAttribute("aria-label", `${word} the reply`);
+  };
+  show("Copy");
+  b.onclick = async () => {
+    try {
+      await navigator.clipboard.writeText(text());
+      show("Copied");
+    } catch {
+      show("Could not copy");
+    }
+    setTimeout(() => show("Copy"), 1500);
+  };
+  return b;
 }
 
 // usageFoot puts a turn's tokens under its reply; a turn of several model
@@ -265,11 +324,12 @@ function groupCard({ name = "", query = "", added = [], unloaded = [] }) {
   const cost = catalogue?.meter?.groups?.[name];
   const card = el("section", "card group");
   const head = el("div", "head");
-  const unit = catalogue?.meter?.unit === "tokens" ? "tokens" : "bytes";
+  // Costs are said in tokens alone, as the meter says them.
+  const inTokens = catalogue?.meter?.unit === "tokens";
   let text;
   if (query) text = `Search “${query}” loaded ${plural(added.length, "tool")}`;
   else if (!added.length && unloaded.length) text = `Unloaded ${label}: ${plural(unloaded.length, "tool")}`;
-  else text = `Loaded ${label}: ${plural(added.length, "tool")}` + (cost ? `, ${n(cost)} ${unit} of schemas from now on` : "");
+  else text = `Loaded ${label}: ${plural(added.length, "tool")}` + (cost && inTokens ? `, ${n(cost)} tokens of schemas from now on` : "");
   card.setAttribute("aria-label", text);
   head.append(el("span", "", text));
   const tags = el("ul", "tags");
@@ -488,8 +548,7 @@ function welcome() {
 function welcomeText(d) {
   const groups = (d?.groups ?? []).filter((g) => g.available !== false);
   const m = d?.meter;
-  const spent = m ? m.active + ((m.parts ?? []).find((p) => p.kind === "listing")?.size ?? 0) : 0;
-  const cost = m && m.all > 0 ? ` This chat starts with ${n(spent)} ${m.unit} on tools instead of the ${n(m.all)} every tool's schema would take.` : "";
+  const cost = m?.unit === "tokens" && m.all > 0 ? ` This chat starts with ${n(spent(m))} tokens on tools instead of the ${n(m.all)} every tool's schema would take.` : "";
   return `The model sees ${plural(groups.length, "tool group")} by name and loads the tools of one when it needs them.${cost}`;
 }
 
@@ -573,17 +632,7 @@ async function refreshSessions() {
       $("session-title").textContent = title;
     }
     li.append(open);
-    if (s.messages > 0) {
-      const rename = el("button", "act", "Rename");
-      rename.type = "button";
-      rename.setAttribute("aria-label", `Rename “${title}”`);
-      rename.onclick = () => renameSession(s);
-      const del = el("button", "act", "Delete");
-      del.type = "button";
-      del.setAttribute("aria-label", `Delete “${title}”`);
-      del.onclick = () => deleteSession(s);
-      li.append(rename, del);
-    }
+    if (s.messages > 0) li.append(...chatMenu(s, title));
     ul.append(li);
   }
 }
@@ -661,27 +710,32 @@ async function deleteSession(s) {
 
 const PALETTE = ["#3b82f6", "#10b981", "#f59e0b", "#ef4444", "#8b5cf6", "#14b8a6", "#ec4899", "#84cc16"];
 
-// meterVisible says whether the meter is on screen: the tokenizer, a large
-// download, is loaded only then.
-function meterVisible() {
-  return window.matchMedia("(min-width: 900px)").matches || $("panels").classList.contains("open");
+// spent is what routing costs a call: the schemas it sends and the listing
+// of the groups it does not, the sum of the meter's parts, so that the
+// headline is the sum of the legend under it.
+function spent(m) {
+  return (m.parts ?? []).reduce((sum, p) => sum + p.size, 0);
 }
 
+// renderMeter shows the meter in tokens: until the tokenizer has counted
+// (a moment after the page opens), it says so rather than show bytes.
 function renderMeter(d) {
   const m = d.meter;
   const box = $("meter");
   box.textContent = "";
   if (!m) return;
-  const unit = m.unit === "tokens" ? "tokens" : "bytes";
+  if (m.unit !== "tokens") {
+    box.append(el("p", "muted small", "Counting the tools' tokens…"));
+    return;
+  }
+  const unit = "tokens";
   const parts = (m.parts ?? []).filter((p) => p.size > 0);
-  // What routing costs this call: the schemas it sends and the listing of
-  // the groups it does not.
-  const spent = m.active + ((m.parts ?? []).find((p) => p.kind === "listing")?.size ?? 0);
-  const pct = m.all > 0 ? Math.round((100 * spent) / m.all) : 0;
+  const total = spent(m);
+  const pct = m.all > 0 ? Math.round((100 * total) / m.all) : 0;
   const head = el("p", "headline");
-  head.append(el("strong", "", `${n(spent)} ${unit}`), ` on tools in this call; sending every tool would be ${n(m.all)} (this is ${pct}%).`);
+  head.append(el("strong", "", `${n(total)} ${unit}`), ` on tools in this call; sending every tool would be ${n(m.all)} (this is ${pct}%).`);
   box.append(head);
-  const scale = Math.max(m.all, spent, 1);
+  const scale = Math.max(m.all, total, 1);
   const bar = el("div", "bar");
   bar.setAttribute("role", "img");
   bar.setAttribute("aria-label", parts.map((p) => `${p.label} ${n(p.size)}`).join(", ") + `, of ${n(m.all)} for every tool`);
@@ -701,7 +755,7 @@ function renderMeter(d) {
     legend.append(li);
   }
   box.append(bar, legend);
-  box.append(el("p", "muted small", m.unit === "tokens" ? `Counted in ${m.encoding} tokens, as the model call sends them.` : "Counted in bytes until the tokenizer is loaded."));
+  box.append(el("p", "muted small", `Counted in ${m.encoding} tokens, as the model call sends them.`));
 }
 
 let lastUsage = null;
@@ -737,7 +791,7 @@ function renderCatalogue(d) {
   const source = $("catalogue-source").value;
   const byName = new Map((d.tools ?? []).map((t) => [t.name, t]));
   const loaded = new Set(d.loaded_groups ?? []);
-  const unit = d.meter?.unit === "tokens" ? "tokens" : "bytes";
+  const inTokens = d.meter?.unit === "tokens";
   const mcp = new Map((d.mcp ?? []).map((m) => [m.group, m]));
   const inGroup = new Set();
   const entries = (d.groups ?? []).map((g) => ({ g, source: sourceOf(d, g), tools: g.tools ?? [] }));
@@ -758,7 +812,7 @@ function renderCatalogue(d) {
     const sum = el("summary");
     sum.append(el("span", "gname", e.g.display_name || e.g.name));
     const cost = e.g.name ? d.meter?.groups?.[e.g.name] : (d.meter?.parts ?? []).find((p) => p.kind === "core")?.size;
-    const meta = [plural(e.tools.length, "tool"), e.source === "core" ? "always sent" : SOURCE_LABEL[e.source], cost ? `${n(cost)} ${unit}` : ""].filter(Boolean).join(" · ");
+    const meta = [plural(e.tools.length, "tool"), e.source === "core" ? "always sent" : SOURCE_LABEL[e.source], cost && inTokens ? `${n(cost)} tokens` : ""].filter(Boolean).join(" · ");
     sum.append(el("span", "meta", meta));
     if (loaded.has(e.g.name)) sum.append(el("span", "badge", "loaded"));
     const server = mcp.get(e.g.name);
@@ -782,9 +836,9 @@ function renderCatalogue(d) {
 $("catalogue-search").oninput = () => catalogue && renderCatalogue(catalogue);
 $("catalogue-source").onchange = () => catalogue && renderCatalogue(catalogue);
 
-// refreshTools describes the session's tools: at once in bytes, then, when
-// the meter is on screen, again in tokens (the tokenizer loads the first
-// time).
+// refreshTools describes the session's tools: at once, then again in
+// tokens, the one unit the page shows (the tokenizer, a large download,
+// loads the first time, in the worker, while the page is already usable).
 let counted = false; // the tokenizer has counted once: it is loaded
 let describes = 0; // the last describe asked, so an older answer is dropped
 
@@ -800,13 +854,13 @@ async function refreshTools() {
     renderCatalogue(d);
   };
   try {
-    await shown(counted && meterVisible());
+    await shown(counted);
   } catch (e) {
     showError(e.message);
     $("provider-label").textContent = "not ready";
     return;
   }
-  if (!counted && meterVisible()) shown(true).catch(() => {});
+  if (!counted) shown(true).catch(() => {});
 }
 
 async function refresh() {
@@ -980,12 +1034,19 @@ $("agent-picker").onchange = () => newSession();
 
 // ---- The panels drawer (phone) ------------------------------------------
 
+// WIDE is the width from which the panels sit beside the chat.
+const WIDE = window.matchMedia("(min-width: 900px)");
+
+// behindDrawer is what the open drawer covers: inert while it is open, so
+// the keyboard and a screen reader stay in the drawer, as in a modal.
+const behindDrawer = () => [document.querySelector(".skip"), document.querySelector(".topbar"), $("chat")];
+
 function openPanels() {
   $("panels").classList.add("open");
   $("backdrop").hidden = false;
   $("open-panels").setAttribute("aria-expanded", "true");
+  for (const e of behindDrawer()) e.inert = true;
   $("close-panels").focus();
-  if (catalogue?.meter?.unit !== "tokens") refreshTools();
 }
 
 function closePanels() {
@@ -993,15 +1054,126 @@ function closePanels() {
   $("panels").classList.remove("open");
   $("backdrop").hidden = true;
   $("open-panels").setAttribute("aria-expanded", "false");
-  $("open-panels").focus();
+  for (const e of behindDrawer()) e.inert = false;
+  if (!WIDE.matches) $("open-panels").focus();
 }
 
 $("open-panels").onclick = openPanels;
 $("close-panels").onclick = closePanels;
 $("backdrop").onclick = closePanels;
+// A phone turned into a wide screen shows the panels beside the chat.
+WIDE.addEventListener("change", () => WIDE.matches && closePanels());
 document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape") closePanels();
+  // An Escape meant for a chat's menu or a dialog closes that alone.
+  if (e.key === "Escape" && !document.querySelector(":popover-open, dialog[open]")) closePanels();
+  // Tab and Shift+Tab go round the open drawer.
+  if (e.key === "Tab" && $("panels").classList.contains("open")) {
+    const keys = [...$("panels").querySelectorAll("button, summary, input, select, textarea, [tabindex='0']")].filter((x) => !x.disabled && x.checkVisibility());
+    const first = keys[0], last = keys.at(-1);
+    if (!$("panels").contains(document.activeElement)) {
+      e.preventDefault();
+      first?.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    } else if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    }
+  }
 });
+
+// chatMenu is a chat's ⋯ button and the menu it opens, with Rename and
+// Delete: behind one narrow button, the title gets the width.
+function chatMenu(s, title) {
+  const more = el("button", "more", "⋯");
+  more.type = "button";
+  more.setAttribute("aria-label", `Actions for “${title}”`);
+  const menu = el("div", "chat-menu");
+  menu.popover = "auto";
+  more.popoverTargetElement = menu;
+  const item = (label, name, act) => {
+    const b = el("button", "", label);
+    b.type = "button";
+    b.setAttribute("aria-label", `${name} “${title}”`);
+    b.onclick = () => {
+      menu.hidePopover();
+      act(s);
+    };
+    return b;
+  };
+  menu.append(item("Rename", "Rename", renameSession), item("Delete…", "Delete", deleteSession));
+  // Opened under its button (above it near the window's end), right-aligned.
+  menu.addEventListener("toggle", (e) => {
+    if (e.newState !== "open") return;
+    const r = more.getBoundingClientRect();
+    const h = menu.offsetHeight;
+    menu.style.top = `${r.bottom + h > innerHeight ? Math.max(0, r.top - h) : r.bottom}px`;
+    menu.style.left = `${Math.max(8, r.right - menu.offsetWidth)}px`;
+    menu.querySelector("button").focus();
+  });
+  return [more, menu];
+}
+
+// ---- Look and keys -------------------------------------------------------
+
+// THEME_KEY keeps the theme chosen in this browser: light, dark, or none
+// for the system's.
+const THEME_KEY = "toolroute.theme";
+
+function applyTheme(theme) {
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;
+  $("theme").value = theme === "light" || theme === "dark" ? theme : "system";
+}
+applyTheme(localStorage.getItem(THEME_KEY));
+$("theme").onchange = () => {
+  const theme = $("theme").value;
+  if (theme === "system") localStorage.removeItem(THEME_KEY);
+  else localStorage.setItem(THEME_KEY, theme);
+  applyTheme(theme);
+};
+
+function showKeys() {
+  if (!$("keys-dialog").open) $("keys-dialog").showModal();
+}
+$("show-keys").onclick = showKeys;
+
+// typingIn says whether a key pressed in target is text being typed: ? is
+// a shortcut only elsewhere.
+function typingIn(target) {
+  return target instanceof HTMLElement && (target.isContentEditable || target.matches("input, textarea, select"));
+}
+
+// The shortcuts (listed in #keys-dialog): each with Ctrl or ⌘ and Shift,
+// which type nothing, or a key that means nothing in the message box
+// (Escape), or ? outside a text box; none while a dialog is open.
+document.addEventListener("keydown", (e) => {
+  if (e.defaultPrevented || e.isComposing || document.querySelector("dialog[open]")) return;
+  const mod = (e.ctrlKey || e.metaKey) && !e.altKey;
+  const key = e.key.toLowerCase();
+  let act = null;
+  if (mod && e.shiftKey && key === "o") act = () => newSession();
+  else if (mod && e.shiftKey && key === "c") act = copyLastReply;
+  else if (mod && !e.shiftKey && key === "/") act = showKeys;
+  else if (e.key === "Escape" && e.shiftKey && !mod) act = () => $("message").focus();
+  else if (e.key === "?" && !mod && !typingIn(e.target)) act = showKeys;
+  else if (e.key === "Escape" && !e.shiftKey && !mod && !$("stop").disabled && !$("panels").classList.contains("open") && !document.querySelector(":popover-open") && (e.target === $("message") || !typingIn(e.target))) act = () => $("stop").click();
+  if (!act) return;
+  e.preventDefault();
+  act();
+});
+
+// copyLastReply copies the last reply whole, as its Copy button does.
+function copyLastReply() {
+  const b = [...log.querySelectorAll(".msg.assistant .copy-reply")].at(-1);
+  if (!b) {
+    $("announce").textContent = "There is no reply to copy yet.";
+    return;
+  }
+  b.click();
+  $("announce").textContent = "The last reply is copied.";
+}
 
 // ---- Settings ------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 // Markdown as the model writes it, made safe to show: marked renders it,
 // DOMPurify keeps only harmless HTML (no scripts, handlers, forms or
 // javascript: links), links open in a new tab without the page's opener,
-// code is highlighted by highlight.js (a few common languages, auto-detected
-// when the fence names none) and gets a copy button.
+// code is highlighted by highlight.js (a few common languages; code whose
+// fence names none stays plain text, as guessing took prose for SQL) and
+// gets its language's name and a copy button.
 import { marked } from "marked";
 import DOMPurify from "dompurify";
 import hljs from "highlight.js/lib/core";
@@ -78,7 +79,7 @@ function highlight(code) {
   const lang = /(?:^|\s)language-([\w+#.-]+)/.exec(code.className)?.[1]?.toLowerCase();
   const text = code.textContent;
   try {
-    const r = lang && hljs.getLanguage(lang) ? hljs.highlight(text, { language: lang, ignoreIllegals: true }) : text.length < 20000 ? hljs.highlightAuto(text) : null;
+    const r = lang && hljs.getLanguage(lang) ? hljs.highlight(text, { language: lang, ignoreIllegals: true }) : null;
     if (r) {
       // highlight.js escapes the code it returns as HTML: spans only.
       code.innerHTML = DOMPurify.sanitize(r.value, { ALLOWED_TAGS: ["span"], ALLOWED_ATTR: ["class"] });
@@ -88,19 +89,29 @@ function highlight(code) {
     // Left as plain text.
   }
   const pre = code.parentElement;
+  const tools = document.createElement("div");
+  tools.className = "code-tools";
+  const name = document.createElement("span");
+  name.className = "lang";
+  name.textContent = lang ?? "text";
   const copy = document.createElement("button");
   copy.type = "button";
   copy.className = "copy";
-  copy.textContent = "Copy";
-  copy.setAttribute("aria-label", "Copy the code");
+  // Its name holds what it shows: "Copy the code", then "Copied the code".
+  const show = (word) => {
+    copy.textContent = word;
+    copy.setAttribute("aria-label", `${word} the code`);
+  };
+  show("Copy");
   copy.onclick = async () => {
     try {
       await navigator.clipboard.writeText(text);
-      copy.textContent = "Copied";
+      show("Copied");
     } catch {
-      copy.textContent = "Copy failed";
+      show("Could not copy");
     }
-    setTimeout(() => (copy.textContent = "Copy"), 1500);
+    setTimeout(() => show("Copy"), 1500);
   };
-  pre.append(copy);
+  tools.append(name, copy);
+  pre.append(tools);
 }

@@ -65,10 +65,14 @@ export function listingOf(systemPrompt) {
 // breakdown measures a describe result d (with tools_json) with count
 // (async text -> number): {active, all, parts: [{kind: "core"|"listing"|
 // "group", name, label, size}], groups: {name: size}}. active and all are
-// counted whole, as `toolroute tokens` counts them; parts and groups are
-// sums over each tool's definition. cache (text -> size) may be kept from
-// one call to the next with the same count: a tool's definition is counted
-// once.
+// counted whole, as `toolroute tokens` counts them; a group's part and
+// groups are sums over each tool's definition. The parts add up to active
+// and the listing, so that a meter's headline is the sum of its legend:
+// every group with a tool in the call has a part (the loaded ones in their
+// order, then those a search brought, by name), and the core tools' part
+// is what is left of active, the array's brackets and commas with it.
+// cache (text -> size) may be kept from one call to the next with the same
+// count: a tool's definition is counted once.
 export async function breakdown(d, count, cache = new Map()) {
   const measure = async (text) => {
     if (!cache.has(text)) cache.set(text, await count(text));
@@ -88,16 +92,24 @@ export async function breakdown(d, count, cache = new Map()) {
   const active = await perGroup(activeJSON);
   const all = await perGroup(allJSON);
   const display = new Map((d.groups ?? []).map((g) => [g.name, g.display_name || g.name]));
-  const parts = [{ kind: "core", name: "", label: "Core tools", size: active.get("") ?? 0 }];
+  const activeSize = await measure(activeJSON);
+  const core = { kind: "core", name: "", label: "Core tools", size: 0 };
+  const parts = [core];
   const listing = listingOf(d.system_prompt);
   if (listing) parts.push({ kind: "listing", name: "", label: "Group listing", size: await measure(listing) });
-  for (const name of d.loaded_groups ?? []) {
-    if (active.has(name)) parts.push({ kind: "group", name, label: display.get(name) ?? name, size: active.get(name) });
+  const loaded = d.loaded_groups ?? [];
+  const brought = [...active.keys()].filter((g) => g && !loaded.includes(g)).sort();
+  let inGroups = 0;
+  for (const name of [...loaded, ...brought]) {
+    if (!active.has(name)) continue;
+    parts.push({ kind: "group", name, label: display.get(name) ?? name, size: active.get(name) });
+    inGroups += active.get(name);
   }
+  core.size = Math.max(0, activeSize - inGroups);
   const groups = {};
   for (const g of d.groups ?? []) groups[g.name] = all.get(g.name) ?? 0;
   return {
-    active: await measure(activeJSON),
+    active: activeSize,
     all: await measure(allJSON),
     parts,
     groups,

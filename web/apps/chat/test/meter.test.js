@@ -40,9 +40,30 @@ test("breakdown splits the next call's tools into core, listing and each loaded 
   assert.equal(b.active, d.tools_json.active.length);
   assert.equal(b.all, d.tools_json.all.length);
   assert.deepEqual(b.parts, [
-    { kind: "core", name: "", label: "Core tools", size: size(core) },
+    // The core tools' part is what is left of the call's tools: their own
+    // definition, and the array's brackets and commas.
+    { kind: "core", name: "", label: "Core tools", size: size(core) + 4 },
     { kind: "listing", name: "", label: "Group listing", size: "## Available Tool Groups\n\n- mail: Mail\n- pdf: PDFs\n".length },
     { kind: "group", name: "mail", label: "Mail", size: size(mail[0]) + size(mail[1]) },
   ]);
   assert.deepEqual(b.groups, { mail: size(mail[0]) + size(mail[1]), pdf: size(pdf) });
+  // The legend adds up to the headline: the call's tools and the listing.
+  assert.equal(b.parts.reduce((sum, p) => sum + p.size, 0), b.active + b.parts[1].size);
+});
+
+test("breakdown gives a group a search brought a part of its own, so the parts still add up", async () => {
+  const core = def("get_time", "Time");
+  const pdf = def("pdf_info", "Info");
+  const d = {
+    tools: [{ name: "get_time" }, { name: "pdf_info", group: "pdf" }],
+    groups: [{ name: "pdf", display_name: "PDF" }],
+    loaded_groups: [],
+    tools_json: { active: JSON.stringify([core, pdf]), all: JSON.stringify([core, pdf]) },
+  };
+  const b = await breakdown(d, async (t) => t.length);
+  assert.deepEqual(b.parts, [
+    { kind: "core", name: "", label: "Core tools", size: JSON.stringify(core).length + 3 },
+    { kind: "group", name: "pdf", label: "PDF", size: JSON.stringify(pdf).length },
+  ]);
+  assert.equal(b.parts.reduce((sum, p) => sum + p.size, 0), b.active);
 });

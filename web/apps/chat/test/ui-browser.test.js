@@ -240,6 +240,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     assert.match(await page.locator("#sessions li[aria-current=true]").innerText(), /Which model is set\?\s*\d+ messages/);
 
     // Rename the chat.
+    await page.locator("#sessions li[aria-current=true]").getByRole("button", { name: /^Actions for/ }).click();
     await page.locator("#sessions li[aria-current=true]").getByRole("button", { name: /^Rename/ }).click();
     const dialog = page.getByRole("dialog", { name: "Rename the chat" });
     await dialog.getByLabel("Title").fill("Milk and charts");
@@ -264,6 +265,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
 
     // Delete the old one, after saying yes.
     page.once("dialog", (d) => d.accept());
+    await page.locator("#sessions li").filter({ hasText: "Milk and charts" }).getByRole("button", { name: /^Actions for/ }).click();
     await page.locator("#sessions li").filter({ hasText: "Milk and charts" }).getByRole("button", { name: /^Delete/ }).click();
     await page.locator("#sessions").getByText("Milk and charts").waitFor({ state: "detached" });
 
