@@ -207,3 +207,43 @@ func TestChatTerminalNoColor(t *testing.T) {
 		t.Errorf("the reply is styled with NO_COLOR:\n%q", out)
 	}
 }
+
+// At a terminal the approval question reads its answer through the line
+// editor; Ctrl-C there stops the turn, as it does while the turn runs, and
+// the answers are not kept in the history.
+func TestChatTerminalApproval(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("exec", `{"command":"echo one >> runs.txt"}`),
+		fakemodel.Text("Done."),
+		fakemodel.ToolCall("exec", `{"command":"echo two >> runs.txt"}`),
+		fakemodel.Text("Not reached."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	c := startPtyChat(t, u, 80, nil, "--session", "a", "--model", "fake-1")
+	c.waitFor("you> ", 1)
+	c.send("Run one\r")
+	c.waitFor("Allow it?", 1)
+	c.send("y\r")
+	c.waitFor("Done.", 1)
+	c.waitFor("you> ", 2)
+	c.send("Run two\r")
+	c.waitFor("Allow it?", 2)
+	c.send("\x03")
+	c.waitFor("[stopped: what was done is kept]", 1)
+	c.waitFor("you> ", 3)
+	c.send("\x1b[A\r") // the last line sent, not the answer
+	c.waitFor("Not reached.", 1)
+	c.waitFor("you> ", 4)
+	c.quit()
+	b, err := os.ReadFile(filepath.Join(u.home, ".local", "share", "toolroute", "files", "runs.txt"))
+	if err != nil || string(b) != "one\n" {
+		b2, _ := os.ReadFile(filepath.Join(u.home, "runs.txt"))
+		if string(b2) != "one\n" {
+			t.Errorf("runs.txt = %q / %q (%v), want the first command's run only", b, b2, err)
+		}
+	}
+	if got := userMessages(u, "a"); strings.Join(got, "|") != "Run one|Run two|Run two" {
+		t.Errorf("the user's messages are %q", got)
+	}
+}

@@ -42,14 +42,19 @@ type lineRead struct {
 // newLineEditor edits lines on in, echoing to out; history is the file
 // the lines are kept in ("" keeps them for this run only).
 func newLineEditor(in, out *os.File, historyFile string) *lineEditor {
-	keys := &keyWatch{r: in}
-	e := &lineEditor{in: in, out: out, keys: keys, hist: loadHistory(historyFile)}
+	e := &lineEditor{in: in, out: out, keys: &keyWatch{r: in}, hist: loadHistory(historyFile)}
+	e.reset()
+	return e
+}
+
+// reset starts a new line's state: a Terminal that ended a read at Ctrl-C
+// or Ctrl-D keeps the prompt and the text of the line it was reading.
+func (e *lineEditor) reset() {
 	e.t = term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{keys, out}, "")
+	}{e.keys, e.out}, "")
 	e.t.History = e.hist
-	return e
 }
 
 // readLine reads a line after prompt; keep adds it to the history. An
@@ -80,6 +85,10 @@ func (e *lineEditor) readLine(ctx context.Context, prompt string, keep bool, sto
 	select {
 	case r := <-e.pending:
 		e.pending = nil
+		if r.err != nil {
+			fmt.Fprint(e.out, "\r\n")
+			e.reset()
+		}
 		return r.line, r.err
 	case <-stop:
 		fmt.Fprint(e.out, "\r\n")
