@@ -659,6 +659,10 @@ func (c *chat) print(s string) {
 		c.lineStart = false
 		return
 	}
+	if c.tty != nil {
+		// NO_COLOR: as it comes, but still unable to drive the terminal.
+		s = termout.Sanitize(s)
+	}
 	fmt.Fprint(c.out, s)
 	c.lineStart = strings.HasSuffix(s, "\n")
 }

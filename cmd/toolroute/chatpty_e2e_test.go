@@ -247,3 +247,26 @@ func TestChatTerminalApproval(t *testing.T) {
 		t.Errorf("the user's messages are %q", got)
 	}
 }
+
+// A reply cannot drive the terminal: the escape sequences in it (here one
+// that retitles the window and one that clears the screen) are dropped,
+// rendered or written as it comes (NO_COLOR).
+func TestChatTerminalDropsEscapes(t *testing.T) {
+	for _, env := range [][]string{nil, {"NO_COLOR=1"}} {
+		t.Run(strings.Join(append([]string{"env"}, env...), " "), func(t *testing.T) {
+			model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Hello \x1b]0;pwned\x07world\x1b[2J, **done**."))
+			defer model.Close()
+			u := newUser(t, model, fakemodel.OpenAI)
+			c := startPtyChat(t, u, 80, env, "--session", "e", "--model", "fake-1")
+			c.waitFor("you> ", 1)
+			c.send("Hi\r")
+			c.waitFor("you> ", 2)
+			c.quit()
+			out := c.output()
+			mustContain(t, "the output", out, "]0;pwned")
+			if strings.Contains(out, "\x1b]0;") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x07") {
+				t.Errorf("the reply's escape sequences reached the terminal:\n%q", out)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package termout
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,4 +178,29 @@ func TestMarkdownLongLine(t *testing.T) {
 			t.Errorf("row %q", l)
 		}
 	}
+}
+
+// ours are the escape sequences Markdown writes itself.
+var ours = regexp.MustCompile(`\x1b\[[0-9;]*[mAJ]`)
+
+// Whatever a reply holds and however it is cut, rendering it neither
+// panics nor lets a control character of the reply through.
+func FuzzMarkdown(f *testing.F) {
+	f.Add(reply, 3)
+	f.Add("| a | b |\n|---|---|\n| \x1b[2J | `x\x07` |\n", 1)
+	f.Add("```\n\x1b]0;t\x07\n```\n- \x9b2J\n> *q*\n", 5)
+	f.Fuzz(func(t *testing.T, text string, size int) {
+		size = max(size%64, 1)
+		var out strings.Builder
+		m := NewMarkdown(&out, 40, 0)
+		for i := 0; i < len(text); i += size {
+			m.Write(text[i:min(i+size, len(text))])
+		}
+		m.Flush()
+		for _, r := range ours.ReplaceAllString(out.String(), "") {
+			if isControl(r) && r != '\r' {
+				t.Fatalf("control character %U in the output of %q:\n%q", r, text, out.String())
+			}
+		}
+	})
 }
