@@ -37,7 +37,8 @@ FUZZ_TARGETS = \
 	internal/mcpserve:FuzzGuard \
 	internal/pdf:FuzzContent \
 	internal/pdf:FuzzCMap \
-	host/store:FuzzRedactConn
+	host/store:FuzzRedactConn \
+	internal/termout:FuzzMarkdown
 
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm

@@ -15,6 +15,7 @@ import (
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/store"
 	"github.com/toolroute/toolroute/internal/app"
+	"github.com/toolroute/toolroute/internal/termout"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
@@ -24,11 +25,13 @@ const chatHelp = `Commands:
   /clear    start a new session
   /tools    the tools the next model call sends, and the others
   /groups   the tool groups, and which this session loaded
-  /usage    the tokens this session's model calls used, and the last turn's calls
+  /usage    every model call of this session, by turn: its tokens and what it did
   /compact  summarise the earlier messages now; later calls send the summary instead
   /help     these commands
   /quit     leave (so does the end of input; /exit too)
 Anything else is a message to the model. Ctrl-C stops a running turn.
+At a terminal, Up and Down bring back the lines sent before; Ctrl-D or
+Ctrl-C at the prompt leaves.
 `
 
 func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -57,6 +60,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	c := &chat{out: stdout, errOut: stderr, interactive: isTerminal(stdin), id: *name, lines: make(chan string)}
+	c.setTerminal(stdin, stdout)
 	if c.interactive || *askStdin {
 		af.cfg.Approver = host.ApproverFunc(c.approve)
 	}
@@ -96,11 +100,70 @@ type chat struct {
 	// Per model call: whether text was streamed, and whether the output
 	// stands at the start of a line.
 	streamed, lineStart bool
-	// lastCalls are the last turn's model calls, for /usage.
-	lastCalls []host.CallUsage
+	// calls are this run's model calls in the session, for /usage: what
+	// the module said of each as it was made.
+	calls []callNote
+	// pendingCall is the model call made, whose reply has not come.
+	pendingCall *callNote
+
+	// At a terminal: tty is standard output when it is one, md renders
+	// the reply streaming (nil when it is written as it comes: not a
+	// terminal, NO_COLOR, TERM=dumb), ed edits the lines read (nil when
+	// standard input and output are not both terminals), and stopTurn
+	// stops the running turn.
+	tty      *os.File
+	render   bool
+	md       *termout.Markdown
+	ed       *lineEditor
+	stopTurn context.CancelFunc
 }
 
-func isTerminal(r io.Reader) bool {
+// callNote is one model call of this run, as its events told it.
+type callNote struct {
+	call    int
+	routing session.Routing
+	schema  *host.SchemaUsage
+	// reply is the message the call logged: matched against the log.
+	reply session.Message
+}
+
+// setTerminal finds what of standard input and output is a terminal.
+// Anything that is not gets exactly what chat always wrote.
+func (c *chat) setTerminal(stdin io.Reader, stdout io.Writer) {
+	f, ok := stdout.(*os.File)
+	if !ok || !isTerminal(f) {
+		return
+	}
+	c.tty = f
+	dumb := os.Getenv("TERM") == "dumb"
+	// NO_COLOR (no-color.org): no escape sequences in the reply.
+	c.render = !dumb && os.Getenv("NO_COLOR") == ""
+	if in, ok := stdin.(*os.File); ok && c.interactive && !dumb {
+		c.ed = newLineEditor(in, f, historyPath())
+	}
+}
+
+// width is the terminal's width to wrap lines to, 0 when standard output
+// is not a terminal.
+func (c *chat) width() int {
+	if c.tty == nil {
+		return 0
+	}
+	w, _ := termout.Size(c.tty)
+	return w
+}
+
+// println writes a line of chat's own (a card, a usage line) fitted to
+// the terminal's width, its continuation rows indented; to anything but a
+// terminal it writes s as it is.
+func (c *chat) println(s string) {
+	if w := c.width(); w > 0 {
+		s = termout.Wrap(termout.Sanitize(s), w)
+	}
+	fmt.Fprintln(c.out, s)
+}
+
+func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
@@ -114,15 +177,17 @@ func isTerminal(r io.Reader) bool {
 func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
 	lines := c.lines
 	readErr := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64*1024), 4<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		readErr <- sc.Err()
-		close(lines)
-	}()
+	if c.ed == nil {
+		go func() {
+			sc := bufio.NewScanner(stdin)
+			sc.Buffer(make([]byte, 64*1024), 4<<20)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			readErr <- sc.Err()
+			close(lines)
+		}()
+	}
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
@@ -131,25 +196,41 @@ func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
 		fmt.Fprintf(c.errOut, "toolroute: %s\n", note)
 	}
 	if c.interactive {
-		fmt.Fprintf(c.out, "toolroute chat with %s\nsession %s; /help for commands\n", c.a.Provider, c.id)
+		c.println(fmt.Sprintf("toolroute chat with %s", c.a.Provider))
+		c.println(fmt.Sprintf("session %s; /help for commands", c.id))
 	} else {
 		fmt.Fprintf(c.errOut, "toolroute: session %s with %s\n", c.id, c.a.Provider)
 	}
 	for {
-		if c.interactive {
-			fmt.Fprint(c.out, "\nyou> ")
-		}
 		var line string
 		var ok bool
-		select {
-		case line, ok = <-lines:
-		case <-interrupts:
+		if c.ed != nil {
 			fmt.Fprintln(c.out)
-			return c.status()
-		case <-ctx.Done():
-			return c.status()
+			var err error
+			line, err = c.ed.readLine(ctx, "you> ", true, interrupts)
+			switch {
+			case err == nil:
+			case errors.Is(err, io.EOF), ctx.Err() != nil:
+				// Ctrl-D or Ctrl-C at the prompt: the chat ends.
+				return c.status()
+			default:
+				fmt.Fprintf(c.errOut, "toolroute: reading input: %v\n", err)
+				return 1
+			}
+		} else {
+			if c.interactive {
+				fmt.Fprint(c.out, "\nyou> ")
+			}
+			select {
+			case line, ok = <-lines:
+			case <-interrupts:
+				fmt.Fprintln(c.out)
+				return c.status()
+			case <-ctx.Done():
+				return c.status()
+			}
 		}
-		if !ok {
+		if c.ed == nil && !ok {
 			if err := <-readErr; err != nil {
 				fmt.Fprintf(c.errOut, "toolroute: reading input: %v\n", err)
 				return 1
@@ -173,6 +254,7 @@ func (c *chat) loop(ctx context.Context, stdin io.Reader) int {
 			fmt.Fprintf(c.out, "you> %s\n", line)
 		}
 		turnCtx, cancel := context.WithCancel(ctx)
+		c.stopTurn = cancel
 		stopped := make(chan struct{})
 		go func() {
 			select {
@@ -209,6 +291,7 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		// The new session keeps the agent of the one cleared.
 		agent, _ := c.a.SessionAgent(ctx, c.id)
 		c.id = app.NewSessionID()
+		c.calls = nil
 		if agent != "" {
 			if err := c.a.SetSessionAgent(ctx, c.id, agent); err != nil {
 				fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
@@ -235,12 +318,12 @@ func (c *chat) tools(ctx context.Context) {
 		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
 		return
 	}
-	fmt.Fprintf(c.out, "Sent with each model call (%d): %s\n", len(d.Active), strings.Join(d.Active, ", "))
+	c.println(fmt.Sprintf("Sent with each model call (%d): %s", len(d.Active), strings.Join(d.Active, ", ")))
 	for _, g := range d.Groups {
 		if !g.Available || slices.Contains(d.LoadedGroups, g.Name) {
 			continue
 		}
-		fmt.Fprintf(c.out, "In group %s, sent once loaded (%d): %s\n", g.Name, len(g.Tools), strings.Join(g.Tools, ", "))
+		c.println(fmt.Sprintf("In group %s, sent once loaded (%d): %s", g.Name, len(g.Tools), strings.Join(g.Tools, ", ")))
 	}
 	var disabled []string
 	for _, t := range d.Tools {
@@ -249,7 +332,7 @@ func (c *chat) tools(ctx context.Context) {
 		}
 	}
 	if len(disabled) > 0 {
-		fmt.Fprintf(c.out, "Disabled (%d): %s\n", len(disabled), strings.Join(disabled, ", "))
+		c.println(fmt.Sprintf("Disabled (%d): %s", len(disabled), strings.Join(disabled, ", ")))
 	}
 }
 
@@ -271,7 +354,7 @@ func (c *chat) groups(ctx context.Context) {
 		case !g.Available:
 			state = "no enabled tools"
 		}
-		fmt.Fprintf(c.out, "%s (%s): %s [%s]\n", g.Name, g.DisplayName, g.Description, state)
+		c.println(fmt.Sprintf("%s (%s): %s [%s]", g.Name, g.DisplayName, g.Description, state))
 	}
 }
 
@@ -284,11 +367,12 @@ func (c *chat) compact(ctx context.Context) {
 			c.failed = true
 			return
 		case ev.Type == host.EventMessage && ev.Message.Type == session.Summary:
-			fmt.Fprintf(c.out, "[summary]\n%s\n", ev.Message.Content)
+			c.calls = append(c.calls, callNote{reply: *ev.Message})
+			c.println(fmt.Sprintf("[summary]\n%s", ev.Message.Content))
 		case ev.Type == host.EventDone:
-			fmt.Fprintf(c.out, "[%s]\n", ev.Text)
+			c.println(fmt.Sprintf("[%s]", ev.Text))
 		case ev.Type == host.EventFailed:
-			fmt.Fprintf(c.out, "[compaction failed: %s]\n", ev.Failure.Message)
+			c.println(fmt.Sprintf("[compaction failed: %s]", ev.Failure.Message))
 			c.failed = true
 		}
 	}
@@ -316,6 +400,12 @@ func (c *chat) show(ev host.Event) {
 	switch ev.Type {
 	case host.EventModelCall:
 		c.streamed = false
+		if c.md != nil {
+			// Each reply is rendered on its own.
+			c.newline()
+			c.md = nil
+		}
+		c.pendingCall = &callNote{call: ev.Call, routing: ev.Routing, schema: ev.Schema}
 	case host.EventText:
 		c.streamed = true
 		c.print(ev.Text)
@@ -332,22 +422,22 @@ func (c *chat) show(ev host.Event) {
 			if len(ev.Group.Unloaded) > 0 {
 				line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
 			}
-			fmt.Fprintln(c.out, line+"]")
+			c.println(line + "]")
 			break
 		}
 		if len(ev.Group.Added) == 0 && len(ev.Group.Unloaded) > 0 {
-			fmt.Fprintf(c.out, "[unloaded group %s: %s]\n", ev.Group.Name, strings.Join(ev.Group.Unloaded, ", "))
+			c.println(fmt.Sprintf("[unloaded group %s: %s]", ev.Group.Name, strings.Join(ev.Group.Unloaded, ", ")))
 			break
 		}
 		line := fmt.Sprintf("[loaded group %s: %s", ev.Group.Name, strings.Join(ev.Group.Added, ", "))
 		if len(ev.Group.Unloaded) > 0 {
 			line += "; unloaded to fit the tool budget: " + strings.Join(ev.Group.Unloaded, ", ")
 		}
-		fmt.Fprintln(c.out, line+"]")
+		c.println(line + "]")
 	case host.EventRetry:
 		c.newline()
 		// The module's sentence, as every host shows it.
-		fmt.Fprintf(c.out, "[%s]\n", strings.TrimSuffix(ev.Retry.Message, "."))
+		c.println(fmt.Sprintf("[%s]", strings.TrimSuffix(ev.Retry.Message, ".")))
 	case host.EventDone:
 		c.newline()
 		c.turnUsage(ev)
@@ -358,7 +448,7 @@ func (c *chat) show(ev host.Event) {
 		if ev.Failure != nil {
 			msg = c.a.Hint(ev.Failure.Message)
 		}
-		fmt.Fprintf(c.out, "error: %s\n", msg)
+		c.println(fmt.Sprintf("error: %s", msg))
 		c.turnUsage(ev)
 	}
 }
@@ -366,7 +456,6 @@ func (c *chat) show(ev host.Event) {
 // turnUsage prints the line after a turn: its tokens, and what its last
 // model call spent on tool schemas.
 func (c *chat) turnUsage(ev host.Event) {
-	c.lastCalls = ev.ModelCalls
 	var u wire.Usage
 	if ev.Usage != nil {
 		u = *ev.Usage
@@ -376,36 +465,130 @@ func (c *chat) turnUsage(ev host.Event) {
 	if n := len(ev.ModelCalls); n > 0 && ev.ModelCalls[n-1].Schema != nil {
 		line += "; schemas of the last call: " + schemaLine(ev.ModelCalls[n-1].Schema)
 	}
-	fmt.Fprintln(c.out, line+"]")
+	c.println(line + "]")
 }
 
-// usage is /usage: the session's tokens, summed from its log, and the last
-// turn's calls one by one.
+// usage is /usage: the session's tokens, summed from its log, and each of
+// its model calls by turn, with what the call did and, for the calls of
+// this run, what the module counted of its tool schemas.
 func (c *chat) usage(ctx context.Context) {
 	msgs, err := c.a.Host.Session(c.id).Messages(ctx)
 	if err != nil {
 		fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
 		return
 	}
-	total, calls := session.UsageOf(msgs)
-	fmt.Fprintf(c.out, "Session %s: %s, %s tokens in%s, %s out.\n", c.id, plural(calls, "model call"),
-		thousands(total.InputTokens), cachedNote(total), thousands(total.OutputTokens))
+	total, _ := session.UsageOf(msgs)
+	calls := loggedCalls(msgs)
+	c.println(fmt.Sprintf("Session %s: %s, %s tokens in%s, %s out.", c.id, plural(len(calls), "model call"),
+		thousands(total.InputTokens), cachedNote(total), thousands(total.OutputTokens)))
 	_, used, note := c.a.Routing()
 	if note != "" {
-		fmt.Fprintf(c.out, "Routing: %s (%s).\n", used, note)
+		c.println(fmt.Sprintf("Routing: %s (%s).", used, note))
 	} else {
-		fmt.Fprintf(c.out, "Routing: %s.\n", used)
+		c.println(fmt.Sprintf("Routing: %s.", used))
 	}
-	for _, mc := range c.lastCalls {
-		line := fmt.Sprintf("  call %d:", mc.Call)
-		if mc.Usage != nil {
-			line += fmt.Sprintf(" %s in%s, %s out;", thousands(mc.Usage.InputTokens), cachedNote(*mc.Usage), thousands(mc.Usage.OutputTokens))
+	// This run's calls are the log's last ones, unless another process
+	// wrote to the session since: each is matched by the reply it logged.
+	notes := make([]*callNote, len(calls))
+	for i, j := len(calls)-1, len(c.calls)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
+		if !sameReply(msgs[calls[i].at], c.calls[j].reply) {
+			break
 		}
-		if mc.Schema != nil {
-			line += " schemas " + schemaLine(mc.Schema)
-		}
-		fmt.Fprintln(c.out, line)
+		notes[i] = &c.calls[j]
 	}
+	turn := -1
+	for i, lc := range calls {
+		if lc.turn != turn {
+			turn = lc.turn
+			if lc.turn > 0 {
+				c.println(fmt.Sprintf("  turn %d: %s", lc.turn, shorten(firstLine(msgs[lc.userAt].Content), 60)))
+			}
+		}
+		m := msgs[lc.at]
+		line := fmt.Sprintf("    call %d:", lc.call)
+		if m.Type == session.Summary {
+			line = "    compaction:"
+		}
+		if m.Usage != nil {
+			line += fmt.Sprintf(" %s in%s, %s out;", thousands(m.Usage.InputTokens), cachedNote(*m.Usage), thousands(m.Usage.OutputTokens))
+		} else {
+			line += " no usage reported;"
+		}
+		line += " " + lc.did
+		if n := notes[i]; n != nil {
+			if n.routing != "" && n.routing != session.RoutingClassic {
+				line += fmt.Sprintf("; %s routing", n.routing)
+			}
+			if n.schema != nil {
+				line += "; schemas " + schemaLine(n.schema)
+			}
+		}
+		c.println(line)
+	}
+}
+
+// loggedCall is a model call found in a session's log.
+type loggedCall struct {
+	// at is its reply's index in the log, userAt its turn's user message's
+	// (turn 0: none, a compaction before the first turn).
+	at, userAt int
+	turn, call int
+	// did says what the reply did.
+	did string
+}
+
+// loggedCalls lists a log's model calls: each assistant message (its tool
+// calls follow it) and each compaction's summary.
+func loggedCalls(msgs []session.Message) []loggedCall {
+	var out []loggedCall
+	turn, userAt, call := 0, 0, 0
+	for i, m := range msgs {
+		switch m.Type {
+		case session.User:
+			turn, userAt, call = turn+1, i, 0
+		case session.Summary:
+			out = append(out, loggedCall{at: i, userAt: userAt, turn: turn, did: "summarised the earlier messages"})
+		case session.Assistant:
+			call++
+			var tools []string
+			for _, next := range msgs[i+1:] {
+				if next.Type == session.ToolCall {
+					tools = append(tools, next.ToolName)
+				} else if next.Type == session.Assistant || next.Type == session.User || next.Type == session.Summary {
+					break
+				}
+			}
+			var did []string
+			if strings.TrimSpace(m.Content) != "" {
+				did = append(did, fmt.Sprintf("replied (%s)", plural(len([]rune(m.Content)), "character")))
+			}
+			if len(tools) > 0 {
+				did = append(did, "called "+strings.Join(tools, ", "))
+			}
+			if len(did) == 0 {
+				did = []string{"an empty reply"}
+			}
+			out = append(out, loggedCall{at: i, userAt: userAt, turn: turn, call: call, did: strings.Join(did, " and ")})
+		}
+	}
+	return out
+}
+
+// sameReply says whether a logged message is the reply a call of this run
+// logged.
+func sameReply(logged, noted session.Message) bool {
+	if logged.Type != noted.Type || logged.Content != noted.Content || (logged.Usage == nil) != (noted.Usage == nil) {
+		return false
+	}
+	return logged.Usage == nil || *logged.Usage == *noted.Usage
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " […]"
+	}
+	return s
 }
 
 func schemaLine(s *host.SchemaUsage) string {
@@ -439,22 +622,27 @@ func thousands(n int) string {
 func (c *chat) message(m *session.Message) {
 	switch m.Type {
 	case session.Assistant:
+		if c.pendingCall != nil {
+			c.pendingCall.reply = *m
+			c.calls = append(c.calls, *c.pendingCall)
+			c.pendingCall = nil
+		}
 		if !c.streamed && m.Content != "" {
 			c.print(m.Content)
 		}
 	case session.ToolCall:
 		c.newline()
-		fmt.Fprintf(c.out, "→ %s %s\n", m.ToolName, shorten(m.ToolInput, 300))
+		c.println(fmt.Sprintf("→ %s %s", m.ToolName, shorten(m.ToolInput, 300)))
 	case session.ToolResult:
 		c.newline()
 		if m.Status == registry.StatusSuccess {
-			fmt.Fprintf(c.out, "← %s: %s\n", m.ToolName, shorten(m.Content, 500))
+			c.println(fmt.Sprintf("← %s: %s", m.ToolName, shorten(m.Content, 500)))
 		} else {
-			fmt.Fprintf(c.out, "← %s failed (%s): %s\n", m.ToolName, m.ErrorType, shorten(m.Content, 500))
+			c.println(fmt.Sprintf("← %s failed (%s): %s", m.ToolName, m.ErrorType, shorten(m.Content, 500)))
 		}
 	case session.Summary:
 		c.newline()
-		fmt.Fprintf(c.out, "[the conversation neared the model's context window: its earlier messages were summarised; the log keeps them all]\n")
+		c.println("[the conversation neared the model's context window: its earlier messages were summarised; the log keeps them all]")
 	}
 }
 
@@ -462,11 +650,31 @@ func (c *chat) print(s string) {
 	if s == "" {
 		return
 	}
+	if c.render {
+		if c.md == nil {
+			w, h := termout.Size(c.tty)
+			c.md = termout.NewMarkdown(c.out, w, h)
+		}
+		c.md.Write(s)
+		c.lineStart = false
+		return
+	}
+	if c.tty != nil {
+		// NO_COLOR: as it comes, but still unable to drive the terminal.
+		s = termout.Sanitize(s)
+	}
 	fmt.Fprint(c.out, s)
 	c.lineStart = strings.HasSuffix(s, "\n")
 }
 
+// newline ends the reply's text before what chat writes of its own: at a
+// terminal, the markdown held is rendered.
 func (c *chat) newline() {
+	if c.md != nil {
+		c.md.Flush()
+		c.lineStart = true
+		return
+	}
 	if !c.lineStart {
 		fmt.Fprintln(c.out)
 		c.lineStart = true
@@ -484,23 +692,40 @@ func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]s
 		if len(call.RequiredPermissions) > 0 {
 			what = " (" + strings.Join(call.RequiredPermissions, ", ") + ")"
 		}
-		fmt.Fprintf(c.out, "? %s %s%s\n", call.Tool, shorten(string(call.Input), 600), what)
+		c.println(fmt.Sprintf("? %s %s%s", call.Tool, shorten(string(call.Input), 600), what))
 		question := "  Allow it? [y] once, [a] always in this session, [n] no: "
 		if len(call.Secrets) > 0 {
 			// Yes grants every secret asked for: the question names them.
-			fmt.Fprintf(c.out, "  It asks to read your secrets: %s.\n", host.DescribeSecrets(call.Secrets))
+			c.println(fmt.Sprintf("  It asks to read your secrets: %s.", host.DescribeSecrets(call.Secrets)))
 			question = "  Allow it with them? [y] once, [a] always in this session, [n] no: "
 		}
 		answer := session.AnswerDeny
 	ask:
 		for try := 0; try < 2; try++ {
-			fmt.Fprint(c.out, question)
 			var line string
 			var ok bool
-			select {
-			case line, ok = <-c.lines:
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if c.ed != nil {
+				var err error
+				line, err = c.ed.readLine(ctx, question, false, nil)
+				switch {
+				case err == nil:
+					ok = true
+				case ctx.Err() != nil:
+					return nil, ctx.Err()
+				case errors.Is(err, io.EOF) && c.ed.interrupted():
+					// Ctrl-C stops the turn, as it does while the turn runs.
+					c.stopTurn()
+					return nil, context.Canceled
+				case !errors.Is(err, io.EOF):
+					return nil, err
+				}
+			} else {
+				fmt.Fprint(c.out, question)
+				select {
+				case line, ok = <-c.lines:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			}
 			if !ok {
 				fmt.Fprintln(c.out)
@@ -521,7 +746,7 @@ func (c *chat) approve(ctx context.Context, _ string, calls []session.Call) ([]s
 			}
 		}
 		if answer == session.AnswerDeny {
-			fmt.Fprintf(c.out, "  %s will not run.\n", call.Tool)
+			c.println(fmt.Sprintf("  %s will not run.", call.Tool))
 		}
 		a := session.Approval{ID: call.ID, Answer: answer}
 		if answer != session.AnswerDeny {

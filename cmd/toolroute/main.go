@@ -56,7 +56,10 @@ the Go runtime's profiles behind that token, as serve's does.
 Chat in the terminal; --session continues (or starts) a named session,
 --agent talks to a stored agent (list_agents), which the session keeps.
 Reads one message per line when standard input is not a terminal
-(--ask-stdin: the answers to approval questions too). /help lists the
+(--ask-stdin: the answers to approval questions too). At a terminal the
+line is edited, Up brings back earlier lines (kept in ~/.local/state/
+toolroute/chat_history, or under $XDG_STATE_HOME), and replies show as
+rendered markdown fitted to the width (NO_COLOR: as written). /help lists the
 chat's commands. Scheduled tasks are kept and run_scheduled_task runs one,
 but chat runs none at its time: serve does.`},
 	{"tools", "toolroute tools [--group G] [--json] [ROUTING FLAGS] [APP FLAGS]", `

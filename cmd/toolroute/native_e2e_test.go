@@ -45,8 +45,9 @@ func TestChatNativeRouting(t *testing.T) {
 				t.Fatalf("second process: exit %d\n%s\n%s", second.code, second.stdout, second.stderr)
 			}
 			mustContain(t, "the second process's output", second.stdout, "→ list_providers {}\n", "No providers are stored.\n",
-				"Session work: 5 model calls", "Routing: native.", "  call 2:")
-			if strings.Contains(second.stdout, "load_tool_group") {
+				"Session work: 5 model calls", "Routing: native.", "  turn 1: Which model is set?\n    call 1: 10 in, 5 out; called load_tool_group\n",
+				"  turn 2: Any providers?\n    call 1: 10 in, 5 out; called list_providers; native routing; schemas ")
+			if strings.Contains(second.stdout, "→ load_tool_group") {
 				t.Errorf("the second process loaded the group again:\n%s", second.stdout)
 			}
 			classic := append([]string{"chat", "--session", "work", "--model", "fake-1", "--routing", "classic"}, providerFlags(format)...)
