@@ -33,6 +33,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,19 +221,51 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if note != "" {
 		routing["note"] = note
 	}
+	// page_chats tells the browser UI that its chats are this server's
+	// sessions, the ones toolroute chat and this API see: the page lists,
+	// opens and starts them here, and their turns run in the program.
 	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems,
-		"mcp": servers, "routing": routing})
+		"mcp": servers, "routing": routing, "page_chats": "server"})
 }
 
+// maxSearchedHits bounds the messages a search of the sessions (GET
+// /api/sessions?q=) reads to find which sessions match: a session beyond
+// them is still found by its title.
+const maxSearchedHits = 1000
+
+// sessions lists the sessions, newest first; with q, those whose title or
+// messages (user, assistant, tool results) have every word of q, each
+// with the snippet of its best matching message.
 func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.a.Store.Sessions(r.Context())
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	q, searching := r.URL.Query()["q"]
+	var snippets map[string]string
+	if searching {
+		query := strings.Join(q, " ")
+		hits, err := s.a.Store.Search(r.Context(), query, maxSearchedHits)
+		if err != nil {
+			fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		snippets = make(map[string]string, len(hits))
+		for _, h := range hits {
+			if _, seen := snippets[h.SessionID]; !seen {
+				snippets[h.SessionID] = h.Snippet
+			}
+		}
+		list = slices.DeleteFunc(list, func(x store.Session) bool {
+			_, hit := snippets[x.ID]
+			return !hit && !store.TitleMatches(x.Title, query)
+		})
+	}
 	out := make([]sessionJSON, len(list))
 	for i, x := range list {
 		out[i] = toJSON(x)
+		out[i].Snippet = snippets[x.ID]
 	}
 	reply(w, out)
 }
@@ -685,6 +718,10 @@ type sessionJSON struct {
 	Messages int    `json:"messages"`
 	// Agent is the stored agent the session's turns are, if any.
 	Agent string `json:"agent,omitempty"`
+	// Snippet is, in a search's answer, the best matching message's text
+	// around the words found, marked **like this**; none when the title
+	// alone matched.
+	Snippet string `json:"snippet,omitempty"`
 }
 
 func toJSON(x store.Session) sessionJSON {

@@ -649,3 +649,51 @@ func TestRenameAndDelete(t *testing.T) {
 		t.Errorf("sessions after delete = %v", listed)
 	}
 }
+
+// A search of the sessions (GET /api/sessions?q=) answers those whose
+// title or messages have every word, newest first, each with the snippet
+// of its best matching message; a title matched alone has none. The
+// browser UI's sessions panel asks it.
+func TestSessionSearch(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Lisbon in May is warm."), fakemodel.Text("Buy milk."), fakemodel.Text("Noted."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "trip", "Plan my trip")
+	turn(t, srv, "shop", "A shopping list for Lisbon")
+	turn(t, srv, "cafe", "Where is the café?")
+	if resp := do(t, "PATCH", srv.URL+"/api/sessions/trip", `{"title":"Holidays"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("rename: HTTP %d", resp.StatusCode)
+	}
+	for _, c := range []struct {
+		name, query string
+		want        [][2]string // id, snippet
+	}{
+		{"message words", "lisbon", [][2]string{{"shop", "A shopping list for **Lisbon**"}, {"trip", "**Lisbon** in May is warm."}}},
+		{"every word", "lisbon+warm", [][2]string{{"trip", "**Lisbon** in May is **warm**."}}},
+		{"title alone", "holidays", [][2]string{{"trip", ""}}},
+		{"without accents", "CAFE", [][2]string{{"cafe", "Where is the **café**?"}}},
+		{"no word", "%21%3F", [][2]string{}},
+		{"nothing", "tokyo", [][2]string{}},
+	} {
+		var got []map[string]any
+		get(t, srv, "/api/sessions?q="+c.query, http.StatusOK, &got)
+		pairs := [][2]string{}
+		for _, s := range got {
+			snippet, _ := s["snippet"].(string)
+			pairs = append(pairs, [2]string{s["id"].(string), snippet})
+		}
+		if !slices.Equal(pairs, c.want) {
+			t.Errorf("%s: q=%s answered %v, want %v", c.name, c.query, pairs, c.want)
+		}
+	}
+	var all []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &all)
+	if len(all) != 3 || all[0]["snippet"] != nil {
+		t.Errorf("without q: %v", all)
+	}
+	var health map[string]any
+	get(t, srv, "/api/health", http.StatusOK, &health)
+	if health["page_chats"] != "server" {
+		t.Errorf("health = %v, want page_chats server", health)
+	}
+}
