@@ -5,7 +5,7 @@
 
 import { createHost, toolOutput, FORMATS } from "toolroute/host";
 import { MemoryStore as MemoryFS } from "../../../packages/toolroute/jsrun/sandbox.js";
-import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../../../packages/toolroute/host/ops.js";
+import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports, searchSessions } from "../../../packages/toolroute/host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "toolroute/mcp";
 import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../../../packages/toolroute/host/records.js";
 import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFIX } from "../../../packages/toolroute/host/agents.js";
@@ -558,12 +558,13 @@ export class Core {
     const sid = msg.session === undefined ? null : serverID(msg.session);
     switch (msg.action ?? "list") {
       case "list":
-        return this.#list();
+        return this.#list(msg.q);
       case "create": {
         // Nothing is stored: a session is, with its first message.
         if (msg.title) throw new Error("sessions: a session is titled after its first message; rename it once it has one");
-        if (msg.where === "server") return fromServer(await this.#api("POST", "/api/sessions", {}));
-        if (msg.where !== undefined && msg.where !== "page") throw new Error(`sessions: where is "page" or "server", not ${JSON.stringify(msg.where)}`);
+        if (msg.where !== undefined && msg.where !== "page" && msg.where !== "server") throw new Error(`sessions: where is "page" or "server", not ${JSON.stringify(msg.where)}`);
+        const where = msg.where ?? (await this.#keeper(await this.#server())).keep;
+        if (where === "server") return fromServer(await this.#api("POST", "/api/sessions", {}));
         const now = new Date().toISOString();
         return { id: newID(), title: "", created: now, updated: now, messages: 0, where: "page" };
       }
@@ -603,24 +604,45 @@ export class Core {
   }
 
   // #list is the page's sessions and, when a server answers, the server's,
-  // most recent first: {sessions, problems, server}. A server that does not
-  // answer leaves the page's, with a problem saying so.
-  async #list() {
-    const sessions = (await this.store.sessions()).map((s) => ({ ...s, where: "page" }));
+  // most recent first: {sessions, problems, server, keep, provider}. A
+  // server that does not answer leaves the page's, with a problem saying
+  // so. keep says where a new chat is kept ("server" or "page"), and
+  // provider why a page served by serve keeps it in the page (#keeper).
+  // With q, the sessions whose title or messages have every word of it,
+  // each with its snippet: serve searches its own (GET /api/sessions?q=),
+  // the worker's are matched by title.
+  async #list(q) {
+    const searching = typeof q === "string" && q.trim() !== "";
+    let sessions = (await this.store.sessions()).map((s) => ({ ...s, where: "page" }));
+    if (searching) sessions = await searchSessions(sessions, (id) => this.store.messages(id), q);
     const problems = [];
     const server = await this.#server();
     if (server.problem) problems.push(server.problem);
+    const serves = server.health?.page_chats === "server";
     if (server.ok) {
       try {
-        const list = await this.#api("GET", "/api/sessions");
+        const list = await this.#api("GET", searching && serves ? `/api/sessions?q=${encodeURIComponent(q)}` : "/api/sessions");
         if (!Array.isArray(list)) throw new Error("GET /api/sessions did not answer a list");
-        sessions.push(...list.map(fromServer));
+        let theirs = list.map(fromServer);
+        if (searching && !serves) theirs = await searchSessions(theirs, async () => [], q);
+        sessions.push(...theirs);
       } catch (e) {
         problems.push(`the server's sessions are not listed: ${e.message}`);
       }
     }
     sessions.sort(byRecent);
-    return { sessions, problems, server: !!server.ok };
+    return { sessions, problems, server: !!server.ok, ...(await this.#keeper(server)) };
+  }
+
+  // #keeper says where a new chat is kept: {keep: "server"} when serve
+  // keeps the page's chats (its health's page_chats) and the page's
+  // provider is the server's, so the turns run in the program; {keep:
+  // "page"} otherwise, with provider set when only the page's own
+  // provider (a key kept in this browser, the demo) keeps it here.
+  async #keeper(server) {
+    if (server.health?.page_chats !== "server") return { keep: "page" };
+    const provider = (await this.store.settings()).provider ?? "server";
+    return provider === "server" ? { keep: "server" } : { keep: "page", provider };
   }
 
   // #server says whether a toolroute server (serve or the worker) is
@@ -786,7 +808,7 @@ function fromServer(s) {
     const ms = Date.parse(t);
     return Number.isNaN(ms) ? String(t ?? "") : new Date(ms).toISOString();
   };
-  return { id: SERVER_PREFIX + s.id, title: s.title ?? "", created: iso(s.created), updated: iso(s.updated), messages: s.messages ?? 0, where: "server" };
+  return { id: SERVER_PREFIX + s.id, title: s.title ?? "", created: iso(s.created), updated: iso(s.updated), messages: s.messages ?? 0, where: "server", ...(s.snippet ? { snippet: String(s.snippet) } : {}) };
 }
 
 // byRecent orders sessions the most recently updated first, then the

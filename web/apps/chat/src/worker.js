@@ -31,12 +31,19 @@
 //                                           for the session, plus meter {unit: "tokens"|"bytes",
 //                                           encoding?, active, all} (null for a server
 //                                           session), provider, model, where
-//   {id, type: "sessions", action?, ...}    action "list" (default) -> {sessions, problems,
-//                                           server}: the page's sessions and the server's,
-//                                           most recent first; problems: why the server's
-//                                           are missing; server: whether they are listed.
+//   {id, type: "sessions", action?, ...}    action "list" (default) {q?} -> {sessions, problems,
+//                                           server, keep, provider?}: the page's sessions and
+//                                           the server's, most recent first; problems: why the
+//                                           server's are missing; server: whether they are
+//                                           listed; keep: where a new chat is kept, "server"
+//                                           when serve keeps the page's chats (its health's
+//                                           page_chats) and the provider is the server's,
+//                                           else "page" (provider: the page's own, when that
+//                                           is why); q: only those whose title or messages
+//                                           have its words, each with its snippet.
 //                                           "create" {where?: "page"|"server"} -> a new
-//                                           session, stored with its first message;
+//                                           session, stored with its first message, kept
+//                                           where keep says when where is not given;
 //                                           "get" {session} -> session|null;
 //                                           "rename" {session, title} -> session;
 //                                           "delete" {session} -> the list, as "list"
