@@ -1,6 +1,7 @@
 // The chat page: it renders and asks; the worker (worker.js, over core.js)
 // does the work. See core.js for the requests.
 import { render as renderMarkdown } from "./markdown.js";
+import { chatJSON, chatMarkdown, exportName } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = "toolroute.session";
@@ -531,10 +532,10 @@ async function newSession() {
 }
 
 // sessionList reads the list in either shape the core gives: an array, or
-// {sessions, problems}.
+// {sessions, problems, server, keep, provider}.
 function sessionList(r) {
-  if (Array.isArray(r)) return { sessions: r, problems: [] };
-  return { sessions: r?.sessions ?? [], problems: r?.problems ?? [] };
+  if (Array.isArray(r)) return { sessions: r, problems: [], keep: "page" };
+  return { sessions: r?.sessions ?? [], problems: r?.problems ?? [], server: !!r?.server, keep: r?.keep ?? "page", provider: r?.provider ?? "" };
 }
 
 function when(iso) {
@@ -547,26 +548,53 @@ function when(iso) {
     : d.toLocaleDateString([], { month: "short", day: "numeric" });
 }
 
+// keptText says where the chats are kept, from the list's keep: serve's
+// sessions, or this browser's IndexedDB.
+function keptText(list) {
+  if (list.keep === "server") return `Chats are kept by the toolroute server at ${location.host}: the same chats as toolroute chat and its API.`;
+  if (list.provider) return `New chats are kept in this browser: they use this page's provider (${list.provider}, in the settings). The server's chats run with its own provider.`;
+  if (list.server) return "New chats are kept in this browser; the server's chats are listed too.";
+  return "Chats are kept in this browser (IndexedDB): other browsers and toolroute chat do not see them.";
+}
+
+// chatsKept is the last list's keep: "server" when a new chat is serve's.
+let chatsKept = "page";
+
+// marked is a search snippet, its matches (**like this**) as <mark>.
+function marked(snippet) {
+  const p = el("span", "m snippet");
+  String(snippet).split("**").forEach((part, i) => p.append(i % 2 ? el("mark", "", part) : document.createTextNode(part)));
+  return p;
+}
+
+let listed = 0; // the last list asked, so an older answer is dropped
+
 async function refreshSessions() {
+  const asked = ++listed;
+  const q = $("sessions-search").value.trim();
   let list;
   try {
-    list = sessionList(await call({ type: "sessions" }));
+    list = sessionList(await call({ type: "sessions", ...(q ? { q } : {}) }));
   } catch (e) {
     $("sessions-note").textContent = "The chats could not be listed: " + e.message;
     return;
   }
-  $("sessions-note").textContent = list.problems.join(" ");
+  if (asked !== listed) return;
+  chatsKept = list.keep;
+  $("sessions-where").textContent = keptText(list);
+  $("sessions-note").textContent = [q ? (list.sessions.length ? `${plural(list.sessions.length, "chat")} ${list.sessions.length === 1 ? "matches" : "match"}.` : "No chat matches.") : "", ...list.problems].filter(Boolean).join(" ");
   const ul = $("sessions");
   ul.textContent = "";
-  const shown = list.sessions.filter((s) => s.messages > 0 || s.id === session);
-  if (shown.length === 0) ul.append(el("li", "muted small", "No chats yet."));
+  const shown = list.sessions.filter((s) => s.messages > 0 || (!q && s.id === session));
+  if (shown.length === 0 && !q) ul.append(el("li", "muted small", "No chats yet."));
   for (const s of shown) {
     const li = el("li");
     const title = s.title || "New chat";
     const open = el("button", "open");
     open.type = "button";
-    const where = s.where === "server" ? " · on the server" : "";
+    const where = s.where === "server" && list.keep !== "server" ? " · on the server" : s.where === "page" && list.keep === "server" ? " · in this browser" : "";
     open.append(el("span", "t", title), el("span", "m", `${plural(s.messages ?? 0, "message")}${s.updated ? " · " + when(s.updated) : ""}${where}`));
+    if (s.snippet) open.append(marked(s.snippet));
     open.onclick = () => openSession(s.id);
     if (s.id === session) {
       li.setAttribute("aria-current", "true");
@@ -978,6 +1006,42 @@ $("stop").onclick = () => {
 $("new-session").onclick = () => newSession();
 $("agent-picker").onchange = () => newSession();
 
+// The search of the chats: titles and messages, serve's when it keeps
+// them, the browser's otherwise; asked once typing pauses.
+let searchTimer = 0;
+$("sessions-search").addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => refreshSessions().catch(() => {}), 200);
+});
+
+// ---- Export --------------------------------------------------------------
+
+// exportChat downloads the open chat as Markdown or JSON (export.js), made
+// from its log as the page or the server keeps it.
+async function exportChat(kind) {
+  $("chat-menu").open = false;
+  try {
+    const s = (await call({ type: "sessions", action: "get", session })) ?? { id: session, title: "" };
+    const msgs = await call({ type: "messages", session });
+    const text = kind === "json" ? chatJSON(s, msgs) : chatMarkdown(s, msgs);
+    const a = el("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: kind === "json" ? "application/json" : "text/markdown" }));
+    a.download = exportName(s, kind === "json" ? "json" : "md");
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  } catch (e) {
+    showError("The chat could not be exported: " + e.message);
+  }
+}
+// The menu closes on a click elsewhere, as a menu does.
+document.addEventListener("click", (e) => {
+  if ($("chat-menu").open && !$("chat-menu").contains(e.target)) $("chat-menu").open = false;
+});
+$("export-markdown").onclick = () => exportChat("markdown");
+$("export-json").onclick = () => exportChat("json");
+
 // ---- The panels drawer (phone) ------------------------------------------
 
 function openPanels() {
@@ -1024,7 +1088,7 @@ $("settings").onsubmit = async (e) => {
     $("set-key").placeholder = s.hasKey ? "a key is saved (type to replace)" : "kept in this browser (IndexedDB)";
     $("settings-status").textContent = (s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`) +
       (s.mcp_problems?.length ? " · " + s.mcp_problems.join(" · ") : "");
-    await refreshTools();
+    await Promise.all([refreshTools(), refreshSessions()]); // the provider says where new chats are kept
   } catch (err) {
     $("settings-status").textContent = err.message;
   }
@@ -1096,7 +1160,11 @@ const ready = (async () => {
   try {
     // A kept id with no stored session yet (nothing sent) is still ours: a
     // session is stored with its first message.
-    if (!session) {
+    // When serve keeps the chats, a kept id of the browser's with nothing
+    // sent gives way to a new chat of serve's.
+    const unsent = async () => !session.startsWith("server:") && (await call({ type: "sessions" })).keep === "server" &&
+      !(await call({ type: "sessions", action: "get", session }));
+    if (!session || (await unsent())) {
       session = (await call({ type: "sessions", action: "create" })).id;
       localStorage.setItem(SESSION_KEY, session);
     }
