@@ -124,6 +124,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/policies", s.policies)
 	mux.HandleFunc("PUT /api/policies", s.setPolicy)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
+	mux.HandleFunc("GET /api/models", s.models)
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
 	mux.HandleFunc("GET /api/ui/events", s.catalogueEvents)
@@ -405,6 +406,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Text  string `json:"text"`
 		Agent string `json:"agent"`
+		Model string `json:"model"`
 	}
 	if !s.decode(w, r, &req) {
 		return
@@ -412,7 +414,23 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
 		return
 	}
-	s.stream(w, r, id, s.a.Host.Session(id).Send(r.Context(), req.Text))
+	s.stream(w, r, id, s.a.Host.Session(id).WithModel(req.Model).Send(r.Context(), req.Text))
+}
+
+// models lists the models of the server's provider, for the browser UI's
+// model picker: {model: the one turns call unless a message names
+// another, models: the provider's list}. A provider that cannot list them
+// is a 502 saying what it answered.
+func (s *server) models(w http.ResponseWriter, r *http.Request) {
+	current, list, err := s.a.Models(r.Context())
+	if err != nil {
+		fail(w, http.StatusBadGateway, "the provider's models could not be listed: "+err.Error())
+		return
+	}
+	if list == nil {
+		list = []string{}
+	}
+	reply(w, map[string]any{"model": current, "models": list})
 }
 
 // compact summarises a session's earlier messages now (/compact) and

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -695,5 +697,57 @@ func TestSessionSearch(t *testing.T) {
 	get(t, srv, "/api/health", http.StatusOK, &health)
 	if health["page_chats"] != "server" {
 		t.Errorf("health = %v, want page_chats server", health)
+	}
+}
+
+// The browser UI's model picker: GET /api/models lists the provider's
+// models (its GET BASE/models, with the key) with the one turns call, and
+// a message's model is the model of that turn alone.
+func TestModelPicker(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("From the small one."), fakemodel.Text("From the default."))
+	defer model.Close()
+	upstream, _ := url.Parse(model.URL)
+	var keys []string
+	list := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+			keys = append(keys, r.Header.Get("Authorization"))
+			io.WriteString(w, `{"object":"list","data":[{"id":"fake-model"},{"id":"fake-small"}]}`)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(upstream).ServeHTTP(w, r)
+	}))
+	defer list.Close()
+	srv := start(t, model, "OPENAI_BASE_URL", list.URL+"/v1")
+
+	var got struct {
+		Model  string   `json:"model"`
+		Models []string `json:"models"`
+	}
+	get(t, srv, "/api/models", http.StatusOK, &got)
+	if got.Model != "fake-model" || !slices.Equal(got.Models, []string{"fake-model", "fake-small"}) || !slices.Equal(keys, []string{"Bearer test-key"}) {
+		t.Errorf("GET /api/models = %+v, the provider asked with %q", got, keys)
+	}
+
+	evs := readEvents(t, post(t, srv, "/api/sessions/p/messages", `{"text":"hi","model":"fake-small"}`))
+	if last := evs[len(evs)-1]; last.Name != "done" {
+		t.Fatalf("turn with a model: %v", evs)
+	}
+	turn(t, srv, "p", "and again")
+	var sent []string
+	for _, r := range model.Requests() {
+		var body struct {
+			Model string `json:"model"`
+		}
+		json.Unmarshal(r.Body, &body)
+		sent = append(sent, body.Model)
+	}
+	if !slices.Equal(sent, []string{"fake-small", "fake-model"}) {
+		t.Errorf("the turns called %v, want the message's model, then the default", sent)
+	}
+	resp := post(t, srv, "/api/sessions/p/messages", `{"text":"hi","model":"fake small"}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `\"fake small\" is not a model name`) {
+		t.Errorf("a bad model: HTTP %d %s", resp.StatusCode, body)
 	}
 }

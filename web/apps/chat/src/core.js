@@ -7,7 +7,7 @@ import { createHost, toolOutput, FORMATS } from "toolroute/host";
 import { MemoryStore as MemoryFS } from "../../../packages/toolroute/jsrun/sandbox.js";
 import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports, searchSessions } from "../../../packages/toolroute/host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "toolroute/mcp";
-import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../../../packages/toolroute/host/records.js";
+import { recordOps, storedProvider, fetchModels, PROVIDER_PREFIX, AGENT_PREFIX } from "../../../packages/toolroute/host/records.js";
 import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFIX } from "../../../packages/toolroute/host/agents.js";
 import { pdfGroup, withPdf } from "../../../packages/toolroute/host/pdf.js";
 import { Tasks, TaskTimer } from "../../../packages/toolroute/host/schedules.js";
@@ -476,6 +476,8 @@ export class Core {
         }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
+        case "models":
+          return reply({ id, type: "done", result: await this.#models(msg) });
         case "tasks":
           // The page's scheduled tasks, for its panel: the server's own
           // (serve's) are the server's, listed by list_scheduled_tasks there.
@@ -501,7 +503,7 @@ export class Core {
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "");
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "", msg.model ? String(msg.model) : "");
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
@@ -525,15 +527,48 @@ export class Core {
     }
   }
 
+  // #models is the model picker's list for a session: {model, models,
+  // where}. A server session's turns call the server's provider: its list
+  // is serve's (GET /api/models), and a send's model goes with the
+  // message. A page session's are the page's provider's: the server's
+  // through its proxy (serve's list, the model setting first), a stored
+  // provider's kept list, a key's provider's own list (fetchModels, read
+  // by the module), the demo's one model; choosing one sets the model
+  // setting.
+  async #models(msg) {
+    const sid = msg.session === undefined ? null : serverID(msg.session);
+    const theirs = async () => {
+      const r = await this.#api("GET", "/api/models", undefined, { missing: null });
+      if (!r) throw new Error("this server lists no models (GET /api/models answered 404)");
+      return r;
+    };
+    if (sid !== null) {
+      const r = await theirs();
+      return { model: String(r.model ?? ""), models: (r.models ?? []).map(String), where: "server" };
+    }
+    const settings = await this.store.settings();
+    const p = await this.provider(settings);
+    const kind = PROVIDERS.includes(settings.provider) ? settings.provider : settings.provider ? "stored" : "server";
+    let models;
+    if (kind === "server") models = (await theirs()).models ?? [];
+    else if (kind === "demo") models = [p.model];
+    else if (kind === "stored") models = storedProvider(settings, settings.provider)?.record?.models ?? [];
+    else models = await fetchModels(this.fetch, p.format, p.baseURL, p.apiKey, { check: async (op, args) => (await this.host()).check(op, args) });
+    models = models.map(String);
+    if (p.model && !models.includes(p.model)) models.unshift(p.model);
+    return { model: p.model, models, where: "page" };
+  }
+
   // #sendToServer runs a turn on the server (POST .../messages; with text
   // null POST .../compact) and gives emit its events, read from the stream
   // as the page's own turns give them. Aborting closes the request: serve
   // and the worker then end the turn, keeping what it did.
-  async #sendToServer(sid, text, signal, emit, agent = "") {
+  async #sendToServer(sid, text, signal, emit, agent = "", model = "") {
     const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : agent ? { text, agent } : { text }), signal });
+      const body = text === null ? {} : { text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) };
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
     } catch (e) {
       if (signal.aborted) throw e;
       throw unreachable(e);

@@ -15,8 +15,13 @@
 // turns run here) or, when the page talks to toolroute serve or the worker,
 // the server's: its id is "server:" and the server's id, and its reads,
 // turns, approvals, renames and deletes go to the server's API.
-//   {id, type: "send", session, text}       run a turn (a server session's on the server);
-//                                           replies: event*, then done or error
+//   {id, type: "send", session, text, model?} run a turn (a server session's on the server,
+//                                           calling model when given); replies: event*,
+//                                           then done or error
+//   {id, type: "models", session}           the model picker's list: {model, models, where}:
+//                                           a server session's, the server's provider's
+//                                           (GET /api/models); a page session's, the page's
+//                                           provider's (its model the model setting)
 //   {id, type: "abort", target}             stop the turn of send request `target`, keeping
 //                                           what it committed (a server's: the request is
 //                                           closed and the server ends the turn); its send
