@@ -33,6 +33,11 @@ function startModel(script) {
   const requests = [];
   return new Promise((resolve) => {
     const srv = createServer((req, res) => {
+      // The model list, as GET /v1/models answers it (serve's model picker).
+      if (req.method === "GET" && req.url === "/v1/models") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-1" }, { id: "fake-mini" }] }));
+      }
       let body = "";
       req.on("data", (d) => (body += d));
       req.on("end", () => {
@@ -469,6 +474,7 @@ test("the browser UI with serve: the page's chats are serve's sessions, searched
   const dist = join(here, "..", "dist");
   const { open: withToken, url, token, requests } = await setup("chats", [
     { text: "Kyoto in April has the cherry blossoms." },
+    { text: "In May it is greener." },
     { text: "Milk and eggs." },
   ], ["--ui", dist]);
   const api = (path, init = {}) => fetch(url + path, { ...init, headers: { ...(init.headers ?? {}), authorization: "Bearer " + token, "content-type": "application/json" } });
@@ -494,6 +500,21 @@ test("the browser UI with serve: the page's chats are serve's sessions, searched
   assert.deepEqual(listed.map((x) => [x.title, x.messages]), [["Plan a trip to Kyoto", 2]], "the page's chat is serve's session");
   assert.equal(requests.length, 1);
   assert.equal(await page.locator("#sessions li[aria-current] .t").innerText(), "Plan a trip to Kyoto");
+
+  // The model picker: the provider's list (serve's GET /api/models), the
+  // default first; the one picked is the next turn's.
+  const picker = page.getByRole("combobox", { name: "Model" });
+  await picker.waitFor({ timeout: WAIT_MS });
+  assert.deepEqual(await picker.locator("option").allInnerTexts(), ["fake-1 (default)", "fake-mini"]);
+  await picker.selectOption("fake-mini");
+  await input.fill("And in May?");
+  await input.press("Enter");
+  await see("In May it is greener.");
+  await page.locator("#stop[disabled]").waitFor();
+  assert.deepEqual(requests.map((r) => r.model), ["fake-1", "fake-mini"], "the picked model is the next turn's");
+  assert.equal(await log.locator(".msg.assistant .role").last().innerText(), "Assistant (fake-mini)");
+  await page.screenshot({ path: join(output, "chats-1280-0-model.png") });
+  await scan("the model picker");
 
   // A chat made through the API is in the page's list, and opens there.
   const made = await (await api("/api/sessions", { method: "POST", body: "{}" })).json();

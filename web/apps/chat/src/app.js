@@ -119,7 +119,8 @@ function userMessage(text, waiting = false) {
 // streams, at most once a frame), foot adds a line under it.
 function assistantMessage() {
   const box = el("div", "msg assistant");
-  const label = catalogue?.model ? `Assistant (${catalogue.model})` : "Assistant";
+  const model = turnModel || catalogue?.model;
+  const label = model ? `Assistant (${model})` : "Assistant";
   const bubble = el("div", "bubble md");
   box.append(el("p", "role", label), bubble);
   add(box);
@@ -517,6 +518,7 @@ async function openSession(id) {
   closePanels();
   await showSession();
   await refresh();
+  refreshModels();
 }
 
 // pendingAgent is the agent the new chat's first message starts it with
@@ -853,7 +855,9 @@ async function send(text) {
   const calls = []; // each model call's usage, as its first logged message carries it
   const agent = pendingAgent;
   pendingAgent = "";
-  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}) }, (ev) => {
+  const model = session.startsWith("server:") ? chosenModel : "";
+  turnModel = model;
+  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
@@ -908,6 +912,7 @@ async function send(text) {
     turnError(e.message);
   } finally {
     running = null;
+    turnModel = "";
     $("stop").disabled = true;
     await refresh().catch(() => {});
   }
@@ -1014,6 +1019,58 @@ $("sessions-search").addEventListener("input", () => {
   searchTimer = setTimeout(() => refreshSessions().catch(() => {}), 200);
 });
 
+// ---- The model picker ----------------------------------------------------
+
+// chosenModel is the model picked for a chat serve keeps: it goes with
+// each message (the server's provider calls it for that turn); "" is the
+// server's own. A chat of this page's sets the model setting instead.
+let chosenModel = "";
+let turnModel = ""; // the model of the turn running, when picked: its replies' label
+let modelsAsked = 0; // the last list asked, so an older answer is dropped
+
+// refreshModels fills the picker from the provider's model list (the
+// core's models: serve's GET /api/models, or the page's provider's);
+// without a list the picker stays hidden.
+async function refreshModels() {
+  const asked = ++modelsAsked;
+  let r;
+  try {
+    r = await call({ type: "models", session });
+  } catch {
+    if (asked === modelsAsked) $("model-row").hidden = true;
+    return;
+  }
+  if (asked !== modelsAsked) return;
+  const picker = $("model-picker");
+  picker.textContent = "";
+  const current = r.where === "server" && chosenModel ? chosenModel : r.model;
+  const names = [...new Set([current, ...(r.models ?? [])].filter(Boolean))];
+  for (const name of names) {
+    const o = el("option", "", name === r.model ? `${name} (default)` : name);
+    o.value = name;
+    picker.append(o);
+  }
+  picker.value = current;
+  picker.dataset.where = r.where;
+  picker.dataset.default = r.model;
+  $("model-row").hidden = names.length === 0;
+}
+
+$("model-picker").onchange = async () => {
+  const picker = $("model-picker");
+  if (picker.dataset.where === "server") {
+    chosenModel = picker.value === picker.dataset.default ? "" : picker.value;
+    return;
+  }
+  try {
+    await call({ type: "settings", set: { model: picker.value } });
+    $("set-model").value = picker.value;
+    await refreshTools();
+  } catch (e) {
+    showError("The model was not changed: " + e.message);
+  }
+};
+
 // ---- Export --------------------------------------------------------------
 
 // exportChat downloads the open chat as Markdown or JSON (export.js), made
@@ -1088,7 +1145,7 @@ $("settings").onsubmit = async (e) => {
     $("set-key").placeholder = s.hasKey ? "a key is saved (type to replace)" : "kept in this browser (IndexedDB)";
     $("settings-status").textContent = (s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`) +
       (s.mcp_problems?.length ? " · " + s.mcp_problems.join(" · ") : "");
-    await Promise.all([refreshTools(), refreshSessions()]); // the provider says where new chats are kept
+    await Promise.all([refreshTools(), refreshSessions(), refreshModels()]); // the provider says where new chats are kept, and its models
   } catch (err) {
     $("settings-status").textContent = err.message;
   }
@@ -1169,6 +1226,7 @@ const ready = (async () => {
       localStorage.setItem(SESSION_KEY, session);
     }
     await loadSettings();
+    refreshModels();
     await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
     await showSession();

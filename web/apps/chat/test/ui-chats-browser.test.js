@@ -2,7 +2,7 @@
 // a mocked server that does not keep them (no page_chats, as the worker):
 // the panel says where they are, the search box finds them in IndexedDB
 // by their messages' words and titles, and the Export menu downloads the
-// open chat. At 1280x800 and 390x844, axe-core clean. The same against the
+// open chat; the model picker sets the next turn's model. At 1280x800 and 390x844, axe-core clean. The same against the
 // real serve, which keeps them, is web/apps/chat/e2e. Skipped when there
 // is no Chromium.
 import { test } from "node:test";
@@ -19,7 +19,7 @@ const CAT = { catalogue: { manifests: [] }, sources: {}, libraries: {} };
 
 test("chats kept in the browser: said so, searched in IndexedDB, exported", { skip: noChromium, timeout: 5 * WAIT_MS }, async () => {
   await buildUI({ out: dist });
-  const serve = await fakeServe({ dist, catalogue: CAT, script: ["Lisbon in May is warm.", "Milk and eggs."] });
+  const serve = await fakeServe({ dist, catalogue: CAT, script: ["Lisbon in May is warm.", "Milk and eggs.", "Cheaper now."], models: { model: "fake-1", models: ["fake-1", "fake-2"] } });
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const failure = watch(page);
@@ -66,6 +66,18 @@ test("chats kept in the browser: said so, searched in IndexedDB, exported", { sk
     assert.equal(exported.session.where, "page");
     assert.deepEqual(exported.messages.map((m) => [m.type, m.content]), [["user", "A shopping list"], ["assistant", "Milk and eggs."]]);
     assert.equal(await page.locator("#chat-menu").getAttribute("open"), null, "the menu closes once used");
+
+    // The model picker of a chat of this page: the provider's list (here
+    // serve's, whose key the page's turns use); the one picked is the
+    // model setting, which the next turn calls.
+    const picker = page.getByRole("combobox", { name: "Model" });
+    assert.deepEqual(await picker.locator("option").allInnerTexts(), ["fake-1 (default)", "fake-2"]);
+    await picker.selectOption("fake-2");
+    await page.waitForFunction(() => document.getElementById("set-model").value === "fake-2");
+    await chat("Something cheaper", "Cheaper now.");
+    assert.deepEqual(serve.requests.map((r) => r.body?.model ?? r.model), ["fake-1", "fake-1", "fake-2"]);
+    await shot(page, "chats-browser-1280-model");
+    await scan("the model picker");
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Sessions, tools and settings" }).click();
