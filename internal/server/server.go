@@ -720,7 +720,12 @@ func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d, err := s.a.Host.Describe(r.Context(), id)
+	describe := s.a.Host.Describe
+	if r.URL.Query().Has("tools_json") {
+		// The tools' schemas as a call sends them: the page's meter.
+		describe = s.a.Host.DescribeTools
+	}
+	d, err := describe(r.Context(), id)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return

@@ -751,3 +751,27 @@ func TestModelPicker(t *testing.T) {
 		t.Errorf("a bad model: HTTP %d %s", resp.StatusCode, body)
 	}
 }
+
+// GET /api/catalogue?tools_json gives the tools' schemas as the session's
+// next call sends them and as every tool's would, for the page's meter;
+// without it the catalogue carries none.
+func TestCatalogueToolsJSON(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`), fakemodel.Text("Loaded."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "s", "load the config tools")
+	var plain, with struct {
+		ToolsJSON *struct {
+			Active string `json:"active"`
+			All    string `json:"all"`
+		} `json:"tools_json"`
+	}
+	get(t, srv, "/api/catalogue?session=s", http.StatusOK, &plain)
+	get(t, srv, "/api/catalogue?session=s&tools_json=1", http.StatusOK, &with)
+	if plain.ToolsJSON != nil {
+		t.Errorf("without tools_json: %+v", plain.ToolsJSON)
+	}
+	if with.ToolsJSON == nil || !strings.Contains(with.ToolsJSON.Active, `"name":"get_config"`) || len(with.ToolsJSON.All) <= len(with.ToolsJSON.Active) {
+		t.Errorf("tools_json = %+v, want the loaded group's schemas among the active, and more for all", with.ToolsJSON)
+	}
+}

@@ -795,21 +795,26 @@ export class Core {
   // group (meter.parts), with each group's cost (meter.groups). Tokens only
   // when msg.tokens asks (the meter is on screen): the tokenizer is a large
   // download; UTF-8 bytes otherwise. A server session's describe is the
-  // server's (GET /api/catalogue), with meter null: the server sends no
-  // schemas' text.
+  // server's (GET /api/catalogue), its meter counted in the schemas' text
+  // serve gives (tools_json); null from the worker, which gives none.
   // #counted keeps the token counts of the texts the meter measured: each
   // tool's definition is counted once, not at every describe.
   #counted = new Map();
 
   async describe(session, { tokens = true } = {}) {
     const sid = session === undefined || session === null ? null : serverID(session);
+    let d, tj, extra, host;
     if (sid !== null) {
-      const d = await this.#api("GET", `/api/catalogue?session=${encodeURIComponent(sid)}`);
+      // serve's schemas, as its next call sends them (tools_json): the
+      // meter counts them as it counts the page's; the worker gives none.
+      ({ tools_json: tj, ...d } = await this.#api("GET", `/api/catalogue?session=${encodeURIComponent(sid)}&tools_json=1`));
       const h = (await this.#server()).health ?? {};
-      return { ...d, meter: null, provider: `server (${h.provider ?? "?"})`, model: h.model ?? "", mcp: h.mcp ?? [], mcp_problems: [], where: "server" };
+      extra = { provider: `server (${h.provider ?? "?"})`, model: h.model ?? "", mcp: h.mcp ?? [], mcp_problems: [], where: "server" };
+      if (!tj?.active || !tj?.all) return { ...d, meter: null, ...extra };
+    } else {
+      host = await this.host();
+      ({ tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true }));
     }
-    const host = await this.host();
-    const { tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true });
     let meter;
     const count = this.#d.countTokens;
     if (count && tokens) {
@@ -821,6 +826,7 @@ export class Core {
       }
     }
     meter ??= { unit: "bytes", ...(await breakdown({ ...d, tools_json: tj }, async (t) => utf8(t))) };
+    if (extra) return { ...d, meter, ...extra };
     const serverTools = (await this.#catalogue().catch(() => ({}))).server_tools ?? [];
     return { ...d, meter, server_tools: serverTools, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [], where: "page" };
   }

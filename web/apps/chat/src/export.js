@@ -48,7 +48,7 @@ export function chatMarkdown(s, messages) {
         out.push("## You", "", String(m.content ?? ""), "");
         break;
       case "assistant":
-        if (m.content) out.push(`## Assistant${m.model ? ` (${oneLine(m.model)})` : ""}`, "", String(m.content), "");
+        if (m.content) out.push("## Assistant", "", String(m.content), "");
         break;
       case "tool_call":
         out.push(`### Tool call: ${oneLine(m.tool_name)}`, "", block(pretty(m.tool_input || "{}"), "json"), "");

@@ -34,8 +34,9 @@
 //   {id, type: "describe", session?}        the module's describe (groups, tools, files,
 //                                           skills, active, loaded_groups, system_prompt)
 //                                           for the session, plus meter {unit: "tokens"|"bytes",
-//                                           encoding?, active, all} (null for a server
-//                                           session), provider, model, where
+//                                           encoding?, active, all} (a server session's
+//                                           counted in serve's tools_json; null for the
+//                                           worker's), provider, model, where
 //   {id, type: "sessions", action?, ...}    action "list" (default) {q?} -> {sessions, problems,
 //                                           server, keep, provider?}: the page's sessions and
 //                                           the server's, most recent first; problems: why the
