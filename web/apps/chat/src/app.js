@@ -559,8 +559,6 @@ function keptText(list) {
   return "Chats are kept in this browser (IndexedDB): other browsers and toolroute chat do not see them.";
 }
 
-// chatsKept is the last list's keep: "server" when a new chat is serve's.
-let chatsKept = "page";
 
 // marked is a search snippet, its matches (**like this**) as <mark>.
 function marked(snippet) {
@@ -582,7 +580,6 @@ async function refreshSessions() {
     return;
   }
   if (asked !== listed) return;
-  chatsKept = list.keep;
   $("sessions-where").textContent = keptText(list);
   $("sessions-note").textContent = [q ? (list.sessions.length ? `${plural(list.sessions.length, "chat")} ${list.sessions.length === 1 ? "matches" : "match"}.` : "No chat matches.") : "", ...list.problems].filter(Boolean).join(" ");
   const ul = $("sessions");
