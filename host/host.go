@@ -482,6 +482,17 @@ func (h *Host) Report() registry.BuildReport {
 // Describe returns the catalogue for display, with the tools a session's
 // next model call would send.
 func (h *Host) Describe(ctx context.Context, sessionID string) (Description, error) {
+	return h.describe(ctx, sessionID, false)
+}
+
+// DescribeTools is Describe with the schemas of those tools and of every
+// tool as a model call sends them (Description.ToolsJSON), for a token
+// meter: the browser UI's, for a chat serve keeps.
+func (h *Host) DescribeTools(ctx context.Context, sessionID string) (Description, error) {
+	return h.describe(ctx, sessionID, true)
+}
+
+func (h *Host) describe(ctx context.Context, sessionID string, toolsJSON bool) (Description, error) {
 	var history []session.Message
 	if sessionID != "" {
 		var err error
@@ -506,7 +517,7 @@ func (h *Host) Describe(ctx context.Context, sessionID string) (Description, err
 	if err != nil {
 		return abi.Description{}, err
 	}
-	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw}
+	req := abi.DescribeRequest{SystemPrompt: base, Memories: mems, History: raw, ToolsJSON: toolsJSON}
 	if h.opts.Provider != nil {
 		req.Format, req.Routing = string(h.opts.Provider.Format()), string(h.opts.Routing)
 		req.SearchTools, req.ToolBudget = h.opts.SearchTools, h.opts.ToolBudget

@@ -83,6 +83,8 @@ type Session struct {
 	unattended bool
 	// agent is who its turns are; nil asks Options.Agents.
 	agent *Agent
+	// model, when set, is the model its turns call (WithModel).
+	model string
 	// depth, askAs and relay place a sub-agent's session (Nested).
 	depth int
 	askAs string
@@ -99,6 +101,15 @@ func (h *Host) Session(id string) *Session { return &Session{h: h, id: id} }
 func (s *Session) Unattended() *Session {
 	c := *s
 	c.unattended = true
+	return &c
+}
+
+// WithModel is the session with its turns calling model, of the
+// provider's, in place of the provider's or the agent's model: a chat's
+// model picker, one turn at a time. "" keeps theirs.
+func (s *Session) WithModel(model string) *Session {
+	c := *s
+	c.model = model
 	return &c
 }
 
@@ -237,6 +248,9 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 		if agent.ToolBudget > 0 {
 			set.ToolBudget = agent.ToolBudget
 		}
+	}
+	if s.model != "" {
+		start.Settings.Model = s.model
 	}
 	ctx = s.withTurn(ctx, emit)
 	var acts []session.Action

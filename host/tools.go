@@ -131,6 +131,14 @@ func (h *Host) CheckArgs(ctx context.Context, op string, args, into any) error {
 	return module.CheckArgs(module.WithChecker(ctx, h.pool), op, args, into)
 }
 
+// CheckContext is ctx carrying the host's module checker
+// (module.WithChecker), for an operation outside a tool call whose reading
+// the module checks, as a bridge operation's is: serve's model list
+// (builtin.FetchModels, whose pages the module reads).
+func (h *Host) CheckContext(ctx context.Context) context.Context {
+	return module.WithChecker(ctx, h.pool)
+}
+
 // JSResult is a JS call's outcome and the console lines it wrote, each as
 // "level: text".
 type JSResult struct {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -99,3 +100,16 @@ func searchPhrases(query string) [][]string {
 }
 
 func containsWordRune(s string) bool { return strings.ContainsFunc(s, isWordRune) }
+
+// TitleMatches reports whether title has every word of query, matched as
+// Search matches a message's content: whole words, ignoring case and
+// diacritics, a run such as "e-mail" as a phrase. A query with no letters
+// or digits matches nothing.
+func TitleMatches(title, query string) bool {
+	phrases := searchPhrases(query)
+	if len(phrases) == 0 {
+		return false
+	}
+	freq, _ := phraseMatches(tokenize(title), phrases)
+	return !slices.Contains(freq, 0)
+}

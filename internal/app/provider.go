@@ -316,3 +316,27 @@ func (a *App) Format() wire.Format { return a.model.Format() }
 
 // Model is the model the program's provider calls now.
 func (a *App) Model() string { return a.model.Model() }
+
+// Models lists the models of the provider the settings choose now, in the
+// provider's order, with the model its turns call by default: the
+// provider's model list (builtin.FetchModels: GET BASE/models and the
+// like, with the key), the demo's one model, for the browser UI's model
+// picker. An error says what the provider answered.
+func (a *App) Models(ctx context.Context) (current string, models []string, err error) {
+	if a.Provider.Name == "none" {
+		return "", nil, ErrNoProvider
+	}
+	p := a.model.ForTurn(ctx)
+	current = p.Model()
+	if o, ok := p.(modelOverride); ok {
+		p = o.Provider
+	}
+	switch p := p.(type) {
+	case Demo:
+		return current, []string{DemoModel}, nil
+	case *host.HTTPProvider:
+		models, err = builtin.FetchModels(a.Host.CheckContext(ctx), nil, string(p.Wire), p.BaseURL, p.APIKey)
+		return current, models, err
+	}
+	return current, nil, fmt.Errorf("the provider %s has no model list", a.Provider.Name)
+}

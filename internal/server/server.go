@@ -33,6 +33,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,6 +124,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/policies", s.policies)
 	mux.HandleFunc("PUT /api/policies", s.setPolicy)
 	mux.HandleFunc("GET /api/catalogue", s.catalogue)
+	mux.HandleFunc("GET /api/models", s.models)
 	mux.HandleFunc("POST /api/model", s.model)
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
 	mux.HandleFunc("GET /api/ui/events", s.catalogueEvents)
@@ -220,19 +222,51 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	if note != "" {
 		routing["note"] = note
 	}
+	// page_chats tells the browser UI that its chats are this server's
+	// sessions, the ones toolroute chat and this API see: the page lists,
+	// opens and starts them here, and their turns run in the program.
 	reply(w, map[string]any{"ok": true, "provider": s.a.Provider.String(), "format": s.a.Format(), "model": s.a.Model(), "problems": problems,
-		"mcp": servers, "routing": routing})
+		"mcp": servers, "routing": routing, "page_chats": "server"})
 }
 
+// maxSearchedHits bounds the messages a search of the sessions (GET
+// /api/sessions?q=) reads to find which sessions match: a session beyond
+// them is still found by its title.
+const maxSearchedHits = 1000
+
+// sessions lists the sessions, newest first; with q, those whose title or
+// messages (user, assistant, tool results) have every word of q, each
+// with the snippet of its best matching message.
 func (s *server) sessions(w http.ResponseWriter, r *http.Request) {
 	list, err := s.a.Store.Sessions(r.Context())
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	q, searching := r.URL.Query()["q"]
+	var snippets map[string]string
+	if searching {
+		query := strings.Join(q, " ")
+		hits, err := s.a.Store.Search(r.Context(), query, maxSearchedHits)
+		if err != nil {
+			fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		snippets = make(map[string]string, len(hits))
+		for _, h := range hits {
+			if _, seen := snippets[h.SessionID]; !seen {
+				snippets[h.SessionID] = h.Snippet
+			}
+		}
+		list = slices.DeleteFunc(list, func(x store.Session) bool {
+			_, hit := snippets[x.ID]
+			return !hit && !store.TitleMatches(x.Title, query)
+		})
+	}
 	out := make([]sessionJSON, len(list))
 	for i, x := range list {
 		out[i] = toJSON(x)
+		out[i].Snippet = snippets[x.ID]
 	}
 	reply(w, out)
 }
@@ -372,6 +406,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Text  string `json:"text"`
 		Agent string `json:"agent"`
+		Model string `json:"model"`
 	}
 	if !s.decode(w, r, &req) {
 		return
@@ -379,7 +414,23 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
 		return
 	}
-	s.stream(w, r, id, s.a.Host.Session(id).Send(r.Context(), req.Text))
+	s.stream(w, r, id, s.a.Host.Session(id).WithModel(req.Model).Send(r.Context(), req.Text))
+}
+
+// models lists the models of the server's provider, for the browser UI's
+// model picker: {model: the one turns call unless a message names
+// another, models: the provider's list}. A provider that cannot list them
+// is a 502 saying what it answered.
+func (s *server) models(w http.ResponseWriter, r *http.Request) {
+	current, list, err := s.a.Models(r.Context())
+	if err != nil {
+		fail(w, http.StatusBadGateway, "the provider's models could not be listed: "+err.Error())
+		return
+	}
+	if list == nil {
+		list = []string{}
+	}
+	reply(w, map[string]any{"model": current, "models": list})
 }
 
 // compact summarises a session's earlier messages now (/compact) and
@@ -669,7 +720,12 @@ func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	d, err := s.a.Host.Describe(r.Context(), id)
+	describe := s.a.Host.Describe
+	if r.URL.Query().Has("tools_json") {
+		// The tools' schemas as a call sends them: the page's meter.
+		describe = s.a.Host.DescribeTools
+	}
+	d, err := describe(r.Context(), id)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
@@ -685,6 +741,10 @@ type sessionJSON struct {
 	Messages int    `json:"messages"`
 	// Agent is the stored agent the session's turns are, if any.
 	Agent string `json:"agent,omitempty"`
+	// Snippet is, in a search's answer, the best matching message's text
+	// around the words found, marked **like this**; none when the title
+	// alone matched.
+	Snippet string `json:"snippet,omitempty"`
 }
 
 func toJSON(x store.Session) sessionJSON {

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -647,5 +649,129 @@ func TestRenameAndDelete(t *testing.T) {
 	get(t, srv, "/api/sessions", http.StatusOK, &listed)
 	if len(listed) != 1 || listed[0]["id"] != other {
 		t.Errorf("sessions after delete = %v", listed)
+	}
+}
+
+// A search of the sessions (GET /api/sessions?q=) answers those whose
+// title or messages have every word, newest first, each with the snippet
+// of its best matching message; a title matched alone has none. The
+// browser UI's sessions panel asks it.
+func TestSessionSearch(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Lisbon in May is warm."), fakemodel.Text("Buy milk."), fakemodel.Text("Noted."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "trip", "Plan my trip")
+	turn(t, srv, "shop", "A shopping list for Lisbon")
+	turn(t, srv, "cafe", "Where is the café?")
+	if resp := do(t, "PATCH", srv.URL+"/api/sessions/trip", `{"title":"Holidays"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("rename: HTTP %d", resp.StatusCode)
+	}
+	for _, c := range []struct {
+		name, query string
+		want        [][2]string // id, snippet
+	}{
+		{"message words", "lisbon", [][2]string{{"shop", "A shopping list for **Lisbon**"}, {"trip", "**Lisbon** in May is warm."}}},
+		{"every word", "lisbon+warm", [][2]string{{"trip", "**Lisbon** in May is **warm**."}}},
+		{"title alone", "holidays", [][2]string{{"trip", ""}}},
+		{"without accents", "CAFE", [][2]string{{"cafe", "Where is the **café**?"}}},
+		{"no word", "%21%3F", [][2]string{}},
+		{"nothing", "tokyo", [][2]string{}},
+	} {
+		var got []map[string]any
+		get(t, srv, "/api/sessions?q="+c.query, http.StatusOK, &got)
+		pairs := [][2]string{}
+		for _, s := range got {
+			snippet, _ := s["snippet"].(string)
+			pairs = append(pairs, [2]string{s["id"].(string), snippet})
+		}
+		if !slices.Equal(pairs, c.want) {
+			t.Errorf("%s: q=%s answered %v, want %v", c.name, c.query, pairs, c.want)
+		}
+	}
+	var all []map[string]any
+	get(t, srv, "/api/sessions", http.StatusOK, &all)
+	if len(all) != 3 || all[0]["snippet"] != nil {
+		t.Errorf("without q: %v", all)
+	}
+	var health map[string]any
+	get(t, srv, "/api/health", http.StatusOK, &health)
+	if health["page_chats"] != "server" {
+		t.Errorf("health = %v, want page_chats server", health)
+	}
+}
+
+// The browser UI's model picker: GET /api/models lists the provider's
+// models (its GET BASE/models, with the key) with the one turns call, and
+// a message's model is the model of that turn alone.
+func TestModelPicker(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("From the small one."), fakemodel.Text("From the default."))
+	defer model.Close()
+	upstream, _ := url.Parse(model.URL)
+	var keys []string
+	list := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+			keys = append(keys, r.Header.Get("Authorization"))
+			io.WriteString(w, `{"object":"list","data":[{"id":"fake-model"},{"id":"fake-small"}]}`)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(upstream).ServeHTTP(w, r)
+	}))
+	defer list.Close()
+	srv := start(t, model, "OPENAI_BASE_URL", list.URL+"/v1")
+
+	var got struct {
+		Model  string   `json:"model"`
+		Models []string `json:"models"`
+	}
+	get(t, srv, "/api/models", http.StatusOK, &got)
+	if got.Model != "fake-model" || !slices.Equal(got.Models, []string{"fake-model", "fake-small"}) || !slices.Equal(keys, []string{"Bearer test-key"}) {
+		t.Errorf("GET /api/models = %+v, the provider asked with %q", got, keys)
+	}
+
+	evs := readEvents(t, post(t, srv, "/api/sessions/p/messages", `{"text":"hi","model":"fake-small"}`))
+	if last := evs[len(evs)-1]; last.Name != "done" {
+		t.Fatalf("turn with a model: %v", evs)
+	}
+	turn(t, srv, "p", "and again")
+	var sent []string
+	for _, r := range model.Requests() {
+		var body struct {
+			Model string `json:"model"`
+		}
+		json.Unmarshal(r.Body, &body)
+		sent = append(sent, body.Model)
+	}
+	if !slices.Equal(sent, []string{"fake-small", "fake-model"}) {
+		t.Errorf("the turns called %v, want the message's model, then the default", sent)
+	}
+	resp := post(t, srv, "/api/sessions/p/messages", `{"text":"hi","model":"fake small"}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `\"fake small\" is not a model name`) {
+		t.Errorf("a bad model: HTTP %d %s", resp.StatusCode, body)
+	}
+}
+
+// GET /api/catalogue?tools_json gives the tools' schemas as the session's
+// next call sends them and as every tool's would, for the page's meter;
+// without it the catalogue carries none.
+func TestCatalogueToolsJSON(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.ToolCall("load_tool_group", `{"group_name":"config"}`), fakemodel.Text("Loaded."))
+	defer model.Close()
+	srv := start(t, model)
+	turn(t, srv, "s", "load the config tools")
+	var plain, with struct {
+		ToolsJSON *struct {
+			Active string `json:"active"`
+			All    string `json:"all"`
+		} `json:"tools_json"`
+	}
+	get(t, srv, "/api/catalogue?session=s", http.StatusOK, &plain)
+	get(t, srv, "/api/catalogue?session=s&tools_json=1", http.StatusOK, &with)
+	if plain.ToolsJSON != nil {
+		t.Errorf("without tools_json: %+v", plain.ToolsJSON)
+	}
+	if with.ToolsJSON == nil || !strings.Contains(with.ToolsJSON.Active, `"name":"get_config"`) || len(with.ToolsJSON.All) <= len(with.ToolsJSON.Active) {
+		t.Errorf("tools_json = %+v, want the loaded group's schemas among the active, and more for all", with.ToolsJSON)
 	}
 }

@@ -34,6 +34,7 @@ const (
 	usageText      = `give the message as {"text": "..."}`
 	usageTitle     = `give the new title as {"title": "..."}`
 	usageAgent     = `give a stored agent's name as {"agent": "NAME"}`
+	usageModel     = `give the provider's id of a model as {"model": "ID"}, such as gpt-4.1-mini (GET /api/models lists them)`
 	usageAnswers   = `give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}`
 	usageTitledNew = `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`
 )
@@ -128,10 +129,22 @@ func (b APIBody) check() (Answer, error) {
 		if bad == "" {
 			bad = badAgent
 		}
+		// model: this turn's model, of the server's provider.
+		model, givenModel, badModel := f.str("model", usageModel)
+		if bad == "" {
+			bad = badModel
+		}
+		if bad == "" && givenModel && model != "" && !modelName(model) {
+			bad = fmt.Sprintf("%q is not a model name: %s", model, usageModel)
+		}
 		if bad != "" {
 			return refuse(bad), nil
 		}
-		return Answer{Args: map[string]string{"text": text, "agent": agent}}, nil
+		args := map[string]string{"text": text, "agent": agent}
+		if model != "" {
+			args["model"] = model
+		}
+		return Answer{Args: args}, nil
 	case "POST /api/sessions/{id}/approvals":
 		list, msg := answersOf(f)
 		if msg != "" {

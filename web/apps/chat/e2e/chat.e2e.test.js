@@ -16,7 +16,7 @@ import { mkdtempSync, mkdirSync, rmSync, existsSync, writeFileSync, readFileSync
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launch, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
+import { launch, axe, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..", "..", "..");
@@ -33,6 +33,11 @@ function startModel(script) {
   const requests = [];
   return new Promise((resolve) => {
     const srv = createServer((req, res) => {
+      // The model list, as GET /v1/models answers it (serve's model picker).
+      if (req.method === "GET" && req.url === "/v1/models") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-1" }, { id: "fake-mini" }] }));
+      }
       let body = "";
       req.on("data", (d) => (body += d));
       req.on("end", () => {
@@ -279,9 +284,9 @@ test("serve --open: the browser signs in through a file, the token on no command
   assert.equal(requests.length, 0);
 });
 
-// The browser UI runs the module, the session loop and the JS tools in the
-// page: serve only hands out the catalogue and forwards model calls. The
-// log is in IndexedDB, so serve's own store stays empty.
+// The browser UI served by serve: its chats are serve's sessions, their
+// turns run in the program and the page shows them (the same cards as its
+// own turns); after a reload the log is read back from serve's store.
 test("the browser UI: a group loaded before a reload stays loaded after it", async () => {
   const dist = join(here, "..", "dist");
   assert.ok(existsSync(join(dist, "index.html")), "no built UI in " + dist + ": run node build.mjs in web/apps/chat (make test does)");
@@ -325,7 +330,7 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   assert.ok(toolNames(requests[3]).includes("shout"), "after the reload the first call sends the group's schemas");
   assert.equal((await fetch(url + "/api/sessions")).status, 401, "the API wants the token");
   const sessions = await (await fetch(url + "/api/sessions", { headers: { authorization: "Bearer " + token } })).json();
-  assert.deepEqual(sessions, [], "the turns ran in the browser: serve's store holds no session");
+  assert.deepEqual(sessions.map((x) => x.title), ["How many words in 'one two three'?"], "serve keeps the page's chat");
 });
 
 // `make run` with no provider: `toolroute serve --ui web/apps/chat/dist --provider
@@ -458,4 +463,115 @@ test("the built-in UI: a first visit transfers its files compressed", async () =
   const counted = files.filter((d) => d.bytes > 0);
   console.log(`first visit: ${counted.map((d) => `${d.name} ${d.bytes} (${rawSize(d.name)})`).join(", ")}; the catalogue ${catalogue.bytes}`);
   await page.close();
+});
+
+// serve keeps the page's chats: a chat made in the page is a session of
+// serve's (GET /api/sessions lists it, its turn ran in the program), one
+// made through the API is in the page's list and opens there; the search
+// of the chats is serve's (titles and messages); the chat's menu exports
+// it as Markdown and as JSON. At 1280x800 and 390x844, axe-core clean.
+test("the browser UI with serve: the page's chats are serve's sessions, searched and exported", async () => {
+  const dist = join(here, "..", "dist");
+  const { open: withToken, url, token, requests } = await setup("chats", [
+    { text: "Kyoto in April has the cherry blossoms." },
+    { text: "In May it is greener." },
+    { text: "Milk and eggs." },
+  ], ["--ui", dist]);
+  const api = (path, init = {}) => fetch(url + path, { ...init, headers: { ...(init.headers ?? {}), authorization: "Bearer " + token, "content-type": "application/json" } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  const violations = [];
+  const scan = async (what) => {
+    for (const v of await axe(page)) violations.push(`${what}: ${v}`);
+  };
+  const log = page.locator("#log");
+  const see = (text) => log.getByText(text).first().waitFor({ timeout: WAIT_MS });
+  await page.goto(withToken);
+  await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
+  const where = page.locator("#sessions-where");
+  await where.getByText("kept by the toolroute server").waitFor({ timeout: WAIT_MS });
+  assert.equal(await where.innerText(), `Chats are kept by the toolroute server at ${new URL(url).host}: the same chats as toolroute chat and its API.`);
+
+  const input = page.getByRole("textbox", { name: "Message" });
+  await input.fill("Plan a trip to Kyoto");
+  await input.press("Enter");
+  await see("Kyoto in April has the cherry blossoms.");
+  await page.locator("#stop[disabled]").waitFor();
+  const listed = await (await api("/api/sessions")).json();
+  assert.deepEqual(listed.map((x) => [x.title, x.messages]), [["Plan a trip to Kyoto", 2]], "the page's chat is serve's session");
+  assert.equal(requests.length, 1);
+  assert.equal(await page.locator("#sessions li[aria-current] .t").innerText(), "Plan a trip to Kyoto");
+
+  // The model picker: the provider's list (serve's GET /api/models), the
+  // default first; the one picked is the next turn's.
+  const picker = page.getByRole("combobox", { name: "Model" });
+  await picker.waitFor({ timeout: WAIT_MS });
+  assert.deepEqual(await picker.locator("option").allInnerTexts(), ["fake-1 (default)", "fake-mini"]);
+  await picker.selectOption("fake-mini");
+  await input.fill("And in May?");
+  await input.press("Enter");
+  await see("In May it is greener.");
+  await page.locator("#stop[disabled]").waitFor();
+  assert.deepEqual(requests.map((r) => r.model), ["fake-1", "fake-mini"], "the picked model is the next turn's");
+  assert.equal(await log.locator(".msg.assistant .role").last().innerText(), "Assistant (fake-mini)");
+  await page.screenshot({ path: join(output, "chats-1280-0-model.png") });
+  await scan("the model picker");
+
+  // A chat made through the API is in the page's list, and opens there.
+  const made = await (await api("/api/sessions", { method: "POST", body: "{}" })).json();
+  const turn = await (await api(`/api/sessions/${made.id}/messages`, { method: "POST", body: JSON.stringify({ text: "A shopping list" }) })).text();
+  assert.match(turn, /event: done/);
+  await page.reload();
+  await see("Kyoto in April has the cherry blossoms.");
+  const item = page.locator("#sessions li", { hasText: "A shopping list" });
+  await item.waitFor({ timeout: WAIT_MS });
+  assert.equal(await page.locator("#sessions li").count(), 2);
+  await page.screenshot({ path: join(output, "chats-1280-1-list.png") });
+  await scan("the list of serve's chats");
+  await item.locator("button.open").click();
+  await see("Milk and eggs.");
+
+  // The search: a message's words, then a title's.
+  const search = page.getByRole("searchbox", { name: "Search chats" });
+  await search.fill("cherry");
+  await page.locator("#sessions .snippet mark").getByText("cherry").waitFor({ timeout: WAIT_MS });
+  assert.deepEqual(await page.locator("#sessions li .t").allInnerTexts(), ["Plan a trip to Kyoto"]);
+  assert.equal(await page.locator("#sessions-note").innerText(), "1 chat matches.");
+  await page.screenshot({ path: join(output, "chats-1280-2-search.png") });
+  await scan("a search of the chats");
+  await search.fill("shopping");
+  await page.waitForFunction(() => [...document.querySelectorAll("#sessions li .t")].map((e) => e.textContent).join() === "A shopping list");
+  await search.fill("tokyo");
+  await page.locator("#sessions-note").getByText("No chat matches.").waitFor();
+  await search.fill("");
+  await page.waitForFunction(() => document.querySelectorAll("#sessions li .t").length === 2);
+
+  // Export, from the chat's menu: the open chat, the shopping list.
+  await page.getByText("Export", { exact: true }).click();
+  await page.getByRole("button", { name: "Export as Markdown" }).waitFor();
+  await page.screenshot({ path: join(output, "chats-1280-3-menu.png") });
+  await scan("the chat's menu");
+  const [md] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export as Markdown" }).click()]);
+  assert.equal(md.suggestedFilename(), "a-shopping-list.md");
+  const mdText = readFileSync(await md.path(), "utf8");
+  assert.match(mdText, /^# A shopping list\n/);
+  assert.match(mdText, /## You\n\nA shopping list\n\n## Assistant\n\nMilk and eggs\.\n$/);
+  await page.getByText("Export", { exact: true }).click();
+  const [js] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export as JSON" }).click()]);
+  assert.equal(js.suggestedFilename(), "a-shopping-list.json");
+  const exported = JSON.parse(readFileSync(await js.path(), "utf8"));
+  assert.deepEqual([exported.toolroute_chat, exported.session.id, exported.session.where], [1, "server:" + made.id, "server"]);
+  assert.deepEqual(exported.messages.map((m) => [m.type, m.content]), [["user", "A shopping list"], ["assistant", "Milk and eggs."]]);
+
+  // On a phone: the drawer's list says where the chats are.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(output, "chats-390-0-chat.png") });
+  await scan("the phone's chat");
+  await page.getByRole("button", { name: "Sessions, tools and settings" }).click();
+  await where.waitFor();
+  await search.fill("kyoto");
+  await page.locator("#sessions .snippet mark").first().waitFor();
+  await page.screenshot({ path: join(output, "chats-390-1-drawer.png") });
+  await scan("the phone's drawer with a search");
+  await page.close();
+  assert.deepEqual(violations, []);
 });

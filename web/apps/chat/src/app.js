@@ -1,6 +1,7 @@
 // The chat page: it renders and asks; the worker (worker.js, over core.js)
 // does the work. See core.js for the requests.
 import { render as renderMarkdown } from "./markdown.js";
+import { chatJSON, chatMarkdown, exportName } from "./export.js";
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = "toolroute.session";
@@ -153,7 +154,8 @@ function userMessage(text, waiting = false) {
 // streams, at most once a frame), foot adds a line under it.
 function assistantMessage() {
   const box = el("div", "msg assistant");
-  const label = catalogue?.model ? `Assistant (${catalogue.model})` : "Assistant";
+  const model = turnModel || catalogue?.model;
+  const label = model ? `Assistant (${model})` : "Assistant";
   const bubble = el("div", "bubble md");
   box.append(el("p", "role", label), bubble, copyButton(() => text));
   add(box);
@@ -575,6 +577,7 @@ async function openSession(id) {
   closePanels();
   await showSession();
   await refresh();
+  refreshModels();
 }
 
 // pendingAgent is the agent the new chat's first message starts it with
@@ -590,10 +593,10 @@ async function newSession() {
 }
 
 // sessionList reads the list in either shape the core gives: an array, or
-// {sessions, problems}.
+// {sessions, problems, server, keep, provider}.
 function sessionList(r) {
-  if (Array.isArray(r)) return { sessions: r, problems: [] };
-  return { sessions: r?.sessions ?? [], problems: r?.problems ?? [] };
+  if (Array.isArray(r)) return { sessions: r, problems: [], keep: "page" };
+  return { sessions: r?.sessions ?? [], problems: r?.problems ?? [], server: !!r?.server, keep: r?.keep ?? "page", provider: r?.provider ?? "" };
 }
 
 function when(iso) {
@@ -606,26 +609,50 @@ function when(iso) {
     : d.toLocaleDateString([], { month: "short", day: "numeric" });
 }
 
+// keptText says where the chats are kept, from the list's keep: serve's
+// sessions, or this browser's IndexedDB.
+function keptText(list) {
+  if (list.keep === "server") return `Chats are kept by the toolroute server at ${location.host}: the same chats as toolroute chat and its API.`;
+  if (list.provider) return `New chats are kept in this browser: they use this page's provider (${list.provider}, in the settings). The server's chats run with its own provider.`;
+  if (list.server) return "New chats are kept in this browser; the server's chats are listed too.";
+  return "Chats are kept in this browser (IndexedDB): other browsers and toolroute chat do not see them.";
+}
+
+
+// marked is a search snippet, its matches (**like this**) as <mark>.
+function marked(snippet) {
+  const p = el("span", "m snippet");
+  String(snippet).split("**").forEach((part, i) => p.append(i % 2 ? el("mark", "", part) : document.createTextNode(part)));
+  return p;
+}
+
+let listed = 0; // the last list asked, so an older answer is dropped
+
 async function refreshSessions() {
+  const asked = ++listed;
+  const q = $("sessions-search").value.trim();
   let list;
   try {
-    list = sessionList(await call({ type: "sessions" }));
+    list = sessionList(await call({ type: "sessions", ...(q ? { q } : {}) }));
   } catch (e) {
     $("sessions-note").textContent = "The chats could not be listed: " + e.message;
     return;
   }
-  $("sessions-note").textContent = list.problems.join(" ");
+  if (asked !== listed) return;
+  $("sessions-where").textContent = keptText(list);
+  $("sessions-note").textContent = [q ? (list.sessions.length ? `${plural(list.sessions.length, "chat")} ${list.sessions.length === 1 ? "matches" : "match"}.` : "No chat matches.") : "", ...list.problems].filter(Boolean).join(" ");
   const ul = $("sessions");
   ul.textContent = "";
-  const shown = list.sessions.filter((s) => s.messages > 0 || s.id === session);
-  if (shown.length === 0) ul.append(el("li", "muted small", "No chats yet."));
+  const shown = list.sessions.filter((s) => s.messages > 0 || (!q && s.id === session));
+  if (shown.length === 0 && !q) ul.append(el("li", "muted small", "No chats yet."));
   for (const s of shown) {
     const li = el("li");
     const title = s.title || "New chat";
     const open = el("button", "open");
     open.type = "button";
-    const where = s.where === "server" ? " · on the server" : "";
+    const where = s.where === "server" && list.keep !== "server" ? " · on the server" : s.where === "page" && list.keep === "server" ? " · in this browser" : "";
     open.append(el("span", "t", title), el("span", "m", `${plural(s.messages ?? 0, "message")}${s.updated ? " · " + when(s.updated) : ""}${where}`));
+    if (s.snippet) open.append(marked(s.snippet));
     open.onclick = () => openSession(s.id);
     if (s.id === session) {
       li.setAttribute("aria-current", "true");
@@ -879,7 +906,9 @@ async function send(text) {
   const calls = []; // each model call's usage, as its first logged message carries it
   const agent = pendingAgent;
   pendingAgent = "";
-  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}) }, (ev) => {
+  const model = session.startsWith("server:") ? chosenModel : "";
+  turnModel = model;
+  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
@@ -934,6 +963,7 @@ async function send(text) {
     turnError(e.message);
   } finally {
     running = null;
+    turnModel = "";
     $("stop").disabled = true;
     await refresh().catch(() => {});
   }
@@ -1031,6 +1061,94 @@ $("stop").onclick = () => {
 
 $("new-session").onclick = () => newSession();
 $("agent-picker").onchange = () => newSession();
+
+// The search of the chats: titles and messages, serve's when it keeps
+// them, the browser's otherwise; asked once typing pauses.
+let searchTimer = 0;
+$("sessions-search").addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => refreshSessions().catch(() => {}), 200);
+});
+
+// ---- The model picker ----------------------------------------------------
+
+// chosenModel is the model picked for a chat serve keeps: it goes with
+// each message (the server's provider calls it for that turn); "" is the
+// server's own. A chat of this page's sets the model setting instead.
+let chosenModel = "";
+let turnModel = ""; // the model of the turn running, when picked: its replies' label
+let modelsAsked = 0; // the last list asked, so an older answer is dropped
+
+// refreshModels fills the picker from the provider's model list (the
+// core's models: serve's GET /api/models, or the page's provider's);
+// without a list the picker stays hidden.
+async function refreshModels() {
+  const asked = ++modelsAsked;
+  let r;
+  try {
+    r = await call({ type: "models", session });
+  } catch {
+    if (asked === modelsAsked) $("model-row").hidden = true;
+    return;
+  }
+  if (asked !== modelsAsked) return;
+  const picker = $("model-picker");
+  picker.textContent = "";
+  const current = r.where === "server" && chosenModel ? chosenModel : r.model;
+  const names = [...new Set([current, ...(r.models ?? [])].filter(Boolean))];
+  for (const name of names) {
+    const o = el("option", "", name === r.model ? `${name} (default)` : name);
+    o.value = name;
+    picker.append(o);
+  }
+  picker.value = current;
+  picker.dataset.where = r.where;
+  picker.dataset.default = r.model;
+  $("model-row").hidden = names.length === 0;
+}
+
+$("model-picker").onchange = async () => {
+  const picker = $("model-picker");
+  if (picker.dataset.where === "server") {
+    chosenModel = picker.value === picker.dataset.default ? "" : picker.value;
+    return;
+  }
+  try {
+    await call({ type: "settings", set: { model: picker.value } });
+    $("set-model").value = picker.value;
+    await refreshTools();
+  } catch (e) {
+    showError("The model was not changed: " + e.message);
+  }
+};
+
+// ---- Export --------------------------------------------------------------
+
+// exportChat downloads the open chat as Markdown or JSON (export.js), made
+// from its log as the page or the server keeps it.
+async function exportChat(kind) {
+  $("chat-menu").open = false;
+  try {
+    const s = (await call({ type: "sessions", action: "get", session })) ?? { id: session, title: "" };
+    const msgs = await call({ type: "messages", session });
+    const text = kind === "json" ? chatJSON(s, msgs) : chatMarkdown(s, msgs);
+    const a = el("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: kind === "json" ? "application/json" : "text/markdown" }));
+    a.download = exportName(s, kind === "json" ? "json" : "md");
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  } catch (e) {
+    showError("The chat could not be exported: " + e.message);
+  }
+}
+// The menu closes on a click elsewhere, as a menu does.
+document.addEventListener("click", (e) => {
+  if ($("chat-menu").open && !$("chat-menu").contains(e.target)) $("chat-menu").open = false;
+});
+$("export-markdown").onclick = () => exportChat("markdown");
+$("export-json").onclick = () => exportChat("json");
 
 // ---- The panels drawer (phone) ------------------------------------------
 
@@ -1196,7 +1314,7 @@ $("settings").onsubmit = async (e) => {
     $("set-key").placeholder = s.hasKey ? "a key is saved (type to replace)" : "kept in this browser (IndexedDB)";
     $("settings-status").textContent = (s.effective?.error ? s.effective.error : `Saved: ${s.effective.label} · ${s.effective.model || "default model"}`) +
       (s.mcp_problems?.length ? " · " + s.mcp_problems.join(" · ") : "");
-    await refreshTools();
+    await Promise.all([refreshTools(), refreshSessions(), refreshModels()]); // the provider says where new chats are kept, and its models
   } catch (err) {
     $("settings-status").textContent = err.message;
   }
@@ -1268,11 +1386,16 @@ const ready = (async () => {
   try {
     // A kept id with no stored session yet (nothing sent) is still ours: a
     // session is stored with its first message.
-    if (!session) {
+    // When serve keeps the chats, a kept id of the browser's with nothing
+    // sent gives way to a new chat of serve's.
+    const unsent = async () => !session.startsWith("server:") && (await call({ type: "sessions" })).keep === "server" &&
+      !(await call({ type: "sessions", action: "get", session }));
+    if (!session || (await unsent())) {
       session = (await call({ type: "sessions", action: "create" })).id;
       localStorage.setItem(SESSION_KEY, session);
     }
     await loadSettings();
+    refreshModels();
     await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
     await showSession();

@@ -5,9 +5,9 @@
 
 import { createHost, toolOutput, FORMATS } from "toolroute/host";
 import { MemoryStore as MemoryFS } from "../../../packages/toolroute/jsrun/sandbox.js";
-import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports } from "../../../packages/toolroute/host/ops.js";
+import { storeOps, settingsMemories, configOps, toolStates, toolFileOps, withUserTools, userReports, searchSessions } from "../../../packages/toolroute/host/ops.js";
 import { McpServers, withMcp, parseMcpConfig } from "toolroute/mcp";
-import { recordOps, storedProvider, PROVIDER_PREFIX, AGENT_PREFIX } from "../../../packages/toolroute/host/records.js";
+import { recordOps, storedProvider, fetchModels, PROVIDER_PREFIX, AGENT_PREFIX } from "../../../packages/toolroute/host/records.js";
 import { agentOps, runNested, sessionAgent, setSessionAgent, SESSION_AGENT_PREFIX } from "../../../packages/toolroute/host/agents.js";
 import { pdfGroup, withPdf } from "../../../packages/toolroute/host/pdf.js";
 import { Tasks, TaskTimer } from "../../../packages/toolroute/host/schedules.js";
@@ -484,6 +484,8 @@ export class Core {
         }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
+        case "models":
+          return reply({ id, type: "done", result: await this.#models(msg) });
         case "tasks":
           // The page's scheduled tasks, for its panel: the server's own
           // (serve's) are the server's, listed by list_scheduled_tasks there.
@@ -509,7 +511,7 @@ export class Core {
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "");
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "", msg.model ? String(msg.model) : "");
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
@@ -533,15 +535,48 @@ export class Core {
     }
   }
 
+  // #models is the model picker's list for a session: {model, models,
+  // where}. A server session's turns call the server's provider: its list
+  // is serve's (GET /api/models), and a send's model goes with the
+  // message. A page session's are the page's provider's: the server's
+  // through its proxy (serve's list, the model setting first), a stored
+  // provider's kept list, a key's provider's own list (fetchModels, read
+  // by the module), the demo's one model; choosing one sets the model
+  // setting.
+  async #models(msg) {
+    const sid = msg.session === undefined ? null : serverID(msg.session);
+    const theirs = async () => {
+      const r = await this.#api("GET", "/api/models", undefined, { missing: null });
+      if (!r) throw new Error("this server lists no models (GET /api/models answered 404)");
+      return r;
+    };
+    if (sid !== null) {
+      const r = await theirs();
+      return { model: String(r.model ?? ""), models: (r.models ?? []).map(String), where: "server" };
+    }
+    const settings = await this.store.settings();
+    const p = await this.provider(settings);
+    const kind = PROVIDERS.includes(settings.provider) ? settings.provider : settings.provider ? "stored" : "server";
+    let models;
+    if (kind === "server") models = (await theirs()).models ?? [];
+    else if (kind === "demo") models = [p.model];
+    else if (kind === "stored") models = storedProvider(settings, settings.provider)?.record?.models ?? [];
+    else models = await fetchModels(this.fetch, p.format, p.baseURL, p.apiKey, { check: async (op, args) => (await this.host()).check(op, args) });
+    models = models.map(String);
+    if (p.model && !models.includes(p.model)) models.unshift(p.model);
+    return { model: p.model, models, where: "page" };
+  }
+
   // #sendToServer runs a turn on the server (POST .../messages; with text
   // null POST .../compact) and gives emit its events, read from the stream
   // as the page's own turns give them. Aborting closes the request: serve
   // and the worker then end the turn, keeping what it did.
-  async #sendToServer(sid, text, signal, emit, agent = "") {
+  async #sendToServer(sid, text, signal, emit, agent = "", model = "") {
     const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(text === null ? {} : agent ? { text, agent } : { text }), signal });
+      const body = text === null ? {} : { text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) };
+      r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
     } catch (e) {
       if (signal.aborted) throw e;
       throw unreachable(e);
@@ -566,12 +601,13 @@ export class Core {
     const sid = msg.session === undefined ? null : serverID(msg.session);
     switch (msg.action ?? "list") {
       case "list":
-        return this.#list();
+        return this.#list(msg.q);
       case "create": {
         // Nothing is stored: a session is, with its first message.
         if (msg.title) throw new Error("sessions: a session is titled after its first message; rename it once it has one");
-        if (msg.where === "server") return fromServer(await this.#api("POST", "/api/sessions", {}));
-        if (msg.where !== undefined && msg.where !== "page") throw new Error(`sessions: where is "page" or "server", not ${JSON.stringify(msg.where)}`);
+        if (msg.where !== undefined && msg.where !== "page" && msg.where !== "server") throw new Error(`sessions: where is "page" or "server", not ${JSON.stringify(msg.where)}`);
+        const where = msg.where ?? (await this.#keeper(await this.#server())).keep;
+        if (where === "server") return fromServer(await this.#api("POST", "/api/sessions", {}));
         const now = new Date().toISOString();
         return { id: newID(), title: "", created: now, updated: now, messages: 0, where: "page" };
       }
@@ -611,24 +647,45 @@ export class Core {
   }
 
   // #list is the page's sessions and, when a server answers, the server's,
-  // most recent first: {sessions, problems, server}. A server that does not
-  // answer leaves the page's, with a problem saying so.
-  async #list() {
-    const sessions = (await this.store.sessions()).map((s) => ({ ...s, where: "page" }));
+  // most recent first: {sessions, problems, server, keep, provider}. A
+  // server that does not answer leaves the page's, with a problem saying
+  // so. keep says where a new chat is kept ("server" or "page"), and
+  // provider why a page served by serve keeps it in the page (#keeper).
+  // With q, the sessions whose title or messages have every word of it,
+  // each with its snippet: serve searches its own (GET /api/sessions?q=),
+  // the worker's are matched by title.
+  async #list(q) {
+    const searching = typeof q === "string" && q.trim() !== "";
+    let sessions = (await this.store.sessions()).map((s) => ({ ...s, where: "page" }));
+    if (searching) sessions = await searchSessions(sessions, (id) => this.store.messages(id), q);
     const problems = [];
     const server = await this.#server();
     if (server.problem) problems.push(server.problem);
+    const serves = server.health?.page_chats === "server";
     if (server.ok) {
       try {
-        const list = await this.#api("GET", "/api/sessions");
+        const list = await this.#api("GET", searching && serves ? `/api/sessions?q=${encodeURIComponent(q)}` : "/api/sessions");
         if (!Array.isArray(list)) throw new Error("GET /api/sessions did not answer a list");
-        sessions.push(...list.map(fromServer));
+        let theirs = list.map(fromServer);
+        if (searching && !serves) theirs = await searchSessions(theirs, async () => [], q);
+        sessions.push(...theirs);
       } catch (e) {
         problems.push(`the server's sessions are not listed: ${e.message}`);
       }
     }
     sessions.sort(byRecent);
-    return { sessions, problems, server: !!server.ok };
+    return { sessions, problems, server: !!server.ok, ...(await this.#keeper(server)) };
+  }
+
+  // #keeper says where a new chat is kept: {keep: "server"} when serve
+  // keeps the page's chats (its health's page_chats) and the page's
+  // provider is the server's, so the turns run in the program; {keep:
+  // "page"} otherwise, with provider set when only the page's own
+  // provider (a key kept in this browser, the demo) keeps it here.
+  async #keeper(server) {
+    if (server.health?.page_chats !== "server") return { keep: "page" };
+    const provider = (await this.store.settings()).provider ?? "server";
+    return provider === "server" ? { keep: "server" } : { keep: "page", provider };
   }
 
   // #server says whether a toolroute server (serve or the worker) is
@@ -746,21 +803,26 @@ export class Core {
   // group (meter.parts), with each group's cost (meter.groups). Tokens only
   // when msg.tokens asks (the meter is on screen): the tokenizer is a large
   // download; UTF-8 bytes otherwise. A server session's describe is the
-  // server's (GET /api/catalogue), with meter null: the server sends no
-  // schemas' text.
+  // server's (GET /api/catalogue), its meter counted in the schemas' text
+  // serve gives (tools_json); null from the worker, which gives none.
   // #counted keeps the token counts of the texts the meter measured: each
   // tool's definition is counted once, not at every describe.
   #counted = new Map();
 
   async describe(session, { tokens = true } = {}) {
     const sid = session === undefined || session === null ? null : serverID(session);
+    let d, tj, extra, host;
     if (sid !== null) {
-      const d = await this.#api("GET", `/api/catalogue?session=${encodeURIComponent(sid)}`);
+      // serve's schemas, as its next call sends them (tools_json): the
+      // meter counts them as it counts the page's; the worker gives none.
+      ({ tools_json: tj, ...d } = await this.#api("GET", `/api/catalogue?session=${encodeURIComponent(sid)}&tools_json=1`));
       const h = (await this.#server()).health ?? {};
-      return { ...d, meter: null, provider: `server (${h.provider ?? "?"})`, model: h.model ?? "", mcp: h.mcp ?? [], mcp_problems: [], where: "server" };
+      extra = { provider: `server (${h.provider ?? "?"})`, model: h.model ?? "", mcp: h.mcp ?? [], mcp_problems: [], where: "server" };
+      if (!tj?.active || !tj?.all) return { ...d, meter: null, ...extra };
+    } else {
+      host = await this.host();
+      ({ tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true }));
     }
-    const host = await this.host();
-    const { tools_json: tj, ...d } = await host.describe(session, { toolsJSON: true });
     let meter;
     const count = this.#d.countTokens;
     if (count && tokens) {
@@ -772,6 +834,7 @@ export class Core {
       }
     }
     meter ??= { unit: "bytes", ...(await breakdown({ ...d, tools_json: tj }, async (t) => utf8(t))) };
+    if (extra) return { ...d, meter, ...extra };
     const serverTools = (await this.#catalogue().catch(() => ({}))).server_tools ?? [];
     return { ...d, meter, server_tools: serverTools, provider: host.provider.label, model: host.provider.model, mcp: this.#mcp?.status() ?? [], mcp_problems: this.#mcp?.problems() ?? [], where: "page" };
   }
@@ -794,7 +857,7 @@ function fromServer(s) {
     const ms = Date.parse(t);
     return Number.isNaN(ms) ? String(t ?? "") : new Date(ms).toISOString();
   };
-  return { id: SERVER_PREFIX + s.id, title: s.title ?? "", created: iso(s.created), updated: iso(s.updated), messages: s.messages ?? 0, where: "server" };
+  return { id: SERVER_PREFIX + s.id, title: s.title ?? "", created: iso(s.created), updated: iso(s.updated), messages: s.messages ?? 0, where: "server", ...(s.snippet ? { snippet: String(s.snippet) } : {}) };
 }
 
 // byRecent orders sessions the most recently updated first, then the

@@ -15,8 +15,13 @@
 // turns run here) or, when the page talks to toolroute serve or the worker,
 // the server's: its id is "server:" and the server's id, and its reads,
 // turns, approvals, renames and deletes go to the server's API.
-//   {id, type: "send", session, text}       run a turn (a server session's on the server);
-//                                           replies: event*, then done or error
+//   {id, type: "send", session, text, model?} run a turn (a server session's on the server,
+//                                           calling model when given); replies: event*,
+//                                           then done or error
+//   {id, type: "models", session}           the model picker's list: {model, models, where}:
+//                                           a server session's, the server's provider's
+//                                           (GET /api/models); a page session's, the page's
+//                                           provider's (its model the model setting)
 //   {id, type: "abort", target}             stop the turn of send request `target`, keeping
 //                                           what it committed (a server's: the request is
 //                                           closed and the server ends the turn); its send
@@ -29,14 +34,22 @@
 //   {id, type: "describe", session?}        the module's describe (groups, tools, files,
 //                                           skills, active, loaded_groups, system_prompt)
 //                                           for the session, plus meter {unit: "tokens"|"bytes",
-//                                           encoding?, active, all} (null for a server
-//                                           session), provider, model, where
-//   {id, type: "sessions", action?, ...}    action "list" (default) -> {sessions, problems,
-//                                           server}: the page's sessions and the server's,
-//                                           most recent first; problems: why the server's
-//                                           are missing; server: whether they are listed.
+//                                           encoding?, active, all} (a server session's
+//                                           counted in serve's tools_json; null for the
+//                                           worker's), provider, model, where
+//   {id, type: "sessions", action?, ...}    action "list" (default) {q?} -> {sessions, problems,
+//                                           server, keep, provider?}: the page's sessions and
+//                                           the server's, most recent first; problems: why the
+//                                           server's are missing; server: whether they are
+//                                           listed; keep: where a new chat is kept, "server"
+//                                           when serve keeps the page's chats (its health's
+//                                           page_chats) and the provider is the server's,
+//                                           else "page" (provider: the page's own, when that
+//                                           is why); q: only those whose title or messages
+//                                           have its words, each with its snippet.
 //                                           "create" {where?: "page"|"server"} -> a new
-//                                           session, stored with its first message;
+//                                           session, stored with its first message, kept
+//                                           where keep says when where is not given;
 //                                           "get" {session} -> session|null;
 //                                           "rename" {session, title} -> session;
 //                                           "delete" {session} -> the list, as "list"

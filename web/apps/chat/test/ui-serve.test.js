@@ -177,3 +177,56 @@ test("a terminal's session in the page: listed, read, continued on the server, r
   assert.equal(list.server, false);
   assert.match(list.problems[0], /^the server's sessions are not listed: it could not be reached \(fetch failed\); is toolroute serve, or the worker, still running\?$/);
 });
+
+// serve keeps the page's chats (its health's page_chats): a new chat of
+// the page is a session of serve's, listed by GET /api/sessions and
+// continued by `toolroute chat` with its history; one made through the API
+// is in the page's list; a search of the chats is serve's. A page whose
+// provider is its own (here the demo) keeps its new chats in the browser,
+// and its list says why.
+test("served by serve, the page's chats are serve's sessions, seen by the API and by toolroute chat; searched there", { timeout: 5 * WAIT_MS }, async () => {
+  const s = await startServe();
+  serve = s.proc;
+  const api = (url, init = {}) => fetch(s.base + url, { ...init, headers: { ...(init.headers ?? {}), authorization: `Bearer ${s.token}` } });
+  const store = new MemoryUIStore();
+  const core = newCore(store, api);
+
+  let list = (await ask(core, { type: "sessions" })).result;
+  assert.equal(list.keep, "server");
+  const made = (await ask(core, { type: "sessions", action: "create" })).result;
+  assert.equal(made.where, "server");
+  assert.match(made.id, /^server:/);
+  model.add(text("Kyoto in April has the cherry blossoms."));
+  assert.equal((await ask(core, { type: "send", session: made.id, text: "Plan a trip to Kyoto" })).last.type, "done");
+  const id = made.id.slice("server:".length);
+  const listed = await (await api("/api/sessions")).json();
+  assert.ok(listed.some((x) => x.id === id && x.title === "Plan a trip to Kyoto" && x.messages === 2), JSON.stringify(listed));
+  assert.deepEqual(await store.sessions(), [], "nothing is kept in the browser");
+
+  // toolroute chat continues it, with the page's turn as its history.
+  model.add(text("Stay in Gion."));
+  const asked = model.requests.length;
+  await chat(["--session", id], "Where should I stay?\n");
+  assert.ok(JSON.stringify(model.requests[asked].json.messages).includes("cherry blossoms"), "the terminal's turn carries the page's history");
+  assert.deepEqual((await ask(core, { type: "messages", session: made.id })).result.map((m) => m.content), ["Plan a trip to Kyoto", "Kyoto in April has the cherry blossoms.", "Where should I stay?", "Stay in Gion."]);
+
+  // A chat made through the API is in the page's list.
+  const other = await (await api("/api/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+  model.add(text("Milk and eggs."));
+  const events = await (await api(`/api/sessions/${other.id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "A shopping list" }) })).text();
+  assert.match(events, /event: done/);
+  list = (await ask(core, { type: "sessions" })).result;
+  assert.deepEqual(list.sessions.slice(0, 2).map((x) => [x.id, x.title, x.where]), [["server:" + other.id, "A shopping list", "server"], [made.id, "Plan a trip to Kyoto", "server"]]);
+
+  // A search of the chats: serve matches titles and messages.
+  const found = (await ask(core, { type: "sessions", q: "gion" })).result;
+  assert.deepEqual(found.sessions.map((x) => [x.id, x.snippet]), [[made.id, "Stay in **Gion**."]]);
+  const byTitle = (await ask(core, { type: "sessions", q: "shopping" })).result;
+  assert.deepEqual(byTitle.sessions.map((x) => x.id), ["server:" + other.id]);
+
+  // The page's own provider keeps new chats in the browser.
+  await ask(core, { type: "settings", set: { provider: "demo" } });
+  list = (await ask(core, { type: "sessions" })).result;
+  assert.deepEqual([list.keep, list.provider], ["page", "demo"]);
+  assert.equal((await ask(core, { type: "sessions", action: "create" })).result.where, "page");
+});

@@ -31,7 +31,7 @@ test("a page session is stored with its first message, titled after it; create s
   const s = (await ask(core, { type: "sessions", action: "create" })).result;
   assert.match(s.id, /^[0-9a-f]{16}$/);
   assert.deepEqual({ ...s, id: "", created: "", updated: "" }, { id: "", title: "", created: "", updated: "", messages: 0, where: "page" });
-  assert.deepEqual((await ask(core, { type: "sessions" })).result, { sessions: [], problems: [], server: true });
+  assert.deepEqual((await ask(core, { type: "sessions" })).result, { sessions: [], problems: [], server: true, keep: "page" });
   assert.equal((await ask(core, { type: "sessions", action: "get", session: s.id })).result, null);
   assert.deepEqual((await ask(core, { type: "messages", session: s.id })).result, []);
 
@@ -265,7 +265,7 @@ test("a server that does not answer: the list has the page's sessions and says w
   ];
   for (const c of cases) {
     const list = (await ask(newCore(store, c.fetch), { type: "sessions" })).result;
-    assert.deepEqual(list, { sessions: list.sessions, problems: c.problems, server: !!c.server }, c.name);
+    assert.deepEqual(list, { sessions: list.sessions, problems: c.problems, server: !!c.server, keep: "page" }, c.name);
     assert.deepEqual(list.sessions.map((s) => [s.id, s.where]), [["p1", "page"]], c.name);
   }
   const gone = newCore(store, cases[0].fetch);

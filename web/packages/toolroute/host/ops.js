@@ -62,6 +62,32 @@ export function storeOps({ memories, sessions, messages, now = () => new Date() 
   };
 }
 
+// searchSessions is a search of the chats, as serve's GET
+// /api/sessions?q= answers one: of sessions (in the order given), those
+// whose title or messages (user, assistant, tool results) have every word
+// of query, matched as history.search matches, each with the snippet of
+// its newest matching message (none when the title alone matched).
+// messages(id) reads a session's log.
+export async function searchSessions(sessions, messages, query) {
+  const phrases = phrasesOf(query);
+  if (phrases.length === 0) return [];
+  const out = [];
+  for (const s of sessions) {
+    const log = await messages(s.id);
+    let found = "";
+    for (let i = log.length - 1; i >= 0 && !found; i--) {
+      const m = log[i];
+      if (!SEARCHED_TYPES.has(m.type) || typeof m.content !== "string") continue;
+      const text = String(m.content).replace(/\s+/g, " ").trim();
+      const at = matches(tokensOf(text), phrases);
+      if (at) found = snippet(text, at);
+    }
+    if (found) out.push({ ...s, snippet: found });
+    else if (matches(tokensOf(String(s.title ?? "")), phrases)) out.push({ ...s });
+  }
+  return out;
+}
+
 // settingsMemories keeps memories in a settings store ({settings(),
 // setSettings(patch)}): one key memory.ID each, ids never reused (the next
 // one is kept under memory.next).

@@ -32,9 +32,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The Nth call's usage is 1000·N tokens in (900 cached after the first)
 // and 10·N out.
 // tools maps a server tool's name to its answer ({status, output, images}).
+// models, when given, is what GET /api/models answers ({model, models}).
 // With cpu, cpus holds the CPU time in ms that this process's children (the
 // browser's processes) had used when each model call came (busy.js).
-export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false }) {
+export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false, models }) {
   const requests = [];
   const times = []; // when each model call came, Date.now()
   const cpus = [];
@@ -50,6 +51,8 @@ export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = fal
     if (u === "/api/health") return json({ ok: true, provider: "openai (fake)", format: "openai", model: "fake-1" });
     if (u === "/api/ui/catalogue") return json(catalogue);
     if (u === "/api/sessions") return json([]); // serve's own sessions: none
+    // The provider's models (serve's GET /api/models), when the test gives them.
+    if (u === "/api/models" && models) return json(models);
     const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
     if (tool && tools[tool[1]]) return json(tools[tool[1]]);
     if (u === "/api/model") {
