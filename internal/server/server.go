@@ -169,6 +169,9 @@ type server struct {
 	// pageCatalogue holds the page's catalogue compressed, once per version:
 	// hundreds of KB of JSON, a good part of a first visit.
 	pageCatalogue webui.Versioned
+	// describeCatalogue is GET /api/catalogue's last answer compressed:
+	// as large, and what a page whose chats serve keeps reads on opening.
+	describeCatalogue webui.Versioned
 }
 
 // guard refuses non-loopback Host headers and bounds the time a body
@@ -730,7 +733,12 @@ func (s *server) catalogue(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	reply(w, d)
+	data, err := json.Marshal(d)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.describeCatalogue.Serve(w, r, "application/json", append(data, '\n'))
 }
 
 type sessionJSON struct {

@@ -95,9 +95,9 @@ func TestCatalogueCompressed(t *testing.T) {
 	dir := t.TempDir()
 	srv := startIn(t, dir, model, server.Options{Token: token})
 	raw := &http.Transport{DisableCompression: true}
-	fetch := func(header ...string) (*http.Response, []byte) {
+	fetchFrom := func(route string, header ...string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest("GET", srv.URL+"/api/ui/catalogue", nil)
+		req, _ := http.NewRequest("GET", srv.URL+route, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
@@ -112,6 +112,21 @@ func TestCatalogueCompressed(t *testing.T) {
 			t.Fatal(err)
 		}
 		return resp, body
+	}
+	fetch := func(header ...string) (*http.Response, []byte) {
+		t.Helper()
+		return fetchFrom("/api/ui/catalogue", header...)
+	}
+	// The catalogue a page whose chats serve keeps reads (GET
+	// /api/catalogue, as large) comes compressed too.
+	for _, route := range []string{"/api/catalogue", "/api/catalogue?tools_json=1"} {
+		plain, want := fetchFrom(route)
+		resp, body := fetchFrom(route, "Accept-Encoding", "gzip, br")
+		got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(body)))
+		if plain.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "br" || err != nil || !bytes.Equal(got, want) || len(body)*3 > len(want) {
+			t.Errorf("%s: HTTP %d, Content-Encoding %q, %d bytes sent for %d of JSON (decoded: %v, the same: %v)",
+				route, resp.StatusCode, resp.Header.Get("Content-Encoding"), len(body), len(want), err, bytes.Equal(got, want))
+		}
 	}
 	plain, want := fetch()
 	if plain.StatusCode != 200 || plain.Header.Get("Content-Encoding") != "" || !json.Valid(want) {
