@@ -26,6 +26,8 @@ const chatHelp = `Commands:
   /groups   the tool groups, and which this session loaded
   /usage    the tokens this session's model calls used, and the last turn's calls
   /compact  summarise the earlier messages now; later calls send the summary instead
+  /attach PATH  attach a file (an image, or a text file) to your next message; /attach lists them
+  /detach   drop the files attached
   /help     these commands
   /quit     leave (so does the end of input; /exit too)
 Anything else is a message to the model. Ctrl-C stops a running turn.
@@ -98,6 +100,8 @@ type chat struct {
 	streamed, lineStart bool
 	// lastCalls are the last turn's model calls, for /usage.
 	lastCalls []host.CallUsage
+	// attached are the files for the next message (/attach).
+	attached []session.Attachment
 }
 
 func isTerminal(r io.Reader) bool {
@@ -223,6 +227,10 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.usage(ctx)
 	case "/compact":
 		c.compact(ctx)
+	case "/attach":
+		c.attach(line)
+	case "/detach":
+		c.detach()
 	default:
 		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
 	}
@@ -297,7 +305,9 @@ func (c *chat) compact(ctx context.Context) {
 // send runs one turn, printing its events as they happen.
 func (c *chat) send(ctx context.Context, text string) {
 	c.lineStart = true
-	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text) {
+	files := c.attached
+	c.attached = nil
+	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text, files...) {
 		if err != nil {
 			c.newline()
 			if errors.Is(err, context.Canceled) {
@@ -305,6 +315,7 @@ func (c *chat) send(ctx context.Context, text string) {
 				return
 			}
 			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.keepAttached(err, files)
 			c.failed = true
 			return
 		}
