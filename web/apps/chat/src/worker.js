@@ -15,8 +15,9 @@
 // turns run here) or, when the page talks to toolroute serve or the worker,
 // the server's: its id is "server:" and the server's id, and its reads,
 // turns, approvals, renames and deletes go to the server's API.
-//   {id, type: "send", session, text}       run a turn (a server session's on the server);
-//                                           replies: event*, then done or error
+//   {id, type: "send", session, text,       run a turn (a server session's on the server);
+//    attachments?}                          replies: event*, then done or error;
+//                                           attachments: [{name, data}], files in base64
 //   {id, type: "abort", target}             stop the turn of send request `target`, keeping
 //                                           what it committed (a server's: the request is
 //                                           closed and the server ends the turn); its send
@@ -54,7 +55,9 @@
 //                                a server session's the same: text, message, model_call,
 //                                tool_calls, group_loaded, approval, retry, done, failed
 //   {id, type: "done", result}   the request finished; result as above
-//   {id, type: "error", error}   the request failed: error is a message
+//   {id, type: "error", error}   the request failed: error is a message; with
+//                                refused, the module refused the message before the
+//                                turn began (a file it cannot send): nothing was logged
 //
 // The worker posts {type: "ready"} (no id) when it starts listening, and
 // {type: "task_ran", session, title} (no id) when a scheduled task's run,
@@ -154,7 +157,7 @@ self.onmessage = async (e) => {
   try {
     await (await getCore()).handle(msg, reply);
   } catch (err) {
-    reply({ id: msg?.id, type: "error", error: String(err?.message ?? err) });
+    reply({ id: msg?.id, type: "error", error: String(err?.message ?? err), ...(err?.refused ? { refused: true } : {}) });
   }
 };
 
