@@ -68,6 +68,17 @@ func AttachFiles(files []Attachment, format wire.Format, model string) ([]Attach
 		switch {
 		case f.Data != "" && f.Text != "":
 			return nil, bad("give the file's bytes in data or its text in text, not both")
+		case len(f.Data) > registry.MaxImageChars:
+			// Past every cap: refused before decoding megabytes, as an
+			// image when its first bytes say so.
+			head, _ := base64.StdEncoding.DecodeString(f.Data[:16])
+			n := len(f.Data)/4*3 - strings.Count(f.Data[len(f.Data)-2:], "=")
+			if registry.SniffImage(head) != "" {
+				return nil, bad("the image is %d bytes, over the limit of %d (%d base64 characters): make it smaller", n, registry.MaxImageChars/4*3, registry.MaxImageChars)
+			}
+			return nil, bad("the file is %d bytes, more than any attachment takes (an image %d, a text file %d): attach the part that matters", n, registry.MaxImageChars/4*3, MaxAttachedText)
+		case len(f.Text) > MaxAttachedText+3: // a byte-order mark is dropped
+			return nil, bad("the text file is %d bytes, over the limit of %d: attach the part that matters, or paste it", len(f.Text), MaxAttachedText)
 		case f.Data != "":
 			b, err := base64.StdEncoding.DecodeString(f.Data)
 			if err != nil {

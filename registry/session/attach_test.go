@@ -2,8 +2,10 @@ package session
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolroute/toolroute/registry"
@@ -41,6 +43,12 @@ func TestAttachFiles(t *testing.T) {
 			wantErr: `attachments[1] "b": the message's text files pass 100000 bytes in all: send some in another message`},
 		{name: "image past the cap", files: []Attachment{{Name: "huge.png", Data: b64(bigImage)}},
 			wantErr: `attachments[0] "huge.png": the image is 3932168 bytes, over the limit of 3932160 (5242880 base64 characters): make it smaller`},
+		{name: "data past every cap, an image", files: []Attachment{{Name: "huge.png", Data: b64(bigImage + strings.Repeat("x", 3<<20))}},
+			wantErr: `attachments[0] "huge.png": the image is 7077896 bytes, over the limit of 3932160 (5242880 base64 characters): make it smaller`},
+		{name: "data past every cap, not an image", files: []Attachment{{Name: "big.log", Data: b64(strings.Repeat("a", 4<<20))}},
+			wantErr: `attachments[0] "big.log": the file is 4194304 bytes, more than any attachment takes (an image 3932160, a text file 100000): attach the part that matters`},
+		{name: "text given past the cap", files: []Attachment{{Name: "big.log", Text: strings.Repeat("a", 4<<20)}},
+			wantErr: `attachments[0] "big.log": the text file is 4194304 bytes, over the limit of 100000: attach the part that matters, or paste it`},
 		{name: "control character in the name", files: []Attachment{{Name: "a\nb", Text: "x"}},
 			wantErr: `attachments[0]: give the file's name: not blank, at most 255 bytes of UTF-8 with no control characters`},
 		{name: "text-only model", model: "deepseek-chat", files: []Attachment{{Name: "a.png", Data: b64(png)}},
@@ -86,4 +94,35 @@ func TestUserText(t *testing.T) {
 	if got := UserText(&m); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// FuzzAttachFiles: any file is refused with an error or kept as an image
+// of a type the models read or as UTF-8 text, within the caps.
+func FuzzAttachFiles(f *testing.F) {
+	f.Add("a.png", "\x89PNG\r\n\x1a\nxxxx", true)
+	f.Add("a.txt", "\ufeffhello", false)
+	f.Add("", "GIF89a", true)
+	f.Fuzz(func(t *testing.T, name, content string, asData bool) {
+		file := Attachment{Name: name, Text: content}
+		if asData {
+			file = Attachment{Name: name, Data: b64(content)}
+		}
+		got, err := AttachFiles([]Attachment{file}, wire.Gemini, "m")
+		if err != nil {
+			return
+		}
+		a := got[0]
+		switch {
+		case a.MIMEType == TextType:
+			if !utf8.ValidString(a.Text) || len(a.Text) > MaxAttachedText || a.Data != "" {
+				t.Errorf("kept text %+v", a)
+			}
+		case slices.Contains(registry.ImageTypes, a.MIMEType) && a.MIMEType != "image/gif":
+			if a.Text != "" || len(a.Data) > registry.MaxImageChars {
+				t.Errorf("kept image %+v", a)
+			}
+		default:
+			t.Errorf("kept %+v", a)
+		}
+	})
 }
