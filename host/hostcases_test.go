@@ -36,8 +36,10 @@ type hostCase struct {
 	Approver  *bool            `json:"approver"`
 	AllowHint string           `json:"allow_hint"`
 	Turns     []struct {
-		User  string `json:"user"`
-		Model []struct {
+		User string `json:"user"`
+		// Attachments are the files attached to the message.
+		Attachments []session.Attachment `json:"attachments"`
+		Model       []struct {
 			Tool  string          `json:"tool"`
 			Input json.RawMessage `json:"input"`
 			Text  string          `json:"text"`
@@ -198,7 +200,7 @@ func replayHostCase(t *testing.T, c hostCase) {
 	for i, turn := range c.Turns {
 		asked, ran, answers = [][]string{}, []string{}, turn.Answers
 		var evs []host.Event
-		for ev, err := range s.Send(context.Background(), turn.User) {
+		for ev, err := range s.Send(context.Background(), turn.User, turn.Attachments...) {
 			if err != nil {
 				t.Fatalf("turn %d: %v", i, err)
 			}

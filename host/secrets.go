@@ -111,6 +111,14 @@ func (r *redactor) messages(msgs []session.Message) bool {
 		content, input := r.text(msgs[i].Content), r.text(msgs[i].ToolInput)
 		changed = changed || content != msgs[i].Content || input != msgs[i].ToolInput
 		msgs[i].Content, msgs[i].ToolInput = content, input
+		// An attached text file is what the user wrote too (an image's
+		// base64 holds no secret's text).
+		for j := range msgs[i].Attachments {
+			a := &msgs[i].Attachments[j]
+			text := r.text(a.Text)
+			changed = changed || text != a.Text
+			a.Text = text
+		}
 	}
 	return changed
 }

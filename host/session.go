@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/internal/safehttp"
 	"github.com/toolroute/toolroute/registry/session"
@@ -127,7 +128,12 @@ func (s *Session) Messages(ctx context.Context) ([]session.Message, error) {
 // error is a host failure (the store, the module), yielded last. Each message
 // is committed to the Store before the turn goes on, so a turn cut short
 // loses nothing it did. Turns of one session run one at a time.
-func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error] {
+//
+// files are attached to the message (session.Attachment: a name and the
+// file's bytes in base64, or its text): the module tells what each is and
+// sends it in the provider's form, or refuses the turn before any request,
+// logging nothing, with an error that names the file.
+func (s *Session) Send(ctx context.Context, text string, files ...session.Attachment) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		stopped := false
 		emit := func(ev Event) bool {
@@ -137,7 +143,7 @@ func (s *Session) Send(ctx context.Context, text string) iter.Seq2[Event, error]
 			stopped = !yield(ev, nil)
 			return !stopped
 		}
-		if err := s.send(ctx, text, false, emit); err != nil && !stopped {
+		if err := s.send(ctx, text, files, false, emit); err != nil && !stopped {
 			yield(Event{}, err)
 		}
 	}
@@ -157,7 +163,7 @@ func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
 			stopped = !yield(ev, nil)
 			return !stopped
 		}
-		if err := s.send(ctx, "", true, emit); err != nil && !stopped {
+		if err := s.send(ctx, "", nil, true, emit); err != nil && !stopped {
 			yield(Event{}, err)
 		}
 	}
@@ -166,7 +172,7 @@ func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
 // errStopped ends a turn whose caller stopped reading its events.
 var errStopped = errors.New("host: the caller stopped reading")
 
-func (s *Session) send(ctx context.Context, text string, compact bool, emit func(Event) bool) error {
+func (s *Session) send(ctx context.Context, text string, files []session.Attachment, compact bool, emit func(Event) bool) error {
 	defer s.h.idle.enter()()
 	// Turns of this process wait for each other; a turn of another process
 	// sharing the Store is refused at once, as it may run for minutes.
@@ -215,7 +221,7 @@ func (s *Session) send(ctx context.Context, text string, compact bool, emit func
 		}
 	}
 	start := session.Event{
-		Type: session.EventStart, Now: time.Now(), User: text, Compact: compact, Session: s.id,
+		Type: session.EventStart, Now: time.Now(), User: text, Attachments: files, Compact: compact, Session: s.id,
 		Settings: session.Settings{
 			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
 			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
@@ -368,11 +374,26 @@ func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, er
 		return nil, err
 	}
 	acts, err := t.mt.Event(ctx, data)
+	var bad *abi.Error
+	if e.Type == session.EventStart && errors.As(err, &bad) && bad.Code == abi.CodeBadEvent {
+		return nil, &RefusedError{Message: strings.TrimPrefix(bad.Message, "session: bad event: start: ")}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("host: the module refused a %s event: %w", e.Type, err)
 	}
 	return acts, nil
 }
+
+// RefusedError is Send's error for a message the module refused before
+// the turn began, logging nothing: a file attached that it cannot send
+// (session.AttachFiles), an empty message. Message says what to change;
+// the user may send it again changed.
+type RefusedError struct {
+	Message string
+}
+
+// Error is the module's sentence.
+func (e *RefusedError) Error() string { return e.Message }
 
 // perform carries out every action but the last call_model or run_tools,
 // which it returns for the caller to perform.

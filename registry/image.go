@@ -95,3 +95,20 @@ func isBase64(s string) bool {
 	}
 	return true
 }
+
+// SniffImage is the media type of the image data starts with, by its
+// signature, if it is one of ImageTypes, or "": what a file the user
+// attached is, whatever its name says.
+func SniffImage(data []byte) string {
+	switch {
+	case len(data) >= 8 && string(data[:8]) == "\x89PNG\r\n\x1a\n":
+		return "image/png"
+	case len(data) >= 3 && string(data[:3]) == "\xff\xd8\xff":
+		return "image/jpeg"
+	case len(data) >= 6 && (string(data[:6]) == "GIF87a" || string(data[:6]) == "GIF89a"):
+		return "image/gif"
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}

@@ -27,6 +27,8 @@ const chatHelp = `Commands:
   /groups   the tool groups, and which this session loaded
   /usage    every model call of this session, by turn: its tokens and what it did
   /compact  summarise the earlier messages now; later calls send the summary instead
+  /attach PATH  attach a file (an image, or a text file) to your next message; /attach lists them
+  /detach   drop the files attached
   /help     these commands
   /quit     leave (so does the end of input; /exit too)
 Anything else is a message to the model. Ctrl-C stops a running turn.
@@ -116,6 +118,8 @@ type chat struct {
 	md       *termout.Markdown
 	ed       *lineEditor
 	stopTurn context.CancelFunc
+	// attached are the files for the next message (/attach).
+	attached []session.Attachment
 }
 
 // callNote is one model call of this run, as its events told it.
@@ -306,6 +310,10 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.usage(ctx)
 	case "/compact":
 		c.compact(ctx)
+	case "/attach":
+		c.attach(line)
+	case "/detach":
+		c.detach()
 	default:
 		fmt.Fprintf(c.out, "unknown command %s: /help lists the commands\n", cmd)
 	}
@@ -381,7 +389,9 @@ func (c *chat) compact(ctx context.Context) {
 // send runs one turn, printing its events as they happen.
 func (c *chat) send(ctx context.Context, text string) {
 	c.lineStart = true
-	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text) {
+	files := c.attached
+	c.attached = nil
+	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text, files...) {
 		if err != nil {
 			c.newline()
 			if errors.Is(err, context.Canceled) {
@@ -389,6 +399,7 @@ func (c *chat) send(ctx context.Context, text string) {
 				return
 			}
 			fmt.Fprintf(c.errOut, "toolroute: %v\n", err)
+			c.keepAttached(err, files)
 			c.failed = true
 			return
 		}

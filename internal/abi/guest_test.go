@@ -72,7 +72,7 @@ func TestBadStartKeepsSession(t *testing.T) {
 	next := g.next
 	for _, tt := range []struct{ event, want string }{
 		{`{"type":"start","fingerprint":"` + fp + `","user":"again",` + settings + `}`, `a fingerprint needs the session it was handed out for`},
-		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":" ",` + settings + `}`, `the user message is empty`},
+		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":" ",` + settings + `}`, `the user message is empty: give its text, or attach files`},
 		// The whole history again with the fingerprint: the turn would
 		// hold the conversation twice.
 		{`{"type":"start","session":"s1","fingerprint":"` + fp + `","user":"again",` + settings +

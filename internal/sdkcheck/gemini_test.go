@@ -67,6 +67,8 @@ func TestGeminiRequestDecodesWithSDK(t *testing.T) {
 					s += fmt.Sprintf(" <%s %s>", fp.InlineData.MIMEType, base64.StdEncoding.EncodeToString(fp.InlineData.Data))
 				}
 				parts = append(parts, s)
+			case part.InlineData != nil:
+				parts = append(parts, fmt.Sprintf("inline %s %s", part.InlineData.MIMEType, base64.StdEncoding.EncodeToString(part.InlineData.Data)))
 			case part.Text != "":
 				parts = append(parts, "text "+part.Text+sig)
 			default:
@@ -82,7 +84,7 @@ func TestGeminiRequestDecodesWithSDK(t *testing.T) {
 		`model: call call_3 pdf_info {"path":"a.pdf"} (signature "\n$\x01signature")`,
 		`user: response call_3 pdf_info {"output":"{\"pages\":3}\n\n[image image/png, 8 bytes]"} <image/png iVBORw0KGgo=>`,
 		"model: text It has 3 pages.",
-		"user: text Thanks",
+		"user: inline image/jpeg /9j/4AAQ | text Thanks",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("contents as the SDK reads them (-want +got):\n%s", diff)

@@ -39,6 +39,8 @@ func TestResponsesRequestDecodesWithSDK(t *testing.T) {
 				switch {
 				case c.OfInputText != nil:
 					text = append(text, "input_text "+c.OfInputText.Text)
+				case c.OfInputImage != nil:
+					text = append(text, "input_image "+c.OfInputImage.ImageURL.Value)
 				default:
 					text = append(text, "<unknown content>")
 				}
@@ -78,7 +80,7 @@ func TestResponsesRequestDecodesWithSDK(t *testing.T) {
 		`function_call call_3 pdf_info {"path":"a.pdf"} (item id set: false)`,
 		"function_call_output call_3: input_text {\"pages\":3}\n\n[image image/png, 8 bytes] | input_image data:image/png;base64,iVBORw0KGgo=",
 		"assistant message (message): It has 3 pages.",
-		"user message (message): input_text Thanks",
+		"user message (message): input_image data:image/jpeg;base64,/9j/4AAQ | input_text Thanks",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("input as the SDK reads it (-want +got):\n%s", diff)

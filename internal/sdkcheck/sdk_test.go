@@ -35,7 +35,7 @@ func request(stream bool) wire.Request {
 			{Role: wire.RoleAssistant, Calls: []wire.Call{{ID: "call_3", Name: "pdf_info", Input: `{"path":"a.pdf"}`}}},
 			{Role: wire.RoleTool, Results: []wire.Result{{CallID: "call_3", Name: "pdf_info", Content: "{\"pages\":3}\n\n[image image/png, 8 bytes]", Images: []wire.Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}}}},
 			{Role: wire.RoleAssistant, Text: "It has 3 pages."},
-			{Role: wire.RoleUser, Text: "Thanks"},
+			{Role: wire.RoleUser, Text: "Thanks", Images: []wire.Image{{MIMEType: "image/jpeg", Data: "/9j/4AAQ"}}},
 		},
 		Tools:       []wire.ToolDef{{Name: "load_tool_group", Description: "Load a tool group", Parameters: params}},
 		MaxTokens:   512,
@@ -76,8 +76,21 @@ func TestOpenAIRequestDecodesWithSDK(t *testing.T) {
 		switch {
 		case m.OfSystem != nil:
 			got = append(got, "system: "+m.OfSystem.Content.OfString.Value)
-		case m.OfUser != nil:
+		case m.OfUser != nil && m.OfUser.Content.OfString.Valid():
 			got = append(got, "user: "+m.OfUser.Content.OfString.Value)
+		case m.OfUser != nil:
+			var parts []string
+			for _, c := range m.OfUser.Content.OfArrayOfContentParts {
+				switch {
+				case c.OfText != nil:
+					parts = append(parts, "text "+c.OfText.Text)
+				case c.OfImageURL != nil:
+					parts = append(parts, "image_url "+c.OfImageURL.ImageURL.URL)
+				default:
+					parts = append(parts, "<unknown part>")
+				}
+			}
+			got = append(got, "user: "+strings.Join(parts, " | "))
 		case m.OfAssistant != nil:
 			s := "assistant: " + m.OfAssistant.Content.OfString.Value
 			for _, c := range m.OfAssistant.ToolCalls {
@@ -100,7 +113,7 @@ func TestOpenAIRequestDecodesWithSDK(t *testing.T) {
 		`assistant:  [call_3 pdf_info {"path":"a.pdf"}]`,
 		"tool call_3: {\"pages\":3}\n\n[image image/png, 8 bytes]",
 		"assistant: It has 3 pages.",
-		"user: Thanks",
+		"user: image_url data:image/jpeg;base64,/9j/4AAQ | text Thanks",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages as the SDK reads them (-want +got):\n%s", diff)
@@ -145,6 +158,8 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 			switch {
 			case b.OfText != nil:
 				blocks = append(blocks, "text "+b.OfText.Text)
+			case b.OfImage != nil && b.OfImage.Source.OfBase64 != nil:
+				blocks = append(blocks, fmt.Sprintf("image %s %s", b.OfImage.Source.OfBase64.MediaType, b.OfImage.Source.OfBase64.Data))
 			case b.OfToolUse != nil:
 				in, _ := json.Marshal(b.OfToolUse.Input)
 				blocks = append(blocks, fmt.Sprintf("tool_use %s %s %s", b.OfToolUse.ID, b.OfToolUse.Name, in))
@@ -175,7 +190,7 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 		`assistant: tool_use call_3 pdf_info {"path":"a.pdf"}`,
 		"user: tool_result call_3 error=false {\"pages\":3}\n\n[image image/png, 8 bytes] <image image/png iVBORw0KGgo=>",
 		"assistant: text It has 3 pages.",
-		"user: text Thanks",
+		"user: image image/jpeg /9j/4AAQ | text Thanks",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages as the SDK reads them (-want +got):\n%s", diff)

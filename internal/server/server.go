@@ -55,6 +55,10 @@ import (
 const (
 	MaxBody      = 1 << 20
 	MaxModelBody = 32 << 20
+	// MaxMessageBody bounds a message's, which carries its attached files
+	// (session.AttachFiles: 5 MiB of images in base64, 100,000 bytes of
+	// text, each escaped in JSON at most 6 bytes a byte).
+	MaxMessageBody = 8 << 20
 )
 
 // DefaultBodyTimeout is how long a request body may take to arrive when
@@ -202,8 +206,11 @@ func jsonOnly(next http.Handler) http.Handler {
 				return
 			}
 			limit := int64(MaxBody)
-			if r.URL.Path == "/api/model" {
+			switch {
+			case r.URL.Path == "/api/model":
 				limit = MaxModelBody
+			case strings.HasPrefix(r.URL.Path, "/api/sessions/") && strings.HasSuffix(r.URL.Path, "/messages"):
+				limit = MaxMessageBody
 			}
 			r.Body = http.MaxBytesReader(unstalled(w), r.Body, limit)
 		}
@@ -407,9 +414,10 @@ func (s *server) messages(w http.ResponseWriter, r *http.Request) {
 func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req struct {
-		Text  string `json:"text"`
-		Agent string `json:"agent"`
-		Model string `json:"model"`
+		Text        string               `json:"text"`
+		Agent       string               `json:"agent"`
+		Model       string               `json:"model"`
+		Attachments []session.Attachment `json:"attachments"`
 	}
 	if !s.decode(w, r, &req) {
 		return
@@ -417,7 +425,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
 		return
 	}
-	s.stream(w, r, id, s.a.Host.Session(id).WithModel(req.Model).Send(r.Context(), req.Text))
+	s.stream(w, r, id, s.a.Host.Session(id).WithModel(req.Model).Send(r.Context(), req.Text, req.Attachments...))
 }
 
 // models lists the models of the server's provider, for the browser UI's
@@ -502,6 +510,10 @@ const (
 	// failureHostError: the server itself failed (its store: a full disk,
 	// a PostgreSQL server down; its module); the message says what.
 	failureHostError = "host_error"
+	// failureRefused: the module refused the message before the turn
+	// began, a file it cannot send say; nothing was logged, and the
+	// message says what to change.
+	failureRefused = "refused"
 )
 
 // hostFailure is the failed event of a turn that Send ended with a host
@@ -509,8 +521,12 @@ const (
 func hostFailure(err error) host.Event {
 	code := failureHostError
 	var busy *host.TurnRunningError
-	if errors.As(err, &busy) {
+	var refused *host.RefusedError
+	switch {
+	case errors.As(err, &busy):
 		code = failureTurnRunning
+	case errors.As(err, &refused):
+		code = failureRefused
 	}
 	return host.Event{Type: host.EventFailed, Failure: &session.Failure{Code: code, Message: strings.TrimPrefix(err.Error(), "host: ")}}
 }

@@ -39,6 +39,51 @@ const (
 	usageTitledNew = `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`
 )
 
+// message is a message route's args.
+type message struct {
+	Agent       string               `json:"agent"`
+	Attachments []session.Attachment `json:"attachments,omitempty"`
+	// Model is this turn's model, of the server's provider; none for
+	// the server's own.
+	Model string `json:"model,omitempty"`
+	Text  string `json:"text"`
+}
+
+// usageFiles ends a refusal of a message's attachments.
+const usageFiles = `give the files as {"attachments": [{"name": "NAME", "data": "BASE64"}]}, or {"name", "text"} for a text`
+
+// attachmentsOf reads a message's attachments and checks what needs no
+// model (session.AttachFiles): the turn checks the rest.
+func attachmentsOf(f fields) ([]session.Attachment, string) {
+	raw, ok := f["attachments"]
+	if !ok || string(raw) == "null" {
+		return nil, ""
+	}
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Sprintf("%s\"attachments\" is %s, not an array of objects: %s", NotTheJSON, kindOf(raw), usageFiles)
+	}
+	files := make([]session.Attachment, 0, len(list))
+	for i, item := range list {
+		var a session.Attachment
+		for _, k := range []struct {
+			name string
+			to   *string
+		}{{"name", &a.Name}, {"data", &a.Data}, {"text", &a.Text}} {
+			v, _, bad := fields(item).str(k.name, usageFiles)
+			if bad != "" {
+				return nil, fmt.Sprintf("attachments[%d]: %s", i, strings.TrimPrefix(bad, NotTheJSON))
+			}
+			*k.to = v
+		}
+		files = append(files, a)
+	}
+	if _, err := session.AttachFiles(files, "", ""); err != nil {
+		return nil, err.Error()
+	}
+	return files, ""
+}
+
 // bodyRoutes are the routes api_body knows, in docs/reference/http.md's
 // order: the ones with a body.
 var bodyRoutes = []string{
@@ -122,12 +167,15 @@ func (b APIBody) check() (Answer, error) {
 		return Answer{Args: map[string]string{"title": t}}, nil
 	case "POST /api/sessions/{id}/messages":
 		text, _, bad := f.str("text", usageText)
-		if bad == "" && strings.TrimSpace(text) == "" {
+		files, badFiles := attachmentsOf(f)
+		if bad == "" && strings.TrimSpace(text) == "" && len(files) == 0 && badFiles == "" {
 			bad = usageText
 		}
 		agent, _, badAgent := f.str("agent", usageAgent)
-		if bad == "" {
-			bad = badAgent
+		for _, b := range []string{badFiles, badAgent} {
+			if bad == "" {
+				bad = b
+			}
 		}
 		// model: this turn's model, of the server's provider.
 		model, givenModel, badModel := f.str("model", usageModel)
@@ -140,11 +188,7 @@ func (b APIBody) check() (Answer, error) {
 		if bad != "" {
 			return refuse(bad), nil
 		}
-		args := map[string]string{"text": text, "agent": agent}
-		if model != "" {
-			args["model"] = model
-		}
-		return Answer{Args: args}, nil
+		return Answer{Args: message{Text: text, Agent: agent, Attachments: files, Model: model}}, nil
 	case "POST /api/sessions/{id}/approvals":
 		list, msg := answersOf(f)
 		if msg != "" {

@@ -243,6 +243,26 @@ func appendOrigin(b []byte, o registry.Origin, html bool) []byte {
 	return append(b, '}')
 }
 
+// appendAttachments appends a message's attachments as a JSON array.
+func appendAttachments(b []byte, list []Attachment, html bool) []byte {
+	b = append(b, '[')
+	for i, a := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonenc.String(b, a.Name, html)
+		for _, f := range [...]struct{ key, value string }{{`,"mime_type":`, a.MIMEType}, {`,"data":`, a.Data}, {`,"text":`, a.Text}} {
+			if f.value != "" {
+				b = append(b, f.key...)
+				b = jsonenc.String(b, f.value, html)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
 // appendMessages appends msgs as a JSON array; html escapes as
 // json.Marshal does.
 func appendMessages(b []byte, msgs []Message, html bool) ([]byte, error) {
@@ -282,6 +302,10 @@ func (m *Message) appendJSON(b []byte, html bool) ([]byte, error) {
 			b = append(b, '}')
 		}
 		b = append(b, ']')
+	}
+	if len(m.Attachments) > 0 {
+		b = append(b, `,"attachments":`...)
+		b = appendAttachments(b, m.Attachments, html)
 	}
 	for _, f := range [...]struct{ key, value string }{{`,"tool_call_id":`, m.ToolCallID}, {`,"tool_name":`, m.ToolName},
 		{`,"tool_input":`, m.ToolInput}, {`,"signature":`, m.Signature}, {`,"status":`, string(m.Status)}, {`,"error_type":`, m.ErrorType}} {

@@ -131,7 +131,7 @@ var (
 	statuses = []string{string(registry.StatusSuccess), string(registry.StatusError)}
 )
 
-var eventKeys = []string{"type", "now", "history", "user", "settings", "compact", "session", "fingerprint",
+var eventKeys = []string{"type", "now", "history", "user", "attachments", "settings", "compact", "session", "fingerprint",
 	"body", "data", "status", "error", "results", "approvals", "retry_after", "retries"}
 
 // readEvent reads an event object; false when the input is no object.
@@ -152,6 +152,8 @@ func readEvent(r *jsondec.Reader, e *Event, f wire.Format, lazy bool) bool {
 			}
 		case "user":
 			e.User = r.String()
+		case "attachments":
+			e.Attachments = readAttachments(r)
 		case "settings":
 			readSettings(r, &e.Settings)
 		case "compact":
@@ -239,7 +241,7 @@ func readMessages(r *jsondec.Reader) []Message {
 	return msgs
 }
 
-var messageKeys = []string{"type", "content", "images", "tool_call_id", "tool_name", "tool_input", "signature", "status",
+var messageKeys = []string{"type", "content", "images", "attachments", "tool_call_id", "tool_name", "tool_input", "signature", "status",
 	"error_type", "index", "grant", "loaded", "unloaded", "keep", "usage", "time"}
 
 func readMessage(r *jsondec.Reader, m *Message) {
@@ -251,6 +253,8 @@ func readMessage(r *jsondec.Reader, m *Message) {
 			m.Content = r.String()
 		case "images":
 			m.Images = readImages(r)
+		case "attachments":
+			m.Attachments = readAttachments(r)
 		case "tool_call_id":
 			m.ToolCallID = r.String()
 		case "tool_name":
@@ -320,6 +324,31 @@ func readImages(r *jsondec.Reader) []registry.Image {
 		return nil
 	}
 	return images
+}
+
+var attachmentKeys = []string{"name", "mime_type", "data", "text"}
+
+func readAttachments(r *jsondec.Reader) []Attachment {
+	list := []Attachment{}
+	if !r.Array(func() {
+		var a Attachment
+		r.Object(attachmentKeys, func(key string) {
+			switch key {
+			case "name":
+				a.Name = r.String()
+			case "mime_type":
+				a.MIMEType = r.String()
+			case "data":
+				a.Data = r.String()
+			case "text":
+				a.Text = r.String()
+			}
+		})
+		list = append(list, a)
+	}) {
+		return nil
+	}
+	return list
 }
 
 var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "tools", "console"}

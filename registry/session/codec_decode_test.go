@@ -151,6 +151,9 @@ func TestMarshalActionsTranscripts(t *testing.T) {
 }
 
 var eventSeeds = []string{
+	`{"type":"start","user":"","attachments":[{"name":"a.png","data":"iVBORw0KGgo="},{"name":"b.txt","text":"hi","mime_type":null},{}],"settings":{"format":"openai","model":"m"},"history":[{"type":"user","content":"q","attachments":[{"name":"b.txt","mime_type":"text/plain","text":"x"}]}]}`,
+	`{"type":"start","attachments":null}`,
+	`{"type":"start","attachments":[1]}`,
 	`{"type":"start","user":"hi","now":"2026-11-27T01:02:03.5+05:30","settings":{"format":"openai","model":"m","temperature":0.5,"policies":[{"tool":"x","decision":"ask"}],"memories":["a"]},"history":[{"type":"user","content":"q\u00e9\ud83d\ude00","time":"2026-01-01T00:00:00Z"},{"type":"assistant","usage":{"input_tokens":3,"output_tokens":4}}]}`,
 	`{"type":"tool_results","results":[{"id":"c2","status":"success","output":"a\nb\"<&>\u2028","images":[{"mime_type":"image/png","data":"AA=="}]}]}`,
 	`{"type":"response","body":{"choices":[{"message":{"content":"hi"}}]}}`,

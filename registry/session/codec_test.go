@@ -73,6 +73,9 @@ func (g *gen) message() Message {
 	case 2:
 		m.Images = []registry.Image{{MIMEType: g.str(), Data: g.str()}, {}}
 	}
+	if g.byte()%3 == 0 {
+		m.Attachments = []Attachment{{Name: g.str(), MIMEType: g.str(), Data: g.str(), Text: g.str()}, {}}
+	}
 	return m
 }
 

@@ -219,6 +219,14 @@ func writeTranscript(b *strings.Builder, m *Message) {
 	switch m.Type {
 	case User:
 		b.WriteString("\nUser: " + m.Content + "\n")
+		// The summary outlives the files' text, but not their mention.
+		for _, a := range m.Attachments {
+			if a.MIMEType == TextType {
+				b.WriteString("Attached text file " + a.Name + ": " + clip(a.Text, 1500) + "\n")
+			} else {
+				b.WriteString("Attached image " + a.Name + " (" + a.MIMEType + ")\n")
+			}
+		}
 	case Assistant:
 		if m.Content != "" {
 			b.WriteString("\nAssistant: " + m.Content + "\n")

@@ -43,7 +43,7 @@ func conversation(log []Message, native *render) []wire.Message {
 				out = cur.appendTo(out, native)
 				open = false
 			}
-			out = append(out, wire.Message{Role: wire.RoleUser, Text: m.Content})
+			out = append(out, wire.Message{Role: wire.RoleUser, Text: UserText(m), Images: userImages(m)})
 		case Assistant:
 			start(m.Content)
 		case ToolCall:

@@ -128,7 +128,7 @@ type Approval struct {
 type EventType string
 
 const (
-	// EventStart starts the turn: History, User, Settings, Now.
+	// EventStart starts the turn: History, User, Attachments, Settings, Now.
 	EventStart EventType = "start"
 	// EventResponse is the model's whole response body: Body.
 	EventResponse EventType = "response"
@@ -157,9 +157,13 @@ type Event struct {
 	// Now is the current time; messages are stamped with the latest given.
 	Now time.Time `json:"now,omitzero"`
 
-	History  []Message `json:"history,omitempty"`
-	User     string    `json:"user,omitempty"`
-	Settings Settings  `json:"settings,omitzero"`
+	History []Message `json:"history,omitempty"`
+	User    string    `json:"user,omitempty"`
+	// Attachments are the files attached to the user message, each its
+	// name and bytes (Attachment): the turn checks them (AttachFiles) and
+	// refuses the start over any it cannot send.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	Settings    Settings     `json:"settings,omitzero"`
 	// Compact, on a start with no user message, compacts the history now
 	// (a chat's /compact): the turn summarises it and ends.
 	Compact bool `json:"compact,omitempty"`

@@ -57,9 +57,12 @@ type Message struct {
 	Content string `json:"content,omitempty"`
 	// Images are a tool result's pictures, sent beside Content where the
 	// wire format carries them (Content names each with a placeholder).
-	Images     []registry.Image `json:"images,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	ToolName   string           `json:"tool_name,omitempty"`
+	Images []registry.Image `json:"images,omitempty"`
+	// Attachments are the files attached to a user message, as AttachFiles
+	// keeps them: images the model sees, text files it reads after Content.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	ToolCallID  string       `json:"tool_call_id,omitempty"`
+	ToolName    string       `json:"tool_name,omitempty"`
 	// ToolInput is a tool call's arguments exactly as the model sent them:
 	// JSON text, possibly malformed.
 	ToolInput string `json:"tool_input,omitempty"`

@@ -287,11 +287,11 @@ func (t *Turn) check(e Event) error {
 		if e.Fingerprint != "" && e.Session == "" {
 			return bad("a fingerprint needs the session it was handed out for: give it in \"session\", or send neither")
 		}
-		if e.Compact && e.User != "" {
+		if e.Compact && (e.User != "" || len(e.Attachments) > 0) {
 			return bad("compact takes no user message: send it in a start of its own")
 		}
-		if !e.Compact && strings.TrimSpace(e.User) == "" {
-			return bad("the user message is empty")
+		if !e.Compact && strings.TrimSpace(e.User) == "" && len(e.Attachments) == 0 {
+			return bad("the user message is empty: give its text, or attach files")
 		}
 		if e.Settings.ContextLimit < 0 {
 			return bad("settings.context_limit must not be negative")
@@ -301,6 +301,9 @@ func (t *Turn) check(e Event) error {
 		}
 		if strings.TrimSpace(e.Settings.Model) == "" {
 			return bad("settings.model is empty: name the model to call")
+		}
+		if _, err := AttachFiles(e.Attachments, e.Settings.Format, e.Settings.Model); err != nil {
+			return bad("%v", err)
 		}
 		if n := e.Settings.MaxModelCalls; n < 0 || n > MaxModelCallsLimit {
 			return bad("settings.max_model_calls must be from 1 to %d, or 0 for the default %d", MaxModelCallsLimit, DefaultMaxModelCalls)
@@ -415,6 +418,8 @@ func (t *Turn) start(e Event) []Action {
 		return t.compact(cut, false)
 	}
 	user := Message{Type: User, Content: e.User, Time: t.now}
+	// check took them: no error now.
+	user.Attachments, _ = AttachFiles(e.Attachments, t.set.Format, t.set.Model)
 	t.log.add(user)
 	return append([]Action{{Type: ActionAppend, Messages: []Message{user}}}, t.callModel()...)
 }

@@ -31,7 +31,7 @@ type anMessage struct {
 }
 
 // anBlock is a request content block: text, tool_use, tool_result or
-// image (inside a tool_result).
+// image (in a user message or inside a tool_result).
 type anBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
@@ -159,8 +159,16 @@ func anAppend(out []anMessage, m Message) ([]anMessage, error) {
 	}
 	switch m.Role {
 	case RoleUser:
+		// Images first: Anthropic's advice for a message with both.
+		var blocks []anBlock
+		for _, img := range m.Images {
+			blocks = append(blocks, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
+		}
 		if m.Text != "" {
-			add("user", []anBlock{{Type: "text", Text: m.Text}})
+			blocks = append(blocks, anBlock{Type: "text", Text: m.Text})
+		}
+		if len(blocks) > 0 {
+			add("user", blocks)
 		}
 	case RoleAssistant:
 		var blocks []anBlock

@@ -162,9 +162,17 @@ func appendOAMessages(b []byte, msgs []oaMessage) []byte {
 func (m oaMessage) appendJSON(b []byte) []byte {
 	b = append(b, `{"role":`...)
 	b = jsonenc.String(b, m.Role, false)
-	if m.Content != nil {
+	switch c := m.Content.(type) {
+	case *string:
 		b = append(b, `,"content":`...)
-		b = jsonenc.String(b, *m.Content, false)
+		if c == nil {
+			b = append(b, "null"...)
+		} else {
+			b = jsonenc.String(b, *c, false)
+		}
+	case []oaPart:
+		b = append(b, `,"content":`...)
+		b = appendOAParts(b, c)
 	}
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
@@ -189,6 +197,31 @@ func (m oaMessage) appendJSON(b []byte) []byte {
 		b = jsonenc.String(b, m.ToolCallID, false)
 	}
 	return append(b, '}')
+}
+
+func appendOAParts(b []byte, parts []oaPart) []byte {
+	if parts == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = jsonenc.String(b, p.Type, false)
+		if p.Text != "" {
+			b = append(b, `,"text":`...)
+			b = jsonenc.String(b, p.Text, false)
+		}
+		if p.ImageURL != nil {
+			b = append(b, `,"image_url":{"url":`...)
+			b = jsonenc.String(b, p.ImageURL.URL, false)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 func appendOATools(b []byte, tools []oaTool) ([]byte, error) {
@@ -707,6 +740,14 @@ func (p *gmPart) appendJSON(b []byte) ([]byte, error) {
 		sep()
 		b = append(b, `"text":`...)
 		b = jsonenc.String(b, p.Text, false)
+	}
+	if d := p.InlineData; d != nil {
+		sep()
+		b = append(b, `"inlineData":{"mimeType":`...)
+		b = jsonenc.String(b, d.MIMEType, false)
+		b = append(b, `,"data":`...)
+		b = jsonenc.String(b, d.Data, false)
+		b = append(b, '}')
 	}
 	if fc := p.FunctionCall; fc != nil {
 		sep()

@@ -46,8 +46,19 @@ func (g *gen) raw() json.RawMessage {
 
 func (g *gen) oaMessage() oaMessage {
 	m := oaMessage{Role: g.str(), ToolCallID: g.str()}
-	if g.byte()%2 == 0 {
+	switch g.byte() % 4 {
+	case 0, 1:
 		m.Content = ptr(g.str())
+	case 2:
+		parts := []oaPart{}
+		for range g.n(3) {
+			p := oaPart{Type: g.str(), Text: g.str()}
+			if g.byte()%2 == 0 {
+				p.ImageURL = &oaImageURL{URL: g.str()}
+			}
+			parts = append(parts, p)
+		}
+		m.Content = parts
 	}
 	for range g.n(3) {
 		m.ToolCalls = append(m.ToolCalls, oaToolCall{ID: g.str(), Type: g.str(), Function: oaFunction{Name: g.str(), Arguments: g.str()}})
@@ -237,6 +248,9 @@ func (g *gen) gmContent() gmContent {
 	c.Parts = []gmPart{}
 	for range g.n(3) {
 		p := gmPart{Text: g.str(), ThoughtSignature: g.str()}
+		if g.byte()%4 == 0 {
+			p.InlineData = &gmBlob{MIMEType: g.str(), Data: g.str()}
+		}
 		if g.byte()%2 == 0 {
 			p.FunctionCall = &gmFunctionCall{ID: g.str(), Name: g.str(), Args: g.raw()}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,9 +38,11 @@ type gmContent struct {
 	Parts []gmPart `json:"parts"`
 }
 
-// gmPart is a request part: text, a functionCall or a functionResponse.
+// gmPart is a request part: text, an image (inlineData), a functionCall
+// or a functionResponse.
 type gmPart struct {
 	Text             string              `json:"text,omitempty"`
+	InlineData       *gmBlob             `json:"inlineData,omitempty"`
 	FunctionCall     *gmFunctionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *gmFunctionResponse `json:"functionResponse,omitempty"`
 	ThoughtSignature string              `json:"thoughtSignature,omitempty"`
@@ -89,6 +92,9 @@ type gmGenConfig struct {
 // geminiImageTypes are the image types Gemini reads: of the ones the module
 // keeps, GIF is not among them, so a GIF's placeholder stands for it.
 var geminiImageTypes = []string{"image/png", "image/jpeg", "image/webp"}
+
+// GeminiImageType reports whether Gemini reads images of media type t.
+func GeminiImageType(t string) bool { return slices.Contains(geminiImageTypes, t) }
 
 func encodeGemini(r Request, c *Conv) (HTTPRequest, error) {
 	req := gmRequest{Contents: []gmContent{}}
@@ -162,8 +168,18 @@ func gmAppend(out []gmContent, m Message) ([]gmContent, error) {
 	}
 	switch m.Role {
 	case RoleUser:
+		var parts []gmPart
+		for _, img := range m.Images {
+			// A GIF from a turn in another format: Gemini reads none.
+			if GeminiImageType(img.MIMEType) {
+				parts = append(parts, gmPart{InlineData: &gmBlob{MIMEType: img.MIMEType, Data: img.Data}})
+			}
+		}
 		if m.Text != "" {
-			add("user", []gmPart{{Text: m.Text}})
+			parts = append(parts, gmPart{Text: m.Text})
+		}
+		if len(parts) > 0 {
+			add("user", parts)
 		}
 	case RoleAssistant:
 		var parts []gmPart

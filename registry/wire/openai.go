@@ -27,10 +27,23 @@ type oaStreamOptions struct {
 }
 
 type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    *string      `json:"content,omitempty"`
+	Role string `json:"role"`
+	// Content is a *string, or a user message's []oaPart when it has
+	// images.
+	Content    any          `json:"content,omitempty"`
 	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string       `json:"tool_call_id,omitempty"`
+}
+
+// oaPart is a user message's content part: text, or an image as a data URL.
+type oaPart struct {
+	Type     string      `json:"type"`
+	Text     string      `json:"text,omitempty"`
+	ImageURL *oaImageURL `json:"image_url,omitempty"`
+}
+
+type oaImageURL struct {
+	URL string `json:"url"`
 }
 
 type oaToolCall struct {
@@ -138,6 +151,9 @@ func encodedSize(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += 64 + len(m.Text)
+		for _, img := range m.Images {
+			n += 64 + len(img.Data)
+		}
 		for _, c := range m.Calls {
 			n += 96 + len(c.ID) + len(c.Name) + len(c.Input) + len(c.Input)/8
 		}
@@ -148,12 +164,26 @@ func encodedSize(msgs []Message) int {
 	return n
 }
 
+// dataURL is an image as a data URL, as OpenAI's formats take it.
+func dataURL(img Image) string { return "data:" + img.MIMEType + ";base64," + img.Data }
+
 // oaAppend adds one message's Chat Completions messages to out.
 // The messages point into m, which must outlive them.
 func oaAppend(out []oaMessage, m *Message) ([]oaMessage, error) {
 	switch m.Role {
 	case RoleUser:
-		out = append(out, oaMessage{Role: "user", Content: &m.Text})
+		if len(m.Images) == 0 {
+			out = append(out, oaMessage{Role: "user", Content: &m.Text})
+			break
+		}
+		parts := make([]oaPart, 0, len(m.Images)+1)
+		for _, img := range m.Images {
+			parts = append(parts, oaPart{Type: "image_url", ImageURL: &oaImageURL{URL: dataURL(img)}})
+		}
+		if m.Text != "" {
+			parts = append(parts, oaPart{Type: "text", Text: m.Text})
+		}
+		out = append(out, oaMessage{Role: "user", Content: parts})
 	case RoleAssistant:
 		msg := oaMessage{Role: "assistant"}
 		if m.Text != "" || len(m.Calls) == 0 {

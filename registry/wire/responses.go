@@ -164,10 +164,17 @@ func encodeResponses(r Request, c *Conv) (HTTPRequest, error) {
 func rsAppend(out []rsItem, m Message, searched func(id string) bool) ([]rsItem, error) {
 	switch m.Role {
 	case RoleUser:
-		if m.Text == "" {
+		var parts []rsPart
+		for _, img := range m.Images {
+			parts = append(parts, rsPart{Type: "input_image", ImageURL: dataURL(img)})
+		}
+		if m.Text != "" {
+			parts = append(parts, rsPart{Type: "input_text", Text: m.Text})
+		}
+		if len(parts) == 0 {
 			return out, nil
 		}
-		content, err := marshal([]rsPart{{Type: "input_text", Text: m.Text}})
+		content, err := marshal(parts)
 		if err != nil {
 			return out, err
 		}
@@ -256,7 +263,7 @@ func responsesOutput(res Result) (json.RawMessage, error) {
 		parts = append(parts, rsPart{Type: "input_text", Text: res.Content})
 	}
 	for _, img := range res.Images {
-		parts = append(parts, rsPart{Type: "input_image", ImageURL: "data:" + img.MIMEType + ";base64," + img.Data})
+		parts = append(parts, rsPart{Type: "input_image", ImageURL: dataURL(img)})
 	}
 	return marshal(parts)
 }

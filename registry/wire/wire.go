@@ -88,6 +88,9 @@ const (
 type Message struct {
 	Role Role
 	Text string
+	// Images are a user message's pictures, sent after Text as the
+	// format's image parts.
+	Images []Image
 	// Calls are an assistant message's tool calls, in the model's order.
 	Calls []Call
 	// Results answer the previous assistant message's calls, in their order.
@@ -140,7 +143,7 @@ type Group struct {
 	Tools       []ToolDef
 }
 
-// Image is a picture in a tool result: its media type and standard base64
+// Image is a picture in a tool result or a user message: its media type and standard base64
 // data, already checked against the provider's limits.
 type Image struct {
 	MIMEType string `json:"mime_type"`

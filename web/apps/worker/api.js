@@ -38,8 +38,10 @@ import { createApprover, expiry, snapshot } from "./approvals.js";
 import { byteLength } from "../../packages/toolroute/jsrun/sandbox.js";
 import { sessionTitle, newSessionID } from "../../packages/toolroute/host/session-names.js";
 
-// MAX_BODY bounds a request body, as serve's MaxBody.
+// MAX_BODY bounds a request body, as serve's MaxBody; MAX_MESSAGE_BODY a
+// message's, with its attached files, as serve's MaxMessageBody.
 export const MAX_BODY = 1 << 20;
+export const MAX_MESSAGE_BODY = 8 << 20;
 // WORKER_STACK_SIZE is QuickJS's stack limit in the worker. QuickJS's wasm
 // frames use V8's own stack too, and workerd's is smaller than Node's and
 // Chrome's: with web/jsrun's 360 KB, once V8 has optimised QuickJS's
@@ -557,7 +559,8 @@ async function route(request, env, ctx, deps, now, ready) {
   if (method === "POST" || method === "PATCH") {
     const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     if (type !== "application/json") return fail(415, "send JSON with Content-Type: application/json");
-    const r = await readBody(request, path === "/api/model" ? MAX_MODEL_BODY : MAX_BODY);
+    const limit = path === "/api/model" ? MAX_MODEL_BODY : /^\/api\/sessions\/[^/]+\/messages$/.test(path) ? MAX_MESSAGE_BODY : MAX_BODY;
+    const r = await readBody(request, limit);
     if (r.error) return r.error;
     text = r.text;
   }
@@ -844,7 +847,7 @@ async function send(env, ctx, ready, now, id, body, request, compact = false) {
   }, every);
   const turn = (async () => {
     try {
-      const events = compact ? host.compact(id, { signal: abort.signal }) : host.send(id, text, { signal: abort.signal });
+      const events = compact ? host.compact(id, { signal: abort.signal }) : host.send(id, text, { signal: abort.signal, attachments: body.attachments });
       for await (const ev of events) {
         if (ev.type === "failed" && ev.failure) ev.failure.message = hint(provider, ev.failure.message ?? "");
         if (ev.type === "approval") await stub.ask(token, ev.calls, expiry(now));
@@ -856,7 +859,9 @@ async function send(env, ctx, ready, now, id, body, request, compact = false) {
       if (!abort.signal.aborted) {
         // The host failed (its store, its module): the turn ends as every
         // turn does, with done or failed, serve's code for it.
-        await write("failed", { type: "failed", failure: { code: "host_error", message: String(e?.message ?? e).replace(/^host: /, "") } });
+        // A message the module refused (a file it cannot send) is serve's
+        // refused: nothing was stored.
+        await write("failed", { type: "failed", failure: { code: e?.refused ? "refused" : "host_error", message: String(e?.message ?? e).replace(/^host: /, "") } });
       }
     } finally {
       clearInterval(keepAlive);

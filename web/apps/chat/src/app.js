@@ -2,6 +2,7 @@
 // does the work. See core.js for the requests.
 import { render as renderMarkdown } from "./markdown.js";
 import { chatJSON, chatMarkdown, exportName } from "./export.js";
+import { composerFiles, sentFiles } from "./attach.js";
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = "toolroute.session";
@@ -27,7 +28,7 @@ function startWorker() {
     else {
       pending.delete(m.id);
       if (m.type === "done") p.resolve(m.result);
-      else p.reject(new Error(m.error));
+      else p.reject(Object.assign(new Error(m.error), { refused: !!m.refused }));
     }
   };
   worker.onerror = (e) => showError("The page's worker failed: " + (e.message || "see the browser console") + ". Reload the page.");
@@ -143,9 +144,12 @@ const plural = (count, one, many = one + "s") => `${n(count)} ${count === 1 ? on
 
 // ---- Messages ------------------------------------------------------------
 
-function userMessage(text, waiting = false) {
+function userMessage(text, waiting = false, files = []) {
   const box = el("div", "msg user" + (waiting ? " waiting" : ""));
-  box.append(el("p", "role visually-hidden", "You said:"), el("div", "bubble", text));
+  box.append(el("p", "role visually-hidden", "You said:"));
+  // The files as the log keeps them; a message of files alone has no bubble.
+  if (files?.length) box.append(sentFiles(files));
+  if (text || !files?.length) box.append(el("div", "bubble", text));
   if (waiting) box.append(el("p", "foot", "Waiting: sent when the reply ends"));
   return add(box);
 }
@@ -345,7 +349,7 @@ function groupCard({ name = "", query = "", added = [], unloaded = [] }) {
 function message(m, fromLog) {
   switch (m.type) {
     case "user":
-      userMessage(m.content);
+      userMessage(m.content, false, m.attachments);
       break;
     case "assistant":
       if (m.content) {
@@ -896,10 +900,21 @@ async function refresh() {
 
 // ---- Sending -------------------------------------------------------------
 
-async function send(text) {
+async function send(text, files = []) {
   showError("");
   $("welcome")?.remove();
-  userMessage(text);
+  const mine = userMessage(text);
+  // refusedBack gives a message the module refused (a file it cannot
+  // send) back to the composer, as it was: nothing was logged.
+  let refused = false;
+  const refusedBack = (why) => {
+    refused = true;
+    mine.remove();
+    if (!$("message").value.trim()) $("message").value = text;
+    attached.restore(files);
+    grow();
+    showError(why);
+  };
   log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
   let reply = null;
@@ -908,7 +923,8 @@ async function send(text) {
   pendingAgent = "";
   const model = session.startsWith("server:") ? chosenModel : "";
   turnModel = model;
-  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) }, (ev) => {
+  const sent = files.map(({ name, data }) => ({ name, data }));
+  const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}), ...(model ? { model } : {}), ...(sent.length ? { attachments: sent } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
@@ -920,7 +936,12 @@ async function send(text) {
       case "message": {
         const m = ev.message;
         if (m.usage) calls.push(m.usage);
-        if (m.type === "user") break;
+        if (m.type === "user") {
+          // The files as the module logged them: what each one is.
+          if (m.attachments?.length) mine.querySelector(".role").after(sentFiles(m.attachments));
+          if (!m.content) mine.querySelector(".bubble")?.remove();
+          break;
+        }
         if (m.type === "assistant") {
           if (!m.content) break;
           reply ??= assistantMessage();
@@ -948,7 +969,8 @@ async function send(text) {
         break;
       case "failed":
         lastUsage = ev.usage ?? null;
-        turnError(ev.failure?.message ?? "The turn failed.");
+        if (ev.failure?.code === "refused") refusedBack(ev.failure.message);
+        else turnError(ev.failure?.message ?? "The turn failed.");
         break;
     }
   });
@@ -960,7 +982,8 @@ async function send(text) {
       else add(el("p", "stopped small", "Stopped."));
     }
   } catch (e) {
-    turnError(e.message);
+    if (e.refused && !refused) refusedBack(e.message);
+    else if (!refused) turnError(e.message);
   } finally {
     running = null;
     turnModel = "";
@@ -1000,9 +1023,9 @@ function summaryCard(m) {
 
 // submit sends text now, or after the turn that is running: a message
 // typed during a turn waits in the log, marked, and is sent when it ends.
-async function submit(text) {
+async function submit(text, files = []) {
   if (running !== null) {
-    queue.push({ text, el: userMessage(text, true) });
+    queue.push({ text, files, el: userMessage(text || files.map((f) => f.name).join(", "), true) });
     $("queued").textContent = `${plural(queue.length, "message")} waiting: sent when the reply ends.`;
     return;
   }
@@ -1011,7 +1034,7 @@ async function submit(text) {
     await ready; // the log read back first, then what is sent now
     if (text === "/clear") await newSession();
     else if (text === "/compact") await compactNow();
-    else await send(text);
+    else await send(text, files);
   } catch (err) {
     showError(err.message);
   } finally {
@@ -1021,18 +1044,31 @@ async function submit(text) {
   $("queued").textContent = queue.length ? `${plural(queue.length, "message")} waiting: sent when the reply ends.` : "";
   if (next) {
     next.el.remove();
-    await submit(next.text);
+    await submit(next.text, next.files);
   }
 }
 
-$("composer").onsubmit = (e) => {
+// attached are the files for the next message (attach.js).
+const attached = composerFiles({
+  list: $("attached"), input: $("attach-input"), button: $("attach"), box: $("message"), drop: $("composer"),
+  announce: (text) => ($("announce").textContent = text),
+});
+
+$("composer").onsubmit = async (e) => {
   e.preventDefault();
   const input = $("message");
   const text = input.value.trim();
-  if (!text) return;
+  if (!text && !attached.count) return;
   input.value = "";
   grow();
-  submit(text);
+  let files = [];
+  try {
+    files = await attached.take();
+  } catch (err) {
+    input.value = text;
+    return showError(err.message);
+  }
+  submit(text, files);
   input.focus();
 };
 

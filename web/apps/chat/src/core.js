@@ -494,7 +494,9 @@ export class Core {
           return reply({ id, type: "error", error: `unknown request type ${JSON.stringify(msg.type)}` });
       }
     } catch (err) {
-      reply({ id, type: "error", error: String(err?.message ?? err) });
+      // refused: the module refused the message before the turn began (a
+      // file it cannot send): the page gives it back to the user to change.
+      reply({ id, type: "error", error: String(err?.message ?? err), ...(err?.refused ? { refused: true } : {}) });
     }
   }
 
@@ -503,20 +505,23 @@ export class Core {
   // compact it is /compact's: the session's earlier messages summarised.
   async #send(msg, reply, compact = false) {
     const text = String(msg.text ?? "").trim();
+    // attachments: [{name, data}], the files' bytes in base64, for the
+    // module to tell and check (wasm/ABI.md, Attachments).
+    const files = !compact && Array.isArray(msg.attachments) ? msg.attachments : [];
     if (!msg.session) throw new Error(`${msg.type}: session is required`);
-    if (!text && !compact) throw new Error("send: the message is empty");
+    if (!text && !files.length && !compact) throw new Error("send: the message is empty");
     const sid = serverID(msg.session);
     const ctl = new AbortController();
     this.#aborts.set(msg.id, ctl);
     if (sid === null) this.#running.set(msg.session, (this.#running.get(msg.session) ?? 0) + 1);
     try {
       if (sid !== null) {
-        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "", msg.model ? String(msg.model) : "");
+        await this.#sendToServer(sid, compact ? null : text, ctl.signal, (ev) => reply({ id: msg.id, type: "event", event: ev }), msg.agent ? String(msg.agent) : "", msg.model ? String(msg.model) : "", files);
       } else {
         const host = await this.host();
         // agent: the page's session starts with (or turns to) a stored agent.
         if (msg.agent) await setSessionAgent(this.store, msg.session, String(msg.agent), (op, args) => host.check(op, args));
-        const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal });
+        const events = compact ? host.compact(msg.session, { signal: ctl.signal }) : host.send(msg.session, text, { signal: ctl.signal, ...(files.length ? { attachments: files } : {}) });
         for await (const ev of events) {
           reply({ id: msg.id, type: "event", event: ev });
         }
@@ -571,11 +576,11 @@ export class Core {
   // null POST .../compact) and gives emit its events, read from the stream
   // as the page's own turns give them. Aborting closes the request: serve
   // and the worker then end the turn, keeping what it did.
-  async #sendToServer(sid, text, signal, emit, agent = "", model = "") {
+  async #sendToServer(sid, text, signal, emit, agent = "", model = "", files = []) {
     const path = `/api/sessions/${encodeURIComponent(sid)}/${text === null ? "compact" : "messages"}`;
     let r;
     try {
-      const body = text === null ? {} : { text, ...(agent ? { agent } : {}), ...(model ? { model } : {}) };
+      const body = text === null ? {} : { text, ...(agent ? { agent } : {}), ...(model ? { model } : {}), ...(files.length ? { attachments: files } : {}) };
       r = await this.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal });
     } catch (e) {
       if (signal.aborted) throw e;
@@ -583,7 +588,9 @@ export class Core {
     }
     if (!r.ok) {
       const v = await r.json().catch(() => null);
-      throw new Error(v?.error ?? `the server answered ${r.status} to POST ${path}`);
+      // A 400 refuses the message as sent (a file that is neither an
+      // image nor text): nothing was stored.
+      throw Object.assign(new Error(v?.error ?? `the server answered ${r.status} to POST ${path}`), r.status === 400 ? { refused: true } : {});
     }
     let ended = false;
     for await (const ev of serverSentEvents(r.body, signal)) {

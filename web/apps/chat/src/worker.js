@@ -15,9 +15,10 @@
 // turns run here) or, when the page talks to toolroute serve or the worker,
 // the server's: its id is "server:" and the server's id, and its reads,
 // turns, approvals, renames and deletes go to the server's API.
-//   {id, type: "send", session, text, model?} run a turn (a server session's on the server,
-//                                           calling model when given); replies: event*,
-//                                           then done or error
+//   {id, type: "send", session, text,       run a turn (a server session's on the server,
+//    model?, attachments?}                  calling model when given); replies: event*,
+//                                           then done or error; attachments: [{name, data}],
+//                                           files in base64
 //   {id, type: "models", session}           the model picker's list: {model, models, where}:
 //                                           a server session's, the server's provider's
 //                                           (GET /api/models); a page session's, the page's
@@ -67,7 +68,9 @@
 //                                a server session's the same: text, message, model_call,
 //                                tool_calls, group_loaded, approval, retry, done, failed
 //   {id, type: "done", result}   the request finished; result as above
-//   {id, type: "error", error}   the request failed: error is a message
+//   {id, type: "error", error}   the request failed: error is a message; with
+//                                refused, the module refused the message before the
+//                                turn began (a file it cannot send): nothing was logged
 //
 // The worker posts {type: "ready"} (no id) when it starts listening, and
 // {type: "task_ran", session, title} (no id) when a scheduled task's run,
@@ -167,7 +170,7 @@ self.onmessage = async (e) => {
   try {
     await (await getCore()).handle(msg, reply);
   } catch (err) {
-    reply({ id: msg?.id, type: "error", error: String(err?.message ?? err) });
+    reply({ id: msg?.id, type: "error", error: String(err?.message ?? err), ...(err?.refused ? { refused: true } : {}) });
   }
 };
 

@@ -68,7 +68,7 @@ self.onmessage = async (e) => {
         logged = 0;
       } else {
         const replies = [];
-        await core.handle({ id: 1, type: "send", session, text: turn.user }, (r) => {
+        await core.handle({ id: 1, type: "send", session, text: turn.user, attachments: turn.attachments }, (r) => {
           replies.push(r);
           if (r.type !== "event") return;
           events.push(r.event);

@@ -52,7 +52,7 @@ export function fakeServer(script, { hold, catalogue, sessionOptions } = {}) {
 // (PATCH), deleted (DELETE, 409 while its turn runs); a turn streams its
 // events as server-sent events. Its times are written in another zone than
 // UTC, as serve writes them on a machine that is not in UTC. options:
-//   turn: async function* ({id, text, append, ask, signal}) yielding a
+//   turn: async function* ({id, text, attachments, append, ask, signal}) yielding a
 //     turn's events (append(m) stores a message and gives its event; ask
 //     (calls) gives the approval event's answers once posted); by default
 //     the reply "Server heard: TEXT";
@@ -139,12 +139,12 @@ export class FakeSessions {
       }
       case "POST {id}/messages":
         if (this.#running.has(id)) return fail(409, "a turn is already running in this session: wait for its done or failed event, then send again");
-        return this.#stream(id, String(body.text), init.signal);
+        return this.#stream(id, String(body.text), init.signal, body.attachments);
     }
     return fail(404, `no such endpoint: ${method} ${u.pathname}`);
   }
 
-  #stream(id, text, signal) {
+  #stream(id, text, signal, attachments) {
     this.#running.set(id, null);
     const encoder = new TextEncoder();
     const append = (m) => {
@@ -160,7 +160,7 @@ export class FakeSessions {
       return { type: "message", message: m };
     };
     const ask = (calls) => new Promise((resolve) => this.#running.set(id, { calls, resolve }));
-    const events = this.turn({ id, text, append, ask, signal });
+    const events = this.turn({ id, text, attachments, append, ask, signal });
     const done = () => this.#running.delete(id);
     const keepAlive = this.keepAlive;
     const fake = this;

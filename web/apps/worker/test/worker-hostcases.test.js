@@ -21,8 +21,8 @@ const TOKEN = "worker-hostcases-token-0123456789";
 
 // runTurn sends a message and reads the turn's server-sent events as they
 // come, answering each question with the next answer (asked gets its tools).
-async function runTurn(w, id, user, answers, asked) {
-  const r = await w.json("POST", `/api/sessions/${id}/messages`, { text: user });
+async function runTurn(w, id, user, answers, asked, attachments) {
+  const r = await w.json("POST", `/api/sessions/${id}/messages`, { text: user, attachments });
   // The body of a 200 is the turn, still running: read it only otherwise.
   if (r.status !== 200) assert.fail(`${r.status}: ${await r.text()}`);
   const events = [];
@@ -62,7 +62,7 @@ async function replay(c) {
       w.model.add(...turn.model.map((m) => (m.error ? error(m.error.status, m.error.body) : m.tool ? toolCall(m.tool, JSON.stringify(m.input ?? {})) : text(m.text))));
       const asked = [];
       const posts = site.posts.length;
-      const events = await runTurn(w, id, turn.user, [...(turn.answers ?? [])], asked);
+      const events = await runTurn(w, id, turn.user, [...(turn.answers ?? [])], asked, turn.attachments);
       const ran = site.posts.slice(posts).map((p) => p.path.slice("/ran/".length));
       const all = await (await w.json("GET", `/api/sessions/${id}/messages`)).json();
       const msgs = all.slice(logged);

@@ -371,6 +371,10 @@ export class Host {
   // turn info an op got (agents.run), making this turn a sub-agent nested
   // in that one: one level deeper, its questions asked under the outermost
   // session and its approval events also among that turn's events.
+  // options.attachments: [{name, data}] (the file's bytes in base64) or
+  // [{name, text}], files attached to the message (wasm/ABI.md,
+  // Attachments): the start is refused, and nothing logged, over any the
+  // module cannot send.
   // Turns of one session run one at a time.
   async *send(sessionId, text, options = {}) {
     yield* this.#turn(sessionId, text, false, options);
@@ -427,6 +431,9 @@ export class Host {
       // then only the messages logged since go with the fingerprint it
       // handed out, and the whole history only if it asks for it.
       const start = compact ? { type: "start", now: t.stamp(), compact: true, settings, session: sessionId } : { type: "start", now: t.stamp(), user: text, settings, session: sessionId };
+      // Files attached to the message, as the module takes them: it tells
+      // what each is and refuses what it cannot send (wasm/ABI.md).
+      if (!compact && options.attachments?.length) start.attachments = options.attachments;
       const kept = this.#kept.get(sessionId);
       this.#kept.delete(sessionId);
       let acts = null;
@@ -602,6 +609,12 @@ class Turn {
       return this.inst.turnEvent(this.handle, ev);
     } catch (err) {
       if (err instanceof TrapError) throw err;
+      // A message the module refused before the turn began (a file it
+      // cannot send): its sentence alone, for the user to change and send
+      // again; nothing was logged.
+      if (ev.type === "start" && err.code === "bad_event") {
+        throw Object.assign(new Error(err.message.replace(/^session: bad event: start: /, ""), { cause: err }), { refused: true });
+      }
       throw new Error(`host: the module refused a ${ev.type} event: ${err.message}`, { cause: err });
     }
   }

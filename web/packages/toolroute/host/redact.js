@@ -53,6 +53,14 @@ export class Redactor {
         changed ||= r !== m[k];
         m[k] = r;
       }
+      // An attached text file is what the user wrote too (an image's
+      // base64 holds no secret's text).
+      for (const a of Array.isArray(m.attachments) ? m.attachments : []) {
+        if (typeof a?.text !== "string") continue;
+        const r = this.text(a.text);
+        changed ||= r !== a.text;
+        a.text = r;
+      }
     }
     return changed;
   }

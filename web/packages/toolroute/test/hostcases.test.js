@@ -58,7 +58,7 @@ async function replay(c) {
       ran = [];
       answers = [...(turn.answers ?? [])];
       const events = [];
-      for await (const ev of h.send("s", turn.user)) events.push(ev);
+      for await (const ev of h.send("s", turn.user, { attachments: turn.attachments })) events.push(ev);
       const msgs = (await store.messages("s")).slice(logged);
       logged += msgs.length;
       const read = model.requests.slice(requests).map((r) => r.body).join("\n");

@@ -1,6 +1,6 @@
 // Types of toolroute/host (host/host.js): the session loop. It drives the
 // module, calls the model, runs the tools and keeps the message log.
-import type { Toolroute, Catalogue, LoadReport, Description, Message } from "./index.js";
+import type { Toolroute, Catalogue, LoadReport, Description, Message, Attachment } from "./index.js";
 import type { JSCall, JSResult } from "./jsrun.js";
 
 export declare const MAX_RESULT_CHARS: number;
@@ -160,7 +160,7 @@ export declare class Host {
   retryAfterError(resp: Response, attempt: number, retries: { count: number; backoff_ms?: number; max_backoff_ms?: number }):
     Promise<{ status: number; attempt: number; wait_ms: number; message: string } | null>;
   /** Runs one turn and yields its events; the last is done or failed. */
-  send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo }): AsyncGenerator<Event, void, void>;
+  send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo; attachments?: Attachment[] }): AsyncGenerator<Event, void, void>;
   /** Summarises the session's earlier messages now and yields that turn's events. */
   compact(sessionId: string, options?: { signal?: AbortSignal }): AsyncGenerator<Event, void, void>;
 }

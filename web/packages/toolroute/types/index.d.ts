@@ -30,7 +30,17 @@ export interface Message {
   status?: string;
   error_type?: string;
   time?: string;
+  /** A user message's files: images (mime_type, data in base64) and text files (mime_type "text/plain", text). */
+  attachments?: Attachment[];
   [field: string]: unknown;
+}
+
+/** A file attached to a user message (wasm/ABI.md, Attachments): sent as its name and bytes in base64 (data) or its text; logged with its mime_type. */
+export interface Attachment {
+  name: string;
+  mime_type?: string;
+  data?: string;
+  text?: string;
 }
 
 /** A catalogue for toolroute_load (wasm/ABI.md, "toolroute_load"). */
