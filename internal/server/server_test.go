@@ -303,10 +303,10 @@ func TestProviderErrorHint(t *testing.T) {
 	if last.Name != "failed" || !strings.Contains(msg, "Incorrect API key provided") || !strings.Contains(msg, "check OPENAI_API_KEY") {
 		t.Errorf("last event = %+v", last)
 	}
-	// The user's message is kept.
+	// The user's message is kept, and the failure, for a reader of the log.
 	var msgs []map[string]any
 	get(t, srv, "/api/sessions/s/messages", http.StatusOK, &msgs)
-	if len(msgs) != 1 || msgs[0]["content"] != "hi" {
+	if len(msgs) != 2 || msgs[0]["content"] != "hi" || msgs[1]["type"] != "turn_end" || msgs[1]["error_type"] != "model_error" {
 		t.Errorf("messages = %v", msgs)
 	}
 }

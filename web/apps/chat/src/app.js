@@ -48,7 +48,7 @@ function restartWorker(stopped) {
   pending.clear();
   startWorker();
   for (const [id, p] of left) {
-    if (id === stopped) p.resolve({ aborted: true });
+    if (id === stopped) p.resolve({ aborted: true, restarted: true });
     else p.reject(new Error("stopped: the worker was restarted"));
   }
 }
@@ -197,13 +197,32 @@ function toolCard(m) {
   card.append(summary, body);
   card._state = state;
   card._body = body;
+  card._call = m;
   cards.set(m.tool_call_id, card);
   return add(card);
+}
+
+// settleCards says, on the cards of a turn that ended, why a call has no
+// result: the user stopped the turn, the page was closed or reloaded
+// before the tool answered, or the user was never answered.
+function settleCards(list, stopped) {
+  for (const card of list) {
+    if (!card._state || card._answered) continue;
+    card._answered = true;
+    const asked = card._call?.status === "awaiting_approval";
+    card._state.textContent = asked ? "not run" : stopped ? "stopped" : "interrupted";
+    card._state.className = "state bad";
+    card._preview.textContent = asked ? "The turn ended before the question was answered: it did not run."
+      : stopped ? "Stop came before the tool answered: its outcome is unknown."
+      : "The page was closed before the tool answered: its outcome is unknown.";
+    card.classList.add("interrupted");
+  }
 }
 
 function toolResult(m) {
   let card = cards.get(m.tool_call_id);
   if (!card) card = toolCard({ tool_call_id: m.tool_call_id, tool_name: m.tool_name, tool_input: "" });
+  card._answered = true;
   const failed = m.status && m.status !== "success";
   card._state.textContent = failed ? `failed${m.error_type ? ` (${m.error_type})` : ""}` : "done";
   card._state.className = "state " + (failed ? "bad" : "ok");
@@ -301,7 +320,7 @@ function message(m, fromLog) {
       break;
     }
     case "tool_call":
-      if (!LOADS.includes(m.tool_name)) toolCard(m);
+      if (!LOADS.includes(m.tool_name)) turnCards.push(toolCard(m));
       else cards.set(m.tool_call_id, { load: m });
       break;
     case "tool_result": {
@@ -321,12 +340,71 @@ function message(m, fromLog) {
   }
 }
 
-// turnError says once, in the flow, why a turn ended without an answer.
-function turnError(text) {
+// turnCards are the tool cards of the turn shown last, settled when it
+// ends (settleCards).
+let turnCards = [];
+
+// turnError says once, in the flow, why a turn ended without an answer;
+// live, it is announced.
+function turnError(text, live = true) {
   const card = el("div", "card turn-error");
-  card.setAttribute("role", "alert");
+  if (live) card.setAttribute("role", "alert");
   card.append(el("p", "", text));
   add(card);
+}
+
+// STOPPED is what a stopped turn shows, live and read back.
+const STOPPED = "Stopped: what came before Stop is kept.";
+
+// turnEnd shows a turn's logged end (a turn_end message): stopped under
+// its reply, a failure or an interruption as an error card.
+function turnEnd(m, reply, live) {
+  if (m.error_type === "stopped") {
+    if (reply) reply.foot(STOPPED, "foot stopped");
+    else add(el("p", "stopped small", STOPPED));
+  } else if (m.error_type === "interrupted") {
+    // Not an error of the turn's: a note, as Stop's.
+    add(el("p", "stopped small", m.content));
+  } else {
+    turnError(m.content || "The turn ended without an answer.", live);
+  }
+  settleCards(turnCards, m.error_type === "stopped");
+}
+
+// showLog shows a session's log as its turns showed it live: each reply
+// with its tokens, each end without an answer (turn_end), each call
+// without a result said in words. The last turn, if it runs in this page
+// now, is left as it is.
+function showLog(msgs, runningHere) {
+  let reply = null, usages = [], last = "";
+  const close = (final) => {
+    if (last === "assistant" && reply && usages.length) {
+      const total = usages.reduce((t, u) => ({ input_tokens: t.input_tokens + (u.input_tokens ?? 0), output_tokens: t.output_tokens + (u.output_tokens ?? 0), cached_tokens: t.cached_tokens + (u.cached_tokens ?? 0) }), { input_tokens: 0, output_tokens: 0, cached_tokens: 0 });
+      if (total.input_tokens || total.output_tokens) usageFoot(reply, total, usages);
+    }
+    if (!(final && runningHere)) {
+      if (last && !["assistant", "turn_end", "summary"].includes(last)) add(el("p", "stopped small", "Interrupted: this turn ended without an answer."));
+      settleCards(turnCards, false);
+    }
+    reply = null, usages = [], turnCards = [];
+  };
+  for (const m of msgs) {
+    if (m.type === "user") close(false);
+    if (m.type === "assistant") {
+      if (m.usage) usages.push(m.usage);
+      if (m.content) {
+        reply = assistantMessage();
+        reply.set(m.content);
+        reply.now();
+      }
+    } else if (m.type === "turn_end") {
+      turnEnd(m, reply, false);
+    } else {
+      message(m, true);
+    }
+    last = m.type;
+  }
+  close(true);
 }
 
 // ---- Approvals -----------------------------------------------------------
@@ -504,7 +582,7 @@ async function showSession() {
     showError("This chat could not be read: " + e.message);
     return [];
   });
-  for (const m of msgs) message(m, true);
+  showLog(msgs, running !== null && runningSession === session);
   if (msgs.length === 0) welcome();
   log.scrollTop = log.scrollHeight;
 }
@@ -815,34 +893,90 @@ async function refresh() {
 
 // ---- Sending -------------------------------------------------------------
 
+// TURN_KEY holds, in the tab's sessionStorage, the turn this page runs:
+// {session, text}, text the reply streaming now. A reload or a closed tab
+// leaves it behind; the page then logs the turn's end (cutOff), the text
+// with it, so that the log shows what the user saw.
+const TURN_KEY = "toolroute.turn";
+
+// turnNote keeps what the running turn has shown of its reply; written at
+// most every TURN_NOTE_MS while it streams, and as the page goes.
+const TURN_NOTE_MS = 250;
+let turnNote = null, turnNoteTimer = 0;
+function noteTurn(note) {
+  turnNote = note;
+  if (!note) {
+    clearTimeout(turnNoteTimer);
+    turnNoteTimer = 0;
+    sessionStorage.removeItem(TURN_KEY);
+    return;
+  }
+  if (!turnNoteTimer) turnNoteTimer = setTimeout(writeTurnNote, TURN_NOTE_MS);
+}
+function writeTurnNote() {
+  turnNoteTimer = 0;
+  if (turnNote) sessionStorage.setItem(TURN_KEY, JSON.stringify(turnNote));
+}
+window.addEventListener("pagehide", writeTurnNote);
+
+// cutOff logs the end of a turn of this page cut off before it ended: the
+// turn noted in the tab (a reload, a closed tab reopened) or the turn whose
+// worker Stop restarted. The module says what the log keeps (turn_cut).
+async function cutOff(note, stopped = false) {
+  if (!note?.session) return;
+  try {
+    await call({ type: "cut_off", session: note.session, text: note.text ?? "", stopped });
+  } catch (e) {
+    showError("The end of the turn cut off was not logged: " + e.message);
+  }
+}
+
+// runningSession is the session of the turn running in this page.
+let runningSession = null;
+
 async function send(text) {
   showError("");
   $("welcome")?.remove();
   userMessage(text);
   log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
-  let reply = null;
+  let reply = null, ended = false;
   const calls = []; // each model call's usage, as its first logged message carries it
   const agent = pendingAgent;
   pendingAgent = "";
+  const note = { session, text: "" };
+  runningSession = session;
+  turnCards = [];
+  noteTurn(note);
+  writeTurnNote();
   const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
+        note.text = "";
         break;
       case "text":
         reply ??= assistantMessage();
         reply.set(reply.text + ev.text);
+        note.text = reply.text;
+        noteTurn(note);
         break;
       case "message": {
         const m = ev.message;
         if (m.usage) calls.push(m.usage);
         if (m.type === "user") break;
         if (m.type === "assistant") {
+          note.text = "";
+          noteTurn(note);
           if (!m.content) break;
           reply ??= assistantMessage();
           reply.set(m.content);
           reply.now();
+          break;
+        }
+        if (m.type === "turn_end") {
+          ended = true;
+          turnEnd(m, reply, true);
           break;
         }
         message(m, false);
@@ -865,7 +999,10 @@ async function send(text) {
         break;
       case "failed":
         lastUsage = ev.usage ?? null;
-        turnError(ev.failure?.message ?? "The turn failed.");
+        // The module logs the end first (turn_end); a host's own failure
+        // (a server's turn that did not start) comes alone.
+        if (!ended) turnError(ev.failure?.message ?? "The turn failed.");
+        settleCards(turnCards, false);
         break;
     }
   });
@@ -873,13 +1010,18 @@ async function send(text) {
   try {
     const r = await req.done;
     if (r?.aborted) {
-      if (reply) reply.foot("Stopped: what came before Stop is kept.", "foot stopped");
-      else add(el("p", "stopped small", "Stopped."));
+      if (reply) reply.foot(STOPPED, "foot stopped");
+      else add(el("p", "stopped small", STOPPED));
+      settleCards(turnCards, true);
+      // A worker Stop restarted ended the turn without its end: logged now.
+      if (r.restarted) await cutOff(note, true);
     }
   } catch (e) {
     turnError(e.message);
   } finally {
     running = null;
+    runningSession = null;
+    noteTurn(null);
     $("stop").disabled = true;
     await refresh().catch(() => {});
   }
@@ -1103,6 +1245,13 @@ const ready = (async () => {
     await loadSettings();
     await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
+    // A turn this tab ran before a reload: its end is logged first.
+    let left = null;
+    try {
+      left = JSON.parse(sessionStorage.getItem(TURN_KEY) ?? "null");
+    } catch {}
+    sessionStorage.removeItem(TURN_KEY);
+    await cutOff(left);
     await showSession();
     await Promise.all([refreshSessions(), refreshTasks()]);
   } catch (e) {

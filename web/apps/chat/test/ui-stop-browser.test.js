@@ -76,7 +76,7 @@ test("Stop ends a JS tool that never waits, and the next message works", { skip:
     const t = Date.now();
     const cpu = childrenCpuMs();
     await stop.click();
-    await see("Stopped.");
+    await see("Stopped: what came before Stop is kept.");
     const took = Date.now() - t;
     const used = cpu === null ? null : childrenCpuMs() - cpu;
     // The loop runs on through Stop's 1 s grace, then a new worker starts.

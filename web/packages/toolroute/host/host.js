@@ -376,6 +376,27 @@ export class Host {
     yield* this.#turn(sessionId, text, false, options);
   }
 
+  // cutOff ends in the log a turn of the session cut off with no turn
+  // left to feed (a page reloaded or closed mid-turn, a worker ended
+  // after Stop): the module's turn_cut says what the log keeps, given the
+  // text streamed of its reply (text) and whether the user had stopped it.
+  // It appends nothing to a log whose turn ended. Returns what it appended.
+  async cutOff(sessionId, text, stopped = false) {
+    const release = await this.#lock(sessionId);
+    try {
+      const log = await this.store.messages(sessionId);
+      const r = await this.check("turn_cut", { text: String(text ?? ""), last: log.at(-1)?.type ?? "", stopped: !!stopped });
+      const msgs = r?.args?.messages ?? [];
+      if (msgs.length === 0) return [];
+      for (const m of msgs) m.time = this.now().toISOString();
+      (await this.redactor()).messages(msgs);
+      await this.store.append(sessionId, msgs);
+      return msgs;
+    } finally {
+      release();
+    }
+  }
+
   // compact summarises the session's earlier messages now (a chat's
   // /compact) and yields the events of that one-call turn: a message with
   // the summary, then done (what was compacted) or failed. The store keeps
@@ -447,9 +468,10 @@ export class Host {
           if (!acts) break;
         }
       } catch (err) {
-        // Stopped while the reply streamed: what came is kept in the log,
-        // as the model's answer so far, so the next turn and a reload see it.
-        if (signal?.aborted && t.partial?.trim()) await t.keepPartial();
+        // Stopped: the module logs what the user saw of the turn (the
+        // reply streamed so far, and that it was stopped), so that the
+        // next turn and a reload see it.
+        if (signal?.aborted && !t.over && !inst.broken) await t.stop();
         throw err;
       }
     } finally {
@@ -588,13 +610,17 @@ class Turn {
     return this.h.now().toISOString();
   }
 
-  // keepPartial logs the text streamed before the turn was stopped as an
-  // assistant message, redacted as every message is.
-  async keepPartial() {
-    const msgs = [{ type: "assistant", content: this.partial, time: this.stamp() }];
-    this.partial = "";
-    (await this.h.redactor()).messages(msgs);
-    await this.h.store.append(this.id, msgs).catch(() => {});
+  // stop feeds the module a stop event and stores the messages it logs,
+  // redacted as every message is; on an error the turn's own is the one
+  // thrown, and what the stop would have logged is all that is lost.
+  async stop() {
+    try {
+      for (const a of this.event({ type: "stop", now: this.stamp() })) {
+        if (a.type !== "append") continue;
+        (await this.h.redactor()).messages(a.messages);
+        await this.h.store.append(this.id, a.messages);
+      }
+    } catch {}
   }
 
   event(ev) {
@@ -620,11 +646,9 @@ class Turn {
           } catch (err) {
             throw new Error(`host: storing messages of session ${JSON.stringify(this.id)}: ${err.message}`, { cause: err });
           }
-          if (a.messages.some((m) => m.type === "assistant")) this.partial = "";
           for (const m of a.messages) yield { type: "message", message: m };
           break;
         case "text_delta":
-          this.partial = (this.partial ?? "") + a.text;
           yield { type: "text", text: a.text };
           break;
         case "group_loaded":
@@ -662,7 +686,6 @@ class Turn {
     req = { ...req, body: decoder.decode(body) };
     yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
-    this.partial = "";
     // The module decides whether a failed call is tried again (its retry
     // action): the host waits as it says and sends the same body. Proxied
     // calls are not, the proxy's provider already did.

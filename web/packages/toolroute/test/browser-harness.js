@@ -31,7 +31,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 //   a function                  one of these, made when the call comes
 // The Nth call's usage is 1000·N tokens in (900 cached after the first)
 // and 10·N out.
-// tools maps a server tool's name to its answer ({status, output, images}).
+// tools maps a server tool's name to its answer ({status, output, images}),
+// or to a function that resolves to it.
 // With cpu, cpus holds the CPU time in ms that this process's children (the
 // browser's processes) had used when each model call came (busy.js).
 export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false }) {
@@ -51,7 +52,9 @@ export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = fal
     if (u === "/api/ui/catalogue") return json(catalogue);
     if (u === "/api/sessions") return json([]); // serve's own sessions: none
     const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
-    if (tool && tools[tool[1]]) return json(tools[tool[1]]);
+    // A tool given as a function answers what it resolves to (one that
+    // never resolves never answers).
+    if (tool && tools[tool[1]]) return json(typeof tools[tool[1]] === "function" ? await tools[tool[1]]() : tools[tool[1]]);
     if (u === "/api/model") {
       requests.push(JSON.parse(body));
       times.push(Date.now());

@@ -232,7 +232,11 @@ test("401 ends the turn with a clear message and keeps the user's message", asyn
     assert.match(last.failure.message, /401/);
     assert.match(last.failure.message, /invalid x-api-key/);
     assert.equal(model.requests.length, 1);
-    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type), ["user"]);
+    // The failure is logged, in the words the turn ended with: a reload shows it.
+    const log = await store.messages("s");
+    assert.deepStrictEqual(log.map((m) => m.type), ["user", "turn_end"]);
+    assert.equal(log[1].content, last.failure.message);
+    assert.equal(log[1].error_type, "model_error");
   } finally {
     await model.close();
   }
@@ -342,8 +346,8 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
     }, { name: "AbortError" });
     assert.equal(toolSignal.aborted, true, "the running tool is told");
     // The call was committed pending before it ran; the next turn tells the
-    // model it was cut off.
-    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type + (m.status ? ":" + m.status : "")), ["user", "assistant", "tool_call:pending"]);
+    // model it was cut off. The stop is logged after it.
+    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type + (m.status ? ":" + m.status : "") + (m.error_type ? ":" + m.error_type : "")), ["user", "assistant", "tool_call:pending", "turn_end:stopped"]);
     assert.equal(model.requests.length, 1);
 
     // The session is not left locked: the next turn runs.
