@@ -331,20 +331,6 @@ export class Host {
     return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
   }
 
-  // retryAfterError decides whether a model call made outside a turn (a
-  // model proxy's) is tried again after resp, the answer to try number
-  // attempt, as the module decides a turn's (wasm/ABI.md,
-  // "toolroute_retry"): the retry ({status, attempt, wait_ms, message}),
-  // or null to pass resp on. It reads a clone of resp's body.
-  async retryAfterError(resp, attempt, retries) {
-    if (resp.status >= 200 && resp.status <= 299) return null;
-    const body = (await readText(resp.clone(), null, MAX_ERROR_BODY).catch(() => "")) ?? "";
-    const req = { status: resp.status, body, attempt, now: this.now().toISOString(), retries };
-    const after = resp.headers.get("retry-after");
-    if (after !== null) req.retry_after = after;
-    return (await this.#instance()).retry(req).retry ?? null;
-  }
-
   async #memories() {
     const m = typeof this.#o.memories === "function" ? await this.#o.memories() : this.#o.memories;
     return Array.isArray(m) ? m.map(String) : [];
@@ -687,11 +673,12 @@ class Turn {
     yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
     // The module decides whether a failed call is tried again (its retry
-    // action): the host waits as it says and sends the same body. Proxied
-    // calls are not, the proxy's provider already did.
+    // action): the host waits as it says and sends the same body. A
+    // proxied call is tried again with the policy the proxy answers with
+    // (its Toolroute-Retries header), the proxy sending each call once.
     const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
     const p = this.o.provider;
-    const retries = p.proxyURL || p.demo ? null : { count, backoff_ms: Math.ceil(backoffMs), max_backoff_ms: Math.ceil(maxBackoffMs) };
+    const own = p.proxyURL || p.demo ? null : { count, backoff_ms: Math.ceil(backoffMs), max_backoff_ms: Math.ceil(maxBackoffMs) };
     for (;;) {
       try {
         resp = await this.post(req);
@@ -704,6 +691,7 @@ class Turn {
       const ev = { type: "model_error", now: this.stamp(), status: resp.status, body: (await this.h.redactor()).text(body) };
       const after = resp.headers.get("retry-after");
       if (after !== null) ev.retry_after = after;
+      const retries = p.proxyURL ? proxyRetries(resp) : own;
       if (retries) ev.retries = retries;
       const acts = this.event(ev);
       const retry = acts.length === 1 && acts[0].type === "retry" ? acts[0].retry : null;
@@ -1042,6 +1030,25 @@ async function readText(resp, signal, max) {
     at += p.length;
   }
   return new TextDecoder().decode(all);
+}
+
+// RETRIES_HEADER is the header of a model proxy's answer that gives the
+// retry policy of its provider, the proxy sending each call once
+// (docs/reference/http.md, POST /api/model).
+export const RETRIES_HEADER = "toolroute-retries";
+
+// proxyRetries reads a proxy's retry policy, as a model_error event's
+// retries: null for none, or for a header that is not one.
+function proxyRetries(resp) {
+  let r;
+  try {
+    r = JSON.parse(resp.headers.get(RETRIES_HEADER) ?? "null");
+  } catch {
+    return null;
+  }
+  const n = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+  if (r === null || typeof r !== "object" || n(r.count) === undefined) return null;
+  return { count: r.count, ...(n(r.backoff_ms) ? { backoff_ms: r.backoff_ms } : {}), ...(n(r.max_backoff_ms) ? { max_backoff_ms: r.max_backoff_ms } : {}) };
 }
 
 // sleep waits ms, or until signal aborts (rejecting with its reason).

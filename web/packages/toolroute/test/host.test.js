@@ -251,7 +251,7 @@ test("a model that cannot be reached fails the turn", async () => {
 
 // A stand-in for `toolroute serve`'s POST /api/model: it takes the module's
 // whole model request, adds its own key and streams the provider's answer.
-async function startProxy(model) {
+async function startProxy(model, extra = {}) {
   const got = [];
   const server = http.createServer(async (req, res) => {
     const parts = [];
@@ -263,7 +263,7 @@ async function startProxy(model) {
       headers: { ...mr.headers, authorization: "Bearer server-key" },
       body: JSON.stringify(mr.body),
     });
-    res.writeHead(resp.status, { "content-type": resp.headers.get("content-type") ?? "application/json" });
+    res.writeHead(resp.status, { "content-type": resp.headers.get("content-type") ?? "application/json", ...(resp.ok ? {} : extra.failed) });
     for await (const chunk of resp.body) res.write(chunk);
     res.end();
   });
@@ -293,6 +293,36 @@ test("proxy mode POSTs the module's whole request to /api/model", async () => {
   } finally {
     await proxy.close();
     await model.close();
+  }
+});
+
+test("a proxied call that failed is tried again with the policy the proxy answers, each retry an event", async () => {
+  const model = await startFakeModel("openai", error(500, '{"error":{"message":"boom"}}'), error(500, '{"error":{"message":"boom"}}'), text("Third."));
+  const proxy = await startProxy(model, { failed: { "toolroute-retries": JSON.stringify({ count: 3, backoff_ms: 1000 }) } });
+  const waits = [];
+  try {
+    const h = await newHost(null, { provider: { baseURL: undefined, apiKey: undefined, proxyURL: proxy.url }, options: { retries: { sleep: async (ms) => waits.push(ms) } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.equal(events.at(-1).text, "Third.");
+    assert.deepStrictEqual(events.filter((e) => e.type === "retry").map((e) => e.retry.message),
+      ["The provider answered 500: trying again in 1 s (retry 1 of 3).", "The provider answered 500: trying again in 2 s (retry 2 of 3)."]);
+    assert.deepStrictEqual(waits, [1000, 2000]);
+    assert.equal(proxy.got.length, 3);
+  } finally {
+    await proxy.close();
+    await model.close();
+  }
+  // A proxy that says no policy: the failure ends the turn, not tried again.
+  const once = await startFakeModel("openai", error(500, '{"error":{"message":"boom"}}'));
+  const plain = await startProxy(once);
+  try {
+    const h = await newHost(null, { provider: { baseURL: undefined, apiKey: undefined, proxyURL: plain.url }, options: { retries: { sleep: async () => assert.fail("no retry") } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.equal(events.at(-1).type, "failed");
+    assert.equal(plain.got.length, 1);
+  } finally {
+    await plain.close();
+    await once.close();
   }
 });
 
