@@ -111,7 +111,47 @@ function userMessage(text, waiting = false) {
   const box = el("div", "msg user" + (waiting ? " waiting" : ""));
   box.append(el("p", "role visually-hidden", "You said:"), el("div", "bubble", text));
   if (waiting) box.append(el("p", "foot", "Waiting: sent when the reply ends"));
+  else box.append(actions([["Edit", `Edit and send again: ${short(text, 60)}`, () => editMessage(text)]]));
   return add(box);
+}
+
+// actions is a row of small buttons under a message: [label, its
+// accessible name, what it does].
+function actions(list) {
+  const row = el("div", "actions");
+  for (const [label, name, act] of list) {
+    const b = el("button", "link", label);
+    b.type = "button";
+    b.setAttribute("aria-label", name);
+    b.onclick = act;
+    row.append(b);
+  }
+  return row;
+}
+
+// Edit, Regenerate and Retry each make a new turn at the end of the chat
+// (docs/design/log.md): the log keeps the turns before as they were, and
+// the model reads them too.
+
+// editMessage puts a sent message back in the message box, to change and
+// send as a new message.
+function editMessage(text) {
+  const input = $("message");
+  input.value = text;
+  grow();
+  input.focus();
+  input.setSelectionRange(text.length, text.length);
+}
+
+// turnAgain ends a turn shown with the way to ask again: Retry after a
+// turn that ended without an answer, Regenerate under the reply of one
+// that answered.
+function turnAgain(text, answered, reply) {
+  if (!text) return;
+  const row = actions([answered ? ["Regenerate", `Regenerate: send “${short(text, 60)}” again for a new reply`, () => submit(text)]
+    : ["Retry", `Retry: send “${short(text, 60)}” again`, () => submit(text)]]);
+  if (answered && reply) reply.box.append(row);
+  else add(row);
 }
 
 // assistantMessage is a reply in the log: set renders its markdown (as it
@@ -315,15 +355,24 @@ function message(m, fromLog) {
       summaryCard(m);
       break;
     case "approval": {
-      const what = m.content === "deny" ? "✗ " + m.tool_name + ": denied" : `✓ ${m.tool_name}: allowed ${m.content === "session" ? "for this chat" : "once"}`;
-      add(el("p", "muted small", what));
+      // The question comes before its call's card: the card comes once
+      // the call may run. Answered in this page, its box says the answer.
+      const call = awaiting.get(m.tool_call_id);
+      awaiting.delete(m.tool_call_id);
+      if (m.content === "deny") deniedByUser.add(m.tool_call_id);
+      if (!questions.has(m.tool_call_id)) add(el("p", "muted small answer", answerWords(m.content, m.tool_name)));
+      if (m.content !== "deny" && call) turnCards.push(toolCard(call));
       break;
     }
     case "tool_call":
-      if (!LOADS.includes(m.tool_name)) turnCards.push(toolCard(m));
+      if (m.status === "awaiting_approval") awaiting.set(m.tool_call_id, m);
+      else if (!LOADS.includes(m.tool_name)) turnCards.push(toolCard(m));
       else cards.set(m.tool_call_id, { load: m });
       break;
     case "tool_result": {
+      // A call the user denied is said by the answer, in the user's
+      // words: the result's are the model's.
+      if (deniedByUser.has(m.tool_call_id) && m.error_type === "denied") break;
       const c = cards.get(m.tool_call_id);
       if (c?.load || LOADS.includes(m.tool_name)) {
         if (m.status && m.status !== "success") {
@@ -376,7 +425,7 @@ function turnEnd(m, reply, live) {
 // without a result said in words. The last turn, if it runs in this page
 // now, is left as it is.
 function showLog(msgs, runningHere) {
-  let reply = null, usages = [], last = "";
+  let reply = null, usages = [], last = "", asked = "", end = null;
   const close = (final) => {
     if (last === "assistant" && reply && usages.length) {
       const total = usages.reduce((t, u) => ({ input_tokens: t.input_tokens + (u.input_tokens ?? 0), output_tokens: t.output_tokens + (u.output_tokens ?? 0), cached_tokens: t.cached_tokens + (u.cached_tokens ?? 0) }), { input_tokens: 0, output_tokens: 0, cached_tokens: 0 });
@@ -385,11 +434,17 @@ function showLog(msgs, runningHere) {
     if (!(final && runningHere)) {
       if (last && !["assistant", "turn_end", "summary"].includes(last)) add(el("p", "stopped small", "Interrupted: this turn ended without an answer."));
       settleCards(turnCards, false);
+      settleQuestions();
+      if (last) turnAgain(asked, last === "assistant" || (end?.error_type === "stopped" && !!reply), reply);
     }
-    reply = null, usages = [], turnCards = [];
+    reply = null, usages = [], turnCards = [], asked = "", end = null;
   };
   for (const m of msgs) {
-    if (m.type === "user") close(false);
+    if (m.type === "user") {
+      close(false);
+      asked = m.content ?? "";
+    }
+    if (m.type === "turn_end") end = m;
     if (m.type === "assistant") {
       if (m.usage) usages.push(m.usage);
       if (m.content) {
@@ -408,6 +463,52 @@ function showLog(msgs, runningHere) {
 }
 
 // ---- Approvals -----------------------------------------------------------
+
+// awaiting are the calls logged awaiting the user's answer and not
+// answered yet, by id; questions, the questions this page asked, by id
+// ({buttons, outcome}); deniedByUser, the calls the user denied.
+const awaiting = new Map();
+const questions = new Map();
+const deniedByUser = new Set();
+
+// answerWords says the user's answer about a call, in the user's words.
+function answerWords(answer, tool) {
+  if (answer === "deny") return `You denied ${tool}: it did not run.`;
+  return answer === "session" ? `You allowed ${tool} for the rest of this chat.` : `You allowed ${tool} once.`;
+}
+
+// settleQuestions says, as a turn ends, that the calls it asked about and
+// nobody answered did not run: on their question's box, or in a line.
+function settleQuestions() {
+  for (const [id, call] of awaiting) {
+    const q = questions.get(id);
+    if (q && !q.answered) {
+      asking.delete(q);
+      clearTimeout(q.timer);
+      for (const b of q.buttons) b.disabled = true;
+      q.answered = true;
+      q.outcome.textContent = "Not answered: the turn ended first, so it did not run.";
+    } else if (!q) {
+      add(el("p", "muted small answer", `${call.tool_name} asked to run; the turn ended before it was answered, so it did not run.`));
+    }
+  }
+  awaiting.clear();
+}
+
+// codeBlock shows code highlighted, as a reply's code block: fenced with
+// more backticks than any run the code holds.
+function codeBlock(code, label) {
+  const box = el("div", "md code");
+  const fence = "`".repeat(Math.max(3, ...[...code.matchAll(/`+/g)].map((x) => x[0].length + 1)));
+  renderMarkdown(box, `${fence}javascript\n${code}\n${fence}`);
+  const pre = box.querySelector("pre");
+  if (pre) {
+    // It scrolls inside its box: the keyboard reaches it too.
+    pre.tabIndex = 0;
+    pre.setAttribute("aria-label", label);
+  }
+  return box;
+}
 
 // WHAT says what a tool does, from its requiredPermissions.
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
@@ -466,12 +567,26 @@ function askApproval(calls) {
   const answers = new Map();
   for (const c of calls) {
     const card = el("div", "approval-call");
-    const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? p).join(", ");
-    const title = el("p", "", `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : ""));
-    const pre = el("pre", "", JSON.stringify(c.input ?? {}, null, 2));
-    // A long input scrolls inside its box: the keyboard reaches it too.
-    pre.tabIndex = 0;
-    pre.setAttribute("aria-label", `${c.tool}'s input`);
+    const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? `needs the “${p}” permission`);
+    const title = el("p", "", `Allow ${c.tool} to run?`);
+    const does = what.length ? el("ul", "does") : null;
+    for (const w of what) does.append(el("li", "", `It ${w}.`));
+    // The code a call runs or keeps (create_js_tool's, js_eval's) is what
+    // the user is asked to trust: shown whole, highlighted, and the rest of
+    // the input beside it.
+    const input = c.input && typeof c.input === "object" ? c.input : {};
+    const code = typeof input.code === "string" ? input.code : null;
+    const rest = code === null ? input : Object.fromEntries(Object.entries(input).filter(([k]) => k !== "code"));
+    const shown = [];
+    if (code !== null) shown.push(el("h4", "", "The code"), codeBlock(code, `${c.tool}'s code`));
+    if (code === null || Object.keys(rest).length) {
+      const pre = el("pre", "", JSON.stringify(rest, null, 2));
+      // A long input scrolls inside its box: the keyboard reaches it too.
+      pre.tabIndex = 0;
+      pre.setAttribute("aria-label", `${c.tool}'s input`);
+      if (code !== null) shown.push(el("h4", "", "The rest of its input"));
+      shown.push(pre);
+    }
     // The secrets the call asks to read: granted only if left ticked.
     const grants = [];
     const secrets = el("fieldset");
@@ -491,17 +606,19 @@ function askApproval(calls) {
     const buttons = el("div", "approval-buttons");
     const outcome = el("p", "muted small");
     outcome.setAttribute("role", "status");
-    const q = { buttons: [], timer: 0 };
+    const q = { buttons: [], timer: 0, outcome, answered: false };
+    questions.set(c.id, q);
     for (const [answer, label] of [["once", "Allow once"], ["session", "Allow for this chat"], ["deny", "Deny"]]) {
       const b = el("button", "secondary", label);
       b.type = "button";
       b.dataset.answer = answer;
       b.onclick = async () => {
         if (!asking.delete(q)) return;
+        q.answered = true;
         clearTimeout(q.timer);
         for (const x of [...q.buttons, ...grants]) x.disabled = true;
         answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
-        outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this chat." : "Allowed once.";
+        outcome.textContent = answerWords(answer, c.tool);
         if (answers.size === calls.length) {
           // Answered: the buttons go, the outcomes stay.
           for (const row of box.querySelectorAll(".approval-buttons")) row.remove();
@@ -520,7 +637,7 @@ function askApproval(calls) {
     }
     asking.add(q);
     arm(q);
-    card.append(title, pre, ...(grants.length ? [secrets] : []), buttons, outcome);
+    card.append(title, ...(does ? [does] : []), ...shown, ...(grants.length ? [secrets] : []), buttons, outcome);
     box.append(card);
   }
   add(box);
@@ -578,6 +695,9 @@ async function showSession() {
   $("session-title").textContent = s?.title || "New chat";
   log.textContent = "";
   cards.clear();
+  awaiting.clear();
+  questions.clear();
+  deniedByUser.clear();
   const msgs = await call({ type: "messages", session }).catch((e) => {
     showError("This chat could not be read: " + e.message);
     return [];
@@ -940,7 +1060,7 @@ async function send(text) {
   userMessage(text);
   log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
-  let reply = null, ended = false;
+  let reply = null, ended = false, answered = false, restarted = false;
   const calls = []; // each model call's usage, as its first logged message carries it
   const agent = pendingAgent;
   pendingAgent = "";
@@ -976,6 +1096,7 @@ async function send(text) {
         }
         if (m.type === "turn_end") {
           ended = true;
+          answered = m.error_type === "stopped" && !!reply;
           turnEnd(m, reply, true);
           break;
         }
@@ -994,6 +1115,7 @@ async function send(text) {
         add(el("p", "card retry", ev.retry.message));
         break;
       case "done":
+        answered = true;
         lastUsage = ev.usage ?? null;
         if (ev.usage && (ev.usage.input_tokens || ev.usage.output_tokens) && reply) usageFoot(reply, ev.usage, calls);
         break;
@@ -1010,19 +1132,24 @@ async function send(text) {
   try {
     const r = await req.done;
     if (r?.aborted) {
+      answered = !!reply;
       if (reply) reply.foot(STOPPED, "foot stopped");
       else add(el("p", "stopped small", STOPPED));
       settleCards(turnCards, true);
-      // A worker Stop restarted ended the turn without its end: logged now.
-      if (r.restarted) await cutOff(note, true);
+      restarted = !!r.restarted;
     }
   } catch (e) {
     turnError(e.message);
   } finally {
+    settleQuestions();
+    turnAgain(text, answered, reply);
     running = null;
     runningSession = null;
     noteTurn(null);
     $("stop").disabled = true;
+    // A worker Stop restarted ended the turn without its end: logged now
+    // (after a turn sent meanwhile, which the session's lock lets end first).
+    if (restarted) await cutOff(note, true);
     await refresh().catch(() => {});
   }
 }
