@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/module"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
@@ -41,8 +42,8 @@ func TestEmptyReplyEndsTheTurn(t *testing.T) {
 				if end.Type != host.EventFailed || end.Failure == nil || end.Failure.Code != "bad_response" || !strings.Contains(end.Failure.Message, want) {
 					t.Errorf("%s, %s, stream %v: last event %+v %+v, want failed: %s", ct, f, stream, end, end.Failure, want)
 				}
-				if msgs, _ := h.Session("s").Messages(context.Background()); len(msgs) != 1 || msgs[0].Content != "hi" {
-					t.Errorf("%s, %s, stream %v: the log = %+v, want the user's message", ct, f, stream, msgs)
+				if msgs, _ := h.Session("s").Messages(context.Background()); len(msgs) != 2 || msgs[0].Content != "hi" || msgs[1].Type != session.TurnEnd || msgs[1].ErrorType != "bad_response" {
+					t.Errorf("%s, %s, stream %v: the log = %+v, want the user's message and the turn's end", ct, f, stream, msgs)
 				}
 				h.Close(context.Background())
 			}

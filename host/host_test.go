@@ -297,8 +297,8 @@ func TestModelErrorsEndTheTurn(t *testing.T) {
 		t.Errorf("unreachable: %+v %+v", ev, ev.Failure)
 	}
 	msgs, _ := h2.Session("s").Messages(context.Background())
-	if len(msgs) != 1 || msgs[0].Content != "hi" {
-		t.Errorf("the user's message was not kept: %+v", msgs)
+	if len(msgs) != 2 || msgs[0].Content != "hi" || msgs[1].Type != session.TurnEnd || msgs[1].Content != ev.Failure.Message {
+		t.Errorf("the user's message and the failure were not kept: %+v", msgs)
 	}
 }
 
@@ -324,8 +324,8 @@ func TestStopReading(t *testing.T) {
 		}
 	}
 	msgs, _ := s.Messages(context.Background())
-	if len(msgs) != 4 {
-		t.Fatalf("committed %d messages, want 4 (user, assistant, call, result)", len(msgs))
+	if len(msgs) != 5 || msgs[4].Type != session.TurnEnd || msgs[4].ErrorType != "stopped" {
+		t.Fatalf("committed %+v, want 5 (user, assistant, call, result, the stop)", msgs)
 	}
 	d, err := h.Describe(context.Background(), "s")
 	if err != nil {
@@ -357,8 +357,8 @@ func TestStopKeepsStreamedText(t *testing.T) {
 		t.Fatal("no text streamed")
 	}
 	msgs, _ := s.Messages(context.Background())
-	if n := len(msgs); n != 2 || msgs[1].Type != session.Assistant || msgs[1].Content != got {
-		t.Fatalf("the log after Stop: %+v, want the user's message and %q", msgs, got)
+	if n := len(msgs); n != 3 || msgs[1].Type != session.Assistant || msgs[1].Content != got || msgs[2].Type != session.TurnEnd || msgs[2].ErrorType != "stopped" {
+		t.Fatalf("the log after Stop: %+v, want the user's message, %q and the stop", msgs, got)
 	}
 	for _, err := range s.Send(context.Background(), "Go on") {
 		if err != nil {

@@ -100,6 +100,18 @@ func withSingleTry(ctx context.Context, st *singleTry) context.Context {
 	return context.WithValue(ctx, singleTryKey{}, st)
 }
 
+// CallOnce sends req with p once, as a turn does: a provider that tries a
+// failed call again (an HTTPProvider) does not, and says the retry policy
+// it would have applied (nil for a provider that tries once). A model
+// proxy uses it, so that the turn calling through the proxy decides each
+// retry with that policy and shows it (the proxy's reply carries it,
+// docs/reference/http.md).
+func CallOnce(ctx context.Context, p Provider, req *session.ModelRequest) (*http.Response, *session.Retries, error) {
+	st := &singleTry{}
+	resp, err := p.Call(withSingleTry(ctx, st), req)
+	return resp, st.retries, err
+}
+
 // Format implements Provider.
 func (p *HTTPProvider) Format() wire.Format { return p.Wire }
 

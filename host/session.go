@@ -8,7 +8,6 @@ import (
 	"iter"
 	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/internal/abi"
@@ -301,10 +300,11 @@ func (s *Session) send(ctx context.Context, text string, files []session.Attachm
 			acts, err = t.askApproval(ctx, next.Calls)
 		}
 	}
-	if err != nil && t.partial.Len() > 0 && (errors.Is(err, errStopped) || ctx.Err() != nil) {
-		// Stopped while the reply streamed: what came is kept in the log, as
-		// the model's answer so far, so the next turn and a reader see it.
-		t.keepPartial(context.WithoutCancel(ctx))
+	if err != nil && !t.over && (errors.Is(err, errStopped) || ctx.Err() != nil) {
+		// Stopped: the module logs what the user saw of the turn (the
+		// reply streamed so far, and that it was stopped), so that the
+		// next turn and a reader of the log see it.
+		t.stop(context.WithoutCancel(ctx))
 	}
 	if errors.Is(err, errStopped) {
 		return nil
@@ -333,15 +333,22 @@ func (s *Session) since(ctx context.Context, n int) (msgs []session.Message, ok 
 	return all[n:], true, nil
 }
 
-// keepPartial logs the text streamed before the turn stopped as an
-// assistant message, redacted as every message is.
-func (t *turn) keepPartial(ctx context.Context) {
-	msgs := []session.Message{{Type: session.Assistant, Content: t.partial.String(), Time: time.Now()}}
-	t.partial.Reset()
-	t.s.h.redactor(ctx).messages(msgs)
-	// On a store error the turn's own error is the one to report; the
-	// reply shown so far is then all that is lost.
-	_ = t.s.h.store.Append(ctx, t.s.id, msgs...)
+// stop feeds the module a stop event and stores the messages it logs,
+// redacted as every message is. On an error the turn's own error is the
+// one to report: what the stop would have logged is then all that is lost.
+func (t *turn) stop(ctx context.Context) {
+	acts, err := t.event(ctx, session.Event{Type: session.EventStop, Now: time.Now()})
+	if err != nil {
+		return
+	}
+	for _, a := range acts {
+		if a.Type == session.ActionAppend {
+			t.s.h.redactor(ctx).messages(a.Messages)
+			if t.s.h.store.Append(ctx, t.s.id, a.Messages...) != nil {
+				return
+			}
+		}
+	}
 }
 
 // turn is one turn in progress on a module instance.
@@ -358,11 +365,6 @@ type turn struct {
 	// ender, when the turn holds the store's turn lock, logs the turn's
 	// last messages and releases the lock in one step.
 	ender TurnEnder
-	// partial is the text of the reply streaming now, kept if the turn
-	// stops before the module logs it. A Builder: adding each delta to a
-	// string copied the whole text each time, which took a reply of tens
-	// of megabytes minutes and gigabytes.
-	partial strings.Builder
 	// calls are the turn's model calls so far, their usage filled in as
 	// their responses are logged.
 	calls []CallUsage
@@ -417,7 +419,6 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			}
 			for _, m := range a.Messages {
 				if m.Type == session.Assistant {
-					t.partial.Reset()
 					if n := len(t.calls); n > 0 && m.Usage != nil {
 						t.calls[n-1].Usage = m.Usage
 					}
@@ -430,7 +431,6 @@ func (t *turn) perform(ctx context.Context, acts []session.Action) (*session.Act
 			}
 			continue
 		case session.ActionTextDelta:
-			t.partial.WriteString(a.Text)
 			ev = Event{Type: EventText, Text: a.Text}
 		case session.ActionGroupLoaded:
 			ev = Event{Type: EventGroupLoaded, Group: a.Group}

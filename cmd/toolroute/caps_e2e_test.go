@@ -51,9 +51,14 @@ func TestChatModelReplyCap(t *testing.T) {
 		msgs := u.messages("b")
 		var got []string
 		for _, m := range msgs {
+			if m.Type == session.TurnEnd {
+				got = append(got, string(m.Type)+" "+m.ErrorType)
+				continue
+			}
 			got = append(got, string(m.Type)+" "+m.Content)
 		}
-		if want := "user hi|assistant Hello.|user again"; strings.Join(got, "|") != want {
+		// The text past the cap is not kept: the failure is.
+		if want := "user hi|assistant Hello.|user again|turn_end model_error"; strings.Join(got, "|") != want {
 			t.Errorf("the log holds %q, want %q", got, want)
 		}
 	})
@@ -67,8 +72,8 @@ func TestChatModelReplyCap(t *testing.T) {
 		}
 		c.sigterm(t)
 		msgs := u.messages("b2")
-		if len(msgs) != 2 || msgs[1].Type != session.Assistant || !strings.HasPrefix(msgs[1].Content, "aaaa") {
-			t.Errorf("the log holds %d messages, want the user's and the text streamed so far", len(msgs))
+		if len(msgs) != 3 || msgs[1].Type != session.Assistant || !strings.HasPrefix(msgs[1].Content, "aaaa") || msgs[2].Type != session.TurnEnd || msgs[2].ErrorType != "stopped" {
+			t.Errorf("the log holds %d messages, want the user's, the text streamed so far and the stop", len(msgs))
 		}
 	})
 }

@@ -340,8 +340,9 @@ func TestProviderErrors(t *testing.T) {
 		if n := len(model.Requests()); n != 1 {
 			t.Errorf("%d requests, want 1: a 401 is not tried again", n)
 		}
-		// The user's message is kept for the next try.
-		if msgs := u.messages("s"); len(msgs) != 1 || msgs[0].Content != "hi" {
+		// The user's message is kept for the next try, and the failure
+		// with it, for a reader of the log.
+		if msgs := u.messages("s"); len(msgs) != 2 || msgs[0].Content != "hi" || msgs[1].Type != session.TurnEnd || msgs[1].ErrorType != "model_error" {
 			t.Errorf("messages = %+v", msgs)
 		}
 	})

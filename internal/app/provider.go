@@ -293,22 +293,24 @@ func (noModel) Call(context.Context, *session.ModelRequest) (*http.Response, err
 // and to its one model endpoint; of its headers only the ones the wire
 // formats set pass. A call the module refuses is a *module.Refused: of
 // type invalid_arguments for a request without a body, else
-// check.WrongEndpoint.
-func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, error) {
+// check.WrongEndpoint. The call is sent once: a 429 or 5xx is the caller's
+// to try again, with the provider's retry policy returned, so that the
+// caller's module decides each retry and its user sees it.
+func (a *App) ModelCall(ctx context.Context, req *session.ModelRequest) (*http.Response, *session.Retries, error) {
 	format := a.model.Format()
 	if a.Provider.Name == "none" {
-		return nil, fmt.Errorf("this server has no model provider: choose one with a key kept in this browser in the page's settings, or configure the server's and restart it. %w", ErrNoProvider)
+		return nil, nil, fmt.Errorf("this server has no model provider: choose one with a key kept in this browser in the page's settings, or configure the server's and restart it. %w", ErrNoProvider)
 	}
 	// The module says which calls the proxy forwards, and which of their
 	// headers (toolroute_check's model_proxy), as it does the worker's.
 	var checked check.ModelProxy // the answer: the headers to forward
 	err := a.Host.CheckArgs(ctx, "model_proxy", check.ModelProxy{Provider: format, Format: req.Format, Path: req.Path, Headers: req.Headers, Body: len(req.Body) > 0}, &checked)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fwd := *req
 	fwd.Headers = checked.Headers
-	return a.model.Call(ctx, &fwd)
+	return host.CallOnce(ctx, a.model, &fwd)
 }
 
 // Format is the wire format of the program's provider.

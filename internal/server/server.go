@@ -562,8 +562,14 @@ func (s *server) clear(w http.ResponseWriter, r *http.Request) {
 	newSession(w, id, agent)
 }
 
-// model forwards a model call to the provider and streams its answer back
-// as the provider sent it: status, content type and body.
+// RetriesHeader is the header of the model proxy's answer to a call the
+// provider answered 429 or 5xx: the retry policy, as a model_error event's
+// retries (wasm/ABI.md), that the caller's module tries the call again
+// with. The proxy sends each call once.
+const RetriesHeader = "Toolroute-Retries"
+
+// model forwards a model call to the provider, once, and streams its
+// answer back as the provider sent it: status, content type and body.
 func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	// A conversation may be megabytes: the body is decoded here, and the
 	// module asked only for what it does not need (api_body words a body
@@ -582,7 +588,7 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	// The page's model call is work the host does not count itself: its
 	// memory is not given back while the reply streams (Host.Busy).
 	defer s.a.Host.Busy()()
-	resp, err := s.a.ModelCall(r.Context(), &req)
+	resp, retries, err := s.a.ModelCall(r.Context(), &req)
 	var refused *module.Refused
 	if errors.As(err, &refused) && refused.Type == "invalid_arguments" {
 		fail(w, http.StatusBadRequest, refused.Message)
@@ -598,6 +604,13 @@ func (s *server) model(w http.ResponseWriter, r *http.Request) {
 	}
 	if ra := resp.Header.Get("Retry-After"); ra != "" {
 		w.Header().Set("Retry-After", ra)
+	}
+	if retries != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		// The page's module tries again as the provider would have, and
+		// its user sees each retry: the proxy tries once and says how.
+		if b, err := json.Marshal(retries); err == nil {
+			w.Header().Set(RetriesHeader, string(b))
+		}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// An error's body is read whole, as the module reads it, so that

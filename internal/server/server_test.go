@@ -24,6 +24,7 @@ import (
 	"github.com/toolroute/toolroute/internal/testcache"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/internal/webui"
+	"github.com/toolroute/toolroute/registry/session"
 )
 
 var cacheDir string
@@ -305,10 +306,10 @@ func TestProviderErrorHint(t *testing.T) {
 	if last.Name != "failed" || !strings.Contains(msg, "Incorrect API key provided") || !strings.Contains(msg, "check OPENAI_API_KEY") {
 		t.Errorf("last event = %+v", last)
 	}
-	// The user's message is kept.
+	// The user's message is kept, and the failure, for a reader of the log.
 	var msgs []map[string]any
 	get(t, srv, "/api/sessions/s/messages", http.StatusOK, &msgs)
-	if len(msgs) != 1 || msgs[0]["content"] != "hi" {
+	if len(msgs) != 2 || msgs[0]["content"] != "hi" || msgs[1]["type"] != "turn_end" || msgs[1]["error_type"] != "model_error" {
 		t.Errorf("messages = %v", msgs)
 	}
 }
@@ -374,6 +375,34 @@ func TestBadRequests(t *testing.T) {
 	get(t, srv, "/api/health", http.StatusOK, &health)
 	if health["ok"] != true || !strings.Contains(health["provider"].(string), "fake-model") {
 		t.Errorf("health = %v", health)
+	}
+}
+
+// The model proxy sends a call once: a 500 goes back to the page with the
+// provider's retry policy, so that the page's module tries again and its
+// user sees each retry, where the proxy tried again unseen for seconds.
+func TestModelProxyTriesOnce(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI, fakemodel.Error(500, `{"error":{"message":"boom"}}`), fakemodel.Text("Fine."))
+	defer model.Close()
+	srv := start(t, model)
+	req := `{"format":"openai","path":"/chat/completions","headers":{"content-type":"application/json"},"body":{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}}`
+	resp := post(t, srv, "/api/model", req)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.Contains(string(body), "boom") {
+		t.Errorf("HTTP %d %s, want the provider's 500", resp.StatusCode, body)
+	}
+	var policy session.Retries
+	if err := json.Unmarshal([]byte(resp.Header.Get(server.RetriesHeader)), &policy); err != nil || policy.Count != 3 {
+		t.Errorf("%s: %q (%v), want the provider's policy, 3 retries", server.RetriesHeader, resp.Header.Get(server.RetriesHeader), err)
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("%d requests reached the model, want 1: the page tries again, not the proxy", n)
+	}
+	resp = post(t, srv, "/api/model", req)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get(server.RetriesHeader) != "" {
+		t.Errorf("HTTP %d with %s %q, want 200 with none", resp.StatusCode, server.RetriesHeader, resp.Header.Get(server.RetriesHeader))
 	}
 }
 

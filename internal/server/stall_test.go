@@ -93,13 +93,13 @@ func TestStalledStreamFreesTheSession(t *testing.T) {
 		Content string `json:"content"`
 	}
 	get(t, srv, "/api/sessions/s/messages", http.StatusOK, &log)
-	if len(log) != 4 || log[0].Type != "user" || log[0].Content != "Write a lot" || log[1].Type != "assistant" ||
-		log[1].Content == "" || !strings.HasPrefix(reply, log[1].Content) || log[2].Content != "And now?" || log[3].Content != "Next." {
+	if len(log) != 5 || log[0].Type != "user" || log[0].Content != "Write a lot" || log[1].Type != "assistant" ||
+		log[1].Content == "" || !strings.HasPrefix(reply, log[1].Content) || log[2].Type != "turn_end" || log[3].Content != "And now?" || log[4].Content != "Next." {
 		var got []string
 		for _, m := range log {
 			got = append(got, fmt.Sprintf("%s %.40q (%d)", m.Type, m.Content, len(m.Content)))
 		}
-		t.Errorf("the log holds %v; want the message, the reply so far as a Stop keeps it, then the next turn", got)
+		t.Errorf("the log holds %v; want the message, the reply so far as a Stop keeps it, the stop, then the next turn", got)
 	}
 	if resp := do(t, "DELETE", srv.URL+"/api/sessions/s", ""); resp.StatusCode != http.StatusNoContent {
 		b, _ := io.ReadAll(resp.Body)

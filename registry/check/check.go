@@ -52,7 +52,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result", "turn_cut"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -199,6 +199,22 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return a.check(), nil
+	case "turn_cut":
+		var a struct {
+			Text    string              `json:"text"`
+			Last    session.MessageType `json:"last"`
+			Stopped bool                `json:"stopped"`
+		}
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		msgs := session.CutOff(a.Text, a.Last, a.Stopped)
+		if msgs == nil {
+			msgs = []session.Message{}
+		}
+		return Answer{Args: struct {
+			Messages []session.Message `json:"messages"`
+		}{msgs}}, nil
 	}
 	return Answer{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOp, req.Op, strings.Join(Ops, ", "))
 }

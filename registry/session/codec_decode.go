@@ -127,7 +127,7 @@ func unmarshalEventReflect(data []byte) (Event, error) {
 // eventTypes and statuses are the values read without a new string.
 var (
 	eventTypes = []string{string(EventResponse), string(EventToolResults), string(EventStart), string(EventChunk),
-		string(EventStreamEnd), string(EventModelError), string(EventApproval), string(EventReload)}
+		string(EventStreamEnd), string(EventModelError), string(EventApproval), string(EventReload), string(EventStop)}
 	statuses = []string{string(registry.StatusSuccess), string(registry.StatusError)}
 )
 

@@ -149,6 +149,10 @@ const (
 	EventReload EventType = "reload"
 	// EventApproval answers every call of an ask_approval action: Approvals.
 	EventApproval EventType = "approval"
+	// EventStop ends the turn now, because the user stopped it: the turn
+	// logs the text streamed of the model's response so far, as its
+	// assistant message, and a TurnEnd, and fails with code "stopped".
+	EventStop EventType = "stop"
 )
 
 // Event is something that happened, fed to Turn.Handle.

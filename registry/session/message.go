@@ -47,6 +47,12 @@ const (
 	// last Keep messages, which the model calls after it send verbatim
 	// after the summary. The log keeps every message it summarises.
 	Summary MessageType = "summary"
+	// TurnEnd is the end of a turn that ended without its answer: failed
+	// (ErrorType the failure's code, such as "model_error") or stopped
+	// by the user (ErrorType "stopped"), Content what the user reads of
+	// it. A turn that answers ends with its assistant message instead.
+	// The model never sees it: it keeps the log what a reader shows.
+	TurnEnd MessageType = "turn_end"
 )
 
 // Message is one entry of a session's message log.

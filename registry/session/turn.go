@@ -78,6 +78,12 @@ type Turn struct {
 	// stops a turn whose summary failed from asking again.
 	compacting   *compaction
 	noCompaction bool
+	// opened says the turn's start was logged: its end is logged too
+	// when it ends without an answer (TurnEnd).
+	opened bool
+	// partial is the text streamed of the model call out, logged as its
+	// assistant message if the turn ends before the response does.
+	partial strings.Builder
 }
 
 type pendingCall struct {
@@ -212,7 +218,7 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		if t.compacting != nil {
 			deltas = nil // a summary, not the assistant's reply
 		}
-		acts := textDelta(deltas)
+		acts := t.textDelta(deltas)
 		if err != nil {
 			return append(acts, t.fail(responseFailure(err))...), nil
 		}
@@ -226,7 +232,7 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		if t.compacting != nil {
 			deltas = nil
 		}
-		acts := textDelta(deltas)
+		acts := t.textDelta(deltas)
 		if err != nil {
 			return append(acts, t.fail(responseFailure(err))...), nil
 		}
@@ -249,6 +255,8 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 		return t.approve(e.Approvals), nil
 	case EventReload:
 		return nil, fmt.Errorf("%w: reload: the host must use the registry it loaded: call Turn.Reload (the module does it for toolroute_turn_event)", ErrEvent)
+	case EventStop:
+		return t.fail(Stopped), nil
 	}
 	return nil, nil
 }
@@ -263,6 +271,7 @@ var acceptedIn = map[EventType][]state{
 	EventToolResults: {awaitingTools},
 	EventReload:      {awaitingModel, streaming, awaitingTools, awaitingApproval},
 	EventApproval:    {awaitingApproval},
+	EventStop:        {awaitingModel, streaming, awaitingTools, awaitingApproval},
 }
 
 // check refuses events that are malformed or out of place, before anything
@@ -273,7 +282,7 @@ func (t *Turn) check(e Event) error {
 	}
 	states, known := acceptedIn[e.Type]
 	if !known {
-		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results, approval or reload", ErrEvent, e.Type)
+		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results, approval, reload or stop", ErrEvent, e.Type)
 	}
 	ok := false
 	for _, s := range states {
@@ -409,6 +418,7 @@ func (t *Turn) start(e Event) []Action {
 		return t.fail(Failure{Code: "bad_response", Message: "the request could not be built: " + err.Error()})
 	}
 	t.active = t.log.active(t.reg)
+	t.opened = true
 	if e.Compact {
 		cut, ok := t.log.cut(true)
 		if !ok {
@@ -485,6 +495,7 @@ func (t *Turn) callModel() []Action {
 	}
 	t.modelCalls++
 	t.retried = 0
+	t.partial.Reset()
 	t.state = awaitingModel
 	mr.Path, mr.Headers, mr.Body = req.Path, req.Headers, req.Body
 	call.acts[0] = Action{Type: ActionCallModel, Request: mr}
@@ -525,6 +536,7 @@ func (t *Turn) respond(resp wire.Response) []Action {
 		logged[0].Usage = &u
 	}
 	t.log.add(logged[0])
+	t.partial.Reset()
 	if len(resp.Calls) == 0 {
 		t.state = finished
 		acts := append([]Action{{Type: ActionAppend, Messages: logged}}, t.commit()...)
@@ -1089,10 +1101,57 @@ func idsUnique(calls []wire.Call) bool {
 	return true
 }
 
+// Stopped is the failure of a turn the user stopped (EventStop).
+var Stopped = Failure{Code: "stopped", Message: "Stopped by the user: what came before is kept."}
+
+// CutOffEnd is the end a turn's log gets when the turn was cut off
+// with nothing left to feed it (CutOff).
+var CutOffEnd = Failure{Code: "interrupted", Message: "Interrupted: the turn was cut off before it ended (the page was closed or reloaded, or the program stopped); what came before is kept."}
+
+// CutOff is what a log keeps of a turn cut off with no Turn left to feed
+// (a page closed or reloaded mid-turn, a worker ended): the text streamed
+// of its reply, as its assistant message, and a TurnEnd (Stopped when the
+// user had stopped it, else CutOffEnd), to be appended to the log whose
+// last message has type last. A log that is empty or whose last message
+// ends a turn (an answer, a TurnEnd, a summary) gets none: that turn
+// ended.
+func CutOff(text string, last MessageType, stopped bool) []Message {
+	switch last {
+	case "", Assistant, TurnEnd, Summary:
+		return nil
+	}
+	var out []Message
+	if strings.TrimSpace(text) != "" {
+		out = append(out, Message{Type: Assistant, Content: text})
+	}
+	end := CutOffEnd
+	if stopped {
+		end = Stopped
+	}
+	return append(out, Message{Type: TurnEnd, Content: end.Message, ErrorType: end.Code})
+}
+
+// fail ends the turn without an answer. Once its start is logged, the log
+// keeps what a reader shows of that end: a TurnEnd saying why, after, for
+// a stop, the text streamed of the response the user stopped (as its
+// assistant message, which the next turn's model reads as its answer so
+// far). A response that failed is not logged: its text may be anything
+// (a body past the size cap, a provider's error page).
 func (t *Turn) fail(f Failure) []Action {
 	t.state = finished
 	t.stream = nil
-	return append(t.commit(), Action{Type: ActionFailed, Error: &f, Usage: t.usageCopy()})
+	var acts []Action
+	if t.opened {
+		logged := make([]Message, 0, 2)
+		if f.Code == Stopped.Code && t.partial.Len() > 0 && t.compacting == nil {
+			logged = append(logged, Message{Type: Assistant, Content: t.partial.String(), Time: t.now})
+			t.partial.Reset()
+		}
+		logged = append(logged, Message{Type: TurnEnd, Content: f.Message, ErrorType: f.Code, Time: t.now})
+		t.log.add(logged...)
+		acts = append(acts, Action{Type: ActionAppend, Messages: logged})
+	}
+	return append(append(acts, t.commit()...), Action{Type: ActionFailed, Error: &f, Usage: t.usageCopy()})
 }
 
 // commit commits a kept turn's Log as the turn ends: the cache action
@@ -1157,8 +1216,11 @@ func responseFailure(err error) Failure {
 	return Failure{Code: "bad_response", Message: "the model's response could not be read: " + strings.TrimPrefix(err.Error(), wire.ErrBadResponse.Error()+": ")}
 }
 
-func textDelta(deltas []string) []Action {
+// textDelta is the action showing a chunk's text, which the turn keeps
+// until its response is logged.
+func (t *Turn) textDelta(deltas []string) []Action {
 	if text := strings.Join(deltas, ""); text != "" {
+		t.partial.WriteString(text)
 		return []Action{{Type: ActionTextDelta, Text: text}}
 	}
 	return nil

@@ -13,7 +13,7 @@
 // wrangler dev on this machine; see auth.js). Every POST and PATCH takes
 // JSON, as serve's do.
 import { Toolroute } from "toolroute";
-import { createHost, modelRequest, sleep } from "toolroute/host";
+import { createHost, modelRequest, sleep, RETRIES_HEADER } from "toolroute/host";
 import { storeOps, configOps, withoutTools, toolFileOps, withUserTools, userReports, ENV_NAME } from "../../packages/toolroute/host/ops.js";
 import { McpServers, withMcp } from "toolroute/mcp";
 import { pdfGroup, withPdf } from "../../packages/toolroute/host/pdf.js";
@@ -55,8 +55,8 @@ export const SANDBOX_MAX_BYTES = 16 << 20;
 // MAX_MODEL_BODY bounds a proxied model call's body (a whole conversation),
 // as serve's MaxModelBody.
 export const MAX_MODEL_BODY = 32 << 20;
-// MODEL_RETRIES: how often the proxy tries a 429 or 5xx again, waiting
-// from 1 s, doubling, as the Go program's provider does.
+// MODEL_RETRIES: how often the page's module tries a call the proxy sent again
+// (a 429 or 5xx), waiting from 1 s, doubling, as the Go program's provider does.
 const MODEL_RETRIES = 3;
 const MODEL_MAX_WAIT_MS = 60_000;
 // SESSION_ID is what a session id may be. POST /api/sessions makes ids
@@ -731,7 +731,8 @@ function newSession(d) {
 // proxyModel forwards a model call to the worker's provider and streams the
 // answer back as the provider sent it: status, content type and body. As
 // serve's proxy, it takes only the provider's format and endpoint and only
-// the wire headers, and tries a 429 or 5xx again.
+// the wire headers, and sends the call once, a 429 or 5xx answered with
+// the retry policy the page's module tries again with.
 async function proxyModel(env, req, signal, started) {
   const provider = resolveProvider(env);
   if (provider.error) return fail(503, provider.error);
@@ -752,23 +753,17 @@ async function proxyModel(env, req, signal, started) {
   }
   const headers = c.args.headers;
   const fwd = { format: req.format, path: req.path, headers, body: req.body, stream: req.stream === true };
-  // The module decides the retries, as it does a turn's.
-  const retries = { count: MODEL_RETRIES, backoff_ms: 1000, max_backoff_ms: MODEL_MAX_WAIT_MS };
   let resp;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      resp = await fetch(...modelRequest({ ...provider, browser: false }, fwd, signal));
-    } catch (e) {
-      return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
-    }
-    if (resp.status >= 200 && resp.status <= 299) break;
-    const retry = await host.retryAfterError(resp, attempt, retries);
-    if (!retry) break;
-    await resp.body?.cancel().catch(() => {});
-    await sleep(retry.wait_ms, signal);
+  try {
+    resp = await fetch(...modelRequest({ ...provider, browser: false }, fwd, signal));
+  } catch (e) {
+    return fail(502, hint(provider, `the model could not be reached: ${e?.message ?? e}`));
   }
   const out = new Headers();
   for (const h of ["content-type", "retry-after"]) if (resp.headers.has(h)) out.set(h, resp.headers.get(h));
+  // Sent once: the page's module tries again with this policy, as serve's
+  // proxy says it, and its user sees each retry.
+  if (resp.status < 200 || resp.status > 299) out.set(RETRIES_HEADER, JSON.stringify({ count: MODEL_RETRIES, backoff_ms: 1000, max_backoff_ms: MODEL_MAX_WAIT_MS }));
   return new Response(resp.body, { status: resp.status, headers: out });
 }
 

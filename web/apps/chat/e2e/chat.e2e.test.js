@@ -48,6 +48,11 @@ function startModel(script) {
           res.end(JSON.stringify({ error: { message: "the script has no more replies" } }));
           return;
         }
+        if (reply.status) {
+          res.writeHead(reply.status, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: reply.message ?? "failed", type: "server_error" } }));
+          return;
+        }
         res.writeHead(200, { "content-type": "text/event-stream" });
         if (reply.text) {
           res.write(chunk({ role: "assistant", content: reply.text }, null));
@@ -337,6 +342,27 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
 // demo`. Each welcome prompt of a new chat gets the demo's answer through
 // the page (the turn runs in the browser, the model call goes to serve's
 // demo), and every tool it calls succeeds.
+test("the browser UI: a model call serve's proxy got a 500 for is tried again by the page, each retry shown", async () => {
+  const dist = join(here, "..", "dist");
+  assert.ok(existsSync(join(dist, "index.html")), "no built UI in " + dist + ": run node build.mjs in web/apps/chat (make test does)");
+  const { open: withToken, requests } = await setup("retries", [
+    { status: 500, message: "The server had an error" },
+    { status: 500, message: "The server had an error" },
+    { text: "Third time lucky." },
+  ], ["--ui", dist]);
+  const { page, log, see, send } = await open(withToken, "retries");
+  await send("Hello?");
+  // The module's sentences, as the terminal prints them. Before, serve's
+  // proxy tried again itself and the page showed nothing for seconds.
+  await see("The provider answered 500: trying again in 1 s (retry 1 of 3).");
+  await see("The provider answered 500: trying again in 2 s (retry 2 of 3).");
+  await see("Third time lucky.");
+  assert.equal(await log.locator(".card.retry").count(), 2);
+  assert.equal(requests.length, 3, "each try reached the model once");
+  await page.screenshot({ path: join(output, "ui-retries.png"), fullPage: true });
+  await page.close();
+});
+
 test("make run: the browser UI on the demo model answers every welcome prompt, its tool calls succeeding", async () => {
   const dist = join(here, "..", "dist");
   const home = join(work, "run");

@@ -50,7 +50,7 @@ function restartWorker(stopped) {
   pending.clear();
   startWorker();
   for (const [id, p] of left) {
-    if (id === stopped) p.resolve({ aborted: true });
+    if (id === stopped) p.resolve({ aborted: true, restarted: true });
     else p.reject(new Error("stopped: the worker was restarted"));
   }
 }
@@ -151,7 +151,47 @@ function userMessage(text, waiting = false, files = []) {
   if (files?.length) box.append(sentFiles(files));
   if (text || !files?.length) box.append(el("div", "bubble", text));
   if (waiting) box.append(el("p", "foot", "Waiting: sent when the reply ends"));
+  else box.append(actions([["Edit", `Edit and send again: ${short(text, 60)}`, () => editMessage(text)]]));
   return add(box);
+}
+
+// actions is a row of small buttons under a message: [label, its
+// accessible name, what it does].
+function actions(list) {
+  const row = el("div", "actions");
+  for (const [label, name, act] of list) {
+    const b = el("button", "link", label);
+    b.type = "button";
+    b.setAttribute("aria-label", name);
+    b.onclick = act;
+    row.append(b);
+  }
+  return row;
+}
+
+// Edit, Regenerate and Retry each make a new turn at the end of the chat
+// (docs/design/log.md): the log keeps the turns before as they were, and
+// the model reads them too.
+
+// editMessage puts a sent message back in the message box, to change and
+// send as a new message.
+function editMessage(text) {
+  const input = $("message");
+  input.value = text;
+  grow();
+  input.focus();
+  input.setSelectionRange(text.length, text.length);
+}
+
+// turnAgain ends a turn shown with the way to ask again: Retry after a
+// turn that ended without an answer, Regenerate under the reply of one
+// that answered.
+function turnAgain(text, answered, reply) {
+  if (!text) return;
+  const row = actions([answered ? ["Regenerate", `Regenerate: send “${short(text, 60)}” again for a new reply`, () => submit(text)]
+    : ["Retry", `Retry: send “${short(text, 60)}” again`, () => submit(text)]]);
+  if (answered && reply) reply.box.append(row);
+  else add(row);
 }
 
 // assistantMessage is a reply in the log: set renders its markdown (as it
@@ -262,13 +302,32 @@ function toolCard(m) {
   card.append(summary, body);
   card._state = state;
   card._body = body;
+  card._call = m;
   cards.set(m.tool_call_id, card);
   return add(card);
+}
+
+// settleCards says, on the cards of a turn that ended, why a call has no
+// result: the user stopped the turn, the page was closed or reloaded
+// before the tool answered, or the user was never answered.
+function settleCards(list, stopped) {
+  for (const card of list) {
+    if (!card._state || card._answered) continue;
+    card._answered = true;
+    const asked = card._call?.status === "awaiting_approval";
+    card._state.textContent = asked ? "not run" : stopped ? "stopped" : "interrupted";
+    card._state.className = "state bad";
+    card._preview.textContent = asked ? "The turn ended before the question was answered: it did not run."
+      : stopped ? "Stop came before the tool answered: its outcome is unknown."
+      : "The page was closed before the tool answered: its outcome is unknown.";
+    card.classList.add("interrupted");
+  }
 }
 
 function toolResult(m) {
   let card = cards.get(m.tool_call_id);
   if (!card) card = toolCard({ tool_call_id: m.tool_call_id, tool_name: m.tool_name, tool_input: "" });
+  card._answered = true;
   const failed = m.status && m.status !== "success";
   card._state.textContent = failed ? `failed${m.error_type ? ` (${m.error_type})` : ""}` : "done";
   card._state.className = "state " + (failed ? "bad" : "ok");
@@ -362,15 +421,24 @@ function message(m, fromLog) {
       summaryCard(m);
       break;
     case "approval": {
-      const what = m.content === "deny" ? "✗ " + m.tool_name + ": denied" : `✓ ${m.tool_name}: allowed ${m.content === "session" ? "for this chat" : "once"}`;
-      add(el("p", "muted small", what));
+      // The question comes before its call's card: the card comes once
+      // the call may run. Answered in this page, its box says the answer.
+      const call = awaiting.get(m.tool_call_id);
+      awaiting.delete(m.tool_call_id);
+      if (m.content === "deny") deniedByUser.add(m.tool_call_id);
+      if (!questions.has(m.tool_call_id)) add(el("p", "muted small answer", answerWords(m.content, m.tool_name)));
+      if (m.content !== "deny" && call) turnCards.push(toolCard(call));
       break;
     }
     case "tool_call":
-      if (!LOADS.includes(m.tool_name)) toolCard(m);
+      if (m.status === "awaiting_approval") awaiting.set(m.tool_call_id, m);
+      else if (!LOADS.includes(m.tool_name)) turnCards.push(toolCard(m));
       else cards.set(m.tool_call_id, { load: m });
       break;
     case "tool_result": {
+      // A call the user denied is said by the answer, in the user's
+      // words: the result's are the model's.
+      if (deniedByUser.has(m.tool_call_id) && m.error_type === "denied") break;
       const c = cards.get(m.tool_call_id);
       if (c?.load || LOADS.includes(m.tool_name)) {
         if (m.status && m.status !== "success") {
@@ -387,15 +455,126 @@ function message(m, fromLog) {
   }
 }
 
-// turnError says once, in the flow, why a turn ended without an answer.
-function turnError(text) {
+// turnCards are the tool cards of the turn shown last, settled when it
+// ends (settleCards).
+let turnCards = [];
+
+// turnError says once, in the flow, why a turn ended without an answer;
+// live, it is announced.
+function turnError(text, live = true) {
   const card = el("div", "card turn-error");
-  card.setAttribute("role", "alert");
+  if (live) card.setAttribute("role", "alert");
   card.append(el("p", "", text));
   add(card);
 }
 
+// STOPPED is what a stopped turn shows, live and read back.
+const STOPPED = "Stopped: what came before Stop is kept.";
+
+// turnEnd shows a turn's logged end (a turn_end message): stopped under
+// its reply, a failure or an interruption as an error card.
+function turnEnd(m, reply, live) {
+  if (m.error_type === "stopped") {
+    if (reply) reply.foot(STOPPED, "foot stopped");
+    else add(el("p", "stopped small", STOPPED));
+  } else if (m.error_type === "interrupted") {
+    // Not an error of the turn's: a note, as Stop's.
+    add(el("p", "stopped small", m.content));
+  } else {
+    turnError(m.content || "The turn ended without an answer.", live);
+  }
+  settleCards(turnCards, m.error_type === "stopped");
+}
+
+// showLog shows a session's log as its turns showed it live: each reply
+// with its tokens, each end without an answer (turn_end), each call
+// without a result said in words. The last turn, if it runs in this page
+// now, is left as it is.
+function showLog(msgs, runningHere) {
+  let reply = null, usages = [], last = "", asked = "", end = null;
+  const close = (final) => {
+    if (last === "assistant" && reply && usages.length) {
+      const total = usages.reduce((t, u) => ({ input_tokens: t.input_tokens + (u.input_tokens ?? 0), output_tokens: t.output_tokens + (u.output_tokens ?? 0), cached_tokens: t.cached_tokens + (u.cached_tokens ?? 0) }), { input_tokens: 0, output_tokens: 0, cached_tokens: 0 });
+      if (total.input_tokens || total.output_tokens) usageFoot(reply, total, usages);
+    }
+    if (!(final && runningHere)) {
+      if (last && !["assistant", "turn_end", "summary"].includes(last)) add(el("p", "stopped small", "Interrupted: this turn ended without an answer."));
+      settleCards(turnCards, false);
+      settleQuestions();
+      if (last) turnAgain(asked, last === "assistant" || (end?.error_type === "stopped" && !!reply), reply);
+    }
+    reply = null, usages = [], turnCards = [], asked = "", end = null;
+  };
+  for (const m of msgs) {
+    if (m.type === "user") {
+      close(false);
+      asked = m.content ?? "";
+    }
+    if (m.type === "turn_end") end = m;
+    if (m.type === "assistant") {
+      if (m.usage) usages.push(m.usage);
+      if (m.content) {
+        reply = assistantMessage();
+        reply.set(m.content);
+        reply.now();
+      }
+    } else if (m.type === "turn_end") {
+      turnEnd(m, reply, false);
+    } else {
+      message(m, true);
+    }
+    last = m.type;
+  }
+  close(true);
+}
+
 // ---- Approvals -----------------------------------------------------------
+
+// awaiting are the calls logged awaiting the user's answer and not
+// answered yet, by id; questions, the questions this page asked, by id
+// ({buttons, outcome}); deniedByUser, the calls the user denied.
+const awaiting = new Map();
+const questions = new Map();
+const deniedByUser = new Set();
+
+// answerWords says the user's answer about a call, in the user's words.
+function answerWords(answer, tool) {
+  if (answer === "deny") return `You denied ${tool}: it did not run.`;
+  return answer === "session" ? `You allowed ${tool} for the rest of this chat.` : `You allowed ${tool} once.`;
+}
+
+// settleQuestions says, as a turn ends, that the calls it asked about and
+// nobody answered did not run: on their question's box, or in a line.
+function settleQuestions() {
+  for (const [id, call] of awaiting) {
+    const q = questions.get(id);
+    if (q && !q.answered) {
+      asking.delete(q);
+      clearTimeout(q.timer);
+      for (const b of q.buttons) b.disabled = true;
+      q.answered = true;
+      q.outcome.textContent = "Not answered: the turn ended first, so it did not run.";
+    } else if (!q) {
+      add(el("p", "muted small answer", `${call.tool_name} asked to run; the turn ended before it was answered, so it did not run.`));
+    }
+  }
+  awaiting.clear();
+}
+
+// codeBlock shows code highlighted, as a reply's code block: fenced with
+// more backticks than any run the code holds.
+function codeBlock(code, label) {
+  const box = el("div", "md code");
+  const fence = "`".repeat(Math.max(3, ...[...code.matchAll(/`+/g)].map((x) => x[0].length + 1)));
+  renderMarkdown(box, `${fence}javascript\n${code}\n${fence}`);
+  const pre = box.querySelector("pre");
+  if (pre) {
+    // It scrolls inside its box: the keyboard reaches it too.
+    pre.tabIndex = 0;
+    pre.setAttribute("aria-label", label);
+  }
+  return box;
+}
 
 // WHAT says what a tool does, from its requiredPermissions.
 const WHAT = { write: "changes your data", send: "sends to other people", delete: "deletes", share: "shares with other people",
@@ -454,12 +633,26 @@ function askApproval(calls) {
   const answers = new Map();
   for (const c of calls) {
     const card = el("div", "approval-call");
-    const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? p).join(", ");
-    const title = el("p", "", `Allow ${c.tool} to run?` + (what ? ` It ${what}.` : ""));
-    const pre = el("pre", "", JSON.stringify(c.input ?? {}, null, 2));
-    // A long input scrolls inside its box: the keyboard reaches it too.
-    pre.tabIndex = 0;
-    pre.setAttribute("aria-label", `${c.tool}'s input`);
+    const what = (c.required_permissions ?? []).map((p) => WHAT[p] ?? `needs the “${p}” permission`);
+    const title = el("p", "", `Allow ${c.tool} to run?`);
+    const does = what.length ? el("ul", "does") : null;
+    for (const w of what) does.append(el("li", "", `It ${w}.`));
+    // The code a call runs or keeps (create_js_tool's, js_eval's) is what
+    // the user is asked to trust: shown whole, highlighted, and the rest of
+    // the input beside it.
+    const input = c.input && typeof c.input === "object" ? c.input : {};
+    const code = typeof input.code === "string" ? input.code : null;
+    const rest = code === null ? input : Object.fromEntries(Object.entries(input).filter(([k]) => k !== "code"));
+    const shown = [];
+    if (code !== null) shown.push(el("h4", "", "The code"), codeBlock(code, `${c.tool}'s code`));
+    if (code === null || Object.keys(rest).length) {
+      const pre = el("pre", "", JSON.stringify(rest, null, 2));
+      // A long input scrolls inside its box: the keyboard reaches it too.
+      pre.tabIndex = 0;
+      pre.setAttribute("aria-label", `${c.tool}'s input`);
+      if (code !== null) shown.push(el("h4", "", "The rest of its input"));
+      shown.push(pre);
+    }
     // The secrets the call asks to read: granted only if left ticked.
     const grants = [];
     const secrets = el("fieldset");
@@ -479,17 +672,19 @@ function askApproval(calls) {
     const buttons = el("div", "approval-buttons");
     const outcome = el("p", "muted small");
     outcome.setAttribute("role", "status");
-    const q = { buttons: [], timer: 0 };
+    const q = { buttons: [], timer: 0, outcome, answered: false };
+    questions.set(c.id, q);
     for (const [answer, label] of [["once", "Allow once"], ["session", "Allow for this chat"], ["deny", "Deny"]]) {
       const b = el("button", "secondary", label);
       b.type = "button";
       b.dataset.answer = answer;
       b.onclick = async () => {
         if (!asking.delete(q)) return;
+        q.answered = true;
         clearTimeout(q.timer);
         for (const x of [...q.buttons, ...grants]) x.disabled = true;
         answers.set(c.id, { id: c.id, answer, grant: answer === "deny" ? [] : grants.filter((g) => g.checked).map((g) => g.value) });
-        outcome.textContent = answer === "deny" ? "Denied: it will not run." : answer === "session" ? "Allowed for this chat." : "Allowed once.";
+        outcome.textContent = answerWords(answer, c.tool);
         if (answers.size === calls.length) {
           // Answered: the buttons go, the outcomes stay.
           for (const row of box.querySelectorAll(".approval-buttons")) row.remove();
@@ -508,7 +703,7 @@ function askApproval(calls) {
     }
     asking.add(q);
     arm(q);
-    card.append(title, pre, ...(grants.length ? [secrets] : []), buttons, outcome);
+    card.append(title, ...(does ? [does] : []), ...shown, ...(grants.length ? [secrets] : []), buttons, outcome);
     box.append(card);
   }
   add(box);
@@ -565,11 +760,14 @@ async function showSession() {
   $("session-title").textContent = s?.title || "New chat";
   log.textContent = "";
   cards.clear();
+  awaiting.clear();
+  questions.clear();
+  deniedByUser.clear();
   const msgs = await call({ type: "messages", session }).catch((e) => {
     showError("This chat could not be read: " + e.message);
     return [];
   });
-  for (const m of msgs) message(m, true);
+  showLog(msgs, running !== null && runningSession === session);
   if (msgs.length === 0) welcome();
   log.scrollTop = log.scrollHeight;
 }
@@ -900,6 +1098,47 @@ async function refresh() {
 
 // ---- Sending -------------------------------------------------------------
 
+// TURN_KEY holds, in the tab's sessionStorage, the turn this page runs:
+// {session, text}, text the reply streaming now. A reload or a closed tab
+// leaves it behind; the page then logs the turn's end (cutOff), the text
+// with it, so that the log shows what the user saw.
+const TURN_KEY = "toolroute.turn";
+
+// turnNote keeps what the running turn has shown of its reply; written at
+// most every TURN_NOTE_MS while it streams, and as the page goes.
+const TURN_NOTE_MS = 250;
+let turnNote = null, turnNoteTimer = 0;
+function noteTurn(note) {
+  turnNote = note;
+  if (!note) {
+    clearTimeout(turnNoteTimer);
+    turnNoteTimer = 0;
+    sessionStorage.removeItem(TURN_KEY);
+    return;
+  }
+  if (!turnNoteTimer) turnNoteTimer = setTimeout(writeTurnNote, TURN_NOTE_MS);
+}
+function writeTurnNote() {
+  turnNoteTimer = 0;
+  if (turnNote) sessionStorage.setItem(TURN_KEY, JSON.stringify(turnNote));
+}
+window.addEventListener("pagehide", writeTurnNote);
+
+// cutOff logs the end of a turn of this page cut off before it ended: the
+// turn noted in the tab (a reload, a closed tab reopened) or the turn whose
+// worker Stop restarted. The module says what the log keeps (turn_cut).
+async function cutOff(note, stopped = false) {
+  if (!note?.session) return;
+  try {
+    await call({ type: "cut_off", session: note.session, text: note.text ?? "", stopped });
+  } catch (e) {
+    showError("The end of the turn cut off was not logged: " + e.message);
+  }
+}
+
+// runningSession is the session of the turn running in this page.
+let runningSession = null;
+
 async function send(text, files = []) {
   showError("");
   $("welcome")?.remove();
@@ -917,21 +1156,29 @@ async function send(text, files = []) {
   };
   log.scrollTop = log.scrollHeight;
   $("stop").disabled = false;
-  let reply = null;
+  let reply = null, ended = false, answered = false, restarted = false;
   const calls = []; // each model call's usage, as its first logged message carries it
   const agent = pendingAgent;
   pendingAgent = "";
   const model = session.startsWith("server:") ? chosenModel : "";
   turnModel = model;
   const sent = files.map(({ name, data }) => ({ name, data }));
+  const note = { session, text: "" };
+  runningSession = session;
+  turnCards = [];
+  noteTurn(note);
+  writeTurnNote();
   const req = ask({ type: "send", session, text, ...(agent ? { agent } : {}), ...(model ? { model } : {}), ...(sent.length ? { attachments: sent } : {}) }, (ev) => {
     switch (ev.type) {
       case "model_call":
         reply = null;
+        note.text = "";
         break;
       case "text":
         reply ??= assistantMessage();
         reply.set(reply.text + ev.text);
+        note.text = reply.text;
+        noteTurn(note);
         break;
       case "message": {
         const m = ev.message;
@@ -943,10 +1190,18 @@ async function send(text, files = []) {
           break;
         }
         if (m.type === "assistant") {
+          note.text = "";
+          noteTurn(note);
           if (!m.content) break;
           reply ??= assistantMessage();
           reply.set(m.content);
           reply.now();
+          break;
+        }
+        if (m.type === "turn_end") {
+          ended = true;
+          answered = m.error_type === "stopped" && !!reply;
+          turnEnd(m, reply, true);
           break;
         }
         message(m, false);
@@ -964,13 +1219,18 @@ async function send(text, files = []) {
         add(el("p", "card retry", ev.retry.message));
         break;
       case "done":
+        answered = true;
         lastUsage = ev.usage ?? null;
         if (ev.usage && (ev.usage.input_tokens || ev.usage.output_tokens) && reply) usageFoot(reply, ev.usage, calls);
         break;
       case "failed":
         lastUsage = ev.usage ?? null;
+        // The module logs the end first (turn_end); a host's own failure
+        // (a server's turn that did not start) comes alone. A message the
+        // module refused (a file it cannot send) goes back to the composer.
         if (ev.failure?.code === "refused") refusedBack(ev.failure.message);
-        else turnError(ev.failure?.message ?? "The turn failed.");
+        else if (!ended) turnError(ev.failure?.message ?? "The turn failed.");
+        settleCards(turnCards, false);
         break;
     }
   });
@@ -978,16 +1238,26 @@ async function send(text, files = []) {
   try {
     const r = await req.done;
     if (r?.aborted) {
-      if (reply) reply.foot("Stopped: what came before Stop is kept.", "foot stopped");
-      else add(el("p", "stopped small", "Stopped."));
+      answered = !!reply;
+      if (reply) reply.foot(STOPPED, "foot stopped");
+      else add(el("p", "stopped small", STOPPED));
+      settleCards(turnCards, true);
+      restarted = !!r.restarted;
     }
   } catch (e) {
     if (e.refused && !refused) refusedBack(e.message);
     else if (!refused) turnError(e.message);
   } finally {
+    settleQuestions();
+    turnAgain(text, answered, reply);
     running = null;
     turnModel = "";
+    runningSession = null;
+    noteTurn(null);
     $("stop").disabled = true;
+    // A worker Stop restarted ended the turn without its end: logged now
+    // (after a turn sent meanwhile, which the session's lock lets end first).
+    if (restarted) await cutOff(note, true);
     await refresh().catch(() => {});
   }
 }
@@ -1434,6 +1704,13 @@ const ready = (async () => {
     refreshModels();
     await refreshTools(); // the catalogue first: the log's group cards need it
     watchCatalogue();
+    // A turn this tab ran before a reload: its end is logged first.
+    let left = null;
+    try {
+      left = JSON.parse(sessionStorage.getItem(TURN_KEY) ?? "null");
+    } catch {}
+    sessionStorage.removeItem(TURN_KEY);
+    await cutOff(left);
     await showSession();
     await Promise.all([refreshSessions(), refreshTasks()]);
   } catch (e) {

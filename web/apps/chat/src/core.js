@@ -482,6 +482,14 @@ export class Core {
           const result = sid === null ? await this.store.messages(msg.session) : await this.#api("GET", `/api/sessions/${encodeURIComponent(sid)}/messages`, undefined, { missing: [] });
           return reply({ id, type: "done", result });
         }
+        case "cut_off": {
+          // A turn of this page cut off (a reload, a closed tab, a worker
+          // restarted after Stop): its end goes in the log. A server's
+          // turn is the server's to end, and so is a turn running here.
+          if (serverID(msg.session) !== null || this.#running.has(msg.session)) return reply({ id, type: "done", result: [] });
+          const host = await this.host();
+          return reply({ id, type: "done", result: await host.cutOff(msg.session, String(msg.text ?? ""), !!msg.stopped) });
+        }
         case "settings":
           return reply({ id, type: "done", result: await this.#settings(msg) });
         case "models":

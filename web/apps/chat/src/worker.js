@@ -28,6 +28,12 @@
 //                                           closed and the server ends the turn); its send
 //                                           ends with done {aborted: true}; this answers
 //                                           done {aborted}
+//   {id, type: "cut_off", session, text, stopped?}
+//                                           a turn of the page's session was cut off (the
+//                                           page reloaded or closed mid-turn, the worker
+//                                           restarted after Stop): logs the module's end
+//                                           for it (turn_cut), text the reply streamed so
+//                                           far; answers done [messages appended]
 //   {id, type: "approve", session, answers} answers [{id, answer, grant?}] to the question
 //                                           of the session's turn
 //   {id, type: "reload"}                    the server's catalogue changed: the next turn

@@ -174,7 +174,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await unanswered("an Enter that sends");
     assert.equal(await input.inputValue(), "");
     assert.match(await page.locator("#queued").innerText(), /1 message waiting: sent when the reply ends/);
-    assert.match(await approval.innerText(), /Allow write_note to run\? It changes your data\.\n+\{\n {2}"text": "milk"\n\}/);
+    assert.match(await approval.innerText(), /Allow write_note to run\?\n+It changes your data\.\n+\{\n {2}"text": "milk"\n\}/);
     // No button is a default that draws the eye (or a stray Enter).
     assert.equal(await approval.locator("button.primary").count(), 0);
     // Screen readers hear it came; the keyboard reaches it from the
@@ -191,6 +191,12 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await approval.getByRole("button", { name: "Allow once" }).click();
     assert.equal(await page.locator("#announce").innerText(), "");
     await see("Saved.");
+    // The answer is said once, on its question, and the call's card comes after it.
+    assert.equal((await log.innerText()).match(/You allowed write_note once\./g)?.length, 1);
+    assert.ok(await page.evaluate(() => {
+      const card = [...document.querySelectorAll(".card.tool")].find((c) => c.textContent.includes("write_note"));
+      return !!(document.querySelector(".approval").compareDocumentPosition(card) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }), "the card comes after its question");
     await see("A blue chart.");
     assert.equal(await page.locator(".msg.user.waiting").count(), 0);
     assert.equal(await page.locator("#queued").isVisible(), false);
@@ -234,7 +240,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await see("A blue chart.");
     const back = await log.innerText();
     assert.match(back, /Loaded Configuration: 17 tools/);
-    assert.match(back, /✓ write_note: allowed once/);
+    assert.equal(back.match(/You allowed write_note once\./g)?.length, 1, "the answer, once, in the user's words");
     assert.match(back, /Once upon a/);
     assert.equal(await page.locator(".pictures img").count(), 1);
     assert.match(await page.locator("#sessions li[aria-current=true]").innerText(), /Which model is set\?\s*\d+ messages/);
@@ -261,7 +267,7 @@ test("the chat page: markdown, cards, approvals, the meter, a queued message, St
     await page.reload();
     await page.locator("#welcome").waitFor({ timeout: WAIT_MS });
     await page.locator("#sessions").getByText("Milk and charts").waitFor();
-    assert.equal(await page.locator("#sessions li").filter({ hasText: "0 messages" }).count(), 0, "an empty chat is not listed");
+    assert.equal(await page.locator("#sessions li").filter({ hasText: /(^|[^\d,])0 messages/ }).count(), 0, "an empty chat is not listed");
 
     // Delete the old one, after saying yes.
     page.once("dialog", (d) => d.accept());

@@ -149,7 +149,10 @@ test("a terminal's session in the page: listed, read, continued on the server, r
   await running;
   assert.deepEqual(replies.at(-1), { id: 7, type: "done", result: { aborted: true } });
   const kept = (await ask(core, { type: "messages", session: "server:terminal-1" })).result;
-  assert.deepEqual(kept.at(-1).content, "Take your time", "the stopped turn's message is kept");
+  const mine = kept.findLastIndex((m) => m.type === "user");
+  assert.deepEqual(kept[mine].content, "Take your time", "the stopped turn's message is kept");
+  // Then, once serve has ended the turn, its stop (turn_end).
+  assert.ok(kept.slice(mine + 1).every((m) => m.type === "turn_end" && m.error_type === "stopped"), JSON.stringify(kept.slice(mine + 1)));
   // serve ends the turn, the model never having answered, and lets the
   // session go.
   let deleted;

@@ -76,7 +76,7 @@ test("Stop ends a JS tool that never waits, and the next message works", { skip:
     const t = Date.now();
     const cpu = childrenCpuMs();
     await stop.click();
-    await see("Stopped.");
+    await see("Stopped: what came before Stop is kept.");
     const took = Date.now() - t;
     const used = cpu === null ? null : childrenCpuMs() - cpu;
     // The loop runs on through Stop's 1 s grace, then a new worker starts.
@@ -87,6 +87,12 @@ test("Stop ends a JS tool that never waits, and the next message works", { skip:
     await input.press("Enter");
     await see("Still here.");
     assert.equal(n, 2);
+    // The restarted worker could not log the stop: the page did, so a
+    // reload shows it, and the tool's card says why it has no result.
+    await page.reload();
+    await see("Still here.");
+    await see("Stopped: what came before Stop is kept.");
+    await see("Stop came before the tool answered: its outcome is unknown.");
   } catch (e) {
     throw new Error(e.message + "\npage:\n" + (await page.locator("body").innerText().catch(() => "")) + "\nconsole:\n" + logs.join("\n"));
   } finally {

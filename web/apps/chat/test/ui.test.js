@@ -299,7 +299,7 @@ test("abort stops a running turn; unknown requests and a failed catalogue are er
   assert.deepEqual(ab.result, { aborted: true });
   await running;
   assert.deepEqual(replies.at(-1), { id: 7, type: "done", result: { aborted: true } });
-  assert.deepEqual((await ask(core, { type: "messages", session: "s" })).result.map((m) => m.type), ["user"]);
+  assert.deepEqual((await ask(core, { type: "messages", session: "s" })).result.map((m) => m.type), ["user", "turn_end"], "the stop is logged");
 
   assert.equal((await ask(core, { type: "bogus" })).last.type, "error");
   const broken = newCore(new MemoryUIStore(), async () => new Response("nope", { status: 500 }));

@@ -88,11 +88,12 @@ test("a client that stops reading a turn's stream frees the session after the st
 
     const log = await (await w.json("GET", `/api/sessions/${id}/messages`)).json();
     const shown = log.map((m) => `${m.type} ${JSON.stringify(m.content.slice(0, 40))} (${m.content.length})`);
-    assert.equal(log.length, 4, shown.join("\n"));
+    assert.equal(log.length, 5, shown.join("\n"));
     assert.deepEqual([log[0].type, log[0].content], ["user", "Write a lot"]);
     assert.equal(log[1].type, "assistant", "the reply so far is kept, as a Stop keeps it: " + shown.join("\n"));
     assert.ok(log[1].content.length > 0 && reply.startsWith(log[1].content), shown.join("\n"));
-    assert.deepEqual(log.slice(2).map((m) => [m.type, m.content]), [["user", "And now?"], ["assistant", "Next."]]);
+    assert.deepEqual([log[2].type, log[2].error_type], ["turn_end", "stopped"], "then the stop: " + shown.join("\n"));
+    assert.deepEqual(log.slice(3).map((m) => [m.type, m.content]), [["user", "And now?"], ["assistant", "Next."]]);
 
     const del = await w.json("DELETE", `/api/sessions/${id}`);
     assert.equal(del.status, 204, await del.text());

@@ -599,15 +599,22 @@ test("POST /api/sessions/{id}/compact summarises the earlier messages; the next 
   assert.equal((await json("POST", "/api/sessions/no-such-session/compact", {})).status, 404);
 });
 
-test("POST /api/model sends a browser host's model call with the worker's key, trying a 429 again", async () => {
+test("POST /api/model sends a browser host's model call with the worker's key, once, a 429 answered with the retry policy", async () => {
   const body = { model: "fake-model", messages: [{ role: "user", content: "hi" }] };
   model.add(error(429, '{"error":{"message":"slow down","type":"rate_limit_error"}}', "0"), text("Hello from the proxy."));
   const asked = model.requests.length;
-  const r = await json("POST", "/api/model", { format: "openai", path: "/chat/completions", headers: { "content-type": "application/json", "x-evil": "1" }, body });
+  const call = () => json("POST", "/api/model", { format: "openai", path: "/chat/completions", headers: { "content-type": "application/json", "x-evil": "1" }, body });
+  // The page's module tries again, and its user sees it: the proxy does not.
+  const limited = await call();
+  assert.equal(limited.status, 429);
+  assert.deepEqual(JSON.parse(limited.headers.get("toolroute-retries")), { count: 3, backoff_ms: 1000, max_backoff_ms: 60000 });
+  assert.equal(model.requests.length - asked, 1, "the 429 was not tried again by the proxy");
+  const r = await call();
   assert.equal(r.status, 200);
+  assert.equal(r.headers.get("toolroute-retries"), null);
   assert.equal((await r.json()).choices[0].message.content, "Hello from the proxy.");
   const seen = model.requests.slice(asked);
-  assert.equal(seen.length, 2, "the 429 was tried again");
+  assert.equal(seen.length, 2);
   assert.equal(seen[1].headers.authorization, "Bearer sk-worker-secret");
   assert.equal(seen[1].headers["x-evil"], undefined);
   assert.equal(seen[1].headers["anthropic-dangerous-direct-browser-access"], undefined);

@@ -331,20 +331,6 @@ export class Host {
     return (await this.#instance()).demo(typeof body === "string" ? body : JSON.stringify(body));
   }
 
-  // retryAfterError decides whether a model call made outside a turn (a
-  // model proxy's) is tried again after resp, the answer to try number
-  // attempt, as the module decides a turn's (wasm/ABI.md,
-  // "toolroute_retry"): the retry ({status, attempt, wait_ms, message}),
-  // or null to pass resp on. It reads a clone of resp's body.
-  async retryAfterError(resp, attempt, retries) {
-    if (resp.status >= 200 && resp.status <= 299) return null;
-    const body = (await readText(resp.clone(), null, MAX_ERROR_BODY).catch(() => "")) ?? "";
-    const req = { status: resp.status, body, attempt, now: this.now().toISOString(), retries };
-    const after = resp.headers.get("retry-after");
-    if (after !== null) req.retry_after = after;
-    return (await this.#instance()).retry(req).retry ?? null;
-  }
-
   async #memories() {
     const m = typeof this.#o.memories === "function" ? await this.#o.memories() : this.#o.memories;
     return Array.isArray(m) ? m.map(String) : [];
@@ -378,6 +364,27 @@ export class Host {
   // Turns of one session run one at a time.
   async *send(sessionId, text, options = {}) {
     yield* this.#turn(sessionId, text, false, options);
+  }
+
+  // cutOff ends in the log a turn of the session cut off with no turn
+  // left to feed (a page reloaded or closed mid-turn, a worker ended
+  // after Stop): the module's turn_cut says what the log keeps, given the
+  // text streamed of its reply (text) and whether the user had stopped it.
+  // It appends nothing to a log whose turn ended. Returns what it appended.
+  async cutOff(sessionId, text, stopped = false) {
+    const release = await this.#lock(sessionId);
+    try {
+      const log = await this.store.messages(sessionId);
+      const r = await this.check("turn_cut", { text: String(text ?? ""), last: log.at(-1)?.type ?? "", stopped: !!stopped });
+      const msgs = r?.args?.messages ?? [];
+      if (msgs.length === 0) return [];
+      for (const m of msgs) m.time = this.now().toISOString();
+      (await this.redactor()).messages(msgs);
+      await this.store.append(sessionId, msgs);
+      return msgs;
+    } finally {
+      release();
+    }
   }
 
   // compact summarises the session's earlier messages now (a chat's
@@ -454,9 +461,10 @@ export class Host {
           if (!acts) break;
         }
       } catch (err) {
-        // Stopped while the reply streamed: what came is kept in the log,
-        // as the model's answer so far, so the next turn and a reload see it.
-        if (signal?.aborted && t.partial?.trim()) await t.keepPartial();
+        // Stopped: the module logs what the user saw of the turn (the
+        // reply streamed so far, and that it was stopped), so that the
+        // next turn and a reload see it.
+        if (signal?.aborted && !t.over && !inst.broken) await t.stop();
         throw err;
       }
     } finally {
@@ -595,13 +603,17 @@ class Turn {
     return this.h.now().toISOString();
   }
 
-  // keepPartial logs the text streamed before the turn was stopped as an
-  // assistant message, redacted as every message is.
-  async keepPartial() {
-    const msgs = [{ type: "assistant", content: this.partial, time: this.stamp() }];
-    this.partial = "";
-    (await this.h.redactor()).messages(msgs);
-    await this.h.store.append(this.id, msgs).catch(() => {});
+  // stop feeds the module a stop event and stores the messages it logs,
+  // redacted as every message is; on an error the turn's own is the one
+  // thrown, and what the stop would have logged is all that is lost.
+  async stop() {
+    try {
+      for (const a of this.event({ type: "stop", now: this.stamp() })) {
+        if (a.type !== "append") continue;
+        (await this.h.redactor()).messages(a.messages);
+        await this.h.store.append(this.id, a.messages);
+      }
+    } catch {}
   }
 
   event(ev) {
@@ -633,11 +645,9 @@ class Turn {
           } catch (err) {
             throw new Error(`host: storing messages of session ${JSON.stringify(this.id)}: ${err.message}`, { cause: err });
           }
-          if (a.messages.some((m) => m.type === "assistant")) this.partial = "";
           for (const m of a.messages) yield { type: "message", message: m };
           break;
         case "text_delta":
-          this.partial = (this.partial ?? "") + a.text;
           yield { type: "text", text: a.text };
           break;
         case "group_loaded":
@@ -675,13 +685,13 @@ class Turn {
     req = { ...req, body: decoder.decode(body) };
     yield { type: "model_call", tools: req.tools ?? [], call: req.call, routing: req.routing, schema: req.schema };
     let resp;
-    this.partial = "";
     // The module decides whether a failed call is tried again (its retry
-    // action): the host waits as it says and sends the same body. Proxied
-    // calls are not, the proxy's provider already did.
+    // action): the host waits as it says and sends the same body. A
+    // proxied call is tried again with the policy the proxy answers with
+    // (its Toolroute-Retries header), the proxy sending each call once.
     const { count, backoffMs, maxBackoffMs, sleep } = this.h.retries;
     const p = this.o.provider;
-    const retries = p.proxyURL || p.demo ? null : { count, backoff_ms: Math.ceil(backoffMs), max_backoff_ms: Math.ceil(maxBackoffMs) };
+    const own = p.proxyURL || p.demo ? null : { count, backoff_ms: Math.ceil(backoffMs), max_backoff_ms: Math.ceil(maxBackoffMs) };
     for (;;) {
       try {
         resp = await this.post(req);
@@ -694,6 +704,7 @@ class Turn {
       const ev = { type: "model_error", now: this.stamp(), status: resp.status, body: (await this.h.redactor()).text(body) };
       const after = resp.headers.get("retry-after");
       if (after !== null) ev.retry_after = after;
+      const retries = p.proxyURL ? proxyRetries(resp) : own;
       if (retries) ev.retries = retries;
       const acts = this.event(ev);
       const retry = acts.length === 1 && acts[0].type === "retry" ? acts[0].retry : null;
@@ -1032,6 +1043,25 @@ async function readText(resp, signal, max) {
     at += p.length;
   }
   return new TextDecoder().decode(all);
+}
+
+// RETRIES_HEADER is the header of a model proxy's answer that gives the
+// retry policy of its provider, the proxy sending each call once
+// (docs/reference/http.md, POST /api/model).
+export const RETRIES_HEADER = "toolroute-retries";
+
+// proxyRetries reads a proxy's retry policy, as a model_error event's
+// retries: null for none, or for a header that is not one.
+function proxyRetries(resp) {
+  let r;
+  try {
+    r = JSON.parse(resp.headers.get(RETRIES_HEADER) ?? "null");
+  } catch {
+    return null;
+  }
+  const n = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : undefined);
+  if (r === null || typeof r !== "object" || n(r.count) === undefined) return null;
+  return { count: r.count, ...(n(r.backoff_ms) ? { backoff_ms: r.backoff_ms } : {}), ...(n(r.max_backoff_ms) ? { max_backoff_ms: r.max_backoff_ms } : {}) };
 }
 
 // sleep waits ms, or until signal aborts (rejecting with its reason).

@@ -31,7 +31,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 //   a function                  one of these, made when the call comes
 // The Nth call's usage is 1000·N tokens in (900 cached after the first)
 // and 10·N out.
-// tools maps a server tool's name to its answer ({status, output, images}).
+// tools maps a server tool's name to its answer ({status, output, images}),
+// or to a function that resolves to it.
 // models, when given, is what GET /api/models answers ({model, models}).
 // With cpu, cpus holds the CPU time in ms that this process's children (the
 // browser's processes) had used when each model call came (busy.js).
@@ -54,7 +55,9 @@ export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = fal
     // The provider's models (serve's GET /api/models), when the test gives them.
     if (u === "/api/models" && models) return json(models);
     const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
-    if (tool && tools[tool[1]]) return json(tools[tool[1]]);
+    // A tool given as a function answers what it resolves to (one that
+    // never resolves never answers).
+    if (tool && tools[tool[1]]) return json(typeof tools[tool[1]] === "function" ? await tools[tool[1]]() : tools[tool[1]]);
     if (u === "/api/model") {
       requests.push(JSON.parse(body));
       times.push(Date.now());

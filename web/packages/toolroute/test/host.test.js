@@ -232,7 +232,11 @@ test("401 ends the turn with a clear message and keeps the user's message", asyn
     assert.match(last.failure.message, /401/);
     assert.match(last.failure.message, /invalid x-api-key/);
     assert.equal(model.requests.length, 1);
-    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type), ["user"]);
+    // The failure is logged, in the words the turn ended with: a reload shows it.
+    const log = await store.messages("s");
+    assert.deepStrictEqual(log.map((m) => m.type), ["user", "turn_end"]);
+    assert.equal(log[1].content, last.failure.message);
+    assert.equal(log[1].error_type, "model_error");
   } finally {
     await model.close();
   }
@@ -247,7 +251,7 @@ test("a model that cannot be reached fails the turn", async () => {
 
 // A stand-in for `toolroute serve`'s POST /api/model: it takes the module's
 // whole model request, adds its own key and streams the provider's answer.
-async function startProxy(model) {
+async function startProxy(model, extra = {}) {
   const got = [];
   const server = http.createServer(async (req, res) => {
     const parts = [];
@@ -259,7 +263,7 @@ async function startProxy(model) {
       headers: { ...mr.headers, authorization: "Bearer server-key" },
       body: JSON.stringify(mr.body),
     });
-    res.writeHead(resp.status, { "content-type": resp.headers.get("content-type") ?? "application/json" });
+    res.writeHead(resp.status, { "content-type": resp.headers.get("content-type") ?? "application/json", ...(resp.ok ? {} : extra.failed) });
     for await (const chunk of resp.body) res.write(chunk);
     res.end();
   });
@@ -289,6 +293,36 @@ test("proxy mode POSTs the module's whole request to /api/model", async () => {
   } finally {
     await proxy.close();
     await model.close();
+  }
+});
+
+test("a proxied call that failed is tried again with the policy the proxy answers, each retry an event", async () => {
+  const model = await startFakeModel("openai", error(500, '{"error":{"message":"boom"}}'), error(500, '{"error":{"message":"boom"}}'), text("Third."));
+  const proxy = await startProxy(model, { failed: { "toolroute-retries": JSON.stringify({ count: 3, backoff_ms: 1000 }) } });
+  const waits = [];
+  try {
+    const h = await newHost(null, { provider: { baseURL: undefined, apiKey: undefined, proxyURL: proxy.url }, options: { retries: { sleep: async (ms) => waits.push(ms) } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.equal(events.at(-1).text, "Third.");
+    assert.deepStrictEqual(events.filter((e) => e.type === "retry").map((e) => e.retry.message),
+      ["The provider answered 500: trying again in 1 s (retry 1 of 3).", "The provider answered 500: trying again in 2 s (retry 2 of 3)."]);
+    assert.deepStrictEqual(waits, [1000, 2000]);
+    assert.equal(proxy.got.length, 3);
+  } finally {
+    await proxy.close();
+    await model.close();
+  }
+  // A proxy that says no policy: the failure ends the turn, not tried again.
+  const once = await startFakeModel("openai", error(500, '{"error":{"message":"boom"}}'));
+  const plain = await startProxy(once);
+  try {
+    const h = await newHost(null, { provider: { baseURL: undefined, apiKey: undefined, proxyURL: plain.url }, options: { retries: { sleep: async () => assert.fail("no retry") } } }).host;
+    const events = await collect(h.send("s", "hi"));
+    assert.equal(events.at(-1).type, "failed");
+    assert.equal(plain.got.length, 1);
+  } finally {
+    await plain.close();
+    await once.close();
   }
 });
 
@@ -342,8 +376,8 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
     }, { name: "AbortError" });
     assert.equal(toolSignal.aborted, true, "the running tool is told");
     // The call was committed pending before it ran; the next turn tells the
-    // model it was cut off.
-    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type + (m.status ? ":" + m.status : "")), ["user", "assistant", "tool_call:pending"]);
+    // model it was cut off. The stop is logged after it.
+    assert.deepStrictEqual((await store.messages("s")).map((m) => m.type + (m.status ? ":" + m.status : "") + (m.error_type ? ":" + m.error_type : "")), ["user", "assistant", "tool_call:pending", "turn_end:stopped"]);
     assert.equal(model.requests.length, 1);
 
     // The session is not left locked: the next turn runs.

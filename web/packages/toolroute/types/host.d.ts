@@ -156,9 +156,6 @@ export declare class Host {
   demo(body: object | string): Promise<Record<string, unknown>>;
   /** Asks the module whether a host operation's arguments pass (toolroute_check): {}, {args} to use instead, or {error: {type, message}}. */
   check(op: string, args: Record<string, unknown>): Promise<{ args?: Record<string, unknown>; error?: { type: string; message: string } }>;
-  /** Decides, as the module decides a turn's, whether a model call made outside a turn is tried again after resp (try number attempt): the retry, or null. */
-  retryAfterError(resp: Response, attempt: number, retries: { count: number; backoff_ms?: number; max_backoff_ms?: number }):
-    Promise<{ status: number; attempt: number; wait_ms: number; message: string } | null>;
   /** Runs one turn and yields its events; the last is done or failed. */
   send(sessionId: string, text: string, options?: { signal?: AbortSignal; unattended?: boolean; agent?: Agent; parent?: TurnInfo; attachments?: Attachment[] }): AsyncGenerator<Event, void, void>;
   /** Summarises the session's earlier messages now and yields that turn's events. */
@@ -172,3 +169,5 @@ export declare function createHost(options: HostOptions): Promise<Host>;
 export declare function toolOutput(text: string, images?: { mime_type: string; data: string }[]): unknown;
 /** Waits ms, or rejects when signal aborts. */
 export declare function sleep(ms: number, signal?: AbortSignal): Promise<void>;
+/** The header of a model proxy's answer to a failed call: its provider's retry policy ({count, backoff_ms, max_backoff_ms}, JSON), which a turn calling through the proxy tries the call again with; the proxy sends each call once. */
+export declare const RETRIES_HEADER: string;
