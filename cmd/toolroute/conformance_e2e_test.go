@@ -5,14 +5,18 @@ package main
 // scenarios against `toolroute mcp --http`, its client scenarios against
 // toolroute's MCP client (host/mcp, through `toolroute check` and
 // `toolroute call` with an mcp.json naming the suite's server). Every
-// scenario the suite lists is either run, and must pass, or listed below
-// with why it does not apply; a scenario a new version of the suite adds
-// fails the test until it is sorted.
+// scenario the suite lists is either run, and must pass, or listed
+// with why it does not apply, in testdata/conformance/scenarios.json (which
+// web/packages/toolroute/test/conformance.test.js reads too, for the JS
+// hosts' client); a scenario a new version of the suite adds fails the
+// test until it is sorted there.
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -29,91 +33,40 @@ import (
 	"github.com/toolroute/toolroute/internal/testwait"
 )
 
-// scenario is one of the suite's scenarios: run (notApplies empty), or why
-// it does not apply to toolroute.
+// scenario is one of the suite's scenarios, as testdata/conformance/
+// scenarios.json sorts it: run, or why it does not apply to toolroute.
 type scenario struct {
-	name       string
-	notApplies string
+	Name         string `json:"name"`
+	DoesNotApply string `json:"doesNotApply"`
+	// Call is the tool a client scenario's client calls.
+	Call *struct {
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"call"`
+	// LateOK is a check whose failure for coming back very late passes.
+	LateOK string `json:"lateOK"`
 }
 
-// The reasons shared by several scenarios.
-const (
-	fixtureTools = "it calls a tool of the suite's reference server (test_image_content, test_tool_with_progress, ...): " +
-		"toolroute mcp serves its own catalogue, behind load_tool_group, not those tools " +
-		"(progress and cancellation through toolroute mcp are TestServeMCPProgressAndCancel's, a dropped stream resumed TestHTTPStreamResumes')"
-	noResources   = "toolroute mcp serves no resources (its resources/list answers an empty list, which resources-list checks)"
-	noPrompts     = "toolroute mcp serves no prompts (its prompts/list answers an empty list, which prompts-list checks)"
-	noElicitation = "toolroute's MCP client declares no elicitation: an upstream server that asks the user is refused"
-	noOAuth       = "toolroute's MCP client has no OAuth: a server that needs authorization takes a static token in its entry's \"headers\""
-)
-
-// serverScenarios are the suite's server scenarios, in its order (`list
-// --server`). The suite drives a server over HTTP alone (--url); stdio is
-// TestServeMCPStdio's.
-var serverScenarios = []scenario{
-	{"server-initialize", ""},
-	{"logging-set-level", ""},
-	{"ping", ""},
-	{"completion-complete", "toolroute mcp has no prompts or resource templates, so nothing to complete"},
-	{"tools-list", ""},
-	{"tools-call-simple-text", fixtureTools},
-	{"tools-call-image", fixtureTools},
-	{"tools-call-audio", fixtureTools},
-	{"tools-call-embedded-resource", fixtureTools},
-	{"tools-call-mixed-content", fixtureTools},
-	{"tools-call-with-logging", fixtureTools},
-	{"tools-call-error", fixtureTools},
-	{"tools-call-with-progress", fixtureTools},
-	{"tools-call-sampling", fixtureTools},
-	{"tools-call-elicitation", fixtureTools},
-	{"json-schema-2020-12", fixtureTools},
-	{"elicitation-sep1034-defaults", fixtureTools},
-	{"server-sse-polling", fixtureTools},
-	{"server-sse-multiple-streams", ""},
-	{"elicitation-sep1330-enums", fixtureTools},
-	{"resources-list", ""},
-	{"resources-read-text", noResources},
-	{"resources-read-binary", noResources},
-	{"resources-templates-read", noResources},
-	{"resources-subscribe", noResources},
-	{"resources-unsubscribe", noResources},
-	{"prompts-list", ""},
-	{"prompts-get-simple", noPrompts},
-	{"prompts-get-with-args", noPrompts},
-	{"prompts-get-embedded-resource", noPrompts},
-	{"prompts-get-with-image", noPrompts},
-	{"dns-rebinding-protection", ""},
-}
-
-// clientScenarios are the suite's client scenarios, in its order (`list
-// --client`).
-var clientScenarios = []scenario{
-	{"initialize", ""},
-	{"tools_call", ""},
-	{"elicitation-sep1034-client-defaults", noElicitation},
-	{"sse-retry", ""},
-	{"auth/metadata-default", noOAuth},
-	{"auth/metadata-var1", noOAuth},
-	{"auth/metadata-var2", noOAuth},
-	{"auth/metadata-var3", noOAuth},
-	{"auth/basic-cimd", noOAuth},
-	{"auth/scope-from-www-authenticate", noOAuth},
-	{"auth/scope-from-scopes-supported", noOAuth},
-	{"auth/scope-omitted-when-undefined", noOAuth},
-	{"auth/scope-step-up", noOAuth},
-	{"auth/scope-retry-limit", noOAuth},
-	{"auth/token-endpoint-auth-basic", noOAuth},
-	{"auth/token-endpoint-auth-post", noOAuth},
-	{"auth/token-endpoint-auth-none", noOAuth},
-	{"auth/pre-registration", noOAuth},
-	{"auth/2025-03-26-oauth-metadata-backcompat", noOAuth},
-	{"auth/2025-03-26-oauth-endpoint-fallback", noOAuth},
-	{"auth/resource-mismatch", noOAuth},
-	{"auth/offline-access-scope", noOAuth},
-	{"auth/offline-access-not-supported", noOAuth},
-	{"auth/client-credentials-jwt", noOAuth},
-	{"auth/client-credentials-basic", noOAuth},
-	{"auth/cross-app-access-complete-flow", noOAuth},
+// scenarios reads testdata/conformance/scenarios.json, the JS test's too.
+func scenarios(t *testing.T) (server, client []scenario, reasons map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(mcptest.Root(t), "testdata", "conformance", "scenarios.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Reasons        map[string]string
+		Server, Client []scenario
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatalf("scenarios.json: %v", err)
+	}
+	for _, s := range slices.Concat(f.Server, f.Client) {
+		if s.DoesNotApply != "" && f.Reasons[s.DoesNotApply] == "" {
+			t.Fatalf("scenarios.json: %s does not apply for the reason %q, which reasons lacks", s.Name, s.DoesNotApply)
+		}
+	}
+	return f.Server, f.Client, f.Reasons
 }
 
 // conformance runs the suite with args in env and returns its output.
@@ -154,10 +107,10 @@ func sorted(t *testing.T, which string, suite []string, ours []scenario) {
 	t.Helper()
 	var names []string
 	for _, s := range ours {
-		names = append(names, s.name)
+		names = append(names, s.Name)
 	}
 	if !slices.Equal(suite, names) {
-		t.Errorf("the suite's %s scenarios are not those this test sorts: say of each new one whether it applies.\nthe suite: %v\nthis test: %v", which, suite, names)
+		t.Errorf("the suite's %s scenarios are not those testdata/conformance/scenarios.json sorts: say of each new one whether it applies.\nthe suite: %v\nscenarios.json: %v", which, suite, names)
 	}
 }
 
@@ -186,16 +139,16 @@ func checks(t *testing.T, dir, out string) []check {
 	return cs
 }
 
-// passed fails the test for a check that failed (but those allow lets
-// through) or a run without one success.
-func passed(t *testing.T, cs []check, out string, allow func(check) bool) {
+// passed fails the test for a check that failed (but s.LateOK's for
+// coming back very late) or a run without one success.
+func passed(t *testing.T, s scenario, cs []check, out string) {
 	t.Helper()
 	ok := 0
 	for _, c := range cs {
 		switch {
 		case c.Status == "SUCCESS":
 			ok++
-		case c.Status == "FAILURE" && (allow == nil || !allow(c)):
+		case c.Status == "FAILURE" && !(c.ID == s.LateOK && strings.Contains(c.ErrorMessage, "very late")):
 			t.Errorf("%s failed: %s", c.ID, c.ErrorMessage)
 		}
 	}
@@ -210,8 +163,8 @@ func passed(t *testing.T, cs []check, out string, allow func(check) bool) {
 // the Host the suite sends (dns-rebinding-protection sends another).
 func TestConformanceServer(t *testing.T) {
 	u := newUser(t, nil, "")
-	suite := listed(t, u.env, "server")
-	sorted(t, "server", suite, serverScenarios)
+	ours, _, reasons := scenarios(t)
+	sorted(t, "server", listed(t, u.env, "server"), ours)
 
 	const token = "conformance-token-0123456789"
 	port := mcptest.FreePort(t)
@@ -234,18 +187,20 @@ func TestConformanceServer(t *testing.T) {
 			r.Out.Header.Set("Authorization", "Bearer "+token)
 		},
 		FlushInterval: -1, // event streams go as they come
+		// A stream the suite closes is no news.
+		ErrorLog: log.New(io.Discard, "", 0),
 	})
 	t.Cleanup(proxy.Close)
 	endpoint := proxy.URL + "/mcp"
 
-	for _, s := range serverScenarios {
-		t.Run(s.name, func(t *testing.T) {
-			if s.notApplies != "" {
-				t.Skip("does not apply: " + s.notApplies)
+	for _, s := range ours {
+		t.Run(s.Name, func(t *testing.T) {
+			if s.DoesNotApply != "" {
+				t.Skip("does not apply: " + reasons[s.DoesNotApply])
 			}
 			dir := t.TempDir()
-			text, _ := conformance(t, u.env, "server", "--url", endpoint, "--scenario", s.name, "-o", dir)
-			passed(t, checks(t, dir, text), text+"\ntoolroute mcp wrote:\n"+out.String(), nil)
+			text, _ := conformance(t, u.env, "server", "--url", endpoint, "--scenario", s.Name, "-o", dir)
+			passed(t, s, checks(t, dir, text), text+"\ntoolroute mcp wrote:\n"+out.String())
 		})
 	}
 }
@@ -257,47 +212,35 @@ func TestConformanceServer(t *testing.T) {
 // toolroute call.
 func TestConformanceClient(t *testing.T) {
 	u := newUser(t, nil, "")
-	suite := listed(t, u.env, "client")
-	sorted(t, "client", suite, clientScenarios)
-
-	client := filepath.Join(t.TempDir(), "client.sh")
-	script := `#!/bin/sh
-# $1 is the URL of the suite's server for the scenario MCP_CONFORMANCE_SCENARIO.
-printf '{"mcpServers": {"conformance": {"url": "%s"}}}\n' "$1" > ` + shellQuote(u.mcpConfig()) + `
-case "$MCP_CONFORMANCE_SCENARIO" in
-tools_call) exec ` + shellQuote(binary(t)) + ` call add_numbers --params '{"a":2,"b":3}' ;;
-sse-retry) exec ` + shellQuote(binary(t)) + ` call test_reconnection ;;
-*) exec ` + shellQuote(binary(t)) + ` check ;;
-esac
-`
+	_, ours, reasons := scenarios(t)
+	sorted(t, "client", listed(t, u.env, "client"), ours)
 	os.MkdirAll(filepath.Dir(u.mcpConfig()), 0o755)
-	if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range clientScenarios {
-		t.Run(s.name, func(t *testing.T) {
-			if s.notApplies != "" {
-				t.Skip("does not apply: " + s.notApplies)
+	for _, s := range ours {
+		t.Run(s.Name, func(t *testing.T) {
+			if s.DoesNotApply != "" {
+				t.Skip("does not apply: " + reasons[s.DoesNotApply])
+			}
+			run := shellQuote(binary(t)) + " check"
+			if s.Call != nil {
+				run = shellQuote(binary(t)) + " call " + shellQuote(s.Call.Tool) + " --params " + shellQuote(string(s.Call.Arguments))
+			}
+			client := filepath.Join(t.TempDir(), "client.sh")
+			script := "#!/bin/sh\n# $1 is the URL of the suite's server for the scenario.\n" +
+				`printf '{"mcpServers": {"conformance": {"url": "%s"}}}\n' "$1" > ` + shellQuote(u.mcpConfig()) + "\n" +
+				"exec " + run + "\n"
+			if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			text, _ := conformance(t, u.env, "client", "--command", client, "--scenario", s.name,
+			text, _ := conformance(t, u.env, "client", "--command", client, "--scenario", s.Name,
 				"--timeout", strconv.Itoa(int(testwait.Failsafe.Milliseconds())), "-o", dir)
-			var allow func(check) bool
-			if s.name == "sse-retry" {
-				// How soon the client comes back is measured, and "very
-				// late" is a failure: a busy machine makes any client late.
-				// Too early is not allowed.
-				allow = func(c check) bool {
-					return c.ID == "client-sse-retry-timing" && strings.Contains(c.ErrorMessage, "very late")
-				}
-			}
 			files, _ := filepath.Glob(filepath.Join(dir, "*", "std*.txt"))
 			var logs bytes.Buffer
 			for _, f := range files {
 				b, _ := os.ReadFile(f)
 				fmt.Fprintf(&logs, "\n%s:\n%s", filepath.Base(f), b)
 			}
-			passed(t, checks(t, dir, text), text+logs.String(), allow)
+			passed(t, s, checks(t, dir, text), text+logs.String())
 		})
 	}
 }
