@@ -112,16 +112,25 @@ func TestHTTPStreamResumes(t *testing.T) {
 	resp.Body.Close() // the stream breaks mid-call
 	close(release)
 
-	req, _ := http.NewRequest("GET", srv.URL, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	req.Header.Set("Last-Event-ID", first.id)
 	ctx, cancel := context.WithTimeout(context.Background(), testwait.Failsafe)
 	defer cancel()
-	resp, err = http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Last-Event-ID", first.id)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Until the server has seen the old stream go, it is still the
+		// stream's (409), as for a client that resumes at once.
+		if resp.StatusCode != http.StatusConflict {
+			break
+		}
+		resp.Body.Close()
+		time.Sleep(20 * time.Millisecond)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
