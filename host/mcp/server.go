@@ -69,6 +69,11 @@ type server struct {
 	tools        []*mcp.Tool
 	listed       bool
 
+	// progress are the calls running that pass on the server's progress,
+	// by the progressToken toolroute gave each; calls counts them out.
+	progress map[string]func(host.Progress)
+	calls    uint64
+
 	// refreshing serializes listing the tools again after list_changed.
 	refreshing sync.Mutex
 	// closing counts the sessions being closed in the background (a
@@ -185,11 +190,21 @@ func (s *server) start() (*session, error) {
 		}
 	}()
 	sess := &session{ended: make(chan struct{})}
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolroute", Version: version()}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		// No roots, sampling or elicitation: toolroute offers none.
 		Capabilities:           &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.listChanged(sess, true) },
-	})
+	}
+	if s.cfg.URL != "" {
+		// Over HTTP the connection cannot be wrapped (the SDK's has
+		// methods of its own it looks for), so progress comes by the
+		// handler, which a result may overtake: a call's last progress
+		// can come after it, and is then dropped.
+		copts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.progressed(req.Params)
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "toolroute", Version: version()}, copts)
 	var t mcp.Transport
 	if s.cfg.URL != "" {
 		u, _ := url.Parse(s.cfg.URL) // ParseConfig checked it
@@ -203,7 +218,7 @@ func (s *server) start() (*session, error) {
 		cmd.Stderr = sess.stderr
 		sess.cmd = cmd
 		t = &watched{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.opts.terminate()}, notice: func() { s.listChanged(sess, false) },
-			first: func() { heardOnce.Do(func() { close(heard) }) }}
+			first: func() { heardOnce.Do(func() { close(heard) }) }, progress: s.progressed}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
@@ -371,7 +386,17 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: mcpName, Arguments: input})
+	params := &mcp.CallToolParams{Name: mcpName, Arguments: input}
+	if report := host.ProgressFrom(ctx); report != nil {
+		// Whoever made the call wants its progress (toolroute mcp's
+		// client): the server gets a token of toolroute's, unique among
+		// its calls, and its notifications go back by it.
+		defer s.follow(params, report)()
+	}
+	// A call ended early (the client's notifications/cancelled, a turn
+	// stopped) ends callCtx, and the SDK tells the server with
+	// notifications/cancelled.
+	res, err := sess.cs.CallTool(callCtx, params)
 	we, rpcErr := rpcError(err)
 	if err == nil || rpcErr {
 		// A list_changed the server sent before its answer is in the
@@ -402,6 +427,40 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	s.end(sess, s.problem(sess, err))
 	s.closeLater(sess)
 	return s.unavailable(ctx, true)
+}
+
+// follow gives a call a progressToken whose notifications go to report,
+// until the returned func is called.
+func (s *server) follow(params *mcp.CallToolParams, report func(host.Progress)) (done func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	token := fmt.Sprintf("toolroute-%d", s.calls)
+	if s.progress == nil {
+		s.progress = map[string]func(host.Progress){}
+	}
+	s.progress[token] = report
+	params.SetProgressToken(token)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.progress, token)
+	}
+}
+
+// progressed passes a progress notification of the server on to the call
+// it is about; one about no call running is dropped, as the spec says.
+func (s *server) progressed(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token, _ := p.ProgressToken.(string)
+	s.mu.Lock()
+	report := s.progress[token]
+	s.mu.Unlock()
+	if report != nil {
+		report(host.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message})
+	}
 }
 
 // unavailable is the failure of a call the server cannot take: which
@@ -588,9 +647,14 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 // watched is a transport whose connection reports a tools/list_changed
 // notification as soon as it is read, ahead of the messages after it.
 // It reports the first message read too (first): the server has started.
+// A progress notification is passed on as it is read (progress), so that
+// it reaches toolroute mcp's client before the call's result: the SDK
+// hands notifications to their handlers apart from the results, which can
+// overtake them.
 type watched struct {
 	mcp.Transport
 	notice, first func()
+	progress      func(*mcp.ProgressNotificationParams)
 }
 
 func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -598,12 +662,13 @@ func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Connection: c, notice: w.notice, first: w.first}, nil
+	return &watchedConn{Connection: c, notice: w.notice, first: w.first, progress: w.progress}, nil
 }
 
 type watchedConn struct {
 	mcp.Connection
 	notice, first func()
+	progress      func(*mcp.ProgressNotificationParams)
 }
 
 func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -613,6 +678,12 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/tools/list_changed" {
 		c.notice()
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/progress" {
+		var p mcp.ProgressNotificationParams
+		if json.Unmarshal(req.Params, &p) == nil {
+			c.progress(&p)
+		}
 	}
 	return msg, err
 }

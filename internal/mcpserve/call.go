@@ -17,8 +17,16 @@ import (
 )
 
 // call runs a call of one of the client's tools, as host.ModelCalls
-// decides it.
+// decides it. A client that gave the call a progressToken gets the
+// progress the tool reports (an MCP server's upstream, passed on); a
+// client's notifications/cancelled ends ctx, and with it the tool's call.
 func (c *client) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		ctx = host.WithProgress(ctx, func(p host.Progress) {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		})
+	}
 	mc, refused, err := c.calls.Check(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, err

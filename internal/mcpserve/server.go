@@ -50,6 +50,12 @@ type Options struct {
 	SessionTimeout time.Duration
 }
 
+// ReplayBytes bounds what the HTTP streams' events are kept in, for all
+// sessions together: a client that resumes a stream (Last-Event-ID) after
+// the store dropped the events it missed, the oldest first, is refused
+// and must call again.
+const ReplayBytes = 10 << 20
+
 // DefaultSessionTimeout is how long an idle HTTP session is kept: a client
 // that went away without closing it does not keep its memory for ever.
 const DefaultSessionTimeout = 30 * time.Minute
@@ -61,6 +67,9 @@ type Server struct {
 	// probe answers the HTTP handler's question of the protocol versions
 	// for requests of a session that exists: it serves no one.
 	probe *mcp.Server
+	// events keeps what the HTTP streams sent, with their event ids, so
+	// that a client whose stream broke resumes it (Last-Event-ID).
+	events *mcp.MemoryEventStore
 
 	mu      sync.Mutex
 	clients []*client // those that have sent a request, oldest first
@@ -77,7 +86,8 @@ func New(h *host.Host, opts Options) *Server {
 			opts.Version = bi.Main.Version
 		}
 	}
-	s := &Server{h: h, opts: opts}
+	s := &Server{h: h, opts: opts, events: mcp.NewMemoryEventStore(nil)}
+	s.events.SetMaxBytes(ReplayBytes)
 	s.probe = mcp.NewServer(s.implementation(), &mcp.ServerOptions{Logger: opts.Logger})
 	return s
 }
@@ -98,7 +108,10 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 // Handler serves MCP over Streamable HTTP, a client for each session it
-// starts. It keeps the SDK's protections: a request to a loopback address
+// starts. Its event streams carry event ids: a client whose stream broke
+// (a call's, or the session's notifications) asks for it again with
+// Last-Event-ID and gets what it missed, from the last ReplayBytes of
+// events kept in memory. It keeps the SDK's protections: a request to a loopback address
 // must name a loopback host (against DNS rebinding), and a browser's
 // cross-origin request is refused. Whoever serves it checks who may use
 // it.
@@ -123,6 +136,7 @@ func (s *Server) Handler() http.Handler {
 		return sl.srv
 	}, &mcp.StreamableHTTPOptions{
 		Logger:                s.opts.Logger,
+		EventStore:            s.events,
 		CrossOriginProtection: http.NewCrossOriginProtection(),
 		SessionTimeout:        cmp.Or(s.opts.SessionTimeout, DefaultSessionTimeout),
 	})

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	testserver [-http ADDR] [-page-size N] [-extra N] [-instructions TEXT] [-exit-at-start TEXT] [-garbage] [-starts FILE]
+//	testserver [-http ADDR] [-page-size N] [-extra N] [-instructions TEXT] [-exit-at-start TEXT] [-garbage] [-starts FILE] [-calls FILE]
 //
 // Over stdio by default; with -http it serves Streamable HTTP at ADDR/mcp
 // and prints "listening on http://ADDR/mcp" once it does.
@@ -23,6 +23,8 @@
 //	get_current_time {}  a name the built-in tools have, to be renamed
 //	say-hi {}            a name to be made valid
 //	extra_NNN {}         with -extra N, N more tools, for paging
+//	wait {}              with -calls FILE: writes "started" to FILE, waits
+//	                     until the call is cancelled, then writes "cancelled"
 package main
 
 import (
@@ -47,6 +49,7 @@ func main() {
 	exitAtStart := flag.String("exit-at-start", "", "write this to stderr and exit with status 1 at once")
 	garbage := flag.Bool("garbage", false, "write a line that is not JSON-RPC before each answer")
 	starts := flag.String("starts", "", "append a line to this file at each start, to count them: the time and the process id")
+	calls := flag.String("calls", "", "add the tool wait, which writes what its calls do to this file")
 	flag.Parse()
 	if *starts != "" {
 		f, err := os.OpenFile(*starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -60,6 +63,9 @@ func main() {
 		os.Exit(1)
 	}
 	s := newServer(*pageSize, *extra, *instructions)
+	if *calls != "" {
+		addWait(s, *calls)
+	}
 	if *addr != "" {
 		serveHTTP(s, *addr)
 		return
@@ -120,6 +126,25 @@ func args[T any](req *mcp.CallToolRequest) (T, error) {
 		return v, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	return v, nil
+}
+
+// addWait adds the tool wait, whose calls end only when cancelled and say
+// so in the file log: a call cancelled upstream is seen to end there.
+func addWait(s *mcp.Server, log string) {
+	write := func(line string) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+	}
+	s.AddTool(&mcp.Tool{Name: "wait", Description: "Wait until the call is cancelled", Annotations: readOnly, InputSchema: noArgs},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			write("started")
+			<-ctx.Done()
+			write("cancelled")
+			return nil, ctx.Err()
+		})
 }
 
 func newServer(pageSize, extra int, instructions string) *mcp.Server {
