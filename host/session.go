@@ -8,6 +8,7 @@ import (
 	"iter"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/toolroute/toolroute/internal/abi"
