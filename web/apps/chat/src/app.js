@@ -1433,7 +1433,7 @@ $("model-picker").onchange = async () => {
 // exportChat downloads the open chat as Markdown or JSON (export.js), made
 // from its log as the page or the server keeps it.
 async function exportChat(kind) {
-  $("chat-menu").open = false;
+  $("export-menu").open = false;
   try {
     const s = (await call({ type: "sessions", action: "get", session })) ?? { id: session, title: "" };
     const msgs = await call({ type: "messages", session });
@@ -1451,7 +1451,7 @@ async function exportChat(kind) {
 }
 // The menu closes on a click elsewhere, as a menu does.
 document.addEventListener("click", (e) => {
-  if ($("chat-menu").open && !$("chat-menu").contains(e.target)) $("chat-menu").open = false;
+  if ($("export-menu").open && !$("export-menu").contains(e.target)) $("export-menu").open = false;
 });
 $("export-markdown").onclick = () => exportChat("markdown");
 $("export-json").onclick = () => exportChat("json");

@@ -65,7 +65,7 @@ test("chats kept in the browser: said so, searched in IndexedDB, exported", { sk
     const exported = JSON.parse(readFileSync(await dl.path(), "utf8"));
     assert.equal(exported.session.where, "page");
     assert.deepEqual(exported.messages.map((m) => [m.type, m.content]), [["user", "A shopping list"], ["assistant", "Milk and eggs."]]);
-    assert.equal(await page.locator("#chat-menu").getAttribute("open"), null, "the menu closes once used");
+    assert.equal(await page.locator("#export-menu").getAttribute("open"), null, "the menu closes once used");
 
     // The model picker of a chat of this page: the provider's list (here
     // serve's, whose key the page's turns use); the one picked is the
