@@ -1249,7 +1249,9 @@ async function send(text, files = []) {
     else if (!refused) turnError(e.message);
   } finally {
     settleQuestions();
-    turnAgain(text, answered, reply);
+    // A message the module refused went back to the composer: nothing
+    // was sent to ask again.
+    if (!refused) turnAgain(text, answered, reply);
     running = null;
     turnModel = "";
     runningSession = null;

@@ -101,7 +101,7 @@ test("attachments in the page: the paperclip, drop and paste, chips, the wire re
     }, PNG);
     assert.deepEqual(await chips.locator(".chip-name").allInnerTexts(), ["dropped.md", "pasted.png"]);
     await input.fill("");
-    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("button", { name: "Send", exact: true }).click();
     await page.locator(".msg.assistant").getByText("Two more files.").waitFor({ timeout: WAIT_MS });
     const second = serve.requests[1].body.messages.filter((m) => m.role === "user").at(-1);
     assert.deepEqual(second.content, [
