@@ -51,6 +51,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The MCP client's model makes the calls: toolroute calls none.
 	af.cfg.NoModel = true
 	af.cfg.NoAgents = true // no model here to run them
+	// A client's connect does not wait on a server slow to start, or hung:
+	// its tools arrive with list_changed once it is up.
+	af.cfg.MCPNoWait = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -626,3 +626,77 @@ func TestServeMCPBadInput(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"method not found: \"no/such/method\""}}`,
 		`"id":4,"result":{`, `"content":[{"type":"text","text":"2"}]`)
 }
+
+// A client's connect does not wait on the MCP servers: with one server
+// that never answers initialize and one slow to start configured,
+// toolroute mcp answered initialize only once each had answered or its
+// timeoutSeconds had passed, and a TS SDK client with its default 60 s
+// gave up. The connect now completes while the slow server is still held
+// back (it waits for a file the test writes after) and the hung one still
+// hangs; the slow server's group then arrives with list_changed, and its
+// tool runs.
+func TestServeMCPConnectDoesNotWait(t *testing.T) {
+	u := newUser(t, nil, "")
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	slow := filepath.Join(dir, "slow")
+	script := "#!/bin/sh\nwhile [ ! -e '" + gate + "' ]; do sleep 0.05; done\nexec '" + mcptest.TestServer(t, tmpRoot) + "' \"$@\"\n"
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hung := filepath.Join(dir, "hung")
+	if err := os.WriteFile(hung, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A first run compiles the module into the cache, which takes seconds
+	// on a busy machine: done before the servers are configured.
+	if res := u.run("", "tokens"); res.code != 0 {
+		t.Fatalf("tokens: %d %s", res.code, res.stderr)
+	}
+	// Both have 600 s: before, the connect waited that long.
+	mcpServers(t, u.mcpConfig(),
+		mcpEntry{"hung", map[string]any{"command": hung, "timeoutSeconds": 600}},
+		mcpEntry{"lab", map[string]any{"command": slow, "timeoutSeconds": 600}})
+	if res := u.run("", "policy", "set", "group", "lab", "allow"); res.code != 0 {
+		t.Fatalf("policy set: %d %s", res.code, res.stderr)
+	}
+
+	cmd := exec.Command(binary(t), "mcp")
+	cmd.Env, cmd.Dir = u.env, u.home
+	p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
+	cmd.Stderr = p.stderr
+	// The issue's bound: a connect with a hung server configured takes
+	// under a second; 10 s leaves a loaded machine room. What the test
+	// holds is that the connect does not wait for lab, whose gate opens
+	// only after it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { p.changes <- struct{}{} },
+		Capabilities:           &mcp.ClientCapabilities{},
+	}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting with a hung and a slow server configured: %v\nits stderr:\n%s", err, p.stderr)
+	}
+	p.ClientSession = cs
+	t.Cleanup(func() { cs.Close() })
+	if desc := p.tools()[0].Description; strings.Contains(desc, "\n- lab: ") || strings.Contains(desc, "\n- hung: ") {
+		t.Errorf("a group of a server not up yet is listed:\n%s", desc)
+	}
+	// A model that loads the hung server's group reads why it has no tools.
+	text, failed := p.call("load_tool_group", `{"group_name":"hung"}`)
+	if !failed || !strings.Contains(text, "Tool group 'hung' has no tools yet: MCP server 'hung' is starting") {
+		t.Errorf("load_tool_group hung: failed %v, %q", failed, text)
+	}
+
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.waitChange()
+	mustContain(t, "load_tool_group's description once lab is up", p.tools()[0].Description, "\n- lab: ")
+	p.ok("load_tool_group", `{"group_name":"lab"}`)
+	p.waitChange()
+	if got := p.ok("echo", `{"text":"late but here"}`); got != "late but here" {
+		t.Errorf("lab's echo: %q", got)
+	}
+}

@@ -176,9 +176,16 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 			continue
 		}
 		s.mu.Lock()
-		list, info, instructions := s.tools, s.info, s.instructions
+		list, info, instructions, state, why := s.tools, s.info, s.instructions, s.state, s.why
 		s.mu.Unlock()
 		srv := check.MCPServer{Key: s.cfg.Key, TimeoutSeconds: s.cfg.TimeoutSeconds, Instructions: instructions, Tools: []json.RawMessage{}}
+		switch {
+		case info != nil || len(list) > 0:
+		case state == Starting:
+			srv.State = check.MCPStarting
+		case state == Down:
+			srv.State, srv.Why = check.MCPDownState, why
+		}
 		if info != nil {
 			srv.ServerInfo = &check.MCPServerInfo{Name: info.Name, Title: info.Title, Version: info.Version}
 		}
@@ -213,7 +220,7 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 	}
 	var groups []registry.Group
 	for _, g := range ans.Groups {
-		groups = append(groups, registry.Group{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description})
+		groups = append(groups, registry.Group{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description, Unavailable: g.Unavailable})
 	}
 	byName := map[string]check.MCPTool{}
 	for _, t := range ans.Tools {
@@ -317,6 +324,9 @@ func Problems(statuses []Status) []string {
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
 		case st.Error != "":
 			out = append(out, fmt.Sprintf("MCP server '%s' is left out: %s", st.Key, st.Error))
+		case st.State == Starting && st.Server == "":
+			// Never reached: its group is not offered until it is up.
+			out = append(out, fmt.Sprintf("MCP server '%s' is starting: its tools are offered once it answers the MCP handshake", st.Key))
 		}
 		for _, t := range st.Tools {
 			if t.Skipped != "" {

@@ -109,6 +109,13 @@ func (s *server) supervise() {
 		sess, err := s.start()
 		if err != nil {
 			s.end(nil, err.Error())
+			s.mu.Lock()
+			listed := s.listed
+			s.mu.Unlock()
+			if !listed {
+				// Its group, without tools, says why: starting no more.
+				s.opts.changed()
+			}
 		}
 		s.startedOnce()
 		if sess != nil {
