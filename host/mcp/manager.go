@@ -281,7 +281,8 @@ type Status struct {
 	Group     string `json:"group"`
 	Transport string `json:"transport"`
 	State     State  `json:"state"`
-	// Error says why it is down, or why its group is left out.
+	// Error says why it is down (or was, when it is starting again), or
+	// why its group is left out.
 	Error string `json:"error,omitempty"`
 	// RetryAt is when a server that is down is started again.
 	RetryAt time.Time `json:"retry_at,omitzero"`
@@ -322,6 +323,8 @@ func Problems(statuses []Status) []string {
 		case st.State == Down:
 			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s (%s)", st.Key, st.Error,
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
+		case st.State == Starting && st.Group != "" && st.Error != "":
+			out = append(out, fmt.Sprintf("MCP server '%s' is starting again; it was down: %s", st.Key, st.Error))
 		case st.Error != "":
 			out = append(out, fmt.Sprintf("MCP server '%s' is left out: %s", st.Key, st.Error))
 		case st.State == Starting && st.Server == "":

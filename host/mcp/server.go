@@ -34,7 +34,8 @@ const MaxTools = 1000
 type State string
 
 const (
-	// Starting: its first start has not ended yet.
+	// Starting: its first start, or a start after it was down, has not
+	// ended yet (after a fall, why still says why it was down).
 	Starting State = "starting"
 	// Connected: it listed its tools and takes calls.
 	Connected State = "connected"
@@ -106,6 +107,13 @@ func (s *server) supervise() {
 	defer close(s.done)
 	defer s.closing.Wait()
 	for {
+		s.mu.Lock()
+		if s.state == Down {
+			// Started again now: a call meanwhile says so, not a retry
+			// time that has passed.
+			s.state = Starting
+		}
+		s.mu.Unlock()
 		sess, err := s.start()
 		if err != nil {
 			s.end(nil, err.Error())
@@ -417,6 +425,9 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 func (s *server) unavailable(ctx context.Context, midCall bool) (host.Output, error) {
 	s.mu.Lock()
 	why, retry := s.why, time.Until(s.retryAt)
+	if s.state == Starting {
+		retry = 0 // being started again now
+	}
 	s.mu.Unlock()
 	return outcome(ctx, check.MCPResult{Key: s.cfg.Key, Unavailable: &check.MCPDown{Why: why, RetryMS: retry.Milliseconds(), MidCall: midCall}})
 }

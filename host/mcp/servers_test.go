@@ -594,6 +594,48 @@ func TestCrashAndRestart(t *testing.T) {
 	}
 }
 
+// A call while the server is being started again after a crash: it said
+// "toolroute starts it again in 1 s" for as long as the restart took (the
+// retry time, passed, counted as at least 1 s). It says the server is
+// starting again now, and so do the status and the problems. The restart
+// here waits for a file the test writes, so the call lands during it.
+func TestRestartSaysStarting(t *testing.T) {
+	dir := t.TempDir()
+	starts, gate := filepath.Join(dir, "starts"), filepath.Join(dir, "gate")
+	script := filepath.Join(dir, "server")
+	body := "#!/bin/sh\nif [ -s '" + starts + "' ]; then while [ ! -e '" + gate + "' ]; do sleep 0.05; done; fi\nexec '" +
+		mcptest.TestServer(t, binDir) + "' -starts '" + starts + "' \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := start(t, fast, ServerConfig{Key: "crashy", Command: script})
+	o := offered(t, m, registry.Catalogue{})
+	if got := call(t, o.tool(t, "crash"), `{}`); got.ErrorType != ErrorUnavailable {
+		t.Fatalf("crash: %+v", got)
+	}
+	down := status(t, m, "crashy")
+	if down.State != Down {
+		t.Fatalf("after the crash: %+v", down)
+	}
+	eventually(t, "the retry time passes", func() bool { return time.Now().After(down.RetryAt.Add(100 * time.Millisecond)) })
+	got := call(t, o.tool(t, "echo"), `{"text":"hi"}`)
+	mustContain(t, "a call during the restart", got.Text, "MCP server 'crashy' is unavailable: it exited (exit status 3)",
+		"toolroute is starting it again now: try the call again in a few seconds")
+	if st := status(t, m, "crashy"); st.State != Starting || !strings.Contains(st.Error, "exit status 3") {
+		t.Errorf("status during the restart: %+v", st)
+	}
+	if p := Problems(m.Status()); len(p) != 1 || !strings.HasPrefix(p[0], "MCP server 'crashy' is starting again; it was down: it exited (exit status 3)") {
+		t.Errorf("problems during the restart: %q", p)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "crashy is connected again", func() bool { return status(t, m, "crashy").State == Connected })
+	if got := call(t, o.tool(t, "echo"), `{"text":"back"}`); got.Text != "back" {
+		t.Errorf("after the restart: %+v", got)
+	}
+}
+
 // A call the server never answers fails as unavailable after the server's
 // timeout; the server is stopped and started again.
 func TestHang(t *testing.T) {

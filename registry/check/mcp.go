@@ -425,8 +425,9 @@ type MCPRPCError struct {
 }
 
 // MCPDown is a server that cannot take a call: why, in how many
-// milliseconds the host starts it again, and whether it broke off during
-// the call (which may then have taken effect).
+// milliseconds the host starts it again (0 or less: it is starting it
+// now), and whether it broke off during the call (which may then have
+// taken effect).
 type MCPDown struct {
 	Why     string `json:"why"`
 	RetryMS int64  `json:"retry_ms"`
@@ -462,8 +463,11 @@ func (m MCPResult) check() Answer {
 	case m.RPCError != nil:
 		return refuseAs(MCPError, fmt.Sprintf("MCP server '%s' answered error %d: %s", m.Key, m.RPCError.Code, m.RPCError.Message))
 	case m.Unavailable != nil:
-		secs := max((m.Unavailable.RetryMS+999)/1000, 1)
-		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", m.Key, m.Unavailable.Why, secs)
+		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute is starting it again now: try the call again in a few seconds, or do without this tool.", m.Key, m.Unavailable.Why)
+		if m.Unavailable.RetryMS > 0 {
+			secs := (m.Unavailable.RetryMS + 999) / 1000
+			text = fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", m.Key, m.Unavailable.Why, secs)
+		}
 		if m.Unavailable.MidCall {
 			text += " The call may or may not have taken effect: check before repeating anything that changes data."
 		}
