@@ -133,6 +133,20 @@ func (p *mcpPeer) waitChange() {
 	}
 }
 
+// waitGroups waits until load_tool_group's listing has each group:
+// toolroute mcp answers before its MCP servers are up, and each that comes
+// up later arrives with list_changed.
+func (p *mcpPeer) waitGroups(groups ...string) {
+	p.t.Helper()
+	for {
+		desc := p.tools()[0].Description
+		if !slices.ContainsFunc(groups, func(g string) bool { return !strings.Contains(desc, "\n- "+g+": ") }) {
+			return
+		}
+		p.waitChange()
+	}
+}
+
 // coreTools is what `toolroute tokens --json` says a routed conversation's
 // first model call sends in chat, less exec and browser, which toolroute
 // mcp does not offer: its clients' users are not at this machine's
@@ -310,6 +324,7 @@ func TestServeMCPUpstream(t *testing.T) {
 		t.Fatalf("policy set: %d %s", res.code, res.stderr)
 	}
 	c := u.mcpClient(nil)
+	c.waitGroups("everything", "lab")
 	mustContain(t, "load_tool_group's description", c.tools()[0].Description, "\n- everything: Everything Server", "\n- lab: ")
 	c.ok("load_tool_group", `{"group_name":"everything"}`)
 	c.waitChange()
@@ -362,6 +377,21 @@ func TestServeMCPHTTP(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: HTTP %d", resp.StatusCode)
 	}
+	// The TS SDK's clients refused for want of the token show toolroute's
+	// message: an OAuth-aware one (it follows the 401's resource metadata,
+	// then registers where the spec says) said only that OAuth failed.
+	sdk := filepath.Join(mcptest.Root(t), "testdata", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (%v): the TS SDK probe needs Node.js 20 or newer", err)
+	}
+	probe, err := exec.Command(node, "testdata/oauth-probe.mjs", sdk, endpoint).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TS SDK probe: %v\n%s", err, probe)
+	}
+	mustContain(t, "what the TS SDK's clients show", string(probe),
+		"oauth: toolroute takes no OAuth sign-in: have the client send the header Authorization: Bearer with the token from serve's --token flag",
+		`plain: Streamable HTTP error: Error POSTing to endpoint: {"error":"toolroute needs its token here: send Authorization: Bearer with the token from serve's --token flag"}`)
 
 	connect := func(elicit elicitor) *mcpPeer {
 		p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
@@ -486,6 +516,9 @@ func TestServeMCPTokens(t *testing.T) {
 			allTokens := all.Tokens[0].Tokens // o200k_base
 
 			c := u.mcpClient(nil)
+			if tt.servers != nil {
+				c.waitGroups("everything", "filesystem", "memory")
+			}
 			n, onConnect := count(c.tools())
 			ins, err := tokens.Count(tokens.O200kBase, c.InitializeResult().Instructions)
 			if err != nil {
