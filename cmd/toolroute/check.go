@@ -442,6 +442,9 @@ func checkMCP(file, configDir string, stderr io.Writer) ([]mcp.Status, string, e
 		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
+	// It starts every server, to report how each starts, and keeps what
+	// they list for the program's next run (the data folder's cache).
+	cfg.MCP.Eager, cfg.MCP.CacheFile = true, filepath.Join(cfg.DataDir, mcp.CacheFile)
 	cfg.DataDir, cfg.DBPath, cfg.SandboxDir = tmp, "", ""
 	if err := cfg.Defaults(); err != nil {
 		return nil, "", err

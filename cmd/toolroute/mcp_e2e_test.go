@@ -394,3 +394,46 @@ func toolResultImage(t *testing.T, r fakemodel.Request) anImage {
 	}
 	return found[0]
 }
+
+// A stdio server is started when a tool needs it: the first run starts it
+// to learn its tools and keeps them in the data folder; the next lists,
+// loads and searches them without starting it (toolroute tools says it is
+// known, not started), and a call of one of its tools starts it.
+func TestMCPLazyStart(t *testing.T) {
+	u := newUser(t, nil, "")
+	starts := filepath.Join(t.TempDir(), "starts")
+	mcpServers(t, u.mcpConfig(), mcpEntry{"lab", stdio(mcptest.TestServer(t, tmpRoot), "-starts", starts)})
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+	listed := func() toolList {
+		t.Helper()
+		res := u.run("", "tools", "--json")
+		var l toolList
+		if err := json.Unmarshal([]byte(res.stdout), &l); err != nil || res.code != 0 {
+			t.Fatalf("tools: %d %v\n%s", res.code, err, res.stderr)
+		}
+		return l
+	}
+	if l := listed(); l.MCPServers == nil || *l.MCPServers != (mcpCount{Configured: 1, Known: 1, Started: 1}) || count() != 1 {
+		t.Fatalf("the first run: %+v, %d starts", l.MCPServers, count())
+	}
+	l := listed()
+	if *l.MCPServers != (mcpCount{Configured: 1, Known: 1, Started: 0}) || count() != 1 {
+		t.Fatalf("the next run: %+v, %d starts", l.MCPServers, count())
+	}
+	i := slices.IndexFunc(l.Groups, func(g listedGroup) bool { return g.Name == "lab" })
+	if i < 0 || l.Groups[i].MCP != "known" || len(l.Groups[i].Tools) != 10 {
+		t.Fatalf("lab's group from the cache: %+v", l.Groups)
+	}
+	text := u.run("", "tools").stdout
+	mustContain(t, "toolroute tools", text, "its tools from the server's last run (it starts at the first call of one)",
+		"MCP servers: 1 configured, 1 known (their tools listed now or kept from their last run), 0 started")
+	if res := u.run("", "call", "echo", "--params", `{"text":"woken"}`); res.code != 0 || !strings.Contains(res.stdout, "woken") {
+		t.Fatalf("call echo: %d %s %s", res.code, res.stdout, res.stderr)
+	}
+	if count() != 2 {
+		t.Errorf("the call started it %d times", count()-1)
+	}
+}

@@ -701,3 +701,75 @@ func TestGarbage(t *testing.T) {
 		t.Errorf("after the restart: %+v", got)
 	}
 }
+
+// A stdio server is started by the first call of one of its tools, not at
+// every start of the program: its tools from its last run (the cache file,
+// with its config entry's hash) are listed meanwhile. A changed entry is
+// not trusted, and Eager starts every server at once.
+func TestLazyStart(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	opts := fast
+	opts.CacheFile = filepath.Join(dir, CacheFile)
+	cfg := testServer(t, "lab", "-starts", starts)
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+
+	first := start(t, opts, cfg)
+	if st := status(t, first, "lab"); st.State != Connected || st.Cached || !st.Started {
+		t.Fatalf("the first run, with no cache: %+v", st)
+	}
+	first.Close()
+	if count() != 1 {
+		t.Fatalf("started %d times", count())
+	}
+
+	m := start(t, opts, cfg)
+	st := status(t, m, "lab")
+	if st.State != Known || !st.Cached || st.Started || !st.OK() || count() != 1 {
+		t.Fatalf("the next run, before a call: %+v, %d starts", st, count())
+	}
+	o := offered(t, m, registry.Catalogue{})
+	if n := o.names("lab"); !slices.Contains(n, "echo") || len(n) != 10 {
+		t.Errorf("the cached tools: %v", n)
+	}
+	if got := call(t, o.tool(t, "echo"), `{"text":"woken"}`); got.Text != "woken" {
+		t.Errorf("the first call: %+v", got)
+	}
+	if st := status(t, m, "lab"); st.State != Connected || !st.Started || count() != 2 {
+		t.Errorf("after the first call: %+v, %d starts", st, count())
+	}
+	m.Close()
+
+	changed := cfg
+	changed.Env = map[string]string{"LAB": "2"}
+	if st := status(t, start(t, opts, changed), "lab"); st.State != Connected || st.Cached {
+		t.Errorf("with its entry changed: %+v", st)
+	}
+	eager := opts
+	eager.Eager = true
+	if st := status(t, start(t, eager, changed), "lab"); st.State != Connected || !st.Cached {
+		t.Errorf("eager: %+v", st)
+	}
+}
+
+// A server never started is stopped by Close at once, and a call after
+// Close does not start it.
+func TestLazyClose(t *testing.T) {
+	dir := t.TempDir()
+	opts := fast
+	opts.CacheFile = filepath.Join(dir, CacheFile)
+	cfg := testServer(t, "lab")
+	start(t, opts, cfg).Close()
+	m := start(t, opts, cfg)
+	echo := offered(t, m, registry.Catalogue{}).tool(t, "echo")
+	m.Close()
+	if got := call(t, echo, `{"text":"late"}`); got.ErrorType != ErrorUnavailable {
+		t.Errorf("a call after Close: %+v", got)
+	}
+	if st := status(t, m, "lab"); st.State != Known {
+		t.Errorf("after Close: %+v", st)
+	}
+}

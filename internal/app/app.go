@@ -352,7 +352,13 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	nativeTools = append(coreTools, nativeTools...)
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
-		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
+		opts := cfg.MCP
+		if opts.CacheFile == "" {
+			// The servers' tools from their last run, so that a stdio
+			// server is started by its first call, not at every start.
+			opts.CacheFile = filepath.Join(cfg.DataDir, mcp.CacheFile)
+		}
+		a.MCP = mcp.Start(mcpCfg, opts)
 		sources = append(sources, a.MCP)
 	}
 	h, err = host.New(ctx, host.Options{
