@@ -19,11 +19,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/schematokens"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // server is one entry of an mcp.json.
@@ -297,26 +299,33 @@ func TestMCPHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _, _ := servedAt(line)
-	req, _ := http.NewRequest("GET", addr+"/api/health", nil)
-	req.Header.Set("Authorization", "Bearer health-token-123456")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var health struct {
 		Problems []string     `json:"problems"`
 		MCP      []mcp.Status `json:"mcp"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
-		t.Fatal(err)
-	}
 	var states []string
-	for _, st := range health.MCP {
-		states = append(states, fmt.Sprintf("%s %s %d", st.Key, st.State, len(st.Tools)))
-	}
-	if want := []string{"lab connected 10", "broken down 0"}; !slices.Equal(states, want) {
-		t.Errorf("the servers: %v, want %v", states, want)
+	// serve answers before its servers are up: it reports them starting
+	// until they are.
+	want := []string{"lab connected 10", "broken down 0"}
+	for deadline := time.Now().Add(testwait.Failsafe); !slices.Equal(states, want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers: %v, want %v", states, want)
+		}
+		req, _ := http.NewRequest("GET", addr+"/api/health", nil)
+		req.Header.Set("Authorization", "Bearer health-token-123456")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = states[:0]
+		for _, st := range health.MCP {
+			states = append(states, fmt.Sprintf("%s %s %d", st.Key, st.State, len(st.Tools)))
+		}
 	}
 	mustContain(t, "the problems", strings.Join(health.Problems, "\n"),
 		`MCP server 'broken' is down: it exited during the MCP handshake (exit status 1); it wrote: "no NOTES_DIR set"; toolroute starts it again in `)
