@@ -88,7 +88,7 @@ func UnmarshalCatalogue(data []byte) (Catalogue, error) {
 
 var (
 	catalogueKeys = []string{"groups", "tools", "manifests", "skills", "disabled"}
-	groupKeys     = []string{"name", "display_name", "description", "origin"}
+	groupKeys     = []string{"name", "display_name", "description", "origin", "unavailable"}
 	toolKeys      = []string{"name", "description", "parameters", "required_permissions", "timeout_seconds", "env", "group", "origin"}
 	manifestKeys  = []string{"file", "text", "source", "override"}
 	skillKeys     = []string{"name", "description", "content"}
@@ -123,6 +123,8 @@ func readGroup(r *jsondec.Reader, g *Group) {
 			g.Description = r.String()
 		case "origin":
 			readOrigin(r, &g.Origin)
+		case "unavailable":
+			g.Unavailable = r.String()
 		}
 	})
 }

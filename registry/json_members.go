@@ -32,7 +32,11 @@ func AppendGroupMembers(dst []byte, g Group) []byte {
 	dst = jsonenc.String(append(dst, `"name":`...), g.Name, false)
 	dst = jsonenc.String(append(dst, `,"display_name":`...), g.DisplayName, false)
 	dst = jsonenc.String(append(dst, `,"description":`...), g.Description, false)
-	return AppendOriginJSON(append(dst, `,"origin":`...), g.Origin)
+	dst = AppendOriginJSON(append(dst, `,"origin":`...), g.Origin)
+	if g.Unavailable != "" {
+		dst = jsonenc.String(append(dst, `,"unavailable":`...), g.Unavailable, false)
+	}
+	return dst
 }
 
 // AppendToolMembers appends t's members. Parameters that are not JSON are

@@ -106,6 +106,9 @@ func (r *Registry) LoadToolGroup(args json.RawMessage) (Result, string) {
 	}
 	tools := r.groupTools(name)
 	if len(tools) == 0 {
+		if g.Unavailable != "" {
+			return Failure("unavailable", "Tool group '"+name+"' has no tools yet: "+g.Unavailable), ""
+		}
 		return Failure("empty_group", fmt.Sprintf("Tool group '%s' has no available tools.", name)), ""
 	}
 	texts := r.Memo(memoLoadTexts, func() any { return &loadTexts{texts: map[string]string{}} }).(*loadTexts)

@@ -246,6 +246,7 @@ func TestSetToolEnabled(t *testing.T) {
 func TestLoadToolGroup(t *testing.T) {
 	r := sampleCatalogue(t)
 	mustNil(t, r.AddGroup(Group{Name: "empty", Description: "Nothing"}))
+	mustNil(t, r.AddGroup(Group{Name: "lab", Description: "Starting", Unavailable: "MCP server 'lab' is starting."}))
 	tests := []struct {
 		name      string
 		args      string
@@ -290,6 +291,11 @@ func TestLoadToolGroup(t *testing.T) {
 			name: "a registered group without tools",
 			args: `{"group_name":"empty"}`,
 			want: Failure("empty_group", "Tool group 'empty' has no available tools."),
+		},
+		{
+			name: "a group without tools yet says why",
+			args: `{"group_name":"lab"}`,
+			want: Failure("unavailable", "Tool group 'lab' has no tools yet: MCP server 'lab' is starting."),
 		},
 	}
 	for _, tt := range tests {

@@ -106,6 +106,10 @@ type Group struct {
 	DisplayName string `json:"display_name"`
 	Description string `json:"description"`
 	Origin      Origin `json:"origin"`
+	// Unavailable, for a group with no tools yet, says why (an MCP server
+	// starting, or down before it ever listed its tools): load_tool_group
+	// answers it, where it would say the group has no tools.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // Skill is a block of instructions the model loads with load_skill.

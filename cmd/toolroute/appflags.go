@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/app"
 )
 
@@ -37,6 +38,7 @@ func (f *appFlags) register(fs *flag.FlagSet) {
 // registerMCP adds --mcp-config, for the commands that run tools.
 func (f *appFlags) registerMCP(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.MCPConfig, "mcp-config", "", "the MCP servers' configuration, in the mcpServers shape (default: CONFIG/mcp.json when it exists)")
+	fs.BoolVar(&f.cfg.MCP.Eager, "mcp-eager", false, "start every MCP server at once; without it, a stdio server whose tools are known from its last run (DATA/"+mcp.CacheFile+") is started at the first call of one of them")
 }
 
 // registerRouting adds --routing, for the commands that run turns.

@@ -442,6 +442,9 @@ func checkMCP(file, configDir string, stderr io.Writer) ([]mcp.Status, string, e
 		return nil, "", err
 	}
 	defer os.RemoveAll(tmp)
+	// It starts every server, to report how each starts, and keeps what
+	// they list for the program's next run (the data folder's cache).
+	cfg.MCP.Eager, cfg.MCP.CacheFile = true, filepath.Join(cfg.DataDir, mcp.CacheFile)
 	cfg.DataDir, cfg.DBPath, cfg.SandboxDir = tmp, "", ""
 	if err := cfg.Defaults(); err != nil {
 		return nil, "", err
@@ -485,6 +488,8 @@ func printMCP(w io.Writer, file string, statuses []mcp.Status) {
 		case st.State == mcp.Down:
 			fmt.Fprintf(w, "%-5s %s: down: %s; toolroute starts it again in %d s (%s)\n", status, st.Key, st.Error,
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), mcp.DownAdvice)
+		case st.State == mcp.Starting && st.Error != "":
+			fmt.Fprintf(w, "%-5s %s: starting again; it was down: %s\n", status, st.Key, st.Error)
 		default:
 			connected++
 			fmt.Fprintf(w, "%-5s %s: group %s, %s over %s (%s, MCP %s)\n", status, st.Key, st.Group,

@@ -128,6 +128,7 @@ APP FLAGS (serve, mcp, chat, tools, call, tokens, export):
   --no-cache           do not keep compiled code in ~/.cache/toolroute
   --no-watch           do not reload when the tools or skills folders change
   --mcp-config FILE    the MCP servers (default: CONFIG/mcp.json; not export)
+  --mcp-eager          start every MCP server at once, not a known one at the first call of its tools
 
 ROUTING FLAGS (serve, chat, tools):
   --routing R          classic (default; TOOLROUTE_ROUTING) or native: the provider's own deferral
@@ -138,7 +139,9 @@ ROUTING FLAGS (serve, chat, tools):
 MCP servers: each server of CONFIG/mcp.json ({"mcpServers": {"NAME":
 {"command", "args", "env"} or {"url", "headers"}}}, as Claude Desktop and
 Cursor write it; ~/.config/toolroute/mcp.json on Linux) is a tool group
-named NAME; --mcp-config FILE reads another file.
+named NAME; --mcp-config FILE reads another file. A stdio server whose tools
+are kept from its last run (DATA/mcp-tools.json) is started at the first
+call of one of them.
 `
 
 // usage is the program's help: every command with its flags.

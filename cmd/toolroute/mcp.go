@@ -51,6 +51,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The MCP client's model makes the calls: toolroute calls none.
 	af.cfg.NoModel = true
 	af.cfg.NoAgents = true // no model here to run them
+	// A client's connect does not wait on a server slow to start, or hung:
+	// its tools arrive with list_changed once it is up.
+	af.cfg.MCPNoWait = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
@@ -87,7 +90,12 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// that request as the client leaving would: the SDK's writes hold
 	// the stream's lock meanwhile, and a notification's goroutine would
 	// wait for ever.
-	mux.Handle(mcpPath, server.WriteDeadlines(server.RequireBearer(tok, from, srv.Handler()), server.DefaultStallTimeout))
+	// An OAuth-aware client refused for want of the token looks for the
+	// protected resource metadata the 401 names, then for an
+	// authorization server: what it finds says where the token is.
+	base := "http://" + ln.Addr().String()
+	server.ServeMCPAuth(mux, base, mcpPath, from)
+	mux.Handle(mcpPath, server.WriteDeadlines(server.RequireBearer(tok, from, base+server.ResourceMetadataPath+mcpPath, srv.Handler()), server.DefaultStallTimeout))
 	// No WriteTimeout: a call may wait minutes on the user's answer, and a
 	// session's notification stream stays open.
 	ln = server.BoundSendBuffers(ln)

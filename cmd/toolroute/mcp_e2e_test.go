@@ -19,11 +19,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/fakemodel"
 	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/schematokens"
+	"github.com/toolroute/toolroute/internal/testwait"
 )
 
 // server is one entry of an mcp.json.
@@ -297,26 +299,33 @@ func TestMCPHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _, _ := servedAt(line)
-	req, _ := http.NewRequest("GET", addr+"/api/health", nil)
-	req.Header.Set("Authorization", "Bearer health-token-123456")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var health struct {
 		Problems []string     `json:"problems"`
 		MCP      []mcp.Status `json:"mcp"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
-		t.Fatal(err)
-	}
 	var states []string
-	for _, st := range health.MCP {
-		states = append(states, fmt.Sprintf("%s %s %d", st.Key, st.State, len(st.Tools)))
-	}
-	if want := []string{"lab connected 10", "broken down 0"}; !slices.Equal(states, want) {
-		t.Errorf("the servers: %v, want %v", states, want)
+	// serve answers before its servers are up: it reports them starting
+	// until they are.
+	want := []string{"lab connected 10", "broken down 0"}
+	for deadline := time.Now().Add(testwait.Failsafe); !slices.Equal(states, want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers: %v, want %v", states, want)
+		}
+		req, _ := http.NewRequest("GET", addr+"/api/health", nil)
+		req.Header.Set("Authorization", "Bearer health-token-123456")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = states[:0]
+		for _, st := range health.MCP {
+			states = append(states, fmt.Sprintf("%s %s %d", st.Key, st.State, len(st.Tools)))
+		}
 	}
 	mustContain(t, "the problems", strings.Join(health.Problems, "\n"),
 		`MCP server 'broken' is down: it exited during the MCP handshake (exit status 1); it wrote: "no NOTES_DIR set"; toolroute starts it again in `)
@@ -393,4 +402,47 @@ func toolResultImage(t *testing.T, r fakemodel.Request) anImage {
 		t.Fatalf("%d images in the tool results, want 1:\n%s", len(found), r.Body)
 	}
 	return found[0]
+}
+
+// A stdio server is started when a tool needs it: the first run starts it
+// to learn its tools and keeps them in the data folder; the next lists,
+// loads and searches them without starting it (toolroute tools says it is
+// known, not started), and a call of one of its tools starts it.
+func TestMCPLazyStart(t *testing.T) {
+	u := newUser(t, nil, "")
+	starts := filepath.Join(t.TempDir(), "starts")
+	mcpServers(t, u.mcpConfig(), mcpEntry{"lab", stdio(mcptest.TestServer(t, tmpRoot), "-starts", starts)})
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+	listed := func() toolList {
+		t.Helper()
+		res := u.run("", "tools", "--json")
+		var l toolList
+		if err := json.Unmarshal([]byte(res.stdout), &l); err != nil || res.code != 0 {
+			t.Fatalf("tools: %d %v\n%s", res.code, err, res.stderr)
+		}
+		return l
+	}
+	if l := listed(); l.MCPServers == nil || *l.MCPServers != (mcpCount{Configured: 1, Known: 1, Started: 1}) || count() != 1 {
+		t.Fatalf("the first run: %+v, %d starts", l.MCPServers, count())
+	}
+	l := listed()
+	if *l.MCPServers != (mcpCount{Configured: 1, Known: 1, Started: 0}) || count() != 1 {
+		t.Fatalf("the next run: %+v, %d starts", l.MCPServers, count())
+	}
+	i := slices.IndexFunc(l.Groups, func(g listedGroup) bool { return g.Name == "lab" })
+	if i < 0 || l.Groups[i].MCP != "known" || len(l.Groups[i].Tools) != 10 {
+		t.Fatalf("lab's group from the cache: %+v", l.Groups)
+	}
+	text := u.run("", "tools").stdout
+	mustContain(t, "toolroute tools", text, "its tools from the server's last run (it starts at the first call of one)",
+		"MCP servers: 1 configured, 1 known (their tools listed now or kept from their last run), 0 started")
+	if res := u.run("", "call", "echo", "--params", `{"text":"woken"}`); res.code != 0 || !strings.Contains(res.stdout, "woken") {
+		t.Fatalf("call echo: %d %s %s", res.code, res.stdout, res.stderr)
+	}
+	if count() != 2 {
+		t.Errorf("the call started it %d times", count()-1)
+	}
 }

@@ -133,6 +133,20 @@ func (p *mcpPeer) waitChange() {
 	}
 }
 
+// waitGroups waits until load_tool_group's listing has each group:
+// toolroute mcp answers before its MCP servers are up, and each that comes
+// up later arrives with list_changed.
+func (p *mcpPeer) waitGroups(groups ...string) {
+	p.t.Helper()
+	for {
+		desc := p.tools()[0].Description
+		if !slices.ContainsFunc(groups, func(g string) bool { return !strings.Contains(desc, "\n- "+g+": ") }) {
+			return
+		}
+		p.waitChange()
+	}
+}
+
 // coreTools is what `toolroute tokens --json` says a routed conversation's
 // first model call sends in chat, less exec and browser, which toolroute
 // mcp does not offer: its clients' users are not at this machine's
@@ -310,6 +324,7 @@ func TestServeMCPUpstream(t *testing.T) {
 		t.Fatalf("policy set: %d %s", res.code, res.stderr)
 	}
 	c := u.mcpClient(nil)
+	c.waitGroups("everything", "lab")
 	mustContain(t, "load_tool_group's description", c.tools()[0].Description, "\n- everything: Everything Server", "\n- lab: ")
 	c.ok("load_tool_group", `{"group_name":"everything"}`)
 	c.waitChange()
@@ -362,6 +377,21 @@ func TestServeMCPHTTP(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: HTTP %d", resp.StatusCode)
 	}
+	// The TS SDK's clients refused for want of the token show toolroute's
+	// message: an OAuth-aware one (it follows the 401's resource metadata,
+	// then registers where the spec says) said only that OAuth failed.
+	sdk := filepath.Join(mcptest.Root(t), "testdata", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (%v): the TS SDK probe needs Node.js 20 or newer", err)
+	}
+	probe, err := exec.Command(node, "testdata/oauth-probe.mjs", sdk, endpoint).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the TS SDK probe: %v\n%s", err, probe)
+	}
+	mustContain(t, "what the TS SDK's clients show", string(probe),
+		"oauth: toolroute takes no OAuth sign-in: have the client send the header Authorization: Bearer with the token from serve's --token flag",
+		`plain: Streamable HTTP error: Error POSTing to endpoint: {"error":"toolroute needs its token here: send Authorization: Bearer with the token from serve's --token flag"}`)
 
 	connect := func(elicit elicitor) *mcpPeer {
 		p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
@@ -486,6 +516,9 @@ func TestServeMCPTokens(t *testing.T) {
 			allTokens := all.Tokens[0].Tokens // o200k_base
 
 			c := u.mcpClient(nil)
+			if tt.servers != nil {
+				c.waitGroups("everything", "filesystem", "memory")
+			}
 			n, onConnect := count(c.tools())
 			ins, err := tokens.Count(tokens.O200kBase, c.InitializeResult().Instructions)
 			if err != nil {
@@ -625,4 +658,78 @@ func TestServeMCPBadInput(t *testing.T) {
 		`"id":2,"result":{`, `Error (invalid_arguments): The arguments for 'js_eval' are not a JSON object`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"method not found: \"no/such/method\""}}`,
 		`"id":4,"result":{`, `"content":[{"type":"text","text":"2"}]`)
+}
+
+// A client's connect does not wait on the MCP servers: with one server
+// that never answers initialize and one slow to start configured,
+// toolroute mcp answered initialize only once each had answered or its
+// timeoutSeconds had passed, and a TS SDK client with its default 60 s
+// gave up. The connect now completes while the slow server is still held
+// back (it waits for a file the test writes after) and the hung one still
+// hangs; the slow server's group then arrives with list_changed, and its
+// tool runs.
+func TestServeMCPConnectDoesNotWait(t *testing.T) {
+	u := newUser(t, nil, "")
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	slow := filepath.Join(dir, "slow")
+	script := "#!/bin/sh\nwhile [ ! -e '" + gate + "' ]; do sleep 0.05; done\nexec '" + mcptest.TestServer(t, tmpRoot) + "' \"$@\"\n"
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hung := filepath.Join(dir, "hung")
+	if err := os.WriteFile(hung, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A first run compiles the module into the cache, which takes seconds
+	// on a busy machine: done before the servers are configured.
+	if res := u.run("", "tokens"); res.code != 0 {
+		t.Fatalf("tokens: %d %s", res.code, res.stderr)
+	}
+	// Both have 600 s: before, the connect waited that long.
+	mcpServers(t, u.mcpConfig(),
+		mcpEntry{"hung", map[string]any{"command": hung, "timeoutSeconds": 600}},
+		mcpEntry{"lab", map[string]any{"command": slow, "timeoutSeconds": 600}})
+	if res := u.run("", "policy", "set", "group", "lab", "allow"); res.code != 0 {
+		t.Fatalf("policy set: %d %s", res.code, res.stderr)
+	}
+
+	cmd := exec.Command(binary(t), "mcp")
+	cmd.Env, cmd.Dir = u.env, u.home
+	p := &mcpPeer{t: t, changes: make(chan struct{}, 16), stderr: &bytes.Buffer{}}
+	cmd.Stderr = p.stderr
+	// The issue's bound: a connect with a hung server configured takes
+	// under a second; 10 s leaves a loaded machine room. What the test
+	// holds is that the connect does not wait for lab, whose gate opens
+	// only after it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { p.changes <- struct{}{} },
+		Capabilities:           &mcp.ClientCapabilities{},
+	}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting with a hung and a slow server configured: %v\nits stderr:\n%s", err, p.stderr)
+	}
+	p.ClientSession = cs
+	t.Cleanup(func() { cs.Close() })
+	if desc := p.tools()[0].Description; strings.Contains(desc, "\n- lab: ") || strings.Contains(desc, "\n- hung: ") {
+		t.Errorf("a group of a server not up yet is listed:\n%s", desc)
+	}
+	// A model that loads the hung server's group reads why it has no tools.
+	text, failed := p.call("load_tool_group", `{"group_name":"hung"}`)
+	if !failed || !strings.Contains(text, "Tool group 'hung' has no tools yet: MCP server 'hung' is starting") {
+		t.Errorf("load_tool_group hung: failed %v, %q", failed, text)
+	}
+
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.waitChange()
+	mustContain(t, "load_tool_group's description once lab is up", p.tools()[0].Description, "\n- lab: ")
+	p.ok("load_tool_group", `{"group_name":"lab"}`)
+	p.waitChange()
+	if got := p.ok("echo", `{"text":"late but here"}`); got != "late but here" {
+		t.Errorf("lab's echo: %q", got)
+	}
 }

@@ -47,6 +47,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// starts without a provider, and the API's turns say what to set.
 	af.cfg.NoModel = true
 	af.cfg.Browser = true
+	// The page does not wait on an MCP server slow to start, or hung: its
+	// tools are offered once it is up.
+	af.cfg.MCPNoWait = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

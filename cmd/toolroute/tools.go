@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/abi"
 	"github.com/toolroute/toolroute/internal/app"
 	"github.com/toolroute/toolroute/internal/tokens"
@@ -28,6 +29,18 @@ type toolList struct {
 	Groups []listedGroup `json:"groups"`
 	// Problems are what did not load.
 	Problems []string `json:"problems"`
+	// MCPServers counts the MCP servers: configured (in mcp.json, not
+	// disabled), known (their tools are: listed in this run, or kept from
+	// their last), started (in this run; a known one starts at the first
+	// call of one of its tools). Absent without any.
+	MCPServers *mcpCount `json:"mcp_servers,omitempty"`
+}
+
+// mcpCount is toolList's MCPServers.
+type mcpCount struct {
+	Configured int `json:"configured"`
+	Known      int `json:"known"`
+	Started    int `json:"started"`
 }
 
 // listedTool is one tool: where it comes from, whether the model is offered
@@ -56,6 +69,9 @@ type listedGroup struct {
 	Description string `json:"description"`
 	Source      string `json:"source"`
 	File        string `json:"file,omitempty"`
+	// MCP is the state of the MCP server whose group it is (host/mcp's
+	// states: known, starting, connected, down).
+	MCP string `json:"mcp,omitempty"`
 	// Enabled is false for a group with no enabled tool, which the model
 	// is not offered.
 	Enabled bool `json:"enabled"`
@@ -143,9 +159,23 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 		return toolList{}, err
 	}
 	mcpGroups := map[string]string{}
-	for _, st := range a.MCPStatus() {
+	mcpStates := map[string]mcp.State{}
+	var count mcpCount
+	statuses := a.MCPStatus()
+	for _, st := range statuses {
 		if st.Group != "" {
 			mcpGroups[st.Group] = st.Key
+			mcpStates[st.Group] = st.State
+		}
+		if st.State == mcp.Disabled {
+			continue
+		}
+		count.Configured++
+		if st.Cached || st.Server != "" {
+			count.Known++
+		}
+		if st.Started {
+			count.Started++
 		}
 	}
 	source := func(o registry.Origin, group string) (string, string) {
@@ -167,6 +197,9 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 		return listedTool{Name: t.Name, Description: t.Description, Source: src, File: file, Enabled: enabled, Tokens: n, Parameters: t.Parameters}, err
 	}
 	list := toolList{Core: []listedTool{}, Groups: []listedGroup{}, Problems: a.Problems()}
+	if len(statuses) > 0 {
+		list.MCPServers = &count
+	}
 	if list.Problems == nil {
 		list.Problems = []string{}
 	}
@@ -208,7 +241,8 @@ func listTools(ctx context.Context, a *app.App) (toolList, error) {
 	}
 	for _, g := range d.Groups {
 		src, file := source(g.Origin, g.Name)
-		lg := listedGroup{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description, Source: src, File: file, Enabled: g.Available, Tools: []listedTool{}}
+		lg := listedGroup{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description, Source: src, File: file, Enabled: g.Available, Tools: []listedTool{},
+			MCP: string(mcpStates[g.Name])}
 		var enabled []registry.Tool
 		for _, t := range d.Tools {
 			if t.Group != g.Name {
@@ -303,8 +337,14 @@ func (l toolList) write(w io.Writer, all bool) error {
 				fmt.Fprintln(tw)
 			}
 			state := ""
+			switch {
+			case g.MCP == string(mcp.Known):
+				state = ", its tools from the server's last run (it starts at the first call of one)"
+			case g.MCP != "" && g.MCP != string(mcp.Connected):
+				state = ", server " + g.MCP
+			}
 			if !g.Enabled {
-				state = ", disabled (no enabled tool)"
+				state += ", disabled (no enabled tool)"
 			}
 			fmt.Fprintf(tw, "%s (%s): %s, %s, %d tokens%s\n", g.Name, g.DisplayName, sourceText(g.Source, g.File), plural(len(g.Tools), "tool"), g.Tokens, state)
 			for _, t := range g.Tools {
@@ -315,6 +355,9 @@ func (l toolList) write(w io.Writer, all bool) error {
 				fmt.Fprintln(tw, cells("  "+t.Name, fmt.Sprint(t.Tokens), state))
 			}
 		}
+	}
+	if c := l.MCPServers; all && c != nil {
+		fmt.Fprintf(tw, "\nMCP servers: %d configured, %d known (their tools listed now or kept from their last run), %d started\n", c.Configured, c.Known, c.Started)
 	}
 	if all && len(l.Problems) > 0 {
 		fmt.Fprintf(tw, "\nNot loaded (%d): toolroute check says why, with the line\n", len(l.Problems))

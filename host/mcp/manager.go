@@ -26,6 +26,14 @@ type Options struct {
 	// its first message, the answer to initialize; default
 	// DefaultStartup. Its timeoutSeconds bounds the rest of the handshake.
 	Startup time.Duration
+	// CacheFile keeps each server's tools from its last run (CacheFile in
+	// the data folder); empty keeps none. A stdio server whose entry is
+	// cached is not started until one of its tools is called, unless
+	// Eager: its group is listed, loaded and searched from the cache.
+	CacheFile string
+	// Eager starts every server at once, as without a cache: what
+	// `toolroute check` does, to report how each starts.
+	Eager bool
 }
 
 // DefaultStartup is how long a stdio server may take to start: a runtime
@@ -39,6 +47,7 @@ const DefaultStartup = 5 * time.Minute
 // hub is what the servers share: the options and who hears of changes.
 type hub struct {
 	Options
+	cacheMu   sync.Mutex // serializes writing CacheFile
 	mu        sync.Mutex
 	onChange  func()
 	gen, seen uint64
@@ -99,18 +108,32 @@ type Manager struct {
 }
 
 // Start starts every server that is not disabled, each in the background;
-// Wait waits for their first start. A server that failed is started again,
+// Wait waits for their first start. A stdio server whose tools the cache
+// file knows from its last run (with the same config entry) is not started
+// yet, unless opts.Eager: it is Known, offers the cached tools, and starts
+// at the first call of one of them. A server that failed is started again,
 // with backoff; Close stops them all.
 func Start(cfg Config, opts Options) *Manager {
 	m := &Manager{cfg: cfg, opts: &hub{Options: opts}, began: time.Now()}
 	m.named = make([][]Named, len(cfg.Servers))
 	m.refused = make([]string, len(cfg.Servers))
+	cache := readCache(opts.CacheFile)
 	for _, sc := range cfg.Servers {
 		s := newServer(sc, m.opts)
 		m.servers = append(m.servers, s)
-		if !sc.Disabled {
-			go s.supervise()
+		if sc.Disabled {
+			continue
 		}
+		if e, ok := cache.find(sc); ok {
+			s.info, s.instructions, s.protocol, s.tools, s.cached = e.ServerInfo, e.Instructions, e.Protocol, e.Tools, true
+			if !opts.Eager && sc.URL == "" {
+				// Started by its first call: a process costs memory and
+				// its start-up, an HTTP server neither.
+				s.state = Known
+				continue
+			}
+		}
+		s.wake()
 	}
 	return m
 }
@@ -120,6 +143,9 @@ func Start(cfg Config, opts Options) *Manager {
 // or until ctx ends.
 func (m *Manager) Wait(ctx context.Context) {
 	for _, s := range m.servers {
+		if s.known() {
+			continue // not started until it is called
+		}
 		select {
 		case <-s.started:
 		case <-ctx.Done():
@@ -134,6 +160,9 @@ func (m *Manager) Wait(ctx context.Context) {
 // its tools once it is up (OnChange).
 func (m *Manager) Ready(ctx context.Context) {
 	for _, s := range m.servers {
+		if s.known() {
+			continue
+		}
 		patience := time.NewTimer(time.Until(m.began.Add(time.Duration(s.cfg.TimeoutSeconds) * time.Second)))
 		select {
 		case <-s.started:
@@ -176,9 +205,16 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 			continue
 		}
 		s.mu.Lock()
-		list, info, instructions := s.tools, s.info, s.instructions
+		list, info, instructions, state, why := s.tools, s.info, s.instructions, s.state, s.why
 		s.mu.Unlock()
 		srv := check.MCPServer{Key: s.cfg.Key, TimeoutSeconds: s.cfg.TimeoutSeconds, Instructions: instructions, Tools: []json.RawMessage{}}
+		switch {
+		case info != nil || len(list) > 0:
+		case state == Starting:
+			srv.State = check.MCPStarting
+		case state == Down:
+			srv.State, srv.Why = check.MCPDownState, why
+		}
 		if info != nil {
 			srv.ServerInfo = &check.MCPServerInfo{Name: info.Name, Title: info.Title, Version: info.Version}
 		}
@@ -213,7 +249,7 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 	}
 	var groups []registry.Group
 	for _, g := range ans.Groups {
-		groups = append(groups, registry.Group{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description})
+		groups = append(groups, registry.Group{Name: g.Name, DisplayName: g.DisplayName, Description: g.Description, Unavailable: g.Unavailable})
 	}
 	byName := map[string]check.MCPTool{}
 	for _, t := range ans.Tools {
@@ -274,7 +310,8 @@ type Status struct {
 	Group     string `json:"group"`
 	Transport string `json:"transport"`
 	State     State  `json:"state"`
-	// Error says why it is down, or why its group is left out.
+	// Error says why it is down (or was, when it is starting again), or
+	// why its group is left out.
 	Error string `json:"error,omitempty"`
 	// RetryAt is when a server that is down is started again.
 	RetryAt time.Time `json:"retry_at,omitzero"`
@@ -282,6 +319,11 @@ type Status struct {
 	// the MCP revision agreed.
 	Server   string `json:"server,omitempty"`
 	Protocol string `json:"protocol,omitempty"`
+	// Cached says its tools were known from its last run (Options.
+	// CacheFile) when the program started; Started that it was started in
+	// this run (a Known server is not yet).
+	Cached  bool `json:"cached"`
+	Started bool `json:"started"`
 	// Tools are its tools as the last Tools call named them.
 	Tools []Named `json:"tools"`
 }
@@ -292,7 +334,7 @@ func (st Status) OK() bool {
 	if st.State == Disabled {
 		return true
 	}
-	if st.State != Connected || st.Error != "" {
+	if (st.State != Connected && st.State != Known) || st.Error != "" {
 		return false
 	}
 	for _, t := range st.Tools {
@@ -315,8 +357,13 @@ func Problems(statuses []Status) []string {
 		case st.State == Down:
 			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s (%s)", st.Key, st.Error,
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
+		case st.State == Starting && st.Group != "" && st.Error != "":
+			out = append(out, fmt.Sprintf("MCP server '%s' is starting again; it was down: %s", st.Key, st.Error))
 		case st.Error != "":
 			out = append(out, fmt.Sprintf("MCP server '%s' is left out: %s", st.Key, st.Error))
+		case st.State == Starting && st.Server == "":
+			// Never reached: its group is not offered until it is up.
+			out = append(out, fmt.Sprintf("MCP server '%s' is starting: its tools are offered once it answers the MCP handshake", st.Key))
 		}
 		for _, t := range st.Tools {
 			if t.Skipped != "" {
@@ -336,7 +383,7 @@ func (m *Manager) Status() []Status {
 	for i, s := range m.servers {
 		s.mu.Lock()
 		st := Status{Key: s.cfg.Key, Group: s.cfg.Group(), Transport: s.cfg.Transport(), State: s.state, Error: s.why,
-			Protocol: s.protocol, Tools: named[i]}
+			Protocol: s.protocol, Tools: named[i], Cached: s.cached, Started: s.state != Known && s.state != Disabled}
 		if s.state == Down {
 			st.RetryAt = s.retryAt
 		}
@@ -362,6 +409,9 @@ func (m *Manager) Close() {
 		m.OnChange(nil)
 		for _, s := range m.servers {
 			if !s.cfg.Disabled {
+				// One never started is done now, and is not started by a
+				// call after this.
+				s.wakeOnce.Do(func() { close(s.done) })
 				close(s.stop)
 			}
 		}

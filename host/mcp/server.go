@@ -34,7 +34,8 @@ const MaxTools = 1000
 type State string
 
 const (
-	// Starting: its first start has not ended yet.
+	// Starting: its first start, or a start after it was down, has not
+	// ended yet (after a fall, why still says why it was down).
 	Starting State = "starting"
 	// Connected: it listed its tools and takes calls.
 	Connected State = "connected"
@@ -43,6 +44,9 @@ const (
 	Down State = "down"
 	// Disabled: its entry says "disabled": true.
 	Disabled State = "disabled"
+	// Known: not started, its tools known from its last run (the cache
+	// file); the first call of one of them starts it.
+	Known State = "known"
 )
 
 // server is one configured server and the goroutine that keeps it running.
@@ -68,6 +72,11 @@ type server struct {
 	protocol     string
 	tools        []*mcp.Tool
 	listed       bool
+	cached       bool // the tools above came from the cache file at Start
+
+	// wakeOnce starts supervise, once: at Start, or at the first call of
+	// a Known server; Close uses it to mark one never started done.
+	wakeOnce sync.Once
 
 	// progress are the calls running that pass on the server's progress,
 	// by the progressToken toolroute gave each; calls counts them out.
@@ -105,15 +114,48 @@ func newServer(cfg ServerConfig, opts *hub) *server {
 	return s
 }
 
+// wake starts the server, if it was not started yet and is not closed.
+func (s *server) wake() {
+	s.wakeOnce.Do(func() {
+		s.mu.Lock()
+		if s.state == Known {
+			s.state = Starting
+		}
+		s.mu.Unlock()
+		go s.supervise()
+	})
+}
+
+// known reports whether the server waits for a call to be started.
+func (s *server) known() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == Known
+}
+
 // supervise starts the server and starts it again, with backoff, whenever
 // its session ends, until stop.
 func (s *server) supervise() {
 	defer close(s.done)
 	defer s.closing.Wait()
 	for {
+		s.mu.Lock()
+		if s.state == Down {
+			// Started again now: a call meanwhile says so, not a retry
+			// time that has passed.
+			s.state = Starting
+		}
+		s.mu.Unlock()
 		sess, err := s.start()
 		if err != nil {
 			s.end(nil, err.Error())
+			s.mu.Lock()
+			listed := s.listed || s.cached
+			s.mu.Unlock()
+			if !listed {
+				// Its group, without tools, says why: starting no more.
+				s.opts.changed()
+			}
 		}
 		s.startedOnce()
 		if sess != nil {
@@ -248,9 +290,11 @@ func (s *server) start() (*session, error) {
 	if init != nil {
 		s.info, s.instructions, s.protocol = init.ServerInfo, init.Instructions, init.ProtocolVersion
 	}
+	entry := s.cacheEntry()
 	// A list_changed that came while the tools were listed.
 	stale := sess.stale
 	s.mu.Unlock()
+	s.opts.remember(entry)
 	if stale {
 		go s.refresh(sess)
 	}
@@ -363,13 +407,22 @@ func (s *server) refresh(sess *session) {
 	}
 	s.mu.Lock()
 	current := s.sess == sess
+	var entry cacheEntry
 	if current {
 		s.tools = tools
+		entry = s.cacheEntry()
 	}
 	s.mu.Unlock()
 	if current {
+		s.opts.remember(entry)
 		s.opts.changed()
 	}
+}
+
+// cacheEntry is what the cache file keeps of the server now; s.mu is held.
+func (s *server) cacheEntry() cacheEntry {
+	return cacheEntry{Key: s.cfg.Key, ConfigHash: configHash(s.cfg), ServerInfo: s.info, Instructions: s.instructions,
+		Protocol: s.protocol, Tools: s.tools, ListedAt: time.Now().UTC()}
 }
 
 // call runs tools/call and maps its outcome for the model.
@@ -378,7 +431,21 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return s.unavailable(ctx, false)
+		// A Known server is started by this call, which waits for its
+		// first start; one down was started and is not waited for.
+		s.wake()
+		select {
+		case <-s.started:
+		case <-s.stop:
+		case <-ctx.Done():
+			return host.Output{}, ctx.Err()
+		}
+		s.mu.Lock()
+		sess = s.sess
+		s.mu.Unlock()
+		if sess == nil {
+			return s.unavailable(ctx, false)
+		}
 	}
 	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -469,6 +536,9 @@ func (s *server) progressed(p *mcp.ProgressNotificationParams) {
 func (s *server) unavailable(ctx context.Context, midCall bool) (host.Output, error) {
 	s.mu.Lock()
 	why, retry := s.why, time.Until(s.retryAt)
+	if s.state == Starting {
+		retry = 0 // being started again now
+	}
 	s.mu.Unlock()
 	return outcome(ctx, check.MCPResult{Key: s.cfg.Key, Unavailable: &check.MCPDown{Why: why, RetryMS: retry.Milliseconds(), MidCall: midCall}})
 }

@@ -594,6 +594,48 @@ func TestCrashAndRestart(t *testing.T) {
 	}
 }
 
+// A call while the server is being started again after a crash: it said
+// "toolroute starts it again in 1 s" for as long as the restart took (the
+// retry time, passed, counted as at least 1 s). It says the server is
+// starting again now, and so do the status and the problems. The restart
+// here waits for a file the test writes, so the call lands during it.
+func TestRestartSaysStarting(t *testing.T) {
+	dir := t.TempDir()
+	starts, gate := filepath.Join(dir, "starts"), filepath.Join(dir, "gate")
+	script := filepath.Join(dir, "server")
+	body := "#!/bin/sh\nif [ -s '" + starts + "' ]; then while [ ! -e '" + gate + "' ]; do sleep 0.05; done; fi\nexec '" +
+		mcptest.TestServer(t, binDir) + "' -starts '" + starts + "' \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := start(t, fast, ServerConfig{Key: "crashy", Command: script})
+	o := offered(t, m, registry.Catalogue{})
+	if got := call(t, o.tool(t, "crash"), `{}`); got.ErrorType != ErrorUnavailable {
+		t.Fatalf("crash: %+v", got)
+	}
+	down := status(t, m, "crashy")
+	if down.State != Down {
+		t.Fatalf("after the crash: %+v", down)
+	}
+	eventually(t, "the retry time passes", func() bool { return time.Now().After(down.RetryAt.Add(100 * time.Millisecond)) })
+	got := call(t, o.tool(t, "echo"), `{"text":"hi"}`)
+	mustContain(t, "a call during the restart", got.Text, "MCP server 'crashy' is unavailable: it exited (exit status 3)",
+		"toolroute is starting it again now: try the call again in a few seconds")
+	if st := status(t, m, "crashy"); st.State != Starting || !strings.Contains(st.Error, "exit status 3") {
+		t.Errorf("status during the restart: %+v", st)
+	}
+	if p := Problems(m.Status()); len(p) != 1 || !strings.HasPrefix(p[0], "MCP server 'crashy' is starting again; it was down: it exited (exit status 3)") {
+		t.Errorf("problems during the restart: %q", p)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "crashy is connected again", func() bool { return status(t, m, "crashy").State == Connected })
+	if got := call(t, o.tool(t, "echo"), `{"text":"back"}`); got.Text != "back" {
+		t.Errorf("after the restart: %+v", got)
+	}
+}
+
 // A call the server never answers fails as unavailable after the server's
 // timeout; the server is stopped and started again.
 func TestHang(t *testing.T) {
@@ -657,5 +699,77 @@ func TestGarbage(t *testing.T) {
 	eventually(t, "later is connected again", func() bool { return status(t, m, "later").State == Connected })
 	if got := call(t, o.tool(t, "echo"), `{"text":"clean"}`); got.Text != "clean" {
 		t.Errorf("after the restart: %+v", got)
+	}
+}
+
+// A stdio server is started by the first call of one of its tools, not at
+// every start of the program: its tools from its last run (the cache file,
+// with its config entry's hash) are listed meanwhile. A changed entry is
+// not trusted, and Eager starts every server at once.
+func TestLazyStart(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	opts := fast
+	opts.CacheFile = filepath.Join(dir, CacheFile)
+	cfg := testServer(t, "lab", "-starts", starts)
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+
+	first := start(t, opts, cfg)
+	if st := status(t, first, "lab"); st.State != Connected || st.Cached || !st.Started {
+		t.Fatalf("the first run, with no cache: %+v", st)
+	}
+	first.Close()
+	if count() != 1 {
+		t.Fatalf("started %d times", count())
+	}
+
+	m := start(t, opts, cfg)
+	st := status(t, m, "lab")
+	if st.State != Known || !st.Cached || st.Started || !st.OK() || count() != 1 {
+		t.Fatalf("the next run, before a call: %+v, %d starts", st, count())
+	}
+	o := offered(t, m, registry.Catalogue{})
+	if n := o.names("lab"); !slices.Contains(n, "echo") || len(n) != 10 {
+		t.Errorf("the cached tools: %v", n)
+	}
+	if got := call(t, o.tool(t, "echo"), `{"text":"woken"}`); got.Text != "woken" {
+		t.Errorf("the first call: %+v", got)
+	}
+	if st := status(t, m, "lab"); st.State != Connected || !st.Started || count() != 2 {
+		t.Errorf("after the first call: %+v, %d starts", st, count())
+	}
+	m.Close()
+
+	changed := cfg
+	changed.Env = map[string]string{"LAB": "2"}
+	if st := status(t, start(t, opts, changed), "lab"); st.State != Connected || st.Cached {
+		t.Errorf("with its entry changed: %+v", st)
+	}
+	eager := opts
+	eager.Eager = true
+	if st := status(t, start(t, eager, changed), "lab"); st.State != Connected || !st.Cached {
+		t.Errorf("eager: %+v", st)
+	}
+}
+
+// A server never started is stopped by Close at once, and a call after
+// Close does not start it.
+func TestLazyClose(t *testing.T) {
+	dir := t.TempDir()
+	opts := fast
+	opts.CacheFile = filepath.Join(dir, CacheFile)
+	cfg := testServer(t, "lab")
+	start(t, opts, cfg).Close()
+	m := start(t, opts, cfg)
+	echo := offered(t, m, registry.Catalogue{}).tool(t, "echo")
+	m.Close()
+	if got := call(t, echo, `{"text":"late"}`); got.ErrorType != ErrorUnavailable {
+		t.Errorf("a call after Close: %+v", got)
+	}
+	if st := status(t, m, "lab"); st.State != Known {
+		t.Errorf("after Close: %+v", st)
 	}
 }

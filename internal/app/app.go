@@ -118,6 +118,11 @@ type Config struct {
 	NoAgents bool
 	// MCP tunes the servers' restarts; the zero value is the program's.
 	MCP mcp.Options
+	// MCPNoWait opens without waiting for the MCP servers' first start:
+	// serve and mcp, whose clients must not wait on a server slow to start
+	// or hung (an MCP client gives up on initialize after 60 s). A server
+	// that comes up later is offered then (Changes).
+	MCPNoWait bool
 	// Now is the scheduled tasks' clock; nil means time.Now.
 	Now func() time.Time
 	// ReleaseIdle gives the memory freed by a spell of work back to the
@@ -347,7 +352,13 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	nativeTools = append(coreTools, nativeTools...)
 	var sources []host.ToolSource
 	if len(mcpCfg.Servers) > 0 {
-		a.MCP = mcp.Start(mcpCfg, cfg.MCP)
+		opts := cfg.MCP
+		if opts.CacheFile == "" {
+			// The servers' tools from their last run, so that a stdio
+			// server is started by its first call, not at every start.
+			opts.CacheFile = filepath.Join(cfg.DataDir, mcp.CacheFile)
+		}
+		a.MCP = mcp.Start(mcpCfg, opts)
 		sources = append(sources, a.MCP)
 	}
 	h, err = host.New(ctx, host.Options{
@@ -390,7 +401,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Host = h
 	if a.MCP != nil {
-		a.MCP.Ready(ctx)
+		if !cfg.MCPNoWait {
+			a.MCP.Ready(ctx)
+		}
 		// From now on a server whose tools change reloads the catalogue,
 		// so a running turn offers the change from its next model call.
 		if missed := a.MCP.OnChange(a.mcpChanged); missed {

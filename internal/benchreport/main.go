@@ -70,6 +70,10 @@ var runs = []run{
 	{"./host/store", "Messages", "20x"},
 	{"./host", "MemoryBombs", "1x"},
 	{"./cmd/toolroute", "Start", "3x"},
+	// Ten configured MCP servers started at once against none started
+	// (their tools from the cache file), and the first call of a tool
+	// on a server started before it against one the call starts.
+	{"./host/mcp", "MCPStart|MCPFirstCall", "3x"},
 	{"./manifests", "WebfetchPage", "1x"},
 }
 
@@ -369,6 +373,8 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			return "4. The module"
 		case strings.HasPrefix(name, "BenchmarkWorker"):
 			return "9. The edge worker in workerd"
+		case strings.HasPrefix(name, "BenchmarkMCP"):
+			return "12. MCP servers"
 		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"), strings.HasPrefix(name, "BenchmarkMessages/"):
 			return "5. Throughput"
 		}
@@ -383,7 +389,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			// Ratios: wasm against native, the instance keeping the
 			// session against the whole history, a timeout mechanism
 			// against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}, {"/encoding-json", "/hand"}, {"/encoding-json-v2", "/hand"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}, {"/encoding-json", "/hand"}, {"/encoding-json-v2", "/hand"}, {"/lazy", "/eager"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					r := median(ns) / median(other["ns/op"])

@@ -14,7 +14,7 @@ import (
 // page's cookie, not another token, not the token without its scheme.
 func TestRequireBearer(t *testing.T) {
 	const tok = "0123456789abcdef-token"
-	h := server.RequireBearer(tok, "DATA/serve-token", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := server.RequireBearer(tok, "DATA/serve-token", "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "in")
 	}))
 	tests := []struct {
@@ -47,8 +47,15 @@ func TestRequireBearer(t *testing.T) {
 				if body := w.Body.String(); !strings.Contains(body, "Authorization: Bearer with the token from DATA/serve-token") {
 					t.Errorf("the 401 says %s", body)
 				}
-				if c := w.Header().Get("WWW-Authenticate"); c != `Bearer realm="toolroute"` {
-					t.Errorf("WWW-Authenticate: %q", c)
+				// As the MCP authorization spec's resource servers answer:
+				// the metadata named, and a token that came refused with
+				// its description.
+				want := `Bearer realm="toolroute", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`
+				if _, sent := tt.header["Authorization"]; sent && strings.HasPrefix(tt.header["Authorization"], "Bearer") {
+					want += `, error="invalid_token", error_description="toolroute needs its token here: send Authorization: Bearer with the token from DATA/serve-token"`
+				}
+				if c := w.Header().Get("WWW-Authenticate"); c != want {
+					t.Errorf("WWW-Authenticate: %q, want %q", c, want)
 				}
 			}
 		})

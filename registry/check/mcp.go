@@ -40,14 +40,24 @@ type MCPCatalogue struct {
 }
 
 // MCPServer is one server as the host last listed it. A server never
-// reached has no ServerInfo and no Tools: it is not listed.
+// reached has no ServerInfo and no Tools: it is not listed, but when the
+// host says it is starting or down (State, with Why), its group is added
+// without tools, so that a model loading it reads why.
 type MCPServer struct {
 	Key            string            `json:"key"`
 	TimeoutSeconds int               `json:"timeout_seconds"`
 	ServerInfo     *MCPServerInfo    `json:"server_info"`
 	Instructions   string            `json:"instructions"`
 	Tools          []json.RawMessage `json:"tools"`
+	State          string            `json:"state,omitempty"`
+	Why            string            `json:"why,omitempty"`
 }
+
+// The states of a server never reached that mcp_catalogue says.
+const (
+	MCPStarting  = "starting"
+	MCPDownState = "down"
+)
 
 // MCPServerInfo is the implementation info a server gave at initialize.
 type MCPServerInfo struct {
@@ -65,11 +75,13 @@ type MCPCatalogueAnswer struct {
 	Servers []MCPListed `json:"servers"`
 }
 
-// MCPGroup is a server's group as the catalogue takes it.
+// MCPGroup is a server's group as the catalogue takes it; Unavailable
+// says why a group has no tools yet (registry.Group's).
 type MCPGroup struct {
 	Name        string `json:"name"`
 	DisplayName string `json:"display_name"`
 	Description string `json:"description"`
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // MCPTool is a server's tool as the catalogue takes a host tool.
@@ -152,7 +164,13 @@ func (m MCPCatalogue) check() Answer {
 		listed := MCPListed{Key: s.Key, Group: group, Tools: []MCPNamed{}}
 		switch {
 		case s.ServerInfo == nil && len(s.Tools) == 0:
-			// Never reached: nothing to list yet.
+			// Never reached: nothing to list yet, but a model that loads
+			// the group reads why, when the host said.
+			if why := mcpPending(s); why != "" && !groupTaken[group] {
+				groupTaken[group] = true
+				out.Groups = append(out.Groups, MCPGroup{Name: group, DisplayName: mcpDisplayName(nil, s.Key),
+					Description: why, Unavailable: why})
+			}
 		case groupTaken[group]:
 			listed.Refused = fmt.Sprintf("its group name %s is taken by another tool group: give the server another name in %s", group, config)
 		default:
@@ -177,6 +195,18 @@ func (m MCPCatalogue) check() Answer {
 		out.Servers = append(out.Servers, listed)
 	}
 	return Answer{Args: out}
+}
+
+// mcpPending says why a server never reached has no tools yet, for a model
+// loading its group: it is starting, or down and why.
+func mcpPending(s MCPServer) string {
+	switch s.State {
+	case MCPStarting:
+		return fmt.Sprintf("MCP server '%s' is starting: its tools are offered once it answers. Try again in a minute, or do without this group.", s.Key)
+	case MCPDownState:
+		return fmt.Sprintf("MCP server '%s' is down: %s. toolroute starts it again: try again in a minute, or do without this group.", s.Key, strings.TrimSuffix(s.Why, "."))
+	}
+	return ""
 }
 
 // mcpTool is the part of an MCP Tool the rules read.
@@ -395,8 +425,9 @@ type MCPRPCError struct {
 }
 
 // MCPDown is a server that cannot take a call: why, in how many
-// milliseconds the host starts it again, and whether it broke off during
-// the call (which may then have taken effect).
+// milliseconds the host starts it again (0 or less: it is starting it
+// now), and whether it broke off during the call (which may then have
+// taken effect).
 type MCPDown struct {
 	Why     string `json:"why"`
 	RetryMS int64  `json:"retry_ms"`
@@ -432,8 +463,11 @@ func (m MCPResult) check() Answer {
 	case m.RPCError != nil:
 		return refuseAs(MCPError, fmt.Sprintf("MCP server '%s' answered error %d: %s", m.Key, m.RPCError.Code, m.RPCError.Message))
 	case m.Unavailable != nil:
-		secs := max((m.Unavailable.RetryMS+999)/1000, 1)
-		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", m.Key, m.Unavailable.Why, secs)
+		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute is starting it again now: try the call again in a few seconds, or do without this tool.", m.Key, m.Unavailable.Why)
+		if m.Unavailable.RetryMS > 0 {
+			secs := (m.Unavailable.RetryMS + 999) / 1000
+			text = fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute starts it again in %d s: try the call again then, or do without this tool.", m.Key, m.Unavailable.Why, secs)
+		}
 		if m.Unavailable.MidCall {
 			text += " The call may or may not have taken effect: check before repeating anything that changes data."
 		}
