@@ -728,8 +728,8 @@ function newSession(d) {
   return { id: newSessionID(d), title: "", created: at, updated: at, messages: 0 };
 }
 
-// proxyModel forwards a model call to the worker's provider and streams the
-// answer back as the provider sent it: status, content type and body. As
+// proxyModel forwards a model call to the worker's provider and streams
+// its reply unchanged (status, content type, body) to the caller. As
 // serve's proxy, it takes only the provider's format and endpoint and only
 // the wire headers, and sends the call once, a 429 or 5xx answered with
 // the retry policy the page's module tries again with.
