@@ -268,7 +268,7 @@ fuzz:
 # queries, runs serve's soak once (bench-memory, six minutes), and writes
 # BENCHMARKS.md with the medians (internal/benchreport).
 BENCHCOUNT ?= 5
-bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PG_INITDB)
+bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PDFTOPPM) $(PG_INITDB)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 
 # bench-memory runs serve's soak alone (internal/soak: three rounds of

@@ -77,7 +77,8 @@ func searchRows(count int, dir string) ([]row, error) {
 	words := registry.NewIndex(docs, assets.Vectors())
 	wordsRank := func(q string) []string { return hitNames(words.Search(q, 5)) }
 
-	cmd := fmt.Sprintf("`toolroute search --tools %s < queries`", d.ToolsFile)
+	// The folder is the reader's own: named by the variable that gives it.
+	cmd := "`toolroute search --tools $" + searcheval.EnvDir + "/tools.json < queries`"
 	how := cmd + ", scored by internal/searcheval; the weights were chosen on half A (`go run ./internal/searcheval/tune -fusion`)"
 	rate := func(r searcheval.Recall, n int) string { return fmt.Sprintf("%.1f%%", 100*r.Rate(n)) }
 	recall := func(r searcheval.Recall) string {
