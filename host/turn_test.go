@@ -286,3 +286,33 @@ func TestTurnModelCallLimit(t *testing.T) {
 		t.Error("the turn is not over")
 	}
 }
+
+// search_tools and unload_tool_group work in the program's loop as in
+// Send's turns: a search loads the tools it finds, an unload takes a
+// group's tools off the next call.
+func TestTurnSearchesAndUnloads(t *testing.T) {
+	ctx := context.Background()
+	h, _ := ownHost(t, host.Options{SearchTools: true, NoEncoderSearch: true, ToolBudget: 100000})
+	turn, err := h.Session("search").Start(ctx, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Close(ctx)
+	if got := toolNames(turn.Tools()); !slices.Equal(got, []string{"load_tool_group", "search_tools", "unload_tool_group"}) {
+		t.Fatalf("tools = %v, want the three meta-tools", got)
+	}
+	res := reply(t, turn, "s", "search_tools", `{"query":"PDF text","limit":1}`)
+	if res.ErrorType != "" || !strings.Contains(res.Content, "pdf_text") {
+		t.Errorf("search_tools: %+v", res)
+	}
+	if got := toolNames(turn.Tools()); !slices.Contains(got, "pdf_text") {
+		t.Errorf("tools after the search = %v, want pdf_text", got)
+	}
+	reply(t, turn, "l", "load_tool_group", `{"group_name":"pdf"}`)
+	if res := reply(t, turn, "u", "unload_tool_group", `{"group_name":"pdf"}`); res.ErrorType != "" {
+		t.Errorf("unload_tool_group: %+v", res)
+	}
+	if got := toolNames(turn.Tools()); slices.Contains(got, "pdf_info") || slices.Contains(got, "pdf_text") {
+		t.Errorf("tools after the unload = %v, want the group's off", got)
+	}
+}
