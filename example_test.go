@@ -181,3 +181,77 @@ func Example_providerFunc() {
 	// Output:
 	// Hello from the gateway.
 }
+
+// A program with its own model loop: toolroute gives the tools and the
+// system prompt of each model call, and routes the model's tool calls as
+// Send's turns do. Here the model is a stand-in function that calls a
+// tool before loading its group, then with its arguments missing, then
+// right; a program calls its SDK's client instead (sdk/openaisdk's
+// ExampleReply).
+func Example_ownLoop() {
+	ctx := context.Background()
+	// No provider: the program makes the model calls.
+	h, err := toolroute.New(ctx, nil, toolroute.Options{
+		Groups: []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+				Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			Run: func(ctx context.Context, input json.RawMessage) (string, error) { return "09:00", nil },
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	// A stand-in for the model: each call gets the next reply.
+	replies := []host.ModelReply{
+		{Calls: []host.ToolCall{{ID: "call_1", Name: "clock_now", Arguments: `{"city":"Paris"}`}}},
+		{Calls: []host.ToolCall{{ID: "call_2", Name: "load_tool_group", Arguments: `{"group_name":"clock"}`}}},
+		{Calls: []host.ToolCall{{ID: "call_3", Name: "clock_now", Arguments: `{}`}}},
+		{Calls: []host.ToolCall{{ID: "call_4", Name: "clock_now", Arguments: `{"city":"Paris"}`}}},
+		{Text: "It is 09:00 in Paris."},
+	}
+	callModel := func(system string, tools []registry.Tool) host.ModelReply {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		fmt.Println("model call with", names)
+		reply := replies[0]
+		replies = replies[1:]
+		return reply
+	}
+
+	turn, err := h.Session("demo").Start(ctx, "What time is it in Paris?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer turn.Close(ctx)
+	for !turn.Over() {
+		reply := callModel(turn.SystemPrompt(), turn.Tools())
+		results, err := turn.Reply(ctx, reply)
+		if err != nil {
+			log.Fatal(err)
+		}
+		// A program sends each result back to the model under its ID.
+		for _, r := range results {
+			first, _, _ := strings.Cut(r.Content, "\n")
+			fmt.Printf("  %s %s: %s\n", r.ID, r.Tool, first)
+		}
+		if len(reply.Calls) == 0 {
+			fmt.Println("answer:", reply.Text)
+		}
+	}
+	// Output:
+	// model call with [load_tool_group]
+	//   call_1 clock_now: Error (tool_not_loaded): Tool 'clock_now' is not loaded: it belongs to tool group 'clock'. Call load_tool_group with group_name 'clock' first, then call 'clock_now' again.
+	// model call with [load_tool_group]
+	//   call_2 load_tool_group: Loaded 1 tools from group 'Clock':
+	// model call with [load_tool_group clock_now]
+	//   call_3 clock_now: Error (invalid_arguments): The arguments for 'clock_now' miss the required parameter(s): city. Call it again with them.
+	// model call with [load_tool_group clock_now]
+	//   call_4 clock_now: 09:00
+	// model call with [load_tool_group clock_now]
+	// answer: It is 09:00 in Paris.
+}

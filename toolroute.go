@@ -18,6 +18,22 @@
 // A provider is any host.Provider: OpenAI, OpenAIResponses, Anthropic,
 // OpenAICompatible and Gemini here, a function (host.ProviderFunc), or an SDK client
 // (sdk/openaisdk, sdk/anthropicsdk).
+//
+// A program that keeps its own model loop passes no provider and routes
+// through a host.Turn: Session.Start logs the user's message, the Turn's
+// Tools and SystemPrompt are what to offer the model, and Turn.Reply
+// routes the model's tool calls exactly as Send's turns do (groups
+// loaded, a tool of a group not loaded refused, arguments checked,
+// approval rules applied, everything logged) and gives what the model
+// reads of each (Example_ownLoop; sdk/openaisdk converts to and from
+// OpenAI's SDK types):
+//
+//	turn, err := h.Session("demo").Start(ctx, "What time is it in Paris?")
+//	defer turn.Close(ctx)
+//	for !turn.Over() {
+//		reply := callYourModel(turn.SystemPrompt(), turn.Tools(), messages)
+//		results, err := turn.Reply(ctx, reply) // send results back, each under its ID
+//	}
 package toolroute
 
 import (
@@ -26,70 +42,102 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/host/jsrun"
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/manifests"
 	"github.com/toolroute/toolroute/registry"
+	"github.com/toolroute/toolroute/registry/session"
 	"github.com/toolroute/toolroute/registry/wire"
 )
 
-// Options configure New. All are optional.
+// Options configure New. All are optional: the zero value is a host with
+// no tools but the meta-tool load_tool_group, its logs in memory.
 type Options struct {
 	// Groups and Tools are tools written in Go: a tool whose Group names
 	// one of Groups is loaded with it, a tool with no group is sent on
-	// every call.
+	// every call. None by default.
 	Groups []registry.Group
 	Tools  []host.NativeTool
-	// ToolFolders are folders of JS tools (NAME.json with NAME.js, as
-	// `toolroute check` checks them), loaded in order.
+	// ToolFolders are folders of JS tools on disk (NAME.json with NAME.js,
+	// as `toolroute check` checks them), loaded in order; a name that is
+	// not a folder is an error of New. None by default.
 	ToolFolders []string
+	// ToolFS are folders of JS tools as file systems, NAME.json and NAME.js
+	// at the root (an embed.FS's folder through fs.Sub, say), loaded
+	// after ToolFolders, in order. None by default.
+	ToolFS []fs.FS
 	// Builtins names toolroute's built-in JS tools and groups to offer, by
 	// manifest (host.BuiltinFiles: "get_current_time", "webfetch",
 	// "google_gmail", ...); none by default.
 	Builtins []string
 	// Sandbox is the folder JS tools' fs reads and writes, made if
-	// missing; "" gives them none.
+	// missing; "" (the default) gives them none.
 	Sandbox string
-	// CacheDir keeps the compiled module, QuickJS and search_tools' tool
-	// vectors between runs: ""
-	// means the user's cache folder (os.UserCacheDir, then toolroute),
-	// "-" none.
+	// MCPServers are MCP servers whose tools the model gets, one tool
+	// group per server (its Key made a group name), over stdio (Command)
+	// or Streamable HTTP (URL); mcp.ReadConfig reads them from an
+	// mcp.json. New starts them and waits for each to list its tools, up
+	// to its TimeoutSeconds (0: mcp.DefaultTimeoutSeconds); a server
+	// slower than that, or one that starts again with other tools, joins
+	// the catalogue when it is up. Close stops them. None by default.
+	MCPServers []mcp.ServerConfig
+	// CacheDir keeps the compiled module, QuickJS, search_tools' tool
+	// vectors and the MCP servers' tool lists between runs: "" (the
+	// default) means the user's cache folder (os.UserCacheDir, then
+	// toolroute), "-" none.
 	CacheDir string
 	// SystemPrompt is the base system prompt; the group listing is added
-	// to it.
+	// to it. "" by default.
 	SystemPrompt string
-	// Store keeps the sessions' logs; nil keeps them in memory.
+	// Store keeps the sessions' logs; nil (the default) keeps them in
+	// memory, for this process only (host/store keeps them in SQLite or
+	// PostgreSQL).
 	Store host.Store
-	// Approver asks the user before tools that change data run; nil
-	// refuses them, saying how to allow them.
+	// Policies are the user's approval rules, in order: a tool's
+	// ({Tool: "send_email", Decision: registry.DecisionAllow}) or a
+	// group's decision, ask, allow or deny, over the tools' own defaults
+	// (ask for those that write, send, delete or share; allow for the
+	// others). None by default.
+	Policies []session.Policy
+	// Approver asks the user before the calls whose decision is ask; nil
+	// (the default) refuses them, saying how to allow them (Policies).
 	Approver host.Approver
 	// Host, when set, changes any other host.Options field before the host
-	// is made.
+	// is made, after New has set those above. New makes the JS runner
+	// afterwards, when the options have JS tools to run (tool folders or
+	// built-ins) and give none (host.Options.JS).
 	Host func(*host.Options)
 }
 
-// Host is a host.Host with the JS runner New made for it, which Close
-// closes too.
+// Host is a host.Host with what New started for it (the JS runner, the
+// MCP servers), which Close stops too.
 type Host struct {
 	*host.Host
-	js *jsrun.Runner
+	js  *jsrun.Runner
+	mcp *mcp.Manager
 }
 
-// Close stops the host and its JS runner.
+// Close stops the host, its MCP servers and its JS runner.
 func (h *Host) Close(ctx context.Context) error {
 	err := h.Host.Close(ctx)
+	if h.mcp != nil {
+		h.mcp.Close()
+	}
 	if h.js != nil {
 		h.js.Close()
 	}
 	return err
 }
 
-// New makes a host that routes tools for provider's model.
+// New makes a host that routes tools for provider's model. provider makes
+// the model calls of Session.Send's turns; it may be nil for a program
+// that makes them in its own loop and hands the replies to a host.Turn
+// (Session.Start).
 func New(ctx context.Context, provider host.Provider, o Options) (*Host, error) {
-	if provider == nil {
-		return nil, fmt.Errorf("toolroute: a provider is required: toolroute.OpenAI, Anthropic, OpenAICompatible, Gemini, a host.ProviderFunc or an SDK client's (sdk/openaisdk)")
-	}
 	cache, err := cacheDir(o.CacheDir)
 	if err != nil {
 		return nil, err
@@ -107,6 +155,10 @@ func New(ctx context.Context, provider host.Provider, o Options) (*Host, error) 
 		// sentence vectors.
 		SearchCacheDir: o.CacheDir,
 	}
+	if len(o.Policies) > 0 {
+		policies := slices.Clone(o.Policies)
+		opts.Policies = func(context.Context) ([]session.Policy, error) { return policies, nil }
+	}
 	if cache != "" {
 		opts.Module.CacheDir = filepath.Join(cache, "module")
 	}
@@ -116,30 +168,74 @@ func New(ctx context.Context, provider host.Provider, o Options) (*Host, error) 
 		}
 		opts.ToolFolders = append(opts.ToolFolders, host.ToolFolder{FS: os.DirFS(dir), Label: dir})
 	}
+	for i, fsys := range o.ToolFS {
+		if fsys == nil {
+			return nil, fmt.Errorf("toolroute: ToolFS[%d] is nil: give a file system holding NAME.json and NAME.js files", i)
+		}
+		opts.ToolFolders = append(opts.ToolFolders, host.ToolFolder{FS: fsys, Label: fmt.Sprintf("ToolFS[%d]", i)})
+	}
 	h := &Host{}
-	if len(opts.ToolFolders) > 0 || len(o.Builtins) > 0 {
+	if len(o.MCPServers) > 0 {
+		mo := mcp.Options{}
+		if cache != "" {
+			mo.CacheFile = filepath.Join(cache, mcp.CacheFile)
+		}
+		h.mcp = mcp.Start(mcp.Config{File: "Options.MCPServers", Servers: o.MCPServers}, mo)
+		opts.ToolSources = append(opts.ToolSources, h.mcp)
+	}
+	if o.Host != nil {
+		o.Host(&opts)
+	}
+	// The runner is made once the options are final, so that JS tools
+	// the Host hook adds have one.
+	if opts.JS == nil && (len(opts.ToolFolders) > 0 || !opts.NoBuiltins) {
 		js, err := jsrun.New(jsrun.Options{
 			SandboxRoot: o.Sandbox,
 			Libraries:   []fs.FS{manifests.Lib},
 			CacheDir:    sub(cache, "quickjs"),
 		})
 		if err != nil {
+			h.close(ctx)
 			return nil, err
 		}
 		h.js = js
 		opts.JS = js
 	}
-	if o.Host != nil {
-		o.Host(&opts)
-	}
 	h.Host, err = host.New(ctx, opts)
 	if err != nil {
-		if h.js != nil {
-			h.js.Close()
-		}
+		h.close(ctx)
 		return nil, err
 	}
+	if h.mcp != nil {
+		h.mcp.Ready(ctx)
+		// From now on a server whose tools change (one that was slow to
+		// start, say) reloads the catalogue.
+		if missed := h.mcp.OnChange(h.reload); missed {
+			if err := h.Host.Reload(ctx); err != nil {
+				h.Close(ctx)
+				return nil, err
+			}
+		}
+	}
 	return h, nil
+}
+
+// reload gives the module the catalogue with the MCP servers' tools as
+// they are now.
+func (h *Host) reload() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h.Host.Reload(ctx)
+}
+
+// close stops what New started before the host was made.
+func (h *Host) close(ctx context.Context) {
+	if h.mcp != nil {
+		h.mcp.Close()
+	}
+	if h.js != nil {
+		h.js.Close()
+	}
 }
 
 // cacheDir is where compiled code is kept: dir, or the user's cache folder

@@ -49,6 +49,10 @@ func (e *CallError) Error() string { return e.Message }
 // authors: its arguments must be a JSON object with the tool's required
 // parameters. The meta-tools only work inside a turn. A tool that cannot
 // be called is a *CallError; a tool that ran and failed is a result.
+//
+// CallTool does not route: it runs a group's tool whether or not any
+// session loaded the group, and logs nothing. A model's calls go through
+// a turn, Send's or the program's own (Session.Start, Turn.Reply).
 func (h *Host) CallTool(ctx context.Context, name string, input json.RawMessage) (registry.Result, error) {
 	return h.CallToolWith(ctx, name, input, CallOptions{})
 }

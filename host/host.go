@@ -16,11 +16,22 @@
 // The log is the only state: a Session is just a name for a log in the
 // Store, and the tool groups it loaded are found again in that log on every
 // turn, in this process or the next.
+//
+// A program that makes the model calls in its own loop needs no Provider:
+// Session.Start begins a Turn, whose Tools and SystemPrompt are what to
+// send the model, and Turn.Reply routes the model's tool calls as Send's
+// turns do and returns what the model reads of each:
+//
+//	turn, err := h.Session("demo").Start(ctx, "What time is it?")
+//	defer turn.Close(ctx)
+//	for !turn.Over() {
+//		reply := yourModelCall(turn.SystemPrompt(), turn.Tools(), messages)
+//		results, err := turn.Reply(ctx, reply) // each to send back under its ID
+//	}
 package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -35,9 +46,12 @@ import (
 	"github.com/toolroute/toolroute/registry/session"
 )
 
-// Options configure a Host. Only Provider is required.
+// Options configure a Host. None is required; a Host without a Provider
+// serves turns whose model calls the program makes (Session.Start).
 type Options struct {
-	// Provider makes the model calls.
+	// Provider makes the model calls of Send's turns (its format and
+	// model are the turns'). Nil leaves the model calls to the program's
+	// own loop (Session.Start): Send then fails saying so.
 	Provider Provider
 	// Store keeps the message logs; nil means a new MemoryStore.
 	Store Store
@@ -246,9 +260,6 @@ type Host struct {
 // catalogue's problems (a bad manifest, say) do not stop it: Report has
 // them.
 func New(ctx context.Context, opts Options) (*Host, error) {
-	if opts.Provider == nil {
-		return nil, errors.New("host: Options.Provider is required: it makes the model calls")
-	}
 	h := &Host{opts: opts, store: opts.Store, js: opts.JS, env: opts.Env, native: map[string]NativeTool{},
 		skills: opts.Skills, disabled: opts.Disabled, search: newSearcher(opts)}
 	if h.store == nil {

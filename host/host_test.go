@@ -433,9 +433,21 @@ func TestCatalogueProblemsDoNotStopTheHost(t *testing.T) {
 	}
 }
 
-func TestNewNeedsAProvider(t *testing.T) {
-	if _, err := host.New(context.Background(), host.Options{}); err == nil || !strings.Contains(err.Error(), "Provider is required") {
-		t.Errorf("err = %v", err)
+// A host without a Provider serves the program's own loop (Start); Send
+// says what to do instead of failing at the model call.
+func TestSendWithoutAProvider(t *testing.T) {
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Options{NoBuiltins: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	var got error
+	for _, err := range h.Session("s").Send(ctx, "hi") {
+		got = err
+	}
+	if got == nil || !strings.Contains(got.Error(), "Session.Start") {
+		t.Errorf("Send without a Provider: %v, want an error naming Session.Start", got)
 	}
 }
 

@@ -173,119 +173,16 @@ func (s *Session) Compact(ctx context.Context) iter.Seq2[Event, error] {
 var errStopped = errors.New("host: the caller stopped reading")
 
 func (s *Session) send(ctx context.Context, text string, files []session.Attachment, compact bool, emit func(Event) bool) error {
-	defer s.h.idle.enter()()
-	// Turns of this process wait for each other; a turn of another process
-	// sharing the Store is refused at once, as it may run for minutes.
-	defer s.h.locks.lock(s.id)()
-	var ender TurnEnder
-	if tl, ok := s.h.store.(TurnLocker); ok {
-		ender, _ = tl.(TurnEnder)
-		unlock, ok, err := tl.LockTurn(ctx, s.id)
-		if err != nil {
-			return fmt.Errorf("host: locking session %q for a turn: %w", s.id, err)
-		}
-		if !ok {
-			return &TurnRunningError{Session: s.id}
-		}
-		defer unlock()
+	if s.h.opts.Provider == nil {
+		return errors.New("host: this host has no Provider, so Send cannot call a model: set Options.Provider, or make the model calls in your own loop and hand their replies to a Turn (Session.Start)")
 	}
-
-	// The turn takes an instance for each call into the module only, and
-	// goes to the instance that served the session last, which keeps the
-	// session's state: then only the messages logged since are sent.
-	mt, err := s.h.pool.OpenTurn(ctx, s.id)
+	t, end, err := s.open(ctx, emit, false)
 	if err != nil {
 		return err
 	}
-	defer mt.Free(context.WithoutCancel(ctx))
-
-	o := s.h.opts
-	// A provider the settings choose is chosen once, for the whole turn.
-	provider := o.Provider
-	if tp, ok := provider.(TurnProvider); ok {
-		provider = tp.ForTurn(ctx)
-	}
-	t := &turn{s: s, mt: mt, emit: emit, provider: provider, ender: ender}
-	base, err := s.h.basePrompt(ctx)
-	if err != nil {
-		return fmt.Errorf("host: the system prompt: %w", err)
-	}
-	mems, err := s.h.memories(ctx)
-	if err != nil {
-		return fmt.Errorf("host: the memories: %w", err)
-	}
-	var policies []session.Policy
-	if o.Policies != nil {
-		if policies, err = o.Policies(ctx); err != nil {
-			return fmt.Errorf("host: the approval policies: %w", err)
-		}
-	}
-	start := session.Event{
-		Type: session.EventStart, Now: time.Now(), User: text, Attachments: files, Compact: compact, Session: s.id,
-		Settings: session.Settings{
-			SystemPrompt: base, Format: provider.Format(), Model: provider.Model(),
-			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
-			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
-			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint, ShowConsole: o.ShowConsole,
-			// Each call's schema parts come with their texts, which
-			// schemaUsage counts in tokens.
-			SchemaText: true,
-		},
-	}
-	agent := s.agent
-	if agent == nil && o.Agents != nil {
-		if agent, err = o.Agents(ctx, s.id); err != nil {
-			return fmt.Errorf("host: the agent of session %q: %w", s.id, err)
-		}
-	}
-	if agent != nil {
-		set := &start.Settings
-		if agent.SystemPrompt != "" {
-			set.SystemPrompt = agent.SystemPrompt
-		}
-		if agent.Model != "" {
-			set.Model = agent.Model
-		}
-		set.AllowedGroups = agent.Groups
-		if agent.MaxModelCalls > 0 {
-			set.MaxModelCalls = agent.MaxModelCalls
-		}
-		set.MaxTurnTokens = agent.MaxTurnTokens
-		if agent.ToolBudget > 0 {
-			set.ToolBudget = agent.ToolBudget
-		}
-	}
-	if s.model != "" {
-		start.Settings.Model = s.model
-	}
+	defer end()
 	ctx = s.withTurn(ctx, emit)
-	var acts []session.Action
-	resumed := false
-	if fp, covered := mt.Fingerprint(); fp != "" {
-		// The messages logged since the state the instance keeps.
-		since, ok, err := s.since(ctx, covered)
-		if err != nil {
-			return err
-		}
-		if ok {
-			resume := start
-			resume.Fingerprint, resume.History = fp, since
-			acts, err = t.event(ctx, resume)
-			if err != nil {
-				return err
-			}
-			resumed = len(acts) != 1 || acts[0].Type != session.ActionNeedHistory
-		}
-	}
-	if !resumed {
-		if start.History, err = s.h.store.Messages(ctx, s.id); err != nil {
-			return fmt.Errorf("host: reading session %q: %w", s.id, err)
-		}
-		acts, err = t.event(ctx, start)
-	}
-	// The instance gave the session's state to this turn: it keeps it
-	// again only if the turn ends with a cache action.
-	mt.Remember(nil)
+	acts, err := t.begin(ctx, text, files, compact)
 	for err == nil {
 		var next *session.Action
 		next, err = t.perform(ctx, acts)
@@ -311,6 +208,177 @@ func (s *Session) send(ctx context.Context, text string, files []session.Attachm
 		return nil
 	}
 	return err
+}
+
+// open takes what a turn of s holds until it ends (the session's lock,
+// the store's turn lock, a turn of the module) and returns the turn, not
+// yet begun, with the function that lets them go. own marks a turn whose
+// model calls the program makes itself (Start).
+func (s *Session) open(ctx context.Context, emit func(Event) bool, own bool) (*turn, func(), error) {
+	idle := s.h.idle.enter()
+	// Turns of this process wait for each other; a turn of another process
+	// sharing the Store is refused at once, as it may run for minutes.
+	unlockSession := s.h.locks.lock(s.id)
+	var ender TurnEnder
+	unlockStore := func() {}
+	if tl, ok := s.h.store.(TurnLocker); ok {
+		ender, _ = tl.(TurnEnder)
+		unlock, ok, err := tl.LockTurn(ctx, s.id)
+		if err != nil {
+			unlockSession()
+			idle()
+			return nil, nil, fmt.Errorf("host: locking session %q for a turn: %w", s.id, err)
+		}
+		if !ok {
+			unlockSession()
+			idle()
+			return nil, nil, &TurnRunningError{Session: s.id}
+		}
+		unlockStore = unlock
+	}
+
+	// The turn takes an instance for each call into the module only, and
+	// goes to the instance that served the session last, which keeps the
+	// session's state: then only the messages logged since are sent.
+	mt, err := s.h.pool.OpenTurn(ctx, s.id)
+	if err != nil {
+		unlockStore()
+		unlockSession()
+		idle()
+		return nil, nil, err
+	}
+	// A provider the settings choose is chosen once, for the whole turn.
+	provider := s.h.opts.Provider
+	if tp, ok := provider.(TurnProvider); ok {
+		provider = tp.ForTurn(ctx)
+	}
+	t := &turn{s: s, mt: mt, emit: emit, provider: provider, ender: ender, own: own}
+	end := func() {
+		mt.Free(context.WithoutCancel(ctx))
+		unlockStore()
+		unlockSession()
+		idle()
+	}
+	return t, end, nil
+}
+
+// begin feeds the module the turn's start: the user's message (or a
+// compaction) with the settings of the turn, continuing from the state
+// the instance keeps of the session when it can. It returns the module's
+// first actions.
+func (t *turn) begin(ctx context.Context, text string, files []session.Attachment, compact bool) ([]session.Action, error) {
+	s, mt := t.s, t.mt
+	start, err := t.start(ctx, text, files, compact)
+	if err != nil {
+		return nil, err
+	}
+	var acts []session.Action
+	resumed := false
+	if fp, covered := mt.Fingerprint(); fp != "" {
+		// The messages logged since the state the instance keeps.
+		since, ok, err := s.since(ctx, covered)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			resume := start
+			resume.Fingerprint, resume.History = fp, since
+			acts, err = t.event(ctx, resume)
+			if err != nil {
+				return nil, err
+			}
+			resumed = len(acts) != 1 || acts[0].Type != session.ActionNeedHistory
+		}
+	}
+	if !resumed {
+		if start.History, err = s.h.store.Messages(ctx, s.id); err != nil {
+			return nil, fmt.Errorf("host: reading session %q: %w", s.id, err)
+		}
+		acts, err = t.event(ctx, start)
+	}
+	// The instance gave the session's state to this turn: it keeps it
+	// again only if the turn ends with a cache action.
+	mt.Remember(nil)
+	return acts, err
+}
+
+// ownContextLimit is the context window a turn of the program's own loop
+// tells the module: the program sends its own messages, so the module's
+// log is never compacted for it.
+const ownContextLimit = 1 << 30
+
+// start is the turn's start event, its settings from the host's options,
+// the session's agent and model.
+func (t *turn) start(ctx context.Context, text string, files []session.Attachment, compact bool) (session.Event, error) {
+	s := t.s
+	o := s.h.opts
+	base, err := s.h.basePrompt(ctx)
+	if err != nil {
+		return session.Event{}, fmt.Errorf("host: the system prompt: %w", err)
+	}
+	mems, err := s.h.memories(ctx)
+	if err != nil {
+		return session.Event{}, fmt.Errorf("host: the memories: %w", err)
+	}
+	var policies []session.Policy
+	if o.Policies != nil {
+		if policies, err = o.Policies(ctx); err != nil {
+			return session.Event{}, fmt.Errorf("host: the approval policies: %w", err)
+		}
+	}
+	start := session.Event{
+		Type: session.EventStart, Now: time.Now(), User: text, Attachments: files, Compact: compact, Session: s.id,
+		Settings: session.Settings{
+			SystemPrompt:  base,
+			MaxModelCalls: o.MaxModelCalls, MaxTokens: o.MaxTokens, Stream: o.Stream, Routing: o.Routing, SearchTools: o.SearchTools, ToolBudget: o.ToolBudget, ContextLimit: o.ContextLimit,
+			Policies: policies, Approvals: o.Approver != nil && !s.unattended, Unattended: s.unattended, Memories: mems,
+			HostSearch: s.h.search.fresh(), AllowHint: o.AllowHint, ShowConsole: o.ShowConsole,
+			// Each call's schema parts come with their texts, which
+			// schemaUsage counts in tokens.
+			SchemaText: true,
+		},
+	}
+	if t.provider != nil {
+		start.Settings.Format, start.Settings.Model = t.provider.Format(), t.provider.Model()
+	}
+	agent := s.agent
+	if agent == nil && o.Agents != nil {
+		if agent, err = o.Agents(ctx, s.id); err != nil {
+			return session.Event{}, fmt.Errorf("host: the agent of session %q: %w", s.id, err)
+		}
+	}
+	if agent != nil {
+		set := &start.Settings
+		if agent.SystemPrompt != "" {
+			set.SystemPrompt = agent.SystemPrompt
+		}
+		if agent.Model != "" {
+			set.Model = agent.Model
+		}
+		set.AllowedGroups = agent.Groups
+		if agent.MaxModelCalls > 0 {
+			set.MaxModelCalls = agent.MaxModelCalls
+		}
+		set.MaxTurnTokens = agent.MaxTurnTokens
+		if agent.ToolBudget > 0 {
+			set.ToolBudget = agent.ToolBudget
+		}
+	}
+	if s.model != "" {
+		start.Settings.Model = s.model
+	}
+	if t.own {
+		// The program makes the model calls and sends its own messages:
+		// the module is asked in Chat Completions' form, whole replies,
+		// classic routing, never to compact, and its requests are read
+		// for their system prompt and tools only (Turn).
+		set := &start.Settings
+		set.Format, set.Stream, set.Routing, set.ContextLimit = wire.OpenAI, false, session.RoutingClassic, ownContextLimit
+		if set.Model == "" {
+			set.Model = ownModel
+		}
+	}
+	return start, nil
 }
 
 // since reads the session's messages after the first n: from a TailReader
@@ -369,6 +437,8 @@ type turn struct {
 	// calls are the turn's model calls so far, their usage filled in as
 	// their responses are logged.
 	calls []CallUsage
+	// own: the program makes the model calls (Turn).
+	own bool
 }
 
 func (t *turn) event(ctx context.Context, e session.Event) ([]session.Action, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -114,6 +115,14 @@ type Manager struct {
 // at the first call of one of them. A server that failed is started again,
 // with backoff; Close stops them all.
 func Start(cfg Config, opts Options) *Manager {
+	// An entry written in Go rather than read from mcp.json may leave its
+	// timeout at 0, which means the default, as in the file.
+	cfg.Servers = slices.Clone(cfg.Servers)
+	for i := range cfg.Servers {
+		if cfg.Servers[i].TimeoutSeconds <= 0 {
+			cfg.Servers[i].TimeoutSeconds = DefaultTimeoutSeconds
+		}
+	}
 	m := &Manager{cfg: cfg, opts: &hub{Options: opts}, began: time.Now()}
 	m.named = make([][]Named, len(cfg.Servers))
 	m.refused = make([]string, len(cfg.Servers))

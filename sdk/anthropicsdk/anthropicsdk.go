@@ -1,9 +1,14 @@
 // Package anthropicsdk joins toolroute to Anthropic's official Go SDK
 // (github.com/anthropics/anthropic-sdk-go): Provider sends toolroute's
 // model calls through an SDK client, with its key, base URL, retries and
-// middleware; Tools, Messages and Params give toolroute's active tools and
-// a session's history as the SDK's Messages API types, for a program that
-// makes the calls in its own loop.
+// middleware.
+//
+// A program that makes the calls in its own loop routes them through a
+// host.Turn (Session.Start): Tools gives the turn's tools as the SDK's
+// tool params, Reply gives the model's Message to the turn, and
+// ToolResults gives the turn's results back as the user message of
+// tool_result blocks that answers the model. Messages and Params give a
+// session's log as the SDK's Messages API types.
 package anthropicsdk
 
 import (
@@ -117,6 +122,40 @@ func Params(ctx context.Context, h *host.Host, sessionID, model string, maxToken
 		return anthropic.MessageNewParams{}, err
 	}
 	return anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxTokens, System: system, Messages: msgs, Tools: tools}, nil
+}
+
+// Reply is a Messages API reply as a reply for a host.Turn: its text
+// blocks joined, its tool_use blocks in order, and the call's usage.
+func Reply(m *anthropic.Message) host.ModelReply {
+	var r host.ModelReply
+	if m == nil {
+		return r
+	}
+	var text strings.Builder
+	for _, b := range m.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			r.Calls = append(r.Calls, host.ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+		}
+	}
+	r.Text = text.String()
+	if u := m.Usage; u.InputTokens > 0 || u.OutputTokens > 0 {
+		r.Usage = &wire.Usage{InputTokens: int(u.InputTokens), OutputTokens: int(u.OutputTokens), CachedTokens: int(u.CacheReadInputTokens)}
+	}
+	return r
+}
+
+// ToolResults are a host.Turn's results as the user message that answers
+// the model's tool_use blocks: a tool_result block each, under its call's
+// id, in order, a failure's marked as an error.
+func ToolResults(results []host.ToolResult) anthropic.MessageParam {
+	blocks := make([]anthropic.ContentBlockParamUnion, len(results))
+	for i, r := range results {
+		blocks[i] = anthropic.NewToolResultBlock(r.ID, r.Content, r.ErrorType != "")
+	}
+	return anthropic.NewUserMessage(blocks...)
 }
 
 // encode builds r's Anthropic request body, as the module does, and reads

@@ -149,3 +149,71 @@ func ExampleMessages() {
 	// user
 	// assistant
 }
+
+// A program's own loop with the SDK's client and its own messages:
+// toolroute gives the system prompt and the tools of each call and routes
+// the model's tool_use blocks, and the program answers them with the
+// tool_result blocks ToolResults makes.
+func ExampleReply() {
+	ctx := context.Background()
+	model := newScripted(
+		toolUse("load_tool_group", `{"group_name":"clock"}`),
+		toolUse("clock_now", `{"city":"Paris"}`),
+		textReply("It is 09:00 in Paris."),
+	)
+	defer model.Close()
+	client := anthropic.NewClient(option.WithBaseURL(model.URL), option.WithAPIKey("sk-ant-demo"))
+
+	// No provider: the program makes the model calls.
+	h, err := toolroute.New(ctx, nil, toolroute.Options{
+		Groups: []registry.Group{{Name: "clock", DisplayName: "Clock", Description: "Tell the time in a city"}},
+		Tools: []host.NativeTool{{
+			Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+				Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			Run: func(ctx context.Context, input json.RawMessage) (string, error) { return "09:00", nil },
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	turn, err := h.Session("demo").Start(ctx, "What time is it in Paris?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer turn.Close(ctx)
+	messages := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What time is it in Paris?"))}
+	for !turn.Over() {
+		tools, err := anthropicsdk.Tools(turn.Tools())
+		if err != nil {
+			log.Fatal(err)
+		}
+		reply, err := client.Messages.New(ctx, anthropic.MessageNewParams{
+			Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: messages, Tools: tools,
+			System: []anthropic.TextBlockParam{{Text: turn.SystemPrompt()}},
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		messages = append(messages, reply.ToParam())
+		results, err := turn.Reply(ctx, anthropicsdk.Reply(reply))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(results) == 0 {
+			fmt.Println(reply.Content[0].Text)
+			break
+		}
+		for _, r := range results {
+			fmt.Println(r.Tool, "answered", r.ErrorType == "")
+		}
+		messages = append(messages, anthropicsdk.ToolResults(results))
+	}
+	fmt.Println("tools of the last call:", model.tools[2])
+	// Output:
+	// load_tool_group answered true
+	// clock_now answered true
+	// It is 09:00 in Paris.
+	// tools of the last call: [load_tool_group clock_now]
+}

@@ -161,3 +161,77 @@ func ExampleTools() {
 	// user
 	// assistant
 }
+
+// A program's own loop with the SDK's client and its own messages:
+// toolroute gives the system prompt and the tools of each call and routes
+// the model's calls (the group loaded, its tool run, each logged), and the
+// program sends the results back as tool messages.
+func ExampleReply() {
+	ctx := context.Background()
+	// A stand-in for the model, speaking OpenAI's Chat Completions: each
+	// call gets the next reply. A program points at OpenAI, Ollama,
+	// llama.cpp or vLLM instead.
+	replies := make(chan string, 3)
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"load_tool_group","arguments":"{\"group_name\":\"clock\"}"}}]}`
+	replies <- `{"role":"assistant","tool_calls":[{"id":"call_2","type":"function","function":{"name":"clock_now","arguments":"{\"city\":\"Paris\"}"}}]}`
+	replies <- `{"role":"assistant","content":"It is 09:00 in Paris."}`
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case reply := <-replies:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"message":%s}]}`, reply)
+		default:
+			http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		}
+	}))
+	defer model.Close()
+	client := openai.NewClient(option.WithBaseURL(model.URL+"/v1"), option.WithAPIKey("sk-demo"))
+
+	// No provider: the program makes the model calls.
+	h, err := toolroute.New(ctx, nil, toolroute.Options{
+		Groups: []registry.Group{clockGroup},
+		Tools:  []host.NativeTool{clockNow},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	question := "What time is it in Paris?"
+	turn, err := h.Session("demo").Start(ctx, question)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer turn.Close(ctx)
+	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(turn.SystemPrompt()), openai.UserMessage(question)}
+	for !turn.Over() {
+		tools, err := openaisdk.Tools(turn.Tools())
+		if err != nil {
+			log.Fatal(err)
+		}
+		messages[0] = openai.SystemMessage(turn.SystemPrompt())
+		completion, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+			Model: "gpt-4o-mini", Messages: messages, Tools: tools,
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		msg := completion.Choices[0].Message
+		messages = append(messages, msg.ToParam())
+		results, err := turn.Reply(ctx, openaisdk.Reply(completion))
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range results {
+			fmt.Println(r.Tool, "answered", r.ErrorType == "")
+		}
+		messages = append(messages, openaisdk.ToolMessages(results)...)
+		if len(msg.ToolCalls) == 0 {
+			fmt.Println(msg.Content)
+		}
+	}
+	// Output:
+	// load_tool_group answered true
+	// clock_now answered true
+	// It is 09:00 in Paris.
+}

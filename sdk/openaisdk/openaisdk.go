@@ -1,9 +1,13 @@
 // Package openaisdk joins toolroute to OpenAI's official Go SDK
 // (github.com/openai/openai-go): Provider sends toolroute's model calls
-// through an SDK client, with its key, base URL, retries and middleware;
-// Tools and Messages give toolroute's active tools and a session's history
-// as the SDK's Chat Completions types, for a program that makes the calls
-// in its own loop.
+// through an SDK client, with its key, base URL, retries and middleware.
+//
+// A program that makes the calls in its own loop routes them through a
+// host.Turn (Session.Start): Tools gives the turn's tools as the SDK's
+// tool params, Reply gives a Chat Completion to the turn, and
+// ToolMessages gives the turn's results back as the tool messages that
+// answer the model (ExampleReply). Messages and Params give a session's
+// log as the SDK's messages.
 package openaisdk
 
 import (
@@ -109,6 +113,35 @@ func Params(ctx context.Context, h *host.Host, sessionID, model string) (openai.
 		return openai.ChatCompletionNewParams{}, err
 	}
 	return openai.ChatCompletionNewParams{Model: model, Messages: msgs, Tools: tools}, nil
+}
+
+// Reply is a Chat Completion's first choice as a reply for a host.Turn:
+// its text, its function calls in order, and the call's usage.
+func Reply(c *openai.ChatCompletion) host.ModelReply {
+	var r host.ModelReply
+	if c == nil || len(c.Choices) == 0 {
+		return r
+	}
+	m := c.Choices[0].Message
+	r.Text = m.Content
+	for _, tc := range m.ToolCalls {
+		r.Calls = append(r.Calls, host.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	if u := c.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+		r.Usage = &wire.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
+			CachedTokens: int(u.PromptTokensDetails.CachedTokens)}
+	}
+	return r
+}
+
+// ToolMessages are a host.Turn's results as the tool messages that answer
+// the model's calls, each under its call's id, in order.
+func ToolMessages(results []host.ToolResult) []openai.ChatCompletionMessageParamUnion {
+	out := make([]openai.ChatCompletionMessageParamUnion, len(results))
+	for i, r := range results {
+		out[i] = openai.ToolMessage(r.Content, r.ID)
+	}
+	return out
 }
 
 // encode builds r's OpenAI request body, as the module does, and reads it
