@@ -237,6 +237,7 @@ func TestMCPLogin(t *testing.T) {
 		t.Errorf("check before login: exit %d, want 1\n%s", res.code, res.stdout)
 	}
 	mustContain(t, "check before login", res.stdout, advice+" (it answered HTTP 401 and toolroute holds no token for it)")
+	t.Logf("toolroute check before login:\n%s", res.stdout)
 
 	res = u.run("Use my notes\n", "chat")
 	if res.code != 0 {
@@ -271,6 +272,7 @@ func TestMCPLogin(t *testing.T) {
 
 	out := o.login(t, u, "notes")
 	mustContain(t, "toolroute mcp login", out, "Signed in to MCP server 'notes' (scopes notes): it lists 1 tool.")
+	t.Logf("toolroute mcp login notes --no-browser:\n%s", out)
 	file := filepath.Join(filepath.Dir(u.mcpConfig()), mcp.AuthFile)
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s: %v, %v: want a file readable by the user alone", file, fi, err)
