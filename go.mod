@@ -18,6 +18,7 @@ require (
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/tiktoken-go/tokenizer v0.7.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 	google.golang.org/genai v1.77.0
@@ -66,7 +67,6 @@ require (
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/image v0.44.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

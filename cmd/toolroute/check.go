@@ -488,6 +488,9 @@ func printMCP(w io.Writer, file string, statuses []mcp.Status) {
 		case st.State == mcp.Down:
 			fmt.Fprintf(w, "%-5s %s: down: %s; toolroute starts it again in %d s (%s)\n", status, st.Key, st.Error,
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), mcp.DownAdvice)
+		case st.State == mcp.NeedsAuthorization:
+			fmt.Fprintf(w, "%-5s %s (%s)\n", status, mcp.LoginAdvice(st.Key), st.Error)
+			continue
 		case st.State == mcp.Starting && st.Error != "":
 			fmt.Fprintf(w, "%-5s %s: starting again; it was down: %s\n", status, st.Key, st.Error)
 		default:

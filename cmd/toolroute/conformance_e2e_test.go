@@ -29,6 +29,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolroute/toolroute/host/mcp"
 	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/testwait"
 )
@@ -45,6 +46,10 @@ type scenario struct {
 	} `json:"call"`
 	// LateOK is a check whose failure for coming back very late passes.
 	LateOK string `json:"lateOK"`
+	// Login: the client signs in first (toolroute mcp login).
+	Login bool `json:"login"`
+	// JSDoesNotApply is why the JS hosts' client does not run it.
+	JSDoesNotApply string `json:"jsDoesNotApply"`
 }
 
 // scenarios reads testdata/conformance/scenarios.json, the JS test's too.
@@ -62,8 +67,10 @@ func scenarios(t *testing.T) (server, client []scenario, reasons map[string]stri
 		t.Fatalf("scenarios.json: %v", err)
 	}
 	for _, s := range slices.Concat(f.Server, f.Client) {
-		if s.DoesNotApply != "" && f.Reasons[s.DoesNotApply] == "" {
-			t.Fatalf("scenarios.json: %s does not apply for the reason %q, which reasons lacks", s.Name, s.DoesNotApply)
+		for _, why := range []string{s.DoesNotApply, s.JSDoesNotApply} {
+			if why != "" && f.Reasons[why] == "" {
+				t.Fatalf("scenarios.json: %s does not apply for the reason %q, which reasons lacks", s.Name, why)
+			}
 		}
 	}
 	return f.Server, f.Client, f.Reasons
@@ -121,10 +128,19 @@ type check struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
+// results are the files named like pattern the suite wrote under dir, in
+// its run's folder: dir/SCENARIO-TIME, or dir/auth/NAME-TIME for a
+// scenario named auth/NAME.
+func results(dir, pattern string) []string {
+	one, _ := filepath.Glob(filepath.Join(dir, "*", pattern))
+	two, _ := filepath.Glob(filepath.Join(dir, "*", "*", pattern))
+	return append(one, two...)
+}
+
 // checks reads the checks.json the suite wrote under dir.
 func checks(t *testing.T, dir, out string) []check {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	files := results(dir, "checks.json")
 	if len(files) != 1 {
 		t.Fatalf("%d checks.json under %s, want 1; the suite wrote:\n%s", len(files), dir, out)
 	}
@@ -205,6 +221,31 @@ func TestConformanceServer(t *testing.T) {
 	}
 }
 
+// loginScript is the part of a client scenario's script that signs in
+// before run, as a user would: toolroute mcp login, with the pre-registered
+// client the scenario's context gives, if any, and a "browser" (BROWSER,
+// which toolroute opens the authorization page with) that follows the
+// authorization server's redirect back to toolroute's loopback server, as
+// the suite's answers without a user. When run says the server needs
+// authorization (a call's 403 asking for more scopes), the user does as
+// it says: signs in again, and runs it again.
+func loginScript(t *testing.T, u *user, run string) string {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH (%v): the MCP conformance suite needs Node.js 20 or newer", err)
+	}
+	bin := shellQuote(binary(t))
+	clientArgs := `const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); if (c.client_id) console.log("--client-id", c.client_id, "--client-secret", c.client_secret);`
+	return "rm -f " + shellQuote(filepath.Join(filepath.Dir(u.mcpConfig()), mcp.AuthFile)) + "\n" +
+		"export BROWSER=" + shellQuote(node+" -e fetch(process.argv[1]).then(r=>r.text()).catch(e=>{console.error(e);process.exit(1)})") + "\n" +
+		"set -- $(" + shellQuote(node) + " -e " + shellQuote(clientArgs) + ")\n" +
+		bin + ` mcp login conformance "$@" || exit 1` + "\n" +
+		"if out=$(" + run + " 2>&1); then printf '%s\\n' \"$out\"; exit 0; fi\n" +
+		"printf '%s\\n' \"$out\"\n" +
+		`case "$out" in *"needs authorization"*) ;; *) exit 1;; esac` + "\n" +
+		bin + ` mcp login conformance "$@" || exit 1` + "\n"
+}
+
 // The suite's client scenarios against toolroute's MCP client: the suite
 // starts a server for the scenario and runs a command with its URL; the
 // command writes an mcp.json naming it and runs toolroute check (which
@@ -226,15 +267,18 @@ func TestConformanceClient(t *testing.T) {
 			}
 			client := filepath.Join(t.TempDir(), "client.sh")
 			script := "#!/bin/sh\n# $1 is the URL of the suite's server for the scenario.\n" +
-				`printf '{"mcpServers": {"conformance": {"url": "%s"}}}\n' "$1" > ` + shellQuote(u.mcpConfig()) + "\n" +
-				"exec " + run + "\n"
+				`printf '{"mcpServers": {"conformance": {"url": "%s"}}}\n' "$1" > ` + shellQuote(u.mcpConfig()) + "\n"
+			if s.Login {
+				script += loginScript(t, u, run)
+			}
+			script += "exec " + run + "\n"
 			if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
 			text, _ := conformance(t, u.env, "client", "--command", client, "--scenario", s.Name,
 				"--timeout", strconv.Itoa(int(testwait.Failsafe.Milliseconds())), "-o", dir)
-			files, _ := filepath.Glob(filepath.Join(dir, "*", "std*.txt"))
+			files := results(dir, "std*.txt")
 			var logs bytes.Buffer
 			for _, f := range files {
 				b, _ := os.ReadFile(f)

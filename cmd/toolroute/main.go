@@ -44,14 +44,17 @@ Authorization: Bearer, or the signed-in page's cookie): go tool pprof reads
 a heap profile fetched with curl -H 'Authorization: Bearer TOKEN'.
 Once no turn or tool call has run for --release-idle (10s; 0 never), it
 gives the memory they freed back to the system.`},
-	{"mcp", "toolroute mcp [--http [--port 8378] [--token T] [--debug-addr 127.0.0.1:6060]] [--release-idle 10s] [APP FLAGS]", `
+	{"mcp", "toolroute mcp [--http [--port 8378] [--token T] [--debug-addr 127.0.0.1:6060]] [--release-idle 10s] [APP FLAGS] | login NAME [--no-browser] [--client-id ID [--client-secret S]] [--token] | logout NAME", `
 Serve the tools to an MCP client (Claude Desktop and Code, Cursor, ...)
 over standard input and output, routed by group: the client lists the
 core tools and load_tool_group, and a load adds a group's tools. --http
 serves Streamable HTTP on http://127.0.0.1:PORT/mcp instead, for clients
 that send serve's token as Authorization: Bearer; --debug-addr then serves
 the Go runtime's profiles behind that token, as serve's does.
---release-idle gives memory back once quiet, as serve's does.`},
+--release-idle gives memory back once quiet, as serve's does.
+login NAME signs toolroute in to the MCP server NAME of mcp.json that
+needs authorization (OAuth in a browser; --token keeps a static token read
+from standard input instead); logout NAME forgets what it keeps for it.`},
 	{"chat", "toolroute chat [--session NAME] [--agent NAME] [--ask-stdin] [ROUTING FLAGS] [APP FLAGS]", `
 Chat in the terminal; --session continues (or starts) a named session,
 --agent talks to a stored agent (list_agents), which the session keeps.

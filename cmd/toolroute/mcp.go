@@ -24,6 +24,9 @@ const mcpPath = "/mcp"
 // runMCP serves toolroute's tools to an MCP client: over standard input
 // and output, or with --http over Streamable HTTP on 127.0.0.1.
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "login" || args[0] == "logout") {
+		return runMCPLogin(args, stdin, stdout, stderr)
+	}
 	fs := newFlagSet("mcp", stderr)
 	var af appFlags
 	af.register(fs)

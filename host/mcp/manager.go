@@ -35,6 +35,13 @@ type Options struct {
 	// Eager starts every server at once, as without a cache: what
 	// `toolroute check` does, to report how each starts.
 	Eager bool
+	// AuthFile keeps the credentials of the servers over HTTP that need
+	// authorization (AuthFile in the config folder, written by Login,
+	// SetBearer and the refreshes); empty keeps none.
+	AuthFile string
+	// AuthPoll is how often a server that needs authorization looks
+	// whether the auth file changed (the user signed in); default 1 s.
+	AuthPoll time.Duration
 }
 
 // DefaultStartup is how long a stdio server may take to start: a runtime
@@ -73,6 +80,13 @@ func (h *hub) startup() time.Duration {
 		return h.Startup
 	}
 	return DefaultStartup
+}
+
+func (h *hub) authPoll() time.Duration {
+	if h.AuthPoll > 0 {
+		return h.AuthPoll
+	}
+	return time.Second
 }
 
 func (h *hub) terminate() time.Duration {
@@ -223,6 +237,8 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 			srv.State = check.MCPStarting
 		case state == Down:
 			srv.State, srv.Why = check.MCPDownState, why
+		case state == NeedsAuthorization:
+			srv.State, srv.Why = check.MCPNeedsAuthorization, why
 		}
 		if info != nil {
 			srv.ServerInfo = &check.MCPServerInfo{Name: info.Name, Title: info.Title, Version: info.Version}
@@ -366,6 +382,8 @@ func Problems(statuses []Status) []string {
 		case st.State == Down:
 			out = append(out, fmt.Sprintf("MCP server '%s' is down: %s; toolroute starts it again in %d s (%s)", st.Key, st.Error,
 				max(1, int(time.Until(st.RetryAt).Round(time.Second)/time.Second)), DownAdvice))
+		case st.State == NeedsAuthorization:
+			out = append(out, fmt.Sprintf("%s (%s); toolroute connects to it once that is done", LoginAdvice(st.Key), st.Error))
 		case st.State == Starting && st.Group != "" && st.Error != "":
 			out = append(out, fmt.Sprintf("MCP server '%s' is starting again; it was down: %s", st.Key, st.Error))
 		case st.Error != "":

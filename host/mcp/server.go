@@ -47,14 +47,21 @@ const (
 	// Known: not started, its tools known from its last run (the cache
 	// file); the first call of one of them starts it.
 	Known State = "known"
+	// NeedsAuthorization: it refused toolroute (HTTP 401, or 403 asking
+	// for more scopes); toolroute starts it again once the auth file
+	// holds new credentials for it (toolroute mcp login), not before.
+	NeedsAuthorization State = "needs_authorization"
 )
 
 // server is one configured server and the goroutine that keeps it running.
 type server struct {
 	cfg  ServerConfig
 	opts *hub
-	stop chan struct{}
-	done chan struct{}
+	// oauth sends an HTTP server the credentials of the auth file and
+	// notes its refusals; nil for stdio.
+	oauth *oauth
+	stop  chan struct{}
+	done  chan struct{}
 	// started is closed when the first start has ended, either way.
 	started chan struct{}
 
@@ -63,6 +70,7 @@ type server struct {
 	sess     *session
 	state    State
 	why      string    // why it is down
+	held     string    // the credentials it refused, when it needs authorization
 	retryAt  time.Time // when it is started again
 	failures int       // starts failed or sessions ended since the last long one
 	upSince  time.Time
@@ -106,6 +114,9 @@ type session struct {
 
 func newServer(cfg ServerConfig, opts *hub) *server {
 	s := &server{cfg: cfg, opts: opts, stop: make(chan struct{}), done: make(chan struct{}), started: make(chan struct{}), state: Starting}
+	if cfg.URL != "" {
+		s.oauth = newOAuth(opts.AuthFile, cfg.Key, cfg.URL)
+	}
 	if cfg.Disabled {
 		s.state = Disabled
 		close(s.started)
@@ -147,7 +158,12 @@ func (s *server) supervise() {
 		}
 		s.mu.Unlock()
 		sess, err := s.start()
-		if err != nil {
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			s.refused(nil, refused.why, refused.held)
+			s.opts.changed()
+		}
+		if err != nil && refused == nil {
 			s.end(nil, err.Error())
 			s.mu.Lock()
 			listed := s.listed || s.cached
@@ -170,13 +186,85 @@ func (s *server) supervise() {
 		}
 		s.mu.Lock()
 		wait := time.Until(s.retryAt)
+		needsAuth, held := s.state == NeedsAuthorization, s.held
 		s.mu.Unlock()
+		if needsAuth {
+			// Not started again until the user signs in.
+			if !s.awaitCredentials(held) {
+				return
+			}
+			continue
+		}
 		select {
 		case <-time.After(wait):
 		case <-s.stop:
 			return
 		}
 	}
+}
+
+// refusedError is a start the server refused for want of authorization.
+type refusedError struct {
+	why  string
+	held string // the credentials it was refused with
+}
+
+func (e *refusedError) Error() string { return e.why }
+
+// refused marks sess over (nil: a start that failed) and the server in
+// need of authorization, why.
+func (s *server) refused(sess *session, why, held string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess != nil {
+		select {
+		case <-sess.ended:
+			return
+		default:
+			close(sess.ended)
+		}
+		if s.sess != sess {
+			return
+		}
+	}
+	s.sess, s.state, s.why, s.retryAt, s.held = nil, NeedsAuthorization, why, time.Time{}, held
+}
+
+// awaitCredentials waits until the auth file holds other credentials for
+// the server than held (the user signed in), looking at the file's time
+// every Options.AuthPoll; false when the server is stopped first.
+func (s *server) awaitCredentials(held string) bool {
+	// The file is read at the first tick whatever its time: the user may
+	// have signed in while the refusal was on its way.
+	stamp := "unread"
+	tick := time.NewTicker(s.opts.authPoll())
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return false
+		case <-tick.C:
+		}
+		now := authStamp(s.opts.AuthFile)
+		if now == stamp {
+			continue
+		}
+		stamp = now
+		f, err := readAuth(s.opts.AuthFile)
+		if e, _ := f.find(s.cfg.Key, s.cfg.URL); err == nil && e.credentials() != held {
+			s.mu.Lock()
+			s.state = Starting
+			s.mu.Unlock()
+			return true
+		}
+	}
+}
+
+// credentials are those the auth file holds for the server now.
+func (s *server) credentials() string {
+	f, _ := readAuth(s.opts.AuthFile)
+	e, _ := f.find(s.cfg.Key, s.cfg.URL)
+	return e.credentials()
 }
 
 func (s *server) startedOnce() {
@@ -248,10 +336,13 @@ func (s *server) start() (*session, error) {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolroute", Version: version()}, copts)
 	var t mcp.Transport
+	held := ""
 	if s.cfg.URL != "" {
 		u, _ := url.Parse(s.cfg.URL) // ParseConfig checked it
+		s.oauth.reset()
+		held = s.credentials()
 		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headers{host: u.Host, values: s.cfg.Headers}},
-			MaxEventSize: MaxAnswerBytes}
+			MaxEventSize: MaxAnswerBytes, OAuthHandler: s.oauth}
 	} else {
 		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
 		cmd.Env = Env(os.Getenv, s.cfg.Env)
@@ -263,6 +354,9 @@ func (s *server) start() (*session, error) {
 			first: func() { heardOnce.Do(func() { close(heard) }) }, progress: s.progressed}
 	}
 	cs, err := client.Connect(ctx, t, nil)
+	if err != nil && s.oauth != nil && s.oauth.refusal() != "" {
+		return nil, &refusedError{why: s.oauth.refusal(), held: held}
+	}
 	if err != nil {
 		// The SDK closes what it started, except on a few paths.
 		if sess.cmd != nil && sess.cmd.Process != nil && sess.cmd.ProcessState == nil {
@@ -276,6 +370,10 @@ func (s *server) start() (*session, error) {
 	sess.stale = false
 	s.mu.Unlock()
 	tools, err := listTools(ctx, cs)
+	if err != nil && s.oauth != nil && s.oauth.refusal() != "" {
+		cs.Close()
+		return nil, &refusedError{why: s.oauth.refusal(), held: held}
+	}
 	if err != nil {
 		cs.Close()
 		if errors.Is(context.Cause(ctx), errHandshake) {
@@ -479,6 +577,13 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	if ctx.Err() != nil {
 		return host.Output{}, ctx.Err() // the turn was stopped: not the server's fault
 	}
+	if s.oauth != nil && s.oauth.refusal() != "" {
+		// Refused (its token revoked, or scopes it wants more of): the
+		// session is dropped, and started again once the user signs in.
+		s.refused(sess, s.oauth.refusal(), s.credentials())
+		s.opts.changed()
+		return s.unavailable(ctx, false)
+	}
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
 		s.end(sess, fmt.Sprintf("it did not answer a call of %s within %d s, so toolroute stopped it", mcpName, s.cfg.TimeoutSeconds))
 		s.closeLater(sess)
@@ -539,8 +644,9 @@ func (s *server) unavailable(ctx context.Context, midCall bool) (host.Output, er
 	if s.state == Starting {
 		retry = 0 // being started again now
 	}
+	needsAuth := s.state == NeedsAuthorization
 	s.mu.Unlock()
-	return outcome(ctx, check.MCPResult{Key: s.cfg.Key, Unavailable: &check.MCPDown{Why: why, RetryMS: retry.Milliseconds(), MidCall: midCall}})
+	return outcome(ctx, check.MCPResult{Key: s.cfg.Key, Unavailable: &check.MCPDown{Why: why, RetryMS: retry.Milliseconds(), MidCall: midCall, NeedsAuthorization: needsAuth}})
 }
 
 // startProblem says why a start failed: the command, the handshake or the

@@ -358,6 +358,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			// server is started by its first call, not at every start.
 			opts.CacheFile = filepath.Join(cfg.DataDir, mcp.CacheFile)
 		}
+		if opts.AuthFile == "" {
+			// What toolroute mcp login kept, beside google.json.
+			opts.AuthFile = filepath.Join(cfg.ConfigDir, mcp.AuthFile)
+		}
 		a.MCP = mcp.Start(mcpCfg, opts)
 		sources = append(sources, a.MCP)
 	}
@@ -610,6 +614,11 @@ func (a *App) mcpChanged() {
 		a.notify()
 	}
 }
+
+// ReadMCP reads the MCP servers' configuration as the program does: the
+// file given, which must exist, or the config folder's mcp.json when there
+// is one (an empty configuration without either).
+func (c *Config) ReadMCP() (mcp.Config, error) { return c.readMCP() }
 
 // readMCP reads the MCP servers' configuration: the file given, which must
 // exist, or the config folder's mcp.json when there is one.

@@ -57,7 +57,34 @@ type MCPServer struct {
 const (
 	MCPStarting  = "starting"
 	MCPDownState = "down"
+	// MCPNeedsAuthorization: the server refused toolroute (HTTP 401, or
+	// 403 asking for more scopes) and the user must sign in; the host
+	// does not start it again until they have.
+	MCPNeedsAuthorization = "needs_authorization"
 )
+
+// MCPLoginAdvice is what the user does for a server that needs
+// authorization, the same in every message that says so: the model's, the
+// problems `toolroute check`, `toolroute tools` and /api/health list.
+func MCPLoginAdvice(key string) string {
+	return fmt.Sprintf("MCP server '%s' needs authorization: run `toolroute mcp login %s`", key, shellWord(key))
+}
+
+// shellWord is s as one word of a shell command: as it is when it holds
+// only characters no shell reads specially, else in single quotes.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-+/:@%=,", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // MCPServerInfo is the implementation info a server gave at initialize.
 type MCPServerInfo struct {
@@ -205,6 +232,8 @@ func mcpPending(s MCPServer) string {
 		return fmt.Sprintf("MCP server '%s' is starting: its tools are offered once it answers. Try again in a minute, or do without this group.", s.Key)
 	case MCPDownState:
 		return fmt.Sprintf("MCP server '%s' is down: %s. toolroute starts it again: try again in a minute, or do without this group.", s.Key, strings.TrimSuffix(s.Why, "."))
+	case MCPNeedsAuthorization:
+		return MCPLoginAdvice(s.Key) + " (the user does this; its tools are offered once it is done). Do without this group meanwhile."
 	}
 	return ""
 }
@@ -427,11 +456,14 @@ type MCPRPCError struct {
 // MCPDown is a server that cannot take a call: why, in how many
 // milliseconds the host starts it again (0 or less: it is starting it
 // now), and whether it broke off during the call (which may then have
-// taken effect).
+// taken effect). NeedsAuthorization says it refused toolroute for want of
+// authorization: the host starts it again once the user has signed in,
+// not at a time.
 type MCPDown struct {
-	Why     string `json:"why"`
-	RetryMS int64  `json:"retry_ms"`
-	MidCall bool   `json:"mid_call"`
+	Why                string `json:"why"`
+	RetryMS            int64  `json:"retry_ms"`
+	MidCall            bool   `json:"mid_call"`
+	NeedsAuthorization bool   `json:"needs_authorization,omitempty"`
 }
 
 // MCPOutput is mcp_result's answer for a result that did not fail, given as
@@ -462,6 +494,8 @@ func (m MCPResult) check() Answer {
 	switch {
 	case m.RPCError != nil:
 		return refuseAs(MCPError, fmt.Sprintf("MCP server '%s' answered error %d: %s", m.Key, m.RPCError.Code, m.RPCError.Message))
+	case m.Unavailable != nil && m.Unavailable.NeedsAuthorization:
+		return refuseAs(MCPUnavailable, MCPLoginAdvice(m.Key)+" (the user does this), then the call can be tried again; do without this tool meanwhile.")
 	case m.Unavailable != nil:
 		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute is starting it again now: try the call again in a few seconds, or do without this tool.", m.Key, m.Unavailable.Why)
 		if m.Unavailable.RetryMS > 0 {

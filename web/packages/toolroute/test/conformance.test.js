@@ -40,7 +40,10 @@ test("the suite lists the client scenarios scenarios.json sorts", async () => {
 });
 
 for (const s of scenarios.client) {
-  const why = s.doesNotApply && scenarios.reasons[s.doesNotApply];
+  // jsDoesNotApply: a scenario the Go program's client runs but this one does not.
+  const reason = s.doesNotApply ?? s.jsDoesNotApply;
+  const why = reason && scenarios.reasons[reason];
+  if (reason && !why) throw new Error(`scenarios.json: ${s.name} does not apply for the reason ${reason}, which reasons lacks`);
   test(`conformance client scenario ${s.name}`, { skip: why ? `does not apply: ${why}` : false }, async () => {
     const out = mkdtempSync(path.join(tmpdir(), "toolroute-conformance-"));
     try {
