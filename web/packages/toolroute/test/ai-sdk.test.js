@@ -421,6 +421,28 @@ test("a step gives the module the new messages only, however long the conversati
   for (const n of [4, 400]) assert.deepEqual(runs[n].slice(1), [later, later], `n=${n}`);
 });
 
+test("two conversations at once on one router keep their own groups", async () => {
+  const { router, ran } = await officeRouter();
+  const [mail, calendar] = await Promise.all([
+    stream(router.session("a"), [{ role: "user", content: "Mail?" }], [["load_tool_group", { group_name: "mail" }], ["read_inbox", {}], "No mail."]),
+    stream(router.session("b"), [{ role: "user", content: "Monday?" }], [["load_tool_group", { group_name: "calendar" }], ["list_events", { day: "2026-03-02" }], "Free."]),
+  ]);
+  assert.deepEqual([mail.text, calendar.text], ["No mail.", "Free."]);
+  assert.ok(mail.seen[2].tools.includes("read_inbox") && !mail.seen[2].tools.includes("list_events"), mail.seen[2].tools.join(" "));
+  assert.ok(calendar.seen[2].tools.includes("list_events") && !calendar.seen[2].tools.includes("read_inbox"), calendar.seen[2].tools.join(" "));
+  assert.deepEqual(ran.sort(), ['list_events {"day":"2026-03-02"}', "read_inbox {}"]);
+});
+
+test("an instance replaced between steps (its memory past recycleMemory) loses nothing: the session starts again from its messages", async () => {
+  let made = 0;
+  const { router, ran } = await officeRouter({ module: () => (made++, Toolroute.instantiate(wasm)), recycleMemory: 1 });
+  const r = await stream(router.session("recycled"), [{ role: "user", content: "Mail?" }], [["load_tool_group", { group_name: "mail" }], ["read_inbox", {}], "No mail."]);
+  assert.equal(r.text, "No mail.");
+  assert.ok(r.seen[2].tools.includes("read_inbox"), r.seen[2].tools.join(" "));
+  assert.deepEqual(ran, ["read_inbox {}"]);
+  assert.ok(made >= 3, `an instance a step: ${made}`);
+});
+
 test("toHistory converts AI SDK messages to toolroute's log", () => {
   const cases = [
     { name: "text", input: [{ role: "system", content: "s" }, { role: "user", content: "hi" }, { role: "assistant", content: "hello" }], want: [{ type: "user", content: "hi" }, { type: "assistant", content: "hello" }] },
