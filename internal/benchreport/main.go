@@ -872,13 +872,17 @@ const notes = `
   the caller's thread (here) and in a kept worker thread (thread, what the
   Runner does in Node, so that signals and cancels are seen at once).
 - "The AI SDK adapter" is web/packages/toolroute/ai-sdk/bench.mjs in
-  Node: a session's prepareStep in an app's generateText loop (a scripted
-  model: a tool call, then the answer) on conversations of 4, 400 and
-  4,000 messages, the module keeping the session's state between steps
-  and turns (session); whole-history is what describing the whole
-  conversation costs each step, as the adapter did before it kept
-  sessions. module-messages/step is how many of the conversation's
-  messages the module is given per step.
+  Node: an app's generateText loop (a scripted model: a tool call, then
+  the answer) on conversations of 4, 400 and 4,000 messages, the module
+  keeping the session's state between steps and turns. AISDKPrepareStep's
+  session is a session's prepareStep (a turn's mean, the median over 20
+  turns); whole-history is what describing the whole conversation costs,
+  as every step did before the adapter kept sessions. AISDKTurn is all the
+  router does in such a turn: both prepareSteps and the tool call's
+  execute. module-messages/step is how many of the conversation's
+  messages the module is given per step. What still grows with the
+  conversation is the module's: each model call it asks for builds the
+  request body, the whole conversation, which the adapter does not send.
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. It is the steady state: each

@@ -9,15 +9,21 @@
 //     since the last step: the last turn's answer, the user's message, a
 //     step's response and results);
 //   - whole-history: what a step cost when the adapter described the whole
-//     conversation every step (router.describe of the step's messages:
-//     the conversion and toolroute_describe of every message).
+//     conversation every step (router.describe of the conversation: the
+//     conversion and toolroute_describe of every message).
 //
 // module-messages/step is how many of the conversation's messages the
 // module is given per step (a start event's history and user message, a
 // response, each result): flat, whatever the conversation's length.
 //
+// AISDKTurn is all the router does in a turn of two steps: both
+// prepareSteps and the tool call's execute (the module given the step's
+// response and the result; the tool itself answers at once).
+//
 // It prints Go benchmark lines, which `make bench` (internal/benchreport)
-// reads: ns/op is one prepareStep.
+// reads: ns/op is a median over a run's turns (of a turn's mean
+// prepareStep, of a turn) or over 5 descriptions of the whole history,
+// which a busy machine's preemptions, landing on a few, leave be.
 //
 //	node packages/toolroute/ai-sdk/bench.mjs [-count 5]      (from web/)
 import { readFile } from "node:fs/promises";
@@ -28,7 +34,7 @@ import { createRouter } from "./ai-sdk.js";
 
 const count = Number(process.argv[process.argv.indexOf("-count") + 1]) || 5;
 const SIZES = [4, 400, 4000];
-const TURNS = 5; // timed turns per run, each of two steps
+const TURNS = 20; // timed turns per run, each of two steps
 
 const wasm = await WebAssembly.compile(await readFile(new URL("../../../../wasm/toolroute.wasm", import.meta.url)));
 
@@ -77,6 +83,13 @@ function given(ev) {
   return 0;
 }
 
+// median is the middle of the values: a busy machine's preemptions, which
+// land on a few calls, leave it be.
+function median(v) {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 // measure runs one size: a primed session, then TURNS timed turns.
 async function measure(n) {
   let fed = 0;
@@ -90,35 +103,58 @@ async function measure(n) {
   });
   const router = await createRouter({ module: inst, catalogue, native });
   const session = router.session("bench");
-  let spent = 0, steps = 0, whole = 0;
+  const now = () => Number(process.hrtime.bigint());
+  // Per turn: its prepareSteps' time and count, and all the router's.
+  let prepNs = 0, prepN = 0, turnNs = 0, stepCount = 0;
+  const steps = [], turns = [];
   const prepareStep = async (opts) => {
-    const start = process.hrtime.bigint();
+    const start = now();
     const r = await session.prepareStep(opts);
-    spent += Number(process.hrtime.bigint() - start);
-    steps++;
-    // What describing the whole conversation costs this step.
-    const w = process.hrtime.bigint();
-    router.describe(opts.messages);
-    whole += Number(process.hrtime.bigint() - w);
+    const ns = now() - start;
+    prepNs += ns;
+    prepN++;
+    turnNs += ns;
     return r;
   };
+  // The tools, each execute timed: the module given the step's response
+  // and the result (the tool itself answers at once).
+  const tools = Object.fromEntries(Object.entries(session.tools).map(([name, t]) => [name, { ...t, execute: async (input, o) => {
+    const start = now();
+    try {
+      return await t.execute(input, o);
+    } finally {
+      turnNs += now() - start;
+    }
+  } }]));
   let messages = [...conversation(n), { role: "user", content: "Anything new?" }];
   const turn = async () => {
-    const r = await generateText({ model: model(), messages, tools: session.tools, prepareStep, stopWhen: stepCountIs(4) });
+    prepNs = prepN = turnNs = 0;
+    const r = await generateText({ model: model(), messages, tools, prepareStep, stopWhen: stepCountIs(4) });
     if (r.text !== "Nothing new.") throw new Error(`the turn answered ${JSON.stringify(r.text)}`);
     messages = [...messages, ...r.responseMessages, { role: "user", content: "And now?" }];
+    steps.push(prepNs / prepN);
+    turns.push(turnNs);
+    stepCount += prepN;
   };
   await turn(); // the whole history, once
-  spent = steps = whole = fed = 0;
+  steps.length = turns.length = stepCount = fed = 0;
   for (let i = 0; i < TURNS; i++) await turn();
-  return { ns: spent / steps, whole: whole / steps, fed: fed / steps, steps };
+  // What describing the whole conversation cost each step before.
+  const whole = [];
+  for (let i = 0; i < 5; i++) {
+    const start = now();
+    router.describe(messages);
+    whole.push(now() - start);
+  }
+  return { step: median(steps), turn: median(turns), whole: median(whole), fed: fed / stepCount, steps: stepCount };
 }
 
 for (const n of SIZES) await measure(n); // warm up
 for (let i = 0; i < count; i++) {
   for (const n of SIZES) {
     const m = await measure(n);
-    console.log(`BenchmarkAISDKPrepareStep/messages=${n}/session\t${m.steps}\t${Math.round(m.ns)} ns/op\t${m.fed.toFixed(1)} module-messages/step`);
-    console.log(`BenchmarkAISDKPrepareStep/messages=${n}/whole-history\t${m.steps}\t${Math.round(m.whole)} ns/op`);
+    console.log(`BenchmarkAISDKPrepareStep/messages=${n}/session\t${m.steps}\t${Math.round(m.step)} ns/op\t${m.fed.toFixed(1)} module-messages/step`);
+    console.log(`BenchmarkAISDKPrepareStep/messages=${n}/whole-history\t5\t${Math.round(m.whole)} ns/op`);
+    console.log(`BenchmarkAISDKTurn/messages=${n}\t${TURNS}\t${Math.round(m.turn)} ns/op`);
   }
 }
