@@ -42,12 +42,14 @@ import { RECYCLE_MEMORY } from "../driver/toolroute.js";
 //   instructions: the app's own system prompt, before the group listing;
 //   memories: texts the module lists in the system prompt, or a function
 //     (sync or async) giving them at each turn's start;
-//   settings: {search_tools, tool_budget, allow_hint, max_model_calls,
-//     allowed_groups}, as toolroute/host's settings (wasm/ABI.md,
-//     settings): search_tools offers search_tools, tool_budget the most
-//     tokens of tool schemas a step sends (with unload_tool_group);
-//     max_model_calls is 1000 by default, the app's stopWhen ending its
-//     loop;
+//   settings: {searchTools, toolBudget, allowHint, maxModelCalls,
+//     allowedGroups}, in camelCase as every option (the module's
+//     snake_case names, search_tools..., still work): searchTools offers
+//     search_tools, toolBudget is the most tokens of tool schemas a step
+//     sends (with unload_tool_group offered), allowHint ends the refusal of
+//     a call that asks when no one can be asked, allowedGroups are the
+//     groups the conversation sees (wasm/ABI.md, settings); maxModelCalls
+//     is 1000 by default, the app's stopWhen ending its loop;
 //   policies: the user's rules, [{tool | group, decision: "ask" | "allow"
 //     | "deny"}], or a function (sync or async) giving them each turn;
 //   approvals: true (the default): a call that asks is put to the user
@@ -218,7 +220,7 @@ class Core {
   // and policies read now.
   async settings() {
     const o = this.o;
-    const s = o.settings ?? {};
+    const s = settingsOf(o.settings);
     const memories = typeof o.memories === "function" ? await o.memories() : o.memories;
     const policies = typeof o.policies === "function" ? await o.policies() : o.policies;
     const out = {
@@ -271,6 +273,19 @@ class Core {
     }
     return out;
   }
+}
+
+// settingsOf reads the router's settings, each by its camelCase name or
+// the module's snake_case one.
+function settingsOf(given = {}) {
+  const pick = (camel, snake) => given[camel] ?? given[snake];
+  return {
+    search_tools: pick("searchTools", "search_tools"),
+    tool_budget: pick("toolBudget", "tool_budget"),
+    allow_hint: pick("allowHint", "allow_hint"),
+    max_model_calls: pick("maxModelCalls", "max_model_calls"),
+    allowed_groups: pick("allowedGroups", "allowed_groups"),
+  };
 }
 
 // REBUILD is thrown inside a session when the module's state no longer

@@ -232,7 +232,7 @@ test("a call with bad arguments is refused with the module's text and never reac
 });
 
 test("search_tools finds a tool, which the next step offers without its group loaded", async () => {
-  const { router, ran, events } = await officeRouter({ settings: { search_tools: true } });
+  const { router, ran, events } = await officeRouter({ settings: { searchTools: true } });
   const r = await stream(router.session("search"), [{ role: "user", content: "What is on Monday?" }], [
     ["search_tools", { query: "calendar events of a day" }],
     ["list_events", { day: "2026-03-02" }],
@@ -265,7 +265,7 @@ test("the tool budget unloads the least recently used group when a load would pa
   const budget = Math.max(tokens(["mail"]), tokens(["calendar"])) + 5;
   assert.ok(tokens(["mail", "calendar"]) > budget);
 
-  const { router, events } = await officeRouter({ settings: { tool_budget: budget } });
+  const { router, events } = await officeRouter({ settings: { toolBudget: budget } });
   const r = await stream(router.session("budget"), [{ role: "user", content: "Mail, then my calendar" }], [
     ["load_tool_group", { group_name: "mail" }],
     ["load_tool_group", { group_name: "calendar" }],

@@ -357,7 +357,7 @@ const router = await createRouter({
   runJS: (c) => runner.call(c),
   policies: async () => policies,
   memories: () => ["The user is Ann."],
-  settings: { search_tools: true, tool_budget: 4000, allowed_groups: ["mail"] },
+  settings: { searchTools: true, toolBudget: 4000, allowedGroups: ["mail"], allow_hint: "Allow it in Settings." },
   onEvent: (e: RouterEvent) => console.log(e.type === "group_loaded" ? e.group.active : e.message.type),
 });
 declare const model: LanguageModel;

@@ -5,17 +5,27 @@ import type { Toolroute, Catalogue, Description, LoadReport, Message, Bytes } fr
 import type { JSCall, JSResult } from "./jsrun.js";
 import type { Sources, NativeTool, Policy, GroupLoaded } from "./host.js";
 
-/** A turn's settings the router takes, as toolroute/host's (wasm/ABI.md, settings). */
+/** A turn's settings the router takes (wasm/ABI.md, settings), in camelCase as every option; the module's snake_case names still work. */
 export interface RouterSettings {
   /** Offer search_tools, which finds tools by what they do and loads them. */
-  search_tools?: boolean;
+  searchTools?: boolean;
   /** The most tokens of tool schemas one step sends; loads past it unload the least recently used groups (and unload_tool_group is offered). */
-  tool_budget?: number;
+  toolBudget?: number;
   /** The sentence ending a refusal of a tool that asks when no one can be asked, "{tool}" for its name. */
-  allow_hint?: string;
+  allowHint?: string;
   /** The most model calls of one turn (1000 by default: the app's stopWhen ends its loop). */
-  max_model_calls?: number;
+  maxModelCalls?: number;
   /** The tool groups the conversation may load; none is every group. */
+  allowedGroups?: string[];
+  /** @deprecated Still taken; use searchTools. */
+  search_tools?: boolean;
+  /** @deprecated Still taken; use toolBudget. */
+  tool_budget?: number;
+  /** @deprecated Still taken; use allowHint. */
+  allow_hint?: string;
+  /** @deprecated Still taken; use maxModelCalls. */
+  max_model_calls?: number;
+  /** @deprecated Still taken; use allowedGroups. */
   allowed_groups?: string[];
 }
 
