@@ -880,9 +880,9 @@ const notes = `
   as every step did before the adapter kept sessions. AISDKTurn is all the
   router does in such a turn: both prepareSteps and the tool call's
   execute. module-messages/step is how many of the conversation's
-  messages the module is given per step. What still grows with the
-  conversation is the module's: each model call it asks for builds the
-  request body, the whole conversation, which the adapter does not send.
+  messages the module is given per step. The router asks the module for
+  no request body (no_body): built, it would be the whole conversation,
+  at each model call the module asks for.
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. It is the steady state: each

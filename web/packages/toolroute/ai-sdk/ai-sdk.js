@@ -229,6 +229,10 @@ class Core {
       system_prompt: o.instructions ?? "",
       max_model_calls: s.max_model_calls > 0 ? s.max_model_calls : 1000,
       approvals: o.approvals !== false,
+      // The app's loop calls its model: the module builds no request, so
+      // that a step costs its new messages whatever the conversation's
+      // length (a module that does not know the setting builds one).
+      no_body: true,
     };
     if (Array.isArray(memories) && memories.length) out.memories = memories.map(String);
     if (Array.isArray(policies) && policies.length) out.policies = policies;

@@ -405,6 +405,8 @@ test("a step gives the module the new messages only, however long the conversati
       assert.equal(r.text, "Nothing new.");
       assert.ok(r.seen[0].tools.includes("read_inbox"), "the saved conversation's group is loaded");
       turns.push(given(log));
+      // The app's loop calls its model: the module builds no request.
+      assert.ok(log.filter((e) => e.type === "start").every((e) => e.settings.no_body === true));
       messages = [...messages, ...r.responseMessages, { role: "user", content: `And now (${turn})?` }];
     }
     assert.equal(ran.length, 3);
