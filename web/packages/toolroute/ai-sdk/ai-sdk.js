@@ -15,8 +15,9 @@
 //
 // The module keeps each session's state between its steps and turns (ABI
 // "Sessions"), so a step feeds it the step's new messages only, as the
-// hosts' turns send the messages logged since their last one. The app's
-// messages stay the truth: a session whose state was lost (another
+// hosts' turns send the messages logged since their last one, and it
+// builds no model request (no_body: the app's loop calls the model). The
+// app's messages stay the truth: a session whose state was lost (another
 // process, a recycled instance, messages the app changed) starts again
 // from them, sending the whole history once.
 import { jsonSchema } from "ai";
