@@ -79,7 +79,7 @@ var runs = []run{
 
 // nodeRuns are the JS hosts' benchmarks: Node scripts in web/ that print Go
 // benchmark lines, each given -count.
-var nodeRuns = []string{"packages/toolroute/jsrun/bench.mjs", "apps/worker/bench.mjs"}
+var nodeRuns = []string{"packages/toolroute/jsrun/bench.mjs", "packages/toolroute/ai-sdk/bench.mjs", "apps/worker/bench.mjs"}
 
 // row is one figure of the report.
 type row struct {
@@ -399,6 +399,8 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			return "9. The edge worker in workerd"
 		case strings.HasPrefix(name, "BenchmarkMCP"):
 			return "12. MCP servers"
+		case strings.HasPrefix(name, "BenchmarkAISDK"):
+			return "13. The AI SDK adapter"
 		case strings.HasPrefix(name, "BenchmarkThroughput"), strings.HasPrefix(name, "BenchmarkTurnWrites"), strings.HasPrefix(name, "BenchmarkMessages/"):
 			return "5. Throughput"
 		}
@@ -413,7 +415,7 @@ func benchRows(results map[string]map[string][]float64, order []string, how map[
 			// Ratios: wasm against native, the instance keeping the
 			// session against the whole history, a timeout mechanism
 			// against none.
-			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}, {"/encoding-json", "/hand"}, {"/encoding-json-v2", "/hand"}, {"/lazy", "/eager"}} {
+			for _, vs := range [][2]string{{"/wasm", "/native"}, {"/wasm-kept", "/wasm"}, {"/wasm-copy", "/wasm"}, {"/interrupt-handler", "/none"}, {"/hard-stop", "/none"}, {"/thread", "/here"}, {"/close-on-context-done", "/none"}, {"/poll-every-10000-ops", "/none"}, {"/encoding-json", "/hand"}, {"/encoding-json-v2", "/hand"}, {"/lazy", "/eager"}, {"/session", "/whole-history"}} {
 				base, ok := strings.CutSuffix(name, vs[0])
 				if other := results[base+vs[1]]; ok && len(other["ns/op"]) > 0 {
 					r := median(ns) / median(other["ns/op"])
@@ -902,6 +904,18 @@ const notes = `
   in Node, a trivial one and one making 1,000 synchronous bridge calls, on
   the caller's thread (here) and in a kept worker thread (thread, what the
   Runner does in Node, so that signals and cancels are seen at once).
+- "The AI SDK adapter" is web/packages/toolroute/ai-sdk/bench.mjs in
+  Node: an app's generateText loop (a scripted model: a tool call, then
+  the answer) on conversations of 4, 400 and 4,000 messages, the module
+  keeping the session's state between steps and turns. AISDKPrepareStep's
+  session is a session's prepareStep (a turn's mean, the median over 20
+  turns); whole-history is what describing the whole conversation costs,
+  as every step did before the adapter kept sessions. AISDKTurn is all the
+  router does in such a turn: both prepareSteps and the tool call's
+  execute. module-messages/step is how many of the conversation's
+  messages the module is given per step. The router asks the module for
+  no request body (no_body): built, it would be the whole conversation,
+  at each model call the module asks for.
 - "Throughput" is the Go host against a local server answering every call at
   once: the figure is the host's own cost, model latency left out; each
   session's history grows with its turns. It is the steady state: each

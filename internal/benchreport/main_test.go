@@ -71,6 +71,28 @@ func TestParseNode(t *testing.T) {
 	}
 }
 
+// The AI SDK adapter's lines (web/packages/toolroute/ai-sdk/bench.mjs) go
+// to their own section, a session's step against describing the whole
+// history, with the messages the module is given per step.
+func TestAISDKRows(t *testing.T) {
+	out := "BenchmarkAISDKPrepareStep/messages=4000/session\t10\t400000 ns/op\t2.0 module-messages/step\n" +
+		"BenchmarkAISDKPrepareStep/messages=4000/whole-history\t10\t40000000 ns/op\n"
+	var order []string
+	rows := benchRows(parse(out, &order), order, map[string]string{})
+	want := map[string]string{
+		"AISDKPrepareStep/messages=4000/session":       "400µs/op, 1/100 of whole-history, 2 module-messages/step",
+		"AISDKPrepareStep/messages=4000/whole-history": "40ms/op",
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows = %v", rows)
+	}
+	for _, r := range rows {
+		if want[r.figure] != r.value || r.section != "13. The AI SDK adapter" {
+			t.Errorf("%s = %q in %q, want %q in section 13", r.figure, r.value, r.section, want[r.figure])
+		}
+	}
+}
+
 // The UI's figures: the initial JavaScript against the target, the
 // tokenizer apart, the wasm files, by how index.html reaches each file.
 func TestUIRows(t *testing.T) {

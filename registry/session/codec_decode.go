@@ -397,7 +397,7 @@ func readApproval(r *jsondec.Reader) Approval {
 
 var settingsKeys = []string{"system_prompt", "format", "model", "max_model_calls", "max_tokens", "temperature", "stream",
 	"policies", "memories", "approvals", "unattended", "routing", "search_tools", "tool_budget", "context_limit",
-	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint", "show_console", "schema_text"}
+	"allowed_groups", "max_turn_tokens", "host_search", "allow_hint", "show_console", "schema_text", "no_body"}
 
 var policyKeys = []string{"tool", "group", "decision"}
 
@@ -467,6 +467,8 @@ func readSettings(r *jsondec.Reader, s *Settings) {
 			s.ShowConsole = r.Bool()
 		case "schema_text":
 			s.SchemaText = r.Bool()
+		case "no_body":
+			s.NoBody = r.Bool()
 		}
 	})
 }

@@ -91,6 +91,14 @@ type Settings struct {
 	// part it measures, so that a host counts them in its own tokenizer's
 	// tokens (the Go host's o200k_base) without a registry of its own.
 	SchemaText bool `json:"schema_text,omitempty"`
+	// NoBody says the host makes no model call itself: an app's own
+	// loop (the AI SDK adapter's) calls its model and feeds the module
+	// its replies. The module then builds no request body (call_model
+	// has none, toolroute_turn_body answers nothing) and keeps no
+	// conversation encoded for one, so that a call costs the messages
+	// added since the last, whatever the log's length; it never
+	// compacts the log.
+	NoBody bool `json:"no_body,omitempty"`
 }
 
 // Policy is the user's rule for a tool, or for every tool of a group: ask

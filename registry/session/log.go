@@ -238,6 +238,17 @@ func (l *Log) use(f wire.Format, native *render) error {
 	return nil
 }
 
+// dropConv lets go of the encoded conversation: a turn that builds no
+// request (Settings.NoBody) keeps none, nor the responses waiting to
+// join it. A later turn that builds one encodes it again from the log
+// (use).
+func (l *Log) dropConv() {
+	for _, msgs := range l.closed {
+		clear(msgs)
+	}
+	l.conv, l.convNative, l.convErr, l.closed, l.sent = nil, nil, nil, nil, nil
+}
+
 // encodeClosed appends to conv what model calls send of the log before
 // its open response: the conversation of the messages from sentFrom on,
 // one response at a time, decoded one message at a time.

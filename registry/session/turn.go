@@ -108,7 +108,9 @@ func (t *Turn) Reload(reg *registry.Registry) error {
 	}
 	t.reg = reg.Restrict(t.set.AllowedGroups)
 	t.route(t.log.summary != nil)
-	if err := t.log.use(t.set.Format, t.native); err != nil {
+	if t.set.NoBody {
+		t.log.dropConv()
+	} else if err := t.log.use(t.set.Format, t.native); err != nil {
 		return fmt.Errorf("session: reload: %w", err)
 	}
 	t.active = t.log.active(reg)
@@ -399,7 +401,10 @@ func (t *Turn) start(e Event) []Action {
 	h := e.history
 	t.route(t.log.summary != nil || (h != nil && h.summaries) || slices.ContainsFunc(e.History, isSummary))
 	var err error
-	if h != nil && !h.summaries {
+	if t.set.NoBody {
+		// No request to build: no conversation to keep encoded.
+		t.log.dropConv()
+	} else if h != nil && !h.summaries {
 		// The conversation first: each response of a history left as
 		// JSON joins it as it is read. After a summary, it is encoded
 		// again from the log (use, below).
@@ -410,7 +415,7 @@ func (t *Turn) start(e Event) []Action {
 	} else if err == nil {
 		t.log.add(e.History...)
 	}
-	if err == nil {
+	if err == nil && !t.set.NoBody {
 		err = t.log.use(t.set.Format, t.native)
 	}
 	if err != nil {
@@ -482,6 +487,15 @@ func (t *Turn) callModel() []Action {
 				mr.Deferred = append(mr.Deferred, d.Name)
 			}
 		}
+	}
+	if t.set.NoBody {
+		// The host's app calls its model: no request to build.
+		t.modelCalls++
+		t.retried = 0
+		t.partial.Reset()
+		t.state = awaitingModel
+		call.acts[0] = Action{Type: ActionCallModel, Request: mr}
+		return call.acts[:]
 	}
 	req, err := t.log.encode(t.set.Format, wr, t.sharedState().wire)
 	if err != nil {

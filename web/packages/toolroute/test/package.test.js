@@ -72,7 +72,7 @@ export function lockFor(webLock, manifest, packed, registry) {
       walk(Object.fromEntries(Object.keys(e.optionalDependencies ?? {}).filter((p) => webLock.packages[`node_modules/${p}`]).map((p) => [p, e.optionalDependencies[p]])), key);
     }
   };
-  walk({ ...pkg.dependencies, ai: manifest.dependencies.ai }, "");
+  walk({ ...pkg.dependencies, ...Object.fromEntries(Object.entries(manifest.dependencies).filter(([n]) => n !== "toolroute")) }, "");
   return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
 }
 
@@ -94,7 +94,8 @@ before(async () => {
     name: "toolroute-examples",
     private: true,
     type: "module",
-    dependencies: { toolroute: `file:../${packed.filename}`, ai: pkg.devDependencies.ai },
+    // @types/node for the Node consumer project (consumerProjects).
+    dependencies: { toolroute: `file:../${packed.filename}`, ai: pkg.devDependencies.ai, "@types/node": pkg.devDependencies["@types/node"] },
   };
   await writeFile(path.join(app, "package.json"), JSON.stringify(manifest, null, 2));
   // Offline: a lock of the versions web/package-lock.json pins, whose
@@ -288,4 +289,185 @@ test("the declarations themselves type-check, against @types/node and the ai pac
   }));
   const r = await run(process.execPath, [tsc, "-p", dir], { cwd: web }).catch((e) => e);
   assert.equal(r.code ?? 0, 0, `tsc:\n${r.stdout}${r.stderr}`);
+});
+
+// consumerProjects are three small strict TypeScript projects of the
+// package's users, each with the libs of where it runs: Node (its types and
+// ES2022 alone, no DOM), a browser page (the DOM) and a Cloudflare Worker
+// (the webworker lib). Each uses what it would of the package: the hosts'
+// events and their fields, the tools' and the router's options, the wasm
+// files as that place loads them.
+const consumerProjects = {
+  node: {
+    lib: ["es2022"],
+    types: ["node"],
+    main: `import { readFile } from "node:fs/promises";
+import { streamText, stepCountIs, type LanguageModel, type ModelMessage } from "ai";
+import { loadToolroute, loadWordVectors, Toolroute, type Bytes, type Message } from "toolroute";
+import { createHost, MemoryStore, type Event, type NativeTool, type Policy } from "toolroute/host";
+import { Runner, MemoryStore as Files } from "toolroute/jsrun";
+import { McpServers, withMcp } from "toolroute/mcp";
+import { createRouter, type RouterEvent } from "toolroute/ai-sdk";
+
+const vectors: Bytes = await loadWordVectors();
+const inst: Toolroute = await Toolroute.instantiate(await readFile(new URL("toolroute.wasm", import.meta.url)), { wordVectors: vectors });
+const runner = new Runner({ store: new Files({ "notes.txt": "hi" }) });
+const mcp = new McpServers({ config: JSON.stringify({ mcpServers: {} }) });
+const sendNote: NativeTool = async (input, { signal, granted }) => {
+  signal?.throwIfAborted();
+  return \`sent \${String(input.text)} (\${granted.length} secrets)\`;
+};
+const native: Record<string, NativeTool> = { send_note: sendNote };
+const policies: Policy[] = [{ tool: "send_note", decision: "allow" }, { group: "mail", decision: "ask" }];
+const catalogue = await withMcp({ tools: [{ name: "send_note", description: "Send a note", required_permissions: ["send"] }] }, mcp, native);
+
+function show(ev: Event): string {
+  switch (ev.type) {
+    case "group_loaded": return \`\${ev.group.name}: +\${(ev.group.added ?? []).join(",")} = \${ev.group.active.join(",")} \${ev.group.query ?? ""} -\${(ev.group.unloaded ?? []).join(",")}\`;
+    case "model_call": return \`call \${ev.call}: \${ev.tools.join(",")} (\${ev.schema?.core_tools ?? 0} bytes, \${ev.routing ?? "classic"})\`;
+    case "tool_calls":
+    case "approval": return ev.calls.map((c) => \`\${c.tool} \${c.origin.kind} \${c.timeout_seconds}s \${(c.secrets ?? []).join(",")}\`).join("; ");
+    case "retry": return \`\${ev.retry.message} (\${ev.retry.wait_ms} ms)\`;
+    case "message": return \`\${ev.message.type} \${ev.message.status ?? ""} \${ev.message.content ?? ""}\`;
+    case "text": return ev.text;
+    case "done": return \`\${ev.text} \${ev.usage?.input_tokens ?? 0}+\${ev.usage?.output_tokens ?? 0}\`;
+    case "failed": return \`\${ev.failure.code}: \${ev.failure.message}\`;
+  }
+}
+
+const host = await createHost({
+  module: () => loadToolroute(),
+  catalogue,
+  native,
+  policies,
+  store: new MemoryStore(),
+  provider: { format: "openai", demo: true },
+  runJS: (c) => runner.call(c),
+  approve: async (_session, calls) => calls.map((c) => ({ id: c.id, answer: "once" as const, grant: c.secrets })),
+  wordVectors: vectors,
+});
+for await (const ev of host.send("s", "hi")) console.log(show(ev));
+const log: Message[] = await host.messages("s");
+
+// The router takes the host's native tools, MCP servers' included.
+const router = await createRouter({
+  module: inst,
+  catalogue,
+  native: { ...mcp.native(), ...native },
+  runJS: (c) => runner.call(c),
+  policies: async () => policies,
+  memories: () => ["The user is Ann."],
+  settings: { searchTools: true, toolBudget: 4000, allowedGroups: ["mail"], allow_hint: "Allow it in Settings." },
+  onEvent: (e: RouterEvent) => console.log(e.type === "group_loaded" ? e.group.active : e.message.type),
+});
+declare const model: LanguageModel;
+const chat = router.session("chat-1");
+const messages: ModelMessage[] = [{ role: "user", content: "hi" }];
+const r = streamText({ model, messages, tools: chat.tools, prepareStep: chat.prepareStep, stopWhen: stepCountIs(5) });
+console.log(await r.text, router.loadedGroups([...messages, ...(await r.responseMessages)]), log.length, router.report?.errors);
+`,
+  },
+  browser: {
+    lib: ["es2022", "dom", "dom.iterable"],
+    types: [],
+    main: `import { generateText, type LanguageModel } from "ai";
+import { loadToolroute, loadQuickJS, loadWordVectors } from "toolroute";
+import { createHost } from "toolroute/host";
+import { Runner, MemoryStore } from "toolroute/jsrun";
+import { createRouter } from "toolroute/ai-sdk";
+
+const runner = new Runner({ store: new MemoryStore(), wasmModule: await loadQuickJS("quickjs.wasm"), fetch: { cors: true } });
+const host = await createHost({
+  module: () => loadToolroute(new URL("toolroute.wasm", location.href)),
+  provider: { format: "anthropic", baseURL: "https://api.anthropic.com", apiKey: "key", model: "claude-sonnet-4-5" },
+  settings: { stream: true, search_tools: true },
+  runJS: (c) => runner.call(c),
+  approve: async (_session, calls) => calls.map((c) => ({ id: c.id, answer: window.confirm(\`Run \${c.tool}?\`) ? ("once" as const) : ("deny" as const) })),
+  wordVectors: () => loadWordVectors("wordvec.bin"),
+});
+const log = document.querySelector("pre");
+for await (const ev of host.send("chat", "hi")) {
+  if (ev.type === "group_loaded" && log) log.textContent += \`\${ev.group.display_name}: \${(ev.group.added ?? []).length} tools\\n\`;
+  if (ev.type === "text" && log) log.textContent += ev.text;
+}
+const router = await createRouter({ module: () => loadToolroute("toolroute.wasm"), runJS: (c) => runner.call(c) });
+declare const model: LanguageModel;
+const chat = router.session();
+const r = await generateText({ model, prompt: "hi", tools: chat.tools, prepareStep: chat.prepareStep });
+console.log(r.text);
+`,
+  },
+  worker: {
+    lib: ["es2022", "webworker"],
+    types: [],
+    main: `import toolrouteWasm from "toolroute/toolroute.wasm";
+import quickjsWasm from "toolroute/quickjs.wasm";
+import { streamText, type LanguageModel } from "ai";
+import { Toolroute } from "toolroute";
+import { createHost, MemoryStore, type Store } from "toolroute/host";
+import { Runner, MemoryStore as Files } from "toolroute/jsrun";
+import { createRouter } from "toolroute/ai-sdk";
+
+declare const model: LanguageModel;
+
+export default {
+  async fetch(request: Request): Promise<Response> {
+    const question = new URL(request.url).searchParams.get("q") ?? "hi";
+    const runner = new Runner({ store: new Files(), wasmModule: quickjsWasm });
+    const store: Store = new MemoryStore();
+    const host = await createHost({ module: () => Toolroute.instantiate(toolrouteWasm), store, provider: { format: "openai", demo: true }, runJS: (c) => runner.call(c) });
+    const lines: string[] = [];
+    for await (const ev of host.send("request", question)) {
+      if (ev.type === "group_loaded") lines.push(ev.group.active.join(","));
+      if (ev.type === "done") lines.push(ev.text);
+    }
+    const router = await createRouter({ module: () => Toolroute.instantiate(toolrouteWasm), runJS: (c) => runner.call(c) });
+    const chat = router.session(question);
+    const r = streamText({ model, prompt: question, tools: chat.tools, prepareStep: chat.prepareStep });
+    return new Response(lines.join("\\n") + (await r.text), { headers: { "content-type": "text/plain" } });
+  },
+};
+`,
+  },
+};
+
+// theirs matches the AI SDK's own declarations (ai, @ai-sdk/*), which name
+// DOM and Node types wherever they run (HeadersInit, FileList, Buffer,
+// node:http) and json-schema's: a project type-checks them only with both
+// libs or with skipLibCheck, as the AI SDK's users do. Their diagnostics
+// are theirs; any other fails.
+const theirs = /(^|\/)node_modules\/(ai|@ai-sdk\/[^/]+)\//;
+
+// ours gives tsc's diagnostics, each with the lines that follow it, but
+// those of files theirs matches.
+export function ours(output) {
+  const out = [];
+  let keep = false;
+  for (const line of output.split("\n")) {
+    const at = /^(\S[^(]*)\(\d+,\d+\): error /.exec(line);
+    if (at) keep = !theirs.test(at[1]);
+    else if (/^\S/.test(line)) keep = true;
+    if (keep && line.trim() !== "") out.push(line);
+  }
+  return out;
+}
+
+test("tsc type-checks strict consumer projects: Node without the DOM, a browser page and a Worker", async () => {
+  const failures = [];
+  for (const [name, p] of Object.entries(consumerProjects)) {
+    const dir = path.join(app, "consumers", name);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "main.ts"), p.main);
+    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, skipLibCheck: false, module: "nodenext", moduleResolution: "nodenext", target: "es2022",
+        lib: p.lib, types: p.types,
+      },
+      files: ["main.ts"],
+    }, null, 2));
+    const r = await run(process.execPath, [tsc, "-p", dir], { cwd: dir }).catch((e) => e);
+    const errors = ours(`${r.stdout ?? ""}${r.stderr ?? ""}`);
+    if (errors.length) failures.push(`${name} (lib ${p.lib.join(", ")}; types ${p.types.join(", ") || "none"}):\n${errors.join("\n")}`);
+  }
+  assert.deepEqual(failures, []);
 });

@@ -1,9 +1,38 @@
 // Types of toolroute/ai-sdk (ai-sdk/ai-sdk.js): toolroute's routing in an
 // app's own Vercel AI SDK loop.
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
-import type { Toolroute, Catalogue, Description, LoadReport, Message } from "./index.js";
+import type { Toolroute, Catalogue, Description, LoadReport, Message, Bytes } from "./index.js";
 import type { JSCall, JSResult } from "./jsrun.js";
-import type { Sources } from "./host.js";
+import type { Sources, NativeTool, Policy, GroupLoaded } from "./host.js";
+
+/** A turn's settings the router takes (wasm/ABI.md, settings), in camelCase as every option; the module's snake_case names still work. */
+export interface RouterSettings {
+  /** Offer search_tools, which finds tools by what they do and loads them. */
+  searchTools?: boolean;
+  /** The most tokens of tool schemas one step sends; loads past it unload the least recently used groups (and unload_tool_group is offered). */
+  toolBudget?: number;
+  /** The sentence ending a refusal of a tool that asks when no one can be asked, "{tool}" for its name. */
+  allowHint?: string;
+  /** The most model calls of one turn (1000 by default: the app's stopWhen ends its loop). */
+  maxModelCalls?: number;
+  /** The tool groups the conversation may load; none is every group. */
+  allowedGroups?: string[];
+  /** @deprecated Still taken; use searchTools. */
+  search_tools?: boolean;
+  /** @deprecated Still taken; use toolBudget. */
+  tool_budget?: number;
+  /** @deprecated Still taken; use allowHint. */
+  allow_hint?: string;
+  /** @deprecated Still taken; use maxModelCalls. */
+  max_model_calls?: number;
+  /** @deprecated Still taken; use allowedGroups. */
+  allowed_groups?: string[];
+}
+
+/** What the module did, told to options.onEvent. */
+export type RouterEvent =
+  | { type: "group_loaded"; session: string; group: GroupLoaded }
+  | { type: "message"; session: string; message: Message };
 
 export interface RouterOptions {
   /** A driver instance or a function making one; the package's toolroute.wasm by default. */
@@ -12,22 +41,47 @@ export interface RouterOptions {
   sources?: Sources;
   /** Runs JS tools: a Runner's call, from toolroute/jsrun. */
   runJS?: (call: JSCall) => Promise<JSResult>;
-  /** Host tools' implementations, by name: the result text. */
-  native?: Record<string, (input: Record<string, unknown>, o: { signal?: AbortSignal }) => unknown>;
+  /** Host tools' implementations, by name, as toolroute/host takes them (McpServers.native() gives an MCP server's). */
+  native?: Record<string, NativeTool>;
   env?: Record<string, string> | ((name: string) => string | undefined);
   /** The app's system prompt, before the tool groups' listing. */
   instructions?: string;
-  memories?: string[];
+  memories?: string[] | (() => string[] | Promise<string[]>);
+  settings?: RouterSettings;
+  /** The user's rules, read at each turn's start. */
+  policies?: Policy[] | (() => Policy[] | Promise<Policy[]>);
+  /** Put calls that ask to the user through the AI SDK's approval requests (true, the default); false refuses them with how to allow them. */
+  approvals?: boolean;
+  /** Add JS tools' console output to successful results too. */
+  showConsole?: boolean;
+  /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"). */
+  wordVectors?: Bytes | (() => Bytes | Promise<Bytes>);
+  /** The memory in bytes past which an instance made by the module function is replaced (RECYCLE_MEMORY, 256 MiB). */
+  recycleMemory?: number;
+  /** The clock stamped on the module's log. */
+  now?: () => Date;
+  onEvent?: (event: RouterEvent) => void;
+}
+
+/** One conversation: give its tools and prepareStep to generateText, streamText or a ToolLoopAgent, one loop at a time. */
+export interface Session {
+  readonly id: string;
+  /** Every enabled tool and the meta-tools, as AI SDK tools: pass them all; each asks through needsApproval when the module says it asks. */
+  readonly tools: ToolSet;
+  /** The AI SDK's prepareStep: the step's activeTools and instructions, the module given the step's new messages. */
+  readonly prepareStep: PrepareStepFunction<ToolSet>;
 }
 
 export declare class Router {
   /** What loading the catalogue did. */
-  readonly report: LoadReport;
-  /** Every enabled tool and the meta-tools, as AI SDK tools: pass them all. */
+  readonly report: LoadReport | null;
+  /** The session of a conversation, by the app's id for it (the same object for the same id). */
+  session(id?: string): Session;
+  /** The default session's tools, for an app with one conversation at a time. */
   readonly tools: ToolSet;
-  /** The AI SDK's prepareStep: the step's activeTools and instructions, from its messages. */
+  /** The default session's prepareStep. */
   readonly prepareStep: PrepareStepFunction<ToolSet>;
-  /** toolroute_describe for a conversation given as AI SDK messages. */
+  /** toolroute_describe for a conversation given as AI SDK messages (its whole history). */
   describe(messages?: ModelMessage[]): Description;
   /** The groups the messages loaded (restored from the log). */
   loadedGroups(messages?: ModelMessage[]): string[];

@@ -1,7 +1,9 @@
 // Types of toolroute/host (host/host.js): the session loop. It drives the
 // module, calls the model, runs the tools and keeps the message log.
-import type { Toolroute, Catalogue, LoadReport, Description, Message, Attachment } from "./index.js";
-import type { JSCall, JSResult } from "./jsrun.js";
+import type { Toolroute, Catalogue, LoadReport, Description, Message, Attachment, Bytes, Usage } from "./index.js";
+import type { JSCall, JSResult, ModuleCheck } from "./jsrun.js";
+
+export type { Usage } from "./index.js";
 
 export declare const MAX_RESULT_CHARS: number;
 export declare const DEFAULT_MAX_PARALLEL_TOOLS: number;
@@ -59,14 +61,72 @@ export interface Settings {
 
 export type Sources = Map<string, string> | Record<string, string> | ((ref: string) => string | undefined | Promise<string | undefined>);
 
-/** A host-native tool: its result text; a thrown error is a failure the model reads. */
-export type NativeTool = (input: Record<string, unknown>, o: { signal?: AbortSignal; granted: string[]; check?: (op: string, args: unknown) => { args?: unknown; error?: { type: string; message: string } } }) => string | Promise<string> | unknown;
+/** What a host-native tool's call is given beside its input. */
+export interface NativeToolOptions {
+  /** Aborts when the turn is stopped or the call is timed out. */
+  signal?: AbortSignal;
+  /** The secrets the user granted the call when asked. */
+  granted: string[];
+  /** The module's check (wasm/ABI.md, toolroute_check), answering at once. */
+  check?: ModuleCheck;
+}
 
-export interface ApprovalCall {
+/**
+ * A host-native tool: its result (text, or a value given as JSON); a thrown
+ * error is a failure the model reads, its type error.type. toolroute/host,
+ * toolroute/mcp and toolroute/ai-sdk all take them.
+ */
+export type NativeTool = (input: Record<string, unknown>, o: NativeToolOptions) => unknown;
+
+/** A user's rule for a tool or a tool group (wasm/ABI.md, Approval). */
+export interface Policy {
+  tool?: string;
+  group?: string;
+  decision: "ask" | "allow" | "deny";
+}
+
+/** A tool call the module lets through, to run (run_tools) or to ask about first (ask_approval): wasm/ABI.md, Actions. */
+export interface Call {
   id: string;
   tool: string;
+  /** The arguments, checked by the module. */
   input: Record<string, unknown>;
-  [field: string]: unknown;
+  /** How to run it: a JS tool's file, source reference and function, a host tool, or a search. */
+  origin: { kind: "js" | "host" | "search" | string; file?: string; source?: string; function?: string };
+  timeout_seconds: number;
+  env?: string[];
+  required_permissions?: string[];
+  /** The secrets the call asks for, which the user may grant. */
+  secrets?: string[];
+  /** The secrets the user granted it. */
+  granted?: string[];
+}
+
+/** A call put to the user (the approval event, options.approve). */
+export type ApprovalCall = Call;
+
+/** What a load did (the group_loaded event): a group's, or a search_tools call's (query), or an unload's. */
+export interface GroupLoaded {
+  /** The group; empty for a search_tools load. */
+  name: string;
+  display_name: string;
+  /** The tools the load added to the active list: null for an unload. */
+  added: string[] | null;
+  /** The whole active list the next model call sends. */
+  active: string[];
+  /** What a search_tools call searched. */
+  query?: string;
+  /** The tools taken off: by unload_tool_group, or to stay within the tool budget. */
+  unloaded?: string[];
+}
+
+/** What a model call spends on tool schemas, in bytes of the OpenAI tools JSON (wasm/ABI.md, Actions). */
+export interface Schema {
+  core_tools: number;
+  group_listing: number;
+  loaded_groups?: { group: string; tools: string[]; bytes: number; text?: string }[];
+  core_tools_text?: string;
+  group_listing_text?: string;
 }
 
 /** An agent: who a turn is (its prompt, model, the groups it may load) and its limits. */
@@ -78,6 +138,8 @@ export interface Agent {
   groups?: string[];
   max_model_calls?: number;
   max_turn_tokens?: number;
+  /** The most tokens of tool schemas one of its model calls may send. */
+  tool_budget?: number;
 }
 
 /** What an op knows of the turn whose call runs it (agents.run nests a sub-agent's turn in it). */
@@ -104,7 +166,7 @@ export interface HostOptions {
   native?: Record<string, NativeTool>;
   env?: Record<string, string> | ((name: string) => string | undefined);
   approve?: (sessionId: string, calls: ApprovalCall[], o: { signal?: AbortSignal }) => Promise<{ id: string; answer: "once" | "session" | "deny"; grant?: string[] }[]>;
-  policies?: { tool?: string; group?: string; decision: "ask" | "allow" | "deny" }[] | (() => unknown[] | Promise<unknown[]>);
+  policies?: Policy[] | (() => Policy[] | Promise<Policy[]>);
   secrets?: { name: string; value: string }[] | (() => { name: string; value: string }[] | Promise<{ name: string; value: string }[]>);
   ops?: Record<string, (args: unknown, o: { signal?: AbortSignal; granted: string[]; turn?: TurnInfo }) => Promise<unknown>>;
   /** The agent a session's turns are (one it was started with), or null. */
@@ -117,26 +179,26 @@ export interface HostOptions {
   /** The memory in bytes past which an instance made by the module function is replaced with a new one (RECYCLE_MEMORY, 256 MiB). */
   recycleMemory?: number;
   /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"), handed to every instance. */
-  wordVectors?: BufferSource | (() => BufferSource | Promise<BufferSource>);
-}
-
-export interface Usage {
-  input_tokens?: number;
-  output_tokens?: number;
-  [field: string]: unknown;
+  wordVectors?: Bytes | (() => Bytes | Promise<Bytes>);
 }
 
 /** An event of a turn, as the Go host's Event JSON. */
 export type Event =
+  /** Text the model streamed. */
   | { type: "text"; text: string }
+  /** A message logged (and stored) before the turn goes on. */
   | { type: "message"; message: Message }
-  | { type: "model_call"; tools: string[]; call?: number; routing?: unknown; schema?: unknown }
-  | { type: "tool_calls"; calls: unknown[] }
-  | { type: "group_loaded"; group: { name: string; display_name?: string; tools?: string[]; [field: string]: unknown } }
-  | { type: "retry"; retry: { status: number; attempt: number; wait: number; wait_ms: number } }
-  | { type: "approval"; calls: ApprovalCall[] }
+  /** A model call going out: the tools it offers, its number in the turn, its routing ("native", absent for classic) and what its tool schemas cost. */
+  | { type: "model_call"; tools: string[]; call: number; routing?: "native"; schema?: Schema }
+  /** Calls about to run. */
+  | { type: "tool_calls"; calls: Call[] }
+  | { type: "group_loaded"; group: GroupLoaded }
+  /** A failed model call tried again after wait (ns) or wait_ms; message says so. */
+  | { type: "retry"; retry: { status: number; attempt: number; wait: number; wait_ms: number; message: string } }
+  /** Calls put to the user (options.approve). */
+  | { type: "approval"; calls: Call[] }
   | { type: "done"; text: string; usage?: Usage }
-  | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | "token_limit" | string; message: string }; usage?: Usage };
+  | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | "token_limit" | "stopped" | (string & {}); message: string }; usage?: Usage };
 
 /** Runs sessions' turns on one module instance. */
 export declare class Host {

@@ -20,15 +20,57 @@ export declare class TrapError extends Error {
   constructor(cause: unknown);
 }
 
+/**
+ * Bytes, as the package takes them: an ArrayBuffer or a view of one (a
+ * Uint8Array, a Buffer). The DOM's BufferSource, declared without the DOM
+ * lib so that a Node project needs none.
+ */
+export type Bytes = ArrayBuffer | ArrayBufferView;
+
+/**
+ * A compiled WebAssembly module: WebAssembly.Module where the project's lib
+ * declares it (the DOM's, a worker's); TypeScript's ES libs and Node's types
+ * do not, and there it is any object.
+ */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : object;
+
+/** What a model call cost, as the provider reported it. */
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Input tokens read from the provider's prompt cache (counted in input_tokens too). */
+  cached_tokens?: number;
+}
+
 /** A message of a session's log (wasm/ABI.md, "Messages"). */
 export interface Message {
-  type: "user" | "assistant" | "tool_call" | "tool_result" | "approval" | "summary";
+  type: "user" | "assistant" | "tool_call" | "tool_result" | "approval" | "summary" | "turn_end";
+  /** The text: the user's, the model's, a result as the model reads it, an approval's answer (once, session, deny), a summary, or what ended a turn. */
   content?: string;
   tool_call_id?: string;
   tool_name?: string;
+  /** A call's arguments as the model sent them, JSON text. */
   tool_input?: string;
+  /** A call's or a result's status: success, error, pending, awaiting_approval. */
   status?: string;
+  /** A failed result's or a turn's end's type (turn_end: model_error, bad_response, iteration_limit, token_limit, stopped, interrupted). */
   error_type?: string;
+  /** A call's place in its response. */
+  index?: number;
+  /** An opaque token the provider wants back with a call (Gemini's thought signature). */
+  signature?: string;
+  /** What an assistant's or a summary's model call cost. */
+  usage?: Usage;
+  /** The secrets an approval granted. */
+  grant?: string[];
+  /** How many messages before a summary are still sent. */
+  keep?: number;
+  /** The tools a search_tools call loaded. */
+  loaded?: string[];
+  /** The tools a load or unload_tool_group call took off. */
+  unloaded?: string[];
+  /** A result's images the model sees (base64 data). */
+  images?: { mime_type: string; data: string }[];
   time?: string;
   /** A user message's files: images (mime_type, data in base64) and text files (mime_type "text/plain", text). */
   attachments?: Attachment[];
@@ -106,6 +148,8 @@ export interface DescribeRequest {
   routing?: "classic" | "native";
   search_tools?: boolean;
   tool_budget?: number;
+  /** Describe the catalogue an agent with this allowlist of groups sees. */
+  allowed_groups?: string[];
 }
 
 /** toolroute_describe's answer. */
@@ -134,7 +178,7 @@ export interface InstantiateOptions {
   stderr?: (line: string) => void;
   stdout?: (line: string) => void;
   /** The word vector table (loadWordVectors()) handed to the instance. */
-  wordVectors?: BufferSource;
+  wordVectors?: Bytes;
 }
 
 /** toolroute_word_vectors's answer: the table's size, zeros when taken away. */
@@ -146,7 +190,7 @@ export interface WordVectorsInfo {
 /** One instance of toolroute.wasm. Its calls are synchronous. */
 export declare class Toolroute {
   /** Makes an instance from a compiled module or the module's bytes. */
-  static instantiate(source: WebAssembly.Module | BufferSource, options?: InstantiateOptions): Promise<Toolroute>;
+  static instantiate(source: WasmModule | Bytes, options?: InstantiateOptions): Promise<Toolroute>;
   /** The trap that killed the instance, or null. */
   readonly broken: TrapError | null;
   /** The instance's linear memory in bytes. */
@@ -158,7 +202,7 @@ export declare class Toolroute {
    * (empty bytes take it away); a table that does not read throws a
    * ToolrouteError "bad_vectors".
    */
-  wordVectors(table: BufferSource): WordVectorsInfo;
+  wordVectors(table: Bytes): WordVectorsInfo;
   /** The catalogue for display, and a session's active tools when request.history is given. */
   describe(request?: DescribeRequest | string): Description;
   /** Answers an OpenAI Chat Completions request body as the demo model does. */
@@ -182,15 +226,15 @@ export declare class Toolroute {
 }
 
 /** Where something to compile comes from. */
-export type WasmSource = WebAssembly.Module | BufferSource | Response | URL | string;
+export type WasmSource = WasmModule | Bytes | Response | URL | string;
 
 /** The URL of one of the package's wasm files, beside its code. */
 export declare function wasmURL(name: "toolroute.wasm" | "quickjs.wasm"): URL;
 /** Compiles a module, bytes, a Response, or a URL (fetched; a file: URL read in Node). */
-export declare function compileWasm(source: WasmSource): Promise<WebAssembly.Module>;
+export declare function compileWasm(source: WasmSource): Promise<WasmModule>;
 /** An instance of source, or of the package's toolroute.wasm. */
 export declare function loadToolroute(source?: WasmSource, options?: InstantiateOptions): Promise<Toolroute>;
 /** The word vector table: source's bytes (fetched; a file: URL read in Node), or the package's wordvec.bin. */
-export declare function loadWordVectors(source?: BufferSource | Response | URL | string): Promise<Uint8Array | BufferSource>;
+export declare function loadWordVectors(source?: Bytes | Response | URL | string): Promise<Bytes>;
 /** The QuickJS module for the runner's wasmModule option: source, or the package's patched quickjs.wasm. */
-export declare function loadQuickJS(source?: WasmSource): Promise<WebAssembly.Module>;
+export declare function loadQuickJS(source?: WasmSource): Promise<WasmModule>;

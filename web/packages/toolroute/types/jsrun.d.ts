@@ -1,5 +1,6 @@
 // Types of toolroute/jsrun (jsrun/runner.js): JS tools run in QuickJS, each
 // call in a fresh runtime, with the Go host's bridges and limits.
+import type { WasmModule } from "./index.js";
 
 /** A file store for the fs bridge: MemoryStore, or one of yours with the same methods. */
 export interface FileStore {
@@ -62,7 +63,7 @@ export interface RunnerOptions {
    * "toolroute/quickjs.wasm" imported in a worker), or a function giving it.
    * Needed in browsers and workers; Node reads and patches its own.
    */
-  wasmModule?: WebAssembly.Module | (() => WebAssembly.Module | Promise<WebAssembly.Module>);
+  wasmModule?: WasmModule | (() => WasmModule | Promise<WasmModule>);
   /** Another quickjs-emscripten sync variant, run on the caller's thread. */
   variant?: unknown;
   /**
