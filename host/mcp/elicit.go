@@ -21,6 +21,9 @@ import (
 // different askers, toolroute cannot tell, and refuses it. The module
 // reads the form, checks the answer and words every refusal.
 
+// runningKey holds a call's *running in its context.
+type runningKey struct{}
+
 // running is a call of the server's tools in progress.
 type running struct {
 	ctx   context.Context // the call's: its Asker, the module's checker, its deadline
@@ -89,6 +92,14 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	}
 	q := host.Elicitation{Server: s.cfg.Key, Params: s.asSent(params)}
 	r, why := s.caller()
+	if own, ok := ctx.Value(runningKey{}).(*running); ok {
+		// From 2026-07-28 the question comes in the call's result, and
+		// the SDK asks it with the call's context: whose it is is known.
+		r, why = own, ""
+		if host.AskerFrom(own.ctx) == nil {
+			why = check.UnaskedNobody
+		}
+	}
 	if r == nil {
 		// No call to ask for: the module's words, through the checker
 		// the last listing had.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -465,6 +466,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	defer cancel()
 	run, done := s.track(callCtx)
 	defer done()
+	callCtx = context.WithValue(callCtx, runningKey{}, run)
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -777,6 +779,22 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "elicitation/create" && c.ask != nil {
 		c.ask(req.Params)
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && c.ask != nil && bytes.Contains(resp.Result, []byte(`"inputRequests"`)) {
+		// From 2026-07-28 a server asks in its call's result (SEP-2322).
+		var res struct {
+			InputRequests map[string]struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			} `json:"inputRequests"`
+		}
+		if json.Unmarshal(resp.Result, &res) == nil {
+			for _, ir := range res.InputRequests {
+				if ir.Method == "elicitation/create" {
+					c.ask(ir.Params)
+				}
+			}
+		}
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/progress" {
 		var p mcp.ProgressNotificationParams
