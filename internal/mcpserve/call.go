@@ -12,7 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/elicit"
 	"github.com/toolroute/toolroute/registry"
+	rcheck "github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -27,6 +29,9 @@ func (c *client) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 				ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		})
 	}
+	// An MCP server upstream that asks the user during the call asks this
+	// client's user (Ask), through the request.
+	ctx = host.WithAsker(context.WithValue(ctx, callKey{}, req), c)
 	mc, refused, err := c.calls.Check(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, err
@@ -187,4 +192,39 @@ func noOneToAsk(mc host.ModelCall) registry.Result {
 	return registry.Failure("approval_needed", fmt.Sprintf(
 		"'%s' asks the user before it runs, and this MCP client cannot ask them (it does not support elicitation). It did not run. "+
 			"The user can allow it with: toolroute policy set tool %s allow", mc.Tool, mc.Tool))
+}
+
+// callKey holds the tools/call request a call's context runs.
+type callKey struct{}
+
+// Ask forwards an MCP server's question, asked during a call this client
+// made, to the client, saying which server asks (host.Asker). A client
+// that did not declare elicitation, or speaks a revision where a server
+// sends no requests of its own (2026-07-28), cannot be asked: the server
+// is refused with why.
+func (c *client) Ask(ctx context.Context, q host.Elicitation) (host.ElicitReply, error) {
+	req, _ := ctx.Value(callKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil || !canElicit(req) || req.ProtocolVersion() >= stateless {
+		return host.ElicitReply{}, elicit.Refusal(ctx, q, rcheck.UnaskedClient, 0)
+	}
+	form, err := elicit.Read(ctx, q)
+	if err != nil {
+		return host.ElicitReply{}, err
+	}
+	// The form goes on as the server wrote it, its fields in their order.
+	var sent struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(q.Params, &sent); err != nil {
+		return host.ElicitReply{}, err
+	}
+	p := &mcp.ElicitParams{Mode: "form", Message: form.Asks + " " + form.Message}
+	if len(sent.RequestedSchema) > 0 && string(sent.RequestedSchema) != "null" {
+		p.RequestedSchema = sent.RequestedSchema
+	}
+	res, err := req.Session.Elicit(ctx, p)
+	if err != nil {
+		return host.ElicitReply{}, err
+	}
+	return host.ElicitReply{Action: res.Action, Content: res.Content}, nil
 }
