@@ -45,6 +45,11 @@ type scenario struct {
 	} `json:"call"`
 	// LateOK is a check whose failure for coming back very late passes.
 	LateOK string `json:"lateOK"`
+	// Answers are typed to the questions the scenario's server asks
+	// during the call (toolroute call reads them from standard input).
+	Answers string `json:"answers"`
+	// JSDoesNotApply is why the JS hosts' client does not run it.
+	JSDoesNotApply string `json:"jsDoesNotApply"`
 }
 
 // scenarios reads testdata/conformance/scenarios.json, the JS test's too.
@@ -62,8 +67,10 @@ func scenarios(t *testing.T) (server, client []scenario, reasons map[string]stri
 		t.Fatalf("scenarios.json: %v", err)
 	}
 	for _, s := range slices.Concat(f.Server, f.Client) {
-		if s.DoesNotApply != "" && f.Reasons[s.DoesNotApply] == "" {
-			t.Fatalf("scenarios.json: %s does not apply for the reason %q, which reasons lacks", s.Name, s.DoesNotApply)
+		for _, r := range []string{s.DoesNotApply, s.JSDoesNotApply} {
+			if r != "" && f.Reasons[r] == "" {
+				t.Fatalf("scenarios.json: %s does not apply for the reason %q, which reasons lacks", s.Name, r)
+			}
 		}
 	}
 	return f.Server, f.Client, f.Reasons
@@ -223,6 +230,13 @@ func TestConformanceClient(t *testing.T) {
 			run := shellQuote(binary(t)) + " check"
 			if s.Call != nil {
 				run = shellQuote(binary(t)) + " call " + shellQuote(s.Call.Tool) + " --params " + shellQuote(string(s.Call.Arguments))
+			}
+			if s.Answers != "" {
+				answers := filepath.Join(t.TempDir(), "answers")
+				if err := os.WriteFile(answers, []byte(s.Answers), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				run += " < " + shellQuote(answers)
 			}
 			client := filepath.Join(t.TempDir(), "client.sh")
 			script := "#!/bin/sh\n# $1 is the URL of the suite's server for the scenario.\n" +

@@ -40,7 +40,8 @@ test("the suite lists the client scenarios scenarios.json sorts", async () => {
 });
 
 for (const s of scenarios.client) {
-  const why = s.doesNotApply && scenarios.reasons[s.doesNotApply];
+  const reason = s.doesNotApply || s.jsDoesNotApply;
+  const why = reason && scenarios.reasons[reason];
   test(`conformance client scenario ${s.name}`, { skip: why ? `does not apply: ${why}` : false }, async () => {
     const out = mkdtempSync(path.join(tmpdir(), "toolroute-conformance-"));
     try {
