@@ -24,11 +24,11 @@ func (u *user) mcpClientAt(revision string, elicit elicitor) *mcpPeer {
 
 // An MCP server behind toolroute mcp that asks the user during its tool's
 // call (the test server asks as 2026-07-28 does, in its result) has its
-// form passed on to a client of 2025-11-25, the message naming the
-// server; the client's answer reaches the server, typed, with the defaults
-// of the fields left empty. A client without elicitation, or one of
-// 2026-07-28 (which takes no request mid-call), gets the server refused,
-// and its tool's result says why.
+// form passed on to the client, the message naming the server: as a
+// request to a client of 2025-11-25, as the call's input_required result
+// to one of 2026-07-28; the client's answer reaches the server, typed,
+// with the defaults of the fields left empty. A client without
+// elicitation gets the server refused, and its tool's result says why.
 func TestServeMCPForwardsElicitation(t *testing.T) {
 	u := newUser(t, nil, "")
 	mcpServers(t, u.mcpConfig(), mcpEntry{"shop", stdio(mcptest.TestServer(t, tmpRoot), "-elicit")})
@@ -41,29 +41,26 @@ func TestServeMCPForwardsElicitation(t *testing.T) {
 		mu.Unlock()
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"email": "ann@example.com", "size": "l"}}
 	}
-	c := u.mcpClientAt("2025-11-25", answer)
-	c.waitGroups("shop")
-	c.ok("load_tool_group", `{"group_name":"shop"}`)
-	if got, want := c.ok("order", `{}`), `accept {"count":1,"email":"ann@example.com","size":"l"}`; got != want {
-		t.Errorf("the order answered %q, want %q", got, want)
-	}
-	mu.Lock()
-	if len(asked) != 1 || asked[0].Message != "MCP server 'shop' asks: Where should we send it?" {
-		t.Errorf("the client was asked %+v, want shop's question once, naming shop", asked)
-	}
-	mu.Unlock()
-
-	for name, peer := range map[string]*mcpPeer{"without elicitation": u.mcpClientAt("2025-11-25", nil), "on 2026-07-28": u.mcpClientAt("2026-07-28", answer)} {
-		peer.waitGroups("shop")
-		peer.ok("load_tool_group", `{"group_name":"shop"}`)
-		text, failed := peer.call("order", `{}`)
-		if !failed || !strings.Contains(text, "MCP server 'shop' asked the user a question, and the MCP client using toolroute cannot put questions to the user") {
-			t.Errorf("%s the order answered %v %q, want shop refused saying why", name, failed, text)
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		c := u.mcpClientAt(rev, answer)
+		c.waitGroups("shop")
+		c.ok("load_tool_group", `{"group_name":"shop"}`)
+		if got, want := c.ok("order", `{}`), `accept {"count":1,"email":"ann@example.com","size":"l"}`; got != want {
+			t.Errorf("%s: the order answered %q, want %q", rev, got, want)
 		}
+		mu.Lock()
+		if len(asked) != 1 || asked[0].Message != "MCP server 'shop' asks: Where should we send it?" {
+			t.Errorf("%s: the client was asked %+v, want shop's question once, naming shop", rev, asked)
+		}
+		asked = nil
+		mu.Unlock()
 	}
-	mu.Lock()
-	if len(asked) != 1 {
-		t.Errorf("the clients were asked %d times, want once", len(asked))
+
+	blind := u.mcpClientAt("2025-11-25", nil)
+	blind.waitGroups("shop")
+	blind.ok("load_tool_group", `{"group_name":"shop"}`)
+	text, failed := blind.call("order", `{}`)
+	if !failed || !strings.Contains(text, "MCP server 'shop' asked the user a question, and the MCP client using toolroute cannot put questions to the user") {
+		t.Errorf("without elicitation the order answered %v %q, want shop refused saying why", failed, text)
 	}
-	mu.Unlock()
 }

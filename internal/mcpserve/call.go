@@ -32,6 +32,19 @@ func (c *client) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	// An MCP server upstream that asks the user during the call asks this
 	// client's user (Ask), through the request.
 	ctx = host.WithAsker(context.WithValue(ctx, callKey{}, req), c)
+	if req.ProtocolVersion() >= stateless && canElicit(req) {
+		// Its answer comes with a call again (park.go).
+		if res, ok, err := c.resumeParked(ctx, req.Params); ok {
+			return res, err
+		}
+		return c.runParked(ctx, func(ctx context.Context) (*mcp.CallToolResult, error) { return c.decide(ctx, req) })
+	}
+	return c.decide(ctx, req)
+}
+
+// decide runs the call as the module decides it: refused, run, or asked
+// about first.
+func (c *client) decide(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	mc, refused, err := c.calls.Check(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, err
@@ -198,13 +211,14 @@ func noOneToAsk(mc host.ModelCall) registry.Result {
 type callKey struct{}
 
 // Ask forwards an MCP server's question, asked during a call this client
-// made, to the client, saying which server asks (host.Asker). A client
-// that did not declare elicitation, or speaks a revision where a server
-// sends no requests of its own (2026-07-28), cannot be asked: the server
-// is refused with why.
+// made, to the client, saying which server asks (host.Asker): as a
+// request while the call waits, or from 2026-07-28 as the call's
+// input_required result (park.go). A client that did not declare
+// elicitation cannot be asked: the server is refused with why.
 func (c *client) Ask(ctx context.Context, q host.Elicitation) (host.ElicitReply, error) {
 	req, _ := ctx.Value(callKey{}).(*mcp.CallToolRequest)
-	if req == nil || req.Session == nil || !canElicit(req) || req.ProtocolVersion() >= stateless {
+	p, _ := ctx.Value(parkedKey{}).(*parked)
+	if req == nil || req.Session == nil || !canElicit(req) || req.ProtocolVersion() >= stateless && p == nil {
 		return host.ElicitReply{}, elicit.Refusal(ctx, q, rcheck.UnaskedClient, 0)
 	}
 	form, err := elicit.Read(ctx, q)
@@ -218,11 +232,14 @@ func (c *client) Ask(ctx context.Context, q host.Elicitation) (host.ElicitReply,
 	if err := json.Unmarshal(q.Params, &sent); err != nil {
 		return host.ElicitReply{}, err
 	}
-	p := &mcp.ElicitParams{Mode: "form", Message: form.Asks + " " + form.Message}
+	params := &mcp.ElicitParams{Mode: "form", Message: form.Asks + " " + form.Message}
 	if len(sent.RequestedSchema) > 0 && string(sent.RequestedSchema) != "null" {
-		p.RequestedSchema = sent.RequestedSchema
+		params.RequestedSchema = sent.RequestedSchema
 	}
-	res, err := req.Session.Elicit(ctx, p)
+	if p != nil {
+		return askParked(ctx, p, params)
+	}
+	res, err := req.Session.Elicit(ctx, params)
 	if err != nil {
 		return host.ElicitReply{}, err
 	}
