@@ -55,12 +55,23 @@ func runCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Calling exec is the user's own command line: nothing else asks.
 	af.cfg.Exec = true
 	af.cfg.Browser = true
+	// An MCP server that asks the user something during the call asks
+	// here: prompts on standard error, answers from standard input (unless
+	// it gave the parameters).
+	var asker host.Asker
+	if *params != "-" && stdin != nil {
+		asker = &stdinAsker{out: stderr, in: stdin}
+		af.cfg.MCP.Ask = true
+	}
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)
 		return 1
 	}
 	defer a.Close()
+	if asker != nil {
+		ctx = host.WithAsker(ctx, asker)
+	}
 	d, err := a.Host.Describe(ctx, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/toolroute/toolroute/host"
@@ -44,7 +45,7 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	af.registerRouting(fs)
 	name := fs.String("session", "", "continue the session with this name, or start it (default: a new session)")
 	agent := fs.String("agent", "", "talk to this stored agent (list_agents): its system prompt, model and tool groups; the session remembers it")
-	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions from it too (y, a or n, a line each)")
+	askStdin := fs.Bool("ask-stdin", false, "when standard input is not a terminal, read the answers to approval questions (y, a or n, a line each) and to MCP servers' questions from it too")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return exitFor(err)
@@ -65,6 +66,8 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.setTerminal(stdin, stdout)
 	if c.interactive || *askStdin {
 		af.cfg.Approver = host.ApproverFunc(c.approve)
+		// An MCP server may ask the user too, during its tool's call.
+		af.cfg.MCP.Ask = true
 	}
 	// exec asks before every run: at the terminal, or with --ask-stdin.
 	af.cfg.Exec = true
@@ -120,6 +123,8 @@ type chat struct {
 	stopTurn context.CancelFunc
 	// attached are the files for the next message (/attach).
 	attached []session.Attachment
+	// asking puts one MCP server's question to the user at a time.
+	asking sync.Mutex
 }
 
 // callNote is one model call of this run, as its events told it.
@@ -391,6 +396,9 @@ func (c *chat) send(ctx context.Context, text string) {
 	c.lineStart = true
 	files := c.attached
 	c.attached = nil
+	if c.a.Config.MCP.Ask {
+		ctx = host.WithAsker(ctx, c)
+	}
 	for ev, err := range c.a.Host.Session(c.id).Send(ctx, text, files...) {
 		if err != nil {
 			c.newline()

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/toolroute/toolroute/internal/fakemodel"
+	"github.com/toolroute/toolroute/internal/mcptest"
 	"github.com/toolroute/toolroute/internal/vtscreen"
 	"github.com/toolroute/toolroute/registry/session"
 )
@@ -268,5 +269,49 @@ func TestChatTerminalDropsEscapes(t *testing.T) {
 				t.Errorf("the reply's escape sequences reached the terminal:\n%q", out)
 			}
 		})
+	}
+}
+
+// An MCP server that asks the user during its tool's call is asked at the
+// terminal a field at a time, naming the server: a value that will not do
+// is asked again with what the field takes, an empty line takes the
+// default, a choice is given by its number; the server gets the answer
+// typed, and the model reads the tool's result.
+func TestChatTerminalElicitation(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCall("load_tool_group", `{"group_name":"shop"}`),
+		fakemodel.ToolCall("order", `{}`),
+		fakemodel.Text("Ordered."),
+	)
+	defer model.Close()
+	u := newUser(t, model, fakemodel.OpenAI)
+	mcpServers(t, u.mcpConfig(), mcpEntry{"shop", stdio(mcptest.TestServer(t, tmpRoot), "-elicit")})
+	c := startPtyChat(t, u, 100, nil, "--session", "a", "--model", "fake-1")
+	c.waitFor("you> ", 1)
+	c.send("Order one\r")
+	c.waitFor("? MCP server 'shop' asks: Where should we send it?", 1)
+	c.waitFor("Email (an email address): ", 1)
+	c.send("ann@example\r")
+	c.waitFor(`Email: give an email address ("ann@example" is not)`, 1)
+	c.waitFor("Email (an email address): ", 2)
+	c.send("ann@example.com\r")
+	c.waitFor("How many (a whole number of at least 1) [1]: ", 1)
+	c.send("\r")
+	c.waitFor("1) Small, 2) Large", 1)
+	c.waitFor("Size (one of Small, Large): ", 1)
+	c.send("2\r")
+	c.waitFor("Send these answers to 'shop'? [y] yes, [n] decline, [c] cancel: ", 1)
+	c.send("y\r")
+	c.waitFor("Ordered.", 1)
+	c.waitFor("you> ", 2)
+	c.quit()
+	var results []string
+	for _, m := range u.messages("a") {
+		if m.Type == session.ToolResult && m.ToolName == "order" {
+			results = append(results, m.Content)
+		}
+	}
+	if want := `accept {"count":1,"email":"ann@example.com","size":"l"}`; len(results) != 1 || results[0] != want {
+		t.Errorf("the model read %q, want %q", results, want)
 	}
 }

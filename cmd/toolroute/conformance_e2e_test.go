@@ -48,6 +48,9 @@ type scenario struct {
 	LateOK string `json:"lateOK"`
 	// Login: the client signs in first (toolroute mcp login).
 	Login bool `json:"login"`
+	// Answers are typed to the questions the scenario's server asks
+	// during the call (toolroute call reads them from standard input).
+	Answers string `json:"answers"`
 	// JSDoesNotApply is why the JS hosts' client does not run it.
 	JSDoesNotApply string `json:"jsDoesNotApply"`
 }
@@ -264,6 +267,13 @@ func TestConformanceClient(t *testing.T) {
 			run := shellQuote(binary(t)) + " check"
 			if s.Call != nil {
 				run = shellQuote(binary(t)) + " call " + shellQuote(s.Call.Tool) + " --params " + shellQuote(string(s.Call.Arguments))
+			}
+			if s.Answers != "" {
+				answers := filepath.Join(t.TempDir(), "answers")
+				if err := os.WriteFile(answers, []byte(s.Answers), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				run += " < " + shellQuote(answers)
 			}
 			client := filepath.Join(t.TempDir(), "client.sh")
 			script := "#!/bin/sh\n# $1 is the URL of the suite's server for the scenario.\n" +

@@ -57,6 +57,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A client's connect does not wait on a server slow to start, or hung:
 	// its tools arrive with list_changed once it is up.
 	af.cfg.MCPNoWait = true
+	// A server upstream may ask the user: its question goes to the
+	// client of the call, refused when that client cannot ask.
+	af.cfg.MCP.Ask = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

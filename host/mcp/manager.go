@@ -42,6 +42,12 @@ type Options struct {
 	// AuthPoll is how often a server that needs authorization looks
 	// whether the auth file changed (the user signed in); default 1 s.
 	AuthPoll time.Duration
+	// Ask declares elicitation (forms) to the servers: a server may ask
+	// the user something while its tool runs, and the question goes to
+	// the call's host.Asker (refused, with why, for a call without one).
+	// A program where no one is ever there to answer leaves it false, and
+	// servers do not ask.
+	Ask bool
 }
 
 // DefaultStartup is how long a stdio server may take to start: a runtime
@@ -59,6 +65,16 @@ type hub struct {
 	mu        sync.Mutex
 	onChange  func()
 	gen, seen uint64
+	// check is the module's checker the last listing had: it words the
+	// refusal of a question that comes while no call runs.
+	check module.Checker
+}
+
+// checker is the module's checker of the last listing, or one that fails.
+func (h *hub) checker() module.Checker {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.check
 }
 
 func (h *hub) minBackoff() time.Duration {
@@ -220,6 +236,9 @@ func (m *Manager) OnChange(f func()) (missed bool) {
 func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry.Group, []host.NativeTool) {
 	m.opts.mu.Lock()
 	m.opts.seen = m.opts.gen
+	if c := module.CheckerFrom(ctx); c != nil {
+		m.opts.check = c
+	}
 	m.opts.mu.Unlock()
 	req := check.MCPCatalogue{Catalogue: cat, Config: m.file(), Servers: []check.MCPServer{}}
 	var asked []int // the index of each server asked about

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/elicit"
 	"github.com/toolroute/toolroute/internal/safehttp"
 	"github.com/toolroute/toolroute/registry/check"
 )
@@ -90,6 +92,14 @@ type server struct {
 	// by the progressToken toolroute gave each; calls counts them out.
 	progress map[string]func(host.Progress)
 	calls    uint64
+	// running are the calls in progress, by a count of their own (runs):
+	// a question the server asks goes to the user of one of them.
+	running map[uint64]*running
+	runs    uint64
+	// heard are the params of the last questions read over stdio, as
+	// sent: the SDK gives the handler the form as a map, which loses the
+	// order its fields were written in.
+	heard []json.RawMessage
 
 	// refreshing serializes listing the tools again after list_changed.
 	refreshing sync.Mutex
@@ -321,9 +331,13 @@ func (s *server) start() (*session, error) {
 	}()
 	sess := &session{ended: make(chan struct{})}
 	copts := &mcp.ClientOptions{
-		// No roots, sampling or elicitation: toolroute offers none.
+		// No roots or sampling: toolroute offers neither. Elicitation
+		// (forms) only where someone can be asked (Options.Ask).
 		Capabilities:           &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.listChanged(sess, true) },
+	}
+	if s.opts.Ask {
+		copts.ElicitationHandler = s.elicit
 	}
 	if s.cfg.URL != "" {
 		// Over HTTP the connection cannot be wrapped (the SDK's has
@@ -351,7 +365,7 @@ func (s *server) start() (*session, error) {
 		cmd.Stderr = sess.stderr
 		sess.cmd = cmd
 		t = &watched{Transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: s.opts.terminate()}, notice: func() { s.listChanged(sess, false) },
-			first: func() { heardOnce.Do(func() { close(heard) }) }, progress: s.progressed}
+			first: func() { heardOnce.Do(func() { close(heard) }) }, progress: s.progressed, ask: s.heardAsk}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil && s.oauth != nil && s.oauth.refusal() != "" {
@@ -548,6 +562,9 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	run, done := s.track(callCtx)
+	defer done()
+	callCtx = context.WithValue(callCtx, runningKey{}, run)
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
@@ -573,6 +590,15 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	}
 	if rpcErr {
 		return outcome(ctx, check.MCPResult{Key: s.cfg.Key, MCPName: mcpName, RPCError: &check.MCPRPCError{Code: we.Code, Message: we.Message}})
+	}
+	s.mu.Lock()
+	asked := run.asked
+	s.mu.Unlock()
+	if asked && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		// The time went on the user's answer to the server's question:
+		// not the server's fault either.
+		q := host.Elicitation{Server: s.cfg.Key}
+		return host.Output{}, toolError(elicit.Refusal(context.WithoutCancel(callCtx), q, check.UnaskedTimedOut, s.cfg.TimeoutSeconds), "timeout")
 	}
 	if ctx.Err() != nil {
 		return host.Output{}, ctx.Err() // the turn was stopped: not the server's fault
@@ -831,6 +857,7 @@ type watched struct {
 	mcp.Transport
 	notice, first func()
 	progress      func(*mcp.ProgressNotificationParams)
+	ask           func(json.RawMessage)
 }
 
 func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -838,13 +865,14 @@ func (w *watched) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watchedConn{Connection: c, notice: w.notice, first: w.first, progress: w.progress}, nil
+	return &watchedConn{Connection: c, notice: w.notice, first: w.first, progress: w.progress, ask: w.ask}, nil
 }
 
 type watchedConn struct {
 	mcp.Connection
 	notice, first func()
 	progress      func(*mcp.ProgressNotificationParams)
+	ask           func(json.RawMessage)
 }
 
 func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -854,6 +882,25 @@ func (c *watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/tools/list_changed" {
 		c.notice()
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "elicitation/create" && c.ask != nil {
+		c.ask(req.Params)
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && c.ask != nil && bytes.Contains(resp.Result, []byte(`"inputRequests"`)) {
+		// From 2026-07-28 a server asks in its call's result (SEP-2322).
+		var res struct {
+			InputRequests map[string]struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			} `json:"inputRequests"`
+		}
+		if json.Unmarshal(resp.Result, &res) == nil {
+			for _, ir := range res.InputRequests {
+				if ir.Method == "elicitation/create" {
+					c.ask(ir.Params)
+				}
+			}
+		}
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/progress" {
 		var p mcp.ProgressNotificationParams

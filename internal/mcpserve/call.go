@@ -12,7 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/elicit"
 	"github.com/toolroute/toolroute/registry"
+	rcheck "github.com/toolroute/toolroute/registry/check"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -27,6 +29,22 @@ func (c *client) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 				ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
 		})
 	}
+	// An MCP server upstream that asks the user during the call asks this
+	// client's user (Ask), through the request.
+	ctx = host.WithAsker(context.WithValue(ctx, callKey{}, req), c)
+	if req.ProtocolVersion() >= stateless && canElicit(req) {
+		// Its answer comes with a call again (park.go).
+		if res, ok, err := c.resumeParked(ctx, req.Params); ok {
+			return res, err
+		}
+		return c.runParked(ctx, func(ctx context.Context) (*mcp.CallToolResult, error) { return c.decide(ctx, req) })
+	}
+	return c.decide(ctx, req)
+}
+
+// decide runs the call as the module decides it: refused, run, or asked
+// about first.
+func (c *client) decide(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	mc, refused, err := c.calls.Check(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, err
@@ -187,4 +205,43 @@ func noOneToAsk(mc host.ModelCall) registry.Result {
 	return registry.Failure("approval_needed", fmt.Sprintf(
 		"'%s' asks the user before it runs, and this MCP client cannot ask them (it does not support elicitation). It did not run. "+
 			"The user can allow it with: toolroute policy set tool %s allow", mc.Tool, mc.Tool))
+}
+
+// callKey holds the tools/call request a call's context runs.
+type callKey struct{}
+
+// Ask forwards an MCP server's question, asked during a call this client
+// made, to the client, saying which server asks (host.Asker): as a
+// request while the call waits, or from 2026-07-28 as the call's
+// input_required result (park.go). A client that did not declare
+// elicitation cannot be asked: the server is refused with why.
+func (c *client) Ask(ctx context.Context, q host.Elicitation) (host.ElicitReply, error) {
+	req, _ := ctx.Value(callKey{}).(*mcp.CallToolRequest)
+	p, _ := ctx.Value(parkedKey{}).(*parked)
+	if req == nil || req.Session == nil || !canElicit(req) || req.ProtocolVersion() >= stateless && p == nil {
+		return host.ElicitReply{}, elicit.Refusal(ctx, q, rcheck.UnaskedClient, 0)
+	}
+	form, err := elicit.Read(ctx, q)
+	if err != nil {
+		return host.ElicitReply{}, err
+	}
+	// The form goes on as the server wrote it, its fields in their order.
+	var sent struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(q.Params, &sent); err != nil {
+		return host.ElicitReply{}, err
+	}
+	params := &mcp.ElicitParams{Mode: "form", Message: form.Asks + " " + form.Message}
+	if len(sent.RequestedSchema) > 0 && string(sent.RequestedSchema) != "null" {
+		params.RequestedSchema = sent.RequestedSchema
+	}
+	if p != nil {
+		return askParked(ctx, p, params)
+	}
+	res, err := req.Session.Elicit(ctx, params)
+	if err != nil {
+		return host.ElicitReply{}, err
+	}
+	return host.ElicitReply{Action: res.Action, Content: res.Content}, nil
 }

@@ -31,6 +31,7 @@ type client struct {
 	loaded  []string        // the groups loaded, in load order
 	offered []registry.Tool // what srv lists, in the order a turn sends them
 	asked   []asked         // questions a 2026-07-28 client was given to ask
+	parked  []*parked       // 2026-07-28 calls waiting for their client's answer (park.go)
 
 	gen        atomic.Uint64 // the catalogue generation the list was last made from
 	registered atomic.Bool   // Server.used knows it

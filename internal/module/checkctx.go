@@ -36,6 +36,14 @@ func WithChecker(ctx context.Context, c Checker) context.Context {
 	return context.WithValue(ctx, checkerKey{}, c)
 }
 
+// CheckerFrom returns ctx's Checker, nil when it has none: for work that
+// outlives the context it came with (an MCP server's request that comes
+// while none of its calls runs).
+func CheckerFrom(ctx context.Context) Checker {
+	c, _ := ctx.Value(checkerKey{}).(Checker)
+	return c
+}
+
 // CheckArgs asks ctx's Checker whether op's arguments pass: nil, with the
 // arguments as the operation is to use them decoded into into (when into
 // is not nil and the module changed them), or a *Refused. Any other error

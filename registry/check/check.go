@@ -7,7 +7,8 @@
 // (bridge.go), the QuickJS runners' bridges (jsbridge.go), and what the
 // bodies of the HTTP API's requests must be and which model calls its
 // proxy forwards (api.go), and what the model sees of an MCP server's
-// tools and of their results (mcp.go). Each rule and its refusal text live here once;
+// tools and of their results (mcp.go), and what an MCP server asks the user
+// (elicit.go). Each rule and its refusal text live here once;
 // every host asks the module (the toolroute_check export, wasm/ABI.md)
 // before or after it does the operation's I/O, giving what it read (the
 // tasks' names, a zone's offsets, an HTTP answer), so the Go host, Node,
@@ -52,7 +53,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result", "turn_cut"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result", "elicitation", "turn_cut"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -199,6 +200,12 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return a.check(), nil
+	case "elicitation":
+		var a Elicitation
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		return a.check()
 	case "turn_cut":
 		var a struct {
 			Text    string              `json:"text"`

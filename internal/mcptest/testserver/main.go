@@ -50,6 +50,7 @@ func main() {
 	garbage := flag.Bool("garbage", false, "write a line that is not JSON-RPC before each answer")
 	starts := flag.String("starts", "", "append a line to this file at each start, to count them: the time and the process id")
 	calls := flag.String("calls", "", "add the tool wait, which writes what its calls do to this file")
+	elicit := flag.Bool("elicit", false, "add the tool order, which asks the user (elicitation/create) and answers what they said")
 	flag.Parse()
 	if *starts != "" {
 		f, err := os.OpenFile(*starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -65,6 +66,9 @@ func main() {
 	s := newServer(*pageSize, *extra, *instructions)
 	if *calls != "" {
 		addWait(s, *calls)
+	}
+	if *elicit {
+		addOrder(s)
 	}
 	if *addr != "" {
 		serveHTTP(s, *addr)
@@ -144,6 +148,30 @@ func addWait(s *mcp.Server, log string) {
 			<-ctx.Done()
 			write("cancelled")
 			return nil, ctx.Err()
+		})
+}
+
+// addOrder adds the tool order, which asks the user where to send an
+// order and answers what they said: the action and the values, or why
+// asking failed.
+func addOrder(s *mcp.Server) {
+	form := json.RawMessage(`{"type":"object","properties":{
+		"email":{"type":"string","title":"Email","format":"email"},
+		"count":{"type":"integer","title":"How many","minimum":1,"default":1},
+		"size":{"type":"string","title":"Size","oneOf":[{"const":"s","title":"Small"},{"const":"l","title":"Large"}]}},
+		"required":["email"]}`)
+	s.AddTool(&mcp.Tool{Name: "order", Description: "Order something, asking the user where to send it", Annotations: readOnly, InputSchema: noArgs},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// Asked as 2026-07-28 asks (SEP-2322): the result asks, and the
+			// call comes again with the answer; the SDK asks a client of
+			// an earlier revision with elicitation/create meanwhile.
+			res, ok := req.Params.InputResponses["where"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+					"where": &mcp.ElicitParams{Message: "Where should we send it?", RequestedSchema: form}}}, nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return text(res.Action + " " + string(b)), nil
 		})
 }
 
