@@ -44,7 +44,7 @@ type Output struct {
 	// them (registry.CheckDocuments' caps), named in Text too.
 	Documents []registry.Document
 	// MCP is the MCP CallToolResult the output was read from, for an MCP
-	// server's tool: `toolroute mcp` passes it to its client whole.
+	// server's tool: toolroute mcp passes it to its client whole.
 	MCP json.RawMessage
 }
 
@@ -53,7 +53,7 @@ type ToolError struct {
 	Type    string
 	Message string
 	// MCP is the MCP CallToolResult (isError) the failure was read from,
-	// for an MCP server's tool: `toolroute mcp` passes it to its client
+	// for an MCP server's tool: toolroute mcp passes it to its client
 	// whole.
 	MCP json.RawMessage
 }

@@ -47,7 +47,7 @@ type Result struct {
 	// format carries them; the text names each with a placeholder.
 	Documents []Document `json:"documents,omitempty"`
 	// MCP is the MCP CallToolResult an MCP server's tool answered, as the
-	// host's MCP client read it: `toolroute mcp` gives it to its client
+	// host's MCP client read it: toolroute mcp gives it to its client
 	// whole (content blocks and structuredContent), where the model reads
 	// Output, Images and Documents. It is never logged nor sent to the
 	// module.

@@ -96,7 +96,7 @@ type Tool struct {
 	Env   []string `json:"env,omitempty"`
 	Group string   `json:"group,omitempty"`
 	// OutputSchema is the JSON Schema of the structured result a host
-	// tool gives (an MCP tool's outputSchema): `toolroute mcp` offers it
+	// tool gives (an MCP tool's outputSchema): toolroute mcp offers it
 	// to its clients. The model is not sent it.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	Origin       Origin          `json:"origin"`

@@ -45,7 +45,7 @@ func outcome(ctx context.Context, q check.MCPResult) (host.Output, error) {
 }
 
 // toolResult is a tools/call result's outcome. The result itself goes
-// with it (Output.MCP, ToolError.MCP), for `toolroute mcp` to give its
+// with it (Output.MCP, ToolError.MCP), for toolroute mcp to give its
 // client whole.
 func toolResult(ctx context.Context, key, mcpName string, res *mcp.CallToolResult) (host.Output, error) {
 	b, err := json.Marshal(res)

@@ -94,7 +94,7 @@ type MCPTool struct {
 	RequiredPermissions []string        `json:"required_permissions"`
 	TimeoutSeconds      int             `json:"timeout_seconds"`
 	// OutputSchema is the tool's outputSchema, keys sorted, when it is a
-	// JSON object: `toolroute mcp` offers it to its clients with the
+	// JSON object: toolroute mcp offers it to its clients with the
 	// tool, whose structuredContent it passes on. The model is not sent it.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
