@@ -40,12 +40,22 @@ type NativeTool struct {
 type Output struct {
 	Text   string
 	Images []registry.Image
+	// Documents are PDFs the model reads where the wire format carries
+	// them (registry.CheckDocuments' caps), named in Text too.
+	Documents []registry.Document
+	// MCP is the MCP CallToolResult the output was read from, for an MCP
+	// server's tool: toolroute mcp passes it to its client whole.
+	MCP json.RawMessage
 }
 
 // ToolError is a tool failure with an error type, such as "not_found".
 type ToolError struct {
 	Type    string
 	Message string
+	// MCP is the MCP CallToolResult (isError) the failure was read from,
+	// for an MCP server's tool: toolroute mcp passes it to its client
+	// whole.
+	MCP json.RawMessage
 }
 
 // Error is the type, then the message.
@@ -318,9 +328,10 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		switch {
 		case err == nil:
 			res.Result = registry.Success(out.Text)
-			res.Images = out.Images
+			res.Images, res.Documents, res.MCP = out.Images, out.Documents, out.MCP
 		case errors.As(err, &te):
 			res.Result = registry.Failure(te.Type, te.Message)
+			res.MCP = te.MCP
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			res.Result = registry.Failure("timeout", fmt.Sprintf("tool '%s' timed out after %s", c.Tool, timeout))
 		default:

@@ -89,7 +89,7 @@ func UnmarshalCatalogue(data []byte) (Catalogue, error) {
 var (
 	catalogueKeys = []string{"groups", "tools", "manifests", "skills", "disabled"}
 	groupKeys     = []string{"name", "display_name", "description", "origin", "unavailable"}
-	toolKeys      = []string{"name", "description", "parameters", "required_permissions", "timeout_seconds", "env", "group", "origin"}
+	toolKeys      = []string{"name", "description", "parameters", "required_permissions", "timeout_seconds", "env", "group", "output_schema", "origin"}
 	manifestKeys  = []string{"file", "text", "source", "override"}
 	skillKeys     = []string{"name", "description", "content"}
 	originKeys    = []string{"kind", "file", "source", "function"}
@@ -146,6 +146,8 @@ func readTool(r *jsondec.Reader, t *Tool) {
 			t.Env = r.Strings()
 		case "group":
 			t.Group = r.String()
+		case "output_schema":
+			t.OutputSchema = bytes.Clone(r.Raw())
 		case "origin":
 			readOrigin(r, &t.Origin)
 		}

@@ -112,3 +112,75 @@ func SniffImage(data []byte) string {
 	}
 	return ""
 }
+
+// Document is a file in a tool's result that the model reads as a
+// document where the wire format carries one (Anthropic's document
+// block, the Responses API's input_file, Gemini's inline data): a PDF an
+// MCP server embedded as a resource. The result's text names it with a
+// placeholder for the formats that do not.
+type Document struct {
+	// MIMEType is the document's media type: one of DocumentTypes.
+	MIMEType string `json:"mime_type"`
+	// Data is the document, standard base64 with padding.
+	Data string `json:"data"`
+	// Name is what the document is called, such as the resource's URI:
+	// the formats that name a file (Anthropic's title, Responses'
+	// filename) give it.
+	Name string `json:"name,omitempty"`
+}
+
+// DocumentTypes are the media types of documents the model reads: PDF,
+// which every format that takes a document in a tool result reads. Text
+// is the result's text instead.
+var DocumentTypes = []string{"application/pdf"}
+
+// MaxResultDocuments is the most documents one result carries.
+const MaxResultDocuments = 2
+
+// CheckDocuments keeps the documents of a result that a model can take,
+// in order, within the caps a result's images have (MaxImageChars each,
+// MaxResultImageChars for the images kept and documents together), at
+// most MaxResultDocuments, and adds to text a note for each left out
+// saying why. A document goes with every later model call, as an image
+// does.
+func CheckDocuments(text string, images []Image, docs []Document) (string, []Document) {
+	var kept []Document
+	total := 0
+	for _, img := range images {
+		total += len(img.Data)
+	}
+	for i, d := range docs {
+		why := ""
+		switch {
+		case !documentType(d.MIMEType):
+			why = fmt.Sprintf("its type %q is not one the model reads as a document (PDF)", d.MIMEType)
+		case !isBase64(d.Data):
+			why = "its data is not base64"
+		case len(d.Data) > MaxImageChars:
+			why = fmt.Sprintf("it is %d base64 characters, over the limit of %d per document", len(d.Data), MaxImageChars)
+		case len(kept) == MaxResultDocuments:
+			why = fmt.Sprintf("a result carries at most %d documents", MaxResultDocuments)
+		case total+len(d.Data) > MaxResultImageChars:
+			why = fmt.Sprintf("the result's images and documents would pass %d base64 characters", MaxResultImageChars)
+		}
+		if why == "" {
+			total += len(d.Data)
+			kept = append(kept, d)
+			continue
+		}
+		if text != "" {
+			text += "\n\n"
+		}
+		text += fmt.Sprintf("[toolroute: document %d of %d was not sent to the model: %s]", i+1, len(docs), why)
+	}
+	return text, kept
+}
+
+func documentType(t string) bool {
+	for _, dt := range DocumentTypes {
+		if t == dt {
+			return true
+		}
+	}
+	return false
+}

@@ -50,3 +50,26 @@ func TestCheckImages(t *testing.T) {
 		t.Errorf("no images: %q %v", text, kept)
 	}
 }
+
+// TestCheckDocuments: a result keeps its PDFs within the caps its images
+// have, the images kept counted first; each left out gets a note saying
+// why, after the text.
+func TestCheckDocuments(t *testing.T) {
+	pdf := Document{MIMEType: "application/pdf", Data: "JVBERi0xLjQK", Name: "file:///a.pdf"}
+	big := strings.Repeat("A", MaxResultImageChars-8)
+	text, kept := CheckDocuments("r", []Image{{MIMEType: "image/png", Data: big}},
+		[]Document{pdf, {MIMEType: "application/zip", Data: "UEsDBA=="}, {MIMEType: "application/pdf", Data: "not base64!"}})
+	if len(kept) != 0 {
+		t.Errorf("kept %+v past the result's cap", kept)
+	}
+	want := "r\n\n[toolroute: document 1 of 3 was not sent to the model: the result's images and documents would pass 5242880 base64 characters]" +
+		"\n\n[toolroute: document 2 of 3 was not sent to the model: its type \"application/zip\" is not one the model reads as a document (PDF)]" +
+		"\n\n[toolroute: document 3 of 3 was not sent to the model: its data is not base64]"
+	if text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", text, want)
+	}
+	text, kept = CheckDocuments("", nil, []Document{pdf, pdf, pdf})
+	if len(kept) != MaxResultDocuments || text != "[toolroute: document 3 of 3 was not sent to the model: a result carries at most 2 documents]" {
+		t.Errorf("three PDFs: kept %d, text %q", len(kept), text)
+	}
+}

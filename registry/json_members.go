@@ -58,5 +58,10 @@ func AppendToolMembers(dst []byte, t Tool) ([]byte, error) {
 	if t.Group != "" {
 		dst = jsonenc.String(append(dst, `,"group":`...), t.Group, false)
 	}
+	if len(t.OutputSchema) > 0 {
+		if dst, err = jsonenc.Raw(append(dst, `,"output_schema":`...), t.OutputSchema, false); err != nil {
+			return dst, err
+		}
+	}
 	return AppendOriginJSON(append(dst, `,"origin":`...), t.Origin), nil
 }

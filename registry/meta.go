@@ -43,6 +43,15 @@ type Result struct {
 	// Images are pictures the model sees beside the text, where the wire
 	// format carries them; the text names each with a placeholder.
 	Images []Image `json:"images,omitempty"`
+	// Documents are PDFs the model reads beside the text, where the wire
+	// format carries them; the text names each with a placeholder.
+	Documents []Document `json:"documents,omitempty"`
+	// MCP is the MCP CallToolResult an MCP server's tool answered, as the
+	// host's MCP client read it: toolroute mcp gives it to its client
+	// whole (content blocks and structuredContent), where the model reads
+	// Output, Images and Documents. It is never logged nor sent to the
+	// module.
+	MCP json.RawMessage `json:"-"`
 }
 
 // Success returns a successful result.

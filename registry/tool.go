@@ -93,9 +93,13 @@ type Tool struct {
 	RequiredPermissions []string        `json:"required_permissions,omitempty"`
 	TimeoutSeconds      int             `json:"timeout_seconds"`
 	// Env lists the environment variables the tool may read.
-	Env    []string `json:"env,omitempty"`
-	Group  string   `json:"group,omitempty"`
-	Origin Origin   `json:"origin"`
+	Env   []string `json:"env,omitempty"`
+	Group string   `json:"group,omitempty"`
+	// OutputSchema is the JSON Schema of the structured result a host
+	// tool gives (an MCP tool's outputSchema): toolroute mcp offers it
+	// to its clients. The model is not sent it.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Origin       Origin          `json:"origin"`
 	// Required lists the parameters the schema marks as required, as given.
 	Required []string `json:"-"`
 }

@@ -311,7 +311,8 @@ func (m *Manager) Tools(ctx context.Context, cat registry.Catalogue) ([]registry
 				continue
 			}
 			tools = append(tools, host.NativeTool{Tool: registry.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters,
-				Group: t.Group, RequiredPermissions: t.RequiredPermissions, TimeoutSeconds: t.TimeoutSeconds}, RunOutput: m.servers[i].runner(n.MCPName)})
+				Group: t.Group, RequiredPermissions: t.RequiredPermissions, TimeoutSeconds: t.TimeoutSeconds,
+				OutputSchema: t.OutputSchema}, RunOutput: m.servers[i].runner(n.MCPName)})
 		}
 	}
 	m.mu.Lock()

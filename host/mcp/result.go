@@ -41,16 +41,26 @@ func outcome(ctx context.Context, q check.MCPResult) (host.Output, error) {
 	if len(out.Images) == 0 {
 		out.Images = nil
 	}
-	return host.Output{Text: out.Text, Images: out.Images}, nil
+	return host.Output{Text: out.Text, Images: out.Images, Documents: out.Documents}, nil
 }
 
-// toolResult is a tools/call result's outcome.
+// toolResult is a tools/call result's outcome. The result itself goes
+// with it (Output.MCP, ToolError.MCP), for toolroute mcp to give its
+// client whole.
 func toolResult(ctx context.Context, key, mcpName string, res *mcp.CallToolResult) (host.Output, error) {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return host.Output{}, fmt.Errorf("MCP server '%s': its result of a call of %s could not be encoded: %w", key, mcpName, err)
 	}
-	return outcome(ctx, check.MCPResult{Key: key, MCPName: mcpName, Result: b})
+	out, err := outcome(ctx, check.MCPResult{Key: key, MCPName: mcpName, Result: b})
+	var te *host.ToolError
+	switch {
+	case err == nil:
+		out.MCP = b
+	case errors.As(err, &te) && te.Type == ErrorTool:
+		te.MCP = b
+	}
+	return out, err
 }
 
 // The SDK's own JSON-RPC codes for a connection that is closing or a

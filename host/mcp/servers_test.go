@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
 	"github.com/toolroute/toolroute/internal/catalog"
 	"github.com/toolroute/toolroute/internal/checktest"
@@ -247,6 +248,8 @@ func TestNPMServers(t *testing.T) {
 		{tool: "get_tiny_image", args: `{}`, contains: []string{"[image image/png, ", " bytes]"}, png: true},
 		{tool: "get_resource_links", args: `{"count":2}`, contains: []string{"[resource ", ": demo://resource/"}},
 		{tool: "get_resource_reference", args: `{"resourceType":"Text","resourceId":3}`, contains: []string{"[resource demo://resource/dynamic/text/3]\n"}},
+		// A blob of text is its text to the model.
+		{tool: "get_resource_reference", args: `{"resourceType":"Blob","resourceId":1}`, contains: []string{"[resource demo://resource/dynamic/blob/1]\nResource 1: This is a base64 blob"}},
 		{tool: "get_structured_content", args: `{"location":"New York"}`, contains: []string{`"temperature":`}},
 		{tool: "filesystem_write_file", args: fmt.Sprintf(`{"path":%q,"content":"hello from toolroute"}`, filepath.Join(root, "a.txt")), contains: []string{"Successfully wrote"}},
 		{tool: "filesystem_read_file", args: fmt.Sprintf(`{"path":%q}`, filepath.Join(root, "a.txt")), want: wantFailure{Text: "hello from toolroute"}},
@@ -424,6 +427,46 @@ func TestGoServerCalls(t *testing.T) {
 		if got := call(t, o.tool(t, c.tool), c.args); !cmp.Equal(got, c.want) {
 			t.Errorf("%s: %+v, want %+v", c.tool, got, c.want)
 		}
+	}
+}
+
+// A result that is not text: the model reads a placeholder for audio and
+// for a PDF, and gets the PDF beside the text as a document; the result
+// itself goes with the output, whole, for toolroute mcp's clients; and a
+// tool's outputSchema is kept, for toolroute mcp to offer.
+func TestRichResults(t *testing.T) {
+	m := start(t, fast, testServer(t, "lab", "-rich"), npm(t, "everything", "server-everything", "stdio"))
+	o := offered(t, m, builtin(t))
+	ctx, cancel := context.WithTimeout(checktest.Context(t), testwait.Failsafe)
+	defer cancel()
+
+	out, err := o.tool(t, "play_tone").RunOutput(ctx, json.RawMessage(`{}`))
+	if err != nil || out.Text != "A tone:\n\n[audio audio/wav, 16 bytes]" || len(out.Images) != 0 || len(out.Documents) != 0 {
+		t.Errorf("play_tone: %v %+v", err, out)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(out.MCP, &res); err != nil || len(res.Content) != 2 {
+		t.Errorf("play_tone's result, kept whole: %v %s", err, out.MCP)
+	} else if a, ok := res.Content[1].(*mcp.AudioContent); !ok || !bytes.HasPrefix(a.Data, []byte("RIFF")) {
+		t.Errorf("play_tone's audio: %+v", res.Content[1])
+	}
+
+	out, err = o.tool(t, "get_report").RunOutput(ctx, json.RawMessage(`{}`))
+	if err != nil || out.Text != "The report:\n\n[resource file:///reports/q3.pdf: application/pdf, 15 bytes]" {
+		t.Errorf("get_report: %v %q", err, out.Text)
+	}
+	if len(out.Documents) != 1 || out.Documents[0].MIMEType != "application/pdf" || out.Documents[0].Name != "file:///reports/q3.pdf" {
+		t.Fatalf("get_report's documents: %+v", out.Documents)
+	}
+	if data, err := base64.StdEncoding.DecodeString(out.Documents[0].Data); err != nil || !bytes.HasPrefix(data, []byte("%PDF-1.4\n")) {
+		t.Errorf("get_report's PDF: %v %q", err, out.Documents[0].Data)
+	}
+
+	if got := string(o.tool(t, "get_structured_content").Tool.OutputSchema); !strings.Contains(got, `"temperature"`) || !strings.HasPrefix(got, `{"$schema":`) || !strings.Contains(got, `"required":["temperature","conditions","humidity"],"type":"object"}`) {
+		t.Errorf("get_structured_content's outputSchema, keys sorted: %s", got)
+	}
+	if got := o.tool(t, "get_sum").Tool.OutputSchema; got != nil {
+		t.Errorf("get_sum has no outputSchema, but got %s", got)
 	}
 }
 
@@ -771,5 +814,56 @@ func TestLazyClose(t *testing.T) {
 	}
 	if st := status(t, m, "lab"); st.State != Known {
 		t.Errorf("after Close: %+v", st)
+	}
+}
+
+// resultCase is one of testdata/mcpresults/cases.json: what the model
+// reads of a call of a server-everything tool, the JS host's MCP client's
+// too (web/packages/toolroute/test/mcp-results.test.js).
+type resultCase struct {
+	Name         string          `json:"name"`
+	Tool         string          `json:"tool"`
+	Args         json.RawMessage `json:"args"`
+	Text         *string         `json:"text"`
+	TextContains []string        `json:"text_contains"`
+	Images       []string        `json:"images"`
+	Documents    []string        `json:"documents"`
+}
+
+// TestResultCases replays testdata/mcpresults/cases.json.
+func TestResultCases(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(mcptest.Root(t), "testdata", "mcpresults", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []resultCase }
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	m := start(t, Options{}, npm(t, "everything", "server-everything", "stdio"))
+	o := offered(t, m, builtin(t))
+	for _, c := range f.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(checktest.Context(t), testwait.Failsafe)
+			defer cancel()
+			out, err := o.tool(t, c.Tool).RunOutput(ctx, c.Args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Text != nil && out.Text != *c.Text {
+				t.Errorf("text %q, want %q", out.Text, *c.Text)
+			}
+			mustContain(t, "the text", out.Text, c.TextContains...)
+			var images, docs []string
+			for _, img := range out.Images {
+				images = append(images, img.MIMEType)
+			}
+			for _, d := range out.Documents {
+				docs = append(docs, d.MIMEType)
+			}
+			if !slices.Equal(images, c.Images) || !slices.Equal(docs, c.Documents) {
+				t.Errorf("images %v and documents %v, want %v and %v", images, docs, c.Images, c.Documents)
+			}
+		})
 	}
 }

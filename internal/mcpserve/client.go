@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -105,7 +106,8 @@ func (c *client) offerLocked(offer session.Offer) bool {
 		c.srv.RemoveTools(gone...)
 	}
 	for _, t := range want {
-		if i, ok := had[t.Name]; ok && c.offered[i].Description == t.Description && bytes.Equal(c.offered[i].Parameters, t.Parameters) {
+		if i, ok := had[t.Name]; ok && c.offered[i].Description == t.Description && bytes.Equal(c.offered[i].Parameters, t.Parameters) &&
+			bytes.Equal(c.offered[i].OutputSchema, t.OutputSchema) {
 			offered = append(offered, t)
 			continue
 		}
@@ -145,7 +147,13 @@ func (c *client) add(t registry.Tool) (err error) {
 	case registry.LoadSkillName:
 		h = c.loadSkill
 	}
-	c.srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, Annotations: Annotations(t)}, h)
+	tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters, Annotations: Annotations(t)}
+	if len(t.OutputSchema) > 0 {
+		// An MCP server's tool: its result's structuredContent is passed
+		// on as the server sent it (result).
+		tool.OutputSchema = t.OutputSchema
+	}
+	c.srv.AddTool(tool, h)
 	return nil
 }
 
@@ -368,15 +376,33 @@ func (c *client) loadSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 // failure marked isError with its type and message.
 //
 // A successful result's images follow its text as image content, those a
-// model cannot take left out with a note, as the turn engine does.
+// model cannot take left out with a note, as the turn engine does; its
+// documents follow as embedded resources.
+//
+// An MCP server's tool's result (r.MCP) is given as its server sent it:
+// its content blocks (text, images, audio, resource links, embedded
+// resources) and structuredContent, not the text a model reads of them.
 func result(r registry.Result) *mcp.CallToolResult {
+	if len(r.MCP) > 0 {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(r.MCP, &res); err == nil {
+			return &res
+		}
+	}
 	if r.Status == registry.StatusSuccess {
 		text, images := registry.CheckImages(r.Output, r.Images)
+		text, docs := registry.CheckDocuments(text, images, r.Documents)
 		content := []mcp.Content{&mcp.TextContent{Text: text}}
 		for _, img := range images {
 			data, err := base64.StdEncoding.DecodeString(img.Data) // checked by CheckImages
 			if err == nil {
 				content = append(content, &mcp.ImageContent{MIMEType: img.MIMEType, Data: data})
+			}
+		}
+		for _, d := range docs {
+			data, err := base64.StdEncoding.DecodeString(d.Data) // checked by CheckDocuments
+			if err == nil {
+				content = append(content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: d.Name, MIMEType: d.MIMEType, Blob: data}})
 			}
 		}
 		return &mcp.CallToolResult{Content: content}

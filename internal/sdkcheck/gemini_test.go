@@ -82,7 +82,7 @@ func TestGeminiRequestDecodesWithSDK(t *testing.T) {
 		`model: text Loading. | call call_1 load_tool_group {"group_name":"pdf"} (signature "skip_thought_signature_validator") | call call_2 get_current_time (no args)`,
 		`user: response call_1 load_tool_group {"output":"Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info"} | response call_2 get_current_time {"error":"Error (timeout): too slow"}`,
 		`model: call call_3 pdf_info {"path":"a.pdf"} (signature "\n$\x01signature")`,
-		`user: response call_3 pdf_info {"output":"{\"pages\":3}\n\n[image image/png, 8 bytes]"} <image/png iVBORw0KGgo=>`,
+		`user: response call_3 pdf_info {"output":"{\"pages\":3}\n\n[image image/png, 8 bytes]\n\n[resource file:///a.pdf: application/pdf, 9 bytes]"} <image/png iVBORw0KGgo=> <application/pdf JVBERi0xLjQK>`,
 		"model: text It has 3 pages.",
 		"user: inline image/jpeg /9j/4AAQ | text Thanks",
 	}

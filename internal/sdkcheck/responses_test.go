@@ -61,6 +61,8 @@ func TestResponsesRequestDecodesWithSDK(t *testing.T) {
 					out = append(out, "input_text "+part.OfInputText.Text)
 				case part.OfInputImage != nil:
 					out = append(out, "input_image "+part.OfInputImage.ImageURL.Value)
+				case part.OfInputFile != nil:
+					out = append(out, "input_file "+part.OfInputFile.Filename.Value+" "+part.OfInputFile.FileData.Value)
 				default:
 					out = append(out, "<unknown part>")
 				}
@@ -78,7 +80,7 @@ func TestResponsesRequestDecodesWithSDK(t *testing.T) {
 		"function_call_output call_1: Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info",
 		"function_call_output call_2: Error (timeout): too slow",
 		`function_call call_3 pdf_info {"path":"a.pdf"} (item id set: false)`,
-		"function_call_output call_3: input_text {\"pages\":3}\n\n[image image/png, 8 bytes] | input_image data:image/png;base64,iVBORw0KGgo=",
+		"function_call_output call_3: input_text {\"pages\":3}\n\n[image image/png, 8 bytes]\n\n[resource file:///a.pdf: application/pdf, 9 bytes] | input_image data:image/png;base64,iVBORw0KGgo= | input_file a.pdf data:application/pdf;base64,JVBERi0xLjQK",
 		"assistant message (message): It has 3 pages.",
 		"user message (message): input_image data:image/jpeg;base64,/9j/4AAQ | input_text Thanks",
 	}

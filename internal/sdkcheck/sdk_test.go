@@ -33,7 +33,8 @@ func request(stream bool) wire.Request {
 				{CallID: "call_2", Name: "get_current_time", Content: "Error (timeout): too slow", IsError: true},
 			}},
 			{Role: wire.RoleAssistant, Calls: []wire.Call{{ID: "call_3", Name: "pdf_info", Input: `{"path":"a.pdf"}`}}},
-			{Role: wire.RoleTool, Results: []wire.Result{{CallID: "call_3", Name: "pdf_info", Content: "{\"pages\":3}\n\n[image image/png, 8 bytes]", Images: []wire.Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}}}},
+			{Role: wire.RoleTool, Results: []wire.Result{{CallID: "call_3", Name: "pdf_info", Content: "{\"pages\":3}\n\n[image image/png, 8 bytes]\n\n[resource file:///a.pdf: application/pdf, 9 bytes]",
+				Images: []wire.Image{{MIMEType: "image/png", Data: "iVBORw0KGgo="}}, Documents: []wire.Document{{MIMEType: "application/pdf", Data: "JVBERi0xLjQK", Name: "file:///a.pdf"}}}}},
 			{Role: wire.RoleAssistant, Text: "It has 3 pages."},
 			{Role: wire.RoleUser, Text: "Thanks", Images: []wire.Image{{MIMEType: "image/jpeg", Data: "/9j/4AAQ"}}},
 		},
@@ -111,7 +112,7 @@ func TestOpenAIRequestDecodesWithSDK(t *testing.T) {
 		"tool call_1: Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info",
 		"tool call_2: Error (timeout): too slow",
 		`assistant:  [call_3 pdf_info {"path":"a.pdf"}]`,
-		"tool call_3: {\"pages\":3}\n\n[image image/png, 8 bytes]",
+		"tool call_3: {\"pages\":3}\n\n[image image/png, 8 bytes]\n\n[resource file:///a.pdf: application/pdf, 9 bytes]",
 		"assistant: It has 3 pages.",
 		"user: image_url data:image/jpeg;base64,/9j/4AAQ | text Thanks",
 	}
@@ -172,6 +173,9 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 					case c.OfImage != nil && c.OfImage.Source.OfBase64 != nil:
 						src := c.OfImage.Source.OfBase64
 						text = append(text, fmt.Sprintf(" <image %s %s>", src.MediaType, src.Data))
+					case c.OfDocument != nil && c.OfDocument.Source.OfBase64 != nil:
+						src := c.OfDocument.Source.OfBase64
+						text = append(text, fmt.Sprintf(" <document %s %s %s>", src.MediaType, src.Data, c.OfDocument.Title.Value))
 					default:
 						text = append(text, " <unknown content>")
 					}
@@ -188,7 +192,7 @@ func TestAnthropicRequestDecodesWithSDK(t *testing.T) {
 		`assistant: text Loading. | tool_use call_1 load_tool_group {"group_name":"pdf"} | tool_use call_2 get_current_time {}`,
 		"user: tool_result call_1 error=false Loaded 1 tools from group 'PDF Tools':\n- pdf_info: Info | tool_result call_2 error=true Error (timeout): too slow",
 		`assistant: tool_use call_3 pdf_info {"path":"a.pdf"}`,
-		"user: tool_result call_3 error=false {\"pages\":3}\n\n[image image/png, 8 bytes] <image image/png iVBORw0KGgo=>",
+		"user: tool_result call_3 error=false {\"pages\":3}\n\n[image image/png, 8 bytes]\n\n[resource file:///a.pdf: application/pdf, 9 bytes] <image image/png iVBORw0KGgo=> <document application/pdf JVBERi0xLjQK file:///a.pdf>",
 		"assistant: text It has 3 pages.",
 		"user: image image/jpeg /9j/4AAQ | text Thanks",
 	}

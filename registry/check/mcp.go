@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -119,6 +120,10 @@ type MCPTool struct {
 	Parameters          json.RawMessage `json:"parameters"`
 	RequiredPermissions []string        `json:"required_permissions"`
 	TimeoutSeconds      int             `json:"timeout_seconds"`
+	// OutputSchema is the tool's outputSchema, keys sorted, when it is a
+	// JSON object: toolroute mcp offers it to its clients with the
+	// tool, whose structuredContent it passes on. The model is not sent it.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // MCPListed is one server's outcome: its group's name, whether it is
@@ -240,11 +245,12 @@ func mcpPending(s MCPServer) string {
 
 // mcpTool is the part of an MCP Tool the rules read.
 type mcpTool struct {
-	Name        *string         `json:"name"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations *struct {
+	Name         *string         `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  *struct {
 		Title           string `json:"title"`
 		ReadOnlyHint    bool   `json:"readOnlyHint"`
 		DestructiveHint *bool  `json:"destructiveHint"`
@@ -318,7 +324,21 @@ func nameTool(key, group string, timeout int, raw json.RawMessage, taken map[str
 	}
 	n.Name = name
 	return n, MCPTool{Name: name, Description: desc, Parameters: params, Group: group,
-		RequiredPermissions: n.Permissions, TimeoutSeconds: timeout}
+		RequiredPermissions: n.Permissions, TimeoutSeconds: timeout, OutputSchema: outputSchema(t.OutputSchema)}
+}
+
+// outputSchema is a tool's outputSchema with its keys sorted, or nil when
+// it gave none or one that is not a schema object: a client that checks
+// results against it would refuse every one.
+func outputSchema(raw json.RawMessage) json.RawMessage {
+	if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	sorted, err := sortedJSON(raw)
+	if err != nil {
+		return nil
+	}
+	return sorted
 }
 
 // mcpGroupDescription is the first line of a server's instructions that
@@ -467,11 +487,13 @@ type MCPDown struct {
 }
 
 // MCPOutput is mcp_result's answer for a result that did not fail, given as
-// the answer's args: the text the model reads and the images to show it
-// beside the text where the wire format carries them.
+// the answer's args: the text the model reads, and the images and
+// documents (an embedded resource's PDF) to give it beside the text where
+// the wire format carries them; the text names each with a placeholder.
 type MCPOutput struct {
-	Text   string           `json:"text"`
-	Images []registry.Image `json:"images"`
+	Text      string              `json:"text"`
+	Images    []registry.Image    `json:"images"`
+	Documents []registry.Document `json:"documents,omitempty"`
 }
 
 // mcpContent is one block of a result's content.
@@ -517,6 +539,7 @@ func (m MCPResult) check() Answer {
 	}
 	var parts []string
 	images := []registry.Image{}
+	var docs []registry.Document
 	hasText := false
 	for _, raw := range res.Content {
 		var c mcpContent
@@ -537,6 +560,9 @@ func (m MCPResult) check() Answer {
 			parts = append(parts, fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
 		case "resource":
 			parts = append(parts, mcpEmbedded(c))
+			if r := c.Resource; r != nil && r.Blob != nil && slices.Contains(registry.DocumentTypes, r.MIMEType) {
+				docs = append(docs, registry.Document{MIMEType: r.MIMEType, Data: *r.Blob, Name: r.URI})
+			}
 		default:
 			parts = append(parts, "[content of a kind toolroute does not show]")
 		}
@@ -553,7 +579,7 @@ func (m MCPResult) check() Answer {
 		}
 		return refuseAs(MCPToolError, text)
 	}
-	return Answer{Args: MCPOutput{Text: text, Images: images}}
+	return Answer{Args: MCPOutput{Text: text, Images: images, Documents: docs}}
 }
 
 // mcpMedia is an image's or audio clip's placeholder: [image image/png,
@@ -567,12 +593,18 @@ func mcpMedia(kind, mime string, n int) string {
 }
 
 // mcpEmbedded is an embedded resource: its text under [resource URI], or
-// [resource URI: MIME, N bytes] for a blob.
+// [resource URI: MIME, N bytes] for a blob. A blob of text (a text/* or
+// JSON type, UTF-8) is its text, as every format reads it.
 func mcpEmbedded(c mcpContent) string {
 	r := c.Resource
 	switch {
 	case r == nil:
 		return "[resource]"
+	case r.Blob != nil && textType(r.MIMEType):
+		if b, err := base64.StdEncoding.DecodeString(*r.Blob); err == nil && utf8.Valid(b) {
+			return fmt.Sprintf("[resource %s]\n%s", r.URI, b)
+		}
+		fallthrough
 	case r.Blob != nil:
 		if r.MIMEType == "" {
 			return fmt.Sprintf("[resource %s: %d bytes]", r.URI, base64Len(*r.Blob))
@@ -580,6 +612,19 @@ func mcpEmbedded(c mcpContent) string {
 		return fmt.Sprintf("[resource %s: %s, %d bytes]", r.URI, r.MIMEType, base64Len(*r.Blob))
 	}
 	return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+}
+
+// textType reports whether a resource of media type t is text: text/*,
+// JSON, XML, or a +json or +xml type, parameters (charset) aside.
+func textType(t string) bool {
+	t, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(t)), ";")
+	t = strings.TrimSpace(t)
+	switch {
+	case strings.HasPrefix(t, "text/"), t == "application/json", t == "application/xml",
+		strings.HasSuffix(t, "+json"), strings.HasSuffix(t, "+xml"):
+		return true
+	}
+	return false
 }
 
 // base64Len is how many bytes base64 text decodes to, counting only its

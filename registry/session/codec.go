@@ -303,6 +303,24 @@ func (m *Message) appendJSON(b []byte, html bool) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if len(m.Documents) > 0 {
+		b = append(b, `,"documents":[`...)
+		for i, d := range m.Documents {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"mime_type":`...)
+			b = jsonenc.String(b, d.MIMEType, html)
+			b = append(b, `,"data":`...)
+			b = jsonenc.String(b, d.Data, html)
+			if d.Name != "" {
+				b = append(b, `,"name":`...)
+				b = jsonenc.String(b, d.Name, html)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	if len(m.Attachments) > 0 {
 		b = append(b, `,"attachments":`...)
 		b = appendAttachments(b, m.Attachments, html)

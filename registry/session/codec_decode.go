@@ -241,7 +241,7 @@ func readMessages(r *jsondec.Reader) []Message {
 	return msgs
 }
 
-var messageKeys = []string{"type", "content", "images", "attachments", "tool_call_id", "tool_name", "tool_input", "signature", "status",
+var messageKeys = []string{"type", "content", "images", "documents", "attachments", "tool_call_id", "tool_name", "tool_input", "signature", "status",
 	"error_type", "index", "grant", "loaded", "unloaded", "keep", "usage", "time"}
 
 func readMessage(r *jsondec.Reader, m *Message) {
@@ -253,6 +253,8 @@ func readMessage(r *jsondec.Reader, m *Message) {
 			m.Content = r.String()
 		case "images":
 			m.Images = readImages(r)
+		case "documents":
+			m.Documents = readDocuments(r)
 		case "attachments":
 			m.Attachments = readAttachments(r)
 		case "tool_call_id":
@@ -326,6 +328,29 @@ func readImages(r *jsondec.Reader) []registry.Image {
 	return images
 }
 
+var documentKeys = []string{"mime_type", "data", "name"}
+
+func readDocuments(r *jsondec.Reader) []registry.Document {
+	docs := []registry.Document{}
+	if !r.Array(func() {
+		var d registry.Document
+		r.Object(documentKeys, func(key string) {
+			switch key {
+			case "mime_type":
+				d.MIMEType = r.String()
+			case "data":
+				d.Data = r.String()
+			case "name":
+				d.Name = r.String()
+			}
+		})
+		docs = append(docs, d)
+	}) {
+		return nil
+	}
+	return docs
+}
+
 var attachmentKeys = []string{"name", "mime_type", "data", "text"}
 
 func readAttachments(r *jsondec.Reader) []Attachment {
@@ -351,7 +376,7 @@ func readAttachments(r *jsondec.Reader) []Attachment {
 	return list
 }
 
-var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "tools", "console"}
+var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "documents", "tools", "console"}
 
 func readResult(r *jsondec.Reader) Result {
 	var res Result
@@ -369,6 +394,8 @@ func readResult(r *jsondec.Reader) Result {
 			res.Message = r.String()
 		case "images":
 			res.Images = readImages(r)
+		case "documents":
+			res.Documents = readDocuments(r)
 		case "tools":
 			res.Tools = r.Strings()
 		case "console":

@@ -105,7 +105,7 @@ func (r *response) addCall(m *Message) {
 
 func (r *response) addResult(m *Message) {
 	if _, ok := r.result(m.ToolCallID); !ok {
-		r.results = append(r.results, wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), IsError: m.Status == registry.StatusError})
+		r.results = append(r.results, wire.Result{CallID: m.ToolCallID, Name: m.ToolName, Content: m.Content, Images: wireImages(m.Images), Documents: wireDocuments(m.Documents), IsError: m.Status == registry.StatusError})
 	}
 }
 
@@ -162,6 +162,15 @@ func wireImages(images []registry.Image) []wire.Image {
 	var out []wire.Image
 	for _, img := range images {
 		out = append(out, wire.Image(img))
+	}
+	return out
+}
+
+// wireDocuments are a result's documents as the codecs take them.
+func wireDocuments(docs []registry.Document) []wire.Document {
+	var out []wire.Document
+	for _, d := range docs {
+		out = append(out, wire.Document(d))
 	}
 	return out
 }

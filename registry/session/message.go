@@ -64,6 +64,9 @@ type Message struct {
 	// Images are a tool result's pictures, sent beside Content where the
 	// wire format carries them (Content names each with a placeholder).
 	Images []registry.Image `json:"images,omitempty"`
+	// Documents are a tool result's PDFs, sent beside Content where the
+	// wire format carries them (Content names each with a placeholder).
+	Documents []registry.Document `json:"documents,omitempty"`
 	// Attachments are the files attached to a user message, as AttachFiles
 	// keeps them: images the model sees, text files it reads after Content.
 	Attachments []Attachment `json:"attachments,omitempty"`

@@ -1044,6 +1044,9 @@ func (t *Turn) resultMessage(c wire.Call, res registry.Result) Message {
 	if len(res.Images) > 0 {
 		m.Content, m.Images = registry.CheckImages(m.Content, res.Images)
 	}
+	if len(res.Documents) > 0 {
+		m.Content, m.Documents = registry.CheckDocuments(m.Content, m.Images, res.Documents)
+	}
 	return m
 }
 

@@ -42,6 +42,8 @@ type anBlock struct {
 	Content   []anBlock       `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Source    *anSource       `json:"source,omitempty"`
+	// Title is a document block's: what the document is called.
+	Title string `json:"title,omitempty"`
 	// ToolName is a tool_reference block's: a deferred tool it loads.
 	ToolName     string   `json:"tool_name,omitempty"`
 	CacheControl *anCache `json:"cache_control,omitempty"`
@@ -55,7 +57,7 @@ type anCache struct {
 
 var ephemeral = &anCache{Type: "ephemeral"}
 
-// anSource is an image block's picture, inline.
+// anSource is an image block's picture or a document block's PDF, inline.
 type anSource struct {
 	Type      string `json:"type"` // "base64"
 	MediaType string `json:"media_type"`
@@ -188,6 +190,11 @@ func anAppend(out []anMessage, m Message) ([]anMessage, error) {
 			}
 			for _, img := range res.Images {
 				b.Content = append(b.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
+			}
+			// A tool_result's content takes document blocks beside text
+			// and images.
+			for _, d := range res.Documents {
+				b.Content = append(b.Content, anBlock{Type: "document", Source: &anSource{Type: "base64", MediaType: d.MIMEType, Data: d.Data}, Title: d.Name})
 			}
 			if res.Loaded != nil {
 				for _, t := range res.Loaded.Tools {

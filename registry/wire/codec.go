@@ -391,6 +391,10 @@ func (k *anBlock) appendJSON(b []byte) ([]byte, error) {
 		b = jsonenc.String(b, s.Data, false)
 		b = append(b, '}')
 	}
+	if k.Title != "" {
+		b = append(b, `,"title":`...)
+		b = jsonenc.String(b, k.Title, false)
+	}
 	if k.ToolName != "" {
 		b = append(b, `,"tool_name":`...)
 		b = jsonenc.String(b, k.ToolName, false)
@@ -549,6 +553,14 @@ func appendRSParts(b []byte, parts []rsPart) []byte {
 		if p.ImageURL != "" {
 			b = append(b, `,"image_url":`...)
 			b = jsonenc.String(b, p.ImageURL, false)
+		}
+		if p.FileData != "" {
+			b = append(b, `,"file_data":`...)
+			b = jsonenc.String(b, p.FileData, false)
+		}
+		if p.Filename != "" {
+			b = append(b, `,"filename":`...)
+			b = jsonenc.String(b, p.Filename, false)
 		}
 		b = append(b, '}')
 	}

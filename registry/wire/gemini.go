@@ -233,6 +233,10 @@ func geminiFunctionResponse(res Result) (*gmFunctionResponse, error) {
 			}
 		}
 	}
+	// Multimodal function responses take PDFs as inline data too.
+	for _, d := range res.Documents {
+		fr.Parts = append(fr.Parts, gmResponsePart{InlineData: gmBlob{MIMEType: d.MIMEType, Data: d.Data}})
+	}
 	return fr, nil
 }
 

@@ -63,6 +63,10 @@ type rsPart struct {
 	Type     string `json:"type"`
 	Text     string `json:"text,omitempty"`
 	ImageURL string `json:"image_url,omitempty"`
+	// FileData and Filename are an input_file's: the file as a data URL,
+	// and its name.
+	FileData string `json:"file_data,omitempty"`
+	Filename string `json:"filename,omitempty"`
 }
 
 // rsTool is a function tool: flat, unlike Chat Completions' nested one.
@@ -253,9 +257,10 @@ func searched(msgs []Message, callID string) bool {
 }
 
 // responsesOutput is a result as function_call_output's output: its text,
-// or, with images, the text and each image as a data URL.
+// or, with images or documents, the text, each image as a data URL, then
+// each document as an input_file.
 func responsesOutput(res Result) (json.RawMessage, error) {
-	if len(res.Images) == 0 {
+	if len(res.Images) == 0 && len(res.Documents) == 0 {
 		return marshal(res.Content)
 	}
 	var parts []rsPart
@@ -265,7 +270,26 @@ func responsesOutput(res Result) (json.RawMessage, error) {
 	for _, img := range res.Images {
 		parts = append(parts, rsPart{Type: "input_image", ImageURL: dataURL(img)})
 	}
+	for _, d := range res.Documents {
+		parts = append(parts, rsPart{Type: "input_file", FileData: "data:" + d.MIMEType + ";base64," + d.Data, Filename: fileName(d)})
+	}
 	return marshal(parts)
+}
+
+// fileName is a document's file name: the last part of its name (a
+// resource's URI), with .pdf after it unless it ends so, or document.pdf.
+func fileName(d Document) string {
+	name := strings.TrimRight(d.Name, "/")
+	if i := strings.LastIndexAny(name, "/:"); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" {
+		name = "document"
+	}
+	if !strings.HasSuffix(strings.ToLower(name), ".pdf") {
+		name += ".pdf"
+	}
+	return name
 }
 
 // rsResponse is a response object: the body of a whole response, and the

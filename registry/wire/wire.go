@@ -124,8 +124,12 @@ type Result struct {
 	Content string
 	// Images go beside Content where the format carries them (Anthropic,
 	// Responses, Gemini); elsewhere Content's placeholders stand for them.
-	Images  []Image
-	IsError bool
+	Images []Image
+	// Documents go beside Content where the format carries them
+	// (Anthropic, Responses, Gemini); elsewhere Content's placeholders
+	// stand for them.
+	Documents []Document
+	IsError   bool
 	// Loaded is the deferred group this result loads, for a load in a
 	// request with deferred groups: Anthropic sends a tool_reference block
 	// for each of its tools after the text; a Responses tool search call
@@ -148,6 +152,15 @@ type Group struct {
 type Image struct {
 	MIMEType string `json:"mime_type"`
 	Data     string `json:"data"`
+}
+
+// Document is a PDF in a tool result: its media type, standard base64
+// data, already checked against the provider's limits, and its name (a
+// resource's URI), which the formats that name a file give it.
+type Document struct {
+	MIMEType string `json:"mime_type"`
+	Data     string `json:"data"`
+	Name     string `json:"name,omitempty"`
 }
 
 // ToolDef is a tool definition as sent to the model.

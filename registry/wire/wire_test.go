@@ -548,3 +548,56 @@ func TestEncodeImages(t *testing.T) {
 		t.Errorf("gemini body (-want +got):\n%s", diff)
 	}
 }
+
+// TestEncodeDocuments: a result's PDF goes where the format carries one:
+// Anthropic as a document block of the tool_result, after its images,
+// titled with its name; Responses as an input_file part with the PDF as a
+// data URL and a file name; Gemini as inline data of the functionResponse.
+// OpenAI's tool messages are text only: the text's placeholder stands for
+// it there.
+func TestEncodeDocuments(t *testing.T) {
+	conv := []Message{
+		{Role: RoleUser, Text: "Read it"},
+		{Role: RoleAssistant, Calls: []Call{{ID: "c1", Name: "report", Input: `{}`}}},
+		{Role: RoleTool, Results: []Result{
+			{CallID: "c1", Name: "report", Content: "[resource file:///r/q3.pdf: application/pdf, 9 bytes]",
+				Documents: []Document{{MIMEType: "application/pdf", Data: "JVBERi0xLjQK", Name: "file:///r/q3.pdf"}, {MIMEType: "application/pdf", Data: "JVBERi0xLjQK"}}},
+		}},
+	}
+	an, err := Encode(Anthropic, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"[resource file:///r/q3.pdf: application/pdf, 9 bytes]"},` +
+		`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQK"},"title":"file:///r/q3.pdf"},` +
+		`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQK"}}],"cache_control":{"type":"ephemeral"}}`
+	if !bytes.Contains(an.Body, []byte(want)) {
+		t.Errorf("anthropic body lacks\n%s\n%s", want, an.Body)
+	}
+	oa, err := Encode(OpenAI, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(oa.Body, []byte("JVBERi0xLjQK")) || !bytes.Contains(oa.Body, []byte(`"content":"[resource file:///r/q3.pdf: application/pdf, 9 bytes]"`)) {
+		t.Errorf("openai body carries the PDF or lost the placeholder:\n%s", oa.Body)
+	}
+	rs, err := Encode(Responses, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"[resource file:///r/q3.pdf: application/pdf, 9 bytes]"},` +
+		`{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0xLjQK","filename":"q3.pdf"},` +
+		`{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0xLjQK","filename":"document.pdf"}]}`
+	if !bytes.Contains(rs.Body, []byte(want)) {
+		t.Errorf("responses body lacks\n%s\n%s", want, rs.Body)
+	}
+	gm, err := Encode(Gemini, Request{Model: "m", Messages: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"functionResponse":{"id":"c1","name":"report","response":{"output":"[resource file:///r/q3.pdf: application/pdf, 9 bytes]"},` +
+		`"parts":[{"inlineData":{"mimeType":"application/pdf","data":"JVBERi0xLjQK"}},{"inlineData":{"mimeType":"application/pdf","data":"JVBERi0xLjQK"}}]}}`
+	if !bytes.Contains(gm.Body, []byte(want)) {
+		t.Errorf("gemini body lacks\n%s\n%s", want, gm.Body)
+	}
+}

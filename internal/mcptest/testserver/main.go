@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	testserver [-http ADDR] [-page-size N] [-extra N] [-instructions TEXT] [-exit-at-start TEXT] [-garbage] [-starts FILE] [-calls FILE]
+//	testserver [-http ADDR] [-page-size N] [-extra N] [-instructions TEXT] [-exit-at-start TEXT] [-garbage] [-starts FILE] [-calls FILE] [-rich]
 //
 // Over stdio by default; with -http it serves Streamable HTTP at ADDR/mcp
 // and prints "listening on http://ADDR/mcp" once it does.
@@ -25,6 +25,8 @@
 //	extra_NNN {}         with -extra N, N more tools, for paging
 //	wait {}              with -calls FILE: writes "started" to FILE, waits
 //	                     until the call is cancelled, then writes "cancelled"
+//	play_tone {}         with -rich: a text and an audio clip (audio/wav)
+//	get_report {}        with -rich: a text and an embedded PDF resource
 package main
 
 import (
@@ -51,6 +53,7 @@ func main() {
 	starts := flag.String("starts", "", "append a line to this file at each start, to count them: the time and the process id")
 	calls := flag.String("calls", "", "add the tool wait, which writes what its calls do to this file")
 	elicit := flag.Bool("elicit", false, "add the tool order, which asks the user (elicitation/create) and answers what they said")
+	rich := flag.Bool("rich", false, "add the tools play_tone (audio) and get_report (an embedded PDF)")
 	flag.Parse()
 	if *starts != "" {
 		f, err := os.OpenFile(*starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -69,6 +72,9 @@ func main() {
 	}
 	if *elicit {
 		addOrder(s)
+	}
+	if *rich {
+		addRich(s)
 	}
 	if *addr != "" {
 		serveHTTP(s, *addr)
@@ -172,6 +178,28 @@ func addOrder(s *mcp.Server) {
 			}
 			b, _ := json.Marshal(res.Content)
 			return text(res.Action + " " + string(b)), nil
+		})
+}
+
+// The bytes of addRich's results: the start of a WAV file and of a PDF,
+// enough for a client to tell them.
+var (
+	tone   = []byte("RIFF\x24\x00\x00\x00WAVEfmt ")
+	report = []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+)
+
+// addRich adds tools whose results are not text: an audio clip, and a PDF
+// embedded as a resource.
+func addRich(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "play_tone", Description: "Play a tone", Annotations: readOnly, InputSchema: noArgs},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "A tone:"},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: tone}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "get_report", Description: "Get the quarter's report", Annotations: readOnly, InputSchema: noArgs},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "The report:"},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///reports/q3.pdf", MIMEType: "application/pdf", Blob: report}}}}, nil
 		})
 }
 

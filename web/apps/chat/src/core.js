@@ -799,7 +799,9 @@ export class Core {
     }
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw fail("unavailable", `the server could not run ${name}: ${body.error ?? `it answered ${r.status}`}`);
-    if (body.status === "success") return Array.isArray(body.images) ? toolOutput(body.output ?? "", body.images) : body.output ?? "";
+    if (body.status === "success") {
+      return Array.isArray(body.images) || Array.isArray(body.documents) ? toolOutput(body.output ?? "", body.images, body.documents) : body.output ?? "";
+    }
     throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
   }
 

@@ -880,7 +880,7 @@ class Turn {
           const work = (async () => {
             try {
               const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args) });
-              if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images) };
+              if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images), documents: documentsOf(out.documents) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {
               return fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err));
@@ -930,10 +930,11 @@ const OUTPUT = Symbol.for("toolroute.output");
 // text, whose placeholders ("[image image/png, 1234 bytes]") name the images
 // for the wire formats that carry none, and images [{mime_type, data}]
 // (standard base64), which the model sees beside the text where the format
-// carries them. The module leaves out, with a note, what a model cannot
+// carries them, and documents [{mime_type, data, name}] (PDFs) likewise.
+// The module leaves out, with a note, what a model cannot
 // take (wasm/ABI.md, "tool_results").
-export function toolOutput(text, images) {
-  return { [OUTPUT]: true, text, images };
+export function toolOutput(text, images, documents) {
+  return { [OUTPUT]: true, text, images, documents };
 }
 
 // imagesOf keeps the well-formed entries of a native tool's images: the
@@ -943,6 +944,17 @@ function imagesOf(images) {
   const out = images
     .filter((i) => i && typeof i.mime_type === "string" && typeof i.data === "string")
     .map((i) => ({ mime_type: i.mime_type, data: i.data }));
+  return out.length > 0 ? out : undefined;
+}
+
+// documentsOf keeps the well-formed entries of a native tool's documents
+// ([{mime_type, data, name}], PDFs an MCP server embedded): the module
+// checks their types, data and sizes.
+function documentsOf(docs) {
+  if (!Array.isArray(docs)) return undefined;
+  const out = docs
+    .filter((d) => d && typeof d.mime_type === "string" && typeof d.data === "string")
+    .map((d) => (typeof d.name === "string" && d.name !== "" ? { mime_type: d.mime_type, data: d.data, name: d.name } : { mime_type: d.mime_type, data: d.data }));
   return out.length > 0 ? out : undefined;
 }
 

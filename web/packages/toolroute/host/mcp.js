@@ -291,7 +291,7 @@ export class McpServers {
       return outcome({ unavailable: { why, retry_ms: retryMs(), mid_call: true } });
     }
     const out = await outcome({ result });
-    return out.images.length > 0 ? toolOutput(out.text, out.images) : out.text;
+    return out.images.length > 0 || out.documents?.length > 0 ? toolOutput(out.text, out.images, out.documents) : out.text;
   }
 }
 

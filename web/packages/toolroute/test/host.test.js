@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { Toolroute } from "../driver/toolroute.js";
-import { createHost, MemoryStore } from "../host/host.js";
+import { createHost, MemoryStore, toolOutput } from "../host/host.js";
 import { startFakeModel, text, toolCall, error, toolNames, FORMATS, rateLimited, overloaded, contextTooLong, signature } from "./host-fakemodel.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -696,3 +696,34 @@ test("an instance past recycleMemory is replaced; the session's next turn sends 
     await cold.close();
   }
 });
+
+// A native tool's PDF (toolOutput's documents, as the MCP client gives an
+// embedded PDF resource) reaches the model where the format carries a
+// document in a tool result, beside the text's placeholder, as the Go
+// host's does (transcript tool_result_documents): Anthropic's document
+// block, Responses' input_file, Gemini's inline data; Chat Completions
+// reads the placeholder alone.
+for (const format of FORMATS) {
+  test(`${format}: a tool result's PDF goes where the format carries documents`, async () => {
+    const pdf = { mime_type: "application/pdf", data: "JVBERi0xLjQK", name: "file:///reports/q3.pdf" };
+    const placeholder = "[resource file:///reports/q3.pdf: application/pdf, 9 bytes]";
+    const model = await startFakeModel(format, toolCall("load_tool_group", '{"group_name":"pdf"}'), toolCall("pdf_info", '{"path":"q3.pdf"}'), text("Read."));
+    try {
+      const { host } = newHost(model, { format, options: { native: { pdf_info: async () => toolOutput(`The report:\n\n${placeholder}`, [], [pdf]) } } });
+      const events = await collect((await host).send("s", "Read q3.pdf"));
+      assert.equal(events.at(-1).type, "done", JSON.stringify(events.at(-1)));
+      const body = JSON.stringify(model.requests[2].json);
+      assert.ok(body.includes(placeholder), body);
+      const carried = {
+        anthropic: '{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQK"},"title":"file:///reports/q3.pdf"}',
+        responses: '{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0xLjQK","filename":"q3.pdf"}',
+        gemini: '{"inlineData":{"mimeType":"application/pdf","data":"JVBERi0xLjQK"}}',
+        openai: null,
+      }[format];
+      if (carried) assert.ok(body.includes(carried), body);
+      else assert.ok(!body.includes("JVBERi0xLjQK"), body);
+    } finally {
+      await model.close();
+    }
+  });
+}

@@ -228,7 +228,7 @@ export declare class Host {
 export declare function createHost(options: HostOptions): Promise<Host>;
 
 /** A native tool's result with images the model sees. */
-export declare function toolOutput(text: string, images?: { mime_type: string; data: string }[]): unknown;
+export declare function toolOutput(text: string, images?: { mime_type: string; data: string }[], documents?: { mime_type: string; data: string; name?: string }[]): unknown;
 /** Waits ms, or rejects when signal aborts. */
 export declare function sleep(ms: number, signal?: AbortSignal): Promise<void>;
 /** The header of a model proxy's answer to a failed call: its provider's retry policy ({count, backoff_ms, max_backoff_ms}, JSON), which a turn calling through the proxy tries the call again with; the proxy sends each call once. */
