@@ -213,8 +213,17 @@ func (r *Runtime) wrap(mod api.Module) *Instance {
 	return inst
 }
 
-// Close releases the instance.
-func (i *Instance) Close(ctx context.Context) error { return i.mod.Close(ctx) }
+// ErrClosed is the error of a call on an instance that was closed.
+var ErrClosed = errors.New("module: the instance is closed")
+
+// Close releases the instance; a call after it fails with ErrClosed.
+// wazero does not refuse a call on a closed module, and the memory it
+// would run on is unmapped by then (memory_unix.go), so the instance
+// refuses it itself. The caller makes sure no call is running.
+func (i *Instance) Close(ctx context.Context) error {
+	i.broken = ErrClosed
+	return i.mod.Close(ctx)
+}
 
 // Broken reports why the instance can no longer be used, or nil.
 func (i *Instance) Broken() error { return i.broken }

@@ -374,23 +374,33 @@ func (p *Pool) Release(ctx context.Context, l *Lent) {
 	p.done(ctx, l.pooled)
 }
 
-// Close closes the instances without open turns; the others are closed
-// when their last turn is freed.
+// Close closes every instance, each once the call it is running (if any)
+// returns: a turn still open fails at its next call, and nothing runs in
+// an instance after Close, so the Runtime can be closed next. Closing an
+// instance while a call runs in it would unmap the memory the call is
+// using (a host shutting down while an MCP server's change reloads its
+// catalogue on another goroutine crashed so).
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.closed = true
 	p.snap = nil
-	var open []*pooled
+	var closing []*pooled
 	for _, i := range p.all {
-		if i.turns > 0 {
-			open = append(open, i)
-			continue
+		if !i.closed {
+			i.closed = true
+			closing = append(closing, i)
 		}
-		i.closed = true
-		i.Close(ctx)
 	}
-	p.all = open
+	p.all = nil
+	p.mu.Unlock()
+	// Each instance's mu is held for the length of a call (lock, Check):
+	// taken here, it waits for the call running now. p.mu is not held, as
+	// a call takes the instance's mu before the pool's.
+	for _, i := range closing {
+		i.mu.Lock()
+		i.Close(ctx)
+		i.mu.Unlock()
+	}
 }
 
 // Trim closes the instances that have no open turn or lend, and forgets

@@ -4,7 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toolroute/toolroute/internal/abi"
+	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/registry/session"
 )
 
@@ -404,5 +407,55 @@ func TestPoolKeepsTheLoadsReport(t *testing.T) {
 	}
 	if len(rep.Manifests) != 0 || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "bad name") {
 		t.Errorf("the new catalogue's report: %+v, want its refused tool alone", rep)
+	}
+}
+
+// TestPoolCloseWaitsForCalls: Close closes an instance only once the call
+// that holds it returns, and a turn left open fails at its next call with
+// an error. Closing an instance under a running call unmapped the memory
+// the call was using, and the process died with a fault (a program closing
+// while an MCP server's change reloaded its catalogue on another
+// goroutine).
+func TestPoolCloseWaitsForCalls(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 1})
+	p.SetCatalogue([]byte(memCatalogue))
+	open, err := p.OpenTurn(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open.Event(ctx, poolStart); err != nil {
+		t.Fatal(err)
+	}
+	// A lent instance is held as a call holds it.
+	l, err := p.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		p.Close(ctx)
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a call held the pool's instance")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if _, err := l.Describe(ctx, abi.DescribeRequest{}); err != nil {
+		t.Fatalf("the lent instance, before it is given back: %v", err)
+	}
+	p.Release(ctx, l)
+	select {
+	case <-closed:
+	case <-time.After(testwait.Failsafe):
+		t.Fatal("Close did not return once the instance was given back")
+	}
+	if _, err := open.Event(ctx, poolStart); err == nil {
+		t.Error("a turn left open ran a call on a closed instance")
+	}
+	open.Free(ctx)
+	if _, err := p.Check(ctx, "session_title", map[string]string{"title": "x"}); err == nil {
+		t.Error("a closed pool answered a check")
 	}
 }
