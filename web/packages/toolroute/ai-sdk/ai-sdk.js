@@ -17,10 +17,14 @@
 // activeTools leaves it out; the model reads that refusal.
 import { jsonSchema } from "ai";
 import { loadToolroute } from "../index.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
 
 // createRouter makes a router. options:
 //   module: a driver instance (Toolroute) or a function (sync or async)
 //     making one; the package's toolroute.wasm by default;
+//   tools: host tools as code (tool() and group() from "toolroute"):
+//     an array of tools and groups, or an object of them by name; loaded
+//     after the catalogue's, each run by its execute;
 //   catalogue: the catalogue toolroute_load takes (wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object or a function(ref) giving the text (or a promise of it);
@@ -51,10 +55,14 @@ export class Router {
 
   constructor(inst, options) {
     this.#inst = inst;
-    this.#o = options;
-    this.#catalogue = options.catalogue ?? {};
+    const typed = typedCatalogue(options.tools);
+    this.#o = { ...options, native: nativeWith(options.native, typed) };
+    this.#catalogue = withTyped(options.catalogue ?? {}, typed);
     this.report = inst.load(this.#catalogue);
     this.#all = inst.describe({});
+    // A typed tool the module refused is a bug in the app's code: say so now.
+    const refused = refusedTyped(typed, this.#all, this.report);
+    if (refused) throw refused;
     this.#tools = this.#makeTools();
   }
 
