@@ -2,7 +2,7 @@
 // JSON. A tool is {name, description, inputSchema, execute}; a group is
 // {name, description, tools}. inputSchema is a JSON Schema object, or a
 // schema that gives its own JSON Schema through Standard JSON Schema
-// (zod 4, ArkType, Valibot...: its "~standard".jsonSchema.input), so this
+// (zod 4.2+, ArkType, Valibot...: its "~standard".jsonSchema.input), so this
 // package imports no schema library.
 //
 // They become what the module already takes: the catalogue's host groups
@@ -150,7 +150,7 @@ function known(d, keys, at, what) {
 
 // jsonSchemaOf is inputSchema as JSON Schema: as given when it is one; from
 // a schema library through Standard JSON Schema ("~standard".jsonSchema,
-// which zod 4, ArkType and Valibot's adapter give), as draft-07, the draft
+// which zod 4.2+, ArkType and Valibot's adapter give), as draft-07, the draft
 // models' tool schemas follow; none for no parameters.
 function jsonSchemaOf(schema, at) {
   if (schema === undefined || schema === null) return undefined;
@@ -158,7 +158,7 @@ function jsonSchemaOf(schema, at) {
   if (std && typeof std === "object") {
     const input = std.jsonSchema?.input;
     if (typeof input !== "function") {
-      throw new Error(`toolroute: ${at}.inputSchema is a ${std.vendor ?? "Standard Schema"} schema that gives no JSON Schema (Standard JSON Schema, which zod 4 and ArkType have): give its JSON Schema instead, such as zod's z.toJSONSchema(schema)`);
+      throw new Error(`toolroute: ${at}.inputSchema is a ${std.vendor ?? "Standard Schema"} schema that gives no JSON Schema (Standard JSON Schema, which zod 4.2 and newer and ArkType have): give its JSON Schema instead, such as zod's z.toJSONSchema(schema)`);
     }
     return input({ target: "draft-07" });
   }

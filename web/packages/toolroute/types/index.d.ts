@@ -203,7 +203,7 @@ export type JSONSchema = { [keyword: string]: unknown };
 
 /**
  * A schema that gives its own JSON Schema: Standard JSON Schema
- * (standardschema.dev), which zod 4, ArkType and Valibot's adapter have.
+ * (standardschema.dev), which zod 4.2 and newer, ArkType and Valibot's adapter have.
  * Input is the type of the values it accepts.
  */
 export interface StandardJSONSchema<Input = unknown> {
@@ -215,7 +215,7 @@ export interface StandardJSONSchema<Input = unknown> {
   };
 }
 
-/** A tool's input schema: JSON Schema, or a schema library's (zod 4...). */
+/** A tool's input schema: JSON Schema, or a schema library's (zod 4.2+...). */
 export type ToolInputSchema = JSONSchema | StandardJSONSchema<any>;
 
 /** The arguments execute receives: a schema library's input type, else an object. */
