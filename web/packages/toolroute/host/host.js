@@ -15,6 +15,7 @@
 
 import { TrapError, RECYCLE_MEMORY } from "../driver/toolroute.js";
 import { Redactor } from "./redact.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
 
 const decoder = new TextDecoder();
 
@@ -68,6 +69,11 @@ export class MemoryStore {
 //   module: a driver instance (Toolroute), or a function (sync or async)
 //     making one; with a function, an instance that trapped, or whose
 //     memory passed recycleMemory, is replaced;
+//   tools: host tools as code (toolroute's tool() and group(), from
+//     tools.js): an array of tools ({name, description, inputSchema,
+//     execute}) and groups ({name, description, tools}), or an object of
+//     them by name; loaded after the catalogue's, each run by its execute
+//     as a native function is;
 //   catalogue: the catalogue toolroute_load takes (see wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object, or a function(ref) giving the text (or a promise of it);
@@ -79,9 +85,9 @@ export class MemoryStore {
 //     anthropic-dangerous-direct-browser-access header; demo: true (format
 //     "openai", no URL) answers with the module's demo model instead, which
 //     says in every reply that it is one (model defaults to DEMO_MODEL);
-//   settings: {system_prompt, max_model_calls, max_tokens, temperature,
-//     stream, routing ("classic" or "native": see ABI.md), search_tools (true offers search_tools), tool_budget (tokens of tool schemas per call), context_limit (the model's window in tokens, for compaction), allow_hint (how the user allows a tool that asks when no one can be asked, "{tool}" for its name: see ABI.md)}; prompt: an async function giving the base system prompt at
-//     the start of each turn instead of settings.system_prompt;
+//   settings: {systemPrompt, maxModelCalls, maxTokens, temperature,
+//     stream, routing ("classic" or "native": see ABI.md), searchTools (true offers search_tools), toolBudget (tokens of tool schemas per call), contextLimit (the model's window in tokens, for compaction), allowHint (how the user allows a tool that asks when no one can be asked, "{tool}" for its name: see ABI.md)}, in camelCase as every option; the module's snake_case names (system_prompt...) still work; prompt: an async function giving the base system prompt at
+//     the start of each turn instead of settings.systemPrompt;
 //   memories: the user's memories (save_memory's), an array of texts or a
 //     function (sync or async) giving them each turn: the module lists them
 //     in the system prompt;
@@ -155,6 +161,7 @@ export class Host {
   #waiting = []; // calls waiting for a slot, first come first served
   #recycleMemory;
   #making = null; // the instance being made, while it is
+  #typed; // options.tools as catalogue entries (tools.js)
 
   constructor(options) {
     const p = options.provider ?? {};
@@ -166,7 +173,8 @@ export class Host {
       throw new Error("host: provider.baseURL (or provider.proxyURL) is required: it is where the model calls go");
     }
     if (!options.module) throw new Error("host: options.module is required: a driver instance or a function making one");
-    this.#o = options;
+    this.#typed = typedCatalogue(options.tools);
+    this.#o = { ...options, native: nativeWith(options.native, this.#typed), settings: moduleNames(options.settings) };
     this.store = options.store ?? new MemoryStore();
     this.#catalogue = options.catalogue ?? {};
     if (typeof options.module === "function") this.#factory = options.module;
@@ -186,8 +194,18 @@ export class Host {
 
   async init() {
     const given = this.#inst;
-    await this.#instance();
-    if (given) await this.#giveVectors(given);
+    const inst = await this.#instance();
+    if (given) {
+      await this.#giveVectors(given);
+      // A given instance gets the catalogue here, a made one as it is made;
+      // one given already loaded, with no catalogue or tools, is kept so.
+      if (this.#o.catalogue !== undefined || this.#typed.tools.length || this.#typed.groups.length) this.#report = given.load(this.#offered(this.#catalogue));
+    }
+    // A typed tool the module refused is a bug in the app's code: say so now.
+    if (this.#typed.tools.length || this.#typed.groups.length) {
+      const refused = refusedTyped(this.#typed, inst.describe({}), this.#report);
+      if (refused) throw refused;
+    }
   }
 
   #vectors = null;
@@ -227,10 +245,12 @@ export class Host {
     return this.#report;
   }
 
-  // #offered is catalogue without the built-in tools that run only where
+  // #offered is catalogue with the typed tools (options.tools) after its
+  // own, without the built-in tools that run only where
   // the host serves an operation (create_agent: agents.run), when it does
   // not: it never offers a tool that then fails (the Go host's needsOps).
-  #offered(catalogue) {
+  #offered(given) {
+    const catalogue = withTyped(given, this.#typed);
     const ops = this.#o.ops ?? {};
     const drop = Object.entries(NEEDS_OPS).filter(([, op]) => typeof ops[op] !== "function").map(([file]) => file);
     if (!drop.length || !catalogue?.manifests) return catalogue;
@@ -280,7 +300,7 @@ export class Host {
     const s = this.#o.settings ?? {};
     // A session's agent sees its own prompt, only its groups and its tool
     // budget.
-    const agent = sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null;
+    const agent = moduleNames(sessionId && typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null);
     const budget = agent?.tool_budget > 0 ? agent.tool_budget : s.tool_budget > 0 ? s.tool_budget : 0;
     // Asked with the turn's format, routing and search_tools, the active
     // list has search_tools where a turn offers it.
@@ -421,7 +441,7 @@ export class Host {
       if (unattended) settings.unattended = true;
       // The module adds a JS call's console output to a success too.
       if (this.#o.showConsole) settings.show_console = true;
-      const agent = options.agent ?? (typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null);
+      const agent = moduleNames(options.agent ?? (typeof this.#o.agentOf === "function" ? await this.#o.agentOf(sessionId) : null));
       if (agent) {
         if (agent.system_prompt) settings.system_prompt = String(agent.system_prompt);
         if (agent.model) settings.model = String(agent.model);
@@ -917,6 +937,27 @@ class Turn {
       return fail("execution_error", `tool '${c.tool}' failed in the host: ${err?.message ?? err}`);
     }
   }
+}
+
+// SETTING_NAMES gives, for each camelCase name of a setting or an agent's
+// field (the style of every option of the package), the module's
+// snake_case name, which the host uses and which callers may still give.
+const SETTING_NAMES = {
+  systemPrompt: "system_prompt", maxModelCalls: "max_model_calls", maxTokens: "max_tokens", searchTools: "search_tools",
+  toolBudget: "tool_budget", contextLimit: "context_limit", allowHint: "allow_hint", maxTurnTokens: "max_turn_tokens",
+};
+
+// moduleNames is settings (or an agent) with its camelCase names given
+// the module's snake_case ones; a camelCase name wins over its old name.
+function moduleNames(o) {
+  if (!o || typeof o !== "object") return o;
+  const out = { ...o };
+  for (const [camel, snake] of Object.entries(SETTING_NAMES)) {
+    if (!Object.hasOwn(o, camel)) continue;
+    if (o[camel] !== undefined) out[snake] = o[camel];
+    delete out[camel];
+  }
+  return out;
 }
 
 // NEEDS_OPS are the built-in manifests that run only where the host serves

@@ -26,7 +26,7 @@ const scenarios = JSON.parse(readFileSync(path.join(dir, "scenarios.json"), "utf
 async function conformance(...args) {
   if (!existsSync(suite)) throw new Error(`${suite} is missing: run make mcp-conformance (npm ci in testdata/conformance)`);
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["--import", "./node20.mjs", suite, ...args], { cwd: dir, maxBuffer: 64 << 20 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [suite, ...args], { cwd: dir, maxBuffer: 64 << 20 });
     return stdout + stderr;
   } catch (e) {
     return String(e.stdout ?? "") + String(e.stderr ?? "") + String(e.message);

@@ -1,9 +1,10 @@
 // The npm package as a user gets it: `npm pack` (which writes dist/ first),
-// the tarball installed offline into a new project beside the examples of
-// its README.md (taken from it, so the README's code is what runs), tsc
-// over them, then each run: the Node script and the AI SDK example in
-// Node, the worker bundled as wrangler would and served by workerd, the
-// browser page bundled and loaded in Chromium.
+// the tarball installed offline into a new project outside the repository,
+// beside the examples of its README.md (taken from it, so the README's
+// code is what runs), tsc over them, then each run: the Node scripts and
+// the AI SDK example in Node (the one that needs a model against a fake
+// OpenAI server on loopback), the worker bundled as wrangler would and
+// served by workerd, the browser page bundled and loaded in Chromium.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -18,6 +19,7 @@ import { build } from "esbuild";
 import { freePort, startWorkerd } from "../../../apps/worker/workerd.js";
 import { COMPATIBILITY_DATE } from "../../../apps/worker/build.mjs";
 import { launch, noChromium, WAIT_MS } from "./browser-harness.js";
+import { startFakeModel, text, toolCall, toolNames } from "./host-fakemodel.js";
 
 const run = promisify(execFile);
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -32,6 +34,22 @@ export function examples(markdown) {
   const out = new Map();
   const re = /<!-- example: (\S+) -->\n```[a-z]*\n([\s\S]*?)\n```/g;
   for (const m of markdown.matchAll(re)) out.set(m[1], m[2] + "\n");
+  return out;
+}
+
+// unrun gives the fenced blocks of markdown that are not examples (no
+// `<!-- example: PATH -->` line before them) and not shell commands, as
+// "LANGUAGE block at line N": code a reader would copy that no test runs.
+export function unrun(markdown) {
+  const out = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)/.exec(lines[i]);
+    if (!open) continue;
+    const example = i > 0 && /^<!-- example: \S+ -->$/.test(lines[i - 1]);
+    if (!example && !["sh", "console"].includes(open[1])) out.push(`${open[1] || "unmarked"} block at line ${i + 1}`);
+    while (++i < lines.length && lines[i] !== "```");
+  }
   return out;
 }
 
@@ -72,7 +90,8 @@ export function lockFor(webLock, manifest, packed, registry) {
       walk(Object.fromEntries(Object.keys(e.optionalDependencies ?? {}).filter((p) => webLock.packages[`node_modules/${p}`]).map((p) => [p, e.optionalDependencies[p]])), key);
     }
   };
-  walk({ ...pkg.dependencies, ...Object.fromEntries(Object.entries(manifest.dependencies).filter(([n]) => n !== "toolroute")) }, "");
+  const { toolroute: _, ...theirs } = manifest.dependencies;
+  walk({ ...pkg.dependencies, ...theirs }, "");
   return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
 }
 
@@ -94,8 +113,9 @@ before(async () => {
     name: "toolroute-examples",
     private: true,
     type: "module",
-    // @types/node for the Node consumer project (consumerProjects).
-    dependencies: { toolroute: `file:../${packed.filename}`, ai: pkg.devDependencies.ai, "@types/node": pkg.devDependencies["@types/node"] },
+    // @types/node for the Node consumer project (consumerProjects) and
+    // the examples' tsconfig; zod for the tools-as-code example.
+    dependencies: { toolroute: `file:../${packed.filename}`, ai: pkg.devDependencies.ai, zod: pkg.devDependencies.zod, "@types/node": pkg.devDependencies["@types/node"] },
   };
   await writeFile(path.join(app, "package.json"), JSON.stringify(manifest, null, 2));
   // Offline: a lock of the versions web/package-lock.json pins, whose
@@ -115,8 +135,16 @@ after(async () => {
 
 test("README.md has the examples the tests run", () => {
   assert.deepEqual([...files.keys()].sort(), [
-    "ai-sdk/main.js", "browser/index.html", "browser/main.js", "node/main.js", "tools.js", "tsconfig.json", "worker/worker.js", "worker/wrangler.toml",
+    "ai-sdk/main.js", "browser/index.html", "browser/main.js", "node/main.js", "tools.js", "tsconfig.json", "typed/main.js", "worker/worker.js", "worker/wrangler.toml",
   ]);
+});
+
+test("every block of code in README.md and docs/embedding/npm.md is an example the tests run, or shell commands", async () => {
+  for (const file of [path.join(web, "README.md"), path.join(web, "..", "..", "..", "docs", "embedding", "npm.md")]) {
+    assert.deepEqual(unrun(await readFile(file, "utf8")), [], `${path.relative(path.join(web, "..", "..", ".."), file)}: mark each with <!-- example: PATH --> and run it here`);
+  }
+  // The worker's wrangler.toml asks for the date the test's workerd runs.
+  assert.match(files.get("worker/wrangler.toml"), new RegExp(`^compatibility_date = "${COMPATIBILITY_DATE}"$`, "m"));
 });
 
 test("the tarball holds the package's files and nothing of the UI, the worker or the tests", async () => {
@@ -176,11 +204,58 @@ test("tsc finds a wrong use of the package", async () => {
   }
 });
 
+test("tsc types execute's arguments from a zod schema", async () => {
+  const bad = path.join(app, "typed", "bad.js");
+  await writeFile(bad, `// @ts-check
+import { tool } from "toolroute";
+import { z } from "zod";
+export const t = tool({ name: "t", description: "d", inputSchema: z.object({ city: z.string() }), execute: ({ city }) => city.toFixed(1) });
+`);
+  try {
+    const r = await run(process.execPath, [tsc, "-p", app], { cwd: app }).catch((e) => e);
+    assert.notEqual(r.code ?? 0, 0);
+    assert.match(r.stdout, /bad\.js.*Property 'toFixed' does not exist on type 'string'/);
+  } finally {
+    await rm(bad);
+  }
+});
+
 test("the Node script loads the weather group, calls its tool, and the next turn finds the group loaded", async () => {
   const { stdout } = await run(process.execPath, ["main.js"], { cwd: path.join(app, "node") });
   assert.equal(stdout.match(/^loaded group weather$/gm)?.length, 1, stdout);
   assert.equal(stdout.match(/^get_forecast: Sunny, 24 °C$/gm)?.length, 2, stdout);
   assert.equal(stdout.match(/^\[demo model\] get_forecast answered: Sunny, 24 °C\./gm)?.length, 2, stdout);
+});
+
+test("the tools-as-code script, against a fake OpenAI server, loads the group and runs each execute with the arguments the model gave", async () => {
+  const model = await startFakeModel("openai",
+    toolCall("load_tool_group", '{"group_name":"weather"}'),
+    toolCall("get_forecast", '{"city":"Paris","days":2}'),
+    toolCall("to_fahrenheit", '{"celsius":24}'),
+    text("Paris: sunny for two days, 24 °C (75.2 °F)."));
+  try {
+    const { stdout } = await run(process.execPath, ["main.js"], {
+      cwd: path.join(app, "typed"),
+      env: { ...process.env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-test" },
+    });
+    assert.match(stdout, /^loaded group weather$/m);
+    assert.match(stdout, /^get_forecast: Paris: sunny for 2 day\(s\), 24 °C$/m);
+    assert.match(stdout, /^to_fahrenheit: 75\.2 °F$/m);
+    assert.match(stdout, /\nParis: sunny for two days, 24 °C \(75\.2 °F\)\.\n$/);
+    // The zod schema went to the model as JSON Schema, once the group was loaded.
+    assert.deepEqual(model.requests.map(toolNames), [
+      ["load_tool_group", "to_fahrenheit"],
+      ["load_tool_group", "to_fahrenheit", "get_forecast"],
+      ["load_tool_group", "to_fahrenheit", "get_forecast"],
+      ["load_tool_group", "to_fahrenheit", "get_forecast"],
+    ]);
+    const forecast = model.requests[1].json.tools.find((t) => t.function.name === "get_forecast").function.parameters;
+    assert.deepEqual(forecast.required, ["city"]);
+    assert.equal(forecast.properties.city.type, "string");
+    assert.equal(model.requests[0].headers.authorization, "Bearer sk-test");
+  } finally {
+    await model.close();
+  }
 });
 
 test("the AI SDK example loads the group through the app's generateText and calls its JS tool", async () => {

@@ -1,7 +1,7 @@
 // Types of toolroute/ai-sdk (ai-sdk/ai-sdk.js): toolroute's routing in an
 // app's own Vercel AI SDK loop.
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
-import type { Toolroute, Catalogue, Description, LoadReport, Message, Bytes } from "./index.js";
+import type { Toolroute, Catalogue, Description, LoadReport, Message, Bytes, ToolDefinitions } from "./index.js";
 import type { JSCall, JSResult } from "./jsrun.js";
 import type { Sources, NativeTool, Policy, GroupLoaded } from "./host.js";
 
@@ -37,6 +37,8 @@ export type RouterEvent =
 export interface RouterOptions {
   /** A driver instance or a function making one; the package's toolroute.wasm by default. */
   module?: Toolroute | (() => Toolroute | Promise<Toolroute>);
+  /** Host tools as code (tool() and group() from "toolroute"), loaded after the catalogue's; each runs by its execute. */
+  tools?: ToolDefinitions;
   catalogue?: Catalogue;
   sources?: Sources;
   /** Runs JS tools: a Runner's call, from toolroute/jsrun. */

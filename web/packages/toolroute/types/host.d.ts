@@ -1,6 +1,6 @@
 // Types of toolroute/host (host/host.js): the session loop. It drives the
 // module, calls the model, runs the tools and keeps the message log.
-import type { Toolroute, Catalogue, LoadReport, Description, Message, Attachment, Bytes, Usage } from "./index.js";
+import type { Toolroute, Catalogue, LoadReport, Description, Message, Attachment, Bytes, Usage, ToolDefinitions } from "./index.js";
 import type { JSCall, JSResult, ModuleCheck } from "./jsrun.js";
 
 export type { Usage } from "./index.js";
@@ -45,17 +45,35 @@ export interface Provider {
   demo?: boolean;
 }
 
+/** A turn's settings, in camelCase as every option; the module's snake_case names still work. */
 export interface Settings {
-  system_prompt?: string;
-  max_model_calls?: number;
-  max_tokens?: number;
+  systemPrompt?: string;
+  maxModelCalls?: number;
+  maxTokens?: number;
   temperature?: number;
   stream?: boolean;
   routing?: "classic" | "native";
-  search_tools?: boolean;
-  tool_budget?: number;
-  context_limit?: number;
+  /** Offer search_tools (and unload_tool_group). */
+  searchTools?: boolean;
+  /** Tokens of tool schemas per call. */
+  toolBudget?: number;
+  /** The model's window in tokens, for compaction. */
+  contextLimit?: number;
   /** How the user allows a tool that asks when no one can be asked, "{tool}" standing for its name: the sentence that ends the refusal (wasm/ABI.md, settings.allow_hint). */
+  allowHint?: string;
+  /** @deprecated Still taken; use systemPrompt. */
+  system_prompt?: string;
+  /** @deprecated Still taken; use maxModelCalls. */
+  max_model_calls?: number;
+  /** @deprecated Still taken; use maxTokens. */
+  max_tokens?: number;
+  /** @deprecated Still taken; use searchTools. */
+  search_tools?: boolean;
+  /** @deprecated Still taken; use toolBudget. */
+  tool_budget?: number;
+  /** @deprecated Still taken; use contextLimit. */
+  context_limit?: number;
+  /** @deprecated Still taken; use allowHint. */
   allow_hint?: string;
 }
 
@@ -132,13 +150,21 @@ export interface Schema {
 /** An agent: who a turn is (its prompt, model, the groups it may load) and its limits. */
 export interface Agent {
   name?: string;
-  system_prompt?: string;
+  systemPrompt?: string;
   model?: string;
   /** The tool groups it may load; none is every group. */
   groups?: string[];
-  max_model_calls?: number;
-  max_turn_tokens?: number;
+  maxModelCalls?: number;
+  maxTurnTokens?: number;
   /** The most tokens of tool schemas one of its model calls may send. */
+  toolBudget?: number;
+  /** @deprecated Still taken; use systemPrompt. */
+  system_prompt?: string;
+  /** @deprecated Still taken; use maxModelCalls. */
+  max_model_calls?: number;
+  /** @deprecated Still taken; use maxTurnTokens. */
+  max_turn_tokens?: number;
+  /** @deprecated Still taken; use toolBudget. */
   tool_budget?: number;
 }
 
@@ -153,6 +179,8 @@ export interface TurnInfo {
 export interface HostOptions {
   /** A driver instance, or a function making one (a trapped instance is then replaced). */
   module: Toolroute | (() => Toolroute | Promise<Toolroute>);
+  /** Host tools as code (tool() and group() from "toolroute"), loaded after the catalogue's; each runs by its execute. */
+  tools?: ToolDefinitions;
   catalogue?: Catalogue;
   sources?: Sources;
   provider: Provider;

@@ -238,3 +238,76 @@ export declare function loadToolroute(source?: WasmSource, options?: Instantiate
 export declare function loadWordVectors(source?: Bytes | Response | URL | string): Promise<Bytes>;
 /** The QuickJS module for the runner's wasmModule option: source, or the package's patched quickjs.wasm. */
 export declare function loadQuickJS(source?: WasmSource): Promise<WasmModule>;
+
+// Typed tool definitions (tools.js): host tools as code, for createHost's
+// and createRouter's tools option.
+
+/** A JSON Schema object, as a tool's parameters. */
+export type JSONSchema = { [keyword: string]: unknown };
+
+/**
+ * A schema that gives its own JSON Schema: Standard JSON Schema
+ * (standardschema.dev), which zod 4.2 and newer, ArkType and Valibot's adapter have.
+ * Input is the type of the values it accepts.
+ */
+export interface StandardJSONSchema<Input = unknown> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly types?: { readonly input: Input; readonly output: unknown } | undefined;
+    readonly jsonSchema: { readonly input: (options: { readonly target: "draft-07" }) => Record<string, unknown> };
+  };
+}
+
+/** A tool's input schema: JSON Schema, or a schema library's (zod 4.2+...). */
+export type ToolInputSchema = JSONSchema | StandardJSONSchema<any>;
+
+/** The arguments execute receives: a schema library's input type, else an object. */
+export type ToolInput<S> = S extends StandardJSONSchema<infer Input> ? Input : Record<string, unknown>;
+
+/** What execute is given beside the arguments. */
+export interface ToolContext {
+  /** Aborted when the turn is canceled or the call times out. */
+  signal?: AbortSignal;
+  /** The secrets the user granted the call at approval. */
+  granted?: string[];
+  /** Asks the module whether an operation's arguments pass (toolroute_check). */
+  check?: (op: string, args: unknown) => { args?: unknown; error?: { type: string; message: string } };
+}
+
+/**
+ * A host tool as code. The module checks the definition when it loads and
+ * every call's arguments against inputSchema before execute runs.
+ */
+export interface ToolDefinition<S extends ToolInputSchema = ToolInputSchema> {
+  /** snake_case, at most 64 characters; in an object of tools, its key. */
+  name?: string;
+  description: string;
+  /** Its parameters; none when left out. */
+  inputSchema?: S;
+  /** Runs a call: its result, a string or any JSON value (or toolOutput's); a thrown error is a failure the model reads. */
+  execute(args: ToolInput<S>, context: ToolContext): unknown;
+  /** 1 to 3600; 30 when left out. */
+  timeoutSeconds?: number;
+  /** Such as ["write"]: a tool that writes, sends, deletes, shares or takes secrets asks the user first. */
+  requiredPermissions?: string[];
+  /** The environment variables it may read. */
+  env?: string[];
+}
+
+/** A tool group as code: the model loads its tools with load_tool_group. */
+export interface GroupDefinition {
+  /** snake_case; in an object of groups, its key. */
+  name?: string;
+  displayName?: string;
+  description: string;
+  tools: ToolDefinition<any>[] | { [name: string]: ToolDefinition<any> };
+}
+
+/** createHost's and createRouter's tools: tools (offered on every call) and groups, in an array or by name. */
+export type ToolDefinitions = (ToolDefinition<any> | GroupDefinition)[] | { [name: string]: ToolDefinition<any> | GroupDefinition };
+
+/** Defines a tool: gives back its definition, typed (execute's arguments from inputSchema). */
+export declare function tool<S extends ToolInputSchema = JSONSchema>(definition: ToolDefinition<S>): ToolDefinition<S>;
+/** Defines a group of tools: gives back its definition. */
+export declare function group(definition: GroupDefinition): GroupDefinition;
