@@ -1,6 +1,9 @@
 package registry
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Image is a picture in a tool's result, for the model to see where the wire
 // format carries images (Anthropic's tool_result blocks); the result's text
@@ -35,41 +38,72 @@ var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 // the caps, in order, and adds to text a note for each left out saying why.
 func CheckImages(text string, images []Image) (string, []Image) {
 	var kept []Image
-	total := 0
-	for i, img := range images {
+	text = keepBlobs(text, imageRules, 0, len(images), func(i int) (string, string) {
+		return images[i].MIMEType, images[i].Data
+	}, func(i int) { kept = append(kept, images[i]) })
+	return text, kept
+}
+
+// blobRules are what a result's images, or its documents, may be: the
+// words of the notes differ, the caps are the same kinds.
+type blobRules struct {
+	noun     string   // "image": the notes' "image 2 of 3", "per image"
+	types    []string // the media types kept
+	typeNote string   // why another type is left out, after its type
+	most     int      // how many one result carries
+	total    string   // what the shared size cap counts, for its note
+}
+
+var imageRules = blobRules{
+	noun:     "image",
+	types:    ImageTypes,
+	typeNote: "is not one the model reads (PNG, JPEG, GIF or WebP)",
+	most:     MaxResultImages,
+	total:    "images",
+}
+
+var documentRules = blobRules{
+	noun:     "document",
+	types:    DocumentTypes,
+	typeNote: "is not one the model reads as a document (PDF)",
+	most:     MaxResultDocuments,
+	total:    "images and documents",
+}
+
+// keepBlobs goes through n blobs in order (blob gives each one's media
+// type and base64 data), calls keep for each within the rules and caps,
+// used the base64 characters the result's blobs kept before these already
+// take of MaxResultImageChars, and gives text with a note for each left
+// out saying why.
+func keepBlobs(text string, rules blobRules, used, n int, blob func(int) (mime, data string), keep func(int)) string {
+	kept := 0
+	for i := range n {
+		mime, data := blob(i)
 		why := ""
 		switch {
-		case !imageType(img.MIMEType):
-			why = fmt.Sprintf("its type %q is not one the model reads (PNG, JPEG, GIF or WebP)", img.MIMEType)
-		case !isBase64(img.Data):
+		case !slices.Contains(rules.types, mime):
+			why = fmt.Sprintf("its type %q %s", mime, rules.typeNote)
+		case !isBase64(data):
 			why = "its data is not base64"
-		case len(img.Data) > MaxImageChars:
-			why = fmt.Sprintf("it is %d base64 characters, over the limit of %d per image", len(img.Data), MaxImageChars)
-		case len(kept) == MaxResultImages:
-			why = fmt.Sprintf("a result carries at most %d images", MaxResultImages)
-		case total+len(img.Data) > MaxResultImageChars:
-			why = fmt.Sprintf("the result's images would pass %d base64 characters", MaxResultImageChars)
+		case len(data) > MaxImageChars:
+			why = fmt.Sprintf("it is %d base64 characters, over the limit of %d per %s", len(data), MaxImageChars, rules.noun)
+		case kept == rules.most:
+			why = fmt.Sprintf("a result carries at most %d %ss", rules.most, rules.noun)
+		case used+len(data) > MaxResultImageChars:
+			why = fmt.Sprintf("the result's %s would pass %d base64 characters", rules.total, MaxResultImageChars)
 		}
 		if why == "" {
-			total += len(img.Data)
-			kept = append(kept, img)
+			used += len(data)
+			kept++
+			keep(i)
 			continue
 		}
 		if text != "" {
 			text += "\n\n"
 		}
-		text += fmt.Sprintf("[toolroute: image %d of %d was not sent to the model: %s]", i+1, len(images), why)
+		text += fmt.Sprintf("[toolroute: %s %d of %d was not sent to the model: %s]", rules.noun, i+1, n, why)
 	}
-	return text, kept
-}
-
-func imageType(t string) bool {
-	for _, it := range ImageTypes {
-		if t == it {
-			return true
-		}
-	}
-	return false
+	return text
 }
 
 // isBase64 reports whether s is non-empty standard base64 with padding.
@@ -144,43 +178,13 @@ const MaxResultDocuments = 2
 // saying why. A document goes with every later model call, as an image
 // does.
 func CheckDocuments(text string, images []Image, docs []Document) (string, []Document) {
-	var kept []Document
-	total := 0
+	used := 0
 	for _, img := range images {
-		total += len(img.Data)
+		used += len(img.Data)
 	}
-	for i, d := range docs {
-		why := ""
-		switch {
-		case !documentType(d.MIMEType):
-			why = fmt.Sprintf("its type %q is not one the model reads as a document (PDF)", d.MIMEType)
-		case !isBase64(d.Data):
-			why = "its data is not base64"
-		case len(d.Data) > MaxImageChars:
-			why = fmt.Sprintf("it is %d base64 characters, over the limit of %d per document", len(d.Data), MaxImageChars)
-		case len(kept) == MaxResultDocuments:
-			why = fmt.Sprintf("a result carries at most %d documents", MaxResultDocuments)
-		case total+len(d.Data) > MaxResultImageChars:
-			why = fmt.Sprintf("the result's images and documents would pass %d base64 characters", MaxResultImageChars)
-		}
-		if why == "" {
-			total += len(d.Data)
-			kept = append(kept, d)
-			continue
-		}
-		if text != "" {
-			text += "\n\n"
-		}
-		text += fmt.Sprintf("[toolroute: document %d of %d was not sent to the model: %s]", i+1, len(docs), why)
-	}
+	var kept []Document
+	text = keepBlobs(text, documentRules, used, len(docs), func(i int) (string, string) {
+		return docs[i].MIMEType, docs[i].Data
+	}, func(i int) { kept = append(kept, docs[i]) })
 	return text, kept
-}
-
-func documentType(t string) bool {
-	for _, dt := range DocumentTypes {
-		if t == dt {
-			return true
-		}
-	}
-	return false
 }

@@ -310,66 +310,57 @@ func readUsage(r *jsondec.Reader) *wire.Usage {
 var imageKeys = []string{"mime_type", "data"}
 
 func readImages(r *jsondec.Reader) []registry.Image {
-	images := []registry.Image{}
-	if !r.Array(func() {
-		var im registry.Image
-		r.Object(imageKeys, func(key string) {
-			switch key {
-			case "mime_type":
-				im.MIMEType = r.String()
-			case "data":
-				im.Data = r.String()
-			}
-		})
-		images = append(images, im)
-	}) {
-		return nil
-	}
-	return images
+	return readList(r, imageKeys, func(im *registry.Image, key string) {
+		switch key {
+		case "mime_type":
+			im.MIMEType = r.String()
+		case "data":
+			im.Data = r.String()
+		}
+	})
 }
 
 var documentKeys = []string{"mime_type", "data", "name"}
 
 func readDocuments(r *jsondec.Reader) []registry.Document {
-	docs := []registry.Document{}
-	if !r.Array(func() {
-		var d registry.Document
-		r.Object(documentKeys, func(key string) {
-			switch key {
-			case "mime_type":
-				d.MIMEType = r.String()
-			case "data":
-				d.Data = r.String()
-			case "name":
-				d.Name = r.String()
-			}
-		})
-		docs = append(docs, d)
-	}) {
-		return nil
-	}
-	return docs
+	return readList(r, documentKeys, func(d *registry.Document, key string) {
+		switch key {
+		case "mime_type":
+			d.MIMEType = r.String()
+		case "data":
+			d.Data = r.String()
+		case "name":
+			d.Name = r.String()
+		}
+	})
 }
 
 var attachmentKeys = []string{"name", "mime_type", "data", "text"}
 
 func readAttachments(r *jsondec.Reader) []Attachment {
-	list := []Attachment{}
+	return readList(r, attachmentKeys, func(a *Attachment, key string) {
+		switch key {
+		case "name":
+			a.Name = r.String()
+		case "mime_type":
+			a.MIMEType = r.String()
+		case "data":
+			a.Data = r.String()
+		case "text":
+			a.Text = r.String()
+		}
+	})
+}
+
+// readList reads an array of objects whose members are keys, each member
+// read by set into its element: nil for null (or a value that is not an
+// array, which stops r), an empty list for [].
+func readList[T any](r *jsondec.Reader, keys []string, set func(elem *T, key string)) []T {
+	list := []T{}
 	if !r.Array(func() {
-		var a Attachment
-		r.Object(attachmentKeys, func(key string) {
-			switch key {
-			case "name":
-				a.Name = r.String()
-			case "mime_type":
-				a.MIMEType = r.String()
-			case "data":
-				a.Data = r.String()
-			case "text":
-				a.Text = r.String()
-			}
-		})
-		list = append(list, a)
+		var elem T
+		r.Object(keys, func(key string) { set(&elem, key) })
+		list = append(list, elem)
 	}) {
 		return nil
 	}
