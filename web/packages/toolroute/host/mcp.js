@@ -129,6 +129,7 @@ export class McpServers {
   async catalogue(check, base = {}) {
     for (const s of this.#servers) s.byName = new Map();
     if (typeof check !== "function" || this.#servers.length === 0) return { groups: [], tools: [] };
+    const said = this.#servers.map(heard);
     const a = await check("mcp_catalogue", {
       catalogue: base ?? {},
       config: this.#config(),
@@ -144,6 +145,7 @@ export class McpServers {
       s.skipped = listed.tools.filter((t) => t.skipped).map((t) => `MCP server '${s.key}': its tool ${JSON.stringify(t.mcp_name)} is left out: ${t.skipped}`);
       s.byName = new Map(listed.tools.filter((t) => t.name).map((t) => [t.name, t.mcp_name]));
       s.advice = listed.advice ?? "";
+      s.heard = said[i];
     });
     return { groups: answer.groups, tools: answer.tools };
   }
@@ -176,14 +178,17 @@ export class McpServers {
   }
 
   // retry connects now to the servers that are not connected, those that
-  // need authorization included: the user asked.
+  // need authorization included: the user asked. It resolves once each
+  // is connected or has failed again.
   retry() {
+    const tries = [];
     for (const s of this.#servers) {
       if (s.status !== "down" && s.status !== NEEDS_AUTHORIZATION) continue;
       (this.#o.clearTimer ?? clearTimeout)(s.timer);
       s.nextTry = 0;
-      this.#connect(s);
+      tries.push(this.#connect(s));
     }
+    return Promise.all(tries).then(() => {});
   }
 
   // retryDue connects now to the servers that are down and whose next try
@@ -296,7 +301,13 @@ export class McpServers {
     s.error = why;
     s.nextTry = 0;
     s.retryMs = FIRST_RETRY_MS;
-    if (changed) this.#o.onChange?.();
+    if (changed || this.#unheard(s)) this.#o.onChange?.();
+  }
+
+  // #unheard reports whether a server never reached is no longer as the
+  // catalogue last said (starting, now down): its group's text changes.
+  #unheard(s) {
+    return s.heard !== undefined && s.heard !== heard(s);
   }
 
   // #down marks a server down and tries it again after the backoff.
@@ -318,7 +329,7 @@ export class McpServers {
     });
     (this.#o.clearTimer ?? clearTimeout)(s.timer);
     s.timer = set(() => this.#connect(s), wait);
-    if (changed) this.#o.onChange?.();
+    if (changed || this.#unheard(s)) this.#o.onChange?.();
   }
 
   // #call runs a tools/call; the module words its outcome (mcp_result),
@@ -378,6 +389,12 @@ function pending(s) {
       return { state: NEEDS_AUTHORIZATION, why: s.error };
   }
   return {};
+}
+
+// heard is what the catalogue says of a server: for one never reached, its
+// state and why.
+function heard(s) {
+  return s.info || s.tools.length > 0 ? "" : JSON.stringify(pending(s));
 }
 
 // authRefusal says why an answer refuses the page for want of

@@ -3,19 +3,18 @@
 // spec's WWW-Authenticate resource_metadata, or 403 insufficient_scope),
 // one still starting, one down, and a call that outlives its timeout by
 // reporting progress. The servers are server-everything (testdata/mcp)
-// behind a small guard written here that asks for a bearer token; what the
+// behind a small guard (mcp-servers.js) that asks for a bearer token; what the
 // model and the user read is the real module's (mcp_catalogue, mcp_result).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Toolroute } from "../driver/toolroute.js";
 import { createHost } from "../host/host.js";
 import { McpServers, McpToolError, withMcp } from "../host/mcp.js";
-import { startEverything } from "./mcp-servers.js";
+import { startEverything, startGuard } from "./mcp-servers.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 
@@ -26,40 +25,6 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
-
-// startGuard is an HTTP server in front of the MCP server at target that
-// passes on only requests with "Authorization: Bearer " + guard.token;
-// others get 401 with a resource_metadata challenge, or, with
-// guard.scope set, 403 insufficient_scope asking for it.
-async function startGuard(target) {
-  const guard = { token: "good-token", scope: "", refused: 0 };
-  const server = http.createServer((req, res) => {
-    const base = `http://127.0.0.1:${server.address().port}`;
-    if (req.headers.authorization !== `Bearer ${guard.token}`) {
-      guard.refused++;
-      if (guard.scope && req.headers.authorization) {
-        res.writeHead(403, { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${guard.scope}", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` });
-      } else {
-        res.writeHead(401, { "WWW-Authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` });
-      }
-      res.end();
-      return;
-    }
-    const up = http.request({ host: "127.0.0.1", port: target, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode, r.headers);
-      r.pipe(res);
-    });
-    up.on("error", () => res.destroy());
-    req.pipe(up);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  guard.url = `http://127.0.0.1:${server.address().port}/mcp`;
-  guard.close = () => {
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(resolve));
-  };
-  return guard;
-}
 
 let everything, everythingPort, guard, host, check;
 
@@ -177,22 +142,30 @@ test("a server that refuses the token of a running connection (revoked, or 403 i
   }
 });
 
-test("a server still connecting and one down are groups without tools whose load says so", async () => {
+test("a server still connecting and one down are groups without tools whose load says so, and a server's going from one to the other loads the catalogue again", async () => {
   // A server that takes the connection and never answers.
   const held = [];
   const hang = net.createServer((c) => held.push(c));
   await new Promise((resolve) => hang.listen(0, "127.0.0.1", resolve));
   const gone = await freePort();
-  const { mcp } = servers({ slow: { url: `http://127.0.0.1:${hang.address().port}/mcp` }, gone: { url: `http://127.0.0.1:${gone}/mcp` } });
+  let changes = 0;
+  const { mcp } = servers({ slow: { url: `http://127.0.0.1:${hang.address().port}/mcp` }, gone: { url: `http://127.0.0.1:${gone}/mcp` } }, { onChange: () => changes++ });
+  const groups = async () => Object.fromEntries((await withMcp({}, mcp, {}, {}, check)).groups.map((g) => [g.name, g.unavailable]));
+  const starting = (key) => `MCP server '${key}' is starting: its tools are offered once it answers. Try again in a minute, or do without this group.`;
   try {
     mcp.start();
+    assert.deepEqual(await groups(), { gone: starting("gone"), slow: starting("slow") });
     for (let i = 0; i < 400 && mcp.status().find((s) => s.key === "gone").status !== "down"; i++) await new Promise((r) => setTimeout(r, 25));
-    const cat = await withMcp({}, mcp, {}, {}, check);
-    const by = Object.fromEntries(cat.groups.map((g) => [g.name, g.unavailable]));
-    assert.equal(by.slow, "MCP server 'slow' is starting: its tools are offered once it answers. Try again in a minute, or do without this group.");
+    assert.equal(changes, 1, "the group's text changed, and the catalogue was not loaded again");
     const why = mcp.status().find((s) => s.key === "gone").error;
     assert.match(why, /^could not connect: /);
-    assert.equal(by.gone, `MCP server 'gone' is down: ${why.replace(/\.$/, "")}. toolroute starts it again: try again in a minute, or do without this group.`);
+    assert.deepEqual(await groups(), {
+      gone: `MCP server 'gone' is down: ${why.replace(/\.$/, "")}. toolroute starts it again: try again in a minute, or do without this group.`,
+      slow: starting("slow"),
+    });
+    // Tried again and down again, for the same reason: nothing to load.
+    await mcp.retry();
+    assert.equal(changes, 1);
   } finally {
     await mcp.close();
     for (const c of held) c.destroy();

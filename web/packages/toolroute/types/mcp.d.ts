@@ -49,8 +49,8 @@ export declare class McpServers {
   status(): { key: string; group: string; url: string; status: string; error: string; tools: number; advice?: string }[];
   /** Connects now to the servers whose next try is due. */
   retryDue(): void;
-  /** Connects now to every server not connected, those that need authorization included (the user asked). */
-  retry(): void;
+  /** Connects now to every server not connected, those that need authorization included (the user asked); resolves once each is up or has failed again. */
+  retry(): Promise<void>;
   close(): Promise<void>;
 }
 
