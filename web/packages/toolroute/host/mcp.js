@@ -10,12 +10,13 @@
 // (problems()) and tried again with backoff (1 s, doubling, at most 60 s);
 // its group stays listed with its last known tools, whose calls fail with
 // "unavailable" saying why and when it is tried next. Every other group
-// keeps working. A server that refuses the page for want of authorization
+// keeps working. A server that refuses the host for want of authorization
 // (HTTP 401, or 403 insufficient_scope) needs the user: it is not tried
 // again on a timer, but when the config changes (a new McpServers) or the
 // user asks (retry()); the module words what to do, a token in the
-// server's "headers" here, as this host holds no OAuth client. A server's tools/list_changed lists its tools again and
-// calls onChange, after which the host loads its catalogue again.
+// server's "headers" here, as these hosts hold no OAuth client. A server's
+// tools/list_changed lists its tools again and calls onChange, after
+// which the host loads its catalogue again.
 
 import { toolOutput } from "./host.js";
 // DEFAULT_TIMEOUT_SECONDS is a call's timeout when the config gives none.
@@ -278,7 +279,7 @@ export class McpServers {
   }
 
   // #watched is the fetch of a server's transport: it notes an answer
-  // that refuses the page for want of authorization (s.refusal).
+  // that refuses the host for want of authorization (s.refusal).
   #watched(s) {
     const base = this.#o.fetch ?? ((url, init) => fetch(url, init));
     return async (url, init) => {
@@ -373,7 +374,7 @@ export class McpServers {
   }
 }
 
-// NEEDS_AUTHORIZATION is the state of a server that refused the page for
+// NEEDS_AUTHORIZATION is the state of a server that refused the host for
 // want of authorization (mcp_catalogue's).
 const NEEDS_AUTHORIZATION = "needs_authorization";
 
@@ -397,7 +398,7 @@ function heard(s) {
   return s.info || s.tools.length > 0 ? "" : JSON.stringify(pending(s));
 }
 
-// authRefusal says why an answer refuses the page for want of
+// authRefusal says why an answer refuses the host for want of
 // authorization (HTTP 401, or 403 with insufficient_scope), or "".
 function authRefusal(r, headers) {
   if (r.status !== 401 && r.status !== 403) return "";
