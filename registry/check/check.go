@@ -193,10 +193,16 @@ func Run(req Request) (Answer, error) {
 		if err := decodeArgs(req, &a); err != nil {
 			return Answer{}, err
 		}
+		if err := checkAuthorize(req.Op, a.Authorize); err != nil {
+			return Answer{}, err
+		}
 		return a.check(), nil
 	case "mcp_result":
 		var a MCPResult
 		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if err := checkAuthorize(req.Op, a.Authorize); err != nil {
 			return Answer{}, err
 		}
 		return a.check(), nil

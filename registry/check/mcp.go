@@ -38,6 +38,30 @@ type MCPCatalogue struct {
 	Catalogue registry.Catalogue `json:"catalogue"`
 	Config    string             `json:"config"`
 	Servers   []MCPServer        `json:"servers"`
+	// Authorize is how the user authorizes a server in this host
+	// (MCPAuthorizeLogin, the default, or MCPAuthorizeHeaders). Given,
+	// each server that needs authorization gets its Advice.
+	Authorize string `json:"authorize,omitempty"`
+}
+
+// How a user authorizes an MCP server that refused toolroute, as a host
+// says it offers: the words the model and the user read follow it.
+const (
+	// MCPAuthorizeLogin: `toolroute mcp login KEY` (the Go program).
+	MCPAuthorizeLogin = "login"
+	// MCPAuthorizeHeaders: a token in the server's "headers" in the MCP
+	// config (the page and the worker, which hold no OAuth client).
+	MCPAuthorizeHeaders = "headers"
+)
+
+// checkAuthorize refuses an authorize a host gave that is not one of the
+// ways: the host's mistake.
+func checkAuthorize(op, authorize string) error {
+	switch authorize {
+	case "", MCPAuthorizeLogin, MCPAuthorizeHeaders:
+		return nil
+	}
+	return fmt.Errorf("check %s: authorize %s is not a way this module words: give %q (toolroute mcp login) or %q (a token in the config's headers)", op, quote(authorize), MCPAuthorizeLogin, MCPAuthorizeHeaders)
 }
 
 // MCPServer is one server as the host last listed it. A server never
@@ -69,6 +93,19 @@ const (
 // problems `toolroute check`, `toolroute tools` and /api/health list.
 func MCPLoginAdvice(key string) string {
 	return fmt.Sprintf("MCP server '%s' needs authorization: run `toolroute mcp login %s`", key, shellWord(key))
+}
+
+// mcpAdvice is what the user does for a server that needs authorization
+// in a host that authorizes as authorize says; config is where the
+// servers are configured.
+func mcpAdvice(key, authorize, config string) string {
+	if authorize != MCPAuthorizeHeaders {
+		return MCPLoginAdvice(key)
+	}
+	if config == "" {
+		config = "the MCP config"
+	}
+	return fmt.Sprintf(`MCP server '%s' needs authorization: add "headers": {"Authorization": "Bearer TOKEN"} to its entry in %s, with a token the server accepts`, key, config)
 }
 
 // shellWord is s as one word of a shell command: as it is when it holds
@@ -134,6 +171,9 @@ type MCPListed struct {
 	Listed  bool       `json:"listed"`
 	Refused string     `json:"refused,omitempty"`
 	Tools   []MCPNamed `json:"tools"`
+	// Advice is what the user does for a server that needs
+	// authorization, when the request said how (Authorize).
+	Advice string `json:"advice,omitempty"`
 }
 
 // MCPNamed is an MCP tool as the model is offered it, or why it is not.
@@ -198,7 +238,10 @@ func (m MCPCatalogue) check() Answer {
 		case s.ServerInfo == nil && len(s.Tools) == 0:
 			// Never reached: nothing to list yet, but a model that loads
 			// the group reads why, when the host said.
-			if why := mcpPending(s); why != "" && !groupTaken[group] {
+			if s.State == MCPNeedsAuthorization && m.Authorize != "" {
+				listed.Advice = mcpAdvice(s.Key, m.Authorize, m.Config)
+			}
+			if why := mcpPending(s, m.Authorize, m.Config); why != "" && !groupTaken[group] {
 				groupTaken[group] = true
 				out.Groups = append(out.Groups, MCPGroup{Name: group, DisplayName: mcpDisplayName(nil, s.Key),
 					Description: why, Unavailable: why})
@@ -231,14 +274,14 @@ func (m MCPCatalogue) check() Answer {
 
 // mcpPending says why a server never reached has no tools yet, for a model
 // loading its group: it is starting, or down and why.
-func mcpPending(s MCPServer) string {
+func mcpPending(s MCPServer, authorize, config string) string {
 	switch s.State {
 	case MCPStarting:
 		return fmt.Sprintf("MCP server '%s' is starting: its tools are offered once it answers. Try again in a minute, or do without this group.", s.Key)
 	case MCPDownState:
 		return fmt.Sprintf("MCP server '%s' is down: %s. toolroute starts it again: try again in a minute, or do without this group.", s.Key, strings.TrimSuffix(s.Why, "."))
 	case MCPNeedsAuthorization:
-		return MCPLoginAdvice(s.Key) + " (the user does this; its tools are offered once it is done). Do without this group meanwhile."
+		return mcpAdvice(s.Key, authorize, config) + " (the user does this; its tools are offered once it is done). Do without this group meanwhile."
 	}
 	return ""
 }
@@ -465,6 +508,10 @@ type MCPResult struct {
 	Result      json.RawMessage `json:"result,omitempty"`
 	RPCError    *MCPRPCError    `json:"rpc_error,omitempty"`
 	Unavailable *MCPDown        `json:"unavailable,omitempty"`
+	// Authorize and Config are as MCPCatalogue's: how the user authorizes
+	// a server in this host, and where the servers are configured.
+	Authorize string `json:"authorize,omitempty"`
+	Config    string `json:"config,omitempty"`
 }
 
 // MCPRPCError is a JSON-RPC error the server answered a call with.
@@ -517,7 +564,7 @@ func (m MCPResult) check() Answer {
 	case m.RPCError != nil:
 		return refuseAs(MCPError, fmt.Sprintf("MCP server '%s' answered error %d: %s", m.Key, m.RPCError.Code, m.RPCError.Message))
 	case m.Unavailable != nil && m.Unavailable.NeedsAuthorization:
-		return refuseAs(MCPUnavailable, MCPLoginAdvice(m.Key)+" (the user does this), then the call can be tried again; do without this tool meanwhile.")
+		return refuseAs(MCPUnavailable, mcpAdvice(m.Key, m.Authorize, m.Config)+" (the user does this), then the call can be tried again; do without this tool meanwhile.")
 	case m.Unavailable != nil:
 		text := fmt.Sprintf("MCP server '%s' is unavailable: %s. toolroute is starting it again now: try the call again in a few seconds, or do without this tool.", m.Key, m.Unavailable.Why)
 		if m.Unavailable.RetryMS > 0 {

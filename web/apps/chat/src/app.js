@@ -1045,7 +1045,8 @@ function renderCatalogue(d) {
     sum.append(el("span", "meta", meta));
     if (loaded.has(e.g.name)) sum.append(el("span", "badge", "loaded"));
     const server = mcp.get(e.g.name);
-    if (server && server.status !== "ready") sum.append(el("span", "badge down", server.status));
+    if ((server?.status ?? server?.state) === "needs_authorization") sum.append(el("span", "badge auth", "needs authorization"));
+    else if (server && server.status !== "ready") sum.append(el("span", "badge down", server.status));
     if (e.g.description) sum.append(el("span", "desc", short(e.g.description, 160)));
     det.append(sum);
     const ul = el("ul");
@@ -1058,8 +1059,49 @@ function renderCatalogue(d) {
     det.append(ul);
     box.append(det);
   }
-  for (const p of d.mcp_problems ?? []) box.append(el("p", "error", p));
+  // A server that needs authorization waits for the user: what to do,
+  // where, and a way to try it again once done; its problem is this box.
+  const waiting = (d.mcp ?? []).filter((m) => (m.status ?? m.state) === "needs_authorization");
+  for (const m of waiting) box.append(authBox(m, d.where));
+  const shown = waiting.map((m) => m.advice).filter(Boolean);
+  for (const p of d.mcp_problems ?? []) if (!shown.some((a) => p.startsWith(a))) box.append(el("p", "error", p));
   $("catalogue-count").textContent = q || source ? `${plural(shownTools, "tool")} in ${plural(shownGroups, "group")} match.` : `${plural((d.tools ?? []).length, "tool")} in ${plural((d.groups ?? []).length, "group")}, and the core tools.`;
+}
+
+// authBox is an MCP server that needs authorization, in the catalogue:
+// the module's advice, why it refused, and on the page (where its
+// config is the settings') the settings' MCP box and a try again.
+function authBox(m, where) {
+  const box = el("div", "mcp-auth");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", `MCP server ${m.key} needs authorization`);
+  box.append(el("p", "mcp-auth-title", `${m.key}: needs authorization`));
+  box.append(el("p", "small", m.advice || `MCP server '${m.key}' needs authorization.`));
+  if (m.error) box.append(el("p", "muted small", `It said: ${m.error}.`));
+  if (where === "page") {
+    const row = el("div", "mcp-auth-actions");
+    const edit = el("button", "secondary", "Edit the MCP config");
+    edit.type = "button";
+    edit.onclick = () => {
+      $("panel-settings").open = true;
+      $("set-mcp").scrollIntoView({ block: "center" });
+      $("set-mcp").focus();
+    };
+    const again = el("button", "secondary", "Try again");
+    again.type = "button";
+    again.onclick = async () => {
+      again.disabled = true;
+      try {
+        await call({ type: "mcp_retry" });
+      } finally {
+        again.disabled = false;
+      }
+      await refreshTools();
+    };
+    row.append(edit, again);
+    box.append(row);
+  }
+  return box;
 }
 
 $("catalogue-search").oninput = () => catalogue && renderCatalogue(catalogue);

@@ -494,6 +494,14 @@ export class Core {
           return reply({ id, type: "done", result: await this.#settings(msg) });
         case "models":
           return reply({ id, type: "done", result: await this.#models(msg) });
+        case "mcp_retry": {
+          // The user asks: the page's MCP servers not connected (one that
+          // needs authorization included) are tried again now (answered
+          // once they are up or refused again); their coming up reloads
+          // the catalogue.
+          await Promise.race([this.#mcp?.retry(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
+          return reply({ id, type: "done", result: null });
+        }
         case "tasks":
           // The page's scheduled tasks, for its panel: the server's own
           // (serve's) are the server's, listed by list_scheduled_tasks there.

@@ -4,14 +4,16 @@
 // here (testdata/mcp, installed by `make test`): the group is listed,
 // loaded, its tools called, restored on the next turn; a server that is
 // down is reported and its calls fail clearly while the rest works; it is
-// tried again and comes back.
+// tried again and comes back; one that needs authorization says what the
+// user does, and works once its token is in the settings; a long call
+// that reports progress outlives its timeout.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { MemoryUIStore } from "../src/idbstore.js";
 import { freePort } from "../../worker/workerd.js";
-import { startEverything } from "../../../packages/toolroute/test/mcp-servers.js";
+import { startEverything, startGuard } from "../../../packages/toolroute/test/mcp-servers.js";
 import { web, fakeServer, newCore, ask } from "./ui-harness.js";
 import { startFakeModel, toolCall, text } from "../../../packages/toolroute/test/host-fakemodel.js";
 import { WAIT_MS } from "../../../packages/toolroute/test/busy.js";
@@ -181,4 +183,65 @@ test("the server's MCP tools (serve's server_tools) run on the server for the pa
   assert.deepEqual(results[1].images, [{ mime_type: "image/png", data: "iVBORw0KGgo=" }]); // the server's images reach the page's log
   assert.match(results[2].content, /the lab is closed/);
   await core.close();
+});
+
+test("an MCP server that answers 401 needs authorization in the page: its group and the panel say to put a token in its headers, and with one it works", async () => {
+  const guard = await startGuard(port);
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "notes" }] },
+    { text: "It needs a token." },
+    { call: ["load_tool_group", { group_name: "notes" }] },
+    { call: ["get_sum", { a: 2, b: 3 }] },
+    { text: "Five." },
+  ]);
+  const store = new MemoryUIStore();
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { notes: { url: guard.url } } }) });
+  const guarded = (url, init) => (String(url).startsWith(guard.url) ? fetch(url, init) : fake.fetch(url, init));
+  const core = newCore(store, guarded, { catalogue: async () => bundle });
+  const advice = `MCP server 'notes' needs authorization: add "headers": {"Authorization": "Bearer TOKEN"} to its entry in the MCP config, with a token the server accepts`;
+  try {
+    let d = (await ask(core, { type: "describe", session: "a" })).result;
+    assert.deepEqual(d.mcp.map((s) => [s.key, s.status, s.advice]), [["notes", "needs_authorization", advice]]);
+    assert.deepEqual(d.mcp_problems, [`${advice} (${d.mcp[0].error})`]);
+    const r = await turn(core, "a", "Use my notes");
+    assert.equal(r[0].status, "error");
+    assert.equal(r[0].content, `Error (unavailable): Tool group 'notes' has no tools yet: ${advice} (the user does this; its tools are offered once it is done). Do without this group meanwhile.`);
+    // The user asks again: refused again, and said so.
+    const refused = guard.refused;
+    await ask(core, { type: "mcp_retry" });
+    assert.ok(guard.refused > refused);
+    d = (await ask(core, { type: "describe", session: "a" })).result;
+    assert.equal(d.mcp[0].status, "needs_authorization");
+
+    // The token in the settings: the server is used.
+    await ask(core, { type: "settings", set: { mcp: JSON.stringify({ mcpServers: { notes: { url: guard.url, headers: { Authorization: "Bearer good-token" } } } }) } });
+    const ok = await turn(core, "b", "2+3 with my notes");
+    assert.deepEqual(ok.map((x) => [x.tool_name, x.status]), [["load_tool_group", "success"], ["get_sum", "success"]]);
+    assert.equal(ok[1].content, "The sum of 2 and 3 is 5.");
+    d = (await ask(core, { type: "describe", session: "b" })).result;
+    assert.deepEqual(d.mcp.map((s) => [s.key, s.status]), [["notes", "ready"]]);
+    assert.deepEqual(d.mcp_problems, []);
+  } finally {
+    await core.close();
+    await guard.close();
+  }
+});
+
+test("a long MCP call that reports progress runs past its timeout in a turn", async () => {
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "everything" }] },
+    // Ten steps of 0.25 s, with progress at each: past the 1 s timeout.
+    { call: ["trigger_long_running_operation", { duration: 2.5, steps: 10 }] },
+    { text: "Done." },
+  ]);
+  const store = new MemoryUIStore();
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp`, timeoutSeconds: 1 } } }) });
+  const core = newCore(store, mcpFetch(fake.fetch), { catalogue: async () => bundle });
+  try {
+    const r = await turn(core, "p", "Run the long one");
+    assert.deepEqual(r.map((x) => [x.tool_name, x.status]), [["load_tool_group", "success"], ["trigger_long_running_operation", "success"]], JSON.stringify(r));
+    assert.equal(r[1].content, "Long running operation completed. Duration: 2.5 seconds, Steps: 10.");
+  } finally {
+    await core.close();
+  }
 });

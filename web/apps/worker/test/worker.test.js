@@ -21,7 +21,7 @@ import { loadCase, skipFor, FAILSAFE_MS } from "../../../packages/toolroute/test
 import { cpuPast } from "../../../packages/toolroute/test/busy.js";
 import { builtinCases, checkResults, pageServer } from "../../../packages/toolroute/test/builtins-case.js";
 import { missingPreludeLines } from "../../../packages/toolroute/test/prelude-lines.js";
-import { startEverything } from "../../../packages/toolroute/test/mcp-servers.js";
+import { startEverything, startGuard } from "../../../packages/toolroute/test/mcp-servers.js";
 import { fakeServer, checkReplay } from "../../../packages/toolroute/test/conformance.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -994,10 +994,12 @@ test("a tool created in a worker session is kept in its storage: a new isolate, 
   assert.equal(results[0].content, "12");
 });
 
-test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a tool group of the worker, its images reach an Anthropic model, and /api/health reports one that is down", async (t) => {
+test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a tool group of the worker, its images reach an Anthropic model, and /api/health reports one that is down and one that needs a token", async (t) => {
   const mcpPort = await freePort();
   const everything = await startEverything(mcpPort);
   t.after(() => everything.stop());
+  const guard = await startGuard(mcpPort);
+  t.after(() => guard.close());
   const claude = await startFakeModel("anthropic");
   t.after(() => claude.close());
   const port = await freePort();
@@ -1007,15 +1009,18 @@ test("TOOLROUTE_MCP: an MCP server (server-everything over Streamable HTTP) is a
     dir: "dist", port, storage: path.join(tmp, "storage-mcp"),
     bindings: {
       TOOLROUTE_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: claude.baseURL, ANTHROPIC_API_KEY: "sk-worker-secret", TOOLROUTE_MODEL: "fake-model", TOOLROUTE_TOKEN: TOKEN,
-      TOOLROUTE_MCP: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${mcpPort}/mcp` }, gone: { url: "http://127.0.0.1:9/mcp" } } }),
+      TOOLROUTE_MCP: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${mcpPort}/mcp` }, gone: { url: "http://127.0.0.1:9/mcp" }, notes: { url: guard.url } } }),
     },
   }));
   const w = await startWorkerd(path.join(tmp, "workerd-mcp.capnp"), { cwd: tmp, base: mcpBase });
   t.after(() => w.stop());
   const get = (p) => fetch(mcpBase + p, { headers: auth });
   const health = await (await get("/api/health")).json();
-  assert.deepEqual(health.mcp.map((m) => [m.key, m.status]), [["everything", "ready"], ["gone", "down"]]);
+  assert.deepEqual(health.mcp.map((m) => [m.key, m.status]), [["everything", "ready"], ["gone", "down"], ["notes", "needs_authorization"]]);
   assert.ok(health.problems.some((p) => p.startsWith("MCP server 'gone' (http://127.0.0.1:9/mcp): could not connect")), JSON.stringify(health.problems));
+  const advice = `MCP server 'notes' needs authorization: add "headers": {"Authorization": "Bearer TOKEN"} to its entry in the TOOLROUTE_MCP variable, with a token the server accepts`;
+  assert.equal(health.mcp[2].advice, advice);
+  assert.ok(health.problems.includes(`${advice} (${health.mcp[2].error})`), JSON.stringify(health.problems));
   const id = (await (await fetch(mcpBase + "/api/sessions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })).json()).id;
   claude.add(toolCall("load_tool_group", '{"group_name":"everything"}'), toolCall("get_sum", '{"a":20,"b":22}'), toolCall("get_tiny_image", "{}"), text("42, and a tiny picture."));
   const r = await fetch(`${mcpBase}/api/sessions/${id}/messages`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ text: "Add 20 and 22" }) });

@@ -97,8 +97,10 @@ export class MemoryStore {
 //     called with {tool, sourceRef, source, function, params, env,
 //     timeoutMs, google, signal}, as web/jsrun's Runner.call takes; signal
 //     is the turn's (send's options.signal), so a canceled turn stops it;
-//   native: {name: async (input, {signal, granted}) => string}: host-native
-//     tools (granted: the secrets the user granted the call at approval);
+//   native: {name: async (input, {signal, granted, check, progress}) =>
+//     string}: host-native tools (granted: the secrets the user granted
+//     the call at approval; progress(): the work goes on, so the call's
+//     timeout starts again);
 //     a thrown error is a failure the model reads, with error.type (or
 //     error.error_type) as its error type;
 //   env: the variables JS tools may read (each only those its manifest
@@ -890,16 +892,23 @@ class Turn {
           const ctl = new AbortController();
           const onAbort = () => ctl.abort(this.signal.reason);
           this.signal?.addEventListener("abort", onAbort, { once: true });
-          let timer;
+          let timer, arm;
           const timeout = new Promise((resolve) => {
-            timer = setTimeout(() => {
-              ctl.abort(new Error("timeout"));
-              resolve(fail("timeout", `tool '${c.tool}' timed out after ${seconds}s`));
-            }, seconds * 1000);
+            arm = () => {
+              clearTimeout(timer);
+              timer = setTimeout(() => {
+                ctl.abort(new Error("timeout"));
+                resolve(fail("timeout", `tool '${c.tool}' timed out after ${seconds}s`));
+              }, seconds * 1000);
+            };
+            arm();
           });
+          // progress: the tool reports that its work goes on (an MCP
+          // server's progress), so its time starts again.
+          const progress = () => !ctl.signal.aborted && arm();
           const work = (async () => {
             try {
-              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args) });
+              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args), progress });
               if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images), documents: documentsOf(out.documents) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {

@@ -10,8 +10,13 @@
 // (problems()) and tried again with backoff (1 s, doubling, at most 60 s);
 // its group stays listed with its last known tools, whose calls fail with
 // "unavailable" saying why and when it is tried next. Every other group
-// keeps working. A server's tools/list_changed lists its tools again and
-// calls onChange, after which the host loads its catalogue again.
+// keeps working. A server that refuses the host for want of authorization
+// (HTTP 401, or 403 insufficient_scope) needs the user: it is not tried
+// again on a timer, but when the config changes (a new McpServers) or the
+// user asks (retry()); the module words what to do, a token in the
+// server's "headers" here, as these hosts hold no OAuth client. A server's
+// tools/list_changed lists its tools again and calls onChange, after
+// which the host loads its catalogue again.
 
 import { toolOutput } from "./host.js";
 // DEFAULT_TIMEOUT_SECONDS is a call's timeout when the config gives none.
@@ -91,8 +96,9 @@ export function parseMcpConfig(text) {
 }
 
 // McpServers connects to the servers of a config and gives their groups
-// and tools. options: {config: mcp.json's text, fetch, onChange(),
-// now: () => ms, setTimer: (fn, ms) => handle, clearTimer}.
+// and tools. options: {config: mcp.json's text, configName (where the
+// config is, as the user knows it: "the MCP config" by default), fetch,
+// onChange(), now: () => ms, setTimer: (fn, ms) => handle, clearTimer}.
 export class McpServers {
   #o;
   #servers = [];
@@ -124,10 +130,12 @@ export class McpServers {
   async catalogue(check, base = {}) {
     for (const s of this.#servers) s.byName = new Map();
     if (typeof check !== "function" || this.#servers.length === 0) return { groups: [], tools: [] };
+    const said = this.#servers.map(heard);
     const a = await check("mcp_catalogue", {
       catalogue: base ?? {},
-      config: "the MCP config",
-      servers: this.#servers.map((s) => ({ key: s.key, timeout_seconds: s.timeoutSeconds, server_info: s.info, instructions: s.instructions, tools: s.tools })),
+      config: this.#config(),
+      authorize: "headers",
+      servers: this.#servers.map((s) => ({ key: s.key, timeout_seconds: s.timeoutSeconds, server_info: s.info, instructions: s.instructions, tools: s.tools, ...pending(s) })),
     });
     if (a?.error) throw new Error(a.error.message);
     const answer = a.args;
@@ -137,6 +145,8 @@ export class McpServers {
       s.refused = listed.refused ?? "";
       s.skipped = listed.tools.filter((t) => t.skipped).map((t) => `MCP server '${s.key}': its tool ${JSON.stringify(t.mcp_name)} is left out: ${t.skipped}`);
       s.byName = new Map(listed.tools.filter((t) => t.name).map((t) => [t.name, t.mcp_name]));
+      s.advice = listed.advice ?? "";
+      s.heard = said[i];
     });
     return { groups: answer.groups, tools: answer.tools };
   }
@@ -155,15 +165,31 @@ export class McpServers {
   problems() {
     const out = [...this.#configProblems, ...this.#servers.flatMap((s) => [...(s.refused ? [`MCP server '${s.key}' is left out: ${s.refused}`] : []), ...(s.skipped ?? [])])];
     for (const s of this.#servers) {
-      if (s.status !== "ready") out.push(`MCP server '${s.key}' (${s.url}): ${s.status === "connecting" ? "connecting" : s.error}${s.nextTry ? `; tried again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : ""}`);
+      if (s.status === NEEDS_AUTHORIZATION) out.push(`${s.advice || `MCP server '${s.key}' needs authorization`} (${s.error})`);
+      else if (s.status !== "ready") out.push(`MCP server '${s.key}' (${s.url}): ${s.status === "connecting" ? "connecting" : s.error}${s.nextTry ? `; tried again in ${Math.max(1, Math.round((s.nextTry - this.#now()) / 1000))} s` : ""}`);
     }
     return out;
   }
 
   // status gives each server's state, for a panel: [{key, group, url,
-  // status, error, tools}].
+  // status ("connecting", "ready", "down", "needs_authorization"), error,
+  // tools, advice (what the user does for one that needs authorization)}].
   status() {
-    return this.#servers.map((s) => ({ key: s.key, group: s.group, url: s.url, status: s.status, error: s.error, tools: s.tools.length }));
+    return this.#servers.map((s) => ({ key: s.key, group: s.group, url: s.url, status: s.status, error: s.error, tools: s.tools.length, ...(s.status === NEEDS_AUTHORIZATION ? { advice: s.advice ?? "" } : {}) }));
+  }
+
+  // retry connects now to the servers that are not connected, those that
+  // need authorization included: the user asked. It resolves once each
+  // is connected or has failed again.
+  retry() {
+    const tries = [];
+    for (const s of this.#servers) {
+      if (s.status !== "down" && s.status !== NEEDS_AUTHORIZATION) continue;
+      (this.#o.clearTimer ?? clearTimeout)(s.timer);
+      s.nextTry = 0;
+      tries.push(this.#connect(s));
+    }
+    return Promise.all(tries).then(() => {});
   }
 
   // retryDue connects now to the servers that are down and whose next try
@@ -192,9 +218,14 @@ export class McpServers {
     return this.#o.now ? this.#o.now() : Date.now();
   }
 
+  #config() {
+    return this.#o.configName || "the MCP config";
+  }
+
   async #connect(s) {
     if (this.#closed) return;
     s.status = "connecting";
+    s.refusal = "";
     let Client, StreamableHTTPClientTransport;
     try {
       ({ Client, StreamableHTTPClientTransport } = await mcpClient());
@@ -224,7 +255,7 @@ export class McpServers {
     };
     const transport = new StreamableHTTPClientTransport(new URL(s.url), {
       requestInit: { headers: s.headers },
-      ...(this.#o.fetch ? { fetch: this.#o.fetch } : {}),
+      fetch: this.#watched(s),
     });
     try {
       const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
@@ -240,10 +271,44 @@ export class McpServers {
       s.nextTry = 0;
     } catch (e) {
       await client.close().catch(() => {});
-      this.#down(s, `could not connect: ${reason(e)}`, false);
+      if (s.refusal) this.#needsAuthorization(s, s.refusal, false);
+      else this.#down(s, `could not connect: ${reason(e)}`, false);
       return;
     }
     this.#o.onChange?.();
+  }
+
+  // #watched is the fetch of a server's transport: it notes an answer
+  // that refuses the host for want of authorization (s.refusal).
+  #watched(s) {
+    const base = this.#o.fetch ?? ((url, init) => fetch(url, init));
+    return async (url, init) => {
+      const r = await base(url, init);
+      const why = authRefusal(r, s.headers);
+      if (why) s.refusal = why;
+      return r;
+    };
+  }
+
+  // #needsAuthorization marks a server refused for want of authorization:
+  // trying again would only be refused again, so it waits for the user.
+  #needsAuthorization(s, why, changed = true) {
+    if (this.#closed) return;
+    const old = s.client;
+    s.client = null;
+    old?.close().catch(() => {});
+    (this.#o.clearTimer ?? clearTimeout)(s.timer);
+    s.status = NEEDS_AUTHORIZATION;
+    s.error = why;
+    s.nextTry = 0;
+    s.retryMs = FIRST_RETRY_MS;
+    if (changed || this.#unheard(s)) this.#o.onChange?.();
+  }
+
+  // #unheard reports whether a server never reached is no longer as the
+  // catalogue last said (starting, now down): its group's text changes.
+  #unheard(s) {
+    return s.heard !== undefined && s.heard !== heard(s);
   }
 
   // #down marks a server down and tries it again after the backoff.
@@ -265,24 +330,38 @@ export class McpServers {
     });
     (this.#o.clearTimer ?? clearTimeout)(s.timer);
     s.timer = set(() => this.#connect(s), wait);
-    if (changed) this.#o.onChange?.();
+    if (changed || this.#unheard(s)) this.#o.onChange?.();
   }
 
   // #call runs a tools/call; the module words its outcome (mcp_result),
-  // asked through check, the host's for the call.
-  async #call(s, mcpName, input, { signal, check } = {}) {
+  // asked through check, the host's for the call. progress, the host's,
+  // hears each progress notification of the call (whose timeout then
+  // starts again).
+  async #call(s, mcpName, input, { signal, check, progress } = {}) {
     const outcome = async (q) => {
-      const a = await check("mcp_result", { key: s.key, mcp_name: mcpName, ...q });
+      const a = await check("mcp_result", { key: s.key, mcp_name: mcpName, authorize: "headers", config: this.#config(), ...q });
       if (a?.error) throw new McpToolError(a.error.type, a.error.message);
       return a.args;
     };
     const retryMs = () => Math.round(s.nextTry ? s.nextTry - this.#now() : s.retryMs);
+    const needsAuth = () => ({ unavailable: { why: s.error, retry_ms: 0, mid_call: false, needs_authorization: true } });
+    if (s.status === NEEDS_AUTHORIZATION) return outcome(needsAuth());
     if (!s.client) return outcome({ unavailable: { why: s.error || "it is still connecting", retry_ms: retryMs(), mid_call: false } });
     let result;
+    s.refusal = "";
     try {
-      result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, { signal, timeout: s.timeoutSeconds * 1000 });
+      // A call whose server reports progress is not cut while it does.
+      result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, {
+        signal, timeout: s.timeoutSeconds * 1000, resetTimeoutOnProgress: true,
+        onprogress: (p) => progress?.({ progress: p.progress, total: p.total, message: p.message }),
+      });
     } catch (e) {
       if (signal?.aborted) throw e;
+      if (s.refusal) {
+        // Its token was refused (revoked, or scopes it wants more of).
+        this.#needsAuthorization(s, s.refusal);
+        return outcome(needsAuth());
+      }
       if (e instanceof (await mcpClient()).ProtocolError) return outcome({ rpc_error: { code: Number(e.code) || 0, message: String(e.message) } });
       const why = /timed? ?out/i.test(String(e?.message ?? e) + String(e?.code ?? ""))
         ? `it did not answer a call of ${mcpName} within ${s.timeoutSeconds} s`
@@ -293,6 +372,46 @@ export class McpServers {
     const out = await outcome({ result });
     return out.images.length > 0 || out.documents?.length > 0 ? toolOutput(out.text, out.images, out.documents) : out.text;
   }
+}
+
+// NEEDS_AUTHORIZATION is the state of a server that refused the host for
+// want of authorization (mcp_catalogue's).
+const NEEDS_AUTHORIZATION = "needs_authorization";
+
+// pending is what mcp_catalogue hears of a server never reached: starting,
+// down and why, or needing authorization.
+function pending(s) {
+  switch (s.status) {
+    case "connecting":
+      return { state: "starting" };
+    case "down":
+      return { state: "down", why: s.error };
+    case NEEDS_AUTHORIZATION:
+      return { state: NEEDS_AUTHORIZATION, why: s.error };
+  }
+  return {};
+}
+
+// heard is what the catalogue says of a server: for one never reached, its
+// state and why.
+function heard(s) {
+  return s.info || s.tools.length > 0 ? "" : JSON.stringify(pending(s));
+}
+
+// authRefusal says why an answer refuses the host for want of
+// authorization (HTTP 401, or 403 with insufficient_scope), or "".
+function authRefusal(r, headers) {
+  if (r.status !== 401 && r.status !== 403) return "";
+  const challenge = r.headers?.get?.("www-authenticate") ?? "";
+  const token = Object.keys(headers ?? {}).some((k) => k.toLowerCase() === "authorization");
+  if (r.status === 403) {
+    if (!/\berror\s*=\s*"?insufficient_scope\b/i.test(challenge)) return "";
+    const scope = challenge.match(/\bscope\s*=\s*"([^"]*)"/i)?.[1];
+    return `its token lacks a scope it needs (HTTP 403 insufficient_scope${scope ? `, scope "${scope}"` : ""})`;
+  }
+  if (token) return "it refused the token in its Authorization header (HTTP 401)";
+  const oauth = /\bresource_metadata\s*=/i.test(challenge) ? "; it offers OAuth sign-in, which only the toolroute command does" : "";
+  return `it answered HTTP 401 and its entry gives no Authorization header${oauth}`;
 }
 
 function reason(e) {

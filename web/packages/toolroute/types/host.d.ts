@@ -87,6 +87,8 @@ export interface NativeToolOptions {
   granted: string[];
   /** The module's check (wasm/ABI.md, toolroute_check), answering at once. */
   check?: ModuleCheck;
+  /** Says the work goes on (an MCP server's progress): the call's timeout starts again. */
+  progress?: (p?: { progress: number; total?: number; message?: string }) => void;
 }
 
 /**

@@ -16,6 +16,8 @@ export declare function parseMcpConfig(text: string): { servers: McpServerConfig
 export interface McpServersOptions {
   /** The mcp.json text. */
   config: string;
+  /** Where the config is, as the user knows it (in the texts): "the MCP config" by default. */
+  configName?: string;
   /** Called when a server's tools changed: load the catalogue again (withMcp). */
   onChange?: () => void;
   fetch?: typeof fetch;
@@ -39,9 +41,16 @@ export declare class McpServers {
   native(): Record<string, NativeTool>;
   /** What is wrong now, one text each. */
   problems(): string[];
-  status(): { key: string; group: string; url: string; status: string; error: string; tools: number }[];
+  /**
+   * Each server's state: status "connecting", "ready", "down" or "needs_authorization" (it refused
+   * the host for want of a token: advice says what the user does; it is not tried again until
+   * retry() or a new config).
+   */
+  status(): { key: string; group: string; url: string; status: string; error: string; tools: number; advice?: string }[];
   /** Connects now to the servers whose next try is due. */
   retryDue(): void;
+  /** Connects now to every server not connected, those that need authorization included (the user asked); resolves once each is up or has failed again. */
+  retry(): Promise<void>;
   close(): Promise<void>;
 }
 
