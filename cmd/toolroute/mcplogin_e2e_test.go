@@ -263,6 +263,9 @@ func TestMCPLogin(t *testing.T) {
 	serveAddr, _, _ := servedAt(line)
 	health := waitHealth(t, serveAddr, "notes needs_authorization 0")
 	mustContain(t, "serve's problems", strings.Join(health.Problems, "\n"), advice)
+	if got := health.MCP[0].Advice; got != advice {
+		t.Errorf("health's advice for the server: %q, want %q (the page's catalogue shows it)", got, advice)
+	}
 	o.mu.Lock()
 	tries := o.authorizations + o.registrations
 	o.mu.Unlock()

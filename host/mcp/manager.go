@@ -371,6 +371,9 @@ type Status struct {
 	Started bool `json:"started"`
 	// Tools are its tools as the last Tools call named them.
 	Tools []Named `json:"tools"`
+	// Advice is what the user does for a server that needs
+	// authorization (LoginAdvice): the page's catalogue shows it.
+	Advice string `json:"advice,omitempty"`
 }
 
 // OK reports whether the server is offered with all its tools (a disabled
@@ -431,8 +434,11 @@ func (m *Manager) Status() []Status {
 		s.mu.Lock()
 		st := Status{Key: s.cfg.Key, Group: s.cfg.Group(), Transport: s.cfg.Transport(), State: s.state, Error: s.why,
 			Protocol: s.protocol, Tools: named[i], Cached: s.cached, Started: s.state != Known && s.state != Disabled}
-		if s.state == Down {
+		switch s.state {
+		case Down:
 			st.RetryAt = s.retryAt
+		case NeedsAuthorization:
+			st.Advice = LoginAdvice(s.cfg.Key)
 		}
 		if s.info != nil {
 			st.Server = s.info.Name + " " + s.info.Version

@@ -338,6 +338,37 @@ test("the browser UI: a group loaded before a reload stays loaded after it", asy
   assert.deepEqual(sessions.map((x) => x.title), ["How many words in 'one two three'?"], "serve keeps the page's chat");
 });
 
+// serve's MCP servers in the page's catalogue, as serve's health reports
+// them: one that refuses toolroute for want of a token is shown apart,
+// with what to do in the Go program (toolroute mcp login) and no buttons
+// for the page's own config; no group gets a badge without words.
+test("the browser UI with serve: an MCP server that needs authorization says to run toolroute mcp login", async () => {
+  const dist = join(here, "..", "dist");
+  const guard = createServer((req, res) => {
+    req.resume();
+    res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"', "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "invalid_token" }));
+  });
+  await new Promise((r) => guard.listen(0, "127.0.0.1", r));
+  cleanups.push(() => guard.close());
+  const mcpURL = "http://127.0.0.1:" + guard.address().port + "/mcp";
+  const { open: withToken } = await setup("mcp-auth", [], ["--ui", dist], {
+    "config/toolroute/mcp.json": JSON.stringify({ mcpServers: { notes: { url: mcpURL } } }),
+  });
+  const { page } = await open(withToken, "mcp-auth");
+  await page.locator("#open-panels").click();
+  await page.locator("#panel-catalogue > summary").click();
+  const box = page.getByRole("group", { name: "MCP server notes needs authorization" });
+  await box.waitFor({ timeout: WAIT_MS });
+  assert.match(await box.innerText(), /MCP server 'notes' needs authorization: run `toolroute mcp login notes`/);
+  assert.equal(await box.getByRole("button").count(), 0, "serve's config is not the page's: no Edit or Try again");
+  await page.locator(".cat-group .badge.auth", { hasText: "needs authorization" }).waitFor();
+  for (const text of await page.locator(".cat-group .badge").allInnerTexts()) assert.notEqual(text.trim(), "", "a badge without words");
+  await box.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(output, "serve-mcp-auth.png") });
+  assert.deepEqual(await axe(page), [], "axe-core found serious or critical violations");
+});
+
 // `make run` with no provider: `toolroute serve --ui web/apps/chat/dist --provider
 // demo`. Each welcome prompt of a new chat gets the demo's answer through
 // the page (the turn runs in the browser, the model call goes to serve's

@@ -1044,9 +1044,10 @@ function renderCatalogue(d) {
     const meta = [plural(e.tools.length, "tool"), e.source === "core" ? "always sent" : SOURCE_LABEL[e.source], cost && inTokens ? `${n(cost)} tokens` : ""].filter(Boolean).join(" · ");
     sum.append(el("span", "meta", meta));
     if (loaded.has(e.g.name)) sum.append(el("span", "badge", "loaded"));
-    const server = mcp.get(e.g.name);
-    if ((server?.status ?? server?.state) === "needs_authorization") sum.append(el("span", "badge auth", "needs authorization"));
-    else if (server && server.status !== "ready") sum.append(el("span", "badge down", server.status));
+    const state = mcpState(mcp.get(e.g.name));
+    if (state === "needs_authorization") sum.append(el("span", "badge auth", "needs authorization"));
+    else if (state === "starting" || state === "down") sum.append(el("span", "badge down", state));
+    else if (state === "known") sum.append(el("span", "badge idle", "not started"));
     if (e.g.description) sum.append(el("span", "desc", short(e.g.description, 160)));
     det.append(sum);
     const ul = el("ul");
@@ -1061,11 +1062,21 @@ function renderCatalogue(d) {
   }
   // A server that needs authorization waits for the user: what to do,
   // where, and a way to try it again once done; its problem is this box.
-  const waiting = (d.mcp ?? []).filter((m) => (m.status ?? m.state) === "needs_authorization");
+  const waiting = (d.mcp ?? []).filter((m) => mcpState(m) === "needs_authorization");
   for (const m of waiting) box.append(authBox(m, d.where));
   const shown = waiting.map((m) => m.advice).filter(Boolean);
   for (const p of d.mcp_problems ?? []) if (!shown.some((a) => p.startsWith(a))) box.append(el("p", "error", p));
   $("catalogue-count").textContent = q || source ? `${plural(shownTools, "tool")} in ${plural(shownGroups, "group")} match.` : `${plural((d.tools ?? []).length, "tool")} in ${plural((d.groups ?? []).length, "group")}, and the core tools.`;
+}
+
+// mcpState is an MCP server's state in the Go program's words (serve's
+// health says state: known, starting, connected, down, disabled,
+// needs_authorization), whichever host reports it: the page's own client
+// says status, connecting or ready for the first two it has.
+const PAGE_MCP_STATE = { connecting: "starting", ready: "connected" };
+function mcpState(m) {
+  if (!m) return "";
+  return m.state ?? PAGE_MCP_STATE[m.status] ?? m.status ?? "";
 }
 
 // authBox is an MCP server that needs authorization, in the catalogue:
