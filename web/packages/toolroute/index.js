@@ -47,11 +47,29 @@ async function compileResponse(resp, where) {
   return WebAssembly.compile(await readBytes(resp, where || "the wasm"));
 }
 
+// compiled holds the package's own wasm files compiled, by name: each is
+// compiled once per process (or page, or isolate), whatever the number of
+// hosts, routers and instances made from it, which then share it. A
+// compile that failed is dropped, for the next use to try again.
+const compiled = new Map();
+
+// packageModule compiles the package's wasm file name once (compiled).
+function packageModule(name) {
+  let m = compiled.get(name);
+  if (!m) {
+    m = compileWasm(wasmURL(name));
+    compiled.set(name, m);
+    m.catch(() => compiled.get(name) === m && compiled.delete(name));
+  }
+  return m;
+}
+
 // loadToolroute makes a module instance (Toolroute) from source, the
-// package's toolroute.wasm when none is given. options as
+// package's toolroute.wasm when none is given (compiled once per process,
+// shared by every instance made from it). options as
 // Toolroute.instantiate takes them ({stderr, stdout, wordVectors}).
 export async function loadToolroute(source, options = {}) {
-  return Toolroute.instantiate(await compileWasm(source ?? wasmURL("toolroute.wasm")), options);
+  return Toolroute.instantiate(await (source === undefined || source === null ? packageModule("toolroute.wasm") : compileWasm(source)), options);
 }
 
 // WORD_VECTORS_FILE is the word vector table search_tools ranks with
@@ -85,5 +103,5 @@ async function readBytes(resp, where) {
 // patched to poll its interrupt handler at every operation, when no source
 // is given. In Node the runner needs none: it patches its dependency's.
 export async function loadQuickJS(source) {
-  return compileWasm(source ?? wasmURL("quickjs.wasm"));
+  return source === undefined || source === null ? packageModule("quickjs.wasm") : compileWasm(source);
 }

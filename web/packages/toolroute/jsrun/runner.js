@@ -59,7 +59,7 @@
 // jobs again, until the call's promise settles or its deadline passes. A
 // promise pending with nothing left to wait for can never settle: the call
 // ends at once with the timeout it would have met.
-import { patchQuickJS } from "./patch.js";
+import { patchQuickJS, PATCHED_SHA256 } from "./patch.js";
 import { Engine, newInstance, HARD_STOP_AFTER_MS } from "./engine.js";
 import { Threads } from "#threads";
 import { Sandbox } from "./sandbox.js";
@@ -136,18 +136,35 @@ export class Runner {
   }
 
   // #module gives the compiled QuickJS module, compiled on first use (an
-  // edge worker refuses to compile at global scope).
+  // edge worker refuses to compile at global scope): the options', or in
+  // Node the package's, compiled once per process for every Runner
+  // (defaultModule).
   async #module() {
     this.#wasm ??= (async () => {
       const m = this.options.wasmModule;
       if (m) return typeof m === "function" ? await m() : m;
-      return WebAssembly.compile(await readDefaultWasm());
+      return defaultModule();
     })();
     try {
       return await this.#wasm;
     } catch (e) {
       this.#wasm = null;
       throw e;
+    }
+  }
+
+  // warm gets the runner ready for its first call, which then costs what
+  // a later one does: the QuickJS module compiled and, in Node, a worker
+  // thread started with QuickJS loaded in it. A router calls it when a
+  // step offers a JS tool, while the model answers; a runner never warmed
+  // does it all at its first call. It never throws: a failure is the
+  // first call's to report.
+  async warm() {
+    try {
+      const module = await this.#module();
+      if (this.#threads()) Threads.warm(module, this.memoryLimit);
+    } catch {
+      // The call says what broke.
     }
   }
 
@@ -512,10 +529,37 @@ function withoutGlue(msg) {
   return msg.split("\n").filter((l) => !l.includes("<toolroute ") && !l.includes("(native)")).join("\n").trimEnd();
 }
 
+// compiledDefault is the Node default QuickJS module's compile, shared
+// by every Runner of the process (and the worker threads they run calls
+// in); one that failed is dropped, for the next call to try again.
+let compiledDefault = null;
+
+// defaultModule compiles the default QuickJS module once (compiledDefault).
+function defaultModule() {
+  if (!compiledDefault) {
+    const m = readDefaultWasm().then((bytes) => WebAssembly.compile(bytes));
+    compiledDefault = m;
+    m.catch(() => {
+      if (compiledDefault === m) compiledDefault = null;
+    });
+  }
+  return compiledDefault;
+}
+
 // readDefaultWasm reads the quickjs-ng module's .wasm in Node, patched to
-// poll at every operation; a browser or a worker passes options.wasmModule
-// instead, compiled from the quickjs.wasm its build patched.
+// poll at every operation: the package's dist/quickjs.wasm when it is the
+// current patch's output (PATCHED_SHA256; an installed package has it),
+// else the dependency's, patched now. A browser or a worker passes
+// options.wasmModule instead, compiled from the quickjs.wasm its build
+// patched.
 async function readDefaultWasm() {
   const { readFile } = await import("node:fs/promises");
+  try {
+    const packed = await readFile(new URL("../dist/quickjs.wasm", import.meta.url));
+    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", packed));
+    if (Array.from(sum, (x) => x.toString(16).padStart(2, "0")).join("") === PATCHED_SHA256) return packed;
+  } catch {
+    // No dist/ (the repository's package before npm pack): patch.
+  }
   return patchQuickJS(await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm"))));
 }

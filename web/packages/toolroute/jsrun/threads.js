@@ -57,6 +57,17 @@ export const Threads = {
     if (res.loadError !== undefined) throw new Error(res.loadError);
     return res;
   },
+
+  // warm starts a thread for module's calls, when none is idle: it loads
+  // QuickJS and makes one instance (with a memory of memoryLimit at most),
+  // thrown away, so that the first call finds the thread and the module's
+  // code ready. The thread waits among the idle ones.
+  warm(module, memoryLimit) {
+    if (idle.get(module)?.length) return;
+    const t = new Thread(module);
+    t.worker.postMessage({ type: "warm", memoryLimit });
+    t.keep();
+  },
 };
 
 // Thread is one worker thread and what it shares.
