@@ -30,8 +30,10 @@ export function wasmURL(name) {
 export async function compileWasm(source) {
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  if (typeof Response !== "undefined" && source instanceof Response) return compileResponse(source, source.url);
+  // A URL before a Response: in Node, the first look at Response loads
+  // its fetch (undici, which compiles a wasm of its own).
   if (!(source instanceof URL) && typeof source !== "string") {
+    if (typeof Response !== "undefined" && source instanceof Response) return compileResponse(source, source.url);
     throw new Error("toolroute: compileWasm takes a WebAssembly.Module, bytes, a Response or a URL");
   }
   const url = new URL(String(source), globalThis.location?.href);
@@ -82,7 +84,7 @@ const WORD_VECTORS_FILE = "./dist/wordvec.bin";
 // wordVectors, or as the host's wordVectors option.
 export async function loadWordVectors(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
-  if (typeof Response !== "undefined" && source instanceof Response) return readBytes(source, source.url);
+  if (source !== undefined && source !== null && !(source instanceof URL) && typeof source !== "string" && typeof Response !== "undefined" && source instanceof Response) return readBytes(source, source.url);
   const url = new URL(String(source ?? new URL(WORD_VECTORS_FILE, import.meta.url)), globalThis.location?.href);
   if (url.protocol === "file:") {
     const { readFile } = await import("node:fs/promises");

@@ -200,8 +200,10 @@ class Core {
     const refused = refusedTyped(this.typed, all, this.report);
     if (refused) throw refused;
     const defs = all.tools.filter((t) => t.enabled);
-    // The two meta-tools a turn adds by its settings, defined by the module.
-    const extra = inst.describe({ format: "openai", search_tools: true, tool_budget: 1, tools_json: true });
+    // The two meta-tools a turn adds by its settings, defined by the
+    // module, when the router's settings offer them.
+    const s = settingsOf(this.o.settings);
+    const extra = s.search_tools || s.tool_budget > 0 ? inst.describe({ format: "openai", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? 1 : 0, tools_json: true }) : {};
     const active = typeof extra.tools_json?.active === "string" ? JSON.parse(extra.tools_json.active) : extra.tools_json?.active ?? [];
     for (const d of active) {
       const f = d.function ?? {};

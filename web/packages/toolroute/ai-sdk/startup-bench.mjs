@@ -7,7 +7,8 @@
 //
 // both against a fake OpenAI-compatible server this script serves on the
 // loopback (the model calls every tool it is offered, then answers), each
-// app run as a new process (startup-app.mjs) -n times, alternated. It
+// app run as a new process (startup-plain.mjs, startup-router.mjs) -n
+// times, alternated. It
 // prints the medians, the ratio router/plain and whether it meets the
 // target (issue 38: at most 1.5x). With -write FILE it puts its section
 // into BENCHMARKS.md (make bench), before "Where figures miss their
@@ -34,7 +35,6 @@ const runs = Number(arg("-n", arg("-count", "5"))) || 5;
 const out = arg("-write", "");
 const here = path.dirname(fileURLToPath(import.meta.url));
 const web = path.resolve(here, "..", "..", "..");
-const app = path.join(here, "startup-app.mjs");
 
 await writeAssets();
 
@@ -77,7 +77,7 @@ const baseURL = `http://127.0.0.1:${server.address().port}/v1`;
 // once runs one app as a new process and gives its first turn's time, after
 // checking that it ran its tools.
 async function once(name) {
-  const child = spawn(process.execPath, [app, name], { cwd: web, env: { ...process.env, OPENAI_BASE_URL: baseURL }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(here, `startup-${name}.mjs`)], { cwd: web, env: { ...process.env, OPENAI_BASE_URL: baseURL }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));

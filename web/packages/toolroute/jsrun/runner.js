@@ -60,8 +60,7 @@
 // promise pending with nothing left to wait for can never settle: the call
 // ends at once with the timeout it would have met.
 import { patchQuickJS, PATCHED_SHA256 } from "./patch.js";
-import { Engine, newInstance, HARD_STOP_AFTER_MS } from "./engine.js";
-import { Threads } from "#threads";
+import { Threads, loadEngine } from "#threads";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { download, upload } from "./transfer.js";
@@ -69,7 +68,7 @@ import { formatTime } from "./time.js";
 import { passes, refusal, word } from "./words.js";
 
 export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES, MAX_TRANSFER_BYTES } from "./sandbox.js";
-export { HARD_STOP_AFTER_MS } from "./engine.js";
+export { HARD_STOP_AFTER_MS } from "./hardstop.js";
 
 // DEFAULT_MEMORY_LIMIT is a call's JS heap limit when the options set none.
 export const DEFAULT_MEMORY_LIMIT = 64 << 20;
@@ -126,6 +125,7 @@ const encoder = new TextEncoder();
 //     says none was given.
 export class Runner {
   #wasm = null;
+  #warming = null;
 
   constructor(options = {}) {
     this.options = options;
@@ -154,23 +154,22 @@ export class Runner {
   }
 
   // warm gets the runner ready for its first call, which then costs what
-  // a later one does: the QuickJS module compiled and, in Node, a worker
-  // thread started with QuickJS loaded in it. A router calls it when a
-  // step offers a JS tool, while the model answers; a runner never warmed
-  // does it all at its first call. It never throws: a failure is the
-  // first call's to report.
-  async warm() {
-    try {
-      const module = await this.#module();
-      if (this.#threads()) Threads.warm(module, this.memoryLimit);
-    } catch {
-      // The call says what broke.
-    }
+  // a later one does: it runs a call of its own, which compiles QuickJS,
+  // in Node starts the worker thread the next call takes, and runs the
+  // code a call runs once. A call made meanwhile waits for it rather than
+  // start another thread. A router calls it when its catalogue has JS
+  // tools, and when a step offers one; a runner never warmed does it all
+  // at its first call. It never throws: a failure is the first call's to
+  // report.
+  warm() {
+    this.#warming ??= this.#call(WARM_CALL).then(() => {}, () => {});
+    return this.#warming;
   }
 
   // #quickjs returns a new QuickJS module instance (engine.js's newInstance)
   // with a memory whose maximum is the call's limit.
   async #quickjs() {
+    const { newInstance } = await loadEngine();
     return newInstance(await this.#module(), this.memoryLimit, this.options.variant);
   }
 
@@ -185,6 +184,11 @@ export class Runner {
   // calls are aborted. It gives {status: "success", output, logs} or
   // {status: "error", error_type, message, logs}, never throws.
   async call(c) {
+    if (this.#warming) await this.#warming;
+    return this.#call(c);
+  }
+
+  async #call(c) {
     const tool = c.tool ?? "tool";
     const timeoutMs = c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_TIMEOUT_MS;
     const env = c.env ?? {};
@@ -267,6 +271,7 @@ export class Runner {
   async #here(job, host) {
     const instance = await this.#quickjs();
     if (host.canceled) return { error: "canceled" };
+    const { Engine } = await loadEngine();
     const engine = new Engine(instance, job, host.bridges, () => host.canceled);
     host.onCancel = () => engine.cancel();
     const res = await engine.run();
@@ -494,6 +499,9 @@ function abortable(p, signal) {
   });
   return Promise.race([p, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
+
+// WARM_CALL is the call Runner.warm runs.
+const WARM_CALL = { tool: "warm", source: "function warm(p) { return JSON.stringify(p); }", function: "warm", params: {} };
 
 // NOT_OBJECT is withEnv's error for parameters that are not a JSON
 // object, which the module words (js_bridge's params_not_object).

@@ -47,10 +47,6 @@ parentPort.on("message", async (m) => {
     const res = await engine.run();
     engine = null;
     parentPort.postMessage({ type: "done", res });
-  } else if (m.type === "warm") {
-    // threads.js's warm: QuickJS loaded and its code run once, before the
-    // first call needs it. A failure is the call's to report.
-    newInstance(module, m.memoryLimit).catch(() => {});
   } else if (m.type === "answer") {
     const w = waiting.get(m.id);
     waiting.delete(m.id);

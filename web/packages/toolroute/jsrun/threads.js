@@ -30,7 +30,14 @@
 // than on the caller's thread, and a synchronous bridge call a round trip;
 // a new thread costs about 40 ms (jsrun/bench.mjs, `make bench`).
 import { Worker, MessageChannel } from "node:worker_threads";
-import { HARD_STOP_AFTER_MS } from "./engine.js";
+import { HARD_STOP_AFTER_MS } from "./hardstop.js";
+
+// loadEngine gives engine.js (QuickJS's glue and the bridges' prelude) for
+// a call run on the caller's thread (the Runner's thread: false), imported
+// then: the threads import it themselves, and the caller's thread of a
+// program whose calls run there never needs it.
+let engine = null;
+export const loadEngine = () => (engine ??= import("./engine.js"));
 
 // The cells of the flags a thread shares with this side.
 export const FLAG_ANSWER = 0; // 1 once a synchronous bridge call's answer is posted
@@ -56,17 +63,6 @@ export const Threads = {
     const res = await t.run(job, host);
     if (res.loadError !== undefined) throw new Error(res.loadError);
     return res;
-  },
-
-  // warm starts a thread for module's calls, when none is idle: it loads
-  // QuickJS and makes one instance (with a memory of memoryLimit at most),
-  // thrown away, so that the first call finds the thread and the module's
-  // code ready. The thread waits among the idle ones.
-  warm(module, memoryLimit) {
-    if (idle.get(module)?.length) return;
-    const t = new Thread(module);
-    t.worker.postMessage({ type: "warm", memoryLimit });
-    t.keep();
   },
 };
 
