@@ -3,12 +3,14 @@
 //
 //   - plain: an AI SDK app, streamText with one native tool;
 //   - router: the same app through createRouter (toolroute/ai-sdk), with the
-//     native tool and a JS tool (run in QuickJS by jsrun's Runner),
+//     native tool and a JS tool (run in QuickJS by jsrun's Runner);
+//   - native: createRouter with the native tool alone (QuickJS never
+//     loaded), to show what the module's start costs by itself,
 //
 // both against a fake OpenAI-compatible server this script serves on the
 // loopback (the model calls every tool it is offered, then answers), each
-// app run as a new process (startup-plain.mjs, startup-router.mjs) -n
-// times, alternated. It
+// app run as a new process (startup-plain.mjs, startup-router.mjs,
+// startup-native.mjs) -n times, alternated. It
 // prints the medians, the ratio router/plain and whether it meets the
 // target (issue 38: at most 1.5x). With -write FILE it puts its section
 // into BENCHMARKS.md (make bench), before "Where figures miss their
@@ -85,17 +87,17 @@ async function once(name) {
   const code = await new Promise((ok) => child.on("close", ok));
   if (code !== 0) throw new Error(`${name} app exited with ${code}:\n${stderr}${stdout}`);
   const got = JSON.parse(stdout.trim().split("\n").pop());
-  const want = name === "plain" ? ["get_time: It is 12:00."] : ["get_time: It is 12:00.", "word_count: 3"];
+  const want = name === "router" ? ["get_time: It is 12:00.", "word_count: 3"] : ["get_time: It is 12:00."];
   for (const w of want) {
     if (!got.results.includes(w)) throw new Error(`${name} app: no tool result ${JSON.stringify(w)} in ${JSON.stringify(got)}\n${stderr}`);
   }
   return got.first_turn_ms;
 }
 
-const times = { plain: [], router: [] };
+const times = { plain: [], router: [], native: [] };
 try {
   for (let i = 0; i < runs; i++) {
-    for (const name of ["plain", "router"]) times[name].push(await once(name));
+    for (const name of ["plain", "router", "native"]) times[name].push(await once(name));
   }
 } finally {
   server.close();
@@ -108,10 +110,12 @@ const median = (v) => {
 };
 const plain = median(times.plain);
 const router = median(times.router);
+const native = median(times.native);
 const ratio = router / plain;
 const verdict = ratio <= TARGET ? "pass" : "miss";
 console.log(`plain AI SDK app   first turn from process start: median ${plain} ms  (runs: ${times.plain.join(", ")})`);
 console.log(`with createRouter  first turn from process start: median ${router} ms  (runs: ${times.router.join(", ")})`);
+console.log(`createRouter, no JS tool first turn from process start: median ${native} ms  (runs: ${times.native.join(", ")})`);
 console.log(`ratio ${ratio.toFixed(2)}x, target at most ${TARGET}x: ${verdict}`);
 
 if (out) {
@@ -119,6 +123,7 @@ if (out) {
   const table = `\n## ${SECTION}\n\n| figure | median | how |\n| --- | --- | --- |\n` +
     `| first turn of a new process, plain AI SDK app (streamText, a native tool) | ${plain} ms | ${how}: from the process's start to the turn's answer, a fake OpenAI-compatible server on the loopback, ${runs} runs alternated |\n` +
     `| first turn of a new process, with createRouter (a native tool, a JS tool) | ${router} ms | the same, the JS tool's first QuickJS call included |\n` +
+    `| first turn of a new process, with createRouter (the native tool alone: QuickJS never loaded) | ${native} ms | the same, ${(native / plain).toFixed(2)}x the plain app's |\n` +
     `| ratio, createRouter app / plain app | ${ratio.toFixed(2)}x (target at most ${TARGET}x: ${verdict}) | the two medians |\n`;
   await writeFile(out, withSection(await readFile(out, "utf8").catch(() => "# Benchmarks\n"), table));
   console.log(`wrote section "${SECTION}" of ${out}`);
