@@ -23,7 +23,7 @@
 import { jsonSchema } from "ai";
 import { loadToolroute } from "../index.js";
 import { RECYCLE_MEMORY } from "../driver/toolroute.js";
-import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped, runJSOf, warmOf, hasJS } from "../tools.js";
 
 // createRouter makes a router. options:
 //   module: a driver instance (Toolroute) or a function (sync or async)
@@ -81,7 +81,7 @@ export async function createRouter(options = {}) {
   // A catalogue with JS tools (manifests) given a Runner: QuickJS starts
   // loading now, in Node in a thread of its own, beside the module's start.
   const warmJS = warmOf(options.runJS);
-  if (Array.isArray(options.catalogue?.manifests) && options.catalogue.manifests.length) warmJS();
+  if (hasJS(options.catalogue)) warmJS();
   const made = options.module ?? (() => loadToolroute());
   const factory = typeof made === "function" ? made : null;
   const inst = factory ? await factory() : made;
@@ -184,7 +184,7 @@ class Core {
     // Typed tools (options.tools) load after the catalogue's, their
     // execute functions run as options.native's do.
     this.typed = typedCatalogue(options.tools);
-    this.o = { ...options, native: nativeWith(options.native, this.typed), runJS: runJSOf(options.runJS) };
+    this.o = { ...options, native: nativeWith(options.native, this.typed), runJS: runJSOf(options.runJS, "ai-sdk") };
     this.warmJS = warmJS;
     this.catalogue = withTyped(options.catalogue ?? {}, this.typed);
     this.recycleMemory = options.recycleMemory > 0 ? options.recycleMemory : RECYCLE_MEMORY;
@@ -303,26 +303,6 @@ class Core {
     }
     return out;
   }
-}
-
-// runJSOf is options.runJS as a function: a Runner's call, or the function
-// given.
-function runJSOf(runJS) {
-  if (typeof runJS === "function" || runJS === undefined || runJS === null) return runJS;
-  if (typeof runJS.call === "function") return (call) => runJS.call(call);
-  throw new Error("ai-sdk: options.runJS must be a Runner (toolroute/jsrun) or a function running a JS tool's call");
-}
-
-// warmOf gives a function readying runJS, when it is a Runner
-// (Runner.warm), once; it does nothing for a function.
-function warmOf(runJS) {
-  if (typeof runJS === "function" || typeof runJS?.warm !== "function") return () => {};
-  let warmed = false;
-  return () => {
-    if (warmed) return;
-    warmed = true;
-    runJS.warm();
-  };
 }
 
 // settingsOf reads the router's settings, each by its camelCase name or

@@ -93,6 +93,22 @@ const cases = {
     const results = [...(await turn(a, [["word_count", { text: "a b" }]])), ...(await turn(b, [["word_count", { text: "a b c d e" }]]))];
     return { results };
   },
+  // Hosts (toolroute/host) as routers: one with host tools only never
+  // compiles QuickJS; one with a JS tool readies its Runner as it starts;
+  // a router beside them shares their compiled module.
+  async hosts() {
+    const { createHost } = await import("toolroute/host");
+    const provider = { format: "openai", demo: true };
+    const plain = await createHost({ module: () => loadToolroute(), tools: [getTime], provider, runJS: new Runner({ store: new MemoryStore() }) });
+    let text = "";
+    for await (const ev of plain.send("s", "Hello")) if (ev.type === "done") text = ev.text;
+    const quickjsWithout = compiled.quickjs;
+    const runner = new Runner({ store: new MemoryStore() });
+    await createHost({ module: () => loadToolroute(), catalogue: wordCount, sources: wordSources, provider, runJS: runner });
+    await runner.warm();
+    const router = await createRouter({ catalogue: wordCount, sources: wordSources, runJS: runner });
+    return { answered: text !== "", quickjsWithout, results: await turn(router, [["word_count", { text: "x y z" }]]) };
+  },
   // search_tools with the word vectors, read only by a router that offers
   // search_tools.
   async search() {

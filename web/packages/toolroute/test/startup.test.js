@@ -1,7 +1,7 @@
 // What an app's start pays for (issue 38): each case runs as a new Node
 // process (startup-case.js), which counts the wasm modules it compiles.
-// A router whose tools are all host tools never compiles QuickJS, though
-// the app gives it a Runner; a JS tool answers on its first call, the
+// A router or host whose tools are all host tools never compiles QuickJS,
+// though the app gives it a Runner; a JS tool answers on its first call, the
 // Runner warmed or not; two routers, two Runners and loadToolroute share
 // one compile of each module; the word vectors are read only by a router
 // that offers search_tools, which then finds by meaning. The Node runner
@@ -46,6 +46,15 @@ test("a JS tool answers on its first call, with a function as runJS", async () =
 test("two routers, two Runners and loadToolroute share one compile of each module", async () => {
   const r = await run("two-routers");
   assert.deepEqual(r.results, ["word_count: 2", "word_count: 5"]);
+  assert.equal(r.compiled.toolroute, 1);
+  assert.equal(r.compiled.quickjs, 1);
+});
+
+test("a host with host tools only never compiles QuickJS; hosts and a router share each module's compile", async () => {
+  const r = await run("hosts");
+  assert.ok(r.answered);
+  assert.equal(r.quickjsWithout, 0);
+  assert.deepEqual(r.results, ["word_count: 3"]);
   assert.equal(r.compiled.toolroute, 1);
   assert.equal(r.compiled.quickjs, 1);
 });
