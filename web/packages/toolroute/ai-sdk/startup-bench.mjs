@@ -13,8 +13,8 @@
 // startup-native.mjs) -n times, alternated. It
 // prints the medians, the ratio router/plain and whether it meets the
 // target (issue 38: at most 1.5x). With -write FILE it puts its section
-// into BENCHMARKS.md (make bench), before "Where figures miss their
-// targets", in place of the one a previous run wrote.
+// into BENCHMARKS.md (make bench), after benchreport's numbered sections,
+// in place of the one a previous run wrote.
 //
 // The package's dist/ (scripts/pack-assets.mjs) is written first, as npm
 // pack does, so the apps load the files a developer's install has.
@@ -130,8 +130,8 @@ if (out) {
 }
 
 // withSection puts table (a "## " section) into doc: in place of the section
-// of the same heading, else before "Where figures miss their targets", else
-// at the end.
+// of the same heading, else after the last numbered section (before the
+// report's notes), else at the end.
 function withSection(doc, table) {
   const heading = `\n## ${SECTION}\n`;
   const at = doc.indexOf(heading);
@@ -139,7 +139,8 @@ function withSection(doc, table) {
     const next = doc.indexOf("\n## ", at + 1);
     return doc.slice(0, at) + table + (next >= 0 ? doc.slice(next) : "");
   }
-  const miss = doc.indexOf("\n## Where figures miss their targets");
-  if (miss >= 0) return doc.slice(0, miss) + table + doc.slice(miss);
+  const numbered = [...doc.matchAll(/\n## \d+\. /g)].at(-1);
+  const next = numbered ? doc.indexOf("\n## ", numbered.index + 1) : -1;
+  if (next >= 0) return doc.slice(0, next) + table + doc.slice(next);
   return doc.replace(/\n*$/, "\n") + table;
 }
