@@ -81,3 +81,8 @@ test("Runner.warm never throws: a module that cannot load is the call's to repor
   assert.equal(r.status, "error");
   assert.match(r.message, /no QuickJS here/);
 });
+
+test("runJS that is neither a Runner nor a function is refused with what to give", async () => {
+  const { createRouter } = await import("../ai-sdk/ai-sdk.js");
+  await assert.rejects(createRouter({ runJS: { run() {} } }), /ai-sdk: options\.runJS must be a Runner \(toolroute\/jsrun\) or a function/);
+});
