@@ -500,8 +500,9 @@ function abortable(p, signal) {
   return Promise.race([p, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
-// WARM_CALL is the call Runner.warm runs.
-const WARM_CALL = { tool: "warm", source: "function warm(p) { return JSON.stringify(p); }", function: "warm", params: {} };
+// WARM_CALL is the call Runner.warm runs; its timeout bounds how long a
+// call can wait for it.
+const WARM_CALL = { tool: "warm", source: "function warm(p) { return JSON.stringify(p); }", function: "warm", params: {}, timeoutMs: 5000 };
 
 // NOT_OBJECT is withEnv's error for parameters that are not a JSON
 // object, which the module words (js_bridge's params_not_object).
