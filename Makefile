@@ -301,10 +301,13 @@ fuzz:
 # bench runs the benchmarks BENCHCOUNT times, the Go ones and the JS hosts'
 # ($(WEB_PKG)/jsrun/bench.mjs, $(WORKER)/bench.mjs), measures tool search on MetaTool's development
 # queries, runs serve's soak once (bench-memory, six minutes), and writes
-# BENCHMARKS.md with the medians (internal/benchreport).
+# BENCHMARKS.md with the medians (internal/benchreport); then the first turn
+# of a new Node process with createRouter against a plain AI SDK app's
+# ($(WEB_PKG)/ai-sdk/startup-bench.mjs), which writes its own section.
 BENCHCOUNT ?= 5
 bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PDFTOPPM) $(PG_INITDB)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
+	cd web && node packages/toolroute/ai-sdk/startup-bench.mjs -n 11 -write ../BENCHMARKS.md
 
 # bench-memory runs serve's soak alone (internal/soak: three rounds of
 # 80 s of load and 40 s idle, about six minutes) and rewrites its section of

@@ -30,8 +30,10 @@ export function wasmURL(name) {
 export async function compileWasm(source) {
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  if (typeof Response !== "undefined" && source instanceof Response) return compileResponse(source, source.url);
+  // A URL before a Response: in Node, the first look at Response loads
+  // its fetch (undici, which compiles a wasm of its own).
   if (!(source instanceof URL) && typeof source !== "string") {
+    if (typeof Response !== "undefined" && source instanceof Response) return compileResponse(source, source.url);
     throw new Error("toolroute: compileWasm takes a WebAssembly.Module, bytes, a Response or a URL");
   }
   const url = new URL(String(source), globalThis.location?.href);
@@ -47,11 +49,29 @@ async function compileResponse(resp, where) {
   return WebAssembly.compile(await readBytes(resp, where || "the wasm"));
 }
 
+// compiled holds the package's own wasm files compiled, by name: each is
+// compiled once per process (or page, or isolate), whatever the number of
+// hosts, routers and instances made from it, which then share it. A
+// compile that failed is dropped, for the next use to try again.
+const compiled = new Map();
+
+// packageModule compiles the package's wasm file name once (compiled).
+function packageModule(name) {
+  let m = compiled.get(name);
+  if (!m) {
+    m = compileWasm(wasmURL(name));
+    compiled.set(name, m);
+    m.catch(() => compiled.get(name) === m && compiled.delete(name));
+  }
+  return m;
+}
+
 // loadToolroute makes a module instance (Toolroute) from source, the
-// package's toolroute.wasm when none is given. options as
+// package's toolroute.wasm when none is given (compiled once per process,
+// shared by every instance made from it). options as
 // Toolroute.instantiate takes them ({stderr, stdout, wordVectors}).
 export async function loadToolroute(source, options = {}) {
-  return Toolroute.instantiate(await compileWasm(source ?? wasmURL("toolroute.wasm")), options);
+  return Toolroute.instantiate(await (source === undefined || source === null ? packageModule("toolroute.wasm") : compileWasm(source)), options);
 }
 
 // WORD_VECTORS_FILE is the word vector table search_tools ranks with
@@ -64,7 +84,7 @@ const WORD_VECTORS_FILE = "./dist/wordvec.bin";
 // wordVectors, or as the host's wordVectors option.
 export async function loadWordVectors(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
-  if (typeof Response !== "undefined" && source instanceof Response) return readBytes(source, source.url);
+  if (source !== undefined && source !== null && !(source instanceof URL) && typeof source !== "string" && typeof Response !== "undefined" && source instanceof Response) return readBytes(source, source.url);
   const url = new URL(String(source ?? new URL(WORD_VECTORS_FILE, import.meta.url)), globalThis.location?.href);
   if (url.protocol === "file:") {
     const { readFile } = await import("node:fs/promises");
@@ -85,5 +105,5 @@ async function readBytes(resp, where) {
 // patched to poll its interrupt handler at every operation, when no source
 // is given. In Node the runner needs none: it patches its dependency's.
 export async function loadQuickJS(source) {
-  return compileWasm(source ?? wasmURL("quickjs.wasm"));
+  return source === undefined || source === null ? packageModule("quickjs.wasm") : compileWasm(source);
 }

@@ -172,3 +172,31 @@ function jsonSchemaOf(schema, at) {
 function compact(o) {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
+
+// runJSOf is a host's or a router's runJS option as a function: a Runner's
+// call (toolroute/jsrun), or the function given. where names the option's
+// owner in its error.
+export function runJSOf(runJS, where) {
+  if (typeof runJS === "function" || runJS === undefined || runJS === null) return runJS;
+  if (typeof runJS.call === "function") return (call) => runJS.call(call);
+  throw new Error(`${where}: options.runJS must be a Runner (toolroute/jsrun) or a function running a JS tool's call`);
+}
+
+// warmOf gives a function that readies runJS once when it is a Runner
+// (Runner.warm: QuickJS loaded before the first call needs it); it does
+// nothing for a function.
+export function warmOf(runJS) {
+  if (typeof runJS === "function" || typeof runJS?.warm !== "function") return () => {};
+  let warmed = false;
+  return () => {
+    if (warmed) return;
+    warmed = true;
+    runJS.warm();
+  };
+}
+
+// hasJS tells whether a catalogue gives JS tools (manifests): only then is
+// a runner worth readying.
+export function hasJS(catalogue) {
+  return Array.isArray(catalogue?.manifests) && catalogue.manifests.length > 0;
+}

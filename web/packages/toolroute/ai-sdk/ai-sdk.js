@@ -23,7 +23,7 @@
 import { jsonSchema } from "ai";
 import { loadToolroute } from "../index.js";
 import { RECYCLE_MEMORY } from "../driver/toolroute.js";
-import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped, runJSOf, warmOf, hasJS } from "../tools.js";
 
 // createRouter makes a router. options:
 //   module: a driver instance (Toolroute) or a function (sync or async)
@@ -37,8 +37,12 @@ import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js
 //   catalogue: the catalogue toolroute_load takes (wasm/ABI.md);
 //   sources: JS sources by the manifests' source references: a Map, an
 //     object or a function(ref) giving the text (or a promise of it);
-//   runJS: async (call) => {status, output, error_type, message, logs}, as
-//     jsrun's Runner.call: runs the JS tools;
+//   runJS: the JS tools' runner: a Runner (toolroute/jsrun), or async
+//     (call) => {status, output, error_type, message, logs}, as a Runner's
+//     call. A Runner is warmed (Runner.warm: QuickJS compiled and loaded)
+//     while the model answers a step that offers a JS tool, so that its
+//     first call costs what a later one does; a router whose steps offer
+//     none never loads QuickJS;
 //   native: {name: async (input, {signal, granted, check}) => string}: host
 //     tools, as toolroute/host's native (a thrown error is a failure the
 //     model reads, error.type its type; signal is aborted, and the call
@@ -65,7 +69,8 @@ import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js
 //     too (settings.show_console);
 //   wordVectors: the word vector table search_tools ranks with (the
 //     package's wordvec.bin, loadWordVectors(): bytes, or a function,
-//     sync or async, giving them);
+//     sync or async, giving them), given to the module only with
+//     settings.searchTools on (a function is not called otherwise);
 //   recycleMemory: the memory in bytes past which an instance the module
 //     function made is replaced (RECYCLE_MEMORY, 256 MiB);
 //   now: () => Date, the clock stamped on the module's log;
@@ -73,13 +78,17 @@ import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js
 //     events: {type: "group_loaded", session, group} and {type: "message",
 //     session, message} (each message the module logged).
 export async function createRouter(options = {}) {
+  // A catalogue with JS tools (manifests) given a Runner: QuickJS starts
+  // loading now, in Node in a thread of its own, beside the module's start.
+  const warmJS = warmOf(options.runJS);
+  if (hasJS(options.catalogue)) warmJS();
   const made = options.module ?? (() => loadToolroute());
   const factory = typeof made === "function" ? made : null;
   const inst = factory ? await factory() : made;
   if (!inst || typeof inst.describe !== "function" || typeof inst.turnEvent !== "function") {
     throw new Error("ai-sdk: options.module must be a Toolroute instance or a function making one");
   }
-  const core = new Core(inst, factory, options);
+  const core = new Core(inst, factory, options, warmJS);
   await core.giveVectors(inst);
   core.load(inst);
   return new Router(core);
@@ -169,13 +178,14 @@ class Core {
   #vectors = null;
   #prompt = { key: null, text: "" };
 
-  constructor(inst, factory, options) {
+  constructor(inst, factory, options, warmJS) {
     this.inst = inst;
     this.#factory = factory;
     // Typed tools (options.tools) load after the catalogue's, their
     // execute functions run as options.native's do.
     this.typed = typedCatalogue(options.tools);
-    this.o = { ...options, native: nativeWith(options.native, this.typed) };
+    this.o = { ...options, native: nativeWith(options.native, this.typed), runJS: runJSOf(options.runJS, "ai-sdk") };
+    this.warmJS = warmJS;
     this.catalogue = withTyped(options.catalogue ?? {}, this.typed);
     this.recycleMemory = options.recycleMemory > 0 ? options.recycleMemory : RECYCLE_MEMORY;
   }
@@ -190,8 +200,10 @@ class Core {
     const refused = refusedTyped(this.typed, all, this.report);
     if (refused) throw refused;
     const defs = all.tools.filter((t) => t.enabled);
-    // The two meta-tools a turn adds by its settings, defined by the module.
-    const extra = inst.describe({ format: "openai", search_tools: true, tool_budget: 1, tools_json: true });
+    // The two meta-tools a turn adds by its settings, defined by the
+    // module, when the router's settings offer them.
+    const s = settingsOf(this.o.settings);
+    const extra = s.search_tools || s.tool_budget > 0 ? inst.describe({ format: "openai", search_tools: !!s.search_tools, tool_budget: s.tool_budget > 0 ? 1 : 0, tools_json: true }) : {};
     const active = typeof extra.tools_json?.active === "string" ? JSON.parse(extra.tools_json.active) : extra.tools_json?.active ?? [];
     for (const d of active) {
       const f = d.function ?? {};
@@ -199,12 +211,14 @@ class Core {
     }
     this.defs = defs;
     this.byName = new Map(defs.map((t) => [t.name, t]));
+    this.jsTools = new Set(defs.filter((t) => t.origin?.kind === "js").map((t) => t.name));
   }
 
-  // giveVectors hands inst the word vector table, if the router has one.
+  // giveVectors hands inst the word vector table, if the router has one
+  // and offers search_tools, the one thing that reads it.
   async giveVectors(inst) {
     const v = this.o.wordVectors;
-    if (!v) return;
+    if (!v || !settingsOf(this.o.settings).search_tools) return;
     this.#vectors ??= (async () => (typeof v === "function" ? v() : v))();
     inst.wordVectors(await this.#vectors);
   }
@@ -347,7 +361,11 @@ class Session {
       throw new Error(`ai-sdk: session ${JSON.stringify(this.id)} is waiting for ${t.state === "approval" ? "the user's answers to its approval requests" : "tool results"} (step ${stepNumber}): run one loop of a session at a time`);
     }
     t.step = { open: true, calls: [] };
-    return { activeTools: t.tools.filter((n) => Object.hasOwn(this.tools, n)), instructions: t.instructions };
+    const activeTools = t.tools.filter((n) => Object.hasOwn(this.tools, n));
+    // A step that offers a JS tool readies the runner while the model
+    // answers (its first call would otherwise load QuickJS).
+    if (activeTools.some((n) => this.#core.jsTools.has(n))) this.#core.warmJS();
+    return { activeTools, instructions: t.instructions };
   });
 
   // forget drops the session's turn: the module forgets it too.

@@ -15,7 +15,7 @@
 
 import { TrapError, RECYCLE_MEMORY } from "../driver/toolroute.js";
 import { Redactor } from "./redact.js";
-import { typedCatalogue, withTyped, nativeWith, refusedTyped } from "../tools.js";
+import { typedCatalogue, withTyped, nativeWith, refusedTyped, runJSOf, warmOf, hasJS } from "../tools.js";
 
 const decoder = new TextDecoder();
 
@@ -93,8 +93,9 @@ export class MemoryStore {
 //     in the system prompt;
 //   store: {messages(id), append(id, messages)}, sync or async; a new
 //     MemoryStore by default;
-//   runJS: async (call) => {status, output, error_type, message, logs},
-//     called with {tool, sourceRef, source, function, params, env,
+//   runJS: a Runner (toolroute/jsrun), readied (Runner.warm) as the host
+//     starts when the catalogue has JS tools, or async (call) => {status,
+//     output, error_type, message, logs}, called with {tool, sourceRef, source, function, params, env,
 //     timeoutMs, google, signal}, as web/jsrun's Runner.call takes; signal
 //     is the turn's (send's options.signal), so a canceled turn stops it;
 //   native: {name: async (input, {signal, granted, check, progress}) =>
@@ -164,6 +165,7 @@ export class Host {
   #recycleMemory;
   #making = null; // the instance being made, while it is
   #typed; // options.tools as catalogue entries (tools.js)
+  #warmJS; // readies a Runner given as runJS, once
 
   constructor(options) {
     const p = options.provider ?? {};
@@ -176,7 +178,11 @@ export class Host {
     }
     if (!options.module) throw new Error("host: options.module is required: a driver instance or a function making one");
     this.#typed = typedCatalogue(options.tools);
-    this.#o = { ...options, native: nativeWith(options.native, this.#typed), settings: moduleNames(options.settings) };
+    this.#o = { ...options, native: nativeWith(options.native, this.#typed), settings: moduleNames(options.settings), runJS: runJSOf(options.runJS, "host") };
+    // A catalogue with JS tools: a Runner starts loading QuickJS now, in
+    // Node in a thread of its own, beside the module's start.
+    this.#warmJS = warmOf(options.runJS);
+    if (hasJS(options.catalogue)) this.#warmJS();
     this.store = options.store ?? new MemoryStore();
     this.#catalogue = options.catalogue ?? {};
     if (typeof options.module === "function") this.#factory = options.module;
@@ -240,6 +246,7 @@ export class Host {
   // reload event); others, from their next turn.
   async load(catalogue, sources) {
     this.#catalogue = catalogue;
+    if (hasJS(catalogue)) this.#warmJS();
     if (sources !== undefined) this.#o = { ...this.#o, sources };
     this.#generation++;
     const inst = await this.#instance();

@@ -14,12 +14,9 @@ import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-
 import defaultVariant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { PRELUDE } from "#prelude";
 import { POLL_EVERY } from "./patch.js";
-import { HARD_DEADLINE_EXPORT } from "./hardstop.js";
+import { HARD_DEADLINE_EXPORT, HARD_STOP_AFTER_MS } from "./hardstop.js";
 
-// HARD_STOP_AFTER_MS is how long after its deadline a call that QuickJS's
-// interrupt could not stop (one built-in call running on) is stopped hard:
-// its wasm traps (hardstop.js) and its instance is dropped.
-export const HARD_STOP_AFTER_MS = 500;
+export { HARD_STOP_AFTER_MS };
 // INITIAL_MEMORY is the module's memory at start, Emscripten's default.
 const INITIAL_MEMORY = 16 << 20;
 

@@ -36,6 +36,11 @@
 // The countdown costs a few instructions per loop turn; jsrun/bench.mjs
 // (`make bench`) measures it.
 
+// HARD_STOP_AFTER_MS is how long after its deadline a call that QuickJS's
+// interrupt could not stop (one built-in call running on) is stopped hard:
+// its wasm traps (see above) and its instance is dropped.
+export const HARD_STOP_AFTER_MS = 500;
+
 // HARD_DEADLINE_EXPORT is the name of the exported f64 global holding the
 // hard deadline, in Date.now() milliseconds.
 export const HARD_DEADLINE_EXPORT = "toolroute_hard_deadline";

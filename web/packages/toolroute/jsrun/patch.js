@@ -56,6 +56,13 @@ import { addHardStop } from "./hardstop.js";
 // QUICKJS_SHA256 is the SHA-256 of the build the patch is written for.
 export const QUICKJS_SHA256 = "b56fe5094b8751c47b8c32fb5ed4d75afe2dbb43412d3d983ac5d1156af456da";
 
+// PATCHED_SHA256 is the SHA-256 of what patchQuickJS makes of that build
+// (the hard stop in): the package's dist/quickjs.wasm when it is current
+// (scripts/pack-assets.mjs writes it), which Node's runner then compiles
+// as it is, without patching the dependency's at every start. A change to
+// the patch changes it (test/startup.test.js says to what).
+export const PATCHED_SHA256 = "09ad4c081514bf18af785db5cce7705da94e49f04599cc8dfd7d7491846055d6";
+
 // POLL_EVERY is how many operations pass between two polls of the interrupt
 // handler in the patched module (JS_INTERRUPT_COUNTER_INIT).
 export const POLL_EVERY = 1;

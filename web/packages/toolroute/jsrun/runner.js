@@ -59,9 +59,8 @@
 // jobs again, until the call's promise settles or its deadline passes. A
 // promise pending with nothing left to wait for can never settle: the call
 // ends at once with the timeout it would have met.
-import { patchQuickJS } from "./patch.js";
-import { Engine, newInstance, HARD_STOP_AFTER_MS } from "./engine.js";
-import { Threads } from "#threads";
+import { patchQuickJS, PATCHED_SHA256 } from "./patch.js";
+import { Threads, loadEngine } from "#threads";
 import { Sandbox } from "./sandbox.js";
 import { hostFetch } from "./fetch.js";
 import { download, upload } from "./transfer.js";
@@ -69,7 +68,7 @@ import { formatTime } from "./time.js";
 import { passes, refusal, word } from "./words.js";
 
 export { MemoryStore, Sandbox, AccessDenied, MAX_FILE_BYTES, MAX_TRANSFER_BYTES } from "./sandbox.js";
-export { HARD_STOP_AFTER_MS } from "./engine.js";
+export { HARD_STOP_AFTER_MS } from "./hardstop.js";
 
 // DEFAULT_MEMORY_LIMIT is a call's JS heap limit when the options set none.
 export const DEFAULT_MEMORY_LIMIT = 64 << 20;
@@ -126,6 +125,7 @@ const encoder = new TextEncoder();
 //     says none was given.
 export class Runner {
   #wasm = null;
+  #warming = null;
 
   constructor(options = {}) {
     this.options = options;
@@ -136,12 +136,14 @@ export class Runner {
   }
 
   // #module gives the compiled QuickJS module, compiled on first use (an
-  // edge worker refuses to compile at global scope).
+  // edge worker refuses to compile at global scope): the options', or in
+  // Node the package's, compiled once per process for every Runner
+  // (defaultModule).
   async #module() {
     this.#wasm ??= (async () => {
       const m = this.options.wasmModule;
       if (m) return typeof m === "function" ? await m() : m;
-      return WebAssembly.compile(await readDefaultWasm());
+      return defaultModule();
     })();
     try {
       return await this.#wasm;
@@ -151,9 +153,23 @@ export class Runner {
     }
   }
 
+  // warm gets the runner ready for its first call, which then costs what
+  // a later one does: it runs a call of its own, which compiles QuickJS,
+  // in Node starts the worker thread the next call takes, and runs the
+  // code a call runs once. A call made meanwhile waits for it rather than
+  // start another thread. A router calls it when its catalogue has JS
+  // tools, and when a step offers one; a runner never warmed does it all
+  // at its first call. It never throws: a failure is the first call's to
+  // report.
+  warm() {
+    this.#warming ??= this.#call(WARM_CALL).then(() => {}, () => {});
+    return this.#warming;
+  }
+
   // #quickjs returns a new QuickJS module instance (engine.js's newInstance)
   // with a memory whose maximum is the call's limit.
   async #quickjs() {
+    const { newInstance } = await loadEngine();
     return newInstance(await this.#module(), this.memoryLimit, this.options.variant);
   }
 
@@ -168,6 +184,11 @@ export class Runner {
   // calls are aborted. It gives {status: "success", output, logs} or
   // {status: "error", error_type, message, logs}, never throws.
   async call(c) {
+    if (this.#warming) await this.#warming;
+    return this.#call(c);
+  }
+
+  async #call(c) {
     const tool = c.tool ?? "tool";
     const timeoutMs = c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_TIMEOUT_MS;
     const env = c.env ?? {};
@@ -250,6 +271,7 @@ export class Runner {
   async #here(job, host) {
     const instance = await this.#quickjs();
     if (host.canceled) return { error: "canceled" };
+    const { Engine } = await loadEngine();
     const engine = new Engine(instance, job, host.bridges, () => host.canceled);
     host.onCancel = () => engine.cancel();
     const res = await engine.run();
@@ -478,6 +500,10 @@ function abortable(p, signal) {
   return Promise.race([p, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }
 
+// WARM_CALL is the call Runner.warm runs; its timeout bounds how long a
+// call can wait for it.
+const WARM_CALL = { tool: "warm", source: "function warm(p) { return JSON.stringify(p); }", function: "warm", params: {}, timeoutMs: 5000 };
+
 // NOT_OBJECT is withEnv's error for parameters that are not a JSON
 // object, which the module words (js_bridge's params_not_object).
 const NOT_OBJECT = Symbol("not an object");
@@ -512,10 +538,37 @@ function withoutGlue(msg) {
   return msg.split("\n").filter((l) => !l.includes("<toolroute ") && !l.includes("(native)")).join("\n").trimEnd();
 }
 
+// compiledDefault is the Node default QuickJS module's compile, shared
+// by every Runner of the process (and the worker threads they run calls
+// in); one that failed is dropped, for the next call to try again.
+let compiledDefault = null;
+
+// defaultModule compiles the default QuickJS module once (compiledDefault).
+function defaultModule() {
+  if (!compiledDefault) {
+    const m = readDefaultWasm().then((bytes) => WebAssembly.compile(bytes));
+    compiledDefault = m;
+    m.catch(() => {
+      if (compiledDefault === m) compiledDefault = null;
+    });
+  }
+  return compiledDefault;
+}
+
 // readDefaultWasm reads the quickjs-ng module's .wasm in Node, patched to
-// poll at every operation; a browser or a worker passes options.wasmModule
-// instead, compiled from the quickjs.wasm its build patched.
+// poll at every operation: the package's dist/quickjs.wasm when it is the
+// current patch's output (PATCHED_SHA256; an installed package has it),
+// else the dependency's, patched now. A browser or a worker passes
+// options.wasmModule instead, compiled from the quickjs.wasm its build
+// patched.
 async function readDefaultWasm() {
   const { readFile } = await import("node:fs/promises");
+  try {
+    const packed = await readFile(new URL("../dist/quickjs.wasm", import.meta.url));
+    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", packed));
+    if (Array.from(sum, (x) => x.toString(16).padStart(2, "0")).join("") === PATCHED_SHA256) return packed;
+  } catch {
+    // No dist/ (the repository's package before npm pack): patch.
+  }
   return patchQuickJS(await readFile(new URL(import.meta.resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm"))));
 }

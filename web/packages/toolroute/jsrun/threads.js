@@ -30,7 +30,14 @@
 // than on the caller's thread, and a synchronous bridge call a round trip;
 // a new thread costs about 40 ms (jsrun/bench.mjs, `make bench`).
 import { Worker, MessageChannel } from "node:worker_threads";
-import { HARD_STOP_AFTER_MS } from "./engine.js";
+import { HARD_STOP_AFTER_MS } from "./hardstop.js";
+
+// loadEngine gives engine.js (QuickJS's glue and the bridges' prelude) for
+// a call run on the caller's thread (the Runner's thread: false), imported
+// then: the threads import it themselves, and the caller's thread of a
+// program whose calls run there never needs it.
+let engine = null;
+export const loadEngine = () => (engine ??= import("./engine.js"));
 
 // The cells of the flags a thread shares with this side.
 export const FLAG_ANSWER = 0; // 1 once a synchronous bridge call's answer is posted

@@ -41,8 +41,8 @@ export interface RouterOptions {
   tools?: ToolDefinitions;
   catalogue?: Catalogue;
   sources?: Sources;
-  /** Runs JS tools: a Runner's call, from toolroute/jsrun. */
-  runJS?: (call: JSCall) => Promise<JSResult>;
+  /** Runs JS tools: a Runner from toolroute/jsrun (warmed while the model answers a step that offers a JS tool), or a function running a call, as a Runner's call. */
+  runJS?: { call(call: JSCall): Promise<JSResult>; warm?(): Promise<void> } | ((call: JSCall) => Promise<JSResult>);
   /** Host tools' implementations, by name, as toolroute/host takes them (McpServers.native() gives an MCP server's). */
   native?: Record<string, NativeTool>;
   env?: Record<string, string> | ((name: string) => string | undefined);
@@ -56,7 +56,7 @@ export interface RouterOptions {
   approvals?: boolean;
   /** Add JS tools' console output to successful results too. */
   showConsole?: boolean;
-  /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"). */
+  /** The word vector table search_tools ranks with (loadWordVectors() from "toolroute"), given to the module only with settings.searchTools on. */
   wordVectors?: Bytes | (() => Bytes | Promise<Bytes>);
   /** The memory in bytes past which an instance made by the module function is replaced (RECYCLE_MEMORY, 256 MiB). */
   recycleMemory?: number;

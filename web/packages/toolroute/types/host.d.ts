@@ -191,8 +191,8 @@ export interface HostOptions {
   prompt?: () => Promise<string> | string;
   memories?: string[] | (() => string[] | Promise<string[]>);
   store?: Store;
-  /** Runs JS tools: a Runner's call, from toolroute/jsrun. */
-  runJS?: (call: JSCall) => Promise<JSResult>;
+  /** Runs JS tools: a Runner from toolroute/jsrun (readied as the host starts when the catalogue has JS tools), or a function running a call, as a Runner's call. */
+  runJS?: { call(call: JSCall): Promise<JSResult>; warm?(): Promise<void> } | ((call: JSCall) => Promise<JSResult>);
   native?: Record<string, NativeTool>;
   env?: Record<string, string> | ((name: string) => string | undefined);
   approve?: (sessionId: string, calls: ApprovalCall[], o: { signal?: AbortSignal }) => Promise<{ id: string; answer: "once" | "session" | "deny"; grant?: string[] }[]>;

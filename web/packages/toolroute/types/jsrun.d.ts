@@ -117,6 +117,8 @@ export declare class Runner {
   constructor(options?: RunnerOptions);
   /** Runs one call in a fresh QuickJS runtime. */
   call(c: JSCall): Promise<JSResult>;
+  /** Readies the runner for its first call (QuickJS compiled and, in Node, loaded in a worker thread); never throws. */
+  warm(): Promise<void>;
   /** Compiles a tool's source without running it: "" when it compiles, else the error. */
   check(file: string, source: string): Promise<string>;
 }
