@@ -12,7 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -76,14 +81,47 @@ type Config struct {
 
 // Runtime is the compiled module, ready to instantiate. It is safe for
 // concurrent use.
+//
+// # Compiled code and the interpreter
+//
+// Compiling the module to machine code takes about two seconds; loading
+// the code from Config.CacheDir, a tenth of that. When the cache holds no
+// code for the binary (a first start, a container with a throwaway home),
+// or there is no cache folder, New starts on wazero's interpreter, which
+// is ready in a few hundred milliseconds, and compiles in the background:
+// once the code is ready, new instances run it, and those made before
+// stay on the interpreter until they are closed (a Pool replaces them).
+// The interpreter's runtime is closed once its last instance is.
 type Runtime struct {
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	stderr   io.Writer
-	vectors  []byte
+	stderr  io.Writer
+	vectors []byte
 	// clonable is whether the binary compiled exports its globals, so that
 	// an instance can be copied (clone.go).
 	clonable bool
+
+	mu sync.Mutex
+	// cur is the engine new instances come from; old, the interpreter's
+	// once compiled code replaced it, until its last instance is closed.
+	cur, old *engine
+	closed   bool
+	// compiled is closed when compiling in the background has ended, with
+	// cur the compiled code unless it failed (compileErr); stop cancels it.
+	compiled   chan struct{}
+	compileErr error
+	stop       context.CancelFunc
+	// wait makes Close wait for the background compile rather than stop
+	// it: its code goes to the cache folder, for the next start.
+	wait bool
+}
+
+// engine is the module compiled in one wazero runtime.
+type engine struct {
+	rt          wazero.Runtime
+	compiled    wazero.CompiledModule
+	interpreted bool
+	// live counts the instances made of it not yet closed; guarded by
+	// Runtime.mu.
+	live int
 }
 
 // New compiles the module. It refuses a binary without the toolroute exports
@@ -97,17 +135,70 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if maxMem == 0 {
 		maxMem = DefaultMaxMemory
 	}
-	rc := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(cfg.Interruptible).
-		WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
+	configure := func(rc wazero.RuntimeConfig) wazero.RuntimeConfig {
+		return rc.WithCloseOnContextDone(cfg.Interruptible).
+			WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
+	}
+	compiler := configure(wazero.NewRuntimeConfig())
+	var marker string
 	if cfg.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(binaryCache(cfg.CacheDir, bin))
+		dir := binaryCache(cfg.CacheDir, bin)
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
 		}
-		rc = rc.WithCompilationCache(cache)
+		compiler = compiler.WithCompilationCache(cache)
+		marker = compiledMarker(dir, cfg.Interruptible)
 	}
 	bin, clonable := exportGlobals(bin)
+	r := &Runtime{stderr: cfg.Stderr, clonable: clonable, compiled: make(chan struct{}), stop: func() {}}
+	// The interpreter only when compiled code would take long: when the
+	// cache holds none, and wazero has a compiler here at all.
+	interpret := compilerSupported() && (marker == "" || !fileExists(marker))
+	rc := compiler
+	if interpret {
+		rc = configure(wazero.NewRuntimeConfigInterpreter())
+	}
+	eng, err := newEngine(ctx, rc, bin)
+	if err != nil {
+		return nil, err
+	}
+	eng.interpreted = interpret
+	exports := eng.compiled.ExportedFunctions()
+	var missing []string
+	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
+		if _, ok := exports[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		eng.rt.Close(ctx)
+		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
+	}
+	r.cur = eng
+	if _, ok := exports[abi.ExportWordVectors]; ok {
+		r.vectors = cfg.WordVectors
+	}
+	// Check the version once, on a first instance.
+	inst, err := r.Instantiate(ctx)
+	if err != nil {
+		eng.rt.Close(ctx)
+		return nil, err
+	}
+	inst.Close(ctx)
+	if !interpret {
+		close(r.compiled)
+		return r, nil
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stop, r.wait = stop, marker != ""
+	go r.compile(bg, compiler, bin, marker)
+	return r, nil
+}
+
+// newEngine compiles bin in a new wazero runtime made with rc.
+func newEngine(ctx context.Context, rc wazero.RuntimeConfig, bin []byte) (*engine, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -118,34 +209,127 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("%w: %v", ErrNotToolroute, err)
 	}
-	exports := compiled.ExportedFunctions()
-	var missing []string
-	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
-		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
-		if _, ok := exports[name]; !ok {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		rt.Close(ctx)
-		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
-	}
-	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr, clonable: clonable}
-	if _, ok := exports[abi.ExportWordVectors]; ok {
-		r.vectors = cfg.WordVectors
-	}
-	// Check the version once, on a first instance.
-	inst, err := r.Instantiate(ctx)
-	if err != nil {
-		rt.Close(ctx)
-		return nil, err
-	}
-	inst.Close(ctx)
-	return r, nil
+	return &engine{rt: rt, compiled: compiled}, nil
 }
 
-// Close releases the runtime and every instance.
-func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+// compile compiles the module to machine code in the background, and
+// makes it the code new instances run.
+func (r *Runtime) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte, marker string) {
+	defer close(r.compiled)
+	eng, err := newEngine(ctx, rc, bin)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil || r.closed {
+		r.compileErr = err
+		if eng != nil {
+			eng.rt.Close(ctx)
+		}
+		return
+	}
+	old := r.cur
+	r.cur = eng
+	if old.live == 0 {
+		old.rt.Close(ctx)
+	} else {
+		r.old = old
+	}
+	if marker != "" {
+		_ = os.WriteFile(marker, nil, 0o644) // without it, the next start interprets again
+	}
+}
+
+// compiledMarker is the file, in the binary's cache folder, that says it
+// holds the compiled code of the module for this build of wazero.
+func compiledMarker(dir string, interruptible bool) string {
+	name := "compiled-" + wazeroVersion()
+	if interruptible {
+		name += "-interruptible"
+	}
+	return filepath.Join(dir, name)
+}
+
+// wazeroVersion is the version of wazero built into the program, as a
+// file name; "unknown" when the build does not say.
+var wazeroVersion = sync.OnceValue(func() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == "github.com/tetratelabs/wazero" {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				return strings.Map(func(c rune) rune {
+					if c == '/' || c == os.PathSeparator {
+						return '_'
+					}
+					return c
+				}, d.Version)
+			}
+		}
+	}
+	return "unknown"
+})
+
+// compilerSupported reports whether wazero compiles to machine code here.
+func compilerSupported() bool {
+	return (goruntime.GOARCH == "amd64" || goruntime.GOARCH == "arm64") &&
+		(goruntime.GOOS == "linux" || goruntime.GOOS == "darwin" || goruntime.GOOS == "windows" || goruntime.GOOS == "freebsd" || goruntime.GOOS == "netbsd" || goruntime.GOOS == "dragonfly" || goruntime.GOOS == "solaris" || goruntime.GOOS == "illumos")
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// WaitCompiled waits until new instances run compiled code, and returns
+// nil then; the error of compiling it in the background, if that failed
+// (instances then stay on the interpreter); or ctx's error.
+func (r *Runtime) WaitCompiled(ctx context.Context) error {
+	select {
+	case <-r.compiled:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur.interpreted {
+		if r.compileErr != nil {
+			return fmt.Errorf("module: compiling: %w", r.compileErr)
+		}
+		return errors.New("module: the runtime was closed before its code was compiled")
+	}
+	return nil
+}
+
+// Interpreted reports whether new instances run on the interpreter: until
+// the code compiled in the background is ready.
+func (r *Runtime) Interpreted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cur.interpreted
+}
+
+// Close releases the runtime and every instance. A compile running in the
+// background is waited for when its code goes to a cache folder, for the
+// next start, and stopped otherwise.
+func (r *Runtime) Close(ctx context.Context) error {
+	if !r.wait {
+		r.stop()
+	}
+	<-r.compiled
+	r.stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	var err error
+	if r.old != nil {
+		err = r.old.rt.Close(ctx)
+		r.old = nil
+	}
+	if cerr := r.cur.rt.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Instance is one instance of the module. It must not be used by two
 // goroutines at once.
@@ -153,36 +337,50 @@ type Instance struct {
 	mod    api.Module
 	fns    map[string]api.Function
 	broken error
+	r      *Runtime
+	eng    *engine
+	closed bool
 }
+
+// Interpreted reports whether the instance runs on wazero's interpreter.
+func (i *Instance) Interpreted() bool { return i.eng.interpreted }
 
 // Instantiate makes a new instance, runs _initialize and checks its ABI
 // version.
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
-	mod, err := r.instantiate(ctx, "_initialize")
+	inst, err := r.instantiate(ctx, "_initialize")
 	if err != nil {
 		return nil, err
 	}
-	inst := r.wrap(mod)
 	res, err := inst.call(ctx, abi.ExportVersion)
 	if err != nil {
-		mod.Close(ctx)
+		inst.Close(ctx)
 		return nil, err
 	}
 	if v := uint32(res[0]); v != abi.Version {
-		mod.Close(ctx)
+		inst.Close(ctx)
 		return nil, fmt.Errorf("%w: it speaks ABI version %d; this host speaks version %d (use a module and host of the same release)", ErrNotToolroute, v, abi.Version)
 	}
 	if len(r.vectors) > 0 {
 		if _, err := inst.request(ctx, abi.ExportWordVectors, nil, r.vectors); err != nil {
-			mod.Close(ctx)
+			inst.Close(ctx)
 			return nil, fmt.Errorf("module: the word vectors: %w", err)
 		}
 	}
 	return inst, nil
 }
 
-// instantiate makes a module instance running the start functions named.
-func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module, error) {
+// instantiate makes an instance of the current engine running the start
+// functions named.
+func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, errors.New("module: the runtime is closed")
+	}
+	eng := r.cur
+	eng.live++ // keeps it open while the instance is made
+	r.mu.Unlock()
 	stderr := r.stderr
 	if stderr == nil {
 		stderr = io.Discard
@@ -197,20 +395,28 @@ func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module,
 	if alloc := memoryAllocator(); alloc != nil {
 		ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	}
-	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	mod, err := eng.rt.InstantiateModule(ctx, eng.compiled, mc)
 	if err != nil {
+		r.release(ctx, eng)
 		return nil, fmt.Errorf("module: instantiate: %w", err)
 	}
-	return mod, nil
-}
-
-// wrap makes an Instance of a module instance, finding its exports once.
-func (r *Runtime) wrap(mod api.Module) *Instance {
-	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
-	for name := range r.compiled.ExportedFunctions() {
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}, r: r, eng: eng}
+	for name := range eng.compiled.ExportedFunctions() {
 		inst.fns[name] = mod.ExportedFunction(name)
 	}
-	return inst
+	return inst, nil
+}
+
+// release counts an instance of eng closed, closing the interpreter's
+// runtime with its last instance once compiled code replaced it.
+func (r *Runtime) release(ctx context.Context, eng *engine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	eng.live--
+	if eng == r.old && eng.live == 0 {
+		eng.rt.Close(ctx)
+		r.old = nil
+	}
 }
 
 // ErrClosed is the error of a call on an instance that was closed.
@@ -222,7 +428,13 @@ var ErrClosed = errors.New("module: the instance is closed")
 // refuses it itself. The caller makes sure no call is running.
 func (i *Instance) Close(ctx context.Context) error {
 	i.broken = ErrClosed
-	return i.mod.Close(ctx)
+	if i.closed {
+		return nil
+	}
+	i.closed = true
+	err := i.mod.Close(ctx)
+	i.r.release(ctx, i.eng)
+	return err
 }
 
 // Broken reports why the instance can no longer be used, or nil.
