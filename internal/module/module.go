@@ -300,6 +300,10 @@ func (r *Runtime) WaitCompiled(ctx context.Context) error {
 	return nil
 }
 
+// HasWordVectors reports whether instances are given word vectors
+// (Config.WordVectors, for a module that takes them).
+func (r *Runtime) HasWordVectors() bool { return len(r.vectors) > 0 }
+
 // Interpreted reports whether new instances run on the interpreter: until
 // the code compiled in the background is ready.
 func (r *Runtime) Interpreted() bool {
