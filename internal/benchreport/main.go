@@ -879,6 +879,17 @@ const notes = `
   tools. The page's and the worker's rank in the module by BM25F and word
   vectors, 70.8% (71.7% on half B), since the encoder's weights would add
   7 MB to what they load and each tool takes it about 15 ms to embed.
+- Start-up (issue 38): a Go program's first turn was to take at most 3
+  times the plain openai-go app's plus 150 ms with the compiled code
+  cached, and at most 2 s without; met (about 115 ms, and about 0.6 s on
+  the interpreter while the compiler works in the background). Its peak
+  RSS was to be at most twice the plain app's plus 40 MiB: about 78 MiB
+  against 66 with the cache, missed, and about 210 without, missed. The
+  module's share is wazero's: its compiled code mapped in memory (25 MB),
+  the decoded module (about 10 MB) and the binary copied with its globals
+  exported (6 MB); without the cache, the interpreter's code (about 150
+  MB of Go heap) and the compile beside it. docs/design/startup.md has
+  the detail.
 
 ## How to read them
 
