@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolroute/toolroute/assets"
 	"github.com/toolroute/toolroute/internal/testwait"
 	"github.com/toolroute/toolroute/wasm"
 )
@@ -72,9 +73,9 @@ func TestInterpreterThenCompiled(t *testing.T) {
 		t.Errorf("the interpreter's instance stayed after its last turn: %v", inst.Broken())
 	}
 	// The interpreter's runtime is closed with its last instance.
-	rt.mu.Lock()
-	old := rt.old
-	rt.mu.Unlock()
+	rt.code.mu.Lock()
+	old := rt.code.old
+	rt.code.mu.Unlock()
 	if old != nil {
 		t.Error("the interpreter's runtime is still open")
 	}
@@ -99,7 +100,9 @@ func TestCloseWhileCompiling(t *testing.T) {
 	ctx := context.Background()
 	before := goruntime.NumGoroutine()
 	for _, dir := range []string{"", t.TempDir()} {
-		rt, err := New(ctx, Config{CacheDir: dir})
+		// A memory limit of its own, so that no Runtime of another test
+		// shares its code.
+		rt, err := New(ctx, Config{CacheDir: dir, MaxMemory: 333 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,5 +135,58 @@ func TestCloseWhileCompiling(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after Close, %d before", goruntime.NumGoroutine(), before)
 		}
+	}
+}
+
+// TestSharedCode: two Runtimes of the same binary and configuration share
+// one compiled module, each with its own word vectors; the code stays
+// while either is open, and a closed one makes no instance.
+func TestSharedCode(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := New(ctx, Config{CacheDir: dir, WordVectors: assets.WordVectors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(ctx, Config{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := New(ctx, Config{CacheDir: dir, MaxMemory: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if a.code != b.code {
+		t.Error("two Runtimes of one binary and configuration compiled it twice")
+	}
+	if other.code == a.code {
+		t.Error("a Runtime of another memory limit shares the code")
+	}
+	if !a.HasWordVectors() || b.HasWordVectors() {
+		t.Errorf("word vectors: a %v, b %v; want a's alone", a.HasWordVectors(), b.HasWordVectors())
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Instantiate(ctx); err == nil {
+		t.Error("a closed Runtime made an instance")
+	}
+	inst, err := b.Instantiate(ctx)
+	if err != nil {
+		t.Fatalf("the other Runtime, once the first is closed: %v", err)
+	}
+	if _, err := inst.Load(ctx, []byte(memCatalogue)); err != nil {
+		t.Fatal(err)
+	}
+	inst.Close(ctx)
+	b.Close(ctx)
+	c, err := New(ctx, Config{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if c.code == a.code {
+		t.Error("the code closed with its last Runtime was used again")
 	}
 }

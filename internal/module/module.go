@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -92,9 +93,29 @@ type Config struct {
 // once the code is ready, new instances run it, and those made before
 // stay on the interpreter until they are closed (a Pool replaces them).
 // The interpreter's runtime is closed once its last instance is.
+//
+// # One compiled module per process
+//
+// The Runtimes of a process that compile the same binary (the same
+// slice: wasm.Binary, say) with the same CacheDir, MaxMemory and
+// Interruptible share one compiled module: a second New costs no
+// compile and no second copy of the code in memory. The code is released
+// with the last of them.
 type Runtime struct {
+	code    *code
 	stderr  io.Writer
 	vectors []byte
+	// clonable is code.clonable.
+	clonable bool
+	closed   atomic.Bool
+}
+
+// code is a binary compiled, shared by the Runtimes that compile it the
+// same way (codeKey).
+type code struct {
+	key  codeKey
+	bin  []byte // the binary of key.bin, kept so no other takes its address
+	refs int    // the Runtimes using it; guarded by codes.mu
 	// clonable is whether the binary compiled exports its globals, so that
 	// an instance can be copied (clone.go).
 	clonable bool
@@ -109,10 +130,28 @@ type Runtime struct {
 	compiled   chan struct{}
 	compileErr error
 	stop       context.CancelFunc
-	// wait makes Close wait for the background compile rather than stop
+	// wait makes close wait for the background compile rather than stop
 	// it: its code goes to the cache folder, for the next start.
 	wait bool
 }
+
+// codeKey is what makes two News compile the same code: the binary, by
+// its first byte's address and its length (the code keeps the slice, so
+// no other binary can take its place), and the configuration that
+// changes the code.
+type codeKey struct {
+	bin           *byte
+	size          int
+	cacheDir      string
+	maxPages      uint32
+	interruptible bool
+}
+
+// codes are the compiled modules in use in the process.
+var codes = struct {
+	mu sync.Mutex
+	m  map[codeKey]*code
+}{m: map[codeKey]*code{}}
 
 // engine is the module compiled in one wazero runtime.
 type engine struct {
@@ -120,38 +159,75 @@ type engine struct {
 	compiled    wazero.CompiledModule
 	interpreted bool
 	// live counts the instances made of it not yet closed; guarded by
-	// Runtime.mu.
+	// code.mu.
 	live int
 }
 
-// New compiles the module. It refuses a binary without the toolroute exports
-// with an error wrapping ErrNotToolroute.
+// New compiles the module, or shares the code of a Runtime of the process
+// that compiled it alike. It refuses a binary without the toolroute
+// exports with an error wrapping ErrNotToolroute.
 func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	bin := cfg.Binary
 	if bin == nil {
 		bin = wasm.Binary
 	}
+	if len(bin) == 0 {
+		return nil, fmt.Errorf("%w: the binary is empty", ErrNotToolroute)
+	}
 	maxMem := cfg.MaxMemory
 	if maxMem == 0 {
 		maxMem = DefaultMaxMemory
 	}
+	key := codeKey{bin: &bin[0], size: len(bin), cacheDir: cfg.CacheDir,
+		maxPages: uint32(min(maxMem/65536, 65536)), interruptible: cfg.Interruptible}
+	codes.mu.Lock()
+	defer codes.mu.Unlock()
+	c, ok := codes.m[key]
+	if !ok {
+		var err error
+		if c, err = compileCode(ctx, key, bin); err != nil {
+			return nil, err
+		}
+	}
+	r := &Runtime{code: c, stderr: cfg.Stderr, clonable: c.clonable}
+	exports := c.exports()
+	if _, ok := exports[abi.ExportWordVectors]; ok {
+		r.vectors = cfg.WordVectors
+	}
+	// Check the version once, on a first instance, and the word vectors.
+	inst, err := r.Instantiate(ctx)
+	if err != nil {
+		if !ok {
+			c.wait = false // nothing of it is kept
+			c.close(ctx)
+		}
+		return nil, err
+	}
+	inst.Close(ctx)
+	c.refs++
+	codes.m[key] = c
+	return r, nil
+}
+
+// compileCode compiles bin as key says: on the interpreter when the
+// cache holds no compiled code for it, compiling it in the background.
+// The caller holds codes.mu.
+func compileCode(ctx context.Context, key codeKey, bin []byte) (*code, error) {
 	configure := func(rc wazero.RuntimeConfig) wazero.RuntimeConfig {
-		return rc.WithCloseOnContextDone(cfg.Interruptible).
-			WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
+		return rc.WithCloseOnContextDone(key.interruptible).WithMemoryLimitPages(key.maxPages)
 	}
 	compiler := configure(wazero.NewRuntimeConfig())
 	var marker string
-	if cfg.CacheDir != "" {
-		dir := binaryCache(cfg.CacheDir, bin)
+	if key.cacheDir != "" {
+		dir := binaryCache(key.cacheDir, bin)
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
-			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
+			return nil, fmt.Errorf("module: compilation cache %s: %w", key.cacheDir, err)
 		}
 		compiler = compiler.WithCompilationCache(cache)
-		marker = compiledMarker(dir, cfg.Interruptible)
+		marker = compiledMarker(dir, key.interruptible)
 	}
-	bin, clonable := exportGlobals(bin)
-	r := &Runtime{stderr: cfg.Stderr, clonable: clonable, compiled: make(chan struct{}), stop: func() {}}
+	patched, clonable := exportGlobals(bin)
 	// The interpreter only when compiled code would take long: when the
 	// cache holds none, and wazero has a compiler here at all.
 	interpret := compilerSupported() && (marker == "" || !fileExists(marker))
@@ -159,7 +235,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if interpret {
 		rc = configure(wazero.NewRuntimeConfigInterpreter())
 	}
-	eng, err := newEngine(ctx, rc, bin)
+	eng, err := newEngine(ctx, rc, patched)
 	if err != nil {
 		return nil, err
 	}
@@ -176,25 +252,22 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		eng.rt.Close(ctx)
 		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
 	}
-	r.cur = eng
-	if _, ok := exports[abi.ExportWordVectors]; ok {
-		r.vectors = cfg.WordVectors
-	}
-	// Check the version once, on a first instance.
-	inst, err := r.Instantiate(ctx)
-	if err != nil {
-		eng.rt.Close(ctx)
-		return nil, err
-	}
-	inst.Close(ctx)
+	c := &code{key: key, bin: bin, clonable: clonable, cur: eng, compiled: make(chan struct{}), stop: func() {}}
 	if !interpret {
-		close(r.compiled)
-		return r, nil
+		close(c.compiled)
+		return c, nil
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r.stop, r.wait = stop, marker != ""
-	go r.compile(bg, compiler, bin, marker)
-	return r, nil
+	c.stop, c.wait = stop, marker != ""
+	go c.compile(bg, compiler, patched, marker)
+	return c, nil
+}
+
+// exports are the module's exported functions.
+func (c *code) exports() map[string]api.FunctionDefinition {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.compiled.ExportedFunctions()
 }
 
 // newEngine compiles bin in a new wazero runtime made with rc.
@@ -214,24 +287,24 @@ func newEngine(ctx context.Context, rc wazero.RuntimeConfig, bin []byte) (*engin
 
 // compile compiles the module to machine code in the background, and
 // makes it the code new instances run.
-func (r *Runtime) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte, marker string) {
-	defer close(r.compiled)
+func (c *code) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte, marker string) {
+	defer close(c.compiled)
 	eng, err := newEngine(ctx, rc, bin)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err != nil || r.closed {
-		r.compileErr = err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil || c.closed {
+		c.compileErr = err
 		if eng != nil {
 			eng.rt.Close(ctx)
 		}
 		return
 	}
-	old := r.cur
-	r.cur = eng
+	old := c.cur
+	c.cur = eng
 	if old.live == 0 {
 		old.rt.Close(ctx)
 	} else {
-		r.old = old
+		c.old = old
 	}
 	if marker != "" {
 		_ = os.WriteFile(marker, nil, 0o644) // without it, the next start interprets again
@@ -280,56 +353,78 @@ func fileExists(name string) bool {
 	return err == nil
 }
 
+// HasWordVectors reports whether instances are given word vectors
+// (Config.WordVectors, for a module that takes them).
+func (r *Runtime) HasWordVectors() bool { return len(r.vectors) > 0 }
+
 // WaitCompiled waits until new instances run compiled code, and returns
 // nil then; the error of compiling it in the background, if that failed
 // (instances then stay on the interpreter); or ctx's error.
 func (r *Runtime) WaitCompiled(ctx context.Context) error {
+	c := r.code
 	select {
-	case <-r.compiled:
+	case <-c.compiled:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cur.interpreted {
-		if r.compileErr != nil {
-			return fmt.Errorf("module: compiling: %w", r.compileErr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur.interpreted {
+		if c.compileErr != nil {
+			return fmt.Errorf("module: compiling: %w", c.compileErr)
 		}
 		return errors.New("module: the runtime was closed before its code was compiled")
 	}
 	return nil
 }
 
-// HasWordVectors reports whether instances are given word vectors
-// (Config.WordVectors, for a module that takes them).
-func (r *Runtime) HasWordVectors() bool { return len(r.vectors) > 0 }
-
 // Interpreted reports whether new instances run on the interpreter: until
 // the code compiled in the background is ready.
 func (r *Runtime) Interpreted() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cur.interpreted
+	c := r.code
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.interpreted
 }
 
-// Close releases the runtime and every instance. A compile running in the
-// background is waited for when its code goes to a cache folder, for the
-// next start, and stopped otherwise.
+// Close releases the runtime; with the last Runtime of the process that
+// shares its code, the code and every instance. A compile running in the
+// background is then waited for when its code goes to a cache folder,
+// for the next start, and stopped otherwise.
 func (r *Runtime) Close(ctx context.Context) error {
-	if !r.wait {
-		r.stop()
+	if r.closed.Swap(true) {
+		return nil
 	}
-	<-r.compiled
-	r.stop()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed = true
+	codes.mu.Lock()
+	c := r.code
+	c.refs--
+	last := c.refs == 0
+	if last && codes.m[c.key] == c {
+		delete(codes.m, c.key)
+	}
+	codes.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return c.close(ctx)
+}
+
+// close releases the code and every instance of it.
+func (c *code) close(ctx context.Context) error {
+	if !c.wait {
+		c.stop()
+	}
+	<-c.compiled
+	c.stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
 	var err error
-	if r.old != nil {
-		err = r.old.rt.Close(ctx)
-		r.old = nil
+	if c.old != nil {
+		err = c.old.rt.Close(ctx)
+		c.old = nil
 	}
-	if cerr := r.cur.rt.Close(ctx); err == nil {
+	if cerr := c.cur.rt.Close(ctx); err == nil {
 		err = cerr
 	}
 	return err
@@ -341,7 +436,7 @@ type Instance struct {
 	mod    api.Module
 	fns    map[string]api.Function
 	broken error
-	r      *Runtime
+	code   *code
 	eng    *engine
 	closed bool
 }
@@ -377,14 +472,18 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 // instantiate makes an instance of the current engine running the start
 // functions named.
 func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, error) {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	if r.closed.Load() {
 		return nil, errors.New("module: the runtime is closed")
 	}
-	eng := r.cur
+	c := r.code
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("module: the runtime is closed")
+	}
+	eng := c.cur
 	eng.live++ // keeps it open while the instance is made
-	r.mu.Unlock()
+	c.mu.Unlock()
 	stderr := r.stderr
 	if stderr == nil {
 		stderr = io.Discard
@@ -401,10 +500,10 @@ func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, 
 	}
 	mod, err := eng.rt.InstantiateModule(ctx, eng.compiled, mc)
 	if err != nil {
-		r.release(ctx, eng)
+		c.release(ctx, eng)
 		return nil, fmt.Errorf("module: instantiate: %w", err)
 	}
-	inst := &Instance{mod: mod, fns: map[string]api.Function{}, r: r, eng: eng}
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}, code: c, eng: eng}
 	for name := range eng.compiled.ExportedFunctions() {
 		inst.fns[name] = mod.ExportedFunction(name)
 	}
@@ -413,13 +512,13 @@ func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, 
 
 // release counts an instance of eng closed, closing the interpreter's
 // runtime with its last instance once compiled code replaced it.
-func (r *Runtime) release(ctx context.Context, eng *engine) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (c *code) release(ctx context.Context, eng *engine) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	eng.live--
-	if eng == r.old && eng.live == 0 {
+	if eng == c.old && eng.live == 0 {
 		eng.rt.Close(ctx)
-		r.old = nil
+		c.old = nil
 	}
 }
 
@@ -437,7 +536,7 @@ func (i *Instance) Close(ctx context.Context) error {
 	}
 	i.closed = true
 	err := i.mod.Close(ctx)
-	i.r.release(ctx, i.eng)
+	i.code.release(ctx, i.eng)
 	return err
 }
 
