@@ -137,7 +137,8 @@ type Options struct {
 	// NoWordVectors leaves word vectors out of the module's tool search:
 	// search_tools then finds only tools sharing a word with the query
 	// while the module ranks. It saves each module instance about 1 MB of
-	// memory and a few milliseconds at its start.
+	// memory and a few milliseconds at its start. Without SearchTools no
+	// instance is given them anyway.
 	NoWordVectors bool
 	// NoEncoderSearch leaves search_tools' ranking to the module (BM25F
 	// and word vectors). Otherwise, with SearchTools, the host ranks the
