@@ -54,6 +54,18 @@ func TestInterpreterThenCompiled(t *testing.T) {
 	if err := rt.WaitCompiled(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The idle instance on the interpreter goes without waiting for a turn.
+	for deadline := time.Now().Add(testwait.Failsafe); ; time.Sleep(5 * time.Millisecond) {
+		p.mu.Lock()
+		closed := first.closed
+		p.mu.Unlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle instance on the interpreter stayed once the compiled code was ready")
+		}
+	}
 	next := poolTurn(t, p, "a")
 	if next.Interpreted() {
 		t.Error("an instance made after the compiled code was ready runs on the interpreter")

@@ -303,6 +303,7 @@ func (c *code) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte,
 	c.cur = eng
 	if old.live == 0 {
 		old.rt.Close(ctx)
+		go freeInterpreter()
 	} else {
 		c.old = old
 	}
@@ -310,6 +311,11 @@ func (c *code) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte,
 		_ = os.WriteFile(marker, nil, 0o644) // without it, the next start interprets again
 	}
 }
+
+// freeInterpreter gives the memory of the interpreter's code, closed, back
+// to the system: about 150 MB of Go heap, which the collector would
+// otherwise keep for a while. It runs once per process's compile.
+func freeInterpreter() { debug.FreeOSMemory() }
 
 // compiledMarker is the file, in the binary's cache folder, that says it
 // holds the compiled code of the module for this build of wazero.
@@ -519,6 +525,7 @@ func (c *code) release(ctx context.Context, eng *engine) {
 	if eng == c.old && eng.live == 0 {
 		eng.rt.Close(ctx)
 		c.old = nil
+		go freeInterpreter()
 	}
 }
 

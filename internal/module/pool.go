@@ -37,7 +37,9 @@ type Pool struct {
 	all []*pooled
 	// compiled is set once the instances on the interpreter are retired
 	// (replaceInterpreted).
-	compiled   bool
+	compiled bool
+	// stop is closed by Close.
+	stop       chan struct{}
 	catalogue  []byte
 	generation int
 	closed     bool
@@ -101,7 +103,27 @@ func NewPool(rt *Runtime, cfg PoolConfig) *Pool {
 	if cfg.RecycleMemory == 0 {
 		cfg.RecycleMemory = DefaultRecycleMemory
 	}
-	return &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, max: cfg.MaxInstances}
+	p := &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, max: cfg.MaxInstances, stop: make(chan struct{})}
+	if rt.Interpreted() {
+		go p.replaceWhenCompiled(rt.code.compiled)
+	}
+	return p
+}
+
+// replaceWhenCompiled retires the instances on the interpreter once the
+// compiled code is ready, rather than at the next turn: the
+// interpreter's code, about 150 MB, goes with the last of them.
+func (p *Pool) replaceWhenCompiled(compiled <-chan struct{}) {
+	select {
+	case <-compiled:
+	case <-p.stop:
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.replaceInterpreted(context.Background())
+	}
 }
 
 // SetCatalogue makes catalogue (registry.Catalogue as JSON) the one every
@@ -432,6 +454,9 @@ func (p *Pool) Release(ctx context.Context, l *Lent) {
 // catalogue on another goroutine crashed so).
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stop)
+	}
 	p.closed = true
 	p.snap = nil
 	var closing []*pooled
