@@ -881,7 +881,7 @@ const notes = `
   7 MB to what they load and each tool takes it about 15 ms to embed.
 - Start-up (issue 38): a Go program's first turn was to take at most 3
   times the plain openai-go app's plus 150 ms with the compiled code
-  cached, and at most 2 s without; met (about 115 ms, and about 0.6 s on
+  cached, and at most 2 s without; met (about 130 ms, and about 0.65 s on
   the interpreter while the compiler works in the background). Its peak
   RSS was to be at most twice the plain app's plus 40 MiB: about 78 MiB
   against 66 with the cache, missed, and about 210 without, missed. The
