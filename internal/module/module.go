@@ -57,7 +57,9 @@ type Config struct {
 	Binary []byte
 	// CacheDir, when set, keeps compiled code on disk between processes,
 	// in a folder of it for each module binary; the folders of binaries no
-	// process has used for a week are removed.
+	// process has used for a week are removed. When it holds no code for
+	// the binary, or is "", New starts on the interpreter and compiles in
+	// the background (Runtime).
 	CacheDir string
 	// MaxMemory is the hard limit of an instance's memory in bytes, rounded
 	// down to 64 KiB pages; 0 means DefaultMaxMemory. An instance that needs
