@@ -86,7 +86,8 @@ type Options struct {
 	// the catalogue when it is up. Close stops them. None by default.
 	MCPServers []mcp.ServerConfig
 	// CacheDir keeps the compiled module, QuickJS, search_tools' tool
-	// vectors and the MCP servers' tool lists between runs: "" (the
+	// vectors, the schemas' token counts and the MCP servers' tool lists
+	// between runs: "" (the
 	// default) means the user's cache folder (os.UserCacheDir, then
 	// toolroute), "-" none.
 	CacheDir string
@@ -161,6 +162,7 @@ func New(ctx context.Context, provider host.Provider, o Options) (*Host, error) 
 	}
 	if cache != "" {
 		opts.Module.CacheDir = filepath.Join(cache, "module")
+		opts.TokenCountFile = filepath.Join(cache, "token-counts")
 	}
 	for _, dir := range o.ToolFolders {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

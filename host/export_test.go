@@ -25,3 +25,18 @@ func CountReleases(h *Host) func() int {
 		return n
 	}
 }
+
+// WordVectorsGiven reports whether h's module instances are given word
+// vectors.
+func WordVectorsGiven(h *Host) bool { return h.rt.HasWordVectors() }
+
+// ForgetTokenCounts empties the token counts remembered in memory and
+// the files read, as in a new process.
+func ForgetTokenCounts() {
+	tokenCounts.mu.Lock()
+	tokenCounts.m = nil
+	tokenCounts.mu.Unlock()
+	tokenFiles.mu.Lock()
+	clear(tokenFiles.files)
+	tokenFiles.mu.Unlock()
+}

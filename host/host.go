@@ -131,12 +131,14 @@ type Options struct {
 
 	// Module configures the wasm runtime: the binary, a compilation cache.
 	// Its WordVectors, when nil, are toolroute's English table
-	// (assets.WordVectors) unless NoWordVectors is set.
+	// (assets.WordVectors) when SearchTools is set, unless NoWordVectors
+	// is.
 	Module ModuleConfig
 	// NoWordVectors leaves word vectors out of the module's tool search:
 	// search_tools then finds only tools sharing a word with the query
 	// while the module ranks. It saves each module instance about 1 MB of
-	// memory and a few milliseconds at its start.
+	// memory and a few milliseconds at its start. Without SearchTools no
+	// instance is given them anyway.
 	NoWordVectors bool
 	// NoEncoderSearch leaves search_tools' ranking to the module (BM25F
 	// and word vectors). Otherwise, with SearchTools, the host ranks the
@@ -146,6 +148,11 @@ type Options struct {
 	// Reload that changes them, while turns leave the ranking to the
 	// module (WaitSearch waits for it).
 	NoEncoderSearch bool
+	// TokenCountFile, when set, keeps the token counts of the tool
+	// schemas' texts (CallUsage.Schema) between runs, so that a new
+	// process's first turn need not load the tokenizer's table; "" keeps
+	// them in memory alone.
+	TokenCountFile string
 	// SearchCacheDir keeps the tools' sentence vectors between runs, as
 	// `toolroute search` does: "" is the user's cache folder's toolroute
 	// folder, "-" none.
@@ -284,7 +291,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		return nil, err
 	}
 	mc := opts.Module
-	if mc.WordVectors == nil && !opts.NoWordVectors {
+	// Only search_tools ranks with the vectors: without it, no instance
+	// is given them (a megabyte of each instance's memory).
+	if mc.WordVectors == nil && !opts.NoWordVectors && opts.SearchTools {
 		mc.WordVectors = assets.WordVectors
 	}
 	rt, err := module.New(ctx, mc)

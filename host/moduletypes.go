@@ -10,8 +10,8 @@ import (
 // kept on disk between processes), MaxMemory (an instance's hard limit; 0
 // means 1 GiB), Stderr (the module's standard error), Interruptible (a call
 // stops when its context is done, at a cost of about four times a turn's
-// time) and WordVectors (nil means assets.WordVectors unless
-// Options.NoWordVectors is set). The runtime is internal; this names its
+// time) and WordVectors (nil means assets.WordVectors when
+// Options.SearchTools is set, unless Options.NoWordVectors is). The runtime is internal; this names its
 // configuration, whose fields `go doc
 // github.com/toolroute/toolroute/internal/module.Config` documents.
 type ModuleConfig = module.Config

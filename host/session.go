@@ -553,7 +553,7 @@ func endsTurn(rest []session.Action) bool {
 // callModel makes a model call and feeds the module its response: streamed
 // bodies chunk by chunk, as they arrive.
 func (t *turn) callModel(ctx context.Context, req *session.ModelRequest) ([]session.Action, error) {
-	cu := CallUsage{Call: req.Call, Schema: schemaUsage(req)}
+	cu := CallUsage{Call: req.Call, Schema: t.s.h.schemaUsage(req)}
 	t.calls = append(t.calls, cu)
 	if !t.emit(Event{Type: EventModelCall, Tools: req.Tools, Call: req.Call, Routing: req.Routing, Schema: cu.Schema}) {
 		return nil, errStopped

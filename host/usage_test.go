@@ -3,6 +3,10 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,3 +97,77 @@ func TestSchemaUsage(t *testing.T) {
 }
 
 func runNothing(context.Context, json.RawMessage) (string, error) { return "done", nil }
+
+// With a TokenCountFile, the counts are kept in it, and a new process
+// takes them from it rather than counting: a file whose counts were
+// changed gives the changed ones.
+func TestTokenCountFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cache", "token-counts")
+	opts := host.Options{NoBuiltins: true, TokenCountFile: file,
+		Groups: []registry.Group{{Name: "clock", Description: "Tell the time in a city"}},
+		Tools: []host.NativeTool{{Tool: registry.Tool{Name: "clock_now", Description: "The time now in a city", Group: "clock",
+			Parameters: json.RawMessage(`{"properties":{"city":{"type":"string"}}}`)}, Run: runNothing}},
+	}
+	schema := func() *host.SchemaUsage {
+		t.Helper()
+		model := fakemodel.New(fakemodel.OpenAI, fakemodel.Text("Hello."))
+		defer model.Close()
+		h := newHost(t, model, wire.OpenAI, opts)
+		for _, ev := range send(t, h.Session("s"), "hi") {
+			if ev.Type == host.EventModelCall {
+				return ev.Schema
+			}
+		}
+		t.Fatal("no model call")
+		return nil
+	}
+	host.ForgetTokenCounts()
+	counted := schema()
+	if counted.CoreTools == 0 || counted.GroupListing == 0 {
+		t.Fatalf("counted %+v", counted)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the file holds %q, want the two texts' counts", data)
+	}
+	for i, l := range lines {
+		key, _, _ := strings.Cut(l, " ")
+		lines[i] = key + " " + strconv.Itoa(7000+i)
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host.ForgetTokenCounts()
+	got := schema()
+	if got.CoreTools < 7000 || got.GroupListing < 7000 {
+		t.Errorf("a new process counted %+v rather than taking the file's counts", got)
+	}
+	host.ForgetTokenCounts()
+}
+
+// Word vectors are given to the module's instances only when search_tools
+// is offered, which alone ranks with them.
+func TestWordVectorsOnlyForSearch(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts host.Options
+		want bool
+	}{
+		{"no search_tools", host.Options{}, false},
+		{"search_tools", host.Options{SearchTools: true, NoEncoderSearch: true}, true},
+		{"search_tools without vectors", host.Options{SearchTools: true, NoEncoderSearch: true, NoWordVectors: true}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			model := fakemodel.New(fakemodel.OpenAI)
+			defer model.Close()
+			tt.opts.NoBuiltins = true
+			if got := host.WordVectorsGiven(newHost(t, model, wire.OpenAI, tt.opts)); got != tt.want {
+				t.Errorf("word vectors given: %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

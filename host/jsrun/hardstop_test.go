@@ -76,8 +76,9 @@ func cpuPast(d time.Duration) func() time.Duration {
 
 // waitWarm waits until r holds its warm runtimes, so that a call starts at
 // once: its timeout counts from then.
-func waitWarm(t *testing.T, r *Runner) {
+func waitWarm(t testing.TB, r *Runner) {
 	t.Helper()
+	r.startWarm()
 	for deadline := time.Now().Add(failsafe); len(r.warm) < cap(r.warm); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the runner made no warm runtime in %v", failsafe)

@@ -76,10 +76,16 @@ type Runner struct {
 	bytecode  map[[32]byte][]byte
 	order     [][32]byte // bytecode's keys, oldest first
 	codeBytes int        // bytecode's size
+	warming   bool       // keepWarm runs
+	closed    bool
 	closeOnce sync.Once
 }
 
-// New returns a Runner. It patches and compiles QuickJS once per process.
+// New returns a Runner. It does not start QuickJS: the first call patches
+// and compiles it (once per process; a few hundred milliseconds, or most
+// of a second without CacheDir's compiled code), and then the Runner keeps
+// runtimes ready. A program that offers JS tools but runs none pays
+// nothing for them.
 func New(opts Options) (*Runner, error) {
 	if opts.MemoryLimit <= 0 {
 		opts.MemoryLimit = DefaultMemoryLimit
@@ -94,20 +100,24 @@ func New(opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{
+	return &Runner{
 		opts: opts, sandbox: sb, client: newFetcher(opts.Fetch),
 		warm: make(chan *runtime, opts.Warm), stop: make(chan struct{}),
 		bytecode: map[[32]byte][]byte{},
+	}, nil
+}
+
+// startWarm starts keeping runtimes ready, once, unless the Runner is
+// closed.
+func (r *Runner) startWarm() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.warming || r.closed {
+		return
 	}
-	// Make one runtime now, so a broken setup fails here, not in a call.
-	rt, err := newRuntime(r.build())
-	if err != nil {
-		return nil, err
-	}
-	r.warm <- rt
+	r.warming = true
 	r.wg.Add(1)
 	go r.keepWarm()
-	return r, nil
 }
 
 // keepWarm refills the warm runtimes as calls take them.
@@ -132,14 +142,19 @@ func (r *Runner) keepWarm() {
 	}
 }
 
-// take returns a fresh runtime: a warm one, or a new one.
+// take returns a fresh runtime: a warm one, or a new one. The first makes
+// its runtime itself, then has the others made in the background.
 func (r *Runner) take() (*runtime, error) {
 	select {
 	case rt := <-r.warm:
 		return rt, nil
 	default:
-		return newRuntime(r.build())
 	}
+	rt, err := newRuntime(r.build())
+	if err == nil {
+		r.startWarm()
+	}
+	return rt, err
 }
 
 // build is how this runner's runtimes are made.
@@ -150,6 +165,9 @@ func (r *Runner) build() build {
 // Close stops the warming and releases the warm runtimes.
 func (r *Runner) Close() {
 	r.closeOnce.Do(func() {
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
 		close(r.stop)
 		r.wg.Wait()
 		for {

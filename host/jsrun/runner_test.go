@@ -26,7 +26,30 @@ func newRunner(t testing.TB, opts Options) *Runner {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
+	// As a Runner is once its first call has run: runtimes kept ready.
+	waitWarm(t, r)
 	return r
+}
+
+// TestLazyStart: New starts no QuickJS runtime, and the first call makes
+// one and runs; the runtimes kept ready come after it.
+func TestLazyStart(t *testing.T) {
+	r, err := New(Options{SandboxRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.mu.Lock()
+	warming := r.warming
+	r.mu.Unlock()
+	if warming || len(r.warm) > 0 {
+		t.Fatal("New started QuickJS before any call")
+	}
+	res := callParams(r, `function execute(p) { return "hi " + p.name; }`, map[string]string{"name": "Ada"}, failsafe)
+	if res.ErrorType != "" || res.Output != "hi Ada" {
+		t.Fatalf("the first call: %+v", res)
+	}
+	waitWarm(t, r)
 }
 
 // failsafe is the timeout of a call whose time the test does not check: a

@@ -390,7 +390,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		AllowHint:    AllowHint,
 		Agents:       a.agentOf,
 		Module:       module.Config{CacheDir: cacheSub(cache, "module")},
-		ReleaseIdle:  cfg.ReleaseIdle,
+		// The schemas' token counts, so that a start need not load the
+		// tokenizer's table for the first turn's usage.
+		TokenCountFile: cacheSub(cache, "token-counts"),
+		ReleaseIdle:    cfg.ReleaseIdle,
 		// The tools' sentence vectors sit where `toolroute search` keeps
 		// them, so that both embed a catalogue once.
 		SearchCacheDir: cfg.CacheDir,

@@ -56,12 +56,13 @@ func (r *Runtime) restore(ctx context.Context, s *snapshot) (*Instance, error) {
 	if !r.clonable {
 		return nil, errors.New("module: this binary's globals could not be exported, so its instances cannot be copied")
 	}
-	mod, err := r.instantiate(ctx) // no start function
+	inst, err := r.instantiate(ctx) // no start function
 	if err != nil {
 		return nil, err
 	}
+	mod := inst.mod
 	fail := func(err error) (*Instance, error) {
-		mod.Close(ctx)
+		inst.Close(ctx)
 		return nil, err
 	}
 	mem := mod.Memory()
@@ -80,7 +81,7 @@ func (r *Runtime) restore(ctx context.Context, s *snapshot) (*Instance, error) {
 		}
 		g.Set(v)
 	}
-	return r.wrap(mod), nil
+	return inst, nil
 }
 
 // exportGlobals returns a copy of a wasm binary that also exports each of

@@ -12,7 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -51,7 +57,9 @@ type Config struct {
 	Binary []byte
 	// CacheDir, when set, keeps compiled code on disk between processes,
 	// in a folder of it for each module binary; the folders of binaries no
-	// process has used for a week are removed.
+	// process has used for a week are removed. When it holds no code for
+	// the binary, or is "", New starts on the interpreter and compiles in
+	// the background (Runtime).
 	CacheDir string
 	// MaxMemory is the hard limit of an instance's memory in bytes, rounded
 	// down to 64 KiB pages; 0 means DefaultMaxMemory. An instance that needs
@@ -76,38 +84,196 @@ type Config struct {
 
 // Runtime is the compiled module, ready to instantiate. It is safe for
 // concurrent use.
+//
+// # Compiled code and the interpreter
+//
+// Compiling the module to machine code takes about two seconds; loading
+// the code from Config.CacheDir, a tenth of that. When the cache holds no
+// code for the binary (a first start, a container with a throwaway home),
+// or there is no cache folder, New starts on wazero's interpreter, which
+// is ready in a few hundred milliseconds, and compiles in the background:
+// once the code is ready, new instances run it, and those made before
+// stay on the interpreter until they are closed (a Pool replaces them).
+// The interpreter's runtime is closed once its last instance is.
+//
+// # One compiled module per process
+//
+// The Runtimes of a process that compile the same binary (the same
+// slice: wasm.Binary, say) with the same CacheDir, MaxMemory and
+// Interruptible share one compiled module: a second New costs no
+// compile and no second copy of the code in memory. The code is released
+// with the last of them.
 type Runtime struct {
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	stderr   io.Writer
-	vectors  []byte
+	code    *code
+	stderr  io.Writer
+	vectors []byte
+	// clonable is code.clonable.
+	clonable bool
+	closed   atomic.Bool
+}
+
+// code is a binary compiled, shared by the Runtimes that compile it the
+// same way (codeKey).
+type code struct {
+	key  codeKey
+	bin  []byte // the binary of key.bin, kept so no other takes its address
+	refs int    // the Runtimes using it; guarded by codes.mu
 	// clonable is whether the binary compiled exports its globals, so that
 	// an instance can be copied (clone.go).
 	clonable bool
+
+	mu sync.Mutex
+	// cur is the engine new instances come from; old, the interpreter's
+	// once compiled code replaced it, until its last instance is closed.
+	cur, old *engine
+	closed   bool
+	// compiled is closed when compiling in the background has ended, with
+	// cur the compiled code unless it failed (compileErr); stop cancels it.
+	compiled   chan struct{}
+	compileErr error
+	stop       context.CancelFunc
+	// wait makes close wait for the background compile rather than stop
+	// it: its code goes to the cache folder, for the next start.
+	wait bool
 }
 
-// New compiles the module. It refuses a binary without the toolroute exports
-// with an error wrapping ErrNotToolroute.
+// codeKey is what makes two News compile the same code: the binary, by
+// its first byte's address and its length (the code keeps the slice, so
+// no other binary can take its place), and the configuration that
+// changes the code.
+type codeKey struct {
+	bin           *byte
+	size          int
+	cacheDir      string
+	maxPages      uint32
+	interruptible bool
+}
+
+// codes are the compiled modules in use in the process.
+var codes = struct {
+	mu sync.Mutex
+	m  map[codeKey]*code
+}{m: map[codeKey]*code{}}
+
+// engine is the module compiled in one wazero runtime.
+type engine struct {
+	rt          wazero.Runtime
+	compiled    wazero.CompiledModule
+	interpreted bool
+	// live counts the instances made of it not yet closed; guarded by
+	// code.mu.
+	live int
+}
+
+// New compiles the module, or shares the code of a Runtime of the process
+// that compiled it alike. It refuses a binary without the toolroute
+// exports with an error wrapping ErrNotToolroute.
 func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	bin := cfg.Binary
 	if bin == nil {
 		bin = wasm.Binary
 	}
+	if len(bin) == 0 {
+		return nil, fmt.Errorf("%w: the binary is empty", ErrNotToolroute)
+	}
 	maxMem := cfg.MaxMemory
 	if maxMem == 0 {
 		maxMem = DefaultMaxMemory
 	}
-	rc := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(cfg.Interruptible).
-		WithMemoryLimitPages(uint32(min(maxMem/65536, 65536)))
-	if cfg.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(binaryCache(cfg.CacheDir, bin))
-		if err != nil {
-			return nil, fmt.Errorf("module: compilation cache %s: %w", cfg.CacheDir, err)
+	key := codeKey{bin: &bin[0], size: len(bin), cacheDir: cfg.CacheDir,
+		maxPages: uint32(min(maxMem/65536, 65536)), interruptible: cfg.Interruptible}
+	codes.mu.Lock()
+	defer codes.mu.Unlock()
+	c, ok := codes.m[key]
+	if !ok {
+		var err error
+		if c, err = compileCode(ctx, key, bin); err != nil {
+			return nil, err
 		}
-		rc = rc.WithCompilationCache(cache)
 	}
-	bin, clonable := exportGlobals(bin)
+	r := &Runtime{code: c, stderr: cfg.Stderr, clonable: c.clonable}
+	exports := c.exports()
+	if _, ok := exports[abi.ExportWordVectors]; ok {
+		r.vectors = cfg.WordVectors
+	}
+	// Check the version once, on a first instance, and the word vectors.
+	inst, err := r.Instantiate(ctx)
+	if err != nil {
+		if !ok {
+			c.wait = false // nothing of it is kept
+			c.close(ctx)
+		}
+		return nil, err
+	}
+	inst.Close(ctx)
+	c.refs++
+	codes.m[key] = c
+	return r, nil
+}
+
+// compileCode compiles bin as key says: on the interpreter when the
+// cache holds no compiled code for it, compiling it in the background.
+// The caller holds codes.mu.
+func compileCode(ctx context.Context, key codeKey, bin []byte) (*code, error) {
+	configure := func(rc wazero.RuntimeConfig) wazero.RuntimeConfig {
+		return rc.WithCloseOnContextDone(key.interruptible).WithMemoryLimitPages(key.maxPages)
+	}
+	compiler := configure(wazero.NewRuntimeConfig())
+	var marker string
+	if key.cacheDir != "" {
+		dir := binaryCache(key.cacheDir, bin)
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("module: compilation cache %s: %w", key.cacheDir, err)
+		}
+		compiler = compiler.WithCompilationCache(cache)
+		marker = compiledMarker(dir, key.interruptible)
+	}
+	patched, clonable := exportGlobals(bin)
+	// The interpreter only when compiled code would take long: when the
+	// cache holds none, and wazero has a compiler here at all.
+	interpret := compilerSupported() && (marker == "" || !fileExists(marker))
+	rc := compiler
+	if interpret {
+		rc = configure(wazero.NewRuntimeConfigInterpreter())
+	}
+	eng, err := newEngine(ctx, rc, patched)
+	if err != nil {
+		return nil, err
+	}
+	eng.interpreted = interpret
+	exports := eng.compiled.ExportedFunctions()
+	var missing []string
+	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
+		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
+		if _, ok := exports[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		eng.rt.Close(ctx)
+		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
+	}
+	c := &code{key: key, bin: bin, clonable: clonable, cur: eng, compiled: make(chan struct{}), stop: func() {}}
+	if !interpret {
+		close(c.compiled)
+		return c, nil
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop, c.wait = stop, marker != ""
+	go c.compile(bg, compiler, patched, marker)
+	return c, nil
+}
+
+// exports are the module's exported functions.
+func (c *code) exports() map[string]api.FunctionDefinition {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.compiled.ExportedFunctions()
+}
+
+// newEngine compiles bin in a new wazero runtime made with rc.
+func newEngine(ctx context.Context, rc wazero.RuntimeConfig, bin []byte) (*engine, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
@@ -118,34 +284,159 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("%w: %v", ErrNotToolroute, err)
 	}
-	exports := compiled.ExportedFunctions()
-	var missing []string
-	for _, name := range []string{abi.ExportVersion, abi.ExportAlloc, abi.ExportFree, abi.ExportLoad, abi.ExportDescribe,
-		abi.ExportTurnNew, abi.ExportTurnEvent, abi.ExportTurnChunk, abi.ExportTurnFree, abi.ExportTurnBody, "_initialize"} {
-		if _, ok := exports[name]; !ok {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		rt.Close(ctx)
-		return nil, fmt.Errorf("%w: it does not export %s", ErrNotToolroute, strings.Join(missing, ", "))
-	}
-	r := &Runtime{rt: rt, compiled: compiled, stderr: cfg.Stderr, clonable: clonable}
-	if _, ok := exports[abi.ExportWordVectors]; ok {
-		r.vectors = cfg.WordVectors
-	}
-	// Check the version once, on a first instance.
-	inst, err := r.Instantiate(ctx)
-	if err != nil {
-		rt.Close(ctx)
-		return nil, err
-	}
-	inst.Close(ctx)
-	return r, nil
+	return &engine{rt: rt, compiled: compiled}, nil
 }
 
-// Close releases the runtime and every instance.
-func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+// compile compiles the module to machine code in the background, and
+// makes it the code new instances run.
+func (c *code) compile(ctx context.Context, rc wazero.RuntimeConfig, bin []byte, marker string) {
+	defer close(c.compiled)
+	eng, err := newEngine(ctx, rc, bin)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil || c.closed {
+		c.compileErr = err
+		if eng != nil {
+			eng.rt.Close(ctx)
+		}
+		return
+	}
+	old := c.cur
+	c.cur = eng
+	if old.live == 0 {
+		old.rt.Close(ctx)
+		go freeInterpreter()
+	} else {
+		c.old = old
+	}
+	if marker != "" {
+		_ = os.WriteFile(marker, nil, 0o644) // without it, the next start interprets again
+	}
+}
+
+// freeInterpreter gives the memory of the interpreter's code, closed, back
+// to the system: about 150 MB of Go heap, which the collector would
+// otherwise keep for a while. It runs once per process's compile.
+func freeInterpreter() { debug.FreeOSMemory() }
+
+// compiledMarker is the file, in the binary's cache folder, that says it
+// holds the compiled code of the module for this build of wazero.
+func compiledMarker(dir string, interruptible bool) string {
+	name := "compiled-" + wazeroVersion()
+	if interruptible {
+		name += "-interruptible"
+	}
+	return filepath.Join(dir, name)
+}
+
+// wazeroVersion is the version of wazero built into the program, as a
+// file name; "unknown" when the build does not say.
+var wazeroVersion = sync.OnceValue(func() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == "github.com/tetratelabs/wazero" {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				return strings.Map(func(c rune) rune {
+					if c == '/' || c == os.PathSeparator {
+						return '_'
+					}
+					return c
+				}, d.Version)
+			}
+		}
+	}
+	return "unknown"
+})
+
+// compilerSupported reports whether wazero compiles to machine code here.
+func compilerSupported() bool {
+	return (goruntime.GOARCH == "amd64" || goruntime.GOARCH == "arm64") &&
+		(goruntime.GOOS == "linux" || goruntime.GOOS == "darwin" || goruntime.GOOS == "windows" || goruntime.GOOS == "freebsd" || goruntime.GOOS == "netbsd" || goruntime.GOOS == "dragonfly" || goruntime.GOOS == "solaris" || goruntime.GOOS == "illumos")
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// HasWordVectors reports whether instances are given word vectors
+// (Config.WordVectors, for a module that takes them).
+func (r *Runtime) HasWordVectors() bool { return len(r.vectors) > 0 }
+
+// WaitCompiled waits until new instances run compiled code, and returns
+// nil then; the error of compiling it in the background, if that failed
+// (instances then stay on the interpreter); or ctx's error.
+func (r *Runtime) WaitCompiled(ctx context.Context) error {
+	c := r.code
+	select {
+	case <-c.compiled:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur.interpreted {
+		if c.compileErr != nil {
+			return fmt.Errorf("module: compiling: %w", c.compileErr)
+		}
+		return errors.New("module: the runtime was closed before its code was compiled")
+	}
+	return nil
+}
+
+// Interpreted reports whether new instances run on the interpreter: until
+// the code compiled in the background is ready.
+func (r *Runtime) Interpreted() bool {
+	c := r.code
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.interpreted
+}
+
+// Close releases the runtime; with the last Runtime of the process that
+// shares its code, the code and every instance. A compile running in the
+// background is then waited for when its code goes to a cache folder,
+// for the next start, and stopped otherwise.
+func (r *Runtime) Close(ctx context.Context) error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	codes.mu.Lock()
+	c := r.code
+	c.refs--
+	last := c.refs == 0
+	if last && codes.m[c.key] == c {
+		delete(codes.m, c.key)
+	}
+	codes.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return c.close(ctx)
+}
+
+// close releases the code and every instance of it.
+func (c *code) close(ctx context.Context) error {
+	if !c.wait {
+		c.stop()
+	}
+	<-c.compiled
+	c.stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	var err error
+	if c.old != nil {
+		err = c.old.rt.Close(ctx)
+		c.old = nil
+	}
+	if cerr := c.cur.rt.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Instance is one instance of the module. It must not be used by two
 // goroutines at once.
@@ -153,36 +444,54 @@ type Instance struct {
 	mod    api.Module
 	fns    map[string]api.Function
 	broken error
+	code   *code
+	eng    *engine
+	closed bool
 }
+
+// Interpreted reports whether the instance runs on wazero's interpreter.
+func (i *Instance) Interpreted() bool { return i.eng.interpreted }
 
 // Instantiate makes a new instance, runs _initialize and checks its ABI
 // version.
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
-	mod, err := r.instantiate(ctx, "_initialize")
+	inst, err := r.instantiate(ctx, "_initialize")
 	if err != nil {
 		return nil, err
 	}
-	inst := r.wrap(mod)
 	res, err := inst.call(ctx, abi.ExportVersion)
 	if err != nil {
-		mod.Close(ctx)
+		inst.Close(ctx)
 		return nil, err
 	}
 	if v := uint32(res[0]); v != abi.Version {
-		mod.Close(ctx)
+		inst.Close(ctx)
 		return nil, fmt.Errorf("%w: it speaks ABI version %d; this host speaks version %d (use a module and host of the same release)", ErrNotToolroute, v, abi.Version)
 	}
 	if len(r.vectors) > 0 {
 		if _, err := inst.request(ctx, abi.ExportWordVectors, nil, r.vectors); err != nil {
-			mod.Close(ctx)
+			inst.Close(ctx)
 			return nil, fmt.Errorf("module: the word vectors: %w", err)
 		}
 	}
 	return inst, nil
 }
 
-// instantiate makes a module instance running the start functions named.
-func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module, error) {
+// instantiate makes an instance of the current engine running the start
+// functions named.
+func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, error) {
+	if r.closed.Load() {
+		return nil, errors.New("module: the runtime is closed")
+	}
+	c := r.code
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, errors.New("module: the runtime is closed")
+	}
+	eng := c.cur
+	eng.live++ // keeps it open while the instance is made
+	c.mu.Unlock()
 	stderr := r.stderr
 	if stderr == nil {
 		stderr = io.Discard
@@ -197,20 +506,29 @@ func (r *Runtime) instantiate(ctx context.Context, start ...string) (api.Module,
 	if alloc := memoryAllocator(); alloc != nil {
 		ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	}
-	mod, err := r.rt.InstantiateModule(ctx, r.compiled, mc)
+	mod, err := eng.rt.InstantiateModule(ctx, eng.compiled, mc)
 	if err != nil {
+		c.release(ctx, eng)
 		return nil, fmt.Errorf("module: instantiate: %w", err)
 	}
-	return mod, nil
-}
-
-// wrap makes an Instance of a module instance, finding its exports once.
-func (r *Runtime) wrap(mod api.Module) *Instance {
-	inst := &Instance{mod: mod, fns: map[string]api.Function{}}
-	for name := range r.compiled.ExportedFunctions() {
+	inst := &Instance{mod: mod, fns: map[string]api.Function{}, code: c, eng: eng}
+	for name := range eng.compiled.ExportedFunctions() {
 		inst.fns[name] = mod.ExportedFunction(name)
 	}
-	return inst
+	return inst, nil
+}
+
+// release counts an instance of eng closed, closing the interpreter's
+// runtime with its last instance once compiled code replaced it.
+func (c *code) release(ctx context.Context, eng *engine) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	eng.live--
+	if eng == c.old && eng.live == 0 {
+		eng.rt.Close(ctx)
+		c.old = nil
+		go freeInterpreter()
+	}
 }
 
 // ErrClosed is the error of a call on an instance that was closed.
@@ -222,7 +540,13 @@ var ErrClosed = errors.New("module: the instance is closed")
 // refuses it itself. The caller makes sure no call is running.
 func (i *Instance) Close(ctx context.Context) error {
 	i.broken = ErrClosed
-	return i.mod.Close(ctx)
+	if i.closed {
+		return nil
+	}
+	i.closed = true
+	err := i.mod.Close(ctx)
+	i.code.release(ctx, i.eng)
+	return err
 }
 
 // Broken reports why the instance can no longer be used, or nil.

@@ -35,6 +35,11 @@ func runtime(t testing.TB) *Runtime {
 	t.Helper()
 	sharedOnce.Do(func() {
 		shared, sharedErr = New(context.Background(), Config{Stderr: os.Stderr, CacheDir: testcache.Module("")})
+		if sharedErr == nil {
+			// The tests and benchmarks run on compiled code throughout
+			// (the interpreter's have their own tests).
+			sharedErr = shared.WaitCompiled(context.Background())
+		}
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)

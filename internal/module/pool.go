@@ -33,8 +33,13 @@ type Pool struct {
 	recycleMemory uint32
 	max           int
 
-	mu         sync.Mutex
-	all        []*pooled
+	mu  sync.Mutex
+	all []*pooled
+	// compiled is set once the instances on the interpreter are retired
+	// (replaceInterpreted).
+	compiled bool
+	// stop is closed by Close.
+	stop       chan struct{}
 	catalogue  []byte
 	generation int
 	closed     bool
@@ -98,7 +103,27 @@ func NewPool(rt *Runtime, cfg PoolConfig) *Pool {
 	if cfg.RecycleMemory == 0 {
 		cfg.RecycleMemory = DefaultRecycleMemory
 	}
-	return &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, max: cfg.MaxInstances}
+	p := &Pool{rt: rt, recycleMemory: cfg.RecycleMemory, max: cfg.MaxInstances, stop: make(chan struct{})}
+	if rt.Interpreted() {
+		go p.replaceWhenCompiled(rt.code.compiled)
+	}
+	return p
+}
+
+// replaceWhenCompiled retires the instances on the interpreter once the
+// compiled code is ready, rather than at the next turn: the
+// interpreter's code, about 150 MB, goes with the last of them.
+func (p *Pool) replaceWhenCompiled(compiled <-chan struct{}) {
+	select {
+	case <-compiled:
+	case <-p.stop:
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.replaceInterpreted(context.Background())
+	}
 }
 
 // SetCatalogue makes catalogue (registry.Catalogue as JSON) the one every
@@ -169,6 +194,7 @@ func (p *Pool) pickAny(ctx context.Context, sessionID string) (*pooled, error) {
 	if p.closed {
 		return nil, errors.New("module: pool closed")
 	}
+	p.replaceInterpreted(ctx)
 	if s, ok := p.sessions[sessionID]; ok && sessionID != "" && p.usable(s.inst) {
 		s.inst.turns++
 		return s.inst, nil
@@ -195,6 +221,50 @@ func (p *Pool) pickAny(ctx context.Context, sessionID string) (*pooled, error) {
 	}
 	best.turns++
 	return best, nil
+}
+
+// replaceInterpreted retires the instances that run on the interpreter
+// once the runtime has compiled code (Runtime): each takes no new turn,
+// and is closed now when it has none open, else when its last is freed;
+// the instances made in its place run the compiled code. The sessions it
+// kept send their whole log once to the next. The caller holds p.mu.
+func (p *Pool) replaceInterpreted(ctx context.Context) {
+	if p.compiled {
+		return
+	}
+	if p.rt.Interpreted() {
+		return
+	}
+	p.compiled = true
+	kept := p.all[:0]
+	for _, i := range p.all {
+		if i.Interpreted() {
+			i.retired = true
+			if i.turns == 0 && !i.closed {
+				i.closed = true
+				i.Close(ctx)
+				continue
+			}
+		}
+		kept = append(kept, i)
+	}
+	clear(p.all[len(kept):])
+	p.all = kept
+	p.forgetClosed()
+}
+
+// forgetClosed forgets the sessions kept by instances that are closed.
+// The caller holds p.mu.
+func (p *Pool) forgetClosed() {
+	order := p.order[:0]
+	for _, id := range p.order {
+		if p.sessions[id].inst.closed {
+			delete(p.sessions, id)
+			continue
+		}
+		order = append(order, id)
+	}
+	p.order = order
 }
 
 // newInstance makes an instance: a copy of the snapshot of the current
@@ -233,7 +303,7 @@ func (p *Pool) lock(ctx context.Context, inst *pooled) error {
 	}
 	rep, err := inst.Load(ctx, catalogue)
 	if err != nil {
-		inst.mu.Unlock()
+		p.unlock(inst) // retires it if the load broke it
 		return fmt.Errorf("module: loading the catalogue: %w", err)
 	}
 	inst.generation = generation
@@ -283,7 +353,9 @@ func (p *Pool) done(ctx context.Context, inst *pooled) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	inst.turns--
-	if (inst.retired || inst.Broken() != nil || p.closed) && inst.turns == 0 && !inst.closed {
+	// A broken instance was retired by unlock, under its mu: its
+	// broken field is not read here, where a call may be writing it.
+	if (inst.retired || p.closed) && inst.turns == 0 && !inst.closed {
 		inst.closed = true
 		inst.Close(ctx)
 		for i, x := range p.all {
@@ -364,7 +436,7 @@ func (p *Pool) Check(ctx context.Context, op string, args any) (CheckAnswer, err
 	}
 	defer p.done(ctx, inst)
 	inst.mu.Lock()
-	defer inst.mu.Unlock()
+	defer p.unlock(inst)
 	return inst.Check(ctx, op, args)
 }
 
@@ -382,6 +454,9 @@ func (p *Pool) Release(ctx context.Context, l *Lent) {
 // catalogue on another goroutine crashed so).
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stop)
+	}
 	p.closed = true
 	p.snap = nil
 	var closing []*pooled
@@ -430,15 +505,7 @@ func (p *Pool) Trim(ctx context.Context) int {
 		closed++
 	}
 	p.all = kept
-	order := p.order[:0]
-	for _, id := range p.order {
-		if p.sessions[id].inst.closed {
-			delete(p.sessions, id)
-			continue
-		}
-		order = append(order, id)
-	}
-	p.order = order
+	p.forgetClosed()
 	return closed
 }
 
