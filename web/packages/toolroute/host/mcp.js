@@ -336,7 +336,7 @@ export class McpServers {
     const q = { server: s.key, params: params ?? {} };
     const ask = (args) => check("elicitation", { ...q, ...args });
     const refuse = (a) => {
-      throw rpcError(-32602, a?.error?.message ?? "toolroute refused the question");
+      throw rpcError(-32602, a?.error?.message ?? "no check was given to read the question with");
     };
     if (!check) refuse(null);
     if (!call || !this.#o.onElicit) refuse(await ask({ unasked: call ? "nobody" : "no_call" }));
