@@ -313,6 +313,8 @@ function toolCard(m) {
 // result: the user stopped the turn, the page was closed or reloaded
 // before the tool answered, or the user was never answered.
 function settleCards(list, stopped) {
+  // A server's question open when its turn ends was for a call that ended.
+  for (const box of log.querySelectorAll(".elicit:not(.answered)")) box._settle?.();
   for (const card of list) {
     if (!card._state || card._answered) continue;
     card._answered = true;
@@ -782,6 +784,15 @@ function askElicitation(q) {
   }
   asking.add(waiting);
   arm(waiting);
+  box._settle = () => {
+    asking.delete(waiting);
+    clearTimeout(waiting.timer);
+    buttons.remove();
+    for (const x of controls()) x.disabled = true;
+    box.classList.add("answered");
+    outcome.classList.remove("problem");
+    outcome.textContent = "The call ended before this was answered: nothing was sent.";
+  };
   box.append(fields, buttons, outcome);
   // Below the card of the call that is running, where the question comes
   // from; at the end when none is in sight.
