@@ -166,6 +166,10 @@ func TestElicitationThroughTheToolsRoute(t *testing.T) {
 	if last["type"] != "result" || res["status"] != "success" || !strings.Contains(res["output"].(string), `accept {"count":2,"email":"a@example.com"}`) {
 		t.Errorf("last event %v, want the server's answer to the accepted form", last)
 	}
+	// The answer as the user reads it back, for the page's turn to log.
+	if asked, _ := res["asked"].([]any); len(asked) != 1 || !strings.Contains(asked[0].(string), "You sent") || !strings.Contains(asked[0].(string), "a@example.com") {
+		t.Errorf("asked %v, want the module's sentence of what was sent", res["asked"])
+	}
 }
 
 // A caller that reads JSON (no Accept: NDJSON) has no one to ask: the
@@ -243,5 +247,16 @@ func TestElicitationInATurn(t *testing.T) {
 	}
 	if !slices.Contains(seen, "elicitation") || seen[len(seen)-1] != "done" {
 		t.Errorf("events %v, want an elicitation and done", seen)
+	}
+	// The log keeps the answer on the call's result: a page read back
+	// shows that the user was asked.
+	var msgs []map[string]any
+	get(t, srv, "/api/sessions/s1/messages", http.StatusOK, &msgs)
+	i := slices.IndexFunc(msgs, func(m map[string]any) bool { return m["type"] == "tool_result" && m["tool_name"] == tool })
+	if i < 0 {
+		t.Fatalf("no result of %s in the log %v", tool, msgs)
+	}
+	if asked, _ := msgs[i]["asked"].([]any); len(asked) != 1 || !strings.HasPrefix(asked[0].(string), "MCP server 'shop' asked “Where should we send it?”. You declined") {
+		t.Errorf("the result's asked %v, want the declined question", msgs[i]["asked"])
 	}
 }

@@ -454,8 +454,25 @@ function message(m, fromLog) {
         break;
       }
       toolResult(m);
+      askedNotes(m);
       break;
     }
+  }
+}
+
+// askedNotes says, below a call's card read back from the log, what the
+// user answered the questions its MCP server asked during the call (the
+// module's sentences, which the log keeps on the result): the form itself
+// is gone with the page that showed it.
+function askedNotes(m) {
+  const card = cards.get(m.tool_call_id);
+  if (!Array.isArray(m.asked) || !m.asked.length || !card?.isConnected || card._asked) return;
+  card._asked = true;
+  let at = card;
+  for (const said of m.asked) {
+    const note = el("p", "muted small answer asked", String(said));
+    at.after(note);
+    at = note;
   }
 }
 
@@ -797,6 +814,7 @@ function askElicitation(q) {
   // Below the card of the call that is running, where the question comes
   // from; at the end when none is in sight.
   const card = [...turnCards].reverse().find((c) => c.isConnected && !c._answered);
+  if (card) card._asked = true;
   if (card) card.after(box);
   else add(box);
   log.scrollTop = log.scrollHeight;

@@ -851,9 +851,9 @@ export class Core {
     }
     if (!r.ok) throw fail("unavailable", `the server could not run ${name}: ${body.error ?? `it answered ${r.status}`}`);
     if (body.status === "success") {
-      return Array.isArray(body.images) || Array.isArray(body.documents) ? toolOutput(body.output ?? "", body.images, body.documents) : body.output ?? "";
+      return Array.isArray(body.images) || Array.isArray(body.documents) || Array.isArray(body.asked) ? toolOutput(body.output ?? "", body.images, body.documents, body.asked) : body.output ?? "";
     }
-    throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
+    throw Object.assign(fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`), Array.isArray(body.asked) ? { asked: body.asked } : {});
   }
 
   // close ends what the core keeps open: the scheduled tasks' timer and

@@ -4,7 +4,7 @@
 // the real module reads; POST /api/ui/elicitations/{id} checked by the
 // module): the form shows below the call's card, takes no keystroke meant
 // elsewhere, says which value will not do, and once answered says what was
-// sent. 1280x800 and 390x844, axe-core in each state, screenshots in
+// sent, and after a reload the log's record of it. 1280x800 and 390x844, axe-core in each state, screenshots in
 // web/apps/chat/e2e/output. Skipped without Chromium.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -63,7 +63,9 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
           res.writeHead(200, { "content-type": "application/x-ndjson" });
           res.write(JSON.stringify({ type: "elicitation", id: "q1", server: "shop", ...question }) + "\n");
           const a = await sent;
-          res.end(JSON.stringify({ type: "result", result: { status: "success", output: `ordered: ${JSON.stringify(a)}` } }) + "\n");
+          // As serve answers: the user's answer, as the module words it,
+          // for the log to keep.
+          res.end(JSON.stringify({ type: "result", result: { status: "success", output: `ordered: ${JSON.stringify({ action: a.action, content: a.content })}`, asked: [a.said] } }) + "\n");
         },
       },
       routes: async (u, body, res) => {
@@ -140,6 +142,17 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
       assert.match(await log.innerText(), /ordered: \{"action":"accept"/);
       await shot(page, `ui-elicit-${width}-sent`);
       await scan("the answer sent");
+
+      // Read back from the log: the form is gone, what was sent is said
+      // below the call's card.
+      await page.reload();
+      await log.getByText("Your tea is on its way.").waitFor();
+      const note = log.locator(".asked");
+      assert.equal(await note.count(), 1);
+      assert.equal(await note.innerText(), "MCP server 'shop' asked “Where should we send your tea?”. You sent Email: ada@example.com; How many: 1; Size: Large; Gift wrap: no.");
+      assert.equal(await page.evaluate(() => document.querySelector(".asked").previousElementSibling?.matches(".card.tool")), true);
+      await shot(page, `ui-elicit-${width}-reloaded`);
+      await scan("the answer read back");
       assert.deepEqual(violations, []);
     } catch (e) {
       throw await failure(e);

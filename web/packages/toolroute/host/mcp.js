@@ -300,10 +300,17 @@ export class McpServers {
       return a.args;
     };
     const retryMs = () => Math.round(s.nextTry ? s.nextTry - this.#now() : s.retryMs);
-    const running = { check, signal };
+    const running = { check, signal, said: [] };
     (s.calls ??= new Set()).add(running);
     try {
-      return await this.#callNow(s, mcpName, input, signal, outcome, retryMs);
+      // The user's answers to the server's questions go with the outcome,
+      // for the log to keep (the result's asked).
+      const out = await this.#callNow(s, mcpName, input, signal, outcome, retryMs);
+      if (running.said.length === 0) return out;
+      return typeof out === "string" ? toolOutput(out, [], [], running.said) : { ...out, asked: running.said };
+    } catch (e) {
+      if (running.said.length > 0 && e && typeof e === "object") e.asked = running.said;
+      throw e;
     } finally {
       s.calls.delete(running);
     }
@@ -350,6 +357,7 @@ export class McpServers {
     }
     const sent = await ask({ answer: { action: String(answer?.action ?? "cancel"), ...(answer?.action === "accept" ? { content: answer.content ?? {} } : {}) } });
     if (sent?.error) refuse(sent);
+    if (sent.args.said) call.said.push(sent.args.said);
     return sent.args.action === "accept" ? { action: "accept", content: sent.args.content ?? {} } : { action: sent.args.action };
   }
 }

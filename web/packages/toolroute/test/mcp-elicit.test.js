@@ -82,6 +82,9 @@ test("a server's question goes to onElicit and the answer to the server", async 
   assert.match(text, /accept/);
   assert.match(text, /ada@example\.com/);
   assert.match(text, /"integer": ?7\b/);
+  // The answer as the user reads it back, for the log to keep.
+  assert.equal(out.asked?.length, 1);
+  assert.match(out.asked[0], /^MCP server 'everything' asked “Please provide inputs for the following fields:”\. You sent .*Boolean: yes/);
 });
 
 test("a declined question is declined to the server", async () => {
