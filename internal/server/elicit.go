@@ -150,6 +150,7 @@ type lines struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	started bool
+	done    bool // the handler returned: w is no longer written
 }
 
 func (l *lines) send(ev any) error {
@@ -159,6 +160,9 @@ func (l *lines) send(ev any) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.done {
+		return errors.New("the call's answer is complete")
+	}
 	if !l.started {
 		l.w.Header().Set("Content-Type", NDJSON)
 		l.w.Header().Set("Cache-Control", "no-cache")
@@ -172,6 +176,13 @@ func (l *lines) send(ev any) error {
 		return err
 	}
 	return nil
+}
+
+// close ends the writing.
+func (l *lines) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
 }
 
 // streaming reports whether an event was sent.

@@ -485,6 +485,9 @@ type sse struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	open bool
+	// done: the handler returned, and w is no longer to be written (a
+	// call still running after its turn asks no one).
+	done bool
 }
 
 // write sends one event, reporting whether it went.
@@ -495,6 +498,9 @@ func (e *sse) write(kind string, v any) bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.done {
+		return false
+	}
 	e.begin()
 	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", kind, data); err != nil {
 		return false
@@ -520,6 +526,11 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, out *
 	out.mu.Lock()
 	out.begin()
 	out.mu.Unlock()
+	defer func() {
+		out.mu.Lock()
+		out.done = true
+		out.mu.Unlock()
+	}()
 	write := out.write
 	var asked *question // closed when the turn ends, answered or not
 	defer func() {
@@ -724,6 +735,9 @@ func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "host: "))
 	default:
 		reply(w, res)
+	}
+	if out != nil {
+		out.close()
 	}
 }
 
