@@ -19,6 +19,10 @@ type Elicitation struct {
 type ElicitReply struct {
 	Action  string
 	Content map[string]any
+	// Said is the answer as the user reads it back, the module's sentence
+	// (internal/elicit.Reply sets it): the call's result keeps it
+	// (Output.Asked).
+	Said string
 }
 
 // Asker puts an MCP server's question to the user of the call it came

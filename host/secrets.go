@@ -101,6 +101,13 @@ func (r *redactor) bytes(b []byte) []byte {
 func (r *redactor) result(res registry.Result) registry.Result {
 	res.Output = r.text(res.Output)
 	res.Message = r.text(res.Message)
+	if len(res.Asked) > 0 {
+		asked := make([]string, len(res.Asked))
+		for i, a := range res.Asked {
+			asked[i] = r.text(a)
+		}
+		res.Asked = asked
+	}
 	if len(res.MCP) > 0 {
 		// Markers hold no quote or backslash: the JSON stays whole.
 		res.MCP = r.bytes(res.MCP)

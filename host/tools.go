@@ -46,6 +46,10 @@ type Output struct {
 	// MCP is the MCP CallToolResult the output was read from, for an MCP
 	// server's tool: toolroute mcp passes it to its client whole.
 	MCP json.RawMessage
+	// Asked are the questions the tool's MCP server put to the user during
+	// the call, as answered (ElicitReply.Said): the log keeps them on the
+	// result (registry.Result.Asked).
+	Asked []string
 }
 
 // ToolError is a tool failure with an error type, such as "not_found".
@@ -56,6 +60,8 @@ type ToolError struct {
 	// for an MCP server's tool: toolroute mcp passes it to its client
 	// whole.
 	MCP json.RawMessage
+	// Asked is Output.Asked, for a call that failed.
+	Asked []string
 }
 
 // Error is the type, then the message.
@@ -328,10 +334,10 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		switch {
 		case err == nil:
 			res.Result = registry.Success(out.Text)
-			res.Images, res.Documents, res.MCP = out.Images, out.Documents, out.MCP
+			res.Images, res.Documents, res.MCP, res.Asked = out.Images, out.Documents, out.MCP, out.Asked
 		case errors.As(err, &te):
 			res.Result = registry.Failure(te.Type, te.Message)
-			res.MCP = te.MCP
+			res.MCP, res.Asked = te.MCP, te.Asked
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			res.Result = registry.Failure("timeout", fmt.Sprintf("tool '%s' timed out after %s", c.Tool, timeout))
 		default:

@@ -46,6 +46,12 @@ type Result struct {
 	// Documents are PDFs the model reads beside the text, where the wire
 	// format carries them; the text names each with a placeholder.
 	Documents []Document `json:"documents,omitempty"`
+	// Asked records the questions an MCP server put to the user while the
+	// call ran, each the sentence the elicitation op gave its answer
+	// (check.ElicitResult.Said): the log keeps them on the tool result,
+	// so that a page read back shows that the user was asked. The model
+	// does not read them.
+	Asked []string `json:"asked,omitempty"`
 	// MCP is the MCP CallToolResult an MCP server's tool answered, as the
 	// host's MCP client read it: toolroute mcp gives it to its client
 	// whole (content blocks and structuredContent), where the model reads

@@ -50,6 +50,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// The page does not wait on an MCP server slow to start, or hung: its
 	// tools are offered once it is up.
 	af.cfg.MCPNoWait = true
+	// An MCP server may ask the page's user something during a call the
+	// page made (a turn's stream, or a server tool for the page's own
+	// turn): the question goes to the page, which answers with POST
+	// /api/ui/elicitations/{id}. A call with no page behind it is refused
+	// in the module's words.
+	af.cfg.MCP.Ask = true
 	a, err := af.open(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolroute: %v\n", err)

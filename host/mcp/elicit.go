@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,7 @@ type runningKey struct{}
 type running struct {
 	ctx   context.Context // the call's: its Asker, the module's checker, its deadline
 	asked bool            // the user was being asked when the call ended
+	said  []string        // the answers given, as the user reads them back
 }
 
 // track counts a call as running until the returned func is called.
@@ -144,6 +146,11 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	if err != nil {
 		return nil, refusal(callCtx, q, "", 0, err)
 	}
+	if out.Said != "" {
+		s.mu.Lock()
+		r.said = append(r.said, out.Said)
+		s.mu.Unlock()
+	}
 	res := &mcp.ElicitResult{Action: out.Action}
 	if out.Action == "accept" {
 		res.Content = out.Content
@@ -220,4 +227,26 @@ func sameForm(params json.RawMessage) string {
 	}
 	b, _ := json.Marshal(p)
 	return string(b)
+}
+
+// withAsked adds the user's answers to the questions r's server asked
+// during the call to its outcome (Output.Asked, ToolError.Asked), for the
+// log to keep.
+func (s *server) withAsked(r *running) func(host.Output, error) (host.Output, error) {
+	return func(out host.Output, err error) (host.Output, error) {
+		s.mu.Lock()
+		said := slices.Clone(r.said)
+		s.mu.Unlock()
+		if len(said) == 0 {
+			return out, err
+		}
+		var te *host.ToolError
+		switch {
+		case err == nil:
+			out.Asked = said
+		case errors.As(err, &te):
+			te.Asked = said
+		}
+		return out, err
+	}
 }

@@ -579,6 +579,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	// stopped) ends callCtx, and the SDK tells the server with
 	// notifications/cancelled.
 	res, err := sess.cs.CallTool(callCtx, params)
+	out := s.withAsked(run)
 	we, rpcErr := rpcError(err)
 	if err == nil || rpcErr {
 		// A list_changed the server sent before its answer is in the
@@ -586,10 +587,10 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 		s.refresh(sess)
 	}
 	if err == nil {
-		return toolResult(ctx, s.cfg.Key, mcpName, res)
+		return out(toolResult(ctx, s.cfg.Key, mcpName, res))
 	}
 	if rpcErr {
-		return outcome(ctx, check.MCPResult{Key: s.cfg.Key, MCPName: mcpName, RPCError: &check.MCPRPCError{Code: we.Code, Message: we.Message}})
+		return out(outcome(ctx, check.MCPResult{Key: s.cfg.Key, MCPName: mcpName, RPCError: &check.MCPRPCError{Code: we.Code, Message: we.Message}}))
 	}
 	s.mu.Lock()
 	asked := run.asked

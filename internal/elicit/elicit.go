@@ -66,7 +66,7 @@ func Reply(ctx context.Context, q host.Elicitation, r host.ElicitReply) (host.El
 	if err := module.CheckArgs(ctx, "elicitation", check.Elicitation{Server: q.Server, Params: q.Params, Answer: a}, &out); err != nil {
 		return host.ElicitReply{}, err
 	}
-	return host.ElicitReply{Action: out.Action, Content: out.Content}, nil
+	return host.ElicitReply{Action: out.Action, Content: out.Content, Said: out.Said}, nil
 }
 
 // Refusal is why q was put to no one (check.UnaskedNobody...), in the

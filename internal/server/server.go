@@ -35,6 +35,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolroute/toolroute/host"
@@ -133,6 +134,7 @@ func Handler(a *app.App, o Options) http.Handler {
 	mux.HandleFunc("GET /api/ui/catalogue", s.browserCatalogue)
 	mux.HandleFunc("GET /api/ui/events", s.catalogueEvents)
 	mux.HandleFunc("POST /api/ui/tools/{name}", s.runForBrowser)
+	mux.HandleFunc("POST /api/ui/elicitations/{id}", s.answerElicitation)
 	mux.HandleFunc("GET /api/google/token", s.googleToken)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see GET /api/health")
@@ -170,6 +172,8 @@ func badID(w http.ResponseWriter, err error) {
 type server struct {
 	a         *app.App
 	approvals *Approvals
+	// asks are the MCP servers' questions waiting for the page (elicit.go).
+	asks asks
 	// pageCatalogue holds the page's catalogue compressed, once per version:
 	// hundreds of KB of JSON, a good part of a first visit.
 	pageCatalogue webui.Versioned
@@ -425,7 +429,8 @@ func (s *server) send(w http.ResponseWriter, r *http.Request) {
 	if req.Agent != "" && !s.setAgent(w, r, id, req.Agent) {
 		return
 	}
-	s.stream(w, r, id, s.a.Host.Session(id).WithModel(req.Model).Send(r.Context(), req.Text, req.Attachments...))
+	ctx, events := s.asker(w, r)
+	s.stream(w, r, id, events, s.a.Host.Session(id).WithModel(req.Model).Send(ctx, req.Text, req.Attachments...))
 }
 
 // models lists the models of the server's provider, for the browser UI's
@@ -455,28 +460,78 @@ func (s *server) compact(w http.ResponseWriter, r *http.Request) {
 		noSession(w, id)
 		return
 	}
-	s.stream(w, r, id, s.a.Host.Session(id).Compact(r.Context()))
+	ctx, events := s.asker(w, r)
+	s.stream(w, r, id, events, s.a.Host.Session(id).Compact(ctx))
+}
+
+// asker gives a turn's context, whose MCP servers' questions go down the
+// turn's stream as elicitation events (elicit.go), and that stream's
+// writer, which stream opens.
+func (s *server) asker(w http.ResponseWriter, r *http.Request) (context.Context, *sse) {
+	out := &sse{w: w, rc: http.NewResponseController(w)}
+	a := &pageAsker{asks: &s.asks, send: func(ev any) error {
+		if !out.write("elicitation", ev) {
+			return errors.New("the stream is closed")
+		}
+		return nil
+	}}
+	return host.WithAsker(r.Context(), a), out
+}
+
+// sse writes server-sent events: a turn's, and the questions its calls'
+// servers ask from other goroutines meanwhile.
+type sse struct {
+	mu   sync.Mutex
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	open bool
+	// done: the handler returned, and w is no longer to be written (a
+	// call still running after its turn asks no one).
+	done bool
+}
+
+// write sends one event, reporting whether it went.
+func (e *sse) write(kind string, v any) bool {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return false
+	}
+	e.begin()
+	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", kind, data); err != nil {
+		return false
+	}
+	// A flush that stalls past the limit fails: the turn stops there,
+	// not at its next event, which may be minutes away.
+	err = e.rc.Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
+}
+
+// begin starts the response once; e.mu is held.
+func (e *sse) begin() {
+	if !e.open {
+		e.w.Header().Set("Content-Type", "text/event-stream")
+		e.w.Header().Set("Cache-Control", "no-cache")
+		e.w.WriteHeader(http.StatusOK)
+		e.open = true
+	}
 }
 
 // stream writes a turn's events as server-sent events.
-func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, events iter.Seq2[host.Event, error]) {
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	write := func(kind string, v any) bool {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", kind, data); err != nil {
-			return false
-		}
-		// A flush that stalls past the limit fails: the turn stops there,
-		// not at its next event, which may be minutes away.
-		err = rc.Flush()
-		return err == nil || errors.Is(err, http.ErrNotSupported)
-	}
+func (s *server) stream(w http.ResponseWriter, r *http.Request, id string, out *sse, events iter.Seq2[host.Event, error]) {
+	out.mu.Lock()
+	out.begin()
+	out.mu.Unlock()
+	defer func() {
+		out.mu.Lock()
+		out.done = true
+		out.mu.Unlock()
+	}()
+	write := out.write
 	var asked *question // closed when the turn ends, answered or not
 	defer func() {
 		if asked != nil {
@@ -652,7 +707,9 @@ const maxErrorBody = 1 << 20
 
 // runForBrowser runs a server tool (an MCP server's) for a page whose host
 // made the call: {"input": {...}} -> the result, {"status", "output"} or
-// {"status": "error", "error_type", "message"}.
+// {"status": "error", "error_type", "message"}. A page that takes NDJSON
+// (Accept) can be asked by the tool's MCP server: the answer is then its
+// questions and the result as NDJSON events (elicit.go).
 func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Input json.RawMessage `json:"input"`
@@ -660,12 +717,28 @@ func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	res, err := s.a.RunForBrowser(r.Context(), r.PathValue("name"), req.Input)
-	if err != nil {
-		fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "host: "))
-		return
+	ctx := r.Context()
+	// A page that reads NDJSON can be asked (elicit.go): a server's
+	// question comes as an event, and the result as the last one.
+	var out *lines
+	if wantsNDJSON(r) {
+		out = &lines{w: w, rc: http.NewResponseController(w)}
+		ctx = host.WithAsker(ctx, &pageAsker{asks: &s.asks, send: out.send})
 	}
-	reply(w, res)
+	res, err := s.a.RunForBrowser(ctx, r.PathValue("name"), req.Input)
+	switch {
+	case out != nil && out.streaming() && err != nil:
+		out.send(map[string]any{"type": "error", "error": strings.TrimPrefix(err.Error(), "host: ")})
+	case out != nil && out.streaming():
+		out.send(map[string]any{"type": "result", "result": res})
+	case err != nil:
+		fail(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "host: "))
+	default:
+		reply(w, res)
+	}
+	if out != nil {
+		out.close()
+	}
 }
 
 func (s *server) browserCatalogue(w http.ResponseWriter, r *http.Request) {

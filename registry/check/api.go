@@ -36,6 +36,7 @@ const (
 	usageAgent     = `give a stored agent's name as {"agent": "NAME"}`
 	usageModel     = `give the provider's id of a model as {"model": "ID"}, such as gpt-4.1-mini (GET /api/models lists them)`
 	usageAnswers   = `give the answers as {"approvals": [{"id": "CALL_ID", "answer": "once", "session" or "deny"}]}`
+	usageElicit    = `give the user's answer as {"action": "accept", "content": {"FIELD": VALUE}}, or {"action": "decline"} or {"action": "cancel"}`
 	usageTitledNew = `a session is titled after its first message: POST {} here, send the message to POST /api/sessions/{id}/messages, then rename it with PATCH /api/sessions/{id} {"title": "..."}`
 )
 
@@ -89,7 +90,7 @@ func attachmentsOf(f fields) ([]session.Attachment, string) {
 var bodyRoutes = []string{
 	"POST /api/sessions", "PATCH /api/sessions/{id}", "POST /api/sessions/{id}/messages",
 	"POST /api/sessions/{id}/approvals", "POST /api/sessions/{id}/clear", "POST /api/sessions/{id}/compact",
-	"PUT /api/policies", "POST /api/model", "POST /api/ui/tools/{name}", "POST /api/tasks/due",
+	"PUT /api/policies", "POST /api/model", "POST /api/ui/tools/{name}", "POST /api/ui/elicitations/{id}", "POST /api/tasks/due",
 }
 
 // fields is a body's top-level fields, as sent.
@@ -214,6 +215,26 @@ func (b APIBody) check() (Answer, error) {
 			return Answer{Args: map[string]json.RawMessage{"input": raw}}, nil
 		}
 		return Answer{Args: map[string]any{}}, nil
+	case "POST /api/ui/elicitations/{id}":
+		// The values' checks are the elicitation op's, against the
+		// question: here, the answer's shape.
+		action, _, bad := f.str("action", usageElicit)
+		if bad == "" && action != "accept" && action != "decline" && action != "cancel" {
+			bad = fmt.Sprintf("%q is not an action: %s", action, usageElicit)
+		}
+		content := map[string]json.RawMessage{}
+		if raw, ok := f["content"]; bad == "" && ok && string(raw) != "null" {
+			if json.Unmarshal(raw, &content) != nil || content == nil {
+				bad = fmt.Sprintf("%s\"content\" is %s, not an object: %s", NotTheJSON, kindOf(raw), usageElicit)
+			}
+		}
+		if bad != "" {
+			return refuse(bad), nil
+		}
+		if action != "accept" {
+			return Answer{Args: map[string]string{"action": action}}, nil
+		}
+		return Answer{Args: map[string]any{"action": action, "content": content}}, nil
 	}
 	// The routes whose body is {} (clear, compact, tasks/due) and the model
 	// proxy's, which a server decodes itself and asks about only when it

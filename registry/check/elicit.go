@@ -107,6 +107,11 @@ type ElicitChoice struct {
 type ElicitResult struct {
 	Action  string         `json:"action"`
 	Content map[string]any `json:"content,omitempty"`
+	// Said is the answer as the user reads it back (a page reloaded): who
+	// asked what, and what was sent, each choice by its label. A host
+	// keeps it on the call's result (registry.Result.Asked). Not for a
+	// single field's check.
+	Said string `json:"said,omitempty"`
 }
 
 func (e Elicitation) check() (Answer, error) {
@@ -127,7 +132,7 @@ func (e Elicitation) check() (Answer, error) {
 	}
 	switch e.Answer.Action {
 	case "decline", "cancel":
-		return Answer{Args: ElicitResult{Action: e.Answer.Action}}, nil
+		return Answer{Args: ElicitResult{Action: e.Answer.Action, Said: e.said(q, e.Answer.Action, nil)}}, nil
 	case "accept":
 	default:
 		return Answer{}, fmt.Errorf("check elicitation: the answer's action %q is none of accept, decline or cancel", e.Answer.Action)
@@ -145,7 +150,74 @@ func (e Elicitation) check() (Answer, error) {
 			content[f.Name] = v
 		}
 	}
-	return Answer{Args: ElicitResult{Action: "accept", Content: content}}, nil
+	out := ElicitResult{Action: "accept", Content: content}
+	if e.Field == "" {
+		out.Said = e.said(q, "accept", content)
+	}
+	return Answer{Args: out}, nil
+}
+
+// maxSaidMessage is how much of the server's message a said answer
+// quotes.
+const maxSaidMessage = 200
+
+// said words the user's answer to q for reading back: the fields sent in
+// the form's order, a choice by its label, a yes-or-no as yes or no.
+func (e Elicitation) said(q ElicitQuestion, action string, content map[string]any) string {
+	asked := fmt.Sprintf("MCP server '%s' asked “%s”", e.Server, cutRunes(q.Message, maxSaidMessage))
+	switch action {
+	case "decline":
+		return asked + ". You declined: nothing was sent."
+	case "cancel":
+		return asked + ". You cancelled: nothing was sent."
+	}
+	var sent []string
+	for _, f := range q.Fields {
+		v, ok := content[f.Name]
+		if !ok {
+			continue
+		}
+		sent = append(sent, f.Label+": "+f.shown(v))
+	}
+	if len(sent) == 0 {
+		return asked + ". You accepted, sending no values."
+	}
+	return asked + ". You sent " + strings.Join(sent, "; ") + "."
+}
+
+// shown is a value sent, as the user reads it.
+func (f ElicitField) shown(v any) string {
+	label := func(x any) string {
+		s := fmt.Sprint(x)
+		for _, c := range f.Choices {
+			if c.Value == s {
+				return c.Label
+			}
+		}
+		return s
+	}
+	switch v := v.(type) {
+	case bool:
+		if v {
+			return "yes"
+		}
+		return "no"
+	case []string:
+		out := make([]string, len(v))
+		for i, x := range v {
+			out[i] = label(x)
+		}
+		return strings.Join(out, ", ")
+	case []any:
+		out := make([]string, len(v))
+		for i, x := range v {
+			out[i] = label(x)
+		}
+		return strings.Join(out, ", ")
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return registryShort(label(v))
 }
 
 // unasked words why the server's question went to no one.

@@ -339,7 +339,7 @@ func (m *Message) appendJSON(b []byte, html bool) ([]byte, error) {
 	for _, f := range [...]struct {
 		key  string
 		list []string
-	}{{`,"grant":`, m.Grant}, {`,"loaded":`, m.Loaded}, {`,"unloaded":`, m.Unloaded}} {
+	}{{`,"grant":`, m.Grant}, {`,"loaded":`, m.Loaded}, {`,"unloaded":`, m.Unloaded}, {`,"asked":`, m.Asked}} {
 		if len(f.list) > 0 {
 			b = append(b, f.key...)
 			b = jsonenc.Strings(b, f.list, html)

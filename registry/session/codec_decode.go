@@ -242,7 +242,7 @@ func readMessages(r *jsondec.Reader) []Message {
 }
 
 var messageKeys = []string{"type", "content", "images", "documents", "attachments", "tool_call_id", "tool_name", "tool_input", "signature", "status",
-	"error_type", "index", "grant", "loaded", "unloaded", "keep", "usage", "time"}
+	"error_type", "index", "grant", "loaded", "unloaded", "asked", "keep", "usage", "time"}
 
 func readMessage(r *jsondec.Reader, m *Message) {
 	r.Object(messageKeys, func(key string) {
@@ -273,6 +273,8 @@ func readMessage(r *jsondec.Reader, m *Message) {
 			m.Index = r.Int()
 		case "grant":
 			m.Grant = r.Strings()
+		case "asked":
+			m.Asked = r.Strings()
 		case "loaded":
 			m.Loaded = r.Strings()
 		case "unloaded":
@@ -367,7 +369,7 @@ func readList[T any](r *jsondec.Reader, keys []string, set func(elem *T, key str
 	return list
 }
 
-var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "documents", "tools", "console"}
+var resultKeys = []string{"id", "status", "output", "error_type", "message", "images", "documents", "tools", "console", "asked"}
 
 func readResult(r *jsondec.Reader) Result {
 	var res Result
@@ -391,6 +393,8 @@ func readResult(r *jsondec.Reader) Result {
 			res.Tools = r.Strings()
 		case "console":
 			res.Console = r.Strings()
+		case "asked":
+			res.Asked = r.Strings()
 		}
 	})
 	return res

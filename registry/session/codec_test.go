@@ -66,7 +66,7 @@ func (g *gen) usage() *wire.Usage {
 func (g *gen) message() Message {
 	m := Message{Type: MessageType(g.str()), Content: g.str(), ToolCallID: g.str(), ToolName: g.str(), ToolInput: g.str(),
 		Signature: g.str(), Status: registry.Status(g.str()), ErrorType: g.str(), Index: g.n(3) - 1, Grant: g.strs(),
-		Loaded: g.strs(), Unloaded: g.strs(), Keep: g.n(2), Usage: g.usage(), Time: codecTimes[g.n(len(codecTimes)-1)]}
+		Loaded: g.strs(), Unloaded: g.strs(), Asked: g.strs(), Keep: g.n(2), Usage: g.usage(), Time: codecTimes[g.n(len(codecTimes)-1)]}
 	switch g.byte() % 3 {
 	case 1:
 		m.Images = []registry.Image{}

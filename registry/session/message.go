@@ -97,6 +97,9 @@ type Message struct {
 	// or of unload_tool_group, the tools it took off the list; restored
 	// from the log like the loads.
 	Unloaded []string `json:"unloaded,omitempty"`
+	// Asked is, on a tool result, what the user answered the questions
+	// the tool's MCP server asked during the call (registry.Result.Asked).
+	Asked []string `json:"asked,omitempty"`
 	// Keep is, on a summary, how many of the messages before it are sent
 	// after it as they are.
 	Keep int `json:"keep,omitempty"`

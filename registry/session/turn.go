@@ -1040,7 +1040,7 @@ func (t *Turn) callMessage(index int, c wire.Call, status registry.Status) Messa
 // A result's images a model cannot take are left out, each with a note
 // after the text.
 func (t *Turn) resultMessage(c wire.Call, res registry.Result) Message {
-	m := Message{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Time: t.now}
+	m := Message{Type: ToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content(), Status: res.Status, ErrorType: res.ErrorType, Asked: res.Asked, Time: t.now}
 	if len(res.Images) > 0 {
 		m.Content, m.Images = registry.CheckImages(m.Content, res.Images)
 	}

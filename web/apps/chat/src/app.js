@@ -22,6 +22,8 @@ function startWorker() {
     // A scheduled task ran while the page was open: its session is new.
     if (m.type === "task_ran") return void refreshSessions().catch(() => {});
     if (m.type === "tasks_changed") return void refreshTasks().catch(() => {});
+    // An MCP server of the page's asks the user during a call.
+    if (m.type === "elicitation") return void askElicitation(m.question ?? {});
     const p = pending.get(m.id);
     if (!p) return;
     if (m.type === "event") p.onEvent?.(m.event);
@@ -311,6 +313,8 @@ function toolCard(m) {
 // result: the user stopped the turn, the page was closed or reloaded
 // before the tool answered, or the user was never answered.
 function settleCards(list, stopped) {
+  // A server's question open when its turn ends was for a call that ended.
+  for (const box of log.querySelectorAll(".elicit:not(.answered)")) box._settle?.();
   for (const card of list) {
     if (!card._state || card._answered) continue;
     card._answered = true;
@@ -450,8 +454,25 @@ function message(m, fromLog) {
         break;
       }
       toolResult(m);
+      askedNotes(m);
       break;
     }
+  }
+}
+
+// askedNotes says, below a call's card read back from the log, what the
+// user answered the questions its MCP server asked during the call (the
+// module's sentences, which the log keeps on the result): the form itself
+// is gone with the page that showed it.
+function askedNotes(m) {
+  const card = cards.get(m.tool_call_id);
+  if (!Array.isArray(m.asked) || !m.asked.length || !card?.isConnected || card._asked) return;
+  card._asked = true;
+  let at = card;
+  for (const said of m.asked) {
+    const note = el("p", "muted small answer asked", String(said));
+    at.after(note);
+    at = note;
   }
 }
 
@@ -711,6 +732,177 @@ function askApproval(calls) {
   const names = [...new Set(calls.map((c) => c.tool))].join(", ");
   $("announce").textContent = `${calls.length === 1 ? names + " asks" : `${calls.length} tools (${names}) ask`} to run: ` +
     "answer at the end of the conversation (Shift+Tab from the message box reaches the buttons).";
+}
+
+// askElicitation shows an MCP server's question for the user (the
+// module's reading of it: who asks, the message, the fields), below the
+// card of the call it came during: a form with Send, Decline and Cancel.
+// As an approval, it takes no focus and its buttons arm ARM_MS after they
+// show; its fields are no <form>, so an Enter typed in one sends nothing.
+// A value that will not do gets the module's sentence, and the form stays;
+// once answered, the box says what was sent.
+function askElicitation(q) {
+  const box = el("section", "approval elicit");
+  box.setAttribute("role", "group");
+  const heading = el("h3", "", q.asks || `MCP server '${q.server}' asks:`);
+  heading.id = "elicit-" + nextID++;
+  box.setAttribute("aria-labelledby", heading.id);
+  box.append(heading);
+  if (q.message) box.append(el("p", "elicit-message", q.message));
+  const fields = el("div", "elicit-fields");
+  const read = [];
+  for (const f of Array.isArray(q.fields) ? q.fields : []) {
+    const { node, value } = elicitField(f);
+    fields.append(node);
+    read.push([f, value]);
+  }
+  const buttons = el("div", "approval-buttons");
+  const outcome = el("p", "muted small outcome");
+  outcome.setAttribute("role", "status");
+  const waiting = { buttons: [], timer: 0 };
+  const controls = () => [...fields.querySelectorAll("input, select")];
+  for (const [action, label] of [["accept", "Accept"], ["decline", "Decline"], ["cancel", "Cancel"]]) {
+    const b = el("button", "secondary", label);
+    b.type = "button";
+    b.dataset.action = action;
+    b.onclick = async () => {
+      if (!asking.delete(waiting)) return;
+      clearTimeout(waiting.timer);
+      for (const x of [...waiting.buttons, ...controls()]) x.disabled = true;
+      const content = {};
+      if (action === "accept") {
+        for (const [f, value] of read) {
+          const v = value();
+          if (v !== undefined) content[f.name] = v;
+        }
+      }
+      outcome.textContent = "Sending…";
+      outcome.classList.remove("problem");
+      try {
+        const sent = await call({ type: "elicit_answer", ask: q.ask, action, ...(action === "accept" ? { content } : {}) });
+        buttons.remove();
+        fields.remove();
+        box.classList.add("answered");
+        outcome.textContent = "";
+        outcome.append(elicitSent(sent, q.fields));
+        $("announce").textContent = "";
+        $("message").focus();
+      } catch (e) {
+        // The module's sentence: which value will not do, and what it takes.
+        outcome.textContent = e.message;
+        outcome.classList.add("problem");
+        for (const x of controls()) x.disabled = false;
+        asking.add(waiting);
+        arm(waiting);
+      }
+    };
+    buttons.append(b);
+    waiting.buttons.push(b);
+  }
+  asking.add(waiting);
+  arm(waiting);
+  box._settle = () => {
+    asking.delete(waiting);
+    clearTimeout(waiting.timer);
+    buttons.remove();
+    for (const x of controls()) x.disabled = true;
+    box.classList.add("answered");
+    outcome.classList.remove("problem");
+    outcome.textContent = "The call ended before this was answered: nothing was sent.";
+  };
+  box.append(fields, buttons, outcome);
+  // Below the card of the call that is running, where the question comes
+  // from; at the end when none is in sight.
+  const card = [...turnCards].reverse().find((c) => c.isConnected && !c._answered);
+  if (card) card._asked = true;
+  if (card) card.after(box);
+  else add(box);
+  log.scrollTop = log.scrollHeight;
+  $("announce").textContent = `${q.asks || "An MCP server asks"} ${q.message ?? ""} Answer below the tool's card (Shift+Tab from the message box reaches it).`;
+}
+
+// elicitField is one field of a server's question as a control: {node,
+// value: () => the value to send, undefined for none}. Text, numbers and
+// choices go as the user gave them (the module reads them as the field's
+// kind); a yes-or-no is a checkbox, several choices are checkboxes.
+function elicitField(f) {
+  const id = "elicit-field-" + nextID++;
+  const row = el("div", "elicit-field");
+  const label = el("label", "", f.label || f.name);
+  label.htmlFor = id;
+  if (f.required) label.append(el("span", "required", " (required)"));
+  // The hint says what a typed value takes: a checkbox or a list shows it.
+  const typed = !["boolean", "choice", "choices"].includes(f.kind);
+  const help = el("p", "muted small", [f.description, typed && f.hint && `Give ${f.hint}.`].filter(Boolean).join(" "));
+  help.id = id + "-help";
+  const def = f.default;
+  let input;
+  let value;
+  if (f.kind === "boolean") {
+    input = el("input");
+    input.type = "checkbox";
+    input.checked = def === true;
+    value = () => input.checked;
+    row.append(input, " ", label);
+  } else if (f.kind === "choice") {
+    input = el("select");
+    if (!f.required || def === undefined) input.append(new Option("—", ""));
+    for (const c of f.choices ?? []) input.append(new Option(c.label, c.value, false, c.value === def));
+    value = () => (input.value === "" ? undefined : input.value);
+    row.append(label, input);
+  } else if (f.kind === "choices") {
+    const set = el("fieldset", "elicit-choices");
+    const legend = el("legend", "", f.label || f.name);
+    if (f.required) legend.append(el("span", "required", " (required)"));
+    set.append(legend);
+    const ticks = [];
+    for (const c of f.choices ?? []) {
+      const l = el("label");
+      const t = el("input");
+      t.type = "checkbox";
+      t.value = c.value;
+      t.checked = Array.isArray(def) && def.includes(c.value);
+      l.append(t, " " + c.label);
+      set.append(l);
+      ticks.push(t);
+    }
+    set.setAttribute("aria-describedby", help.id);
+    set.append(help);
+    row.append(set);
+    return { node: row, value: () => ticks.filter((t) => t.checked).map((t) => t.value) };
+  } else {
+    input = el("input");
+    input.type = f.kind === "number" || f.kind === "integer" ? "text" : f.format === "email" ? "email" : f.format === "uri" ? "url" : f.format === "date" ? "date" : "text";
+    if (f.kind === "number" || f.kind === "integer") input.inputMode = f.kind === "integer" ? "numeric" : "decimal";
+    if (def !== undefined && def !== null) input.value = String(def);
+    value = () => (input.value.trim() === "" ? undefined : input.value);
+    row.append(label, input);
+  }
+  input.id = id;
+  input.name = f.name;
+  input.setAttribute("aria-describedby", help.id);
+  if (f.required) input.setAttribute("aria-required", "true");
+  row.append(help);
+  return { node: row, value };
+}
+
+// elicitSent says what the user answered a server's question: the values
+// sent, by their labels, or that they declined or cancelled.
+function elicitSent(sent, fields) {
+  if (sent?.action === "decline") return el("span", "", "You declined: nothing was sent.");
+  if (sent?.action === "cancel") return el("span", "", "You cancelled: nothing was sent.");
+  // In the form's order, each choice by its label.
+  const content = sent?.content ?? {};
+  const list = el("dl", "elicit-sent");
+  for (const f of fields ?? []) {
+    if (!Object.hasOwn(content, f.name)) continue;
+    const v = content[f.name];
+    const named = (x) => f.choices?.find((c) => c.value === x)?.label ?? String(x);
+    list.append(el("dt", "", f.label || f.name), el("dd", "", Array.isArray(v) ? v.map(named).join(", ") : typeof v === "boolean" ? (v ? "yes" : "no") : named(v)));
+  }
+  const out = el("div");
+  out.append(el("span", "", list.childElementCount ? "You sent:" : "You sent the form empty."), ...(list.childElementCount ? [list] : []));
+  return out;
 }
 
 // ---- A new chat ----------------------------------------------------------
@@ -1266,6 +1458,9 @@ async function send(text, files = []) {
         break;
       case "approval":
         askApproval(ev.calls ?? []);
+        break;
+      case "elicitation":
+        askElicitation(ev);
         break;
       case "retry":
         // The module's sentence, as every host shows it.

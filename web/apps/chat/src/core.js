@@ -111,7 +111,11 @@ export class PersistentFS extends MemoryFS {
 //   onTasksChanged: () => void, told when a task is added, changed,
 //     removed, or its run's record written;
 //   onTaskRun: ({session, title}) => void, told when a task's run, or a
-//     sub-agent's (create_agent), is done (the page lists its session).
+//     sub-agent's (create_agent), is done (the page lists its session);
+//   onElicit: (question) => void, shows the page an MCP server's question
+//     for the user during a call ({ask, server, asks, message, fields}),
+//     answered with an "elicit_answer" request; without it no one is asked
+//     and servers that ask are refused.
 export class Core {
   #d;
   #cat = null;
@@ -120,6 +124,8 @@ export class Core {
   #hostKey = "";
   #aborts = new Map();
   #questions = new Map(); // session -> {resolve, reject}: an approval the page is asked
+  #asks = new Map(); // ask -> {resolve, check}: an MCP server's question the page is asked
+  #nextAsk = 1;
   #running = new Map(); // page session -> how many of its turns run here
   #runner = null;
   #fs = null;
@@ -232,7 +238,7 @@ export class Core {
     // catalogue again.
     await this.#mcp?.close();
     let host = null;
-    const mcp = new McpServers({ config: settings.mcp, fetch: this.fetch, onChange: () => host && reload() });
+    const mcp = new McpServers({ config: settings.mcp, fetch: this.fetch, onChange: () => host && reload(), ...(this.#d.onElicit ? { onElicit: (q, o) => this.#elicit(q, o) } : {}) });
     this.#mcp = mcp;
     const native = {};
     const cat = await this.#catalogue();
@@ -473,6 +479,8 @@ export class Core {
           q.resolve(Array.isArray(msg.answers) ? msg.answers : []);
           return reply({ id, type: "done", result: null });
         }
+        case "elicit_answer":
+          return reply({ id, type: "done", result: await this.#elicitAnswer(msg) });
         case "describe":
           return reply({ id, type: "done", result: await this.describe(msg.session, { tokens: msg.tokens !== false }) });
         case "sessions":
@@ -792,25 +800,68 @@ export class Core {
     return out;
   }
 
+  // #elicit asks the page an MCP server's question (one of the page's own
+  // servers, mcp.js): it resolves to the user's answer, which check (the
+  // module's) has passed; the call's end (signal) takes the question back.
+  #elicit(question, { signal, check }) {
+    return new Promise((resolve, reject) => {
+      const ask = `page:${this.#nextAsk++}`;
+      const done = () => this.#asks.delete(ask);
+      this.#asks.set(ask, { check, resolve: (a) => (done(), resolve(a)) });
+      signal?.addEventListener("abort", () => (done(), reject(signal.reason)), { once: true });
+      this.#d.onElicit({ ask, ...question });
+    });
+  }
+
+  // #elicitAnswer gives the user's answer to the question ask: serve's
+  // (server:ID, POST /api/ui/elicitations/{id}) or one of the page's
+  // servers'. A value that will not do fails with the module's sentence,
+  // and the question stays open; else it answers what was sent.
+  async #elicitAnswer(msg) {
+    const answer = { action: String(msg.action ?? ""), ...(msg.action === "accept" ? { content: msg.content ?? {} } : {}) };
+    const ask = String(msg.ask ?? "");
+    if (ask.startsWith("server:")) return this.#api("POST", `/api/ui/elicitations/${encodeURIComponent(ask.slice(7))}`, answer);
+    const q = this.#asks.get(ask);
+    if (!q) throw new Error("this question is no longer waiting: it was answered, or the call that asked it ended");
+    const verdict = await q.check(answer);
+    if (verdict?.error) throw new Error(verdict.error.message);
+    q.resolve(answer);
+    return { action: verdict.args.action, content: verdict.args.content ?? {} };
+  }
+
   // #serverTool runs one of the server's tools there, for this page's turn,
-  // which asked the user first when the tool's permissions say to.
+  // which asked the user first when the tool's permissions say to. Its MCP
+  // server may ask the user meanwhile (serve answers NDJSON then): the
+  // question goes to the page (onElicit).
   async #serverTool(name, input, signal) {
     const fail = (type, message) => Object.assign(new Error(message), { type });
+    const asks = !!this.#d.onElicit;
     let r;
     try {
       r = await this.fetch(`/api/ui/tools/${encodeURIComponent(name)}`, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: input ?? {} }), signal,
+        method: "POST", headers: { "content-type": "application/json", ...(asks ? { accept: "application/x-ndjson, application/json" } : {}) }, body: JSON.stringify({ input: input ?? {} }), signal,
       });
     } catch (e) {
       if (signal?.aborted) throw e;
       throw fail("unavailable", `the server that runs ${name} could not be reached (${e?.message ?? e}): is toolroute serve still running?`);
     }
-    const body = await r.json().catch(() => ({}));
+    let body;
+    if (asks && r.ok && (r.headers.get("content-type") ?? "").startsWith("application/x-ndjson")) {
+      for await (const ev of ndjson(r.body, signal)) {
+        if (ev.type === "elicitation") this.#d.onElicit({ ...ev, ask: `server:${ev.id}` });
+        else if (ev.type === "result") body = ev.result ?? {};
+        else if (ev.type === "error") throw fail("unavailable", `the server could not run ${name}: ${ev.error}`);
+      }
+      signal?.throwIfAborted();
+      if (!body) throw fail("unavailable", `the server's answer for ${name} ended before its result: is toolroute serve still running?`);
+    } else {
+      body = await r.json().catch(() => ({}));
+    }
     if (!r.ok) throw fail("unavailable", `the server could not run ${name}: ${body.error ?? `it answered ${r.status}`}`);
     if (body.status === "success") {
-      return Array.isArray(body.images) || Array.isArray(body.documents) ? toolOutput(body.output ?? "", body.images, body.documents) : body.output ?? "";
+      return Array.isArray(body.images) || Array.isArray(body.documents) || Array.isArray(body.asked) ? toolOutput(body.output ?? "", body.images, body.documents, body.asked) : body.output ?? "";
     }
-    throw fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`);
+    throw Object.assign(fail(body.error_type ?? "execution_error", body.message ?? `${name} failed and said nothing more`), Array.isArray(body.asked) ? { asked: body.asked } : {});
   }
 
   // close ends what the core keeps open: the scheduled tasks' timer and
@@ -905,10 +956,36 @@ function unreachable(e) {
 // pageEvent is a server's turn event as the page's host gives it: the Go
 // host's retry has wait in nanoseconds only.
 function pageEvent(ev) {
+  // serve's question during a call of its turn: answered by its id.
+  if (ev.type === "elicitation" && typeof ev.id === "string") return { ...ev, ask: `server:${ev.id}` };
   if (ev.type === "retry" && ev.retry && ev.retry.wait_ms === undefined) {
     return { ...ev, retry: { ...ev.retry, wait_ms: Math.round((ev.retry.wait ?? 0) / 1e6) } };
   }
   return ev;
+}
+
+// ndjson reads serve's NDJSON answer, an event a line, until it ends or
+// signal aborts.
+async function* ndjson(body, signal) {
+  const reader = body.getReader();
+  const stop = () => reader.cancel(signal.reason).catch(() => {});
+  signal?.addEventListener("abort", stop, { once: true });
+  const decoder = new TextDecoder();
+  let buf = "";
+  try {
+    for (let done = false; !done; ) {
+      const chunk = await reader.read();
+      done = chunk.done;
+      buf += done ? decoder.decode() + "\n" : decoder.decode(chunk.value, { stream: true });
+      for (let i; (i = buf.indexOf("\n")) >= 0; ) {
+        const line = buf.slice(0, i).trim();
+        buf = buf.slice(i + 1);
+        if (line) yield JSON.parse(line);
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
 }
 
 // serverSentEvents reads a turn's stream: "event: TYPE" and "data: JSON"

@@ -36,6 +36,13 @@
 //                                           far; answers done [messages appended]
 //   {id, type: "approve", session, answers} answers [{id, answer, grant?}] to the question
 //                                           of the session's turn
+//   {id, type: "elicit_answer", ask,        the user's answer to an MCP server's question
+//    action, content?}                      (an "elicitation" message's or a turn event's):
+//                                           action accept (content: values by field name),
+//                                           decline or cancel; answers done {action,
+//                                           content}, what was sent, or error with the
+//                                           module's sentence when a value will not do
+//                                           (the question stays open)
 //   {id, type: "reload"}                    the server's catalogue changed: the next turn
 //                                           and describe fetch it again; answers done null
 //   {id, type: "describe", session?}        the module's describe (groups, tools, files,
@@ -80,7 +87,10 @@
 //
 // The worker posts {type: "ready"} (no id) when it starts listening, and
 // {type: "task_ran", session, title} (no id) when a scheduled task's run,
-// a page session, is done.
+// a page session, is done, and {type: "elicitation", question} (no id) when
+// an MCP server asks the user something during a call of the page's turn
+// (question: {ask, server, asks, message, fields}; a server session's turn
+// sends it as an "elicitation" event, whose id is the ask as "server:ID").
 
 import { Toolroute } from "toolroute";
 import { Runner } from "toolroute/jsrun";
@@ -165,6 +175,9 @@ async function getCore() {
     // Scheduled tasks run while the page is open (this worker lives).
     tasks: true,
     onTaskRun: (r) => self.postMessage({ type: "task_ran", ...r }),
+    // An MCP server asks the user something during a call: the page shows
+    // the question at the call's card.
+    onElicit: (q) => self.postMessage({ type: "elicitation", question: q }),
     onTasksChanged: () => self.postMessage({ type: "tasks_changed" }),
   });
   return core;

@@ -245,3 +245,50 @@ test("a long MCP call that reports progress runs past its timeout in a turn", as
     await core.close();
   }
 });
+
+test("an MCP server asks the page's user during a call: the question reaches the page, a value that will not do is refused, the answer reaches the server and the log keeps it", async () => {
+  const fake = fakeServer([
+    { call: ["load_tool_group", { group_name: "everything" }] },
+    { call: ["trigger_elicitation_request", {}] },
+    { text: "Thanks." },
+  ]);
+  const store = new MemoryUIStore();
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp` } } }) });
+  const asked = [];
+  const answers = [];
+  let core;
+  const answer = (msg) => new Promise((resolve) => core.handle({ id: 3, type: "elicit_answer", ...msg }, (r) => (answers.push(r), resolve(r))));
+  core = newCore(store, mcpFetch(fake.fetch), {
+    catalogue: async () => bundle,
+    // The page: it shows the question and answers it, first with an
+    // address that is not one.
+    onElicit: async (q) => {
+      asked.push(q);
+      await answer({ ask: q.ask, action: "accept", content: { name: "Ada", email: "nope" } });
+      await answer({ ask: q.ask, action: "accept", content: { name: "Ada", email: "ada@example.com", check: "yes" } });
+    },
+  });
+  try {
+    const results = await turn(core, "e", "Ask me something");
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].ask, /^page:/);
+    assert.equal(asked[0].server, "everything");
+    assert.equal(asked[0].message, "Please provide inputs for the following fields:");
+    assert.equal(answers[0].type, "error");
+    assert.match(answers[0].error, /an email address \("nope" is not\)/);
+    assert.equal(answers[1].type, "done");
+    assert.equal(answers[1].result.action, "accept");
+    assert.equal(answers[1].result.content.email, "ada@example.com");
+    const r = results.find((x) => x.tool_name === "trigger_elicitation_request");
+    assert.equal(r?.status, "success", JSON.stringify(results));
+    assert.match(r.content, /ada@example\.com/);
+    // The log keeps what was answered on the result: the page read back
+    // shows it.
+    const log = (await ask(core, { type: "messages", session: "e" })).result;
+    const logged = log.find((m) => m.type === "tool_result" && m.tool_name === "trigger_elicitation_request");
+    assert.equal(logged.asked?.length, 1);
+    assert.match(logged.asked[0], /^MCP server 'everything' asked “Please provide inputs for the following fields:”\. You sent String: Ada; .*String with email format: ada@example\.com/);
+  } finally {
+    await core.close();
+  }
+});

@@ -916,10 +916,10 @@ class Turn {
           const work = (async () => {
             try {
               const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args), progress });
-              if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images), documents: documentsOf(out.documents) };
+              if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images), documents: documentsOf(out.documents), ...askedOf(out.asked) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {
-              return fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err));
+              return { ...fail(err?.type ?? err?.error_type ?? "execution_error", String(err?.message ?? err)), ...askedOf(err?.asked) };
             }
           })();
           try {
@@ -987,11 +987,19 @@ const OUTPUT = Symbol.for("toolroute.output");
 // text, whose placeholders ("[image image/png, 1234 bytes]") name the images
 // for the wire formats that carry none, and images [{mime_type, data}]
 // (standard base64), which the model sees beside the text where the format
-// carries them, and documents [{mime_type, data, name}] (PDFs) likewise.
-// The module leaves out, with a note, what a model cannot
+// carries them, and documents [{mime_type, data, name}] (PDFs) likewise;
+// asked, the user's answers to an MCP server's questions during the call,
+// which the log keeps on the result. The module leaves out, with a note, what a model cannot
 // take (wasm/ABI.md, "tool_results").
-export function toolOutput(text, images, documents) {
-  return { [OUTPUT]: true, text, images, documents };
+export function toolOutput(text, images, documents, asked) {
+  return { [OUTPUT]: true, text, images, documents, ...(asked?.length ? { asked } : {}) };
+}
+
+// askedOf keeps the strings of a native tool's asked (the user's answers
+// to its MCP server's questions, which the log keeps on its result).
+function askedOf(asked) {
+  const out = Array.isArray(asked) ? asked.filter((a) => typeof a === "string") : [];
+  return out.length ? { asked: out } : {};
 }
 
 // imagesOf keeps the well-formed entries of a native tool's images: the

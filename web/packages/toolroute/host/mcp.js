@@ -17,6 +17,13 @@
 // server's "headers" here, as these hosts hold no OAuth client. A server's
 // tools/list_changed lists its tools again and calls onChange, after
 // which the host loads its catalogue again.
+//
+// A server may ask the user something while one of its tools runs
+// (elicitation/create): with an onElicit option (the page, which asks),
+// the client declares it can be asked, the module reads the question into
+// the fields to ask (toolroute_check's elicitation op, as the Go program
+// does), onElicit asks and the module checks the answer sent. Without one
+// (the worker) the question is refused in the module's words.
 
 import { toolOutput } from "./host.js";
 // DEFAULT_TIMEOUT_SECONDS is a call's timeout when the config gives none.
@@ -98,12 +105,19 @@ export function parseMcpConfig(text) {
 // McpServers connects to the servers of a config and gives their groups
 // and tools. options: {config: mcp.json's text, configName (where the
 // config is, as the user knows it: "the MCP config" by default), fetch,
-// onChange(), now: () => ms, setTimer: (fn, ms) => handle, clearTimer}.
+// onChange(), now: () => ms, setTimer: (fn, ms) => handle, clearTimer,
+// onElicit}. onElicit(question, {signal, check}) asks the user a server's
+// question during a call (question: {server, asks, message, fields}, the
+// module's reading) and resolves to the answer, {action: "accept",
+// content} or {action: "decline"} or {action: "cancel"}; check(answer)
+// gives the module's verdict on an answer before it is given ({error}
+// says which value will not do); signal aborts when the call ends.
 export class McpServers {
   #o;
   #servers = [];
   #configProblems = [];
   #closed = false;
+  #check = null; // the module's, from the last listing: words a refusal outside a call
 
   constructor(options = {}) {
     this.#o = options;
@@ -131,6 +145,7 @@ export class McpServers {
     for (const s of this.#servers) s.byName = new Map();
     if (typeof check !== "function" || this.#servers.length === 0) return { groups: [], tools: [] };
     const said = this.#servers.map(heard);
+    this.#check = check;
     const a = await check("mcp_catalogue", {
       catalogue: base ?? {},
       config: this.#config(),
@@ -235,6 +250,7 @@ export class McpServers {
     }
     if (this.#closed) return;
     const client = new Client(CLIENT_INFO, {
+      ...(this.#o.onElicit ? { capabilities: { elicitation: { form: {} } } } : {}),
       listChanged: {
         tools: {
           onChanged: (error, tools) => {
@@ -250,6 +266,13 @@ export class McpServers {
       },
     });
     client.onerror = () => {}; // a stream's hiccup: calls report what matters
+    if (this.#o.onElicit) client.setRequestHandler("elicitation/create", (req) => this.#elicit(s, req.params));
+    else {
+      client.fallbackRequestHandler = async (req) => {
+        if (req.method === "elicitation/create") await this.#elicit(s, req.params);
+        throw rpcError(-32601, "Method not found");
+      };
+    }
     client.onclose = () => {
       if (s.client === client && !this.#closed) this.#down(s, "the connection closed");
     };
@@ -346,6 +369,23 @@ export class McpServers {
     const retryMs = () => Math.round(s.nextTry ? s.nextTry - this.#now() : s.retryMs);
     const needsAuth = () => ({ unavailable: { why: s.error, retry_ms: 0, mid_call: false, needs_authorization: true } });
     if (s.status === NEEDS_AUTHORIZATION) return outcome(needsAuth());
+    const running = { check, signal, said: [] };
+    (s.calls ??= new Set()).add(running);
+    try {
+      // The user's answers to the server's questions go with the outcome,
+      // for the log to keep (the result's asked).
+      const out = await this.#callNow(s, mcpName, input, { signal, progress, outcome, retryMs, needsAuth });
+      if (running.said.length === 0) return out;
+      return typeof out === "string" ? toolOutput(out, [], [], running.said) : { ...out, asked: running.said };
+    } catch (e) {
+      if (running.said.length > 0 && e && typeof e === "object") e.asked = running.said;
+      throw e;
+    } finally {
+      s.calls.delete(running);
+    }
+  }
+
+  async #callNow(s, mcpName, input, { signal, progress, outcome, retryMs, needsAuth }) {
     if (!s.client) return outcome({ unavailable: { why: s.error || "it is still connecting", retry_ms: retryMs(), mid_call: false } });
     let result;
     s.refusal = "";
@@ -372,6 +412,39 @@ export class McpServers {
     const out = await outcome({ result });
     return out.images.length > 0 || out.documents?.length > 0 ? toolOutput(out.text, out.images, out.documents) : out.text;
   }
+
+  // #elicit answers a server's elicitation/create: the question goes to
+  // the user of the call the server is running (the host asks one user),
+  // or is refused, in the module's words, with no call or no one to ask.
+  async #elicit(s, params) {
+    const call = [...(s.calls ?? [])].pop();
+    const check = call?.check ?? this.#check;
+    const q = { server: s.key, params: params ?? {} };
+    const ask = (args) => check("elicitation", { ...q, ...args });
+    const refuse = (a) => {
+      throw rpcError(-32602, a?.error?.message ?? "no check was given to read the question with");
+    };
+    if (!check) refuse(null);
+    if (!call || !this.#o.onElicit) refuse(await ask({ unasked: call ? "nobody" : "no_call" }));
+    const read = await ask({});
+    if (read?.error) refuse(read);
+    let answer;
+    try {
+      answer = await this.#o.onElicit({ server: s.key, ...read.args }, { signal: call.signal, check: (a) => ask({ answer: a }) });
+    } catch (e) {
+      throw rpcError(-32603, `the question was not answered: ${e?.message ?? e}`);
+    }
+    const sent = await ask({ answer: { action: String(answer?.action ?? "cancel"), ...(answer?.action === "accept" ? { content: answer.content ?? {} } : {}) } });
+    if (sent?.error) refuse(sent);
+    if (sent.args.said) call.said.push(sent.args.said);
+    return sent.args.action === "accept" ? { action: "accept", content: sent.args.content ?? {} } : { action: sent.args.action };
+  }
+}
+
+// rpcError is a JSON-RPC error the client sends as its answer to a
+// server's request.
+function rpcError(code, message) {
+  return Object.assign(new Error(message), { code });
 }
 
 // NEEDS_AUTHORIZATION is the state of a server that refused the host for

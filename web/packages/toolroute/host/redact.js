@@ -35,10 +35,10 @@ export class Redactor {
     return s;
   }
 
-  // result redacts a tool result ({output, message}).
+  // result redacts a tool result ({output, message, asked}).
   result(r) {
     if (this.pairs.length === 0) return r;
-    return { ...r, output: this.text(r.output), message: this.text(r.message) };
+    return { ...r, output: this.text(r.output), message: this.text(r.message), ...(Array.isArray(r.asked) ? { asked: r.asked.map((x) => this.text(x)) } : {}) };
   }
 
   // messages redacts log messages in place and says whether it changed

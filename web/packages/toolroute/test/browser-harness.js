@@ -32,11 +32,14 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // The Nth call's usage is 1000·N tokens in (900 cached after the first)
 // and 10·N out.
 // tools maps a server tool's name to its answer ({status, output, images}),
-// or to a function that resolves to it.
+// or to a function that resolves to it; a function given the response
+// (res) may answer itself, as serve's NDJSON answer does.
+// routes, when given, answers other requests: (url, body, res) => true
+// when it answered.
 // models, when given, is what GET /api/models answers ({model, models}).
 // With cpu, cpus holds the CPU time in ms that this process's children (the
 // browser's processes) had used when each model call came (busy.js).
-export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false, models }) {
+export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = false, models, routes }) {
   const requests = [];
   const times = []; // when each model call came, Date.now()
   const cpus = [];
@@ -57,7 +60,11 @@ export async function fakeServe({ dist, catalogue, script, tools = {}, cpu = fal
     const tool = u.match(/^\/api\/ui\/tools\/(\w+)$/);
     // A tool given as a function answers what it resolves to (one that
     // never resolves never answers).
-    if (tool && tools[tool[1]]) return json(typeof tools[tool[1]] === "function" ? await tools[tool[1]]() : tools[tool[1]]);
+    if (tool && tools[tool[1]]) {
+      const out = typeof tools[tool[1]] === "function" ? await tools[tool[1]]({ req, res }) : tools[tool[1]];
+      return res.headersSent ? undefined : json(out);
+    }
+    if (routes && (await routes(u, body, res))) return;
     if (u === "/api/model") {
       requests.push(JSON.parse(body));
       times.push(Date.now());
