@@ -90,6 +90,10 @@ PDFTOPPM    ?= /usr/bin/pdftoppm
 PG_BIN      ?=
 PG_INITDB    = $(if $(PG_BIN),$(PG_BIN)/initdb,$(or $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb)),/usr/lib/postgresql/VERSION/bin/initdb))
 UI           = $(CHAT)/dist/index.html
+# The npm package's dist/ (toolroute.wasm, quickjs.wasm, the word vectors,
+# the prelude), as `npm pack` writes it: the package's tests and benches
+# load the package as a user's app does, from these files.
+PKG_DIST     = $(WEB_PKG)/dist/toolroute.wasm
 # The browser UI built into the program (internal/webui): the same build
 # without toolroute.wasm, committed so that `go build` needs no Node.
 UI_EMBED     = internal/webui/dist
@@ -107,6 +111,10 @@ RUN_FLAGS   ?= $(if $(PROVIDER_SET),,--provider demo)
 run: $(UI)
 	@$(if $(PROVIDER_SET),,echo "No OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set: serving the scripted demo model.")
 	$(GO) run ./cmd/toolroute serve --ui $(CHAT)/dist --open --port $(PORT) $(RUN_FLAGS)
+
+# The npm package's dist/, written as `npm pack` writes it (prepack).
+$(PKG_DIST): $(WASM) $(NODE_MODULES) $(WEB_PKG)/scripts/pack-assets.mjs assets/prelude.js assets/wordvec/vectors.bin | $(NODE_DEP)
+	cd $(WEB_PKG) && node scripts/pack-assets.mjs
 
 # ui builds the browser UI (esbuild, $(CHAT)/build.mjs) into $(CHAT)/dist,
 # which make run and the tests serve, and into $(UI_EMBED), the copy built
@@ -146,7 +154,7 @@ bench-worker: $(NODE_MODULES) $(WASM)
 # hangs. go test's default, 10 minutes, is less than cmd/toolroute
 # takes on a machine with a load of 30 on 2 cores (2 minutes on a quiet one).
 GO_TEST_TIMEOUT ?= 60m
-test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CONFORMANCE) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI)
+test: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(CONFORMANCE) $(CHROMIUM) $(PDFTOPPM) $(PG_INITDB) $(UI) $(PKG_DIST)
 	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; took=""; began=$$(date +%s); \
 	part() { \
 		name=$$1; shift; echo "$$*"; start=$$(date +%s); "$$@"; status=$$?; \
@@ -305,7 +313,7 @@ fuzz:
 # of a new Node process with createRouter against a plain AI SDK app's
 # ($(WEB_PKG)/ai-sdk/startup-bench.mjs), which writes its own section.
 BENCHCOUNT ?= 5
-bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PDFTOPPM) $(PG_INITDB)
+bench: $(WASM) $(NODE_MODULES) $(MCP_SERVERS) $(PDFTOPPM) $(PG_INITDB) $(PKG_DIST)
 	$(if $(PG_BIN),PG_BIN=$(PG_BIN) )$(GO) run ./internal/benchreport -count $(BENCHCOUNT)
 	cd web && node packages/toolroute/ai-sdk/startup-bench.mjs -n 11 -write ../BENCHMARKS.md
 
