@@ -37,7 +37,8 @@ test("the page lists its scheduled tasks, runs one while open and opens its run"
     await page.goto(serve.url);
     await page.locator("#welcome .prompts button").first().waitFor({ timeout: WAIT_MS });
     await page.locator("#panel-tasks > summary").click();
-    assert.match(await page.locator("#tasks-note").innerText(), /^None yet\. Ask the model to schedule one/);
+    // The panel fills its list once opened: waited for, not read at once.
+    await page.locator("#tasks-note", { hasText: /^None yet\. Ask the model to schedule one/ }).waitFor({ timeout: WAIT_MS });
     const input = page.getByRole("textbox", { name: "Message" });
     await input.fill("Remind me of tea in a moment");
     await input.press("Enter");
