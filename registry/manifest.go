@@ -373,20 +373,38 @@ func parseMeta(meta map[string]json.RawMessage) (display, description string, wa
 	return display, description, warnings
 }
 
-// knownFields are the fields a tool entry may carry.
-var knownFields = map[string]bool{
-	"name": true, "description": true, "function": true, "parameters": true,
-	"requiredPermissions": true, "timeoutSeconds": true, "env": true,
+// knownField says whether a tool entry may carry the field. It and
+// likelyMeant are switches, not maps: a package-level map is filled when
+// the module starts, and the module's start is every host's start
+// (docs/design/startup.md).
+func knownField(key string) bool {
+	switch key {
+	case "name", "description", "function", "parameters", "requiredPermissions", "timeoutSeconds", "env":
+		return true
+	}
+	return false
 }
 
-// likelyMeant maps misspelt or foreign field names to the field meant.
-var likelyMeant = map[string]string{
-	"timeout": "timeoutSeconds", "timeout_seconds": "timeoutSeconds", "timeoutsecs": "timeoutSeconds",
-	"permissions": "requiredPermissions", "required_permissions": "requiredPermissions",
-	"fn": "function", "func": "function", "functionname": "function", "function_name": "function",
-	"params": "parameters", "input_schema": "parameters", "inputschema": "parameters", "schema": "parameters",
-	"desc": "description", "descripton": "description", "env_vars": "env", "environment": "env",
-	"displayname": "display_name",
+// likelyMeant is the field meant by a misspelt or foreign field name,
+// given in lower case, or "".
+func likelyMeant(key string) string {
+	switch key {
+	case "timeout", "timeout_seconds", "timeoutsecs":
+		return "timeoutSeconds"
+	case "permissions", "required_permissions":
+		return "requiredPermissions"
+	case "fn", "func", "functionname", "function_name":
+		return "function"
+	case "params", "input_schema", "inputschema", "schema":
+		return "parameters"
+	case "desc", "descripton":
+		return "description"
+	case "env_vars", "environment":
+		return "env"
+	case "displayname":
+		return "display_name"
+	}
+	return ""
 }
 
 // parseEntry reads one tool definition. requireName, when set, is the name a
@@ -397,11 +415,11 @@ func parseEntry(obj map[string]json.RawMessage, requireName, groupFile string) (
 	var t Tool
 	var warnings []string
 	for _, key := range sortedKeys(obj) {
-		if knownFields[key] {
+		if knownField(key) {
 			continue
 		}
 		w := fmt.Sprintf("unknown field '%s' is ignored", key)
-		if meant, ok := likelyMeant[strings.ToLower(key)]; ok {
+		if meant := likelyMeant(strings.ToLower(key)); meant != "" {
 			w += fmt.Sprintf(": did you mean '%s'?", meant)
 		}
 		warnings = append(warnings, w)

@@ -20,6 +20,7 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,7 +63,7 @@ const MaxPromptChars = 10000
 const MaxTitleChars = 200
 
 // ErrUnknownOp is Run's error for an op it does not know.
-var ErrUnknownOp = fmt.Errorf("check: unknown op")
+var ErrUnknownOp = errors.New("check: unknown op")
 
 // Run answers req, or an error when the request is not one a check takes
 // (an unknown op, args of the wrong shape): a host's mistake, not the

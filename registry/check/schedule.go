@@ -262,9 +262,23 @@ var cronFields = []cronField{
 	{name: "day of week", max: 6, names: []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
 }
 
-var descriptors = map[string]string{
-	"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * 0",
-	"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
+// descriptor is the 5 fields a descriptor (@daily...) stands for, or "".
+// A switch, not a map: a package-level map is filled when the module
+// starts (docs/design/startup.md).
+func descriptor(expr string) string {
+	switch expr {
+	case "@yearly", "@annually":
+		return "0 0 1 1 *"
+	case "@monthly":
+		return "0 0 1 * *"
+	case "@weekly":
+		return "0 0 * * 0"
+	case "@daily", "@midnight":
+		return "0 0 * * *"
+	case "@hourly":
+		return "0 * * * *"
+	}
+	return ""
 }
 
 func cronFailure(expr, why string) error {
@@ -283,7 +297,7 @@ func readCron(expr string) (*schedule, error) {
 	}
 	text := expr
 	if strings.HasPrefix(expr, "@") {
-		if text = descriptors[expr]; text == "" {
+		if text = descriptor(expr); text == "" {
 			return nil, cronFailure(expr, "unknown descriptor")
 		}
 	}

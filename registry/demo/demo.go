@@ -363,12 +363,40 @@ func loadRequest(user string) (string, bool) {
 }
 
 // synonyms widen what a word matches in a group's name and description.
-var synonyms = map[string][]string{
-	"mail": {"gmail", "email"}, "email": {"gmail", "mail"}, "inbox": {"gmail", "email"}, "emails": {"gmail", "email"},
-	"meeting": {"calendar", "event"}, "meetings": {"calendar", "event"}, "schedule": {"calendar"}, "appointment": {"calendar"},
-	"events": {"calendar", "event"}, "files": {"drive", "file"}, "file": {"drive"}, "documents": {"docs", "document"},
-	"spreadsheet": {"sheets"}, "spreadsheets": {"sheets"}, "todo": {"tasks"}, "todos": {"tasks"}, "presentation": {"slides"},
-	"contact": {"contacts"}, "people": {"contacts"}, "settings": {"config", "setting"}, "setting": {"config"},
+// A switch, not a map: a package-level map is filled when the module
+// starts (docs/design/startup.md).
+func synonyms(w string) []string {
+	switch w {
+	case "mail":
+		return []string{"gmail", "email"}
+	case "email":
+		return []string{"gmail", "mail"}
+	case "inbox", "emails":
+		return []string{"gmail", "email"}
+	case "meeting", "meetings", "events":
+		return []string{"calendar", "event"}
+	case "schedule", "appointment":
+		return []string{"calendar"}
+	case "files":
+		return []string{"drive", "file"}
+	case "file":
+		return []string{"drive"}
+	case "documents":
+		return []string{"docs", "document"}
+	case "spreadsheet", "spreadsheets":
+		return []string{"sheets"}
+	case "todo", "todos":
+		return []string{"tasks"}
+	case "presentation":
+		return []string{"slides"}
+	case "contact", "people":
+		return []string{"contacts"}
+	case "settings":
+		return []string{"config", "setting"}
+	case "setting":
+		return []string{"config"}
+	}
+	return nil
 }
 
 // stop are words too common to choose a group by.
@@ -390,7 +418,7 @@ func match(groups []group, words []string) (group, bool) {
 				continue
 			}
 			hit := 0
-			for _, v := range append([]string{w}, synonyms[w]...) {
+			for _, v := range append([]string{w}, synonyms(w)...) {
 				switch {
 				case slices.Contains(name, v):
 					hit = 2

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ type ModelCallDecision struct {
 // ErrMetaModelCall is DecideModelCall's error for a meta-tool called with
 // Loaded null: load_tool_group and load_skill change what the conversation
 // offers, so the host must say what it has loaded.
-var ErrMetaModelCall = fmt.Errorf("changes what the conversation offers: give loaded, the groups the conversation has loaded ([] for none)")
+var ErrMetaModelCall = errors.New("changes what the conversation offers: give loaded, the groups the conversation has loaded ([] for none)")
 
 // DecideModelCall checks and decides mc as a turn decides a tool call: the
 // catalogue's tool (unknown_tool, tool_disabled), the client's list

@@ -263,17 +263,25 @@ func (t *Turn) Handle(e Event) ([]Action, error) {
 	return nil, nil
 }
 
-// acceptedIn lists the states each event may arrive in.
-var acceptedIn = map[EventType][]state{
-	EventStart:       {idle},
-	EventResponse:    {awaitingModel},
-	EventChunk:       {awaitingModel, streaming},
-	EventStreamEnd:   {awaitingModel, streaming},
-	EventModelError:  {awaitingModel, streaming},
-	EventToolResults: {awaitingTools},
-	EventReload:      {awaitingModel, streaming, awaitingTools, awaitingApproval},
-	EventApproval:    {awaitingApproval},
-	EventStop:        {awaitingModel, streaming, awaitingTools, awaitingApproval},
+// acceptedIn lists the states an event may arrive in; false for an event
+// it does not know. A switch, not a map: a package-level map is filled
+// when the module starts (docs/design/startup.md).
+func acceptedIn(t EventType) ([]state, bool) {
+	switch t {
+	case EventStart:
+		return []state{idle}, true
+	case EventResponse:
+		return []state{awaitingModel}, true
+	case EventChunk, EventStreamEnd, EventModelError:
+		return []state{awaitingModel, streaming}, true
+	case EventToolResults:
+		return []state{awaitingTools}, true
+	case EventReload, EventStop:
+		return []state{awaitingModel, streaming, awaitingTools, awaitingApproval}, true
+	case EventApproval:
+		return []state{awaitingApproval}, true
+	}
+	return nil, false
 }
 
 // check refuses events that are malformed or out of place, before anything
@@ -282,7 +290,7 @@ func (t *Turn) check(e Event) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrEvent, e.Type, fmt.Sprintf(format, args...))
 	}
-	states, known := acceptedIn[e.Type]
+	states, known := acceptedIn(e.Type)
 	if !known {
 		return fmt.Errorf("%w: unknown event type %q: use start, response, chunk, stream_end, model_error, tool_results, approval, reload or stop", ErrEvent, e.Type)
 	}
