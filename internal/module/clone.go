@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -15,12 +16,16 @@ import (
 // So an idle instance can be copied into a new instance that ran no start
 // function by writing its memory and setting its globals, which costs a
 // copy of the memory instead of a catalogue's decoding and checking. The
-// module does not export its globals; the host adds exports for them to
-// its copy of the binary before compiling it (exportGlobals), which
-// changes nothing the module does.
+// globals must be exported for that: `make wasm` exports them in the
+// committed module (ExportGlobals, run by ./internal/module/exportglobals),
+// and the host exports them in its copy of any other binary before
+// compiling it, which changes nothing the module does. They are not part
+// of the ABI: other hosts ignore them.
 
 // globalExport names the export the host adds for the module's global i.
-func globalExport(i int) string { return "toolroute.host.global." + strconv.Itoa(i) }
+func globalExport(i int) string { return globalExportPrefix + strconv.Itoa(i) }
+
+const globalExportPrefix = "toolroute.host.global."
 
 // snapshot is an idle instance's state.
 type snapshot struct {
@@ -84,10 +89,12 @@ func (r *Runtime) restore(ctx context.Context, s *snapshot) (*Instance, error) {
 	return inst, nil
 }
 
-// exportGlobals returns a copy of a wasm binary that also exports each of
-// the globals it defines as globalExport(n), n counting from 0, or the
-// binary unchanged and false when it cannot be read so.
-func exportGlobals(bin []byte) ([]byte, bool) {
+// ExportGlobals returns a copy of a wasm binary that also exports each of
+// the globals it defines as globalExport(n), n counting from 0; the
+// binary itself when it exports them already (the committed module, which
+// spares the host a copy of it); or the binary unchanged and false when it
+// cannot be read so.
+func ExportGlobals(bin []byte) ([]byte, bool) {
 	const header = 8
 	if len(bin) < header || string(bin[:4]) != "\x00asm" {
 		return bin, false
@@ -136,6 +143,12 @@ func exportGlobals(bin []byte) ([]byte, bool) {
 	if n == 0 {
 		return bin, false
 	}
+	switch exportedGlobals(bin[s.start:s.end], imported, defined) {
+	case allExported:
+		return bin, true
+	case unreadable:
+		return bin, false
+	}
 	body := appendUleb(nil, count+uint64(defined))
 	body = append(body, bin[s.start+n:s.end]...)
 	for g := 0; g < defined; g++ {
@@ -152,6 +165,53 @@ func exportGlobals(bin []byte) ([]byte, bool) {
 	out = append(out, body...)
 	out = append(out, bin[s.end:]...)
 	return out, true
+}
+
+// What an export section exports of globalExport's names.
+const (
+	noneExported = iota
+	allExported
+	unreadable // or only some of them
+)
+
+// exportedGlobals reads an export section for the names ExportGlobals
+// gives: all of them, each naming its global, or none.
+func exportedGlobals(body []byte, imported, defined int) int {
+	count, at := uleb(body)
+	if at == 0 {
+		return unreadable
+	}
+	found := 0
+	for range count {
+		l, n := uleb(body[at:])
+		if n == 0 || at+n+int(l) >= len(body) {
+			return unreadable
+		}
+		name := string(body[at+n : at+n+int(l)])
+		at += n + int(l)
+		kind := body[at]
+		at++
+		index, n := uleb(body[at:])
+		if n == 0 {
+			return unreadable
+		}
+		at += n
+		g, err := strconv.Atoi(strings.TrimPrefix(name, globalExportPrefix))
+		if !strings.HasPrefix(name, globalExportPrefix) {
+			continue
+		}
+		if err != nil || g < 0 || g >= defined || kind != 3 || index != uint64(imported+g) {
+			return unreadable
+		}
+		found++
+	}
+	switch found {
+	case 0:
+		return noneExported
+	case defined:
+		return allExported
+	}
+	return unreadable
 }
 
 // importedGlobals counts the globals an import section imports.
@@ -229,11 +289,13 @@ func skipLimits(body []byte, at *int) bool {
 	return true
 }
 
-// uleb reads an unsigned LEB128 number and how many bytes it took; 0
-// bytes when it is not one.
+// uleb reads an unsigned LEB128 number of at most 32 bits (every count,
+// size and index of a wasm binary is one) and how many bytes it took; 0
+// bytes when it is not one. Within 5 bytes it stays far from overflowing
+// an int.
 func uleb(b []byte) (uint64, int) {
 	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
+	for i := 0; i < len(b) && i < 5; i++ {
 		v |= uint64(b[i]&0x7f) << (7 * i)
 		if b[i] < 0x80 {
 			return v, i + 1

@@ -229,7 +229,7 @@ func compileCode(ctx context.Context, key codeKey, bin []byte) (*code, error) {
 		compiler = compiler.WithCompilationCache(cache)
 		marker = compiledMarker(dir, key.interruptible)
 	}
-	patched, clonable := exportGlobals(bin)
+	patched, clonable := ExportGlobals(bin)
 	// The interpreter only when compiled code would take long: when the
 	// cache holds none, and wazero has a compiler here at all.
 	interpret := compilerSupported() && (marker == "" || !fileExists(marker))
