@@ -883,13 +883,13 @@ const notes = `
   times the plain openai-go app's plus 150 ms with the compiled code
   cached, and at most 2 s without; met (about 130 ms, and about 0.65 s on
   the interpreter while the compiler works in the background). Its peak
-  RSS was to be at most twice the plain app's plus 40 MiB: about 78 MiB
+  RSS was to be at most twice the plain app's plus 40 MiB: about 74 MiB
   against 66 with the cache, missed, and about 210 without, missed. The
   module's share is wazero's: its compiled code mapped in memory (25 MB),
-  the decoded module (about 10 MB) and the binary copied with its globals
-  exported (6 MB); without the cache, the interpreter's code (about 150
-  MB of Go heap) and the compile beside it. docs/design/startup.md has
-  the detail.
+  the decoded module (about 10 MB) and the embedded binary's pages (6
+  MB); without the cache, the interpreter's code (about 150 MB of Go
+  heap) and the compile beside it. docs/design/startup.md has the
+  detail.
 
 ## How to read them
 
