@@ -22,7 +22,8 @@ import (
 // compiling it, which changes nothing the module does. They are not part
 // of the ABI: other hosts ignore them.
 
-// globalExport names the export the host adds for the module's global i.
+// globalExport names the export for the module's global i, which `make
+// wasm` or the host adds.
 func globalExport(i int) string { return globalExportPrefix + strconv.Itoa(i) }
 
 const globalExportPrefix = "toolroute.host.global."
@@ -196,10 +197,11 @@ func exportedGlobals(body []byte, imported, defined int) int {
 			return unreadable
 		}
 		at += n
-		g, err := strconv.Atoi(strings.TrimPrefix(name, globalExportPrefix))
-		if !strings.HasPrefix(name, globalExportPrefix) {
+		digits, ok := strings.CutPrefix(name, globalExportPrefix)
+		if !ok {
 			continue
 		}
+		g, err := strconv.Atoi(digits)
 		if err != nil || g < 0 || g >= defined || kind != 3 || index != uint64(imported+g) {
 			return unreadable
 		}
