@@ -881,15 +881,23 @@ const notes = `
   7 MB to what they load and each tool takes it about 15 ms to embed.
 - Start-up (issue 38): a Go program's first turn was to take at most 3
   times the plain openai-go app's plus 150 ms with the compiled code
-  cached, and at most 2 s without; met (about 130 ms, and about 0.65 s on
+  cached, and at most 2 s without; met (about 105 ms, and about 0.4 s on
   the interpreter while the compiler works in the background). Its peak
-  RSS was to be at most twice the plain app's plus 40 MiB: about 74 MiB
-  against 66 with the cache, missed, and about 210 without, missed. The
+  RSS was to be at most twice the plain app's plus 40 MiB: about 73 MiB
+  against 66 with the cache, missed, and about 205 without, missed. The
   module's share is wazero's: its compiled code mapped in memory (25 MB),
   the decoded module (about 10 MB) and the embedded binary's pages (6
   MB); without the cache, the interpreter's code (about 150 MB of Go
   heap) and the compile beside it. docs/design/startup.md has the
   detail.
+- Start-up in Node (issue 38): the first turn of an app with createRouter
+  was to take at most 1.5 times the plain AI SDK app's: 1.77x with a JS
+  tool called in the turn, missed; 1.38x with host tools alone, met. The
+  JS tool's share (about 70 ms) is QuickJS's first instance in a new
+  worker thread, which the router starts at once but which the turn
+  waits for when it calls the tool at once; the rest is the Go runtime's
+  start in the module and V8 compiling its code as first reached.
+  docs/design/startup-node.md has the detail.
 
 ## How to read them
 

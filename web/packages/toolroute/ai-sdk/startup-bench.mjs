@@ -28,7 +28,7 @@ import path from "node:path";
 import { writeAssets } from "../scripts/pack-assets.mjs";
 
 const TARGET = 1.5;
-const SECTION = "15. Start-up in Node";
+const SECTION = "14. Start-up in Node";
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : def;
