@@ -230,17 +230,18 @@ test("an MCP server that answers 401 needs authorization in the page: its group 
 test("a long MCP call that reports progress runs past its timeout in a turn", async () => {
   const fake = fakeServer([
     { call: ["load_tool_group", { group_name: "everything" }] },
-    // Ten steps of 0.25 s, with progress at each: past the 1 s timeout.
-    { call: ["trigger_long_running_operation", { duration: 2.5, steps: 10 }] },
+    // Twelve steps of 0.5 s, with progress at each: past the 3 s timeout,
+    // with room for a busy machine to hold a step back.
+    { call: ["trigger_long_running_operation", { duration: 6, steps: 12 }] },
     { text: "Done." },
   ]);
   const store = new MemoryUIStore();
-  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp`, timeoutSeconds: 1 } } }) });
+  await store.setSettings({ mcp: JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/mcp`, timeoutSeconds: 3 } } }) });
   const core = newCore(store, mcpFetch(fake.fetch), { catalogue: async () => bundle });
   try {
     const r = await turn(core, "p", "Run the long one");
     assert.deepEqual(r.map((x) => [x.tool_name, x.status]), [["load_tool_group", "success"], ["trigger_long_running_operation", "success"]], JSON.stringify(r));
-    assert.equal(r[1].content, "Long running operation completed. Duration: 2.5 seconds, Steps: 10.");
+    assert.equal(r[1].content, "Long running operation completed. Duration: 6 seconds, Steps: 12.");
   } finally {
     await core.close();
   }

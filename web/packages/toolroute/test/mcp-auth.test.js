@@ -15,6 +15,7 @@ import { Toolroute } from "../driver/toolroute.js";
 import { createHost } from "../host/host.js";
 import { McpServers, McpToolError, withMcp } from "../host/mcp.js";
 import { startEverything, startGuard } from "./mcp-servers.js";
+import { WAIT_MS } from "./busy.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 
@@ -80,7 +81,7 @@ test("a server that answers 401 needs authorization: not retried on a timer, its
     assert.equal(guard.refused, refused);
     // The user asks again: it is tried, and refused again.
     mcp.retry();
-    for (let i = 0; i < 200 && mcp.status()[0].status !== "needs_authorization"; i++) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + WAIT_MS; (mcp.status()[0].status !== "needs_authorization") && Date.now() < end;) await new Promise((r) => setTimeout(r, 25));
     assert.ok(guard.refused > refused);
     assert.equal(mcp.status()[0].status, "needs_authorization");
   } finally {
@@ -125,14 +126,14 @@ test("a server that refuses the token of a running connection (revoked, or 403 i
 
     guard.scope = "notes:write";
     mcp.retry();
-    for (let i = 0; i < 400 && mcp.status()[0].error !== 'its token lacks a scope it needs (HTTP 403 insufficient_scope, scope "notes:write")'; i++) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + WAIT_MS; (mcp.status()[0].error !== 'its token lacks a scope it needs (HTTP 403 insufficient_scope, scope "notes:write")') && Date.now() < end;) await new Promise((r) => setTimeout(r, 25));
     assert.deepEqual(mcp.status().map((s) => [s.status, s.error]), [["needs_authorization", 'its token lacks a scope it needs (HTTP 403 insufficient_scope, scope "notes:write")']]);
 
     // The token works again and the user asks: it is used again.
     guard.token = "good-token";
     guard.scope = "";
     mcp.retry();
-    for (let i = 0; i < 400 && mcp.status()[0].status !== "ready"; i++) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + WAIT_MS; (mcp.status()[0].status !== "ready") && Date.now() < end;) await new Promise((r) => setTimeout(r, 25));
     assert.equal(mcp.status()[0].status, "ready");
     assert.equal(await native.get_sum({ a: 2, b: 2 }, { check }), "The sum of 2 and 2 is 4.");
   } finally {
@@ -155,7 +156,7 @@ test("a server still connecting and one down are groups without tools whose load
   try {
     mcp.start();
     assert.deepEqual(await groups(), { gone: starting("gone"), slow: starting("slow") });
-    for (let i = 0; i < 400 && mcp.status().find((s) => s.key === "gone").status !== "down"; i++) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + WAIT_MS; (mcp.status().find((s) => s.key === "gone").status !== "down") && Date.now() < end;) await new Promise((r) => setTimeout(r, 25));
     assert.equal(changes, 1, "the group's text changed, and the catalogue was not loaded again");
     const why = mcp.status().find((s) => s.key === "gone").error;
     assert.match(why, /^could not connect: /);
@@ -174,17 +175,18 @@ test("a server still connecting and one down are groups without tools whose load
 });
 
 test("a call whose server reports progress is not cut at its timeout, and the host hears the progress", async () => {
-  const { mcp } = servers({ everything: { url: `http://127.0.0.1:${everythingPort}/mcp`, timeoutSeconds: 1 } });
+  const { mcp } = servers({ everything: { url: `http://127.0.0.1:${everythingPort}/mcp`, timeoutSeconds: 3 } });
   try {
     await mcp.start();
     const native = {};
     await withMcp({}, mcp, native, {}, check);
     const heard = [];
-    // Ten steps of 0.25 s: 2.5 s, past the 1 s timeout, with progress
-    // each quarter of a second.
-    const out = await native.trigger_long_running_operation({ duration: 2.5, steps: 10 }, { check, progress: (p) => heard.push(p) });
-    assert.equal(out, "Long running operation completed. Duration: 2.5 seconds, Steps: 10.");
-    assert.deepEqual(heard.map((p) => [p.progress, p.total]), Array.from({ length: 10 }, (_, i) => [i + 1, 10]));
+    // Twelve steps of 0.5 s: 6 s, past the 3 s timeout, with progress
+    // each half second: a busy machine may hold a step back well past
+    // that without reaching the timeout.
+    const out = await native.trigger_long_running_operation({ duration: 6, steps: 12 }, { check, progress: (p) => heard.push(p) });
+    assert.equal(out, "Long running operation completed. Duration: 6 seconds, Steps: 12.");
+    assert.deepEqual(heard.map((p) => [p.progress, p.total]), Array.from({ length: 12 }, (_, i) => [i + 1, 12]));
     assert.equal(mcp.status()[0].status, "ready");
   } finally {
     await mcp.close();
