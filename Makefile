@@ -64,7 +64,7 @@ endif
 WASM       = wasm/toolroute.wasm
 WASM_FLAGS = -trimpath -buildvcs=false -buildmode=c-shared
 WASM_SRCS  = $(shell find registry internal/abi wasm/cmd -name '*.go' -not -name '*_test.go') go.mod \
-	internal/module/clone.go internal/module/exportglobals/main.go
+	internal/module/clone.go internal/module/postlink/main.go internal/module/datasegments.go
 
 # The web side's npm workspaces (web/package.json: the npm package in
 # web/packages/toolroute, the apps in web/apps), installed as their one
@@ -240,12 +240,14 @@ wordvec: | $(NODE_DEP)
 
 wasm: $(WASM)
 
-# The module is built, then its globals are exported (not part of the ABI:
-# internal/module's hosts copy instances through them, and would otherwise
-# make a copy of the binary with them exported at every start).
+# The module is built, then finished by internal/module/postlink: its
+# globals exported (not part of the ABI: internal/module's hosts copy
+# instances through them, and would otherwise make a copy of the binary
+# with them exported at every start), and its 56,000 data segments merged
+# into one, which every runtime would otherwise decode one by one.
 $(WASM): $(WASM_SRCS)
 	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./wasm/cmd/toolroute-wasm
-	$(GO) run ./internal/module/exportglobals $@
+	$(GO) run ./internal/module/postlink $@
 	$(GO) env GOVERSION > $@.goversion
 	@echo "$@: $$(wc -c < $@) bytes, $$(gzip -9 -c $@ | wc -c) gzipped"
 
@@ -253,7 +255,7 @@ $(WASM): $(WASM_SRCS)
 check-wasm:
 	@tmp=$$(mktemp); \
 	GOOS=wasip1 GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $$tmp ./wasm/cmd/toolroute-wasm || exit 1; \
-	$(GO) run ./internal/module/exportglobals $$tmp || { rm -f $$tmp; exit 1; }; \
+	$(GO) run ./internal/module/postlink $$tmp || { rm -f $$tmp; exit 1; }; \
 	if ! cmp -s $$tmp $(WASM); then \
 		echo "$(WASM) is not what its sources build with $$($(GO) env GOVERSION) (it was built with $$(cat $(WASM).goversion)): run make wasm and commit it"; \
 		rm -f $$tmp; exit 1; \
