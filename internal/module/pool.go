@@ -46,7 +46,8 @@ type Pool struct {
 	// snap is an instance's state just after it loaded catalogue
 	// generation snapGeneration, before any other call: new instances are
 	// copies of it while that catalogue is current, so the catalogue is
-	// decoded and checked once rather than once per instance.
+	// decoded and checked twice (keepSnapshot) rather than once per
+	// instance.
 	snap           *snapshot
 	snapGeneration int
 	// loads and copies count the catalogues loaded into instances and the
@@ -316,10 +317,14 @@ func (p *Pool) lock(ctx context.Context, inst *pooled) error {
 
 // keepSnapshot makes the state of inst, a new instance that has just
 // loaded the current catalogue and done nothing else, the one new
-// instances copy. The caller holds inst.mu.
+// instances copy, once the pool has needed a second instance. A pool that
+// never needs one (a program with one conversation at a time) keeps no
+// copy of an instance's memory it would never use, several megabytes of
+// its peak; the second instance loads the catalogue itself, and later
+// ones copy it. The caller holds inst.mu.
 func (p *Pool) keepSnapshot(inst *pooled) {
 	p.mu.Lock()
-	need := p.generation == inst.generation && (p.snap == nil || p.snapGeneration != inst.generation)
+	need := p.generation == inst.generation && (p.snap == nil || p.snapGeneration != inst.generation) && len(p.all) > 1
 	p.mu.Unlock()
 	if !need {
 		return

@@ -160,20 +160,20 @@ func openBusy(t *testing.T, p *Pool) (*Turn, []byte) {
 	return tr, body
 }
 
-// TestPoolCopiesTheCatalogue: the pool's first instance loads the
-// catalogue; the next ones are copies of it, which serve turns as it does
-// without loading the catalogue again.
+// TestPoolCopiesTheCatalogue: the pool's first two instances load the
+// catalogue; the next ones are copies of the second, which serve turns as
+// it does without loading the catalogue again.
 func TestPoolCopiesTheCatalogue(t *testing.T) {
 	if !runtime(t).clonable {
 		t.Fatal("the module's globals were not exported: its instances cannot be copied")
 	}
 	ctx := context.Background()
-	p := NewPool(runtime(t), PoolConfig{MaxInstances: 3})
+	p := NewPool(runtime(t), PoolConfig{MaxInstances: 4})
 	defer p.Close(ctx)
 	p.SetCatalogue([]byte(memCatalogue))
 	first, want := openBusy(t, p)
 	seen := map[*pooled]bool{first.inst: true}
-	for range 2 {
+	for range 3 {
 		tr, body := openBusy(t, p)
 		if seen[tr.inst] {
 			t.Fatal("a turn went to a busy instance while there was room for another")
@@ -183,8 +183,8 @@ func TestPoolCopiesTheCatalogue(t *testing.T) {
 			t.Errorf("a copy's request body differs from the first instance's:\n%s\n%s", body, want)
 		}
 	}
-	if p.loads != 1 || p.copies != 2 {
-		t.Errorf("%d loads and %d copies of the catalogue, want 1 and 2", p.loads, p.copies)
+	if p.loads != 2 || p.copies != 2 {
+		t.Errorf("%d loads and %d copies of the catalogue, want 2 and 2", p.loads, p.copies)
 	}
 	// The copies keep working on their own: a whole turn with a session.
 	for inst := range seen {
@@ -194,6 +194,21 @@ func TestPoolCopiesTheCatalogue(t *testing.T) {
 	}
 	poolTurn(t, p, "s")
 	poolTurn(t, p, "s")
+}
+
+// TestPoolOneInstanceKeepsNoSnapshot: a pool that never needs a second
+// instance keeps no copy of its instance's memory.
+func TestPoolOneInstanceKeepsNoSnapshot(t *testing.T) {
+	ctx := context.Background()
+	p := NewPool(runtime(t), PoolConfig{})
+	defer p.Close(ctx)
+	p.SetCatalogue([]byte(memCatalogue))
+	for _, s := range []string{"a", "b", "a"} {
+		poolTurn(t, p, s)
+	}
+	if p.snap != nil || len(p.all) != 1 || p.loads != 1 {
+		t.Errorf("after three turns one at a time: snapshot kept %v, %d instances, %d loads; want none, 1, 1", p.snap != nil, len(p.all), p.loads)
+	}
 }
 
 // TestPoolCopiesOnlyTheCurrentCatalogue: after a new catalogue, an
