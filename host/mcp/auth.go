@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/toolroute/toolroute/registry/check"
 	"golang.org/x/oauth2"
 )
@@ -278,39 +277,27 @@ func (o *oauth) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	return o.source, nil
 }
 
-// Authorize is called when the server answered 401 or 403. A 403 that
-// asks for no scopes is the server's answer, passed on. Otherwise a
-// refresh token is tried once; failing that the challenge is kept for
-// login and the request fails with errNeedsAuthorization.
+// Authorize is called when the server answered 401 or 403. The module's
+// rule (check.MCPRefusal) says whether it refuses toolroute for want of
+// authorization, and why: a 403 that asks for no scopes is the server's
+// answer, passed on. Otherwise a refresh token is tried once; failing that
+// the challenge is kept for login and the request fails with
+// errNeedsAuthorization.
 func (o *oauth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
-	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	scope, code := "", ""
-	for _, c := range challenges {
-		if c.Scheme == "bearer" {
-			scope, code = c.Params["scope"], c.Params["error"]
-		}
-	}
-	if resp.StatusCode == http.StatusForbidden && code != "insufficient_scope" {
-		return nil
-	}
 	o.mu.Lock()
 	o.load()
 	e := o.entry
 	held := e.credentials() != ""
 	o.mu.Unlock()
+	refusal := check.MCPRefusal{Status: resp.StatusCode, Challenge: strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), Token: held, Authorize: check.MCPAuthorizeLogin}.Decide()
+	if !refusal.NeedsAuthorization {
+		return nil
+	}
 	if resp.StatusCode == http.StatusUnauthorized && e.Token != nil && e.Token.RefreshToken != "" && o.forceRefresh(e) {
 		return nil
 	}
-	why := "it answered HTTP 401 and toolroute holds no token for it"
-	switch {
-	case resp.StatusCode == http.StatusForbidden && scope != "":
-		why = fmt.Sprintf("it asks for more scopes (HTTP 403, insufficient_scope: %s)", scope)
-	case resp.StatusCode == http.StatusForbidden:
-		why = "it asks for more scopes (HTTP 403, insufficient_scope)"
-	case held:
-		why = "it refused toolroute's token (HTTP 401)"
-	}
+	why := refusal.Why
 	updateAuth(o.path, o.key, o.url, func(e *authEntry) bool {
 		e.Challenge, e.ChallengeStatus = resp.Header.Values("WWW-Authenticate"), resp.StatusCode
 		return true

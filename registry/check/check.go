@@ -54,7 +54,7 @@ type Answer struct {
 }
 
 // Ops lists the checks in the order ABI.md gives them.
-var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result", "elicitation", "turn_cut"}
+var Ops = []string{"tool_name", "variable_name", "task_name", "agent_name", "provider_name", "session_title", "task_change", "approval_answers", "api_body", "model_proxy", "js_bridge", "task_time", "task_names", "tool_file", "tool_secrets", "tool_code", "provider_record", "model_list", "agent_run", "session_agent", "bridge_op", "manifests", "mcp_catalogue", "mcp_result", "mcp_refusal", "elicitation", "turn_cut"}
 
 // MaxPromptChars bounds a scheduled task's prompt, in code points.
 const MaxPromptChars = 10000
@@ -207,6 +207,15 @@ func Run(req Request) (Answer, error) {
 			return Answer{}, err
 		}
 		return a.check(), nil
+	case "mcp_refusal":
+		var a MCPRefusal
+		if err := decodeArgs(req, &a); err != nil {
+			return Answer{}, err
+		}
+		if err := checkAuthorize(req.Op, a.Authorize); err != nil {
+			return Answer{}, err
+		}
+		return Answer{Args: a.Decide()}, nil
 	case "elicitation":
 		var a Elicitation
 		if err := decodeArgs(req, &a); err != nil {

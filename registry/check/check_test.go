@@ -61,6 +61,7 @@ func FuzzRun(f *testing.F) {
 	f.Add("mcp_catalogue", `{"authorize":"headers","config":"","servers":[{"key":"a b","state":"needs_authorization"},{"key":"a_b","state":"down","why":""}]}`)
 	f.Add("mcp_result", `{"key":"'","authorize":"headers","unavailable":{"needs_authorization":true}}`)
 	f.Add("mcp_result", `{"key":"k","authorize":5}`)
+	f.Add("mcp_refusal", `{"status":403,"challenge":"Bearer error=\"insufficient_scope\", scope=\"a\\\\\"","token":true}`)
 	f.Add("model_list", `{"format":"gemini","url":"u","status":200,"body":"{\"models\":[{\"name\":7}]}"}`)
 	f.Add("model_list", `{"format":"anthropic","url":"u","status":500,"body":"\u00e9\u00e9\u00e9"}`)
 	f.Add("provider_record", `{"name":"w","format":"openai","base_url":"http://[::1:80","key_secret":"1"}`)

@@ -169,7 +169,7 @@ async function start(env, deps, now) {
   // after the JS tools; a server's change loads the catalogue again.
   let host = null;
   const native = {};
-  const mcp = new McpServers({ config: env.TOOLROUTE_MCP, configName: "the TOOLROUTE_MCP variable", onChange: () => host && apply(tools.files) });
+  const mcp = new McpServers({ config: env.TOOLROUTE_MCP, configName: "the TOOLROUTE_MCP variable", onChange: () => host && apply(tools.files), check: (op, args) => host?.check(op, args) });
   await Promise.race([mcp.start(), new Promise((r) => setTimeout(r, MCP_WAIT_MS))]);
   // The module names the MCP servers' tools (withMcp asks it): the first
   // catalogue, before the host is made, has none of them; a load adds them.

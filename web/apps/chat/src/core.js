@@ -238,7 +238,7 @@ export class Core {
     // catalogue again.
     await this.#mcp?.close();
     let host = null;
-    const mcp = new McpServers({ config: settings.mcp, fetch: this.fetch, onChange: () => host && reload(), ...(this.#d.onElicit ? { onElicit: (q, o) => this.#elicit(q, o) } : {}) });
+    const mcp = new McpServers({ config: settings.mcp, fetch: this.fetch, onChange: () => host && reload(), check: (op, args) => host?.check(op, args), ...(this.#d.onElicit ? { onElicit: (q, o) => this.#elicit(q, o) } : {}) });
     this.#mcp = mcp;
     const native = {};
     const cat = await this.#catalogue();

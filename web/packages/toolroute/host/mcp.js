@@ -11,10 +11,13 @@
 // its group stays listed with its last known tools, whose calls fail with
 // "unavailable" saying why and when it is tried next. Every other group
 // keeps working. A server that refuses the host for want of authorization
-// (HTTP 401, or 403 insufficient_scope) needs the user: it is not tried
-// again on a timer, but when the config changes (a new McpServers) or the
-// user asks (retry()); the module words what to do, a token in the
-// server's "headers" here, as these hosts hold no OAuth client. A server's
+// (the module decides from the server's answer, mcp_refusal: HTTP 401, or
+// 403 insufficient_scope) needs the user: it is not tried again on a
+// timer, but when the config changes (a new McpServers) or the user asks
+// (retry()); the module words what to do, a token in the server's
+// "headers" here, as these hosts hold no OAuth client. A refusal before
+// the host has a module to ask (no check option, no listing yet) counts as
+// the server being down until the next listing asks. A server's
 // tools/list_changed lists its tools again and calls onChange, after
 // which the host loads its catalogue again.
 //
@@ -106,12 +109,14 @@ export function parseMcpConfig(text) {
 // and tools. options: {config: mcp.json's text, configName (where the
 // config is, as the user knows it: "the MCP config" by default), fetch,
 // onChange(), now: () => ms, setTimer: (fn, ms) => handle, clearTimer,
-// onElicit}. onElicit(question, {signal, check}) asks the user a server's
-// question during a call (question: {server, asks, message, fields}, the
-// module's reading) and resolves to the answer, {action: "accept",
-// content} or {action: "decline"} or {action: "cancel"}; check(answer)
-// gives the module's verdict on an answer before it is given ({error}
-// says which value will not do); signal aborts when the call ends.
+// check, onElicit}. check(op, args) is the module's (Host.check), which
+// reads a server's refusal; without it, the last listing's.
+// onElicit(question, {signal, check}) asks the user a server's question
+// during a call (question: {server, asks, message, fields}, the module's
+// reading) and resolves to the answer, {action: "accept", content} or
+// {action: "decline"} or {action: "cancel"}; check(answer) gives the
+// module's verdict on an answer before it is given ({error} says which
+// value will not do); signal aborts when the call ends.
 export class McpServers {
   #o;
   #servers = [];
@@ -144,8 +149,15 @@ export class McpServers {
   async catalogue(check, base = {}) {
     for (const s of this.#servers) s.byName = new Map();
     if (typeof check !== "function" || this.#servers.length === 0) return { groups: [], tools: [] };
-    const said = this.#servers.map(heard);
     this.#check = check;
+    // A server found down before there was a module to ask whether its
+    // answer refused the host: asked now.
+    for (const s of this.#servers) {
+      if (s.status !== "down" || !s.answer) continue;
+      const why = await this.#refusal(s, check);
+      if (why && s.status === "down") this.#needsAuthorization(s, why, false);
+    }
+    const said = this.#servers.map(heard);
     const a = await check("mcp_catalogue", {
       catalogue: base ?? {},
       config: this.#config(),
@@ -240,7 +252,7 @@ export class McpServers {
   async #connect(s) {
     if (this.#closed) return;
     s.status = "connecting";
-    s.refusal = "";
+    s.answer = null;
     let Client, StreamableHTTPClientTransport;
     try {
       ({ Client, StreamableHTTPClientTransport } = await mcpClient());
@@ -294,7 +306,8 @@ export class McpServers {
       s.nextTry = 0;
     } catch (e) {
       await client.close().catch(() => {});
-      if (s.refusal) this.#needsAuthorization(s, s.refusal, false);
+      const why = await this.#refusal(s, this.#o.check ?? this.#check);
+      if (why) this.#needsAuthorization(s, why, false);
       else this.#down(s, `could not connect: ${reason(e)}`, false);
       return;
     }
@@ -302,15 +315,36 @@ export class McpServers {
   }
 
   // #watched is the fetch of a server's transport: it notes an answer
-  // that refuses the host for want of authorization (s.refusal).
+  // that may refuse the host for want of authorization (s.answer), for
+  // the module to read when the request fails (#refusal).
   #watched(s) {
     const base = this.#o.fetch ?? ((url, init) => fetch(url, init));
     return async (url, init) => {
       const r = await base(url, init);
-      const why = authRefusal(r, s.headers);
-      if (why) s.refusal = why;
+      if (r.status === 401 || r.status === 403) {
+        const token = Object.keys(s.headers ?? {}).some((k) => k.toLowerCase() === "authorization");
+        s.answer = { status: r.status, challenge: r.headers?.get?.("www-authenticate") ?? "", token };
+      }
       return r;
     };
+  }
+
+  // #refusal asks the module whether the server's noted answer (s.answer)
+  // refused the host for want of authorization, and why (mcp_refusal): ""
+  // when it did not, or when there is no module to ask, in which case the
+  // answer stays noted for the next listing (catalogue) to ask.
+  async #refusal(s, check) {
+    const answer = s.answer;
+    if (!answer || typeof check !== "function") return "";
+    let a = null;
+    try {
+      a = await check("mcp_refusal", { ...answer, authorize: "headers" });
+    } catch {
+      a = null; // no module to ask yet: the answer stays noted
+    }
+    if (!a?.args) return "";
+    if (s.answer === answer) s.answer = null;
+    return a.args.needs_authorization ? String(a.args.why ?? "") : "";
   }
 
   // #needsAuthorization marks a server refused for want of authorization:
@@ -374,7 +408,7 @@ export class McpServers {
     try {
       // The user's answers to the server's questions go with the outcome,
       // for the log to keep (the result's asked).
-      const out = await this.#callNow(s, mcpName, input, { signal, progress, outcome, retryMs, needsAuth });
+      const out = await this.#callNow(s, mcpName, input, { signal, check, progress, outcome, retryMs, needsAuth });
       if (running.said.length === 0) return out;
       return typeof out === "string" ? toolOutput(out, [], [], running.said) : { ...out, asked: running.said };
     } catch (e) {
@@ -385,10 +419,10 @@ export class McpServers {
     }
   }
 
-  async #callNow(s, mcpName, input, { signal, progress, outcome, retryMs, needsAuth }) {
+  async #callNow(s, mcpName, input, { signal, check, progress, outcome, retryMs, needsAuth }) {
     if (!s.client) return outcome({ unavailable: { why: s.error || "it is still connecting", retry_ms: retryMs(), mid_call: false } });
     let result;
-    s.refusal = "";
+    s.answer = null;
     try {
       // A call whose server reports progress is not cut while it does.
       result = await s.client.callTool({ name: mcpName, arguments: input ?? {} }, {
@@ -397,9 +431,10 @@ export class McpServers {
       });
     } catch (e) {
       if (signal?.aborted) throw e;
-      if (s.refusal) {
+      const refused = await this.#refusal(s, check);
+      if (refused) {
         // Its token was refused (revoked, or scopes it wants more of).
-        this.#needsAuthorization(s, s.refusal);
+        this.#needsAuthorization(s, refused);
         return outcome(needsAuth());
       }
       if (e instanceof (await mcpClient()).ProtocolError) return outcome({ rpc_error: { code: Number(e.code) || 0, message: String(e.message) } });
@@ -469,22 +504,6 @@ function pending(s) {
 // state and why.
 function heard(s) {
   return s.info || s.tools.length > 0 ? "" : JSON.stringify(pending(s));
-}
-
-// authRefusal says why an answer refuses the host for want of
-// authorization (HTTP 401, or 403 with insufficient_scope), or "".
-function authRefusal(r, headers) {
-  if (r.status !== 401 && r.status !== 403) return "";
-  const challenge = r.headers?.get?.("www-authenticate") ?? "";
-  const token = Object.keys(headers ?? {}).some((k) => k.toLowerCase() === "authorization");
-  if (r.status === 403) {
-    if (!/\berror\s*=\s*"?insufficient_scope\b/i.test(challenge)) return "";
-    const scope = challenge.match(/\bscope\s*=\s*"([^"]*)"/i)?.[1];
-    return `its token lacks a scope it needs (HTTP 403 insufficient_scope${scope ? `, scope "${scope}"` : ""})`;
-  }
-  if (token) return "it refused the token in its Authorization header (HTTP 401)";
-  const oauth = /\bresource_metadata\s*=/i.test(challenge) ? "; it offers OAuth sign-in, which only the toolroute command does" : "";
-  return `it answered HTTP 401 and its entry gives no Authorization header${oauth}`;
 }
 
 function reason(e) {

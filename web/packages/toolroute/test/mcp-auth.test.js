@@ -43,11 +43,13 @@ after(async () => {
   await everything?.stop();
 });
 
-// servers makes an McpServers of config whose timers the test sees.
+// servers makes an McpServers of config whose timers the test sees, with
+// the module's check to read refusals.
 function servers(config, extra = {}) {
   const timers = [];
   const mcp = new McpServers({
     config: JSON.stringify({ mcpServers: config }),
+    check: (op, args) => check(op, args),
     setTimer: (fn, ms) => {
       timers.push(ms);
       const t = setTimeout(fn, ms);
@@ -99,6 +101,20 @@ test("a server that answers 401 needs authorization: not retried on a timer, its
     assert.equal(await native.get_sum({ a: 2, b: 3 }, { check }), "The sum of 2 and 3 is 5.");
   } finally {
     await fixed.close();
+  }
+});
+
+test("a server that answers 401 before the host has a module to ask is down until the first listing asks the module", async () => {
+  const { mcp } = servers({ notes: { url: guard.url } }, { check: undefined });
+  try {
+    await mcp.start();
+    assert.equal(mcp.status()[0].status, "down", JSON.stringify(mcp.status()));
+    const cat = await withMcp({}, mcp, {}, {}, check);
+    const [st] = mcp.status();
+    assert.deepEqual([st.status, st.error], ["needs_authorization", "it answered HTTP 401 and its entry gives no Authorization header; it offers OAuth sign-in, which only the toolroute command does"]);
+    assert.equal(cat.groups.find((x) => x.name === "notes").unavailable, `${ADVICE} (the user does this; its tools are offered once it is done). Do without this group meanwhile.`);
+  } finally {
+    await mcp.close();
   }
 });
 

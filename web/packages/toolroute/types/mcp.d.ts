@@ -24,6 +24,21 @@ export interface McpServersOptions {
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (timer: unknown) => void;
+  /**
+   * The module's check (Host.check), which reads whether a server's answer refused the host
+   * for want of authorization (toolroute_check's mcp_refusal). Without it, the last listing's:
+   * a server refused before any listing counts as down until the next listing asks.
+   */
+  check?: ((op: string, args: unknown) => Promise<unknown>) | null;
+  /**
+   * Asks the user a server's question during a call (elicitation/create), as the module reads it;
+   * check gives the module's verdict on an answer before it is given. Without it, questions are
+   * refused in the module's words.
+   */
+  onElicit?: (
+    question: { server: string; asks?: string; message?: string; fields?: unknown[] },
+    options: { signal?: AbortSignal; check: (answer: unknown) => Promise<unknown> },
+  ) => Promise<{ action: "accept"; content?: Record<string, unknown> } | { action: "decline" } | { action: "cancel" }>;
 }
 
 export declare class McpServers {
