@@ -109,8 +109,16 @@ func (f authFileContent) find(key, url string) (authEntry, bool) {
 
 // updateAuth changes the entry of key and url (a new one when there is
 // none; removed when change returns false) and writes the file whole,
-// readable by the user alone, to a temporary file renamed over it.
+// readable by the user alone, to a temporary file renamed over it, holding
+// the file's lock: two programs (a serve, a login) do not lose each
+// other's changes.
 func updateAuth(path, key, url string, change func(*authEntry) bool) error {
+	defer lockAuthFile(path)()
+	return writeAuth(path, key, url, change)
+}
+
+// writeAuth is updateAuth for a caller that holds the file's lock.
+func writeAuth(path, key, url string, change func(*authEntry) bool) error {
 	if path == "" {
 		return nil // a manager without an auth file keeps nothing
 	}
@@ -229,7 +237,7 @@ func (o *oauth) load() {
 	case e.Bearer != "":
 		o.source = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e.Bearer, TokenType: "Bearer"})
 	case e.Token != nil:
-		o.source = &keptSource{o: o, base: o.config(e).TokenSource(refreshContext(e.Resource), e.Token), last: e.Token.AccessToken}
+		o.source = &keptSource{o: o, config: o.config(e), resource: e.Resource, tok: e.Token}
 	}
 }
 
@@ -310,7 +318,9 @@ func (o *oauth) Authorize(ctx context.Context, req *http.Request, resp *http.Res
 }
 
 // forceRefresh refreshes the token now, once until a refresh succeeds by
-// itself again: a server may refuse a token before its expiry.
+// itself again: a server may refuse a token before its expiry. Another
+// process that refreshed it meanwhile (its token is in the file now) has
+// done it: the next request sends that one.
 func (o *oauth) forceRefresh(e authEntry) bool {
 	o.mu.Lock()
 	if o.forced {
@@ -319,6 +329,13 @@ func (o *oauth) forceRefresh(e authEntry) bool {
 	}
 	o.forced = true
 	o.mu.Unlock()
+	defer lockAuthFile(o.path)()
+	if now := o.fileToken(); now != nil && now.AccessToken != e.Token.AccessToken {
+		o.mu.Lock()
+		o.stamp = "" // read the file again
+		o.mu.Unlock()
+		return true
+	}
 	tok, err := o.config(e).TokenSource(refreshContext(e.Resource), &oauth2.Token{RefreshToken: e.Token.RefreshToken}).Token()
 	if err != nil {
 		return false
@@ -330,9 +347,19 @@ func (o *oauth) forceRefresh(e authEntry) bool {
 	return true
 }
 
-// keep writes a new token to the file.
+// fileToken is the server's token in the auth file as it is now, or nil.
+func (o *oauth) fileToken() *oauth2.Token {
+	f, err := readAuth(o.path)
+	if err != nil {
+		return nil
+	}
+	e, _ := f.find(o.key, o.url)
+	return e.Token
+}
+
+// keep writes a new token to the file; the caller holds its lock.
 func (o *oauth) keep(tok *oauth2.Token) {
-	updateAuth(o.path, o.key, o.url, func(e *authEntry) bool {
+	writeAuth(o.path, o.key, o.url, func(e *authEntry) bool {
 		if tok.RefreshToken == "" && e.Token != nil {
 			tok.RefreshToken = e.Token.RefreshToken
 		}
@@ -342,31 +369,52 @@ func (o *oauth) keep(tok *oauth2.Token) {
 }
 
 // keptSource is an OAuth token source that writes each new token (a
-// refresh's) to the auth file. A refresh the authorization server refuses,
-// or an expired token without a refresh token, sends no token: the
-// server's 401 then says the user must sign in again.
+// refresh's) to the auth file. A refresh takes the file's lock
+// (lockAuthFile), and first reads the file: a token another process
+// refreshed meanwhile is taken as it is, rather than refreshed again with a
+// refresh token the authorization server may have rotated away. A refresh
+// the authorization server refuses, or an expired token without a refresh
+// token, sends no token: the server's 401 then says the user must sign in
+// again.
 type keptSource struct {
-	o    *oauth
-	base oauth2.TokenSource
-	last string
+	o        *oauth
+	config   *oauth2.Config
+	resource string
+
+	mu  sync.Mutex
+	tok *oauth2.Token
 }
 
 func (k *keptSource) Token() (*oauth2.Token, error) {
-	tok, err := k.base.Token()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.tok.Valid() {
+		return k.tok, nil
+	}
+	defer lockAuthFile(k.o.path)()
+	if now := k.o.fileToken(); now.Valid() && now.AccessToken != k.tok.AccessToken {
+		k.tok = now
+		return now, nil
+	}
+	if k.tok.RefreshToken == "" {
+		return nil, nil
+	}
+	tok, err := k.config.TokenSource(refreshContext(k.resource), &oauth2.Token{RefreshToken: k.tok.RefreshToken}).Token()
 	var re *oauth2.RetrieveError
 	switch {
-	case errors.As(err, &re) || (err != nil && strings.Contains(err.Error(), "refresh token is not set")):
+	case errors.As(err, &re):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	if tok.AccessToken != k.last {
-		k.last = tok.AccessToken
-		k.o.keep(tok)
-		k.o.mu.Lock()
-		k.o.forced = false
-		k.o.mu.Unlock()
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = k.tok.RefreshToken
 	}
+	k.tok = tok
+	k.o.keep(tok)
+	k.o.mu.Lock()
+	k.o.forced = false
+	k.o.mu.Unlock()
 	return tok, nil
 }
 
