@@ -12,6 +12,10 @@ import (
 type Elicitation struct {
 	Server string
 	Params json.RawMessage
+	// CallID is the model's id of the call the question is for, when the
+	// host knows it (CallIDFrom): a page shows the question at that call's
+	// card, and the answer is logged on its result.
+	CallID string
 }
 
 // ElicitReply is the user's answer: Action is accept (with Content, the
@@ -49,4 +53,21 @@ func WithAsker(ctx context.Context, a Asker) context.Context {
 func AskerFrom(ctx context.Context) Asker {
 	a, _ := ctx.Value(askerKey{}).(Asker)
 	return a
+}
+
+type callIDKey struct{}
+
+// WithCallID returns a context for running the call whose id (the
+// model's) is id: the host gives each native tool's call one, and a
+// program that runs a native tool itself may.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallIDFrom returns the model's id of the tool call ctx runs, "" outside
+// one: a host-native tool (an MCP server's) reads it to say which call a
+// question is for.
+func CallIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }

@@ -322,7 +322,7 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 			res.Result = registry.Failure("execution_error", fmt.Sprintf("the host has no implementation of tool '%s'", c.Tool))
 			return res
 		}
-		ctx, cancel := context.WithTimeout(ctx, timeout)
+		ctx, cancel := context.WithTimeout(WithCallID(ctx, c.ID), timeout)
 		defer cancel()
 		if len(c.Granted) > 0 {
 			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,13 +52,16 @@ func (s *server) track(ctx context.Context) (r *running, done func()) {
 }
 
 // caller is the running call a question is for, or why there is none
-// (check.UnaskedNoCall, check.UnaskedSeveral, check.UnaskedNobody).
+// (check.UnaskedNoCall, check.UnaskedSeveral, check.UnaskedNobody): of
+// several calls of one Asker, the latest still running, as the JS hosts
+// choose (the request does not say which).
 func (s *server) caller() (*running, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var found *running
 	var asker host.Asker
-	for _, r := range s.running {
+	for _, id := range slices.Sorted(maps.Keys(s.running)) {
+		r := s.running[id]
 		a := host.AskerFrom(r.ctx)
 		if found != nil && !sameAsker(a, asker) {
 			return nil, check.UnaskedSeveral
@@ -108,6 +112,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		return nil, refusal(module.WithChecker(ctx, s.opts.checker()), q, why, 0)
 	}
 	callCtx := r.ctx
+	q.CallID = host.CallIDFrom(callCtx)
 	if why != "" {
 		return nil, refusal(callCtx, q, why, 0)
 	}

@@ -40,8 +40,8 @@ const orderForm = `{"type":"object","properties":{
 
 // elicitServer is a Go SDK server over HTTP whose order tool asks the user
 // (ServerSession.Elicit) and answers what it got; its hold tool runs until
-// released, saying when it started; caps says whether the client declared
-// elicitation.
+// released (one value of release each), saying when it started; caps says
+// whether the client declared elicitation.
 func elicitServer(t *testing.T) (url string, holding, release chan struct{}) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
 	text := func(s string, isErr bool) *mcp.CallToolResult {
@@ -121,10 +121,29 @@ func TestElicitation(t *testing.T) {
 	go func() { held <- callWith(t, host.WithAsker(checktest.Context(t), other), o.tool(t, "hold"), `{}`) }()
 	<-holding
 	got = callWith(t, host.WithAsker(checktest.Context(t), user), o.tool(t, "order"), `{}`)
-	close(release)
+	release <- struct{}{}
 	mustContain(t, "the call beside another chat's", got.Text, "while several of its calls ran for different chats")
 	if h := <-held; h.Text != "released" {
 		t.Errorf("the held call: %+v", h)
+	}
+
+	// Two calls of one chat: the question is the latest's, and says so.
+	user.asked = nil
+	go func() {
+		held <- callWith(t, host.WithCallID(host.WithAsker(checktest.Context(t), user), "call_hold"), o.tool(t, "hold"), `{}`)
+	}()
+	<-holding
+	got = callWith(t, host.WithCallID(host.WithAsker(checktest.Context(t), user), "call_order"), o.tool(t, "order"), `{}`)
+	release <- struct{}{}
+	if got.ErrorType != "" || len(user.asked) != 1 || user.asked[0].CallID != "call_order" {
+		ids := []string{}
+		for _, q := range user.asked {
+			ids = append(ids, q.CallID)
+		}
+		t.Errorf("beside a call of the same chat: %q (%s), the questions were for %q; want one, for call_order", got.Text, got.ErrorType, ids)
+	}
+	if h := <-held; h.Text != "released" {
+		t.Errorf("the second held call: %+v", h)
 	}
 
 	m2 := start(t, Options{}, ServerConfig{Key: "shop", URL: url})

@@ -71,6 +71,9 @@ func (a *pageAsker) Ask(ctx context.Context, q host.Elicitation) (host.ElicitRep
 		a.asks.mu.Unlock()
 	}()
 	ev := map[string]any{"type": "elicitation", "id": id, "server": q.Server, "asks": form.Asks, "message": form.Message, "fields": form.Fields}
+	if q.CallID != "" {
+		ev["call_id"] = q.CallID
+	}
 	if err := a.send(ev); err != nil {
 		return host.ElicitReply{}, errors.New("the page that ran the call went away before it was asked")
 	}

@@ -218,7 +218,7 @@ func TestElicitationInATurn(t *testing.T) {
 	resp := post(t, srv, "/api/sessions/s1/messages", `{"text":"order one"}`)
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	var name string
+	var name, askedFor string
 	var seen []string
 	for sc.Scan() {
 		line := sc.Text()
@@ -235,6 +235,7 @@ func TestElicitationInATurn(t *testing.T) {
 				b, _ := json.Marshal(map[string]any{"approvals": []map[string]string{{"id": calls[0].(map[string]any)["id"].(string), "answer": "once"}}})
 				post(t, srv, "/api/sessions/s1/approvals", string(b)).Body.Close()
 			case "elicitation":
+				askedFor, _ = data["call_id"].(string)
 				answerAsk(t, srv, data["id"].(string), `{"action":"decline"}`, http.StatusOK)
 			case "message":
 				if m, _ := data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == tool {
@@ -255,6 +256,10 @@ func TestElicitationInATurn(t *testing.T) {
 	i := slices.IndexFunc(msgs, func(m map[string]any) bool { return m["type"] == "tool_result" && m["tool_name"] == tool })
 	if i < 0 {
 		t.Fatalf("no result of %s in the log %v", tool, msgs)
+	}
+	// The question named the call whose result keeps the answer.
+	if id, _ := msgs[i]["tool_call_id"].(string); askedFor == "" || askedFor != id {
+		t.Errorf("the question was for call %q, the answer is on %q's result", askedFor, id)
 	}
 	if asked, _ := msgs[i]["asked"].([]any); len(asked) != 1 || !strings.HasPrefix(asked[0].(string), "MCP server 'shop' asked “Where should we send it?”. You declined") {
 		t.Errorf("the result's asked %v, want the declined question", msgs[i]["asked"])

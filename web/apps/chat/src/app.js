@@ -811,9 +811,11 @@ function askElicitation(q) {
     outcome.textContent = "The call ended before this was answered: nothing was sent.";
   };
   box.append(fields, buttons, outcome);
-  // Below the card of the call that is running, where the question comes
-  // from; at the end when none is in sight.
-  const card = [...turnCards].reverse().find((c) => c.isConnected && !c._answered);
+  // Below the card of the call the question is for (the host says which:
+  // call_id), or else of the call running last; at the end when none is in
+  // sight.
+  const own = q.call_id ? cards.get(q.call_id) : null;
+  const card = own?.isConnected ? own : [...turnCards].reverse().find((c) => c.isConnected && !c._answered);
   if (card) card._asked = true;
   if (card) card.after(box);
   else add(box);

@@ -245,7 +245,7 @@ export class Core {
     // The server's host tools (its MCP servers', which a page cannot start
     // or may not reach) run there: serve's POST /api/ui/tools/{name}.
     const relay = {};
-    for (const name of cat.server_tools ?? []) relay[name] = (input, { signal } = {}) => this.#serverTool(name, input, signal);
+    for (const name of cat.server_tools ?? []) relay[name] = (input, { signal, callId } = {}) => this.#serverTool(name, input, signal, callId);
     // The pdf group runs here, over this browser's files (the server's
     // catalogue leaves its own out); it comes after the server's groups.
     const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true }, render: this.#d.pdfRender });
@@ -833,7 +833,7 @@ export class Core {
   // which asked the user first when the tool's permissions say to. Its MCP
   // server may ask the user meanwhile (serve answers NDJSON then): the
   // question goes to the page (onElicit).
-  async #serverTool(name, input, signal) {
+  async #serverTool(name, input, signal, callId) {
     const fail = (type, message) => Object.assign(new Error(message), { type });
     const asks = !!this.#d.onElicit;
     let r;
@@ -848,7 +848,8 @@ export class Core {
     let body;
     if (asks && r.ok && (r.headers.get("content-type") ?? "").startsWith("application/x-ndjson")) {
       for await (const ev of ndjson(r.body, signal)) {
-        if (ev.type === "elicitation") this.#d.onElicit({ ...ev, ask: `server:${ev.id}` });
+        // The question is for this call, which serve ran apart from any turn of its own.
+        if (ev.type === "elicitation") this.#d.onElicit({ ...ev, ask: `server:${ev.id}`, ...(callId ? { call_id: String(callId) } : {}) });
         else if (ev.type === "result") body = ev.result ?? {};
         else if (ev.type === "error") throw fail("unavailable", `the server could not run ${name}: ${ev.error}`);
       }

@@ -98,10 +98,11 @@ export class MemoryStore {
 //     output, error_type, message, logs}, called with {tool, sourceRef, source, function, params, env,
 //     timeoutMs, google, signal}, as web/jsrun's Runner.call takes; signal
 //     is the turn's (send's options.signal), so a canceled turn stops it;
-//   native: {name: async (input, {signal, granted, check, progress}) =>
-//     string}: host-native tools (granted: the secrets the user granted
-//     the call at approval; progress(): the work goes on, so the call's
-//     timeout starts again);
+//   native: {name: async (input, {signal, granted, check, progress,
+//     callId}) => string}: host-native tools (granted: the secrets the
+//     user granted the call at approval; progress(): the work goes on, so
+//     the call's timeout starts again; callId: the model's id of the
+//     call);
 //     a thrown error is a failure the model reads, with error.type (or
 //     error.error_type) as its error type;
 //   env: the variables JS tools may read (each only those its manifest
@@ -915,7 +916,7 @@ class Turn {
           const progress = () => !ctl.signal.aborted && arm();
           const work = (async () => {
             try {
-              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args), progress });
+              const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args), progress, callId: c.id });
               if (out?.[OUTPUT]) return { id: c.id, status: "success", output: String(out.text ?? ""), images: imagesOf(out.images), documents: documentsOf(out.documents), ...askedOf(out.asked) };
               return { id: c.id, status: "success", output: typeof out === "string" ? out : out === undefined ? "" : JSON.stringify(out) };
             } catch (err) {

@@ -394,7 +394,7 @@ export class McpServers {
   // asked through check, the host's for the call. progress, the host's,
   // hears each progress notification of the call (whose timeout then
   // starts again).
-  async #call(s, mcpName, input, { signal, check, progress } = {}) {
+  async #call(s, mcpName, input, { signal, check, progress, callId } = {}) {
     const outcome = async (q) => {
       const a = await check("mcp_result", { key: s.key, mcp_name: mcpName, authorize: "headers", config: this.#config(), ...q });
       if (a?.error) throw new McpToolError(a.error.type, a.error.message);
@@ -403,7 +403,7 @@ export class McpServers {
     const retryMs = () => Math.round(s.nextTry ? s.nextTry - this.#now() : s.retryMs);
     const needsAuth = () => ({ unavailable: { why: s.error, retry_ms: 0, mid_call: false, needs_authorization: true } });
     if (s.status === NEEDS_AUTHORIZATION) return outcome(needsAuth());
-    const running = { check, signal, said: [] };
+    const running = { check, signal, callId, said: [] };
     (s.calls ??= new Set()).add(running);
     try {
       // The user's answers to the server's questions go with the outcome,
@@ -450,7 +450,10 @@ export class McpServers {
 
   // #elicit answers a server's elicitation/create: the question goes to
   // the user of the call the server is running (the host asks one user),
-  // or is refused, in the module's words, with no call or no one to ask.
+  // the latest one when several run (the request does not say which: the
+  // question carries that call's call_id, where the page shows it and the
+  // answer is logged), or is refused, in the module's words, with no call
+  // or no one to ask.
   async #elicit(s, params) {
     const call = [...(s.calls ?? [])].pop();
     const check = call?.check ?? this.#check;
@@ -465,7 +468,7 @@ export class McpServers {
     if (read?.error) refuse(read);
     let answer;
     try {
-      answer = await this.#o.onElicit({ server: s.key, ...read.args }, { signal: call.signal, check: (a) => ask({ answer: a }) });
+      answer = await this.#o.onElicit({ server: s.key, ...read.args, ...(call.callId ? { call_id: String(call.callId) } : {}) }, { signal: call.signal, check: (a) => ask({ answer: a }) });
     } catch (e) {
       throw rpcError(-32603, `the question was not answered: ${e?.message ?? e}`);
     }

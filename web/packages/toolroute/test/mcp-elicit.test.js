@@ -69,10 +69,11 @@ test("a server's question goes to onElicit and the answer to the server", async 
   });
   const tool = Object.keys(native).find((n) => n.includes("trigger_elicitation_request") && !n.includes("async"));
   assert.ok(tool, `no elicitation tool among ${Object.keys(native)}`);
-  const out = await native[tool]({}, { check });
+  const out = await native[tool]({}, { check, callId: "call_7" });
   const text = typeof out === "string" ? out : out.text;
   assert.equal(asked.length, 1);
   assert.equal(asked[0].server, "everything");
+  assert.equal(asked[0].call_id, "call_7", "the question says the call it is for, where the page shows it");
   assert.match(asked[0].asks, /'everything'/);
   assert.equal(asked[0].message, "Please provide inputs for the following fields:");
   const byName = Object.fromEntries(asked[0].fields.map((f) => [f.name, f]));

@@ -89,6 +89,8 @@ export interface NativeToolOptions {
   check?: ModuleCheck;
   /** Says the work goes on (an MCP server's progress): the call's timeout starts again. */
   progress?: (p?: { progress: number; total?: number; message?: string }) => void;
+  /** The model's id of the call. */
+  callId?: string;
 }
 
 /**

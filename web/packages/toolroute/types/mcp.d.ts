@@ -36,7 +36,7 @@ export interface McpServersOptions {
    * refused in the module's words.
    */
   onElicit?: (
-    question: { server: string; asks?: string; message?: string; fields?: unknown[] },
+    question: { server: string; asks?: string; message?: string; fields?: unknown[]; call_id?: string },
     options: { signal?: AbortSignal; check: (answer: unknown) => Promise<unknown> },
   ) => Promise<{ action: "accept"; content?: Record<string, unknown> } | { action: "decline" } | { action: "cancel" }>;
 }
