@@ -9,6 +9,9 @@ type Progress struct {
 	Progress float64
 	Total    float64
 	Message  string
+	// CallID is the model's id of the call, which the host sets for the
+	// calls of a turn: a page shows the progress on that call's card.
+	CallID string
 }
 
 type progressKey struct{}

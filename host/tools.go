@@ -324,6 +324,12 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 		}
 		ctx, cancel := context.WithTimeout(WithCallID(ctx, c.ID), timeout)
 		defer cancel()
+		if report := ProgressFrom(ctx); report != nil {
+			ctx = WithProgress(ctx, func(p Progress) {
+				p.CallID = c.ID
+				report(p)
+			})
+		}
 		if len(c.Granted) > 0 {
 			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))
 		}

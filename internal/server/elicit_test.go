@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,10 @@ const shopForm = `{"type":"object","properties":{
 	"count":{"type":"integer","title":"How many","minimum":1,"default":1}},
 	"required":["email"]}`
 
+// packHeard takes a value each time TestProgressInATurn hears the shop's
+// pack tool report its progress.
+var packHeard = make(chan struct{}, 2)
+
 // shopServer is an MCP server over HTTP whose order tool asks the user
 // (elicitation/create) and answers what it was told, or why it could not
 // ask.
@@ -45,6 +50,21 @@ func shopServer(t *testing.T) string {
 			text += err.Error()
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	// pack reports its progress twice, when the caller asked for it, each
+	// time waiting until the test heard it (packHeard): a result sent at
+	// once could overtake the last report, which is then dropped.
+	mcp.AddTool(srv, &mcp.Tool{Name: "pack", Description: "packs the order, saying how far it got"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if token := req.Params.GetProgressToken(); token != nil {
+			for i, msg := range []string{"Wrapping", "Taping"} {
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i + 1), Total: 2, Message: msg})
+				select {
+				case <-packHeard:
+				case <-time.After(testwait.Failsafe):
+				}
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "packed"}}}, nil, nil
 	})
 	front := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(front.Close)
@@ -263,5 +283,53 @@ func TestElicitationInATurn(t *testing.T) {
 	}
 	if asked, _ := msgs[i]["asked"].([]any); len(asked) != 1 || !strings.HasPrefix(asked[0].(string), "MCP server 'shop' asked “Where should we send it?”. You declined") {
 		t.Errorf("the result's asked %v, want the declined question", msgs[i]["asked"])
+	}
+}
+
+// A call of a turn whose MCP server reports its progress sends it down the
+// turn's stream, naming the call, before the call's result.
+func TestProgressInATurn(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI)
+	srv, order := shopApp(t, model)
+	pack := strings.TrimSuffix(order, "order") + "pack"
+	model.Add(fakemodel.ToolCall("load_tool_group", `{"group_name":"shop"}`), fakemodel.ToolCall(pack, `{}`), fakemodel.Text("Packed."))
+	resp := post(t, srv, "/api/sessions/s1/messages", `{"text":"pack it"}`)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var name, callID string
+	var progress []map[string]any
+	resultAfter := -1
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			var data map[string]any
+			json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data)
+			switch name {
+			case "approval":
+				calls := data["calls"].([]any)
+				b, _ := json.Marshal(map[string]any{"approvals": []map[string]string{{"id": calls[0].(map[string]any)["id"].(string), "answer": "once"}}})
+				post(t, srv, "/api/sessions/s1/approvals", string(b)).Body.Close()
+			case "progress":
+				progress = append(progress, data)
+				packHeard <- struct{}{}
+			case "message":
+				if m, _ := data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == pack {
+					callID, _ = m["tool_call_id"].(string)
+					resultAfter = len(progress)
+				}
+			}
+		}
+	}
+	if len(progress) != 2 || resultAfter != 2 {
+		t.Fatalf("progress events %v, the result after %d of them; want 2, then the result", progress, resultAfter)
+	}
+	for i, p := range progress {
+		want := map[string]any{"type": "progress", "call_id": callID, "progress": float64(i + 1), "total": float64(2), "message": []string{"Wrapping", "Taping"}[i]}
+		if callID == "" || !reflect.DeepEqual(p, want) {
+			t.Errorf("progress event %d: %v, want %v", i, p, want)
+		}
 	}
 }

@@ -465,8 +465,9 @@ func (s *server) compact(w http.ResponseWriter, r *http.Request) {
 }
 
 // asker gives a turn's context, whose MCP servers' questions go down the
-// turn's stream as elicitation events (elicit.go), and that stream's
-// writer, which stream opens.
+// turn's stream as elicitation events (elicit.go) and whose calls'
+// progress as progress events, and that stream's writer, which stream
+// opens.
 func (s *server) asker(w http.ResponseWriter, r *http.Request) (context.Context, *sse) {
 	out := &sse{w: w, rc: http.NewResponseController(w)}
 	a := &pageAsker{asks: &s.asks, send: func(ev any) error {
@@ -475,7 +476,22 @@ func (s *server) asker(w http.ResponseWriter, r *http.Request) (context.Context,
 		}
 		return nil
 	}}
-	return host.WithAsker(r.Context(), a), out
+	ctx := host.WithProgress(host.WithAsker(r.Context(), a), func(p host.Progress) {
+		out.write("progress", progressEvent(p))
+	})
+	return ctx, out
+}
+
+// progressEvent is a call's progress as the turn's stream says it.
+func progressEvent(p host.Progress) map[string]any {
+	ev := map[string]any{"type": "progress", "call_id": p.CallID, "progress": p.Progress}
+	if p.Total > 0 {
+		ev["total"] = p.Total
+	}
+	if p.Message != "" {
+		ev["message"] = p.Message
+	}
+	return ev
 }
 
 // sse writes server-sent events: a turn's, and the questions its calls'
@@ -724,6 +740,7 @@ func (s *server) runForBrowser(w http.ResponseWriter, r *http.Request) {
 	if wantsNDJSON(r) {
 		out = &lines{w: w, rc: http.NewResponseController(w)}
 		ctx = host.WithAsker(ctx, &pageAsker{asks: &s.asks, send: out.send})
+		ctx = host.WithProgress(ctx, func(p host.Progress) { out.send(progressEvent(p)) })
 	}
 	res, err := s.a.RunForBrowser(ctx, r.PathValue("name"), req.Input)
 	switch {

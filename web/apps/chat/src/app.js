@@ -318,6 +318,7 @@ function settleCards(list, stopped) {
   for (const card of list) {
     if (!card._state || card._answered) continue;
     card._answered = true;
+    endProgress(card);
     const asked = card._call?.status === "awaiting_approval";
     card._state.textContent = asked ? "not run" : stopped ? "stopped" : "interrupted";
     card._state.className = "state bad";
@@ -328,10 +329,44 @@ function settleCards(list, stopped) {
   }
 }
 
+// callProgress shows a running call's progress, as its MCP server reports
+// it, on the call's card: a bar (a share of the total when the server
+// gives one, else moving) beside its state, and the server's message as
+// its preview. The result takes them away.
+function callProgress(ev) {
+  const card = cards.get(ev.call_id);
+  const done = Number(ev.progress);
+  if (!card || card._answered || !Number.isFinite(done)) return;
+  let bar = card._progress;
+  if (!bar) {
+    bar = card._progress = el("progress", "call-progress");
+    bar.setAttribute("aria-label", `Progress of ${card._call?.tool_name ?? "the call"}`);
+    card._state.after(bar);
+  }
+  const total = Number(ev.total) > 0 ? Number(ev.total) : 0;
+  if (total) {
+    bar.max = total;
+    bar.value = Math.min(Math.max(done, 0), total);
+    card._state.textContent = `running… ${Math.round((100 * bar.value) / total)}%`;
+  } else {
+    bar.removeAttribute("value");
+    card._state.textContent = `running… ${done}`;
+  }
+  if (ev.message) card._preview.textContent = short(String(ev.message), 160);
+}
+
+function endProgress(card) {
+  if (!card._progress) return;
+  card._progress.remove();
+  card._progress = null;
+  card._preview.textContent = "";
+}
+
 function toolResult(m) {
   let card = cards.get(m.tool_call_id);
   if (!card) card = toolCard({ tool_call_id: m.tool_call_id, tool_name: m.tool_name, tool_input: "" });
   card._answered = true;
+  endProgress(card);
   const failed = m.status && m.status !== "success";
   card._state.textContent = failed ? `failed${m.error_type ? ` (${m.error_type})` : ""}` : "done";
   card._state.className = "state " + (failed ? "bad" : "ok");
@@ -1463,6 +1498,9 @@ async function send(text, files = []) {
         break;
       case "elicitation":
         askElicitation(ev);
+        break;
+      case "progress":
+        callProgress(ev);
         break;
       case "retry":
         // The module's sentence, as every host shows it.

@@ -245,7 +245,7 @@ export class Core {
     // The server's host tools (its MCP servers', which a page cannot start
     // or may not reach) run there: serve's POST /api/ui/tools/{name}.
     const relay = {};
-    for (const name of cat.server_tools ?? []) relay[name] = (input, { signal, callId } = {}) => this.#serverTool(name, input, signal, callId);
+    for (const name of cat.server_tools ?? []) relay[name] = (input, { signal, callId, progress } = {}) => this.#serverTool(name, input, signal, callId, progress);
     // The pdf group runs here, over this browser's files (the server's
     // catalogue leaves its own out); it comes after the server's groups.
     const pdf = pdfGroup({ files: () => this.#files(), fetch: this.#d.pdfFetch ?? { fetch: this.fetch, cors: true }, render: this.#d.pdfRender });
@@ -831,9 +831,10 @@ export class Core {
 
   // #serverTool runs one of the server's tools there, for this page's turn,
   // which asked the user first when the tool's permissions say to. Its MCP
-  // server may ask the user meanwhile (serve answers NDJSON then): the
-  // question goes to the page (onElicit).
-  async #serverTool(name, input, signal, callId) {
+  // server may ask the user meanwhile, or report its progress (serve
+  // answers NDJSON then): the question goes to the page (onElicit), the
+  // progress to the page's host (progress), which shows it on the card.
+  async #serverTool(name, input, signal, callId, progress) {
     const fail = (type, message) => Object.assign(new Error(message), { type });
     const asks = !!this.#d.onElicit;
     let r;
@@ -850,6 +851,7 @@ export class Core {
       for await (const ev of ndjson(r.body, signal)) {
         // The question is for this call, which serve ran apart from any turn of its own.
         if (ev.type === "elicitation") this.#d.onElicit({ ...ev, ask: `server:${ev.id}`, ...(callId ? { call_id: String(callId) } : {}) });
+        else if (ev.type === "progress") progress?.(ev);
         else if (ev.type === "result") body = ev.result ?? {};
         else if (ev.type === "error") throw fail("unavailable", `the server could not run ${name}: ${ev.error}`);
       }

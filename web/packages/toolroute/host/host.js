@@ -912,8 +912,14 @@ class Turn {
             arm();
           });
           // progress: the tool reports that its work goes on (an MCP
-          // server's progress), so its time starts again.
-          const progress = () => !ctl.signal.aborted && arm();
+          // server's progress), so its time starts again; what it says of
+          // it goes out among the turn's events, for the call's card.
+          const progress = (p) => {
+            if (ctl.signal.aborted) return;
+            arm();
+            if (typeof p?.progress !== "number" || !Number.isFinite(p.progress)) return;
+            this.info.relay({ type: "progress", call_id: c.id, progress: p.progress, ...(p.total > 0 ? { total: Number(p.total) } : {}), ...(p.message ? { message: String(p.message) } : {}) });
+          };
           const work = (async () => {
             try {
               const out = await fn(c.input ?? {}, { signal: ctl.signal, granted: c.granted ?? [], check: (op, args) => this.h.checkNow(op, args), progress, callId: c.id });

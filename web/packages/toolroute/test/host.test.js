@@ -391,6 +391,37 @@ test("an aborted turn stops, keeps what was committed and frees the session", as
   }
 });
 
+test("a native tool's progress is a turn event naming its call, before its result", async () => {
+  const model = await startFakeModel("openai", toolCall("pack", "{}"), text("Packed."));
+  try {
+    const h = await createHost({
+      module: factory, catalogue: { tools: [{ name: "pack", description: "Packs" }] }, store: new MemoryStore(), now: clock,
+      provider: { format: "openai", baseURL: model.baseURL, model: "m" },
+      native: {
+        pack: async (_input, { progress, callId }) => {
+          progress({ progress: 1, total: 2, message: "Wrapping" });
+          progress(); // the work goes on, saying nothing of how far
+          progress({ progress: 2 });
+          return `packed ${callId}`;
+        },
+      },
+    });
+    const events = await collect(h.send("s", "pack it"));
+    const call = events.find((e) => e.type === "tool_calls").calls[0];
+    const result = events.findIndex((e) => e.type === "message" && e.message.type === "tool_result");
+    const progress = events.filter((e) => e.type === "progress");
+    assert.deepStrictEqual(progress, [
+      { type: "progress", call_id: call.id, progress: 1, total: 2, message: "Wrapping" },
+      { type: "progress", call_id: call.id, progress: 2 },
+    ]);
+    assert.ok(events.indexOf(progress[1]) < result, "the progress comes before the result");
+    assert.equal(events[result].message.content, `packed ${call.id}`, "the tool is given its call's id");
+    assert.equal(events.at(-1).type, "done");
+  } finally {
+    await model.close();
+  }
+});
+
 test("known secrets are redacted from tool results, stored messages and model requests", async () => {
   const secret = "sk-planted-secret-value-42";
   const model = await startFakeModel("openai",

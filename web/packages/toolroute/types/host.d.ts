@@ -229,6 +229,8 @@ export type Event =
   | { type: "retry"; retry: { status: number; attempt: number; wait: number; wait_ms: number; message: string } }
   /** Calls put to the user (options.approve). */
   | { type: "approval"; calls: Call[] }
+  /** A running call's progress, as the tool reports it (an MCP server's notifications/progress): serve's progress event. */
+  | { type: "progress"; call_id: string; progress: number; total?: number; message?: string }
   | { type: "done"; text: string; usage?: Usage }
   | { type: "failed"; failure: { code: "model_error" | "bad_response" | "iteration_limit" | "token_limit" | "stopped" | (string & {}); message: string }; usage?: Usage };
 
