@@ -403,6 +403,7 @@ function show(ev: Event): string {
     case "tool_calls":
     case "approval": return ev.calls.map((c) => \`\${c.tool} \${c.origin.kind} \${c.timeout_seconds}s \${(c.secrets ?? []).join(",")}\`).join("; ");
     case "retry": return \`\${ev.retry.message} (\${ev.retry.wait_ms} ms)\`;
+    case "progress": return \`\${ev.call_id}: \${ev.progress}/\${ev.total ?? "?"} \${ev.message ?? ""}\`;
     case "message": return \`\${ev.message.type} \${ev.message.status ?? ""} \${ev.message.content ?? ""}\`;
     case "text": return ev.text;
     case "done": return \`\${ev.text} \${ev.usage?.input_tokens ?? 0}+\${ev.usage?.output_tokens ?? 0}\`;
