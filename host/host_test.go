@@ -276,6 +276,59 @@ func TestToolFailuresAreResults(t *testing.T) {
 	}
 }
 
+// A call that reports its progress is not cut at its timeout while it
+// does: each report starts its time again, as in the JS hosts. Twelve
+// reports half a second apart outlast a 3 s timeout; a call that then
+// reports nothing is cut 3 s after its last report.
+func TestProgressRestartsTheTimeout(t *testing.T) {
+	model := fakemodel.New(fakemodel.OpenAI,
+		fakemodel.ToolCalls(fakemodel.Call{Name: "pack", Args: `{}`}, fakemodel.Call{Name: "stall", Args: `{}`}),
+		fakemodel.Text("Done."),
+	)
+	defer model.Close()
+	steps := func(ctx context.Context, n int) error {
+		for i := range n {
+			select {
+			case <-time.After(500 * time.Millisecond):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			host.ReportProgress(ctx, host.Progress{Progress: float64(i + 1), Total: float64(n)})
+		}
+		return nil
+	}
+	h := newHost(t, model, wire.OpenAI, host.Options{
+		NoBuiltins: true,
+		Tools: []host.NativeTool{
+			{Tool: registry.Tool{Name: "pack", Description: "packs", TimeoutSeconds: 3}, Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				if err := steps(ctx, 12); err != nil {
+					return "", err
+				}
+				return "packed", nil
+			}},
+			{Tool: registry.Tool{Name: "stall", Description: "stalls", TimeoutSeconds: 3}, Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				if err := steps(ctx, 2); err != nil {
+					return "", err
+				}
+				<-ctx.Done()
+				return "", ctx.Err()
+			}},
+		},
+	})
+	send(t, h.Session("s"), "Pack it")
+	msgs, _ := h.Session("s").Messages(context.Background())
+	got := map[string]string{}
+	for _, m := range msgs {
+		if m.Type == session.ToolResult {
+			got[m.ToolName] = m.Content
+		}
+	}
+	want := map[string]string{"pack": "packed", "stall": "Error (timeout): tool 'stall' timed out after 3s"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
 func TestModelErrorsEndTheTurn(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI,
 		fakemodel.Error(401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`))

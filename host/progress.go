@@ -27,7 +27,8 @@ func WithProgress(ctx context.Context, report func(Progress)) context.Context {
 
 // ProgressFrom returns the reporter of the call ctx belongs to, nil when
 // no one asked for its progress: a tool asks the server it calls for
-// progress only then.
+// progress only then. The host asks it of every native tool's call, whose
+// time each report starts again.
 func ProgressFrom(ctx context.Context) func(Progress) {
 	report, _ := ctx.Value(progressKey{}).(func(Progress))
 	return report

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolroute/toolroute/internal/calltimer"
 	"github.com/toolroute/toolroute/internal/module"
 	"github.com/toolroute/toolroute/registry"
 	"github.com/toolroute/toolroute/registry/session"
@@ -322,14 +323,19 @@ func (h *Host) runCall(ctx context.Context, c session.Call, timeout time.Duratio
 			res.Result = registry.Failure("execution_error", fmt.Sprintf("the host has no implementation of tool '%s'", c.Tool))
 			return res
 		}
-		ctx, cancel := context.WithTimeout(WithCallID(ctx, c.ID), timeout)
+		// The call's time starts again at each report of its progress (an
+		// MCP server's), which goes on, with the call's id, to whoever
+		// asked for it.
+		ctx, restart, cancel := calltimer.New(WithCallID(ctx, c.ID), timeout)
 		defer cancel()
-		if report := ProgressFrom(ctx); report != nil {
-			ctx = WithProgress(ctx, func(p Progress) {
+		report := ProgressFrom(ctx)
+		ctx = WithProgress(ctx, func(p Progress) {
+			restart()
+			if report != nil {
 				p.CallID = c.ID
 				report(p)
-			})
-		}
+			}
+		})
 		if len(c.Granted) > 0 {
 			ctx = context.WithValue(ctx, grantKey{}, h.grant(c.Granted))
 		}

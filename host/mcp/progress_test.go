@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -63,5 +64,23 @@ func TestProgress(t *testing.T) {
 				t.Errorf("the reports (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A call whose server reports its progress is not cut at the server's
+// timeoutSeconds while it does: each report starts the call's time again,
+// as in the JS hosts. Twelve steps half a second apart outlast a 3 s
+// timeout.
+func TestProgressRestartsTheTimeout(t *testing.T) {
+	argv := mcptest.NPMServer(t, "server-everything", "stdio")
+	m := start(t, Options{}, ServerConfig{Key: "everything", Command: argv[0], Args: argv[1:], TimeoutSeconds: 3})
+	tool := offered(t, m, builtin(t)).tool(t, "trigger_long_running_operation")
+	ctx, cancel := context.WithTimeout(checktest.Context(t), testwait.Failsafe)
+	defer cancel()
+	// The host asks every call for its progress (host.runCall).
+	ctx = host.WithProgress(ctx, func(host.Progress) {})
+	out, err := tool.RunOutput(ctx, json.RawMessage(`{"duration":6,"steps":12}`))
+	if err != nil || !strings.Contains(out.Text, "completed") {
+		t.Fatalf("the call ended with %q, %v; want it completed", out.Text, err)
 	}
 }

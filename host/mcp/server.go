@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolroute/toolroute/host"
+	"github.com/toolroute/toolroute/internal/calltimer"
 	"github.com/toolroute/toolroute/internal/elicit"
 	"github.com/toolroute/toolroute/internal/safehttp"
 	"github.com/toolroute/toolroute/registry/check"
@@ -560,7 +561,7 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 		}
 	}
 	timeout := time.Duration(s.cfg.TimeoutSeconds) * time.Second
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	callCtx, restart, cancel := calltimer.New(ctx, timeout)
 	defer cancel()
 	run, done := s.track(callCtx)
 	defer done()
@@ -570,10 +571,15 @@ func (s *server) call(ctx context.Context, mcpName string, input json.RawMessage
 	}
 	params := &mcp.CallToolParams{Name: mcpName, Arguments: input}
 	if report := host.ProgressFrom(ctx); report != nil {
-		// Whoever made the call wants its progress (toolroute mcp's
-		// client): the server gets a token of toolroute's, unique among
-		// its calls, and its notifications go back by it.
-		defer s.follow(params, report)()
+		// Whoever made the call wants its progress (the host, whose own
+		// time for the call starts again with it; toolroute mcp's client;
+		// a page): the server gets a token of toolroute's, unique among
+		// its calls, and its notifications go back by it. Each starts the
+		// call's time again, as in the JS hosts.
+		defer s.follow(params, func(p host.Progress) {
+			restart()
+			report(p)
+		})()
 	}
 	// A call ended early (the client's notifications/cancelled, a turn
 	// stopped) ends callCtx, and the SDK tells the server with
