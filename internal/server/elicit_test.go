@@ -235,37 +235,24 @@ func TestElicitationInATurn(t *testing.T) {
 	model := fakemodel.New(fakemodel.OpenAI)
 	srv, tool := shopApp(t, model)
 	model.Add(fakemodel.ToolCall("load_tool_group", `{"group_name":"shop"}`), fakemodel.ToolCall(tool, `{}`), fakemodel.Text("Ordered."))
-	resp := post(t, srv, "/api/sessions/s1/messages", `{"text":"order one"}`)
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	var name, askedFor string
-	var seen []string
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-			seen = append(seen, name)
-		case strings.HasPrefix(line, "data: "):
-			var data map[string]any
-			json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data)
-			switch name {
-			case "approval":
-				calls := data["calls"].([]any)
-				b, _ := json.Marshal(map[string]any{"approvals": []map[string]string{{"id": calls[0].(map[string]any)["id"].(string), "answer": "once"}}})
-				post(t, srv, "/api/sessions/s1/approvals", string(b)).Body.Close()
-			case "elicitation":
-				askedFor, _ = data["call_id"].(string)
-				answerAsk(t, srv, data["id"].(string), `{"action":"decline"}`, http.StatusOK)
-			case "message":
-				if m, _ := data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == tool {
-					if c, _ := m["content"].(string); !strings.Contains(c, "decline") {
-						t.Errorf("the result %q does not say the user declined", c)
-					}
+	st := startTurn(t, srv, "s1", "order one")
+	var askedFor string
+	for e, ok := st.next(); ok; e, ok = st.next() {
+		switch e.Name {
+		case "approval":
+			approveOnce(t, srv, "s1", e)
+		case "elicitation":
+			askedFor, _ = e.Data["call_id"].(string)
+			answerAsk(t, srv, e.Data["id"].(string), `{"action":"decline"}`, http.StatusOK)
+		case "message":
+			if m, _ := e.Data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == tool {
+				if c, _ := m["content"].(string); !strings.Contains(c, "decline") {
+					t.Errorf("the result %q does not say the user declined", c)
 				}
 			}
 		}
 	}
+	seen := names(st.seen)
 	if !slices.Contains(seen, "elicitation") || seen[len(seen)-1] != "done" {
 		t.Errorf("events %v, want an elicitation and done", seen)
 	}
@@ -293,33 +280,21 @@ func TestProgressInATurn(t *testing.T) {
 	srv, order := shopApp(t, model)
 	pack := strings.TrimSuffix(order, "order") + "pack"
 	model.Add(fakemodel.ToolCall("load_tool_group", `{"group_name":"shop"}`), fakemodel.ToolCall(pack, `{}`), fakemodel.Text("Packed."))
-	resp := post(t, srv, "/api/sessions/s1/messages", `{"text":"pack it"}`)
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	var name, callID string
+	st := startTurn(t, srv, "s1", "pack it")
+	var callID string
 	var progress []map[string]any
 	resultAfter := -1
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			var data map[string]any
-			json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data)
-			switch name {
-			case "approval":
-				calls := data["calls"].([]any)
-				b, _ := json.Marshal(map[string]any{"approvals": []map[string]string{{"id": calls[0].(map[string]any)["id"].(string), "answer": "once"}}})
-				post(t, srv, "/api/sessions/s1/approvals", string(b)).Body.Close()
-			case "progress":
-				progress = append(progress, data)
-				packHeard <- struct{}{}
-			case "message":
-				if m, _ := data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == pack {
-					callID, _ = m["tool_call_id"].(string)
-					resultAfter = len(progress)
-				}
+	for e, ok := st.next(); ok; e, ok = st.next() {
+		switch e.Name {
+		case "approval":
+			approveOnce(t, srv, "s1", e)
+		case "progress":
+			progress = append(progress, e.Data)
+			packHeard <- struct{}{}
+		case "message":
+			if m, _ := e.Data["message"].(map[string]any); m["type"] == "tool_result" && m["tool_name"] == pack {
+				callID, _ = m["tool_call_id"].(string)
+				resultAfter = len(progress)
 			}
 		}
 	}
@@ -331,5 +306,14 @@ func TestProgressInATurn(t *testing.T) {
 		if callID == "" || !reflect.DeepEqual(p, want) {
 			t.Errorf("progress event %d: %v, want %v", i, p, want)
 		}
+	}
+}
+
+// approveOnce answers an approval event's first call "once".
+func approveOnce(t *testing.T, srv *httptest.Server, session string, e event) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"approvals": []map[string]string{{"id": calls(t, e)[0].ID, "answer": "once"}}})
+	if status, msg := answer(t, srv, session, string(b)); status != http.StatusOK {
+		t.Fatalf("answering the approval: HTTP %d %s", status, msg)
 	}
 }
