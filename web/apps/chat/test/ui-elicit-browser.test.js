@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { buildUI } from "../build.mjs";
 import { Toolroute } from "../../../packages/toolroute/driver/toolroute.js";
 import { createHost } from "../../../packages/toolroute/host/host.js";
-import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
+import { fakeServe, onPage, shot, noChromium, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const dist = path.join(tmpdir(), "toolroute-ui-elicit-" + process.pid);
@@ -79,85 +79,76 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
         return true;
       },
     });
-    const browser = await launch();
-    const page = await browser.newPage({ viewport: { width, height } });
-    const failure = watch(page);
-    const violations = [];
-    const scan = async (what) => {
-      for (const v of await axe(page)) violations.push(`${what}: ${v}`);
-    };
     try {
-      await page.goto(serve.url);
-      const input = page.getByRole("textbox", { name: "Message" });
-      const log = page.locator("#log");
-      await page.locator("#welcome").waitFor();
-      await input.fill("Order me some tea");
-      await input.press("Enter");
-      const box = page.locator(".elicit");
-      await box.waitFor();
-      // Below the card of the call it came during.
-      assert.equal(await page.evaluate(() => document.querySelector(".elicit").previousElementSibling?.matches(".card.tool")), true);
-      assert.match(await box.locator("h3").innerText(), /MCP server 'shop' asks/);
-      await box.getByText("Where should we send your tea?").waitFor();
-      // A question takes no focus: keys typed meanwhile stay in the
-      // message box, and the buttons are disabled until armed.
-      assert.equal(await page.evaluate(() => document.activeElement?.id), "message");
-      assert.equal(await box.getByRole("button", { name: "Accept" }).isDisabled(), true);
-      await page.keyboard.press("Enter");
-      await page.keyboard.press("Space");
-      await page.waitForFunction(() => [...document.querySelectorAll(".elicit button")].every((b) => !b.disabled));
-      assert.equal(posted.length, 0, "no keystroke answered");
+      await onPage({ viewport: { width, height } }, async (page, scan) => {
+        await page.goto(serve.url);
+        const input = page.getByRole("textbox", { name: "Message" });
+        const log = page.locator("#log");
+        await page.locator("#welcome").waitFor();
+        await input.fill("Order me some tea");
+        await input.press("Enter");
+        const box = page.locator(".elicit");
+        await box.waitFor();
+        // Below the card of the call it came during.
+        assert.equal(await page.evaluate(() => document.querySelector(".elicit").previousElementSibling?.matches(".card.tool")), true);
+        assert.match(await box.locator("h3").innerText(), /MCP server 'shop' asks/);
+        await box.getByText("Where should we send your tea?").waitFor();
+        // A question takes no focus: keys typed meanwhile stay in the
+        // message box, and the buttons are disabled until armed.
+        assert.equal(await page.evaluate(() => document.activeElement?.id), "message");
+        assert.equal(await box.getByRole("button", { name: "Accept" }).isDisabled(), true);
+        await page.keyboard.press("Enter");
+        await page.keyboard.press("Space");
+        await page.waitForFunction(() => [...document.querySelectorAll(".elicit button")].every((b) => !b.disabled));
+        assert.equal(posted.length, 0, "no keystroke answered");
 
-      // Enter in a field sends nothing.
-      const email = box.getByRole("textbox", { name: /Email/ });
-      await email.fill("not-an-address");
-      await email.press("Enter");
-      assert.equal(posted.length, 0, "Enter in a field sent the form");
-      assert.equal(await box.getByRole("spinbutton").count() + await box.getByRole("textbox", { name: /How many/ }).count(), 1);
-      await box.getByRole("combobox", { name: "Size" }).selectOption("l");
-      await shot(page, `ui-elicit-${width}-asked`);
-      await scan("the question");
+        // Enter in a field sends nothing.
+        const email = box.getByRole("textbox", { name: /Email/ });
+        await email.fill("not-an-address");
+        await email.press("Enter");
+        assert.equal(posted.length, 0, "Enter in a field sent the form");
+        assert.equal(await box.getByRole("spinbutton").count() + await box.getByRole("textbox", { name: /How many/ }).count(), 1);
+        await box.getByRole("combobox", { name: "Size" }).selectOption("l");
+        await shot(page, `ui-elicit-${width}-asked`);
+        await scan("the question");
 
-      // A value that will not do: the module's sentence, the form stays.
-      await box.getByRole("button", { name: "Accept" }).click();
-      await box.getByText(/an email address \("not-an-address" is not\)/).waitFor();
-      assert.equal(posted.length, 1);
-      await shot(page, `ui-elicit-${width}-refused`);
-      await scan("a refused value");
+        // A value that will not do: the module's sentence, the form stays.
+        await box.getByRole("button", { name: "Accept" }).click();
+        await box.getByText(/an email address \("not-an-address" is not\)/).waitFor();
+        assert.equal(posted.length, 1);
+        await shot(page, `ui-elicit-${width}-refused`);
+        await scan("a refused value");
 
-      // Fixed, with the keyboard: Tab from the field reaches the button.
-      await email.fill("ada@example.com");
-      await page.waitForFunction(() => [...document.querySelectorAll(".elicit button")].every((b) => !b.disabled));
-      await box.getByRole("button", { name: "Accept" }).focus();
-      await page.keyboard.press("Enter");
-      await log.getByText("Your tea is on its way.").waitFor();
-      assert.deepEqual(posted[1], { action: "accept", content: { email: "ada@example.com", count: "1", size: "l", gift: false } });
-      const shown = await box.innerText();
-      assert.match(shown, /You sent:/);
-      assert.match(shown, /Email\s+ada@example\.com/);
-      assert.match(shown, /How many\s+1/);
-      assert.match(shown, /Gift wrap\s+no/);
-      assert.match(shown, /Size\s+Large/, "a choice by its label");
-      assert.equal(await box.getByRole("button").count(), 0, "the buttons go once answered");
-      assert.match(await log.innerText(), /ordered: \{"action":"accept"/);
-      await shot(page, `ui-elicit-${width}-sent`);
-      await scan("the answer sent");
+        // Fixed, with the keyboard: Tab from the field reaches the button.
+        await email.fill("ada@example.com");
+        await page.waitForFunction(() => [...document.querySelectorAll(".elicit button")].every((b) => !b.disabled));
+        await box.getByRole("button", { name: "Accept" }).focus();
+        await page.keyboard.press("Enter");
+        await log.getByText("Your tea is on its way.").waitFor();
+        assert.deepEqual(posted[1], { action: "accept", content: { email: "ada@example.com", count: "1", size: "l", gift: false } });
+        const shown = await box.innerText();
+        assert.match(shown, /You sent:/);
+        assert.match(shown, /Email\s+ada@example\.com/);
+        assert.match(shown, /How many\s+1/);
+        assert.match(shown, /Gift wrap\s+no/);
+        assert.match(shown, /Size\s+Large/, "a choice by its label");
+        assert.equal(await box.getByRole("button").count(), 0, "the buttons go once answered");
+        assert.match(await log.innerText(), /ordered: \{"action":"accept"/);
+        await shot(page, `ui-elicit-${width}-sent`);
+        await scan("the answer sent");
 
-      // Read back from the log: the form is gone, what was sent is said
-      // below the call's card.
-      await page.reload();
-      await log.getByText("Your tea is on its way.").waitFor();
-      const note = log.locator(".asked");
-      assert.equal(await note.count(), 1);
-      assert.equal(await note.innerText(), "MCP server 'shop' asked “Where should we send your tea?”. You sent Email: ada@example.com; How many: 1; Size: Large; Gift wrap: no.");
-      assert.equal(await page.evaluate(() => document.querySelector(".asked").previousElementSibling?.matches(".card.tool")), true);
-      await shot(page, `ui-elicit-${width}-reloaded`);
-      await scan("the answer read back");
-      assert.deepEqual(violations, []);
-    } catch (e) {
-      throw await failure(e);
+        // Read back from the log: the form is gone, what was sent is said
+        // below the call's card.
+        await page.reload();
+        await log.getByText("Your tea is on its way.").waitFor();
+        const note = log.locator(".asked");
+        assert.equal(await note.count(), 1);
+        assert.equal(await note.innerText(), "MCP server 'shop' asked “Where should we send your tea?”. You sent Email: ada@example.com; How many: 1; Size: Large; Gift wrap: no.");
+        assert.equal(await page.evaluate(() => document.querySelector(".asked").previousElementSibling?.matches(".card.tool")), true);
+        await shot(page, `ui-elicit-${width}-reloaded`);
+        await scan("the answer read back");
+      });
     } finally {
-      await browser.close();
       await serve.close();
       await rm(`${dist}-${width}`, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { tmpdir } from "node:os";
 import { buildUI } from "../build.mjs";
-import { fakeServe, launch, watch, axe, shot, noChromium, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
+import { fakeServe, onPage, shot, noChromium, WAIT_MS } from "../../../packages/toolroute/test/browser-harness.js";
 
 const dist = path.join(tmpdir(), "toolroute-ui-progress-" + process.pid);
 const CAT = {
@@ -42,47 +42,38 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
         },
       },
     });
-    const browser = await launch();
-    const page = await browser.newPage({ viewport: { width, height } });
-    const failure = watch(page);
-    const violations = [];
-    const scan = async (what) => {
-      for (const v of await axe(page)) violations.push(`${what}: ${v}`);
-    };
     try {
-      await page.goto(serve.url);
-      const input = page.getByRole("textbox", { name: "Message" });
-      const log = page.locator("#log");
-      await page.locator("#welcome").waitFor();
-      await input.fill("Pack my tea");
-      await input.press("Enter");
-      const card = log.locator(".card.tool").filter({ hasText: "pack_tea" });
-      const bar = card.getByRole("progressbar", { name: "Progress of pack_tea" });
-      await bar.waitFor();
-      await card.getByText("running… 25%").waitFor();
-      assert.equal(await bar.evaluate((b) => [b.value, b.max].join("/")), "1/4");
-      assert.equal(await card.locator(".preview").innerText(), "Weighing the leaves");
-      await shot(page, `ui-progress-${width}-quarter`);
-      await scan("a quarter done");
+      await onPage({ viewport: { width, height } }, async (page, scan) => {
+        await page.goto(serve.url);
+        const input = page.getByRole("textbox", { name: "Message" });
+        const log = page.locator("#log");
+        await page.locator("#welcome").waitFor();
+        await input.fill("Pack my tea");
+        await input.press("Enter");
+        const card = log.locator(".card.tool").filter({ hasText: "pack_tea" });
+        const bar = card.getByRole("progressbar", { name: "Progress of pack_tea" });
+        await bar.waitFor();
+        await card.getByText("running… 25%").waitFor();
+        assert.equal(await bar.evaluate((b) => [b.value, b.max].join("/")), "1/4");
+        assert.equal(await card.locator(".preview").innerText(), "Weighing the leaves");
+        await shot(page, `ui-progress-${width}-quarter`);
+        await scan("a quarter done");
 
-      step();
-      await card.getByText("running… 75%").waitFor();
-      assert.equal(await bar.evaluate((b) => [b.value, b.max].join("/")), "3/4");
-      assert.equal(await card.locator(".preview").innerText(), "Weighing the leaves", "a report without a message keeps the last one");
+        step();
+        await card.getByText("running… 75%").waitFor();
+        assert.equal(await bar.evaluate((b) => [b.value, b.max].join("/")), "3/4");
+        assert.equal(await card.locator(".preview").innerText(), "Weighing the leaves", "a report without a message keeps the last one");
 
-      step();
-      await log.getByText("Your tea is packed.").waitFor();
-      assert.equal(await card.locator("progress").count(), 0, "the bar goes with the result");
-      assert.equal(await card.locator(".state").innerText(), "done");
-      assert.match(await card.locator(".preview").innerText(), /packed: 4 tins/);
-      await shot(page, `ui-progress-${width}-done`);
-      await scan("done");
-      assert.deepEqual(violations, []);
-    } catch (e) {
-      throw await failure(e);
+        step();
+        await log.getByText("Your tea is packed.").waitFor();
+        assert.equal(await card.locator("progress").count(), 0, "the bar goes with the result");
+        assert.equal(await card.locator(".state").innerText(), "done");
+        assert.match(await card.locator(".preview").innerText(), /packed: 4 tins/);
+        await shot(page, `ui-progress-${width}-done`);
+        await scan("done");
+      });
     } finally {
       while (steps.length) step();
-      await browser.close();
       await serve.close();
       await rm(`${dist}-${width}`, { recursive: true, force: true });
     }

@@ -3,6 +3,7 @@
 // tools, /api/model answering from a script in the OpenAI streaming
 // format), Chromium through playwright-core, an accessibility scan with
 // axe-core, and screenshots in web/apps/chat/e2e/output.
+import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFile, mkdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
@@ -144,6 +145,31 @@ export async function axe(page) {
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((x) => x.target.join(" ")).slice(0, 5) }));
   });
   return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.join(", ")})`);
+}
+
+// onPage runs steps(page, scan) on a new page (newPage's options) of a new
+// Chromium: scan(what) runs axe-core and keeps its serious and critical
+// violations, which must be none once the steps are done; a failure comes
+// with what the page showed and logged (watch); the browser is closed
+// whatever happens.
+export async function onPage(options, steps) {
+  const browser = await launch();
+  try {
+    const page = await browser.newPage(options);
+    const failure = watch(page);
+    const violations = [];
+    const scan = async (what) => {
+      for (const v of await axe(page)) violations.push(`${what}: ${v}`);
+    };
+    try {
+      await steps(page, scan);
+      assert.deepEqual(violations, [], "axe-core found serious or critical violations");
+    } catch (e) {
+      throw await failure(e);
+    }
+  } finally {
+    await browser.close();
+  }
 }
 
 export function shot(page, name) {
