@@ -484,7 +484,10 @@ func (s *server) asker(w http.ResponseWriter, r *http.Request) (context.Context,
 
 // progressEvent is a call's progress as the turn's stream says it.
 func progressEvent(p host.Progress) map[string]any {
-	ev := map[string]any{"type": "progress", "call_id": p.CallID, "progress": p.Progress}
+	ev := map[string]any{"type": "progress", "progress": p.Progress}
+	if p.CallID != "" {
+		ev["call_id"] = p.CallID
+	}
 	if p.Total > 0 {
 		ev["total"] = p.Total
 	}
