@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,7 +172,9 @@ func TestRefusals(t *testing.T) {
 }
 
 // Loop runs a task at its time on the real clock, and a task added while
-// it waits wakes it.
+// it waits wakes it. The task is made a second ahead of a clock held still
+// until it is made: a busy machine that takes longer to make it than that
+// (it did) would otherwise make a task already past, which never runs.
 func TestLoop(t *testing.T) {
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "t.db"))
 	if err != nil {
@@ -179,14 +182,24 @@ func TestLoop(t *testing.T) {
 	}
 	defer db.Close()
 	done := make(chan string, 1)
-	s := New(db, func(_ context.Context, id, _, _ string) (string, error) { done <- id; return "ok", nil }, nil)
+	start := time.Now()
+	var made atomic.Bool
+	now := func() time.Time {
+		if made.Load() {
+			return time.Now()
+		}
+		return start
+	}
+	s := New(db, func(_ context.Context, id, _, _ string) (string, error) { done <- id; return "ok", nil }, now)
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})
 	go func() { s.Loop(ctx, t.Logf); close(stopped) }()
-	at := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	at := start.Add(time.Second).UTC().Format(time.RFC3339Nano)
 	if _, err := s.Create(opCtx(t), Change{Name: "soon", Prompt: str("hi"), At: str(at)}); err != nil {
 		t.Fatal(err)
 	}
+	made.Store(true)
+	s.Wake() // the clock moved: look again
 	select {
 	case id := <-done:
 		if !strings.HasPrefix(id, "task-soon-") {
